@@ -1,0 +1,5 @@
+import sys
+
+from incremind_daemon.cli import main
+
+sys.exit(main())

@@ -1,0 +1,220 @@
+"""Settings: defaults < config.json < INCREMIND_* environment < explicit arguments.
+
+This is the only module that reads the environment or the config file; the
+settings are loaded once by the CLI or the daemon and passed down.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+from contextvars import ContextVar
+from pathlib import Path
+from typing import Any
+
+from pydantic import BaseModel, ConfigDict, Field, ValidationError
+from pydantic.fields import FieldInfo
+from pydantic_settings import BaseSettings, PydanticBaseSettingsSource, SettingsConfigDict
+
+from incremind_daemon.errors import ConfigError
+
+DEFAULT_HOME = Path("~/.incremind")
+CONFIG_NAME = "config.json"
+
+
+class _Group(BaseModel):
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+
+class InboxSettings(_Group):
+    """The drop folder."""
+
+    max_file_mb: float = Field(
+        default=50, gt=0, description="files larger than this many MB go to inbox/.failed"
+    )
+    rescan_seconds: float = Field(
+        default=30, gt=0, description="how often the inbox is rescanned in case an event was missed"
+    )
+    settle_seconds: float = Field(
+        default=1.0, ge=0, description="a file must stop changing this long before it is taken in"
+    )
+
+
+class SearchSettings(_Group):
+    """Search defaults."""
+
+    limit: int = Field(default=10, ge=1, le=1000, description="results returned when --limit is not given")
+
+
+class Settings(BaseSettings):
+    """Everything a user can set; defaults run the daemon with no config file."""
+
+    model_config = SettingsConfigDict(
+        env_prefix="INCREMIND_", env_nested_delimiter="__", extra="forbid", frozen=True
+    )
+
+    home: Path = Field(
+        default=DEFAULT_HOME,
+        description="where memory lives (also set by INCREMIND_HOME or --home)",
+    )
+    default_project: str = Field(
+        default="daily", description="the project of material that names none"
+    )
+    inbox: InboxSettings = Field(default=InboxSettings(), description="the drop folder")
+    search: SearchSettings = Field(default=SearchSettings(), description="search defaults")
+
+    @property
+    def home_dir(self) -> Path:
+        return self.home.expanduser()
+
+    @property
+    def inbox_dir(self) -> Path:
+        return self.home_dir / "inbox"
+
+    @property
+    def failed_dir(self) -> Path:
+        return self.inbox_dir / ".failed"
+
+    @property
+    def database_path(self) -> Path:
+        return self.home_dir / "memory.db"
+
+    @property
+    def raw_dir(self) -> Path:
+        return self.home_dir / "data" / "raw"
+
+    @property
+    def status_path(self) -> Path:
+        return self.home_dir / "status.json"
+
+    @property
+    def max_file_bytes(self) -> int:
+        return int(self.inbox.max_file_mb * 1024 * 1024)
+
+    @classmethod
+    def settings_customise_sources(
+        cls,
+        settings_cls: type[BaseSettings],
+        init_settings: PydanticBaseSettingsSource,
+        env_settings: PydanticBaseSettingsSource,
+        dotenv_settings: PydanticBaseSettingsSource,
+        file_secret_settings: PydanticBaseSettingsSource,
+    ) -> tuple[PydanticBaseSettingsSource, ...]:
+        return (init_settings, env_settings, _JsoncSource(settings_cls))
+
+
+# pydantic-settings builds sources without arguments; load_settings names the file here.
+_CONFIG_FILE: ContextVar[Path | None] = ContextVar("incremind_config_file", default=None)
+
+
+class _JsoncSource(PydanticBaseSettingsSource):
+    """Read config.json, allowing // comments (the shipped example is commented)."""
+
+    def get_field_value(self, field: FieldInfo, field_name: str) -> tuple[Any, str, bool]:
+        return None, field_name, False
+
+    def __call__(self) -> dict[str, Any]:
+        path = _CONFIG_FILE.get()
+        if path is None or not path.exists():
+            return {}
+        return read_jsonc(path)
+
+
+_COMMENT = re.compile(r'"(?:\\.|[^"\\])*"|//[^\n]*|/\*.*?\*/', re.DOTALL)
+
+
+def strip_comments(text: str) -> str:
+    """Remove // and /* */ comments outside strings, keeping line numbers."""
+
+    def keep(match: re.Match[str]) -> str:
+        token = match.group()
+        if token.startswith('"'):
+            return token
+        return "\n" * token.count("\n")
+
+    return _COMMENT.sub(keep, text)
+
+
+def read_jsonc(path: Path) -> dict[str, Any]:
+    """Parse a JSON-with-comments file into a dict, or raise ConfigError naming the line."""
+    try:
+        text = path.read_text(encoding="utf-8-sig")
+    except (OSError, UnicodeDecodeError) as exc:
+        raise ConfigError(f"cannot read config file {path}: {exc}") from exc
+    try:
+        data = json.loads(strip_comments(text))
+    except json.JSONDecodeError as exc:
+        raise ConfigError(
+            f"{path}:{exc.lineno}:{exc.colno}: malformed JSON ({exc.msg}); fix that line"
+        ) from exc
+    if not isinstance(data, dict):
+        raise ConfigError(f"{path}: the top level must be a JSON object")
+    return data
+
+
+def config_path(explicit: Path | None = None, home: Path | None = None) -> Path:
+    """Return the config file in effect: --config, INCREMIND_CONFIG, or <home>/config.json."""
+    if explicit is not None:
+        return explicit.expanduser()
+    if env := os.environ.get("INCREMIND_CONFIG"):
+        return Path(env).expanduser()
+    base = home or Path(os.environ.get("INCREMIND_HOME") or DEFAULT_HOME)
+    return base.expanduser() / CONFIG_NAME
+
+
+def load_settings(
+    config: Path | None = None, *, home: Path | None = None, **overrides: Any
+) -> Settings:
+    """Load settings once, turning every mistake into a one-line ConfigError."""
+    path = config_path(config, home)
+    if config is not None and not path.exists():
+        raise ConfigError(f"config file {path} does not exist")
+    if home is not None:
+        overrides["home"] = home
+    token = _CONFIG_FILE.set(path)
+    try:
+        return Settings(**overrides)
+    except ValidationError as exc:
+        raise ConfigError(describe_validation(exc, path)) from exc
+    finally:
+        _CONFIG_FILE.reset(token)
+
+
+def describe_validation(exc: ValidationError, path: Path) -> str:
+    """Turn a pydantic error into one line that names the offending key."""
+    first = exc.errors()[0]
+    key = ".".join(str(part) for part in first["loc"])
+    env = "INCREMIND_" + "__".join(str(part) for part in first["loc"]).upper()
+    if first["type"] == "extra_forbidden":
+        return f"unknown setting '{key}' (in {path} or {env}); check the spelling against config.example.json"
+    return f"bad value for setting '{key}' (in {path} or {env}): {first['msg']}"
+
+
+def example_config() -> str:
+    """Render every setting with its default and meaning, as commented JSON."""
+    lines = ["// incremind configuration: JSON with // comments.",
+             "// Precedence: defaults < this file < INCREMIND_* environment (INCREMIND_INBOX__MAX_FILE_MB=80)",
+             "// < command-line flags. Remove what you do not change.",
+             "{"]
+    lines.extend(_example_fields(Settings, Settings.model_construct(), indent="  "))
+    lines.append("}")
+    return "\n".join(lines) + "\n"
+
+
+def _example_fields(model: type[BaseModel], value: BaseModel, indent: str) -> list[str]:
+    out: list[str] = []
+    names = list(model.model_fields)
+    for position, name in enumerate(names):
+        info = model.model_fields[name]
+        comma = "," if position < len(names) - 1 else ""
+        out.append(f"{indent}// {info.description}")
+        current = getattr(value, name)
+        if isinstance(current, BaseModel):
+            out.append(f'{indent}"{name}": {{')
+            out.extend(_example_fields(type(current), current, indent + "  "))
+            out.append(f"{indent}}}{comma}")
+        else:
+            shown = str(current) if isinstance(current, Path) else current
+            out.append(f'{indent}"{name}": {json.dumps(shown, ensure_ascii=False)}{comma}')
+    return out

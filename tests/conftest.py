@@ -1,0 +1,59 @@
+"""Fixtures shared by every test: a private home, real settings, no leaked threads."""
+
+from __future__ import annotations
+
+import os
+import threading
+import time
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+from incremind_daemon.config import Settings, load_settings
+
+_AGENT_VARS = ("CLAUDE_CONFIG_DIR", "CODEX_HOME", "GEMINI_CLI_HOME", "INCREMIND_CONFIG")
+REAL_HOME = Path(os.path.expanduser("~")).resolve()
+
+
+@pytest.fixture(autouse=True)
+def private_home(tmp_path_factory: pytest.TempPathFactory, monkeypatch: pytest.MonkeyPatch) -> Iterator[Path]:
+    """Point HOME and INCREMIND_HOME at a temp folder for every test, subprocesses included.
+
+    The agents' folders on this machine may be live; no test may read real
+    transcripts or write into a real CLAUDE.md or AGENTS.md.
+    """
+    home = tmp_path_factory.mktemp("home")
+    monkeypatch.setenv("HOME", str(home))
+    monkeypatch.setenv("INCREMIND_HOME", str(home / ".incremind"))
+    for name in _AGENT_VARS:
+        monkeypatch.delenv(name, raising=False)
+    for name in list(os.environ):
+        if name.startswith("INCREMIND_") and name != "INCREMIND_HOME":
+            monkeypatch.delenv(name)
+    assert Path(os.path.expanduser("~")).resolve() != REAL_HOME
+    yield home
+    assert Path(os.path.expanduser("~")).resolve() == home.resolve(), "a test changed HOME back"
+
+
+@pytest.fixture
+def settings(private_home: Path) -> Settings:
+    """Settings on a fresh home with a quick inbox."""
+    return load_settings(home=private_home / ".incremind", inbox={"settle_seconds": 0.2, "rescan_seconds": 2})
+
+
+@pytest.fixture(autouse=True)
+def no_thread_leaks() -> Iterator[None]:
+    """Fail a test that leaves a thread of ours running."""
+    before = set(threading.enumerate())
+    yield
+    deadline = time.monotonic() + 2
+    while True:
+        leaked = [
+            t.name for t in threading.enumerate()
+            if t not in before and t.is_alive() and not t.daemon
+        ]
+        if not leaked or time.monotonic() > deadline:
+            break
+        time.sleep(0.02)
+    assert not leaked, f"threads left running: {leaked}"
