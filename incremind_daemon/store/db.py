@@ -1,0 +1,84 @@
+"""Open the memory database with the settings every connection needs."""
+
+from __future__ import annotations
+
+import logging
+from pathlib import Path
+from typing import Any
+
+import apsw
+import apsw.bestpractice
+import sqlite_vec
+
+from incremind_daemon.errors import IncremindError
+from incremind_daemon.store.schema import migrate
+from incremind_daemon.store.tokenizer import register_tokenizer
+
+log = logging.getLogger(__name__)
+
+BUSY_TIMEOUT_MS = 5_000
+
+
+def connect(path: Path, *, readonly: bool = False) -> apsw.Connection:
+    """Open the memory database; a writable connection also migrates the schema.
+
+    Every connection registers the FTS5 tokenizer and loads sqlite-vec, since
+    the full-text tables cannot be read or written without them.
+    """
+    if readonly:
+        flags = apsw.SQLITE_OPEN_READONLY
+    else:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        flags = apsw.SQLITE_OPEN_READWRITE | apsw.SQLITE_OPEN_CREATE
+    try:
+        conn = apsw.Connection(str(path), flags=flags)
+    except apsw.CantOpenError as exc:
+        raise IncremindError(f"cannot open the memory database {path}: {exc}") from exc
+    # readers (search, status, context writer) wait for the writer's short transactions
+    conn.set_busy_timeout(BUSY_TIMEOUT_MS)
+    conn.pragma("foreign_keys", "ON")
+    if not readonly:
+        conn.pragma("journal_mode", "wal")
+        conn.pragma("synchronous", "NORMAL")
+    load_vectors(conn)
+    register_tokenizer(conn)
+    if not readonly:
+        migrate(conn)
+    return conn
+
+
+def load_vectors(conn: apsw.Connection) -> None:
+    """Load sqlite-vec into a connection, or explain why it cannot be."""
+    try:
+        conn.enable_load_extension(True)
+        conn.load_extension(sqlite_vec.loadable_path())
+        conn.enable_load_extension(False)
+    except apsw.Error as exc:
+        raise IncremindError(
+            f"sqlite-vec could not be loaded ({exc}); reinstall it with 'pip install --force-reinstall sqlite-vec'"
+        ) from exc
+
+
+Row = tuple[Any, ...]  # column values as SQLite returns them; typed by the caller's dataclass
+
+
+def fetch_rows(conn: apsw.Connection, sql: str, params: apsw.Bindings | None = None) -> list[Row]:
+    """Run a query and return all its rows."""
+    return list(conn.execute(sql, params).fetchall())
+
+
+def fetch_row(conn: apsw.Connection, sql: str, params: apsw.Bindings | None = None) -> Row | None:
+    """Run a query and return its first row, if any."""
+    row: Row | None = conn.execute(sql, params).fetchone()
+    return row
+
+
+def fetch_int(conn: apsw.Connection, sql: str, params: apsw.Bindings | None = None) -> int:
+    """Run a query whose first column of the first row is a number, and return it."""
+    row = fetch_row(conn, sql, params)
+    return 0 if row is None or row[0] is None else int(row[0])
+
+
+def vector_version(conn: apsw.Connection) -> str:
+    """Return the loaded sqlite-vec version."""
+    return str(conn.execute("SELECT vec_version()").fetchall()[0][0])

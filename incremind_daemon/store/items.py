@@ -1,0 +1,205 @@
+"""Write and read the rows of the memory ladder."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Mapping
+from pathlib import Path
+
+import apsw
+
+from incremind_daemon.errors import NotFound
+from incremind_daemon.store.db import fetch_int, fetch_row
+from incremind_daemon.store.records import (
+    TIER_BY_PREFIX,
+    InboxClaim,
+    NewPassage,
+    NewSource,
+    NewSummary,
+    PassageRecord,
+    SourceRecord,
+    SourceRef,
+    SummaryRecord,
+    item_id,
+)
+
+
+def find_source_by_sha(conn: apsw.Connection, sha256: str) -> int | None:
+    """Return the id of the source holding these bytes, if any."""
+    row = fetch_row(conn, "SELECT id FROM sources WHERE sha256 = ?", (sha256,))
+    return None if row is None else int(row[0])
+
+
+def insert_source(conn: apsw.Connection, source: NewSource, *, now: str) -> int:
+    """Insert a source row and return its id."""
+    conn.execute(
+        """INSERT INTO sources (kind, project, title, sha256, raw_path, original_name, media_type,
+                                size_bytes, raw_text, pages, created_at, last_seen_at)
+           VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)""",
+        (
+            source.kind, source.project, source.title, source.sha256, source.raw_path,
+            source.original_name, source.media_type, source.size_bytes, source.raw_text,
+            json.dumps([list(p) for p in source.pages]), now, now,
+        ),
+    )
+    return int(conn.last_insert_rowid())
+
+
+def mark_seen(conn: apsw.Connection, source_id: int, *, now: str) -> None:
+    """Record that the same original arrived again."""
+    conn.execute(
+        "UPDATE sources SET seen_count = seen_count + 1, last_seen_at = ? WHERE id = ?",
+        (now, source_id),
+    )
+
+
+def insert_passages(conn: apsw.Connection, source_id: int, passages: list[NewPassage]) -> None:
+    """Store a source's organized passages in order."""
+    conn.executemany(
+        'INSERT INTO chunks (source_id, seq, text, start, "end", page) VALUES (?, ?, ?, ?, ?, ?)',
+        [(source_id, seq, p.text, p.start, p.end, p.page) for seq, p in enumerate(passages)],
+    )
+
+
+def upsert_summary(
+    conn: apsw.Connection, source_id: int, summary: NewSummary, *, now: str
+) -> int:
+    """Store or replace the summary of a source and return its id."""
+    spans = json.dumps([list(s) for s in summary.spans])
+    conn.execute(
+        """INSERT INTO summaries (source_id, index_line, summary, spans, created_at, updated_at)
+           VALUES (?, ?, ?, ?, ?, ?)
+           ON CONFLICT (source_id) DO UPDATE SET
+               index_line = excluded.index_line, summary = excluded.summary,
+               spans = excluded.spans, updated_at = excluded.updated_at""",
+        (source_id, summary.index_line, summary.summary, spans, now, now),
+    )
+    return fetch_int(conn, "SELECT id FROM summaries WHERE source_id = ?", (source_id,))
+
+
+def find_claim(conn: apsw.Connection, claim: InboxClaim) -> str | None:
+    """Return the outcome already committed for this very inbox file, if any."""
+    row = fetch_row(
+        conn,
+        "SELECT outcome FROM inbox_claims WHERE path = ? AND sha256 = ? AND mtime_ns = ?",
+        (claim.path, claim.sha256, claim.mtime_ns),
+    )
+    return None if row is None else str(row[0])
+
+
+def record_claim(
+    conn: apsw.Connection,
+    claim: InboxClaim,
+    *,
+    outcome: str,
+    source_id: int | None,
+    now: str,
+) -> None:
+    """Record that an inbox file was taken in (in the same transaction as its rows)."""
+    conn.execute(
+        """INSERT OR REPLACE INTO inbox_claims (path, sha256, mtime_ns, size_bytes, outcome, source_id, at)
+           VALUES (?, ?, ?, ?, ?, ?, ?)""",
+        (claim.path, claim.sha256, claim.mtime_ns, claim.size_bytes, outcome, source_id, now),
+    )
+
+
+def append_audit(
+    conn: apsw.Connection,
+    *,
+    actor: str,
+    action: str,
+    target: str,
+    now: str,
+    detail: Mapping[str, object] | None = None,
+) -> None:
+    """Append one row to the audit log."""
+    conn.execute(
+        "INSERT INTO audit (at, actor, action, target, detail) VALUES (?, ?, ?, ?, ?)",
+        (now, actor, action, target, json.dumps(dict(detail or {}), ensure_ascii=False)),
+    )
+
+
+def split_item_id(value: str) -> tuple[str, int]:
+    """Parse ``pas-12`` into ("organized", 12), or raise NotFound."""
+    prefix, _, number = value.strip().partition("-")
+    tier = TIER_BY_PREFIX.get(prefix.lower())
+    if tier is None or not number.isdigit():
+        raise NotFound(
+            f"'{value}' is not a memory id; ids look like src-1, pas-12, sum-3 or ins-4"
+        )
+    return tier, int(number)
+
+
+_SOURCE_COLUMNS = "id, project, title, raw_path, kind"
+
+
+def make_source_ref(row: tuple[object, ...], home: Path) -> SourceRef:
+    """Build a SourceRef from (id, project, title, raw_path, kind)."""
+    source_id, project, title, raw_path, kind = row
+    path = str(home / str(raw_path)) if raw_path else None
+    return SourceRef(item_id("raw", int(str(source_id))), str(title), path, str(project), str(kind))
+
+
+def get_source(conn: apsw.Connection, source_id: int) -> SourceRecord:
+    """Return one source with its raw text."""
+    row = fetch_row(
+        conn,
+        """SELECT id, kind, project, title, raw_path, original_name, media_type, size_bytes,
+                  created_at, last_seen_at, seen_count, raw_text, pages
+           FROM sources WHERE id = ?""",
+        (source_id,),
+    )
+    if row is None:
+        raise NotFound(f"no source {item_id('raw', source_id)} in memory")
+    pages = tuple((int(a), int(b)) for a, b in json.loads(row[12]))
+    return SourceRecord(
+        item_id("raw", row[0]), row[1], row[2], row[3], row[4], row[5], row[6], row[7],
+        row[8], row[9], row[10], row[11], pages,
+    )
+
+
+def get_passage(conn: apsw.Connection, passage_id: int, *, home: Path) -> PassageRecord:
+    """Return one organized passage with its source."""
+    row = fetch_row(
+        conn,
+        f"""SELECT c.seq, c.text, c.start, c."end", c.page, {_prefixed("s")}
+            FROM chunks c JOIN sources s ON s.id = c.source_id WHERE c.id = ?""",
+        (passage_id,),
+    )
+    if row is None:
+        raise NotFound(f"no passage {item_id('organized', passage_id)} in memory")
+    return PassageRecord(
+        item_id("organized", passage_id), make_source_ref(row[5:], home),
+        row[0], row[1], row[2], row[3], row[4],
+    )
+
+
+def get_summary(conn: apsw.Connection, summary_id: int, *, home: Path) -> SummaryRecord:
+    """Return one summary with its source."""
+    row = fetch_row(
+        conn,
+        f"""SELECT m.index_line, m.summary, m.spans, m.updated_at, {_prefixed("s")}
+            FROM summaries m JOIN sources s ON s.id = m.source_id WHERE m.id = ?""",
+        (summary_id,),
+    )
+    if row is None:
+        raise NotFound(f"no summary {item_id('summary', summary_id)} in memory")
+    spans = tuple((int(a), int(b)) for a, b in json.loads(row[2]))
+    return SummaryRecord(
+        item_id("summary", summary_id), make_source_ref(row[4:], home), row[0], row[1], spans, row[3]
+    )
+
+
+def summary_of_source(conn: apsw.Connection, source_id: int) -> int | None:
+    """Return the summary id of a source, if it has one."""
+    row = fetch_row(conn, "SELECT id FROM summaries WHERE source_id = ?", (source_id,))
+    return None if row is None else int(row[0])
+
+
+def passages_of_source(conn: apsw.Connection, source_id: int) -> int:
+    """Return how many passages a source has."""
+    return fetch_int(conn, "SELECT count(*) FROM chunks WHERE source_id = ?", (source_id,))
+
+
+def _prefixed(alias: str) -> str:
+    return ", ".join(f"{alias}.{col.strip()}" for col in _SOURCE_COLUMNS.split(","))

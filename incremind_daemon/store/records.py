@@ -1,0 +1,125 @@
+"""Row dataclasses that cross module boundaries."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+TIERS = ("raw", "organized", "summary", "insight")
+ID_PREFIX = {"raw": "src", "organized": "pas", "summary": "sum", "insight": "ins"}
+TIER_BY_PREFIX = {prefix: tier for tier, prefix in ID_PREFIX.items()}
+
+
+def item_id(tier: str, rowid: int) -> str:
+    """Return the public id of a row, such as ``pas-12``."""
+    return f"{ID_PREFIX[tier]}-{rowid}"
+
+
+def row_number(public_id: str) -> int:
+    """Return the row number of a public id such as ``src-7``."""
+    return int(public_id.rsplit("-", 1)[1])
+
+
+@dataclass(frozen=True, slots=True)
+class SourceRef:
+    """Where a hit came from."""
+
+    id: str
+    title: str
+    path: str | None  # the kept original, absolute
+    project: str
+    kind: str
+
+
+@dataclass(frozen=True, slots=True)
+class NewSource:
+    """A source to store, with its extracted text."""
+
+    kind: str
+    project: str
+    title: str
+    raw_text: str
+    sha256: str | None = None
+    raw_path: str | None = None
+    original_name: str | None = None
+    media_type: str | None = None
+    size_bytes: int = 0
+    pages: tuple[tuple[int, int], ...] = ()
+
+
+@dataclass(frozen=True, slots=True)
+class InboxClaim:
+    """One inbox file as it was read: the identity a crash retry is told apart by."""
+
+    path: str
+    sha256: str
+    mtime_ns: int
+    size_bytes: int
+
+
+@dataclass(frozen=True, slots=True)
+class NewPassage:
+    text: str
+    start: int
+    end: int
+    page: int | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class NewSummary:
+    index_line: str
+    summary: str
+    spans: tuple[tuple[int, int], ...] = ()
+
+
+@dataclass(frozen=True, slots=True)
+class Hit:
+    """One search result; ``start``/``end`` index into the source's raw text."""
+
+    id: str
+    tier: str
+    score: float
+    text: str
+    source: SourceRef
+    start: int | None
+    end: int | None
+    snippet: str
+    page: int | None = None
+    mode: dict[str, float] = field(default_factory=dict)
+
+
+@dataclass(frozen=True, slots=True)
+class SourceRecord:
+    id: str
+    kind: str
+    project: str
+    title: str
+    raw_path: str | None
+    original_name: str | None
+    media_type: str | None
+    size_bytes: int
+    created_at: str
+    last_seen_at: str
+    seen_count: int
+    raw_text: str
+    pages: tuple[tuple[int, int], ...]
+
+
+@dataclass(frozen=True, slots=True)
+class PassageRecord:
+    id: str
+    source: SourceRef
+    seq: int
+    text: str
+    start: int
+    end: int
+    page: int | None
+
+
+@dataclass(frozen=True, slots=True)
+class SummaryRecord:
+    id: str
+    source: SourceRef
+    index_line: str
+    summary: str
+    spans: tuple[tuple[int, int], ...]
+    updated_at: str

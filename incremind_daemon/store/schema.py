@@ -1,0 +1,172 @@
+"""Forward-only, numbered schema migrations tracked in ``user_version``."""
+
+from __future__ import annotations
+
+import apsw
+
+SCHEMA_V1 = """
+CREATE TABLE sources (
+    id            INTEGER PRIMARY KEY,
+    kind          TEXT NOT NULL CHECK (kind IN ('file', 'session', 'note')),
+    project       TEXT NOT NULL,
+    title         TEXT NOT NULL,
+    sha256        TEXT,
+    raw_path      TEXT,               -- kept original, relative to the home folder
+    original_name TEXT,
+    media_type    TEXT,
+    size_bytes    INTEGER NOT NULL DEFAULT 0,
+    raw_text      TEXT NOT NULL,      -- extracted text; offsets of every derived row point into it
+    pages         TEXT NOT NULL DEFAULT '[]',  -- JSON [[offset, page], ...] for paged originals
+    created_at    TEXT NOT NULL,
+    last_seen_at  TEXT NOT NULL,
+    seen_count    INTEGER NOT NULL DEFAULT 1
+);
+CREATE UNIQUE INDEX sources_by_sha ON sources (sha256) WHERE sha256 IS NOT NULL;
+CREATE INDEX sources_by_project ON sources (project, created_at);
+
+CREATE TABLE chunks (
+    id         INTEGER PRIMARY KEY,
+    source_id  INTEGER NOT NULL REFERENCES sources (id) ON DELETE CASCADE,
+    seq        INTEGER NOT NULL,
+    text       TEXT NOT NULL,
+    start      INTEGER NOT NULL,
+    "end"      INTEGER NOT NULL,
+    page       INTEGER,
+    UNIQUE (source_id, seq)
+);
+CREATE VIRTUAL TABLE chunks_fts USING fts5 (
+    text, content='chunks', content_rowid='id', tokenize='porter incremind'
+);
+CREATE TRIGGER chunks_ai AFTER INSERT ON chunks BEGIN
+    INSERT INTO chunks_fts (rowid, text) VALUES (new.id, new.text);
+END;
+CREATE TRIGGER chunks_ad AFTER DELETE ON chunks BEGIN
+    INSERT INTO chunks_fts (chunks_fts, rowid, text) VALUES ('delete', old.id, old.text);
+END;
+
+CREATE TABLE summaries (
+    id          INTEGER PRIMARY KEY,
+    source_id   INTEGER NOT NULL UNIQUE REFERENCES sources (id) ON DELETE CASCADE,
+    index_line  TEXT NOT NULL,
+    summary     TEXT NOT NULL,
+    spans       TEXT NOT NULL DEFAULT '[]',   -- JSON [[start, end], ...] of the picked sentences
+    created_at  TEXT NOT NULL,
+    updated_at  TEXT NOT NULL
+);
+CREATE VIRTUAL TABLE summaries_fts USING fts5 (
+    index_line, summary, content='summaries', content_rowid='id', tokenize='porter incremind'
+);
+CREATE TRIGGER summaries_ai AFTER INSERT ON summaries BEGIN
+    INSERT INTO summaries_fts (rowid, index_line, summary) VALUES (new.id, new.index_line, new.summary);
+END;
+CREATE TRIGGER summaries_ad AFTER DELETE ON summaries BEGIN
+    INSERT INTO summaries_fts (summaries_fts, rowid, index_line, summary)
+        VALUES ('delete', old.id, old.index_line, old.summary);
+END;
+CREATE TRIGGER summaries_au AFTER UPDATE ON summaries BEGIN
+    INSERT INTO summaries_fts (summaries_fts, rowid, index_line, summary)
+        VALUES ('delete', old.id, old.index_line, old.summary);
+    INSERT INTO summaries_fts (rowid, index_line, summary) VALUES (new.id, new.index_line, new.summary);
+END;
+
+CREATE TABLE insights (
+    id            INTEGER PRIMARY KEY,
+    project       TEXT NOT NULL,
+    category      TEXT NOT NULL CHECK (category IN
+                  ('identity', 'preference', 'correction', 'entity', 'event', 'method')),
+    statement     TEXT NOT NULL,
+    condition     TEXT NOT NULL DEFAULT '',
+    relation      TEXT NOT NULL DEFAULT 'new' CHECK (relation IN ('new', 'supplement', 'different')),
+    status        TEXT NOT NULL DEFAULT 'pending' CHECK (status IN
+                  ('pending', 'confirmed', 'rejected', 'forgotten', 'superseded')),
+    confidence    REAL NOT NULL DEFAULT 0.5,
+    hotness       REAL NOT NULL DEFAULT 1.0,
+    revision      INTEGER NOT NULL DEFAULT 1,
+    created_at    TEXT NOT NULL,
+    updated_at    TEXT NOT NULL,
+    last_used_at  TEXT
+);
+CREATE INDEX insights_by_status ON insights (project, status);
+CREATE TABLE insight_revisions (
+    insight_id  INTEGER NOT NULL REFERENCES insights (id),
+    revision    INTEGER NOT NULL,
+    statement   TEXT NOT NULL,
+    condition   TEXT NOT NULL,
+    at          TEXT NOT NULL,
+    PRIMARY KEY (insight_id, revision)
+);
+CREATE TABLE insight_sources (
+    insight_id  INTEGER NOT NULL REFERENCES insights (id),
+    source_id   INTEGER NOT NULL REFERENCES sources (id),
+    chunk_id    INTEGER REFERENCES chunks (id),
+    quote       TEXT NOT NULL,
+    start       INTEGER NOT NULL,
+    "end"       INTEGER NOT NULL,
+    added_at    TEXT NOT NULL
+);
+CREATE INDEX insight_sources_by_insight ON insight_sources (insight_id);
+CREATE TABLE links (
+    from_id   INTEGER NOT NULL REFERENCES insights (id),
+    to_id     INTEGER NOT NULL REFERENCES insights (id),
+    relation  TEXT NOT NULL,   -- refutes, supplements, supersedes
+    at        TEXT NOT NULL,
+    PRIMARY KEY (from_id, to_id, relation)
+);
+CREATE VIRTUAL TABLE insights_fts USING fts5 (
+    statement, condition, content='insights', content_rowid='id', tokenize='porter incremind'
+);
+CREATE TRIGGER insights_ai AFTER INSERT ON insights BEGIN
+    INSERT INTO insights_fts (rowid, statement, condition) VALUES (new.id, new.statement, new.condition);
+END;
+CREATE TRIGGER insights_au AFTER UPDATE OF statement, condition ON insights BEGIN
+    INSERT INTO insights_fts (insights_fts, rowid, statement, condition)
+        VALUES ('delete', old.id, old.statement, old.condition);
+    INSERT INTO insights_fts (rowid, statement, condition) VALUES (new.id, new.statement, new.condition);
+END;
+
+-- Append-only: state changes and outcomes, never updated or deleted.
+CREATE TABLE audit (
+    id      INTEGER PRIMARY KEY,
+    at      TEXT NOT NULL,
+    actor   TEXT NOT NULL,      -- daemon, cli, mcp, ...
+    action  TEXT NOT NULL,      -- ingest, duplicate, failed, confirm, ...
+    target  TEXT NOT NULL,      -- an item id or a path
+    detail  TEXT NOT NULL DEFAULT '{}'
+);
+CREATE TRIGGER audit_no_update BEFORE UPDATE ON audit BEGIN
+    SELECT RAISE(ABORT, 'the audit log is append-only');
+END;
+CREATE TRIGGER audit_no_delete BEFORE DELETE ON audit BEGIN
+    SELECT RAISE(ABORT, 'the audit log is append-only');
+END;
+
+-- One row per inbox file taken in, committed with the rows it produced, so a
+-- restart after a crash between commit and unlink finishes the unlink instead
+-- of counting the file twice.
+CREATE TABLE inbox_claims (
+    path       TEXT NOT NULL,
+    sha256     TEXT NOT NULL,
+    mtime_ns   INTEGER NOT NULL,   -- tells a crash retry from the same bytes dropped again
+    size_bytes INTEGER NOT NULL,
+    outcome    TEXT NOT NULL CHECK (outcome IN ('stored', 'duplicate')),
+    source_id  INTEGER REFERENCES sources (id),
+    at         TEXT NOT NULL,
+    PRIMARY KEY (path, sha256, mtime_ns)
+);
+"""
+
+MIGRATIONS: tuple[str, ...] = (SCHEMA_V1,)
+
+
+def migrate(conn: apsw.Connection) -> None:
+    """Bring the schema up to date, one committed step per version."""
+    current = int(conn.pragma("user_version"))
+    for version, sql in enumerate(MIGRATIONS[current:], start=current + 1):
+        with conn:  # the schema change and its version bump commit together
+            conn.execute(sql)
+            conn.pragma("user_version", version)
+
+
+def schema_version() -> int:
+    """Return the version this code migrates to."""
+    return len(MIGRATIONS)

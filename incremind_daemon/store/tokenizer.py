@@ -1,0 +1,206 @@
+"""Mixed Chinese/English tokenizer, for FTS5 and for Python-side word work.
+
+CJK runs are segmented with jieba. Each jieba word is one token position, with
+its dictionary sub-words, its character bigrams and its characters as
+*colocated* tokens, so a two-character word inside a longer one (复习 in
+复习题) and a single character both match, while positions stay those of the
+plain segmentation and phrase queries keep working. Latin text yields words,
+numbers and identifiers whole (``snake_case``, ``v1.2``, ``127.0.0.1``) plus
+their parts (``snake``, ``case``, ``camel``) as colocated tokens.
+
+Before tokenizing, each character is folded on its own: NFKC (full width to
+half width), case folding, and traditional to simplified Chinese for common
+characters. Folding per character keeps a map back to the original offsets.
+"""
+
+from __future__ import annotations
+
+import logging
+import re
+import threading
+import unicodedata
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass
+
+import apsw
+import apsw.fts5
+import jieba
+
+from incremind_daemon.store.hanzi import TRADITIONAL_TO_SIMPLIFIED
+
+log = logging.getLogger(__name__)
+
+TOKENIZER_NAME = "incremind"
+
+_CJK = (
+    "\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff"  # Han
+    "\u3040-\u30ff\u31f0-\u31ff"  # kana
+    "\uac00-\ud7af"  # Hangul syllables
+)
+_LETTER = rf"[^\W_{_CJK}]"
+_RUN = re.compile(rf"[{_CJK}]+|_*{_LETTER}+(?:[._\-']{_LETTER}+)*_*")
+_CJK_RUN = re.compile(rf"[{_CJK}]+")
+_PART = re.compile(_LETTER + "+")
+_CAMEL = re.compile(r"[A-Z]+(?![a-z])|[A-Z]?[a-z]+|\d+")
+
+# Words dropped from queries (never from documents) when other words remain.
+_STOPWORD_TEXT = """
+the a an and or of to in on for is are was were be been it this that with as at by from
+how what which who do does did can could should would i you we me my our your about into
+的 了 是 在 和 与 及 吗 呢 吧 啊 呀 么 就 都 也 还 又 把 被 让 给 对 从 向 之 其 这 那
+怎么 怎样 如何 什么 哪些 为什么 一个 一下 我 你 他 她 它 我们 你们 他们 有 没有 要 会 能 可以
+"""
+STOPWORDS = frozenset(_STOPWORD_TEXT.split())
+
+
+@dataclass(frozen=True, slots=True)
+class Token:
+    """One token position: offsets into the original text, the token, its colocated forms."""
+
+    start: int
+    end: int
+    text: str
+    colocated: tuple[str, ...] = ()
+
+
+_jieba = jieba.Tokenizer()
+_jieba_lock = threading.Lock()
+
+
+def ensure_segmenter() -> None:
+    """Load jieba's dictionary now, so the first query does not pay for it."""
+    with _jieba_lock:
+        if not _jieba.initialized:
+            _jieba.initialize()
+
+
+def fold_text(text: str) -> tuple[str, list[int]]:
+    """Fold text per character; return it with each folded char's original offset.
+
+    The list has one entry per folded character plus a final entry equal to
+    ``len(text)``, so ``offsets[i]`` maps a folded offset back to the original.
+    """
+    if text.isascii():
+        return text.lower(), list(range(len(text) + 1))
+    out: list[str] = []
+    offsets: list[int] = []
+    for i, ch in enumerate(text):
+        if ch.isascii():
+            folded = ch.lower()
+        else:
+            folded = unicodedata.normalize("NFKC", ch).casefold()
+            folded = "".join(TRADITIONAL_TO_SIMPLIFIED.get(c, c) for c in folded)
+        out.append(folded)
+        offsets.extend([i] * len(folded))
+    offsets.append(len(text))
+    return "".join(out), offsets
+
+
+def fold(text: str) -> str:
+    """Fold text the way the index does (width, case, traditional characters)."""
+    return fold_text(text)[0]
+
+
+def _latin_parts(original: str, folded: str) -> tuple[str, ...]:
+    parts: list[str] = []
+    for piece in _PART.findall(original):
+        camel = _CAMEL.findall(piece)
+        if len(camel) > 1:
+            parts.extend(p.lower() for p in camel)
+        parts.append(fold(piece))
+    return tuple(dict.fromkeys(p for p in parts if p and p != folded))
+
+
+def _cjk_colocated(word: str) -> tuple[str, ...]:
+    forms: list[str] = []
+    if len(word) > 2:
+        forms.extend(_jieba_subwords(word))
+        forms.extend(word[i : i + 2] for i in range(len(word) - 1))
+    if len(word) > 1:
+        forms.extend(word)
+    return tuple(dict.fromkeys(f for f in forms if f != word))
+
+
+def _jieba_subwords(word: str) -> list[str]:
+    freq = _jieba.FREQ
+    subs: list[str] = []
+    for n in (2, 3):
+        for i in range(len(word) - n + 1):
+            gram = word[i : i + n]
+            if freq.get(gram) and gram != word:
+                subs.append(gram)
+    return subs
+
+
+def iter_tokens(text: str, *, for_query: bool = False) -> Iterator[Token]:
+    """Yield tokens of text with offsets into the original string.
+
+    Documents get colocated sub-forms; queries (``for_query=True``) get only the
+    plain tokens, which the colocated forms in the index will match.
+    """
+    if not text:
+        return
+    ensure_segmenter()
+    folded, offsets = fold_text(text)
+    for match in _RUN.finditer(folded):
+        run = match.group()
+        base = match.start()
+        if _CJK_RUN.fullmatch(run):
+            for word, start, end in _jieba.tokenize(run, HMM=True):
+                begin, finish = offsets[base + start], offsets[base + end]
+                extra = () if for_query else _cjk_colocated(word)
+                yield Token(begin, finish, word, extra)
+        else:
+            begin, finish = offsets[base], offsets[match.end()]
+            token = run.strip("_") or run
+            extra = () if for_query else _latin_parts(text[begin:finish], token)
+            yield Token(begin, finish, token, extra)
+
+
+def _query_pieces(word: str) -> list[str]:
+    """Split a long CJK query word into the dictionary words that cover it.
+
+    The index holds those words colocated with every longer word, so
+    复习方法 as two pieces also finds 复习的方法.
+    """
+    if len(word) < 3 or not _CJK_RUN.fullmatch(word):
+        return [word]
+    pieces: list[str] = []
+    i = 0
+    while i < len(word):
+        for n in (3, 2, 1):
+            gram = word[i : i + n]
+            if n == 1 or (gram != word and _jieba.FREQ.get(gram)):
+                pieces.append(gram)
+                i += n
+                break
+    return pieces if sum(len(p) > 1 for p in pieces) >= 1 and len(pieces) > 1 else [word]
+
+
+def query_words(text: str) -> list[str]:
+    """Return the distinct searchable words of a query, stopwords removed when others remain."""
+    words: list[str] = []
+    for token in iter_tokens(text, for_query=True):
+        words.extend(_query_pieces(token.text))
+    unique = list(dict.fromkeys(words))
+    content = [w for w in unique if w not in STOPWORDS]
+    return content or unique
+
+
+_StringTokenize = Callable[[str, int, str | None], Iterator[tuple[int | str, ...]]]
+
+
+def _fts5_tokenizer(_connection: apsw.Connection, _args: list[str]) -> _StringTokenize:
+    def tokenize(text: str, flags: int, _locale: str | None) -> Iterator[tuple[int | str, ...]]:
+        for_query = bool(flags & apsw.FTS5_TOKENIZE_QUERY)
+        for token in iter_tokens(text, for_query=for_query):
+            yield (token.start, token.end, token.text, *token.colocated)
+
+    return tokenize
+
+
+def register_tokenizer(connection: apsw.Connection) -> None:
+    """Register the ``incremind`` FTS5 tokenizer on a connection."""
+    # apsw's stubs type StringTokenizer's argument as a bytes tokenizer; it takes str ones
+    factory = apsw.fts5.StringTokenizer(_fts5_tokenizer)  # type: ignore[arg-type]
+    connection.register_fts5_tokenizer(TOKENIZER_NAME, factory)  # type: ignore[arg-type]
