@@ -30,14 +30,59 @@ class _Group(BaseModel):
 class InboxSettings(_Group):
     """The drop folder."""
 
-    max_file_mb: float = Field(
-        default=50, gt=0, description="files larger than this many MB go to inbox/.failed"
-    )
+    max_file_mb: float = Field(default=50, gt=0, description="files larger than this many MB go to inbox/.failed")
     rescan_seconds: float = Field(
         default=30, gt=0, description="how often the inbox is rescanned in case an event was missed"
     )
     settle_seconds: float = Field(
         default=1.0, ge=0, description="a file must stop changing this long before it is taken in"
+    )
+
+
+class AgentSource(_Group):
+    """One coding agent's transcripts."""
+
+    enabled: bool = Field(default=True, description="read this agent's transcripts")
+    dir: Path | None = Field(
+        default=None, description="the agent's home; null means its default or its own environment override"
+    )
+
+
+class ClaudeSource(AgentSource):
+    """Claude Code transcripts."""
+
+    subagents: bool = Field(default=True, description="read subagent transcripts as part of their parent session")
+
+
+class ChatLogSource(_Group):
+    """A folder of Markdown or plain-text chat logs (aider's .aider.chat.history.md, say)."""
+
+    dir: Path = Field(description="the folder to watch (searched recursively)")
+    agent: str = Field(default="generic", description="the agent name shown for these sessions")
+    pattern: str = Field(default="*.md", description="file name pattern of the chat logs")
+
+
+class SessionsSettings(_Group):
+    """Agent session logs."""
+
+    claude: ClaudeSource = Field(default=ClaudeSource(), description="Claude Code (~/.claude, or $CLAUDE_CONFIG_DIR)")
+    codex: AgentSource = Field(default=AgentSource(), description="Codex CLI (~/.codex, or $CODEX_HOME)")
+    gemini: AgentSource = Field(
+        default=AgentSource(), description="Gemini CLI (~/.gemini, or $GEMINI_CLI_HOME/.gemini)"
+    )
+    chat_logs: list[ChatLogSource] = Field(
+        default=[],
+        description='other agents\' chat logs: [{"dir": "~/code", "agent": "aider", '
+        '"pattern": ".aider.chat.history.md"}]',
+    )
+    exclude: list[str] = Field(
+        default=[], description="skip sessions whose working directory or transcript path matches one of these globs"
+    )
+    projects: dict[str, str] = Field(
+        default={}, description='name projects by working-directory prefix: {"~/work/api": "api"}'
+    )
+    rescan_seconds: float = Field(
+        default=60, gt=0, description="how often transcript folders are rescanned in case an event was missed"
     )
 
 
@@ -50,19 +95,16 @@ class SearchSettings(_Group):
 class Settings(BaseSettings):
     """Everything a user can set; defaults run the daemon with no config file."""
 
-    model_config = SettingsConfigDict(
-        env_prefix="INCREMIND_", env_nested_delimiter="__", extra="forbid", frozen=True
-    )
+    model_config = SettingsConfigDict(env_prefix="INCREMIND_", env_nested_delimiter="__", extra="forbid", frozen=True)
 
     home: Path = Field(
         default=DEFAULT_HOME,
         description="where memory lives (also set by INCREMIND_HOME or --home)",
     )
-    default_project: str = Field(
-        default="daily", description="the project of material that names none"
-    )
+    default_project: str = Field(default="daily", description="the project of material that names none")
     inbox: InboxSettings = Field(default=InboxSettings(), description="the drop folder")
     search: SearchSettings = Field(default=SearchSettings(), description="search defaults")
+    sessions: SessionsSettings = Field(default=SessionsSettings(), description="agent session logs")
 
     @property
     def home_dir(self) -> Path:
@@ -145,9 +187,7 @@ def read_jsonc(path: Path) -> dict[str, Any]:
     try:
         data = json.loads(strip_comments(text))
     except json.JSONDecodeError as exc:
-        raise ConfigError(
-            f"{path}:{exc.lineno}:{exc.colno}: malformed JSON ({exc.msg}); fix that line"
-        ) from exc
+        raise ConfigError(f"{path}:{exc.lineno}:{exc.colno}: malformed JSON ({exc.msg}); fix that line") from exc
     if not isinstance(data, dict):
         raise ConfigError(f"{path}: the top level must be a JSON object")
     return data
@@ -163,9 +203,7 @@ def config_path(explicit: Path | None = None, home: Path | None = None) -> Path:
     return base.expanduser() / CONFIG_NAME
 
 
-def load_settings(
-    config: Path | None = None, *, home: Path | None = None, **overrides: Any
-) -> Settings:
+def load_settings(config: Path | None = None, *, home: Path | None = None, **overrides: Any) -> Settings:
     """Load settings once, turning every mistake into a one-line ConfigError."""
     path = config_path(config, home)
     if config is not None and not path.exists():
@@ -174,11 +212,27 @@ def load_settings(
         overrides["home"] = home
     token = _CONFIG_FILE.set(path)
     try:
-        return Settings(**overrides)
+        return with_agent_homes(Settings(**overrides))
     except ValidationError as exc:
         raise ConfigError(describe_validation(exc, path)) from exc
     finally:
         _CONFIG_FILE.reset(token)
+
+
+def with_agent_homes(settings: Settings) -> Settings:
+    """Fill in each agent's home from its own environment override or default."""
+    s = settings.sessions
+    gemini_base = os.environ.get("GEMINI_CLI_HOME")
+    homes = {
+        "claude": Path(os.environ.get("CLAUDE_CONFIG_DIR") or "~/.claude"),
+        "codex": Path(os.environ.get("CODEX_HOME") or "~/.codex"),
+        "gemini": Path(gemini_base) / ".gemini" if gemini_base else Path("~/.gemini"),
+    }
+    update = {
+        name: getattr(s, name).model_copy(update={"dir": (getattr(s, name).dir or home).expanduser()})
+        for name, home in homes.items()
+    }
+    return settings.model_copy(update={"sessions": s.model_copy(update=update)})
 
 
 def describe_validation(exc: ValidationError, path: Path) -> str:
@@ -193,10 +247,12 @@ def describe_validation(exc: ValidationError, path: Path) -> str:
 
 def example_config() -> str:
     """Render every setting with its default and meaning, as commented JSON."""
-    lines = ["// incremind configuration: JSON with // comments.",
-             "// Precedence: defaults < this file < INCREMIND_* environment (INCREMIND_INBOX__MAX_FILE_MB=80)",
-             "// < command-line flags. Remove what you do not change.",
-             "{"]
+    lines = [
+        "// incremind configuration: JSON with // comments.",
+        "// Precedence: defaults < this file < INCREMIND_* environment (INCREMIND_INBOX__MAX_FILE_MB=80)",
+        "// < command-line flags. Remove what you do not change.",
+        "{",
+    ]
     lines.extend(_example_fields(Settings, Settings.model_construct(), indent="  "))
     lines.append("}")
     return "\n".join(lines) + "\n"
@@ -210,7 +266,7 @@ def _example_fields(model: type[BaseModel], value: BaseModel, indent: str) -> li
         comma = "," if position < len(names) - 1 else ""
         out.append(f"{indent}// {info.description}")
         current = getattr(value, name)
-        if isinstance(current, BaseModel):
+        if isinstance(current, BaseModel) and not isinstance(current, ChatLogSource):
             out.append(f'{indent}"{name}": {{')
             out.extend(_example_fields(type(current), current, indent + "  "))
             out.append(f"{indent}}}{comma}")

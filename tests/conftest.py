@@ -49,10 +49,7 @@ def no_thread_leaks() -> Iterator[None]:
     yield
     deadline = time.monotonic() + 2
     while True:
-        leaked = [
-            t.name for t in threading.enumerate()
-            if t not in before and t.is_alive() and not t.daemon
-        ]
+        leaked = [t.name for t in threading.enumerate() if t not in before and t.is_alive() and not t.daemon]
         if not leaked or time.monotonic() > deadline:
             break
         time.sleep(0.02)

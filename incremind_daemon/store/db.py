@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import logging
+from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
@@ -57,6 +59,23 @@ def load_vectors(conn: apsw.Connection) -> None:
         raise IncremindError(
             f"sqlite-vec could not be loaded ({exc}); reinstall it with 'pip install --force-reinstall sqlite-vec'"
         ) from exc
+
+
+@contextmanager
+def write_transaction(conn: apsw.Connection) -> Iterator[None]:
+    """Run a block as one transaction that holds the write lock from its first statement.
+
+    A deferred transaction that reads before it writes can fail to upgrade its
+    lock when another process (the CLI beside the daemon) wrote in between;
+    BEGIN IMMEDIATE waits for the lock up front instead, within the busy timeout.
+    """
+    conn.execute("BEGIN IMMEDIATE")
+    try:
+        yield
+    except BaseException:
+        conn.execute("ROLLBACK")
+        raise
+    conn.execute("COMMIT")
 
 
 Row = tuple[Any, ...]  # column values as SQLite returns them; typed by the caller's dataclass

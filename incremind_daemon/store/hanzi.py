@@ -29,6 +29,4 @@ _SIMPLIFIED = (
     "态势场景启动关闭结束组织总结归纳洞见页面图标档较区别吗儿两满无从会员当时后来红绿蓝黄黑"
 )
 
-TRADITIONAL_TO_SIMPLIFIED: dict[str, str] = {
-    t: s for t, s in zip(_TRADITIONAL, _SIMPLIFIED, strict=True) if t != s
-}
+TRADITIONAL_TO_SIMPLIFIED: dict[str, str] = {t: s for t, s in zip(_TRADITIONAL, _SIMPLIFIED, strict=True) if t != s}

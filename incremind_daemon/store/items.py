@@ -9,9 +9,9 @@ from pathlib import Path
 import apsw
 
 from incremind_daemon.errors import NotFound
-from incremind_daemon.store.db import fetch_int, fetch_row
+from incremind_daemon.store.db import Row, fetch_int, fetch_row
 from incremind_daemon.store.records import (
-    TIER_BY_PREFIX,
+    KIND_BY_PREFIX,
     InboxClaim,
     NewPassage,
     NewSource,
@@ -37,9 +37,18 @@ def insert_source(conn: apsw.Connection, source: NewSource, *, now: str) -> int:
                                 size_bytes, raw_text, pages, created_at, last_seen_at)
            VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)""",
         (
-            source.kind, source.project, source.title, source.sha256, source.raw_path,
-            source.original_name, source.media_type, source.size_bytes, source.raw_text,
-            json.dumps([list(p) for p in source.pages]), now, now,
+            source.kind,
+            source.project,
+            source.title,
+            source.sha256,
+            source.raw_path,
+            source.original_name,
+            source.media_type,
+            source.size_bytes,
+            source.raw_text,
+            json.dumps([list(p) for p in source.pages]),
+            now,
+            now,
         ),
     )
     return int(conn.last_insert_rowid())
@@ -53,17 +62,15 @@ def mark_seen(conn: apsw.Connection, source_id: int, *, now: str) -> None:
     )
 
 
-def insert_passages(conn: apsw.Connection, source_id: int, passages: list[NewPassage]) -> None:
-    """Store a source's organized passages in order."""
+def insert_passages(conn: apsw.Connection, source_id: int, passages: list[NewPassage], *, first_seq: int = 0) -> None:
+    """Store a source's organized passages in order, numbered from first_seq."""
     conn.executemany(
         'INSERT INTO chunks (source_id, seq, text, start, "end", page) VALUES (?, ?, ?, ?, ?, ?)',
-        [(source_id, seq, p.text, p.start, p.end, p.page) for seq, p in enumerate(passages)],
+        [(source_id, seq, p.text, p.start, p.end, p.page) for seq, p in enumerate(passages, start=first_seq)],
     )
 
 
-def upsert_summary(
-    conn: apsw.Connection, source_id: int, summary: NewSummary, *, now: str
-) -> int:
+def upsert_summary(conn: apsw.Connection, source_id: int, summary: NewSummary, *, now: str) -> int:
     """Store or replace the summary of a source and return its id."""
     spans = json.dumps([list(s) for s in summary.spans])
     conn.execute(
@@ -122,22 +129,23 @@ def append_audit(
 def split_item_id(value: str) -> tuple[str, int]:
     """Parse ``pas-12`` into ("organized", 12), or raise NotFound."""
     prefix, _, number = value.strip().partition("-")
-    tier = TIER_BY_PREFIX.get(prefix.lower())
-    if tier is None or not number.isdigit():
-        raise NotFound(
-            f"'{value}' is not a memory id; ids look like src-1, pas-12, sum-3 or ins-4"
-        )
-    return tier, int(number)
+    kind = KIND_BY_PREFIX.get(prefix.lower())
+    if kind is None or not number.isdigit():
+        raise NotFound(f"'{value}' is not a memory id; ids look like src-1, msg-7, pas-12, sum-3 or ins-4")
+    return kind, int(number)
 
 
-_SOURCE_COLUMNS = "id, project, title, raw_path, kind"
+# select these (with SOURCE_JOIN) wherever a row names its source; make_source_ref reads them
+SOURCE_COLUMNS = "s.id, s.project, s.title, s.raw_path, s.kind, ss.agent, ss.session_id"
+SOURCE_JOIN = "LEFT JOIN sessions ss ON ss.source_id = s.id"
+SOURCE_WIDTH = 7
 
 
-def make_source_ref(row: tuple[object, ...], home: Path) -> SourceRef:
-    """Build a SourceRef from (id, project, title, raw_path, kind)."""
-    source_id, project, title, raw_path, kind = row
+def make_source_ref(row: Row, home: Path) -> SourceRef:
+    """Build a SourceRef from the SOURCE_COLUMNS of a row."""
+    source_id, project, title, raw_path, kind, agent, session_id = row[:SOURCE_WIDTH]
     path = str(home / str(raw_path)) if raw_path else None
-    return SourceRef(item_id("raw", int(str(source_id))), str(title), path, str(project), str(kind))
+    return SourceRef(item_id("raw", int(source_id)), str(title), path, str(project), str(kind), agent, session_id)
 
 
 def get_source(conn: apsw.Connection, source_id: int) -> SourceRecord:
@@ -153,8 +161,19 @@ def get_source(conn: apsw.Connection, source_id: int) -> SourceRecord:
         raise NotFound(f"no source {item_id('raw', source_id)} in memory")
     pages = tuple((int(a), int(b)) for a, b in json.loads(row[12]))
     return SourceRecord(
-        item_id("raw", row[0]), row[1], row[2], row[3], row[4], row[5], row[6], row[7],
-        row[8], row[9], row[10], row[11], pages,
+        item_id("raw", row[0]),
+        row[1],
+        row[2],
+        row[3],
+        row[4],
+        row[5],
+        row[6],
+        row[7],
+        row[8],
+        row[9],
+        row[10],
+        row[11],
+        pages,
     )
 
 
@@ -162,15 +181,20 @@ def get_passage(conn: apsw.Connection, passage_id: int, *, home: Path) -> Passag
     """Return one organized passage with its source."""
     row = fetch_row(
         conn,
-        f"""SELECT c.seq, c.text, c.start, c."end", c.page, {_prefixed("s")}
-            FROM chunks c JOIN sources s ON s.id = c.source_id WHERE c.id = ?""",
+        f"""SELECT c.seq, c.text, c.start, c."end", c.page, {SOURCE_COLUMNS}
+            FROM chunks c JOIN sources s ON s.id = c.source_id {SOURCE_JOIN} WHERE c.id = ?""",
         (passage_id,),
     )
     if row is None:
         raise NotFound(f"no passage {item_id('organized', passage_id)} in memory")
     return PassageRecord(
-        item_id("organized", passage_id), make_source_ref(row[5:], home),
-        row[0], row[1], row[2], row[3], row[4],
+        item_id("organized", passage_id),
+        make_source_ref(row[5:], home),
+        row[0],
+        row[1],
+        row[2],
+        row[3],
+        row[4],
     )
 
 
@@ -178,16 +202,14 @@ def get_summary(conn: apsw.Connection, summary_id: int, *, home: Path) -> Summar
     """Return one summary with its source."""
     row = fetch_row(
         conn,
-        f"""SELECT m.index_line, m.summary, m.spans, m.updated_at, {_prefixed("s")}
-            FROM summaries m JOIN sources s ON s.id = m.source_id WHERE m.id = ?""",
+        f"""SELECT m.index_line, m.summary, m.spans, m.updated_at, {SOURCE_COLUMNS}
+            FROM summaries m JOIN sources s ON s.id = m.source_id {SOURCE_JOIN} WHERE m.id = ?""",
         (summary_id,),
     )
     if row is None:
         raise NotFound(f"no summary {item_id('summary', summary_id)} in memory")
     spans = tuple((int(a), int(b)) for a, b in json.loads(row[2]))
-    return SummaryRecord(
-        item_id("summary", summary_id), make_source_ref(row[4:], home), row[0], row[1], spans, row[3]
-    )
+    return SummaryRecord(item_id("summary", summary_id), make_source_ref(row[4:], home), row[0], row[1], spans, row[3])
 
 
 def summary_of_source(conn: apsw.Connection, source_id: int) -> int | None:
@@ -199,7 +221,3 @@ def summary_of_source(conn: apsw.Connection, source_id: int) -> int | None:
 def passages_of_source(conn: apsw.Connection, source_id: int) -> int:
     """Return how many passages a source has."""
     return fetch_int(conn, "SELECT count(*) FROM chunks WHERE source_id = ?", (source_id,))
-
-
-def _prefixed(alias: str) -> str:
-    return ", ".join(f"{alias}.{col.strip()}" for col in _SOURCE_COLUMNS.split(","))

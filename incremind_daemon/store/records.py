@@ -5,13 +5,15 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 TIERS = ("raw", "organized", "summary", "insight")
-ID_PREFIX = {"raw": "src", "organized": "pas", "summary": "sum", "insight": "ins"}
-TIER_BY_PREFIX = {prefix: tier for tier, prefix in ID_PREFIX.items()}
+# the kinds of item an id can name; a message is a raw item of a session
+ID_PREFIX = {"raw": "src", "message": "msg", "organized": "pas", "summary": "sum", "insight": "ins"}
+KIND_BY_PREFIX = {prefix: kind for kind, prefix in ID_PREFIX.items()}
+TIER_OF_KIND = {"raw": "raw", "message": "raw", "organized": "organized", "summary": "summary", "insight": "insight"}
 
 
-def item_id(tier: str, rowid: int) -> str:
+def item_id(kind: str, rowid: int) -> str:
     """Return the public id of a row, such as ``pas-12``."""
-    return f"{ID_PREFIX[tier]}-{rowid}"
+    return f"{ID_PREFIX[kind]}-{rowid}"
 
 
 def row_number(public_id: str) -> int:
@@ -28,6 +30,8 @@ class SourceRef:
     path: str | None  # the kept original, absolute
     project: str
     kind: str
+    agent: str | None = None  # sessions: which agent and which of its sessions
+    session_id: str | None = None
 
 
 @dataclass(frozen=True, slots=True)

@@ -155,7 +155,73 @@ CREATE TABLE inbox_claims (
 );
 """
 
-MIGRATIONS: tuple[str, ...] = (SCHEMA_V1,)
+SCHEMA_V2 = """
+-- Agent sessions: one 'session' source each, its messages the raw tier.
+CREATE TABLE sessions (
+    source_id       INTEGER PRIMARY KEY REFERENCES sources (id),
+    agent           TEXT NOT NULL,
+    session_id      TEXT NOT NULL,
+    cwd             TEXT,
+    git_branch      TEXT,
+    model           TEXT,
+    started_at      TEXT,
+    last_message_at TEXT,
+    summary_stale   INTEGER NOT NULL DEFAULT 1,
+    UNIQUE (agent, session_id)
+);
+CREATE INDEX sessions_by_last ON sessions (last_message_at);
+CREATE INDEX sessions_stale ON sessions (summary_stale) WHERE summary_stale = 1;
+
+CREATE TABLE messages (
+    id          INTEGER PRIMARY KEY,
+    source_id   INTEGER NOT NULL REFERENCES sources (id),
+    message_id  TEXT NOT NULL,       -- the agent's own id: re-reading a file never duplicates
+    seq         INTEGER NOT NULL,    -- order of first arrival
+    role        TEXT NOT NULL,
+    text        TEXT NOT NULL,
+    at          TEXT,
+    subagent    INTEGER NOT NULL DEFAULT 0,
+    dropped     INTEGER NOT NULL DEFAULT 0,   -- rewound away by the agent; kept, never shown
+    start       INTEGER NOT NULL DEFAULT 0,   -- offsets of text in the session's raw text
+    "end"       INTEGER NOT NULL DEFAULT 0,
+    UNIQUE (source_id, message_id)
+);
+CREATE INDEX messages_in_order ON messages (source_id, at, seq);
+CREATE VIRTUAL TABLE messages_fts USING fts5 (
+    text, content='messages', content_rowid='id', tokenize='porter incremind'
+);
+CREATE TRIGGER messages_ai AFTER INSERT ON messages BEGIN
+    INSERT INTO messages_fts (rowid, text) VALUES (new.id, new.text);
+END;
+CREATE TRIGGER messages_au AFTER UPDATE OF text ON messages BEGIN
+    INSERT INTO messages_fts (messages_fts, rowid, text) VALUES ('delete', old.id, old.text);
+    INSERT INTO messages_fts (rowid, text) VALUES (new.id, new.text);
+END;
+
+-- Per transcript file: how far it has been read, committed with the messages read.
+CREATE TABLE tail_files (
+    path        TEXT PRIMARY KEY,
+    agent       TEXT NOT NULL,
+    dev         INTEGER NOT NULL,
+    inode       INTEGER NOT NULL,
+    size        INTEGER NOT NULL,
+    head_hash   TEXT NOT NULL,
+    head_len    INTEGER NOT NULL,
+    offset      INTEGER NOT NULL,
+    source_id   INTEGER REFERENCES sources (id),
+    messages    INTEGER NOT NULL DEFAULT 0,
+    skipped     TEXT,                -- why the file is not read (excluded, the daemon's own), if so
+    last_error  TEXT,
+    updated_at  TEXT NOT NULL
+);
+
+CREATE TABLE meta (
+    key    TEXT PRIMARY KEY,
+    value  TEXT NOT NULL
+);
+"""
+
+MIGRATIONS: tuple[str, ...] = (SCHEMA_V1, SCHEMA_V2)
 
 
 def migrate(conn: apsw.Connection) -> None:

@@ -16,8 +16,8 @@ import apsw
 
 from incremind_daemon.errors import QueryError
 from incremind_daemon.store.db import fetch_rows
-from incremind_daemon.store.items import make_source_ref
-from incremind_daemon.store.records import TIERS, Hit, item_id, row_number
+from incremind_daemon.store.items import SOURCE_COLUMNS, SOURCE_JOIN, make_source_ref
+from incremind_daemon.store.records import TIER_OF_KIND, TIERS, Hit, item_id, row_number
 from incremind_daemon.store.tokenizer import query_words
 
 log = logging.getLogger(__name__)
@@ -31,20 +31,22 @@ _TIER_WEIGHT = {"insight": 1.2, "summary": 1.1, "organized": 1.0, "raw": 0.9}
 
 @dataclass(frozen=True, slots=True)
 class _TierQuery:
-    tier: str
+    kind: str
     sql: str
 
+    @property
+    def tier(self) -> str:
+        return TIER_OF_KIND[self.kind]
 
-_SOURCE = "s.id, s.project, s.title, s.raw_path, s.kind"
 
 _QUERIES = (
     _TierQuery(
         "organized",
         f"""SELECT c.id, c.text, c.start, c."end", c.page,
                    snippet(chunks_fts, 0, '{MARK_OPEN}', '{MARK_CLOSE}', '…', 24),
-                   bm25(chunks_fts), {_SOURCE}
+                   bm25(chunks_fts), {SOURCE_COLUMNS}
             FROM chunks_fts JOIN chunks c ON c.id = chunks_fts.rowid
-            JOIN sources s ON s.id = c.source_id
+            JOIN sources s ON s.id = c.source_id {SOURCE_JOIN}
             WHERE chunks_fts MATCH :match AND (:project IS NULL OR s.project = :project)
             ORDER BY bm25(chunks_fts) LIMIT :limit""",
     ),
@@ -52,11 +54,21 @@ _QUERIES = (
         "summary",
         f"""SELECT m.id, m.index_line || char(10) || m.summary, NULL, NULL, NULL,
                    snippet(summaries_fts, -1, '{MARK_OPEN}', '{MARK_CLOSE}', '…', 24),
-                   bm25(summaries_fts, 2.0, 1.0), {_SOURCE}
+                   bm25(summaries_fts, 2.0, 1.0), {SOURCE_COLUMNS}
             FROM summaries_fts JOIN summaries m ON m.id = summaries_fts.rowid
-            JOIN sources s ON s.id = m.source_id
+            JOIN sources s ON s.id = m.source_id {SOURCE_JOIN}
             WHERE summaries_fts MATCH :match AND (:project IS NULL OR s.project = :project)
             ORDER BY bm25(summaries_fts, 2.0, 1.0) LIMIT :limit""",
+    ),
+    _TierQuery(
+        "message",
+        f"""SELECT m.id, m.text, m.start, m."end", NULL,
+                   snippet(messages_fts, 0, '{MARK_OPEN}', '{MARK_CLOSE}', '…', 24),
+                   bm25(messages_fts), {SOURCE_COLUMNS}
+            FROM messages_fts JOIN messages m ON m.id = messages_fts.rowid
+            JOIN sources s ON s.id = m.source_id {SOURCE_JOIN}
+            WHERE messages_fts MATCH :match AND m.dropped = 0 AND (:project IS NULL OR s.project = :project)
+            ORDER BY bm25(messages_fts) LIMIT :limit""",
     ),
 )
 
@@ -68,9 +80,7 @@ def quote_query(query: str, *, any_word: bool = False) -> str:
     """
     words = query_words(query)
     if not words:
-        raise QueryError(
-            f"the query {query!r} has no searchable words; use letters, digits or Chinese characters"
-        )
+        raise QueryError(f"the query {query!r} has no searchable words; use letters, digits or Chinese characters")
     quoted = ['"' + word.replace('"', '""') + '"' for word in words]
     return (" OR " if any_word else " AND ").join(quoted)
 
@@ -134,7 +144,7 @@ def _run(
             score = round(-float(bm25) * _TIER_WEIGHT[spec.tier] * factor, 6)
             hits.append(
                 Hit(
-                    id=item_id(spec.tier, int(rowid)),
+                    id=item_id(spec.kind, int(rowid)),
                     tier=spec.tier,
                     score=score,
                     text=str(text),

@@ -1,0 +1,110 @@
+"""Take existing agent history in, with progress, or count what would be read."""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from datetime import UTC, date, datetime
+
+from incremind_daemon.config import Settings
+from incremind_daemon.errors import IncremindError
+from incremind_daemon.pipeline.work import FileMark, SessionMessage, TailSession
+from incremind_daemon.pipeline.worker import Worker
+from incremind_daemon.sources.extract import extract_bytes
+from incremind_daemon.sources.sessions.discover import AGENTS, Transcript, find_transcripts, watch_roots
+from incremind_daemon.sources.sessions.reader import ReadRules, TranscriptReader
+
+
+@dataclass(slots=True)
+class Progress:
+    """Running totals of a backfill, handed to the progress callback after each file."""
+
+    files_total: int
+    bytes_total: int
+    files: int = 0
+    bytes: int = 0
+    messages: int = 0
+    characters: int = 0
+    skipped: int = 0
+    failed: list[str] = field(default_factory=list)
+    started: float = field(default_factory=time.monotonic)
+
+    @property
+    def eta_seconds(self) -> float | None:
+        elapsed = time.monotonic() - self.started
+        if self.bytes == 0 or elapsed < 0.5:
+            return None
+        return elapsed * (self.bytes_total - self.bytes) / self.bytes
+
+
+def plan_backfill(settings: Settings, *, agent: str | None, since: date | None) -> list[tuple[Transcript, int]]:
+    """List the transcripts a backfill would read, with their sizes, oldest first."""
+    agents = (agent,) if agent else AGENTS
+    cutoff = None if since is None else datetime(since.year, since.month, since.day, tzinfo=UTC).timestamp()
+    found: list[tuple[Transcript, int, float]] = []
+    for transcript in find_transcripts(watch_roots(settings, agents=agents), since=cutoff):
+        try:
+            info = transcript.path.stat()
+        except OSError:
+            continue
+        found.append((transcript, info.st_size, info.st_mtime))
+    found.sort(key=lambda entry: entry[2])
+    return [(transcript, size) for transcript, size, _ in found]
+
+
+def run_backfill(
+    settings: Settings,
+    planned: list[tuple[Transcript, int]],
+    *,
+    dry_run: bool,
+    report: Callable[[Progress], None],
+) -> Progress:
+    """Read every planned transcript into memory (or only count it, with dry_run)."""
+    progress = Progress(len(planned), sum(size for _, size in planned))
+    reader = TranscriptReader(ReadRules.from_settings(settings))
+    worker = None if dry_run else Worker(settings, extract_bytes, read_session=reader, actor="backfill")
+    try:
+        for transcript, size in planned:
+            item = TailSession(transcript.path, transcript.agent)
+            if worker is None:
+                _count(reader, item, progress)
+            else:
+                outcome = worker.process(item)
+                progress.messages += outcome.passages
+                if outcome.status == "skipped":
+                    progress.skipped += 1
+                elif outcome.status == "failed":
+                    progress.failed.append(f"{transcript.path}: {outcome.message}")
+            progress.files += 1
+            progress.bytes += size
+            report(progress)
+        if worker is not None:
+            worker.summarize_pending(force=True)
+    finally:
+        if worker is not None:
+            worker.close()
+    return progress
+
+
+def _count(reader: TranscriptReader, item: TailSession, progress: Progress) -> None:
+    """Parse a transcript to the end without storing anything."""
+    mark: FileMark | None = None
+    seen: dict[str, int] = {}
+    while True:
+        try:
+            result = reader(item, mark)
+        except (OSError, IncremindError) as exc:
+            progress.failed.append(f"{item.path}: {exc}")
+            return
+        if result.skipped:
+            progress.skipped += 1
+            return
+        for entry in result.items:
+            if isinstance(entry, SessionMessage):
+                seen[entry.message_id] = len(entry.text)
+        if not result.more:
+            break
+        mark = result.mark
+    progress.messages += len(seen)
+    progress.characters += sum(seen.values())

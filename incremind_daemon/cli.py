@@ -1,0 +1,437 @@
+"""The `incremind` command: parse, call one function, print, return an exit code."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import logging
+import os
+import sys
+import time
+from collections.abc import Callable, Iterator
+from dataclasses import asdict
+from datetime import date
+from pathlib import Path
+from typing import TextIO
+
+import jieba
+
+from incremind_daemon import __version__
+from incremind_daemon.backfill import Progress, plan_backfill, run_backfill
+from incremind_daemon.config import Settings, example_config, load_settings
+from incremind_daemon.daemon import prepare_home, run
+from incremind_daemon.errors import DaemonNotRunning, IncremindError, NotFound
+from incremind_daemon.pipeline.work import IngestFile, Outcome
+from incremind_daemon.pipeline.worker import Worker
+from incremind_daemon.serve.render import render_hits, render_item, render_session, render_sessions
+from incremind_daemon.serve.status import (
+    InboxCounts,
+    SessionSourceStatus,
+    collect_status,
+    format_status,
+    status_json,
+)
+from incremind_daemon.sources.extract import SUPPORTED_SUFFIXES, extract_bytes
+from incremind_daemon.sources.inbox import project_name, scan_inbox
+from incremind_daemon.sources.sessions.discover import AGENTS, find_transcripts, watch_roots
+from incremind_daemon.store import items, sessions
+from incremind_daemon.store.db import connect
+from incremind_daemon.store.records import TIERS
+from incremind_daemon.store.search import search
+
+Handler = Callable[[argparse.Namespace, Settings], int]
+
+
+def _command(
+    commands: argparse._SubParsersAction[argparse.ArgumentParser],
+    common: argparse.ArgumentParser,
+    name: str,
+    handler: Handler,
+    help_text: str,
+    example: str,
+) -> argparse.ArgumentParser:
+    parser = commands.add_parser(
+        name,
+        help=help_text,
+        description=help_text[0].upper() + help_text[1:] + ".",
+        parents=[common],
+        epilog=f"example:\n  {example}",
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
+    parser.set_defaults(handler=handler)
+    return parser
+
+
+def build_parser() -> argparse.ArgumentParser:
+    """Build the argument parser with every subcommand."""
+    common = argparse.ArgumentParser(add_help=False)
+    common.add_argument(
+        "--home", type=Path, default=argparse.SUPPRESS, help="memory home (default: $INCREMIND_HOME or ~/.incremind)"
+    )
+    common.add_argument(
+        "--config",
+        type=Path,
+        default=argparse.SUPPRESS,
+        help="config file (default: $INCREMIND_CONFIG or <home>/config.json)",
+    )
+    parser = argparse.ArgumentParser(
+        prog="incremind",
+        parents=[common],
+        description="Long-term memory for you and your coding agents.",
+    )
+    parser.add_argument("--version", action="version", version=f"incremind {__version__}")
+    commands = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
+
+    _command(commands, common, "run", cmd_run, "run the daemon in the foreground", "incremind run")
+    _command(
+        commands,
+        common,
+        "init",
+        cmd_init,
+        "create the home, the inbox and a commented config",
+        "incremind init --home ~/notes-memory",
+    )
+
+    ingest = _command(
+        commands,
+        common,
+        "ingest",
+        cmd_ingest,
+        "take files or folders in now and wait",
+        "incremind ingest ~/Downloads/paper.pdf notes/ --project thesis",
+    )
+    ingest.add_argument("paths", nargs="+", type=Path, metavar="PATH", help="files or folders (recursive)")
+    ingest.add_argument("--project", help="the project the material belongs to")
+    ingest.add_argument("--json", action="store_true", help="print machine-readable JSON")
+
+    find = _command(
+        commands,
+        common,
+        "search",
+        cmd_search,
+        "find passages and summaries by words",
+        'incremind search "端口 配置" --project api --json',
+    )
+    find.add_argument("query", help="words to look for, in any language; never parsed as syntax")
+    find.add_argument("--project", help="only this project")
+    find.add_argument("--tier", choices=TIERS, help="only this tier")
+    find.add_argument("--limit", type=int, help="at most this many results")
+    find.add_argument("--json", action="store_true", help="print a JSON array")
+
+    show = _command(
+        commands,
+        common,
+        "show",
+        cmd_show,
+        "print one item, or a session, and where it came from",
+        "incremind show pas-12",
+    )
+    show.add_argument("id", help="an id from search results (src-N, msg-N, pas-N, sum-N) or an agent's session id")
+    show.add_argument("--json", action="store_true", help="print machine-readable JSON")
+
+    listing = _command(
+        commands, common, "sessions", cmd_sessions, "list recent agent sessions", "incremind sessions --project api"
+    )
+    listing.add_argument("--project", help="only this project")
+    listing.add_argument("--limit", type=int, default=20, help="at most this many sessions (default 20)")
+    listing.add_argument("--json", action="store_true", help="print a JSON array")
+
+    backfill = _command(
+        commands,
+        common,
+        "backfill",
+        cmd_backfill,
+        "take in the agents' existing session history",
+        "incremind backfill --since 2026-11-01",
+    )
+    backfill.add_argument("--agent", choices=AGENTS, help="only this agent's transcripts")
+    backfill.add_argument(
+        "--since",
+        type=date.fromisoformat,
+        metavar="DATE",
+        help="only transcripts changed on or after this day (YYYY-MM-DD)",
+    )
+    backfill.add_argument(
+        "--dry-run",
+        action="store_true",
+        help="print what would be read (files, messages, characters) and store nothing",
+    )
+    backfill.add_argument("--json", action="store_true", help="print the totals as JSON")
+
+    status = _command(
+        commands,
+        common,
+        "status",
+        cmd_status,
+        "show whether the daemon runs and what memory holds",
+        "incremind status --json",
+    )
+    status.add_argument("--json", action="store_true", help="print machine-readable JSON")
+    return parser
+
+
+def main(argv: list[str] | None = None) -> int:
+    """Run the command line; return the exit code."""
+    args = build_parser().parse_args(argv)
+    configure_logging(verbose=args.command == "run")
+    wants_json = bool(getattr(args, "json", False))
+    try:
+        settings = load_settings(getattr(args, "config", None), home=getattr(args, "home", None))
+        code: int = args.handler(args, settings)
+        return code
+    except DaemonNotRunning as exc:
+        return _fail(exc, wants_json, 3)
+    except IncremindError as exc:
+        return _fail(exc, wants_json, 1)
+    except KeyboardInterrupt:
+        return 130
+
+
+def _fail(exc: Exception, wants_json: bool, code: int) -> int:
+    if wants_json:
+        print(json.dumps({"error": str(exc)}, ensure_ascii=False))
+    else:
+        print(f"incremind: {exc}", file=sys.stderr)
+    return code
+
+
+def configure_logging(*, verbose: bool) -> None:
+    """Send logs to stderr: progress for the daemon, only problems for other commands."""
+    level = logging.INFO if verbose else logging.WARNING
+    logging.basicConfig(level=level, format="%(asctime)s %(levelname)s %(name)s: %(message)s")
+    jieba.setLogLevel(logging.WARNING)
+
+
+def cmd_run(args: argparse.Namespace, settings: Settings) -> int:
+    """Run the daemon until Ctrl-C or SIGTERM."""
+    return run(settings)
+
+
+def cmd_init(args: argparse.Namespace, settings: Settings) -> int:
+    """Create the home folder, the inbox and a commented config.json."""
+    prepare_home(settings)
+    config = settings.home_dir / "config.json"
+    if config.exists():
+        print(f"kept existing {config}")
+    else:
+        config.write_text(example_config(), encoding="utf-8")
+        print(f"wrote {config}")
+    print(f"drop files into {settings.inbox_dir} (a sub-folder names the project)")
+    return 0
+
+
+def cmd_ingest(args: argparse.Namespace, settings: Settings) -> int:
+    """Take files in synchronously and report each outcome."""
+    prepare_home(settings)
+    worker = Worker(settings, extract_bytes, actor="cli")
+    outcomes: list[Outcome] = []
+    project = project_name(args.project, settings.default_project) if args.project else None
+    try:
+        for path in _expand(args.paths):
+            item = IngestFile(path.absolute(), project or settings.default_project)
+            outcome = worker.process(item)
+            outcomes.append(outcome)
+            if not args.json:
+                print(_describe(outcome), flush=True)
+    finally:
+        worker.close()
+    if args.json:
+        print(json.dumps([asdict(o) for o in outcomes], ensure_ascii=False, indent=2))
+    else:
+        counts = {s: sum(o.status == s for o in outcomes) for s in ("added", "duplicate", "failed")}
+        print(f"{counts['added']} added, {counts['duplicate']} duplicate, {counts['failed']} failed")
+    return 1 if any(o.status == "failed" for o in outcomes) else 0
+
+
+def _expand(paths: list[Path]) -> Iterator[Path]:
+    for path in paths:
+        if path.is_dir():
+            for root, dirs, files in os.walk(path):
+                dirs[:] = sorted(d for d in dirs if not d.startswith("."))
+                for name in sorted(files):
+                    if not name.startswith(".") and Path(name).suffix.lower() in SUPPORTED_SUFFIXES:
+                        yield Path(root) / name
+        else:
+            yield path
+
+
+def _describe(outcome: Outcome) -> str:
+    if outcome.status == "added":
+        return f"added      {outcome.path} -> {outcome.source_id} ({outcome.passages} passages, {outcome.project})"
+    if outcome.status == "duplicate":
+        return f"duplicate  {outcome.path} (same as {outcome.source_id})"
+    return f"{outcome.status:<10} {outcome.path}: {outcome.message}"
+
+
+def cmd_search(args: argparse.Namespace, settings: Settings) -> int:
+    """Search memory and print the hits."""
+    if not settings.database_path.exists():
+        hits = []
+    else:
+        conn = connect(settings.database_path, readonly=True)
+        try:
+            limit = args.limit if args.limit is not None else settings.search.limit
+            hits = search(conn, args.query, home=settings.home_dir, project=args.project, tier=args.tier, limit=limit)
+        finally:
+            conn.close()
+    if args.json:
+        print(json.dumps([asdict(h) for h in hits], ensure_ascii=False, indent=2))
+    else:
+        print(render_hits(hits, color=sys.stdout.isatty()))
+    return 0
+
+
+def cmd_show(args: argparse.Namespace, settings: Settings) -> int:
+    """Print one item, or a session's conversation, and drill down to its original."""
+    if not settings.database_path.exists():
+        raise NotFound(f"no memory at {settings.home_dir} yet; nothing has been taken in")
+    conn = connect(settings.database_path, readonly=True)
+    try:
+        session = sessions.find_session(conn, args.id) if len(args.id) >= 6 else None
+        if session is not None:
+            text, data = render_session(conn, session, home=settings.home_dir)
+        else:
+            kind, rowid = items.split_item_id(args.id)
+            text, data = render_item(conn, kind, rowid, home=settings.home_dir)
+    finally:
+        conn.close()
+    print(json.dumps(data, ensure_ascii=False, indent=2) if args.json else text)
+    return 0
+
+
+def cmd_sessions(args: argparse.Namespace, settings: Settings) -> int:
+    """List recent agent sessions, newest first."""
+    found: list[sessions.SessionRecord] = []
+    if settings.database_path.exists():
+        conn = connect(settings.database_path, readonly=True)
+        try:
+            found = sessions.list_sessions(conn, project=args.project, limit=args.limit)
+        finally:
+            conn.close()
+    print(json.dumps([asdict(s) for s in found], ensure_ascii=False, indent=2) if args.json else render_sessions(found))
+    return 0
+
+
+def cmd_backfill(args: argparse.Namespace, settings: Settings) -> int:
+    """Take in (or with --dry-run, count) the agents' existing transcripts."""
+    prepare_home(settings)
+    planned = plan_backfill(settings, agent=args.agent, since=args.since)
+    show = ProgressLine(sys.stderr, verb="counted" if args.dry_run else "read")
+    done = run_backfill(settings, planned, dry_run=args.dry_run, report=show)
+    show.finish()
+    totals = {
+        "files": done.files,
+        "messages": done.messages,
+        "megabytes": round(done.bytes / 1_048_576, 2),
+        "skipped": done.skipped,
+        "failed": done.failed,
+        "dry_run": args.dry_run,
+    }
+    if args.dry_run:
+        totals["characters"] = done.characters
+    if args.json:
+        print(json.dumps(totals, ensure_ascii=False, indent=2))
+    else:
+        what = "would read" if args.dry_run else "read"
+        chars = f", {done.characters:,} characters" if args.dry_run else ""
+        print(
+            f"{what} {done.files} files ({totals['megabytes']} MB): {done.messages:,} messages{chars}, "
+            f"{done.skipped} skipped, {len(done.failed)} failed"
+        )
+        for failure in done.failed:
+            print(f"  failed: {failure}")
+    return 1 if done.failed else 0
+
+
+def _session_sources(settings: Settings) -> list[SessionSourceStatus]:
+    """Describe each agent's transcripts: root, files and messages read, what is still unread."""
+    progress: dict[str, sessions.SourceProgress] = {}
+    marks: dict[str, tuple[str, int]] = {}
+    if settings.database_path.exists():
+        conn = connect(settings.database_path, readonly=True)
+        try:
+            progress = {p.agent: p for p in sessions.tail_progress(conn)}
+            marks = sessions.tail_marks(conn)
+        finally:
+            conn.close()
+    now = time.time()
+    out: list[SessionSourceStatus] = []
+    configured = {
+        "claude": settings.sessions.claude,
+        "codex": settings.sessions.codex,
+        "gemini": settings.sessions.gemini,
+    }
+    for agent, source in configured.items():
+        roots = watch_roots(settings, agents=(agent,))
+        unread, oldest = 0, now
+        for transcript in find_transcripts(roots):
+            if str(transcript.path) not in marks:
+                continue  # untracked history is for `incremind backfill`, not lag
+            try:
+                info = transcript.path.stat()
+            except OSError:
+                continue
+            behind = info.st_size - marks[str(transcript.path)][1]
+            if behind > 0:
+                unread += behind
+                oldest = min(oldest, info.st_mtime)
+        seen = progress.get(agent)
+        root = source.dir or Path("?")
+        out.append(
+            SessionSourceStatus(
+                agent=agent,
+                root=str(root),
+                enabled=source.enabled,
+                exists=root.is_dir(),
+                files_tracked=seen.files if seen else 0,
+                files_skipped=seen.skipped if seen else 0,
+                messages=seen.messages if seen else 0,
+                last_message_at=seen.last_message_at if seen else None,
+                unread_bytes=unread,
+                lag_seconds=int(now - oldest),
+                errors=seen.errors if seen else 0,
+            )
+        )
+    return out
+
+
+class ProgressLine:
+    """A one-line progress bar on a terminal, occasional lines elsewhere."""
+
+    def __init__(self, stream: TextIO, *, verb: str) -> None:
+        self._stream = stream
+        self._verb = verb
+        self._tty = stream.isatty()
+        self._last = 0.0
+
+    def __call__(self, progress: Progress) -> None:
+        now = time.monotonic()
+        if now - self._last < (0.2 if self._tty else 5.0) and progress.files < progress.files_total:
+            return
+        self._last = now
+        share = progress.bytes / progress.bytes_total if progress.bytes_total else 1.0
+        bar = "#" * int(share * 24)
+        eta = progress.eta_seconds
+        line = (
+            f"[{bar:<24}] {progress.files}/{progress.files_total} files, {progress.messages:,} messages, "
+            f"{progress.bytes / 1_048_576:.1f}/{progress.bytes_total / 1_048_576:.1f} MB"
+            + (f", ETA {int(eta)}s" if eta is not None else "")
+        )
+        self._stream.write(("\r" + line) if self._tty else line + "\n")
+        self._stream.flush()
+
+    def finish(self) -> None:
+        if self._tty:
+            self._stream.write("\n")
+            self._stream.flush()
+
+
+def cmd_status(args: argparse.Namespace, settings: Settings) -> int:
+    """Print the daemon's state and what memory holds; exit 3 when not running."""
+    waiting = sum(1 for _ in scan_inbox(settings.inbox_dir)) if settings.inbox_dir.exists() else 0
+    failed_dir = settings.failed_dir
+    failed = sum(1 for p in failed_dir.iterdir() if not p.name.endswith(".error.txt")) if failed_dir.exists() else 0
+    report = collect_status(settings, InboxCounts(waiting=waiting, failed=failed))
+    report = report.model_copy(update={"sessions": _session_sources(settings)})
+    print(status_json(report) if args.json else format_status(report))
+    return 0 if report.daemon.running else 3

@@ -1,0 +1,187 @@
+"""Composition root: build the store, pipeline, sources and serve parts; own threads and shutdown."""
+
+from __future__ import annotations
+
+import fcntl
+import logging
+import os
+import signal
+import threading
+from datetime import UTC, datetime
+from types import FrameType
+from typing import IO
+
+from watchdog.observers.api import BaseObserver
+
+from incremind_daemon import __version__
+from incremind_daemon.config import Settings
+from incremind_daemon.errors import IncremindError
+from incremind_daemon.pipeline.worker import Worker
+from incremind_daemon.serve.status import Heartbeat, lock_path, write_heartbeat
+from incremind_daemon.sources.extract import extract_bytes
+from incremind_daemon.sources.inbox import InboxFeeder
+from incremind_daemon.sources.sessions.discover import watch_roots
+from incremind_daemon.sources.sessions.reader import ReadRules, TranscriptReader
+from incremind_daemon.sources.sessions.watch import SessionWatcher
+from incremind_daemon.sources.watcher import watch_inbox
+from incremind_daemon.store import sessions
+from incremind_daemon.store.db import connect
+from incremind_daemon.store.tokenizer import ensure_segmenter
+
+log = logging.getLogger(__name__)
+
+HEARTBEAT_SECONDS = 5.0
+# sessions active in the hour before the first start are taken in; older history waits for `incremind backfill`
+FIRST_RUN_GRACE_SECONDS = 3600.0
+
+
+def prepare_home(settings: Settings) -> None:
+    """Create the home, inbox and data folders."""
+    for folder in (settings.home_dir, settings.inbox_dir, settings.raw_dir):
+        folder.mkdir(parents=True, exist_ok=True)
+
+
+def acquire_lock(settings: Settings) -> IO[str]:
+    """Take this home's daemon lock, or say which pid holds it.
+
+    The lock is an flock, released by the kernel when the holder dies, so a
+    crashed daemon's lock is taken over without any clean-up.
+    """
+    path = lock_path(settings)
+    handle = open(path, "a+")  # noqa: SIM115 - held for the daemon's lifetime
+    try:
+        fcntl.flock(handle, fcntl.LOCK_EX | fcntl.LOCK_NB)
+    except BlockingIOError:
+        handle.seek(0)
+        holder = handle.read().strip() or "unknown"
+        handle.close()
+        raise IncremindError(
+            f"a daemon is already running for {settings.home_dir} (pid {holder}); stop it first or use another --home"
+        ) from None
+    handle.seek(0)
+    handle.truncate()
+    handle.write(str(os.getpid()))
+    handle.flush()
+    return handle
+
+
+class Daemon:
+    """The running daemon: worker, inbox feeder, watcher and heartbeat."""
+
+    def __init__(self, settings: Settings) -> None:
+        self.settings = settings
+        self.worker = Worker(settings, extract_bytes, read_session=TranscriptReader(ReadRules.from_settings(settings)))
+        self.feeder = InboxFeeder(
+            settings.inbox_dir,
+            self.worker.submit,
+            default_project=settings.default_project,
+            settle_seconds=settings.inbox.settle_seconds,
+            rescan_seconds=settings.inbox.rescan_seconds,
+        )
+        self.stopping = threading.Event()
+        self.started_at = datetime.now(UTC).isoformat(timespec="seconds")
+        self._observer: BaseObserver | None = None
+        self._sessions: SessionWatcher | None = None
+        self._lock: IO[str] | None = None
+        self._heart: threading.Thread | None = None
+
+    def start(self) -> None:
+        """Take the lock, open the store, and start every thread."""
+        prepare_home(self.settings)
+        self._lock = acquire_lock(self.settings)
+        try:
+            since = self._first_run() - FIRST_RUN_GRACE_SECONDS
+            ensure_segmenter()
+            self.worker.start()
+            self.feeder.start()
+            self._observer = watch_inbox(self.settings.inbox_dir, self.feeder)
+            self._sessions = SessionWatcher(
+                watch_roots(self.settings),
+                self.worker.submit,
+                rescan_seconds=self.settings.sessions.rescan_seconds,
+                since=since,
+            )
+            self._sessions.start()
+        except BaseException:
+            self.stop()
+            raise
+        self._heart = threading.Thread(target=self._beat, name="incremind-heartbeat")
+        self._heart.start()
+        log.info("incremind %s running for %s (pid %d)", __version__, self.settings.home_dir, os.getpid())
+
+    def _first_run(self) -> float:
+        """Migrate the store and return when the daemon first ran for this home (epoch seconds)."""
+        conn = connect(self.settings.database_path)
+        try:
+            with conn:
+                stored = sessions.get_meta(conn, "first_run_at")
+                first = stored or datetime.now(UTC).isoformat(timespec="seconds")
+                if stored is None:
+                    sessions.set_meta(conn, "first_run_at", first)
+        finally:
+            conn.close()
+        return datetime.fromisoformat(first).timestamp()
+
+    def stop(self) -> None:
+        """Stop watching, finish the item in hand, and release the lock."""
+        self.stopping.set()
+        if self._sessions is not None:
+            self._sessions.stop()
+        if self._observer is not None:
+            self._observer.stop()
+            self._observer.join(5)
+        self.feeder.stop()
+        self.worker.stop()
+        if self._heart is not None:
+            self._heart.join(5)
+        if self._lock is not None:
+            self._lock.close()
+            self._lock = None
+        log.info("incremind stopped")
+
+    def heartbeat(self) -> Heartbeat:
+        """Return the figures to publish now."""
+        stats = self.worker.stats
+        return Heartbeat(
+            pid=os.getpid(),
+            started_at=self.started_at,
+            version=__version__,
+            heartbeat_at=datetime.now(UTC).isoformat(timespec="seconds"),
+            queue_depth=self.worker.depth(),
+            busy_with=stats.busy_with,
+            inbox_waiting=self.feeder.waiting(),
+            added=stats.added,
+            duplicates=stats.duplicates,
+            failed=stats.failed,
+            last_error=stats.last_error,
+            messages=stats.messages,
+            last_message_at=stats.last_message_at,
+        )
+
+    def _beat(self) -> None:
+        while True:
+            try:
+                write_heartbeat(self.settings.status_path, self.heartbeat())
+            except OSError as exc:
+                log.warning("could not write %s: %s", self.settings.status_path, exc)
+            if self.stopping.wait(HEARTBEAT_SECONDS):
+                return
+
+
+def run(settings: Settings) -> int:
+    """Run the daemon in the foreground until SIGTERM or Ctrl-C; return the exit code."""
+    daemon = Daemon(settings)
+
+    def request_stop(signum: int, _frame: FrameType | None) -> None:
+        log.info("received %s, stopping", signal.Signals(signum).name)
+        daemon.stopping.set()
+
+    previous = {sig: signal.signal(sig, request_stop) for sig in (signal.SIGTERM, signal.SIGINT)}
+    try:
+        daemon.start()
+        daemon.stopping.wait()
+    finally:
+        daemon.stop()
+        for sig, handler in previous.items():
+            signal.signal(sig, handler)
+    return 0

@@ -1,0 +1,221 @@
+"""Take one file into memory: keep the original, organize, summarize, commit.
+
+Order matters for crash safety. The original bytes are written (content
+addressed, idempotent) before the transaction; the source row, its passages,
+its summary, the inbox claim and the audit row commit together; only then is
+the inbox file removed. A crash before the commit leaves the file in the inbox
+to be taken again; a crash after it leaves a claim that turns the retry into a
+plain removal, so every file ends up stored exactly once or in ``.failed``.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import hashlib
+import logging
+import os
+from datetime import UTC, datetime
+from pathlib import Path
+
+import apsw
+
+from incremind_daemon.config import Settings
+from incremind_daemon.errors import ExtractError
+from incremind_daemon.pipeline.organize import split_passages
+from incremind_daemon.pipeline.summarize import summarize_text
+from incremind_daemon.pipeline.work import Extractor, IngestFile, Outcome
+from incremind_daemon.store import items
+from incremind_daemon.store.db import write_transaction
+from incremind_daemon.store.records import InboxClaim, NewPassage, NewSource, NewSummary, item_id
+
+log = logging.getLogger(__name__)
+
+
+def utc_now() -> str:
+    """Return the current UTC time as an ISO 8601 string with seconds."""
+    return datetime.now(UTC).isoformat(timespec="seconds")
+
+
+def ingest_file(
+    conn: apsw.Connection, item: IngestFile, *, settings: Settings, extract: Extractor, actor: str
+) -> Outcome:
+    """Take one file in and say what became of it; never raises for bad input."""
+    path = item.path
+    shown = _shown_path(item, settings)
+    try:
+        data, mtime_ns = _read_original(path, settings.max_file_bytes)
+    except ExtractError as exc:
+        return _fail(conn, item, shown, str(exc), settings=settings, actor=actor)
+    sha = hashlib.sha256(data).hexdigest()
+    claim = InboxClaim(shown, sha, mtime_ns, len(data))
+
+    if item.from_inbox and (done := items.find_claim(conn, claim)) is not None:
+        _remove(path)  # committed before a crash; only the removal was left to do
+        return Outcome(done, shown, item.project, "already taken in")
+
+    existing = items.find_source_by_sha(conn, sha)
+    if existing is not None:
+        return _record_duplicate(conn, item, claim, existing, actor=actor)
+
+    try:
+        extracted = extract(data, path.name)
+    except ExtractError as exc:
+        return _fail(conn, item, shown, str(exc), settings=settings, actor=actor)
+
+    raw_path = keep_original(data, sha, path.suffix, settings.raw_dir)
+    passages = organize_pages(extracted.text, extracted.pages)
+    summary = summarize_text(extracted.text, title=extracted.title)
+    spans = tuple((s.start, s.end) for s in summary.sentences)
+    source = NewSource(
+        kind="file",
+        project=item.project,
+        title=extracted.title or path.stem,
+        raw_text=extracted.text,
+        sha256=sha,
+        raw_path=str(raw_path.relative_to(settings.home_dir)),
+        original_name=path.name,
+        media_type=extracted.media_type,
+        size_bytes=len(data),
+        pages=extracted.pages,
+    )
+    now = utc_now()
+    with write_transaction(conn):
+        # another process (`incremind ingest` beside the daemon) may have stored the same bytes meanwhile
+        existing = items.find_source_by_sha(conn, sha)
+        if existing is None:
+            source_id = items.insert_source(conn, source, now=now)
+            items.insert_passages(conn, source_id, passages)
+            items.upsert_summary(conn, source_id, NewSummary(summary.index_line, summary.text, spans), now=now)
+            if item.from_inbox:
+                items.record_claim(conn, claim, outcome="stored", source_id=source_id, now=now)
+            items.append_audit(
+                conn,
+                actor=actor,
+                action="ingest",
+                now=now,
+                target=item_id("raw", source_id),
+                detail={"path": shown, "project": item.project, "passages": len(passages)},
+            )
+    if existing is not None:
+        return _record_duplicate(conn, item, claim, existing, actor=actor)
+    if item.from_inbox:
+        _remove(path)
+    log.info("stored %s as %s (%d passages)", shown, item_id("raw", source_id), len(passages))
+    return Outcome("added", shown, item.project, "", item_id("raw", source_id), source.title, len(passages))
+
+
+def _record_duplicate(
+    conn: apsw.Connection, item: IngestFile, claim: InboxClaim, existing: int, *, actor: str
+) -> Outcome:
+    now = utc_now()
+    with write_transaction(conn):
+        items.mark_seen(conn, existing, now=now)
+        if item.from_inbox:
+            items.record_claim(conn, claim, outcome="duplicate", source_id=existing, now=now)
+        items.append_audit(
+            conn, actor=actor, action="duplicate", now=now, target=item_id("raw", existing), detail={"path": claim.path}
+        )
+    if item.from_inbox:
+        _remove(item.path)
+    return Outcome("duplicate", claim.path, item.project, "same bytes as an existing source", item_id("raw", existing))
+
+
+def organize_pages(text: str, pages: tuple[tuple[int, int], ...]) -> list[NewPassage]:
+    """Split text into passages that never cross a page, each knowing its page."""
+    if not pages:
+        return [NewPassage(p.text, p.start, p.end) for p in split_passages(text)]
+    passages: list[NewPassage] = []
+    bounds = [start for start, _ in pages[1:]] + [len(text)]
+    for (start, page), end in zip(pages, bounds, strict=True):
+        passages.extend(
+            NewPassage(p.text, start + p.start, start + p.end, page) for p in split_passages(text[start:end])
+        )
+    return passages
+
+
+def keep_original(data: bytes, sha: str, suffix: str, raw_dir: Path) -> Path:
+    """Write the original bytes under raw_dir, addressed by SHA-256; idempotent."""
+    target = raw_dir / sha[:2] / (sha + suffix.lower()[:16])
+    if target.exists() and target.stat().st_size == len(data):
+        return target
+    target.parent.mkdir(parents=True, exist_ok=True)
+    temp = target.with_name(f".{target.name}.{os.getpid()}.tmp")
+    with open(temp, "wb") as handle:
+        handle.write(data)
+        handle.flush()
+        os.fsync(handle.fileno())
+    os.replace(temp, target)
+    return target
+
+
+def _read_original(path: Path, max_bytes: int) -> tuple[bytes, int]:
+    try:
+        info = path.lstat()
+    except OSError as exc:
+        raise ExtractError(f"{path.name} could not be read ({exc.strerror}); check its permissions") from exc
+    if path.is_symlink():
+        raise ExtractError(f"{path.name} is a symbolic link; links are not followed, drop the file itself")
+    if info.st_size > max_bytes:
+        limit = max_bytes / (1024 * 1024)
+        raise ExtractError(
+            f"{path.name} is {info.st_size / (1024 * 1024):.1f} MB, over the {limit:g} MB limit; "
+            "split it or raise inbox.max_file_mb"
+        )
+    try:
+        with open(path, "rb") as handle:
+            return handle.read(max_bytes + 1), info.st_mtime_ns
+    except OSError as exc:
+        raise ExtractError(f"{path.name} could not be read ({exc.strerror}); check its permissions") from exc
+
+
+def _shown_path(item: IngestFile, settings: Settings) -> str:
+    if item.from_inbox:
+        try:
+            return str(item.path.relative_to(settings.inbox_dir))
+        except ValueError:
+            pass
+    return str(item.path)
+
+
+def _fail(
+    conn: apsw.Connection, item: IngestFile, shown: str, reason: str, *, settings: Settings, actor: str
+) -> Outcome:
+    log.warning("could not take in %s: %s", shown, reason)
+    if item.from_inbox and item.path.exists():
+        moved = move_to_failed(item.path, reason, settings.failed_dir)
+        shown_failed = str(moved.relative_to(settings.inbox_dir))
+    else:
+        shown_failed = shown
+    with conn:
+        items.append_audit(
+            conn,
+            actor=actor,
+            action="failed",
+            target=shown,
+            now=utc_now(),
+            detail={"reason": reason, "kept_at": shown_failed},
+        )
+    return Outcome("failed", shown, item.project, reason)
+
+
+def move_to_failed(path: Path, reason: str, failed_dir: Path) -> Path:
+    """Move a file to the failed folder beside a ``<name>.error.txt`` that says why.
+
+    The reason is written first, so a crash in between leaves the file in the
+    inbox to be tried (and explained) again, never a file without a reason.
+    """
+    failed_dir.mkdir(parents=True, exist_ok=True)
+    target = failed_dir / path.name
+    number = 2
+    while target.exists():
+        target = failed_dir / f"{path.stem} ({number}){path.suffix}"
+        number += 1
+    note = target.with_name(target.name + ".error.txt")
+    note.write_text(reason.rstrip() + "\n", encoding="utf-8")
+    os.replace(path, target)
+    return target
+
+
+def _remove(path: Path) -> None:
+    with contextlib.suppress(FileNotFoundError):
+        path.unlink()

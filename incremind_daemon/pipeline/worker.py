@@ -1,0 +1,221 @@
+"""The one writer: a thread that drains the work queue through the pipeline."""
+
+from __future__ import annotations
+
+import contextlib
+import logging
+import queue
+import threading
+import time
+from concurrent.futures import Future
+from dataclasses import dataclass, field, replace
+from pathlib import Path
+
+import apsw
+
+from incremind_daemon.config import Settings
+from incremind_daemon.pipeline.ingest import ingest_file, utc_now
+from incremind_daemon.pipeline.sessions import summarize_session, take_session
+from incremind_daemon.pipeline.work import Extractor, Outcome, SessionReader, TailSession, WorkItem
+from incremind_daemon.store import sessions
+from incremind_daemon.store.db import connect
+from incremind_daemon.store.records import item_id, row_number
+
+log = logging.getLogger(__name__)
+
+QUEUE_LIMIT = 1_000  # back-pressure: producers wait rather than hold a backlog in memory
+SUMMARY_DEBOUNCE_SECONDS = 3.0  # a session's summary is renewed once it has been quiet this long
+_STOP = object()
+
+
+@dataclass(slots=True)
+class WorkerStats:
+    """Counters the daemon publishes in status.json (read under the worker's lock)."""
+
+    added: int = 0
+    duplicates: int = 0
+    failed: int = 0
+    last_ingest_at: str | None = None
+    messages: int = 0
+    last_message_at: str | None = None
+    last_error: str | None = None
+    busy_with: str | None = None
+    by_status: dict[str, int] = field(default_factory=dict)
+
+
+class Worker:
+    """Own the write connection and process work items one at a time."""
+
+    def __init__(
+        self,
+        settings: Settings,
+        extract: Extractor,
+        *,
+        read_session: SessionReader | None = None,
+        actor: str = "daemon",
+    ) -> None:
+        self._settings = settings
+        self._extract = extract
+        self._read_session = read_session
+        self._actor = actor
+        self._stale: dict[int, float] = {}  # session source id -> monotonic time of its last change
+        self._queue: queue.Queue[tuple[WorkItem, Future[Outcome]] | object] = queue.Queue(QUEUE_LIMIT)
+        self._pending: dict[Path, Future[Outcome]] = {}
+        self._lock = threading.Lock()
+        self._stopping = threading.Event()
+        self._thread: threading.Thread | None = None
+        self._conn: apsw.Connection | None = None
+        self.stats = WorkerStats()
+
+    def submit(self, item: WorkItem) -> Future[Outcome]:
+        """Queue an item; a path already waiting shares the waiting item's future."""
+        with self._lock:
+            waiting = self._pending.get(item.path)
+            if waiting is not None:
+                return waiting
+            future: Future[Outcome] = Future()
+            self._pending[item.path] = future
+        self._queue.put((item, future))
+        return future
+
+    def depth(self) -> int:
+        """Return how many items wait in the queue."""
+        return self._queue.qsize()
+
+    def start(self) -> None:
+        """Start the worker thread."""
+        self._thread = threading.Thread(target=self._loop, name="incremind-worker", daemon=False)
+        self._thread.start()
+
+    def stop(self, timeout: float = 30.0) -> None:
+        """Finish the item in hand, leave the rest for the next start, and join."""
+        self._stopping.set()
+        with contextlib.suppress(queue.Full):  # the loop checks the stop event between items
+            self._queue.put_nowait(_STOP)
+        if self._thread is not None:
+            self._thread.join(timeout)
+            if self._thread.is_alive():
+                log.error("worker did not stop within %.0f s", timeout)
+
+    def process(self, item: WorkItem) -> Outcome:
+        """Process one item now, on the calling thread (for `incremind ingest`)."""
+        if self._conn is None:
+            self._conn = connect(self._settings.database_path)
+        return self._handle(self._conn, item)
+
+    def close(self) -> None:
+        """Close a connection opened by process()."""
+        if self._conn is not None:
+            self._conn.close()
+            self._conn = None
+
+    def summarize_pending(self, *, force: bool = False) -> int:
+        """Renew the summaries of sessions that changed (all of them with force); return how many."""
+        if self._conn is None:
+            self._conn = connect(self._settings.database_path)
+        return self._summarize_due(self._conn, force=force)
+
+    def _loop(self) -> None:
+        conn = connect(self._settings.database_path)
+        self._stale.update(dict.fromkeys(sessions.stale_sessions(conn, limit=10_000), 0.0))
+        try:
+            while not self._stopping.is_set():
+                try:
+                    entry = self._queue.get(timeout=self._summary_wait())
+                except queue.Empty:
+                    self._summarize_due(conn, force=False)
+                    continue
+                if entry is _STOP:
+                    break
+                assert isinstance(entry, tuple)
+                item, future = entry
+                with self._lock:
+                    self._pending.pop(item.path, None)
+                if self._stopping.is_set():
+                    future.cancel()
+                    break
+                self._run_one(conn, item, future)
+        finally:
+            self._cancel_waiting()
+            conn.close()
+
+    def _run_one(self, conn: apsw.Connection, item: WorkItem, future: Future[Outcome]) -> None:
+        if not future.set_running_or_notify_cancel():
+            return
+        self.stats.busy_with = str(item.path)
+        try:
+            outcome = self._handle(conn, item)
+        except Exception as exc:  # the thread's top loop: log, report, carry on
+            log.exception("could not process %s", item.path)
+            self.stats.last_error = f"{utc_now()} {item.path}: {exc}"
+            future.set_exception(exc)
+        else:
+            future.set_result(outcome)
+        finally:
+            self.stats.busy_with = None
+
+    def _handle(self, conn: apsw.Connection, item: WorkItem) -> Outcome:
+        if isinstance(item, TailSession):
+            return self._tail(conn, item)
+        if item.from_inbox and not item.path.exists():
+            return Outcome("gone", str(item.path), item.project, "the file left the inbox")
+        outcome = ingest_file(conn, item, settings=self._settings, extract=self._extract, actor=self._actor)
+        self._count(outcome)
+        return outcome
+
+    def _tail(self, conn: apsw.Connection, item: TailSession) -> Outcome:
+        if self._read_session is None:
+            raise RuntimeError("this worker was built without a session reader")
+        messages = 0
+        while True:
+            outcome, more = take_session(
+                conn, item, read=self._read_session, default_project=self._settings.default_project
+            )
+            messages += outcome.passages
+            if outcome.source_id is not None and outcome.status == "added":
+                self._stale[row_number(outcome.source_id)] = time.monotonic()
+                self.stats.messages += outcome.passages
+                self.stats.last_message_at = utc_now()
+            if not more or self._stopping.is_set():
+                return replace(outcome, passages=messages)
+
+    def _summary_wait(self) -> float | None:
+        if not self._stale:
+            return None
+        oldest = min(self._stale.values())
+        return max(0.0, oldest + SUMMARY_DEBOUNCE_SECONDS - time.monotonic())
+
+    def _summarize_due(self, conn: apsw.Connection, *, force: bool) -> int:
+        now = time.monotonic()
+        due = [sid for sid, at in self._stale.items() if force or now - at >= SUMMARY_DEBOUNCE_SECONDS]
+        for source_id in due:
+            self._stale.pop(source_id, None)
+            try:
+                summarize_session(conn, source_id, now=utc_now())
+            except Exception as exc:  # the thread's top loop for summaries: log and carry on
+                log.exception("could not summarize session %s", source_id)
+                self.stats.last_error = f"{utc_now()} summary of {item_id('raw', source_id)}: {exc}"
+        return len(due)
+
+    def _count(self, outcome: Outcome) -> None:
+        stats = self.stats
+        stats.by_status[outcome.status] = stats.by_status.get(outcome.status, 0) + 1
+        if outcome.status == "added":
+            stats.added += 1
+            stats.last_ingest_at = utc_now()
+        elif outcome.status == "duplicate":
+            stats.duplicates += 1
+            stats.last_ingest_at = utc_now()
+        elif outcome.status == "failed":
+            stats.failed += 1
+
+    def _cancel_waiting(self) -> None:
+        while True:
+            try:
+                entry = self._queue.get_nowait()
+            except queue.Empty:
+                break
+            if isinstance(entry, tuple):
+                entry[1].cancel()
+        with self._lock:
+            self._pending.clear()

@@ -1,0 +1,264 @@
+"""What the daemon is doing and what memory holds, for `incremind status`.
+
+The daemon rewrites ``status.json`` atomically on every heartbeat; readers see
+the old file or the new one, never half. Whether the daemon runs is decided by
+the lock it holds, not by the file, so a crashed daemon never looks alive.
+"""
+
+from __future__ import annotations
+
+import fcntl
+import json
+import os
+import tempfile
+from datetime import UTC, datetime
+from pathlib import Path
+
+import apsw
+from pydantic import BaseModel, ValidationError
+
+from incremind_daemon.config import Settings
+from incremind_daemon.store.db import connect, fetch_int, fetch_row, fetch_rows
+from incremind_daemon.store.schema import schema_version
+
+
+class Heartbeat(BaseModel):
+    """What the running daemon publishes in status.json."""
+
+    pid: int
+    started_at: str
+    heartbeat_at: str
+    version: str
+    queue_depth: int = 0
+    busy_with: str | None = None
+    inbox_waiting: int = 0
+    added: int = 0
+    duplicates: int = 0
+    failed: int = 0
+    messages: int = 0
+    last_message_at: str | None = None
+    last_error: str | None = None
+
+
+class DaemonState(BaseModel):
+    running: bool
+    pid: int | None = None
+    started_at: str | None = None
+    uptime_seconds: int | None = None
+    heartbeat_at: str | None = None
+    queue_depth: int | None = None
+    busy_with: str | None = None
+    last_error: str | None = None
+
+
+class ProjectCounts(BaseModel):
+    sources: int = 0
+    passages: int = 0
+    summaries: int = 0
+    insights: int = 0
+
+
+class InboxCounts(BaseModel):
+    waiting: int = 0
+    failed: int = 0
+
+
+class SessionSourceStatus(BaseModel):
+    """One agent's transcripts: where they are and how far they have been read."""
+
+    agent: str
+    root: str
+    enabled: bool
+    exists: bool
+    files_tracked: int = 0
+    files_skipped: int = 0
+    messages: int = 0
+    last_message_at: str | None = None
+    unread_bytes: int = 0
+    lag_seconds: int = 0
+    errors: int = 0
+
+
+class StatusReport(BaseModel):
+    """The whole answer of `incremind status --json`."""
+
+    home: str
+    database: str
+    database_bytes: int
+    schema_version: int
+    daemon: DaemonState
+    tiers: dict[str, int]
+    projects: dict[str, ProjectCounts]
+    inbox: InboxCounts
+    last_ingest_at: str | None
+    search_modes: list[str]
+    sessions: list[SessionSourceStatus] = []
+
+
+def write_heartbeat(path: Path, beat: Heartbeat) -> None:
+    """Replace status.json atomically with this heartbeat."""
+    path.parent.mkdir(parents=True, exist_ok=True)
+    fd, temp = tempfile.mkstemp(prefix=".status.", suffix=".tmp", dir=path.parent)
+    with os.fdopen(fd, "w", encoding="utf-8") as handle:
+        handle.write(beat.model_dump_json(indent=2))
+    os.replace(temp, path)
+
+
+def read_heartbeat(path: Path) -> Heartbeat | None:
+    """Return the last heartbeat, or None when there is none (or it is unreadable)."""
+    try:
+        return Heartbeat.model_validate_json(path.read_text(encoding="utf-8"))
+    except (OSError, ValidationError):
+        return None
+
+
+def lock_path(settings: Settings) -> Path:
+    """Return the lock file the running daemon holds."""
+    return settings.home_dir / "daemon.lock"
+
+
+def running_pid(settings: Settings) -> int | None:
+    """Return the pid of the daemon holding this home's lock, or None if none does."""
+    path = lock_path(settings)
+    try:
+        handle = open(path, "r+")  # noqa: SIM115 - closed below on every path
+    except OSError:
+        return None
+    with handle:
+        try:
+            fcntl.flock(handle, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except BlockingIOError:
+            text = handle.read().strip()
+            return int(text) if text.isdigit() else -1
+        fcntl.flock(handle, fcntl.LOCK_UN)
+        return None
+
+
+def collect_status(settings: Settings, inbox: InboxCounts) -> StatusReport:
+    """Gather the status from the lock, status.json and a read-only look at the database."""
+    pid = running_pid(settings)
+    beat = read_heartbeat(settings.status_path) if pid is not None else None
+    daemon = DaemonState(running=pid is not None, pid=pid)
+    if beat is not None:
+        started = datetime.fromisoformat(beat.started_at)
+        daemon = DaemonState(
+            running=True,
+            pid=pid,
+            started_at=beat.started_at,
+            heartbeat_at=beat.heartbeat_at,
+            uptime_seconds=int((datetime.now(UTC) - started).total_seconds()),
+            queue_depth=beat.queue_depth,
+            busy_with=beat.busy_with,
+            last_error=beat.last_error,
+        )
+    db = settings.database_path
+    tiers = {"raw": 0, "organized": 0, "summary": 0, "insight": 0}
+    projects: dict[str, ProjectCounts] = {}
+    last_ingest: str | None = None
+    if db.exists():
+        conn = connect(db, readonly=True)
+        try:
+            tiers, projects, last_ingest = _count(conn)
+        finally:
+            conn.close()
+    size = sum(p.stat().st_size for p in (db, Path(f"{db}-wal")) if p.exists())
+    return StatusReport(
+        home=str(settings.home_dir),
+        database=str(db),
+        database_bytes=size,
+        schema_version=schema_version(),
+        daemon=daemon,
+        tiers=tiers,
+        projects=projects,
+        inbox=inbox,
+        last_ingest_at=last_ingest,
+        search_modes=["keyword"],
+    )
+
+
+def _count(conn: apsw.Connection) -> tuple[dict[str, int], dict[str, ProjectCounts], str | None]:
+    projects: dict[str, ProjectCounts] = {}
+    rows = fetch_rows(
+        conn,
+        """SELECT project,
+                  count(*),
+                  (SELECT count(*) FROM chunks c JOIN sources t ON t.id = c.source_id WHERE t.project = s.project),
+                  (SELECT count(*) FROM summaries m JOIN sources t ON t.id = m.source_id WHERE t.project = s.project)
+           FROM sources s GROUP BY project ORDER BY project""",
+    )
+    for project, sources, passages, summaries in rows:
+        projects[project] = ProjectCounts(sources=sources, passages=passages, summaries=summaries)
+    for project, count in fetch_rows(
+        conn, "SELECT project, count(*) FROM insights WHERE status NOT IN ('rejected') GROUP BY project"
+    ):
+        projects.setdefault(project, ProjectCounts()).insights = count
+    tiers = {
+        "raw": fetch_int(conn, "SELECT count(*) FROM sources"),
+        "organized": fetch_int(conn, "SELECT count(*) FROM chunks"),
+        "summary": fetch_int(conn, "SELECT count(*) FROM summaries"),
+        "insight": fetch_int(conn, "SELECT count(*) FROM insights WHERE status NOT IN ('rejected')"),
+    }
+    last = fetch_row(conn, "SELECT max(last_seen_at) FROM sources")
+    return tiers, projects, None if last is None else last[0]
+
+
+def format_status(report: StatusReport) -> str:
+    """Render a status report as aligned plain text."""
+    d = report.daemon
+    if d.running:
+        alive = f"running (pid {d.pid}"
+        if d.uptime_seconds is not None:
+            alive += f", up {_duration(d.uptime_seconds)}, last heartbeat {d.heartbeat_at}"
+        alive += ")"
+    else:
+        alive = "not running (start it with: incremind run)"
+    size_mb = report.database_bytes / 1_048_576
+    lines = [
+        f"daemon        {alive}",
+        f"home          {report.home}",
+        f"database      {report.database} ({size_mb:.1f} MB, schema v{report.schema_version})",
+        "memory        " + ", ".join(f"{count} {tier}" for tier, count in report.tiers.items()),
+        f"inbox         {report.inbox.waiting} waiting, {report.inbox.failed} failed (see inbox/.failed)",
+        f"last ingest   {report.last_ingest_at or 'never'}",
+        f"search        {', '.join(report.search_modes)}",
+    ]
+    if d.running and d.queue_depth is not None:
+        busy = f", working on {d.busy_with}" if d.busy_with else ""
+        lines.append(f"queue         {d.queue_depth} waiting{busy}")
+    if d.last_error:
+        lines.append(f"last error    {d.last_error}")
+    for source in report.sessions:
+        if not source.enabled:
+            lines.append(f"{source.agent:<13} off")
+            continue
+        where = source.root if source.exists else f"{source.root} (not found)"
+        lag = (
+            f", {source.unread_bytes / 1024:.0f} KB unread ({source.lag_seconds}s behind)"
+            if source.unread_bytes
+            else ""
+        )
+        errors = f", {source.errors} errors" if source.errors else ""
+        lines.append(
+            f"{source.agent:<13} {where}: {source.files_tracked} files, {source.messages} messages, "
+            f"last {source.last_message_at or 'never'}{lag}{errors}"
+        )
+    if report.projects:
+        lines.append("projects")
+        width = max(len(name) for name in report.projects)
+        for name, c in report.projects.items():
+            lines.append(
+                f"  {name:<{width}}  {c.sources} sources, {c.passages} passages, "
+                f"{c.summaries} summaries, {c.insights} insights"
+            )
+    return "\n".join(lines)
+
+
+def _duration(seconds: int) -> str:
+    hours, rest = divmod(seconds, 3600)
+    minutes, secs = divmod(rest, 60)
+    return f"{hours}h{minutes:02d}m" if hours else f"{minutes}m{secs:02d}s"
+
+
+def status_json(report: StatusReport) -> str:
+    """Render a status report as JSON."""
+    return json.dumps(report.model_dump(), ensure_ascii=False, indent=2)

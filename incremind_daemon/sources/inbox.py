@@ -1,0 +1,181 @@
+"""The drop folder: find files, wait until they stop changing, hand them on.
+
+Watch events are hints for latency; a rescan at start-up and on a timer is the
+source of truth, so a missed event costs latency, never data.
+"""
+
+from __future__ import annotations
+
+import logging
+import os
+import re
+import threading
+import time
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass
+from pathlib import Path
+
+from incremind_daemon.pipeline.work import IngestFile
+
+log = logging.getLogger(__name__)
+
+_PARTIAL_SUFFIXES = (".part", ".partial", ".crdownload", ".download", ".tmp", ".swp", "~")
+_PROJECT_UNSAFE = re.compile(r"[^\w.\-]+")
+
+
+def project_name(raw: str, default: str) -> str:
+    """Make a folder or tag name into a project name (letters, digits, CJK, . _ -)."""
+    name = _PROJECT_UNSAFE.sub("-", raw.strip()).strip("-.")[:64]
+    return name or default
+
+
+def project_for(path: Path, inbox_dir: Path, default: str) -> str:
+    """Return the project an inbox path belongs to: its first sub-folder, else the default."""
+    try:
+        parts = path.relative_to(inbox_dir).parts
+    except ValueError:
+        return default
+    return project_name(parts[0], default) if len(parts) > 1 else default
+
+
+def is_candidate(path: Path, inbox_dir: Path) -> bool:
+    """Tell whether an inbox path is a file to take in (not hidden, partial or failed)."""
+    try:
+        parts = path.relative_to(inbox_dir).parts
+    except ValueError:
+        return False
+    if not parts or any(part.startswith(".") for part in parts):
+        return False
+    return not path.name.lower().endswith(_PARTIAL_SUFFIXES)
+
+
+def scan_inbox(inbox_dir: Path) -> Iterator[Path]:
+    """Yield every candidate file under the inbox, without following linked folders."""
+    for root, dirs, files in os.walk(inbox_dir, followlinks=False):
+        dirs[:] = sorted(d for d in dirs if not d.startswith("."))
+        for name in sorted(files):
+            path = Path(root) / name
+            if is_candidate(path, inbox_dir):
+                yield path
+
+
+@dataclass(slots=True)
+class _Seen:
+    size: int
+    mtime_ns: int
+    observed: float  # monotonic time the size and mtime were last seen to change
+
+
+class InboxFeeder:
+    """Turn inbox paths into work once they have stopped changing.
+
+    ``notice`` is called from watchdog's thread and from rescans; the feeder's
+    own thread checks the noticed files and submits the settled ones.
+    """
+
+    def __init__(
+        self,
+        inbox_dir: Path,
+        submit: Callable[[IngestFile], object],
+        *,
+        default_project: str,
+        settle_seconds: float,
+        rescan_seconds: float,
+    ) -> None:
+        self._inbox = inbox_dir
+        self._submit = submit
+        self._default = default_project
+        self._settle = settle_seconds
+        self._rescan = rescan_seconds
+        self._seen: dict[Path, _Seen] = {}
+        self._ready: set[Path] = set()
+        self._lock = threading.Lock()
+        self._wake = threading.Event()
+        self._stop = threading.Event()
+        self._thread: threading.Thread | None = None
+        self.last_scan_at: float | None = None
+
+    def notice(self, path: Path, *, closed: bool = False) -> None:
+        """Note that a path may hold a new file; a closed file needs no settling."""
+        if not is_candidate(path, self._inbox):
+            return
+        with self._lock:
+            if closed:
+                self._ready.add(path)
+            self._seen.setdefault(path, _Seen(-1, -1, time.monotonic()))
+        self._wake.set()
+
+    def rescan_soon(self) -> None:
+        """Ask for a rescan at the next turn (a folder was moved in, say)."""
+        self.last_scan_at = None
+        self._wake.set()
+
+    def waiting(self) -> int:
+        """Return how many noticed files have not settled yet."""
+        with self._lock:
+            return len(self._seen)
+
+    def start(self) -> None:
+        """Start the feeder thread; its first turn rescans the inbox."""
+        self._thread = threading.Thread(target=self._loop, name="incremind-inbox", daemon=False)
+        self._thread.start()
+
+    def stop(self, timeout: float = 5.0) -> None:
+        """Stop the feeder thread."""
+        self._stop.set()
+        self._wake.set()
+        if self._thread is not None:
+            self._thread.join(timeout)
+
+    def _loop(self) -> None:
+        while not self._stop.is_set():
+            now = time.monotonic()
+            if self.last_scan_at is None or now - self.last_scan_at >= self._rescan:
+                self._scan()
+            self._submit_settled()
+            with self._lock:
+                busy = bool(self._seen)
+            timeout = min(0.2, self._settle / 4 or 0.05) if busy else self._rescan
+            self._wake.wait(timeout)
+            self._wake.clear()
+
+    def _scan(self) -> None:
+        self.last_scan_at = time.monotonic()
+        try:
+            self._inbox.mkdir(parents=True, exist_ok=True)
+            for path in scan_inbox(self._inbox):
+                self.notice(path)
+        except OSError as exc:
+            log.warning("could not scan the inbox %s: %s", self._inbox, exc)
+
+    def _submit_settled(self) -> None:
+        with self._lock:
+            candidates = list(self._seen.items())
+        for path, seen in candidates:
+            if self._stop.is_set():
+                return
+            if self._is_settled(path, seen):
+                with self._lock:
+                    self._seen.pop(path, None)
+                    self._ready.discard(path)
+                project = project_for(path, self._inbox, self._default)
+                self._submit(IngestFile(path, project, from_inbox=True))
+
+    def _is_settled(self, path: Path, seen: _Seen) -> bool:
+        try:
+            info = path.lstat()
+        except OSError:
+            with self._lock:
+                self._seen.pop(path, None)  # gone already
+                self._ready.discard(path)
+            return False
+        with self._lock:
+            if path in self._ready:
+                return True
+        now = time.monotonic()
+        if (info.st_size, info.st_mtime_ns) != (seen.size, seen.mtime_ns):
+            with self._lock:
+                self._seen[path] = _Seen(info.st_size, info.st_mtime_ns, now)
+            # a file untouched for the settle time (there before start-up, say) is ready
+            return time.time() - info.st_mtime_ns / 1e9 >= self._settle
+        return now - seen.observed >= self._settle

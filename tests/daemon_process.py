@@ -1,0 +1,63 @@
+"""Run the daemon as a real process for end-to-end tests."""
+
+from __future__ import annotations
+
+import os
+import signal
+import subprocess
+import sys
+from pathlib import Path
+
+from tests.waiting import wait_until
+
+REPO = Path(__file__).resolve().parents[1]
+
+
+def daemon_env(**extra: str) -> dict[str, str]:
+    """The test's environment (private HOME and INCREMIND_HOME) with quick timings."""
+    return dict(
+        os.environ,
+        INCREMIND_INBOX__SETTLE_SECONDS="0.3",
+        INCREMIND_INBOX__RESCAN_SECONDS="1",
+        INCREMIND_SESSIONS__RESCAN_SECONDS="1",
+        PYTHONPATH=str(REPO),
+        **extra,
+    )
+
+
+class DaemonProcess:
+    def __init__(self, home: Path, env: dict[str, str]) -> None:
+        self.home = home
+        self.env = env
+        self.proc: subprocess.Popen[bytes] | None = None
+
+    def start(self) -> None:
+        status = self.home / "status.json"
+        status.unlink(missing_ok=True)
+        self.proc = subprocess.Popen(
+            [sys.executable, "-m", "incremind_daemon", "run"],
+            env=self.env,
+            stdout=subprocess.DEVNULL,
+            stderr=subprocess.PIPE,
+        )
+
+        def heartbeat_written() -> bool:
+            """the daemon wrote its first heartbeat"""
+            assert self.proc is not None and self.proc.poll() is None, self.stderr()
+            return status.exists()
+
+        wait_until(heartbeat_written, timeout=30)
+
+    def stderr(self) -> str:
+        if self.proc is None or self.proc.poll() is None or self.proc.stderr is None:
+            return ""
+        return self.proc.stderr.read().decode(errors="replace")
+
+    def stop(self, sig: int = signal.SIGTERM) -> int:
+        assert self.proc is not None
+        if self.proc.poll() is None:
+            self.proc.send_signal(sig)
+        code = self.proc.wait(timeout=30)
+        if self.proc.stderr is not None:
+            self.proc.stderr.close()
+        return code

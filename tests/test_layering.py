@@ -1,0 +1,76 @@
+"""The import rule of DESIGN.md, checked on the source."""
+
+from __future__ import annotations
+
+import ast
+from pathlib import Path
+
+import pytest
+
+import incremind_daemon
+
+PACKAGE = Path(incremind_daemon.__file__).parent
+LAYERS = {"store", "pipeline", "sources", "serve", "cli", "daemon"}
+FORBIDDEN = {
+    "store": {"pipeline", "serve", "sources", "cli", "daemon"},
+    "pipeline": {"serve", "sources", "cli", "daemon"},
+    "sources": {"serve", "store", "cli", "daemon"},
+    "serve": {"pipeline", "sources", "cli", "daemon"},
+}
+# sources may use the WorkItem types of the pipeline, and nothing else of it
+ALLOWED_MODULES = {"sources": {"incremind_daemon.pipeline.work"}}
+
+
+def imported_modules(path: Path) -> set[str]:
+    tree = ast.parse(path.read_text(encoding="utf-8"))
+    package = ".".join(path.relative_to(PACKAGE.parent).with_suffix("").parts[:-1])
+    found: set[str] = set()
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Import):
+            found.update(alias.name for alias in node.names)
+        elif isinstance(node, ast.ImportFrom):
+            if node.level:
+                base = package.rsplit(".", node.level - 1)[0] if node.level > 1 else package
+                module = f"{base}.{node.module}" if node.module else base
+            else:
+                module = node.module or ""
+            found.add(module)
+    return found
+
+
+def layer_of(module: str) -> str | None:
+    parts = module.split(".")
+    if parts[0] != "incremind_daemon" or len(parts) < 2:
+        return None
+    return parts[1] if parts[1] in LAYERS else None
+
+
+@pytest.mark.parametrize("layer", sorted(FORBIDDEN))
+def test_layer_imports_only_downstream(layer: str) -> None:
+    files = list((PACKAGE / layer).rglob("*.py"))
+    assert files
+    for path in files:
+        for module in imported_modules(path):
+            if module in ALLOWED_MODULES.get(layer, set()):
+                continue
+            target = layer_of(module)
+            assert target not in FORBIDDEN[layer], f"{path.relative_to(PACKAGE)} imports {module}"
+
+
+def test_modules_stay_under_the_hard_size_limit() -> None:
+    for path in PACKAGE.rglob("*.py"):
+        lines = len(path.read_text(encoding="utf-8").splitlines())
+        assert lines <= 600, f"{path.relative_to(PACKAGE)} has {lines} lines; split it by step"
+
+
+def test_library_code_never_prints() -> None:
+    for path in PACKAGE.rglob("*.py"):
+        if path.name in {"cli.py", "__main__.py"}:
+            continue
+        tree = ast.parse(path.read_text(encoding="utf-8"))
+        calls = [
+            node
+            for node in ast.walk(tree)
+            if isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id == "print"
+        ]
+        assert not calls, f"{path.relative_to(PACKAGE)} calls print()"

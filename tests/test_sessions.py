@@ -1,0 +1,181 @@
+"""Agent transcripts into memory, in process: real reader, real worker, real database."""
+
+from __future__ import annotations
+
+import json
+import shutil
+from collections.abc import Iterator
+from pathlib import Path
+
+import apsw
+import pytest
+
+from incremind_daemon import cli
+from incremind_daemon.config import Settings
+from incremind_daemon.pipeline.work import TailSession
+from incremind_daemon.pipeline.worker import Worker
+from incremind_daemon.sources.extract import extract_bytes
+from incremind_daemon.sources.sessions.reader import ReadRules, TranscriptReader
+from incremind_daemon.store.db import connect
+from tests.transcripts import ClaudeLog, CodexLog, GeminiLog
+
+SAMPLES = Path(__file__).parent / "fixtures" / "sessions"
+
+
+@pytest.fixture
+def worker(settings: Settings) -> Iterator[Worker]:
+    made = Worker(settings, extract_bytes, read_session=TranscriptReader(ReadRules.from_settings(settings)))
+    yield made
+    made.close()
+
+
+@pytest.fixture
+def repo(tmp_path: Path) -> Path:
+    folder = tmp_path / "work" / "billing-api"
+    (folder / ".git").mkdir(parents=True)
+    (folder / "src").mkdir()
+    return folder
+
+
+def read_db(settings: Settings, sql: str) -> list[tuple[object, ...]]:
+    conn: apsw.Connection = connect(settings.database_path, readonly=True)
+    try:
+        return list(conn.execute(sql).fetchall())
+    finally:
+        conn.close()
+
+
+def message_count(settings: Settings) -> int:
+    return int(str(read_db(settings, "SELECT count(*) FROM messages WHERE dropped = 0")[0][0]))
+
+
+def search(capsys: pytest.CaptureFixture[str], query: str, *extra: str) -> list[dict[str, object]]:
+    assert cli.main(["search", query, "--json", *extra]) == 0
+    hits: list[dict[str, object]] = json.loads(capsys.readouterr().out)
+    return hits
+
+
+def test_claude_messages_are_searchable_with_agent_session_and_project(
+    worker: Worker, settings: Settings, repo: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    log = ClaudeLog(settings.sessions.claude.dir or Path(), "11111111-2222-3333-4444-555555555555", str(repo / "src"))
+    log.append(
+        log.user("u1", "把数据库连接池的大小改成 20，然后跑一下测试"),
+        log.assistant("a1", "msg_1", "已修改 pool_size 为 20，测试全部通过。"),
+    )
+    outcome = worker.process(TailSession(log.path, "claude"))
+    assert outcome.status == "added" and outcome.passages == 2
+    hits = search(capsys, "连接池", "--tier", "raw")
+    assert hits, "the user message is found in the raw tier"
+    source = hits[0]["source"]
+    assert isinstance(source, dict)
+    assert (source["agent"], source["session_id"], source["project"]) == ("claude", log.session, "billing-api")
+    assert search(capsys, "pool_size", "--tier", "organized")
+
+
+def test_rereading_a_transcript_adds_nothing(worker: Worker, settings: Settings, repo: Path) -> None:
+    log = CodexLog(settings.sessions.codex.dir or Path(), "019b64e5-57fa-7463-b644-fba7e456f905", str(repo))
+    log.append(log.meta(), log.user("rename the config loader"), log.assistant("Renamed it to load_settings."))
+    worker.process(TailSession(log.path, "codex"))
+    assert message_count(settings) == 2
+    conn = connect(settings.database_path)
+    with conn:
+        conn.execute("DELETE FROM tail_files")  # forget the mark: the whole file is read again
+    conn.close()
+    worker.process(TailSession(log.path, "codex"))
+    assert message_count(settings) == 2
+
+
+def test_truncated_log_line_is_retried_after_append(worker: Worker, settings: Settings, repo: Path) -> None:
+    log = ClaudeLog(settings.sessions.claude.dir or Path(), "22222222-2222-3333-4444-555555555555", str(repo))
+    whole = log.user("u1", "first question about the parser") + log.user("u2", "second question about redaction")
+    cut = len(whole.encode()) - 20
+    log.path.write_bytes(whole.encode()[:cut])
+    worker.process(TailSession(log.path, "claude"))
+    assert message_count(settings) == 1
+    with log.path.open("ab") as handle:
+        handle.write(whole.encode()[cut:])
+    worker.process(TailSession(log.path, "claude"))
+    texts = [row[0] for row in read_db(settings, "SELECT text FROM messages ORDER BY seq")]
+    assert texts == ["first question about the parser", "second question about redaction"]
+
+
+def test_file_replaced_by_shorter_one_is_reread_without_duplicates(
+    worker: Worker, settings: Settings, repo: Path
+) -> None:
+    log = ClaudeLog(settings.sessions.claude.dir or Path(), "33333333-2222-3333-4444-555555555555", str(repo))
+    first = log.user("u1", "keep this message")
+    log.append(first, log.user("u2", "a long second message " * 10), log.user("u3", "and a third"))
+    worker.process(TailSession(log.path, "claude"))
+    log.path.write_text(first + log.user("u4", "new"), encoding="utf-8")
+    worker.process(TailSession(log.path, "claude"))
+    ids = [row[0] for row in read_db(settings, "SELECT message_id FROM messages ORDER BY seq")]
+    assert len(ids) == len(set(ids)) == 4
+
+
+def test_gemini_rewind_drops_messages_from_search(
+    worker: Worker, settings: Settings, repo: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    log = GeminiLog(settings.sessions.gemini.dir or Path(), "0ab84937-9fe7-4284-986a-33c832af0b6a", str(repo))
+    log.append(
+        log.meta(),
+        log.message("m1", "user", "explain the zebra cache"),
+        log.message("m2", "gemini", "The zebra cache keeps hot rows."),
+        log.message("m3", "user", "now talk about the walrus index"),
+    )
+    worker.process(TailSession(log.path, "gemini"))
+    assert search(capsys, "walrus")
+    log.append(log.rewind("m3"))
+    worker.process(TailSession(log.path, "gemini"))
+    assert not search(capsys, "walrus")
+    assert search(capsys, "zebra")[0]["source"]["project"] == "billing-api"  # type: ignore[index]
+
+
+def test_secrets_are_redacted_before_storing(
+    worker: Worker, settings: Settings, repo: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    key = "sk-proj-" + "Ab3dEf6hIj9kLm2nOp5qRs8tUv1wXy4z"
+    log = ClaudeLog(settings.sessions.claude.dir or Path(), "44444444-2222-3333-4444-555555555555", str(repo))
+    log.append(log.user("u1", f"use OPENAI_API_KEY={key} for the billing job"))
+    worker.process(TailSession(log.path, "claude"))
+    stored = read_db(settings, "SELECT text FROM messages")[0][0]
+    assert key not in str(stored) and "[REDACTED" in str(stored)
+    assert not search(capsys, key)
+
+
+def test_session_inside_the_incremind_home_is_skipped(worker: Worker, settings: Settings) -> None:
+    log = ClaudeLog(
+        settings.sessions.claude.dir or Path(), "55555555-2222-3333-4444-555555555555", str(settings.home_dir / "inbox")
+    )
+    log.append(log.user("u1", "this is the daemon talking to itself"))
+    assert worker.process(TailSession(log.path, "claude")).status == "skipped"
+    assert message_count(settings) == 0
+
+
+def test_real_samples_are_taken_in(worker: Worker, settings: Settings, capsys: pytest.CaptureFixture[str]) -> None:
+    claude = settings.sessions.claude.dir or Path()
+    target = claude / "projects" / "-home-marco-projects-spotter" / "55604662-cf2a-4331-851a-ec234028f8ca.jsonl"
+    target.parent.mkdir(parents=True)
+    shutil.copy(SAMPLES / "claude" / "short.jsonl", target)
+    assert worker.process(TailSession(target, "claude")).status == "added"
+    worker.summarize_pending(force=True)
+    assert cli.main(["sessions", "--json"]) == 0
+    listed = json.loads(capsys.readouterr().out)
+    assert listed[0]["agent"] == "claude" and listed[0]["project"] == "spotter" and listed[0]["index_line"]
+    assert cli.main(["show", "55604662"]) == 0
+    shown = capsys.readouterr().out
+    assert "phx.server" in shown and "tool_result" not in shown and "<system-reminder>" not in shown
+
+
+def test_backfill_dry_run_counts_and_stores_nothing(
+    settings: Settings, repo: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    log = ClaudeLog(settings.sessions.claude.dir or Path(), "66666666-2222-3333-4444-555555555555", str(repo))
+    log.append(log.user("u1", "hello there, plan the migration"), log.assistant("a1", "msg_1", "Here is a plan."))
+    assert cli.main(["backfill", "--dry-run", "--json"]) == 0
+    totals = json.loads(capsys.readouterr().out)
+    assert (totals["files"], totals["messages"]) == (1, 2) and totals["characters"] > 20
+    assert not settings.database_path.exists() or message_count(settings) == 0
+    assert cli.main(["backfill", "--json"]) == 0
+    assert json.loads(capsys.readouterr().out)["messages"] == 2
+    assert message_count(settings) == 2
