@@ -11,7 +11,8 @@ import apsw
 import pytest
 
 from incremind_daemon import cli
-from incremind_daemon.config import Settings
+from incremind_daemon.backfill import plan_backfill
+from incremind_daemon.config import Settings, load_settings
 from incremind_daemon.pipeline.work import TailSession
 from incremind_daemon.pipeline.worker import Worker
 from incremind_daemon.sources.extract import extract_bytes
@@ -179,3 +180,52 @@ def test_backfill_dry_run_counts_and_stores_nothing(
     assert cli.main(["backfill", "--json"]) == 0
     assert json.loads(capsys.readouterr().out)["messages"] == 2
     assert message_count(settings) == 2
+
+
+def test_chat_log_folder_is_read_as_sessions(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    code = tmp_path / "code" / "tool"
+    code.mkdir(parents=True)
+    shutil.copy(SAMPLES / "aider" / ".aider.chat.history.md", code / ".aider.chat.history.md")
+    chat_logs = [{"dir": str(tmp_path / "code"), "agent": "aider", "pattern": ".aider.chat.history.md"}]
+    settings = load_settings(sessions={"chat_logs": chat_logs})
+    worker = Worker(settings, extract_bytes, read_session=TranscriptReader(ReadRules.from_settings(settings)))
+    try:
+        planned = plan_backfill(settings, agent=None, since=None)
+        assert [t.agent for t, _ in planned] == ["aider"]
+        outcome = worker.process(TailSession(planned[0][0].path, "aider"))
+    finally:
+        worker.close()
+    assert outcome.status == "added" and outcome.passages > 0
+    assert cli.main(["sessions", "--json"]) == 0
+    assert json.loads(capsys.readouterr().out)[0]["agent"] == "aider"
+
+
+def test_project_mapping_and_exclude_rules_apply(repo: Path) -> None:
+    settings = load_settings(sessions={"projects": {str(repo): "billing"}, "exclude": [str(repo.parent / "secret*")]})
+    claude = settings.sessions.claude.dir or Path()
+    worker = Worker(settings, extract_bytes, read_session=TranscriptReader(ReadRules.from_settings(settings)))
+    try:
+        mapped = ClaudeLog(claude, "77777777-2222-3333-4444-555555555555", str(repo / "src"))
+        mapped.append(mapped.user("u1", "mapped project message"))
+        assert worker.process(TailSession(mapped.path, "claude")).project == "billing"
+        hidden = ClaudeLog(claude, "88888888-2222-3333-4444-555555555555", str(repo.parent / "secret-work"))
+        hidden.append(hidden.user("u1", "never stored"))
+        assert worker.process(TailSession(hidden.path, "claude")).status == "skipped"
+    finally:
+        worker.close()
+    assert message_count(settings) == 1
+
+
+def test_status_lists_each_agent_source(
+    worker: Worker, settings: Settings, repo: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    log = ClaudeLog(settings.sessions.claude.dir or Path(), "99999999-2222-3333-4444-555555555555", str(repo))
+    log.append(log.user("u1", "status check message"), log.assistant("a1", "msg_1", "ok"))
+    worker.process(TailSession(log.path, "claude"))
+    log.append(log.user("u2", "not read yet"))
+    assert cli.main(["status", "--json"]) == 3
+    by_agent = {s["agent"]: s for s in json.loads(capsys.readouterr().out)["sessions"]}
+    assert set(by_agent) == {"claude", "codex", "gemini"}
+    claude = by_agent["claude"]
+    assert (claude["files_tracked"], claude["messages"], claude["exists"]) == (1, 2, True)
+    assert claude["unread_bytes"] > 0 and claude["errors"] == 0
