@@ -1,0 +1,591 @@
+"""Benchmark ingest, keyword search, database size and the daemon's memory.
+
+Run from the repository root (``--quick`` for a sanity run of about six minutes):
+
+    PYTHONPATH=. python benchmarks/ingest_search.py [--quick] [--out figures.json]
+
+Everything happens in a fresh temporary folder: HOME and INCREMIND_HOME point
+inside it for this process and for the daemon it starts, so the real home is
+never read or written. Figures are printed, never asserted.
+"""
+
+from __future__ import annotations
+
+import argparse
+import cProfile
+import hashlib
+import io
+import json
+import logging
+import math
+import os
+import platform
+import pstats
+import shutil
+import signal
+import subprocess
+import sys
+import tempfile
+import threading
+import time
+from collections.abc import Callable, Sequence
+from dataclasses import asdict, dataclass, field
+from itertools import islice
+from pathlib import Path
+
+
+def isolate_home() -> Path:
+    """Create the benchmark folder and point HOME and INCREMIND_HOME into it.
+
+    Runs before incremind_daemon is imported, and drops inherited INCREMIND_*
+    variables, so no setting or path of the real home can leak in.
+    """
+    root = Path(tempfile.mkdtemp(prefix="incremind-bench-")).resolve()
+    for name in [key for key in os.environ if key.startswith("INCREMIND_")]:
+        del os.environ[name]
+    os.environ["HOME"] = str(root / "home")
+    os.environ["INCREMIND_HOME"] = str(root / "home" / ".incremind")
+    (root / "home").mkdir()
+    return root
+
+
+BENCH_ROOT = isolate_home()  # before apsw, jieba and incremind_daemon are imported
+
+import apsw  # noqa: E402
+import jieba  # noqa: E402
+
+from benchmarks.corpus import Document, Query, build_queries, generate_documents, iter_passages  # noqa: E402
+from incremind_daemon.config import load_settings  # noqa: E402
+from incremind_daemon.pipeline.ingest import utc_now  # noqa: E402
+from incremind_daemon.pipeline.work import IngestFile, Outcome  # noqa: E402
+from incremind_daemon.pipeline.worker import Worker  # noqa: E402
+from incremind_daemon.sources.extract import extract_bytes  # noqa: E402
+from incremind_daemon.store import items  # noqa: E402
+from incremind_daemon.store.db import connect, fetch_int  # noqa: E402
+from incremind_daemon.store.records import NewPassage, NewSource, NewSummary  # noqa: E402
+from incremind_daemon.store.search import search  # noqa: E402
+from incremind_daemon.store.tokenizer import ensure_segmenter  # noqa: E402
+
+REPO = Path(__file__).resolve().parent.parent
+MB = 1_000_000  # sizes and throughput are decimal megabytes
+PROJECT = "bench"
+PASSAGES_PER_SOURCE = 20
+SOURCES_PER_TRANSACTION = 250
+SAMPLE_SECONDS = 0.1
+
+
+@dataclass(frozen=True, slots=True)
+class Plan:
+    """How big each benchmark is."""
+
+    mode: str
+    documents: int
+    scales: tuple[int, ...]
+    rounds: int
+    idle_seconds: float = 5.0
+    cpu_seconds: float = 10.0
+
+
+@dataclass(frozen=True, slots=True)
+class Figure:
+    """One printed number."""
+
+    section: str
+    name: str
+    value: float
+    unit: str
+    digits: int = 1
+
+    def shown(self) -> str:
+        if self.digits == 0:
+            return f"{round(self.value):,}"
+        return f"{self.value:,.{self.digits}f}"
+
+
+@dataclass(slots=True)
+class Report:
+    """Figures in the order they were measured, plus free-form notes."""
+
+    figures: list[Figure] = field(default_factory=list)
+    notes: list[str] = field(default_factory=list)
+
+    def add(self, section: str, name: str, value: float, unit: str = "", digits: int = 1) -> None:
+        figure = Figure(section, name, value, unit, digits)
+        self.figures.append(figure)
+        progress(f"{section}: {name} = {figure.shown()} {unit}".rstrip())
+
+    def note(self, text: str) -> None:
+        self.notes.append(text)
+        progress(f"note: {text}")
+
+
+def progress(message: str) -> None:
+    """Print a progress line to stderr, keeping stdout for the figures."""
+    print(f"[{time.strftime('%H:%M:%S')}] {message}", file=sys.stderr, flush=True)
+
+
+# ---------------------------------------------------------------- corpus
+
+
+def stage_documents(documents: Sequence[Document], folder: Path) -> Path:
+    """Write the documents as files under folder/<project>/ and return that folder."""
+    target = folder / PROJECT
+    target.mkdir(parents=True, exist_ok=True)
+    for document in documents:
+        (target / document.name).write_text(document.text, encoding="utf-8")
+    return target
+
+
+def describe_corpus(documents: Sequence[Document], report: Report) -> None:
+    sizes = [d.size_bytes for d in documents]
+    report.add("corpus", "documents", len(documents), "", 0)
+    report.add("corpus", "text", sum(sizes) / MB, "MB", 2)
+    report.add("corpus", "mean document", sum(sizes) / len(sizes) / 1000, "KB", 2)
+    report.add("corpus", "largest document", max(sizes) / 1000, "KB", 1)
+
+
+# ---------------------------------------------------------------- in-process ingest
+
+
+def ingest_folder(folder: Path, home: Path) -> tuple[list[Outcome], float]:
+    """Ingest every file of folder through the real pipeline; return outcomes and seconds."""
+    settings = load_settings(home=home)
+    ensure_segmenter()  # jieba's dictionary load is start-up cost, not ingest cost
+    paths = sorted(folder.iterdir())
+    worker = Worker(settings, extract_bytes, actor="bench")
+    try:
+        started = time.perf_counter()
+        outcomes = [worker.process(IngestFile(path, PROJECT)) for path in paths]
+        elapsed = time.perf_counter() - started
+    finally:
+        worker.close()
+    return outcomes, elapsed
+
+
+def checkpointed_db_bytes(db_path: Path) -> int:
+    """Fold the WAL into the database and return the size of both files."""
+    conn = connect(db_path)
+    try:
+        conn.execute("PRAGMA wal_checkpoint(TRUNCATE)").fetchall()
+    finally:
+        conn.close()
+    wal = db_path.with_name(db_path.name + "-wal")
+    return db_path.stat().st_size + (wal.stat().st_size if wal.exists() else 0)
+
+
+def folder_bytes(folder: Path) -> int:
+    return sum(p.stat().st_size for p in folder.rglob("*") if p.is_file())
+
+
+def query_int(db_path: Path, sql: str) -> int:
+    """Run one counting query on a read-only connection."""
+    conn = connect(db_path, readonly=True)
+    try:
+        return fetch_int(conn, sql)
+    finally:
+        conn.close()
+
+
+def bench_ingest(folder: Path, report: Report) -> None:
+    """Time in-process ingest and size the database it leaves."""
+    home = BENCH_ROOT / "ingest-home"
+    settings = load_settings(home=home)
+    outcomes, seconds = ingest_folder(folder, home)
+    added = sum(o.status == "added" for o in outcomes)
+    text_mb = query_int(settings.database_path, "SELECT sum(length(CAST(raw_text AS BLOB))) FROM sources") / MB
+    passages = sum(o.passages for o in outcomes)
+    report.add("ingest", "documents added", added, "", 0)
+    report.add("ingest", "documents not added", len(outcomes) - added, "", 0)
+    report.add("ingest", "time", seconds, "s", 1)
+    report.add("ingest", "throughput", len(outcomes) / seconds, "docs/s", 1)
+    report.add("ingest", "throughput (extracted text)", text_mb / seconds, "MB/s", 3)
+    report.add("ingest", "passages", passages, "", 0)
+    report.add("ingest", "passages per second", passages / seconds, "/s", 1)
+    db_mb = checkpointed_db_bytes(settings.database_path) / MB
+    originals_mb = folder_bytes(settings.raw_dir) / MB
+    report.add("ingest", "database size", db_mb, "MB", 2)
+    report.add("ingest", "database per MB of text", db_mb / text_mb, "MB/MB", 2)
+    report.add("ingest", "kept originals", originals_mb, "MB", 2)
+    report.add("ingest", "kept originals per MB of text", originals_mb / text_mb, "MB/MB", 2)
+
+
+def profile_ingest(folder: Path, count: int) -> str:
+    """Profile in-process ingest of the first count files; return the top entries."""
+    subset = BENCH_ROOT / "profile-docs" / PROJECT
+    subset.mkdir(parents=True)
+    for path in sorted(folder.iterdir())[:count]:
+        shutil.copyfile(path, subset / path.name)
+    profiler = cProfile.Profile()
+    profiler.enable()
+    ingest_folder(subset, BENCH_ROOT / "profile-home")
+    profiler.disable()
+    out = io.StringIO()
+    stats = pstats.Stats(profiler, stream=out).strip_dirs()
+    out.write(f"--- top 10 cumulative, incremind_daemon only ({count} documents)\n")
+    pstats.Stats(profiler, stream=out).sort_stats("cumulative").print_stats(r"incremind_daemon", 10)
+    out.write("--- top 10 own time, all code\n")
+    stats.sort_stats("tottime").print_stats(10)
+    return out.getvalue()
+
+
+# ---------------------------------------------------------------- search
+
+
+def make_source(number: int, passages: list[str]) -> tuple[NewSource, list[NewPassage]]:
+    """Join passages into one source's raw text, keeping each passage's offsets."""
+    pieces: list[NewPassage] = []
+    offset = 0
+    for text in passages:
+        pieces.append(NewPassage(text, offset, offset + len(text)))
+        offset += len(text) + 2
+    raw_text = "\n\n".join(passages)
+    data = raw_text.encode("utf-8")
+    source = NewSource(
+        kind="file", project=PROJECT, title=first_sentence(passages[0], 60), raw_text=raw_text,
+        sha256=hashlib.sha256(data).hexdigest(), original_name=f"{number:06d}.md",
+        media_type="text/markdown", size_bytes=len(data),
+    )
+    return source, pieces
+
+
+def first_sentence(text: str, limit: int) -> str:
+    for mark in ("。", ". ", "；", "！", "？"):
+        cut = text.find(mark)
+        if 0 < cut < limit:
+            return text[: cut + len(mark)].strip()
+    return text[:limit]
+
+
+def make_summary(source: NewSource, pieces: list[NewPassage]) -> NewSummary:
+    """A cheap stand-in of the summarizer's shape: an index line and five sentences."""
+    sentences = [first_sentence(p.text, 120) for p in pieces[:5]]
+    return NewSummary(source.title[:80], "\n".join(sentences))
+
+
+def build_search_db(db_path: Path, passage_count: int) -> float:
+    """Insert passage_count passages (20 per source) plus summaries; return seconds."""
+    stream = (text for _, text in iter_passages(passage_count))
+    conn = connect(db_path)
+    started = time.perf_counter()
+    number = 0
+    try:
+        while True:
+            with conn:
+                batch = 0
+                while batch < SOURCES_PER_TRANSACTION and (chunk := list(islice(stream, PASSAGES_PER_SOURCE))):
+                    number += 1
+                    batch += 1
+                    insert_source(conn, number, chunk)
+            if batch < SOURCES_PER_TRANSACTION:
+                break
+            progress(f"built {number * PASSAGES_PER_SOURCE:,} of {passage_count:,} passages")
+    finally:
+        conn.close()
+    return time.perf_counter() - started
+
+
+def insert_source(conn: apsw.Connection, number: int, passages: list[str]) -> None:
+    now = utc_now()
+    source, pieces = make_source(number, passages)
+    source_id = items.insert_source(conn, source, now=now)
+    items.insert_passages(conn, source_id, pieces)
+    items.upsert_summary(conn, source_id, make_summary(source, pieces), now=now)
+
+
+@dataclass(frozen=True, slots=True)
+class Timing:
+    query: Query
+    ms: float
+    hits: int
+
+
+def time_queries(db_path: Path, home: Path, queries: Sequence[Query], rounds: int) -> list[Timing]:
+    """Run every query once to warm up, then rounds times timed."""
+    conn = connect(db_path, readonly=True)
+    try:
+        for query in queries:
+            search(conn, query.text, home=home, limit=10)
+        timings: list[Timing] = []
+        for _ in range(rounds):
+            for query in queries:
+                started = time.perf_counter()
+                hits = search(conn, query.text, home=home, limit=10)
+                timings.append(Timing(query, (time.perf_counter() - started) * 1000, len(hits)))
+    finally:
+        conn.close()
+    return timings
+
+
+def percentile(values: Sequence[float], pct: float) -> float:
+    """Nearest-rank percentile."""
+    ordered = sorted(values)
+    return ordered[max(0, math.ceil(pct / 100 * len(ordered)) - 1)]
+
+
+def bench_search(scale: int, queries: Sequence[Query], rounds: int, report: Report) -> None:
+    """Build a database of scale passages and time keyword search over it."""
+    section = f"search {scale // 1000:,}k" if scale % 1000 == 0 else f"search {scale:,}"
+    home = BENCH_ROOT / f"search-{scale}"
+    db_path = load_settings(home=home).database_path
+    build_seconds = build_search_db(db_path, scale)
+    report.add(section, "build time", build_seconds, "s", 1)
+    report.add(section, "build rate", scale / build_seconds, "passages/s", 1)
+    report.add(section, "database size", checkpointed_db_bytes(db_path) / MB, "MB", 1)
+    timings = time_queries(db_path, home, queries, rounds)
+    ms = [t.ms for t in timings]
+    report.add(section, "queries timed", len(timings), "", 0)
+    for pct in (50, 95, 99):
+        report.add(section, f"latency p{pct}", percentile(ms, pct), "ms", 2)
+    report.add(section, "latency max", max(ms), "ms", 2)
+    report.add(section, "queries with no hit", sum(t.hits == 0 for t in timings[: len(queries)]), "", 0)
+    for family in sorted({q.family for q in queries}):
+        family_ms = [t.ms for t in timings if t.query.family == family]
+        report.add(section, f"p95 {family}", percentile(family_ms, 95), "ms", 2)
+    slowest = max(timings, key=lambda t: t.ms)
+    report.note(f"{section}: slowest query {slowest.query.text!r} ({slowest.query.family}) "
+                f"{slowest.ms:.1f} ms, {slowest.hits} hits")
+
+
+# ---------------------------------------------------------------- daemon
+
+
+def proc_status_kb(pid: int, key: str) -> int:
+    """Return a kB figure (VmRSS, VmHWM) from /proc/<pid>/status."""
+    with open(f"/proc/{pid}/status", encoding="ascii") as handle:
+        for line in handle:
+            if line.startswith(key + ":"):
+                return int(line.split()[1])
+    raise LookupError(f"{key} not in /proc/{pid}/status")
+
+
+def cpu_seconds(pid: int) -> float:
+    """Return the process's user plus system CPU time."""
+    with open(f"/proc/{pid}/stat", encoding="ascii") as handle:
+        fields = handle.read().rsplit(")", 1)[1].split()
+    # after "pid (comm)": field 3 is the state, so utime (14) and stime (15) sit at 11 and 12
+    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+
+
+class RssSampler:
+    """Sample a process's VmRSS every 0.1 s on a thread until stopped."""
+
+    def __init__(self, pid: int) -> None:
+        self._pid = pid
+        self._stop = threading.Event()
+        self.samples_kb: list[int] = []
+        self._thread = threading.Thread(target=self._loop, name="rss-sampler", daemon=True)
+
+    def __enter__(self) -> RssSampler:
+        self._thread.start()
+        return self
+
+    def __exit__(self, *_: object) -> None:
+        self._stop.set()
+        self._thread.join()
+
+    def _loop(self) -> None:
+        while not self._stop.is_set():
+            try:
+                self.samples_kb.append(proc_status_kb(self._pid, "VmRSS"))
+            except (OSError, LookupError):
+                return  # the process is gone
+            self._stop.wait(SAMPLE_SECONDS)
+
+    @property
+    def peak_mb(self) -> float:
+        return max(self.samples_kb, default=0) * 1024 / MB
+
+
+def daemon_env(home: Path) -> dict[str, str]:
+    """The daemon's environment: isolated home, the repo importable, quick settling."""
+    env = {k: v for k, v in os.environ.items() if not k.startswith("INCREMIND_")}
+    env.update(
+        HOME=os.environ["HOME"], INCREMIND_HOME=str(home), INCREMIND_INBOX__SETTLE_SECONDS="0.2",
+        PYTHONPATH=os.pathsep.join(filter(None, [str(REPO), env.get("PYTHONPATH")])),
+    )
+    return env
+
+
+def wait_for(condition: Callable[[], bool], timeout: float, what: str) -> float:
+    """Poll condition every 0.1 s; return the seconds it took or raise after timeout."""
+    started = time.monotonic()
+    while not condition():
+        if time.monotonic() - started > timeout:
+            raise TimeoutError(f"{what}: not done after {timeout:.0f} s")
+        time.sleep(SAMPLE_SECONDS)
+    return time.monotonic() - started
+
+
+def files_in(folder: Path) -> int:
+    with os.scandir(folder) as entries:
+        return sum(1 for entry in entries if entry.is_file())
+
+
+def start_daemon(home: Path, log_path: Path) -> subprocess.Popen[bytes]:
+    command = [sys.executable, "-m", "incremind_daemon", "run", "--home", str(home)]
+    with open(log_path, "wb") as log:  # the child keeps its own descriptor
+        return subprocess.Popen(command, env=daemon_env(home), cwd=REPO, stdout=log, stderr=subprocess.STDOUT)
+
+
+def bench_daemon(folder: Path, plan: Plan, report: Report) -> None:
+    """Measure the daemon's memory idle and while draining the inbox, and idle CPU."""
+    home = BENCH_ROOT / "daemon-home"
+    log_path = BENCH_ROOT / "daemon.log"
+    process = start_daemon(home, log_path)
+    section = "daemon"
+    try:
+        startup = wait_for(lambda: (home / "status.json").exists() or process.poll() is not None,
+                           120, "daemon start")
+        if process.poll() is not None:
+            tail = log_path.read_text(encoding="utf-8", errors="replace").strip().splitlines()[-1:]
+            raise RuntimeError(f"the daemon exited with {process.returncode}: {' '.join(tail)}")
+        report.add(section, "start-up (to status.json)", startup, "s", 2)
+        with RssSampler(process.pid) as idle:
+            time.sleep(plan.idle_seconds)
+        report.add(section, f"RSS idle ({plan.idle_seconds:g} s, max)", idle.peak_mb, "MB", 1)
+        drain_inbox(process, folder, home, report)
+        before = cpu_seconds(process.pid)
+        time.sleep(plan.cpu_seconds)
+        used = cpu_seconds(process.pid) - before
+        report.add(section, f"CPU idle after drain ({plan.cpu_seconds:g} s)", used / plan.cpu_seconds * 100, "%", 2)
+        report.add(section, "RSS after idle", proc_status_kb(process.pid, "VmRSS") * 1024 / MB, "MB", 1)
+    finally:
+        report.add(section, "exit code after SIGTERM", stop_daemon(process), "", 0)
+    report.add(section, "sources stored", query_int(home / "memory.db", "SELECT count(*) FROM sources"), "", 0)
+    failed = home / "inbox" / ".failed"
+    report.add(section, "files failed", files_in(failed) if failed.exists() else 0, "", 0)
+
+
+def drain_inbox(process: subprocess.Popen[bytes], folder: Path, home: Path, report: Report) -> None:
+    """Copy every staged file into the inbox and wait until the daemon has taken all in."""
+    inbox = home / "inbox" / PROJECT
+    inbox.mkdir(parents=True, exist_ok=True)
+    paths = sorted(folder.iterdir())
+    with RssSampler(process.pid) as during:
+        started = time.monotonic()
+        for path in paths:
+            shutil.copyfile(path, inbox / path.name)
+        wait_for(lambda: files_in(inbox) == 0 or process.poll() is not None,
+                 600 + 2 * len(paths), "inbox drain")
+        seconds = time.monotonic() - started
+    if process.poll() is not None:
+        raise RuntimeError(f"the daemon exited with {process.returncode} while ingesting")
+    section = "daemon"
+    report.add(section, "RSS peak during ingest (sampled)", during.peak_mb, "MB", 1)
+    report.add(section, "VmHWM (peak since start)", proc_status_kb(process.pid, "VmHWM") * 1024 / MB, "MB", 1)
+    report.add(section, "inbox drain time", seconds, "s", 1)
+    report.add(section, "throughput through the daemon", len(paths) / seconds, "docs/s", 1)
+    report.add(section, "RSS right after drain", proc_status_kb(process.pid, "VmRSS") * 1024 / MB, "MB", 1)
+
+
+def stop_daemon(process: subprocess.Popen[bytes]) -> int:
+    if process.poll() is None:
+        process.send_signal(signal.SIGTERM)
+    try:
+        return process.wait(timeout=120)
+    except subprocess.TimeoutExpired:
+        process.kill()
+        return process.wait()
+
+
+# ---------------------------------------------------------------- output
+
+
+def render_table(report: Report, plan: Plan) -> str:
+    """Render the figures as an aligned table, one block per section."""
+    name_width = max(len(f.name) for f in report.figures)
+    value_width = max(len(f.shown()) for f in report.figures)
+    scales = " and ".join(f"{s:,}" for s in plan.scales)
+    lines = [f"incremind-daemon benchmark ({plan.mode}: {plan.documents:,} documents; {scales} passages)",
+             machine_line()]
+    section = ""
+    for figure in report.figures:
+        if figure.section != section:
+            section = figure.section
+            lines += ["", section]
+        lines.append(f"  {figure.name:<{name_width}}  {figure.shown():>{value_width}}  {figure.unit}".rstrip())
+    if report.notes:
+        lines += ["", *report.notes]
+    return "\n".join(lines)
+
+
+def machine_line() -> str:
+    return (f"python {platform.python_version()}, SQLite {apsw.sqlite_lib_version()}, "
+            f"{os.cpu_count()} CPUs, {platform.machine()} {platform.system()}")
+
+
+def write_json(path: Path, report: Report, plan: Plan) -> None:
+    data = {"plan": asdict(plan), "machine": machine_line(),
+            "figures": [asdict(f) for f in report.figures], "notes": report.notes}
+    path.write_text(json.dumps(data, ensure_ascii=False, indent=2) + "\n", encoding="utf-8")
+
+
+# ---------------------------------------------------------------- main
+
+BENCHMARKS = ("ingest", "search", "daemon")
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(description="Benchmark ingest, keyword search and the daemon's memory.")
+    parser.add_argument("--quick", action="store_true", help="a small run: 200 documents, 2,000/10,000 passages")
+    parser.add_argument("--out", type=Path, help="also write the figures to this JSON file")
+    parser.add_argument("--only", nargs="+", choices=BENCHMARKS, default=list(BENCHMARKS),
+                        help="run only these benchmarks")
+    parser.add_argument("--documents", type=int, help="documents to ingest (default 1,000; quick 200)")
+    parser.add_argument("--passages", type=int, nargs="+", help="search scales (default 10,000 100,000)")
+    parser.add_argument("--rounds", type=int, default=1, help="timed passes over the query list (default 1)")
+    parser.add_argument("--profile", type=int, metavar="N", default=0,
+                        help="also profile in-process ingest of N documents and print the top entries")
+    parser.add_argument("--keep", action="store_true", help="keep the temporary folder")
+    return parser
+
+
+def make_plan(args: argparse.Namespace) -> Plan:
+    documents, scales = (200, (2_000, 10_000)) if args.quick else (1_000, (10_000, 100_000))
+    return Plan(
+        mode="quick" if args.quick else "full",
+        documents=args.documents or documents,
+        scales=tuple(args.passages or scales),
+        rounds=args.rounds,
+    )
+
+
+def run(args: argparse.Namespace, plan: Plan, report: Report) -> None:
+    documents = generate_documents(plan.documents)
+    folder = stage_documents(documents, BENCH_ROOT / "docs")
+    queries = build_queries()
+    describe_corpus(documents, report)
+    report.add("corpus", "search queries", len(queries), "", 0)
+    if "ingest" in args.only:
+        bench_ingest(folder, report)
+    if "search" in args.only:
+        for scale in plan.scales:
+            bench_search(scale, queries, plan.rounds, report)
+    if "daemon" in args.only:
+        bench_daemon(folder, plan, report)
+    if args.profile:
+        print(profile_ingest(folder, min(args.profile, plan.documents)))
+
+
+def main(argv: list[str] | None = None) -> int:
+    args = build_parser().parse_args(argv)
+    plan = make_plan(args)
+    jieba.setLogLevel(logging.WARNING)
+    progress(f"working in {BENCH_ROOT}")
+    report = Report()
+    try:
+        run(args, plan, report)
+    finally:
+        if report.figures:  # print what was measured even when a later step failed
+            print(render_table(report, plan))
+            if args.out:
+                write_json(args.out, report, plan)
+        if args.keep:
+            progress(f"kept {BENCH_ROOT}")
+        else:
+            shutil.rmtree(BENCH_ROOT, ignore_errors=True)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
