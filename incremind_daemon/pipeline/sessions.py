@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import logging
 from collections import defaultdict
+from itertools import pairwise
 from dataclasses import dataclass, replace
 
 import apsw
@@ -124,23 +125,73 @@ def _store_group(
         started_at=meta.started if meta else None,
     )
     source_id = sessions.upsert_session(conn, info, now=now)
+    last_at = sessions.last_message_at(conn, source_id)
+    messages = [
+        NewMessage(m.message_id, m.role, redact(m.text), m.timestamp, m.subagent)
+        for m in group
+        if isinstance(m, SessionMessage)
+    ]
+    if not any(isinstance(m, Rewind) for m in group):
+        added, updated = sessions.upsert_messages(conn, source_id, messages)
+        fresh = sessions.unplaced_messages(conn, source_id) if added and not updated else []
+        if fresh and all((m.at or "") >= (last_at or "") for m in fresh):
+            append_to_session(conn, source_id, fresh, now=now)
+        elif added or updated:
+            rebuild_session(conn, source_id, now=now)  # an earlier message changed or arrived late
+        return source_id, added
     added = 0
     changed = False
     pending: list[NewMessage] = []
     for entry in group:
         if isinstance(entry, Rewind):
-            new, moved = sessions.upsert_messages(conn, source_id, pending)
-            added, changed, pending = added + new, changed or moved, []
+            new, updated = sessions.upsert_messages(conn, source_id, pending)
+            added, changed, pending = added + new, changed or bool(new or updated), []
             changed = sessions.drop_messages(conn, source_id, entry.to_message_id) or changed
         else:
             pending.append(
                 NewMessage(entry.message_id, entry.role, redact(entry.text), entry.timestamp, entry.subagent)
             )
-    new, moved = sessions.upsert_messages(conn, source_id, pending)
-    added, changed = added + new, changed or moved
+    new, updated = sessions.upsert_messages(conn, source_id, pending)
+    added, changed = added + new, changed or bool(new or updated)
     if changed:
         rebuild_session(conn, source_id, now=now)
     return source_id, added
+
+
+def append_to_session(conn: apsw.Connection, source_id: int, fresh: list[MessageRow], *, now: str) -> None:
+    """Add newly arrived messages to the end of a session's text, renewing only the last turn's passages.
+
+    The common case (a reply or a prompt appended) then costs the new text, not the whole session.
+    """
+    old = sessions.session_text(conn, source_id)
+    turn_start = sessions.last_turn_start(conn, source_id, before=fresh[0].id)
+    parts: list[str] = [old]
+    offsets: list[tuple[int, int, int]] = []
+    turns: list[int] = [turn_start]
+    position = len(old)
+    for message in fresh:
+        if position:
+            parts.append("\n\n")
+            position += 2
+        label = f"{message.role}: "
+        if message.role == "user":
+            turns.append(position)
+        parts.append(label + message.text)
+        start = position + len(label)
+        position = start + len(message.text)
+        offsets.append((start, position, message.id))
+    text = "".join(parts)
+    bounds = [*sorted(set(turns)), len(text)]
+    next_seq = sessions.delete_passages_from(conn, source_id, turn_start)
+    passages: list[NewPassage] = []
+    for start, end in pairwise(bounds):
+        passages.extend(
+            NewPassage(p.text, start + p.start, start + p.end) for p in split_passages(text[start:end]) if end > start
+        )
+    items.insert_passages(conn, source_id, passages, first_seq=next_seq)
+    sessions.set_message_offsets(conn, offsets)
+    last_at = max((m.at for m in fresh if m.at), default=None)
+    sessions.replace_session_text(conn, source_id, text, last_at=last_at, now=now)
 
 
 @dataclass(frozen=True, slots=True)

@@ -132,14 +132,14 @@ def upsert_session(conn: apsw.Connection, info: SessionInfo, *, now: str) -> int
     return source_id
 
 
-def upsert_messages(conn: apsw.Connection, source_id: int, messages: list[NewMessage]) -> tuple[int, bool]:
-    """Insert new messages and replace changed ones; return (new count, anything changed).
+def upsert_messages(conn: apsw.Connection, source_id: int, messages: list[NewMessage]) -> tuple[int, int]:
+    """Insert new messages and replace changed ones; return (new count, replaced count).
 
     A message id seen before keeps its place; its text is replaced when it
     differs (an assistant reply still being written grows this way).
     """
     added = 0
-    changed = False
+    updated = 0
     next_seq = fetch_int(conn, "SELECT coalesce(max(seq), -1) + 1 FROM messages WHERE source_id = ?", (source_id,))
     for message in messages:
         row = fetch_row(
@@ -163,14 +163,13 @@ def upsert_messages(conn: apsw.Connection, source_id: int, messages: list[NewMes
             )
             next_seq += 1
             added += 1
-            changed = True
         elif row[1] != message.text or row[2]:
             conn.execute(
                 "UPDATE messages SET text = ?, role = ?, at = coalesce(?, at), dropped = 0 WHERE id = ?",
                 (message.text, message.role, message.at, row[0]),
             )
-            changed = True
-    return added, changed
+            updated += 1
+    return added, updated
 
 
 def drop_messages(conn: apsw.Connection, source_id: int, from_message_id: str | None) -> bool:
@@ -368,3 +367,32 @@ def get_message(conn: apsw.Connection, rowid: int) -> tuple[int, MessageRow] | N
         conn, 'SELECT source_id, id, message_id, role, text, at, start, "end" FROM messages WHERE id = ?', (rowid,)
     )
     return None if row is None else (int(row[0]), MessageRow(*row[1:]))
+
+
+def last_message_at(conn: apsw.Connection, source_id: int) -> str | None:
+    """Return the time of a session's latest live message."""
+    row = fetch_row(conn, "SELECT max(at) FROM messages WHERE source_id = ? AND dropped = 0", (source_id,))
+    return None if row is None or row[0] is None else str(row[0])
+
+
+def unplaced_messages(conn: apsw.Connection, source_id: int) -> list[MessageRow]:
+    """Return live messages not yet laid out in the session text, in arrival order."""
+    rows = fetch_rows(
+        conn,
+        """SELECT id, message_id, role, text, at, start, "end" FROM messages
+           WHERE source_id = ? AND "end" = 0 AND dropped = 0 ORDER BY seq""",
+        (source_id,),
+    )
+    return [MessageRow(*row) for row in rows]
+
+
+def last_turn_start(conn: apsw.Connection, source_id: int, *, before: int | None) -> int:
+    """Return where the last turn before a message begins in the session text (its user label)."""
+    row = fetch_row(
+        conn,
+        """SELECT start - length('user: ') FROM messages
+           WHERE source_id = ? AND role = 'user' AND dropped = 0 AND (? IS NULL OR id < ?)
+           ORDER BY seq DESC LIMIT 1""",
+        (source_id, before, before),
+    )
+    return 0 if row is None or row[0] is None else max(0, int(row[0]))
