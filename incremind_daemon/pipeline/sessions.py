@@ -14,8 +14,8 @@ from __future__ import annotations
 
 import logging
 from collections import defaultdict
-from itertools import pairwise
 from dataclasses import dataclass, replace
+from itertools import pairwise
 
 import apsw
 
