@@ -118,15 +118,10 @@ def _pdf_string(text: str) -> bytes:
 def _docx_block(block: DocxBlock) -> str:
     if isinstance(block, str):
         if block.startswith("# "):
-            return (
-                f'<w:p><w:pPr><w:pStyle w:val="Heading1"/></w:pPr>'
-                f"<w:r><w:t>{escape(block[2:])}</w:t></w:r></w:p>"
-            )
+            return f'<w:p><w:pPr><w:pStyle w:val="Heading1"/></w:pPr><w:r><w:t>{escape(block[2:])}</w:t></w:r></w:p>'
         return f'<w:p><w:r><w:t xml:space="preserve">{escape(block)}</w:t></w:r></w:p>'
     rows = "".join(
-        "<w:tr>"
-        + "".join(f"<w:tc><w:p><w:r><w:t>{escape(cell)}</w:t></w:r></w:p></w:tc>" for cell in row)
-        + "</w:tr>"
+        "<w:tr>" + "".join(f"<w:tc><w:p><w:r><w:t>{escape(cell)}</w:t></w:r></w:p></w:tc>" for cell in row) + "</w:tr>"
         for row in block
     )
     return f"<w:tbl><w:tblPr/>{rows}</w:tbl>"

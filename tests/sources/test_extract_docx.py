@@ -76,9 +76,7 @@ def _zip(parts: dict[str, bytes]) -> bytes:
 def _replace_document(data: bytes, body_xml: str) -> bytes:
     with zipfile.ZipFile(io.BytesIO(data)) as package:
         parts = {info.filename: package.read(info) for info in package.infolist()}
-    parts["word/document.xml"] = (
-        f'<w:document xmlns:w="{W_NS}"><w:body>{body_xml}</w:body></w:document>'
-    ).encode()
+    parts["word/document.xml"] = (f'<w:document xmlns:w="{W_NS}"><w:body>{body_xml}</w:body></w:document>').encode()
     return _zip(parts)
 
 

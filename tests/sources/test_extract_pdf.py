@@ -51,9 +51,7 @@ def test_pdf_blank_page_gets_no_entry_and_keeps_numbering(tmp_path: Path) -> Non
     assert (extracted.text, extracted.pages) == ("one\n\nthree", ((0, 1), (5, 3)))
 
 
-@pytest.mark.parametrize(
-    ("title", "expected"), [("Quarterly Report", "Quarterly Report"), (None, "scan-free")]
-)
+@pytest.mark.parametrize(("title", "expected"), [("Quarterly Report", "Quarterly Report"), (None, "scan-free")])
 def test_pdf_title_is_metadata_title_else_stem(tmp_path: Path, title: str | None, expected: str) -> None:
     path = make_pdf(tmp_path / "scan-free.pdf", ["text"], title=title)
     assert extract_bytes(path.read_bytes(), path.name).title == expected

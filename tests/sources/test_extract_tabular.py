@@ -14,10 +14,7 @@ from incremind_daemon.sources.extract import extract_bytes
 @pytest.mark.parametrize("delimiter", [",", "\t", ";"])
 def test_csv_rows_become_lines_of_joined_cells(delimiter: str) -> None:
     raw = (
-        delimiter.join(["name", "note", "n"])
-        + "\r\n"
-        + delimiter.join(["Ann", '"line one\r\nline two"', "3"])
-        + "\r\n"
+        delimiter.join(["name", "note", "n"]) + "\r\n" + delimiter.join(["Ann", '"line one\r\nline two"', "3"]) + "\r\n"
     )
     extracted = extract_bytes(raw.encode(), "people.csv")
     assert extracted.text == "name | note | n\nAnn | line one\nline two | 3"

@@ -44,9 +44,7 @@ def extract_docx(data: bytes, name: str) -> Extracted:
         body = root.find(f"{ns}body")
         if body is None:
             raise _BadDocx("no w:body in the document part")
-        blocks = [
-            (line, is_heading) for line, is_heading in _walk_blocks(body, ns, heading_styles) if line.strip()
-        ]
+        blocks = [(line, is_heading) for line, is_heading in _walk_blocks(body, ns, heading_styles) if line.strip()]
     except ExtractError:
         raise
     # RecursionError (a RuntimeError) comes from absurdly nested XML.
@@ -92,8 +90,7 @@ def _read_part(package: zipfile.ZipFile, part: str, shown: str) -> bytes:
         content = stream.read(MAX_PART_BYTES + 1)  # the header sizes may lie
     if len(content) > MAX_PART_BYTES:
         raise ExtractError(
-            f"{shown} unpacks to more than {MAX_PART_BYTES:,} bytes; "
-            "it was refused: split it and drop the parts again."
+            f"{shown} unpacks to more than {MAX_PART_BYTES:,} bytes; it was refused: split it and drop the parts again."
         )
     return content
 

@@ -46,9 +46,7 @@ def empty_error(name: str) -> ExtractError:
     return ExtractError(f"{display_name(name)} is empty; add some text to it and drop it again.")
 
 
-def finish(
-    text: str, *, title: str, media_type: str, name: str, pages: tuple[tuple[int, int], ...] = ()
-) -> Extracted:
+def finish(text: str, *, title: str, media_type: str, name: str, pages: tuple[tuple[int, int], ...] = ()) -> Extracted:
     """Check that text is not blank and build the result."""
     if not text.strip():
         raise empty_error(name)

@@ -101,6 +101,5 @@ def _metadata_title(reader: PdfReader) -> str:
 
 def _damaged(shown: str) -> ExtractError:
     return ExtractError(
-        f"{shown} is damaged and cannot be read as a PDF; open and save it again "
-        "(or print to PDF) and drop it again."
+        f"{shown} is damaged and cannot be read as a PDF; open and save it again (or print to PDF) and drop it again."
     )

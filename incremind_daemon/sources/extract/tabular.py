@@ -32,8 +32,7 @@ def extract_csv(data: bytes, name: str) -> Extracted:
         rows = list(csv.reader(io.StringIO(text, newline=""), delimiter=delimiter))
     except csv.Error as exc:
         raise ExtractError(
-            f"{display_name(name)} could not be read as CSV ({exc}); "
-            "export it again as CSV and drop it again."
+            f"{display_name(name)} could not be read as CSV ({exc}); export it again as CSV and drop it again."
         ) from None
     lines = [CELL_SEPARATOR.join(row) for row in rows if any(cell.strip() for cell in row)]
     return finish("\n".join(lines), title="", media_type="text/csv", name=name)
@@ -69,12 +68,9 @@ def extract_jsonl(data: bytes, name: str) -> Extracted:
             log.warning("skipping line %d of %s: %s", number, display_name(name), reason)
     if not records:
         raise ExtractError(
-            f"{display_name(name)} has no valid JSON line ({first_error}); "
-            "fix it or save it as .txt and drop it again."
+            f"{display_name(name)} has no valid JSON line ({first_error}); fix it or save it as .txt and drop it again."
         )
-    return finish(
-        "\n\n".join(r for r in records if r), title="", media_type="application/x-ndjson", name=name
-    )
+    return finish("\n\n".join(r for r in records if r), title="", media_type="application/x-ndjson", name=name)
 
 
 def flatten_json(value: JsonValue, name: str) -> Iterator[str]:
