@@ -82,18 +82,29 @@ def fold_text(text: str) -> tuple[str, list[int]]:
     """
     if text.isascii():
         return text.lower(), list(range(len(text) + 1))
-    out: list[str] = []
+    cache = _FOLDED
+    pieces = [cache.get(ch) or _fold_char(ch) for ch in text]
+    folded = "".join(pieces)
+    if len(folded) == len(text):  # the common case: every character folds to one
+        return folded, list(range(len(text) + 1))
     offsets: list[int] = []
-    for i, ch in enumerate(text):
-        if ch.isascii():
-            folded = ch.lower()
-        else:
-            folded = unicodedata.normalize("NFKC", ch).casefold()
-            folded = "".join(TRADITIONAL_TO_SIMPLIFIED.get(c, c) for c in folded)
-        out.append(folded)
-        offsets.extend([i] * len(folded))
+    for i, piece in enumerate(pieces):
+        offsets.extend([i] * len(piece))
     offsets.append(len(text))
-    return "".join(out), offsets
+    return folded, offsets
+
+
+# Folding one character costs a Unicode normalisation; texts reuse few thousand characters.
+_FOLDED: dict[str, str] = {}
+_FOLD_CACHE_LIMIT = 100_000
+
+
+def _fold_char(ch: str) -> str:
+    folded = unicodedata.normalize("NFKC", ch).casefold()
+    folded = "".join(TRADITIONAL_TO_SIMPLIFIED.get(c, c) for c in folded) or ch
+    if len(_FOLDED) < _FOLD_CACHE_LIMIT:
+        _FOLDED[ch] = folded
+    return folded
 
 
 def fold(text: str) -> str:
