@@ -14,13 +14,16 @@ from datetime import date
 from pathlib import Path
 from typing import TextIO
 
+import apsw
 import jieba
 
 from incremind_daemon import __version__
 from incremind_daemon.backfill import Progress, plan_backfill, run_backfill
-from incremind_daemon.config import Settings, example_config, load_settings
+from incremind_daemon.config import Settings, config_path, example_config, load_settings, update_config_file
 from incremind_daemon.daemon import prepare_home, run
+from incremind_daemon.embedding import make_embedder, may_embed_project
 from incremind_daemon.errors import DaemonNotRunning, IncremindError, NotFound
+from incremind_daemon.models import PRESETS, install_from, install_preset, list_models, remove_model, verify_model
 from incremind_daemon.pipeline.work import IngestFile, Outcome
 from incremind_daemon.pipeline.worker import Worker
 from incremind_daemon.serve.render import render_hits, render_item, render_session, render_sessions
@@ -29,15 +32,17 @@ from incremind_daemon.serve.status import (
     SessionSourceStatus,
     collect_status,
     format_status,
+    running_pid,
     status_json,
 )
 from incremind_daemon.sources.extract import SUPPORTED_SUFFIXES, extract_bytes
 from incremind_daemon.sources.inbox import project_name, scan_inbox
 from incremind_daemon.sources.sessions.discover import AGENTS, find_transcripts, watch_roots
-from incremind_daemon.store import items, sessions
+from incremind_daemon.store import items, sessions, vectors
 from incremind_daemon.store.db import connect
-from incremind_daemon.store.records import TIERS
-from incremind_daemon.store.search import search
+from incremind_daemon.store.embedder import Embedder
+from incremind_daemon.store.records import TIERS, Hit
+from incremind_daemon.store.search import MODES, search
 
 Handler = Callable[[argparse.Namespace, Settings], int]
 
@@ -116,6 +121,9 @@ def build_parser() -> argparse.ArgumentParser:
     find.add_argument("--project", help="only this project")
     find.add_argument("--tier", choices=TIERS, help="only this tier")
     find.add_argument("--limit", type=int, help="at most this many results")
+    find.add_argument(
+        "--mode", choices=MODES, help="keyword, vector or hybrid (default: hybrid when vectors exist, else keyword)"
+    )
     find.add_argument("--json", action="store_true", help="print a JSON array")
 
     show = _command(
@@ -157,6 +165,27 @@ def build_parser() -> argparse.ArgumentParser:
         help="print what would be read (files, messages, characters) and store nothing",
     )
     backfill.add_argument("--json", action="store_true", help="print the totals as JSON")
+
+    model = _command(
+        commands,
+        common,
+        "model",
+        cmd_model,
+        "list, install, switch or remove embedding models",
+        "incremind model install multilingual-e5-small",
+    )
+    model.add_argument("action", choices=("list", "install", "use", "remove"), help="what to do")
+    model.add_argument(
+        "name", nargs="?", help="a preset (" + ", ".join(PRESETS) + "), an installed model, use-m3 or none"
+    )
+    model.add_argument(
+        "--from",
+        dest="source",
+        type=Path,
+        metavar="DIR",
+        help="install: copy a model folder you already have instead of downloading",
+    )
+    model.add_argument("--json", action="store_true", help="print machine-readable JSON")
 
     status = _command(
         commands,
@@ -223,7 +252,15 @@ def cmd_init(args: argparse.Namespace, settings: Settings) -> int:
 def cmd_ingest(args: argparse.Namespace, settings: Settings) -> int:
     """Take files in synchronously and report each outcome."""
     prepare_home(settings)
-    worker = Worker(settings, extract_bytes, actor="cli")
+    # a running daemon embeds in the background; without one, embed here once the files are in
+    embedder = make_embedder(settings) if running_pid(settings) is None else None
+    worker = Worker(
+        settings,
+        extract_bytes,
+        embedder=embedder,
+        may_embed=lambda name: may_embed_project(settings, name),
+        actor="cli",
+    )
     outcomes: list[Outcome] = []
     project = project_name(args.project, settings.default_project) if args.project else None
     try:
@@ -233,6 +270,8 @@ def cmd_ingest(args: argparse.Namespace, settings: Settings) -> int:
             outcomes.append(outcome)
             if not args.json:
                 print(_describe(outcome), flush=True)
+        if any(o.status == "added" for o in outcomes):
+            worker.embed_pending()
     finally:
         worker.close()
     if args.json:
@@ -265,20 +304,49 @@ def _describe(outcome: Outcome) -> str:
 
 def cmd_search(args: argparse.Namespace, settings: Settings) -> int:
     """Search memory and print the hits."""
-    if not settings.database_path.exists():
-        hits = []
-    else:
+    hits: list[Hit] = []
+    answered = "keyword"
+    if settings.database_path.exists():
         conn = connect(settings.database_path, readonly=True)
         try:
             limit = args.limit if args.limit is not None else settings.search.limit
-            hits = search(conn, args.query, home=settings.home_dir, project=args.project, tier=args.tier, limit=limit)
+            embedder = _query_embedder(conn, settings, args.mode)
+            hits = search(
+                conn,
+                args.query,
+                home=settings.home_dir,
+                project=args.project,
+                tier=args.tier,
+                limit=limit,
+                mode=args.mode,
+                embedder=embedder,
+            )
+            answered = args.mode or ("hybrid" if embedder is not None else "keyword")
         finally:
             conn.close()
+    if not args.json:
+        print(f"mode: {answered}", file=sys.stderr)
     if args.json:
         print(json.dumps([asdict(h) for h in hits], ensure_ascii=False, indent=2))
     else:
         print(render_hits(hits, color=sys.stdout.isatty()))
     return 0
+
+
+def _query_embedder(conn: apsw.Connection, settings: Settings, mode: str | None) -> Embedder | None:
+    """Load the embedder only when its vectors exist and the mode wants them."""
+    if mode == "keyword":
+        return None
+    embedder = make_embedder(settings)
+    model = vectors.active_model(conn)
+    if embedder is None or model is None or model.key != embedder.identity.key:
+        if mode in ("vector", "hybrid"):
+            raise IncremindError(
+                f"no vectors yet for {mode} search (embedding.backend={settings.embedding.backend}); "
+                "keep the daemon running to embed, or use --mode keyword"
+            )
+        return None
+    return embedder
 
 
 def cmd_show(args: argparse.Namespace, settings: Settings) -> int:
@@ -424,6 +492,64 @@ class ProgressLine:
         if self._tty:
             self._stream.write("\n")
             self._stream.flush()
+
+
+def cmd_model(args: argparse.Namespace, settings: Settings) -> int:
+    """Manage embedding models: list, install (download or --from DIR), use, remove."""
+    models_dir = settings.models_dir
+    if args.action == "list":
+        installed = list_models(models_dir)
+        active = settings.embedding.model if settings.embedding.backend == "onnx" else settings.embedding.backend
+        if args.json:
+            print(json.dumps([asdict(m) | {"in_use": m.name == active} for m in installed], default=str, indent=2))
+            return 0
+        print(f"{'*' if active == 'use-m3' else ' '} use-m3  (built in, 512-d)")
+        for found in installed:
+            pinned = all(f.source == "pinned" for f in found.files)
+            print(
+                f"{'*' if found.name == active else ' '} {found.name}  ({found.size / 1_048_576:.1f} MB, "
+                f"hashes {'pinned' if pinned else 'recorded on first install'})"
+            )
+        print("  presets to install: " + ", ".join(p for p in PRESETS if p not in {m.name for m in installed}))
+        return 0
+    if not args.name:
+        raise IncremindError(f"model {args.action} needs a NAME")
+    if args.action == "install":
+        done = (
+            install_from(args.source, models_dir, name=args.name)
+            if args.source
+            else install_preset(args.name, models_dir, progress=_download_progress)
+        )
+        print(
+            f"installed {done.name} in {done.folder} ({len(done.fetched)} files fetched); "
+            f"switch to it with: incremind model use {done.name}"
+        )
+        return 0
+    if args.action == "remove":
+        remove_model(args.name, models_dir)
+        print(f"removed {args.name}")
+        return 0
+    if args.name in ("use-m3", "none"):
+        choice: dict[str, object] = {"backend": args.name, "model": None}
+    else:
+        problems = verify_model(args.name, models_dir)
+        if problems:
+            raise IncremindError(f"{args.name} cannot be used: {problems[0]}")
+        choice = {"backend": "onnx", "model": args.name}
+    config = config_path(getattr(args, "config", None), settings.home_dir)
+    update_config_file(config, "embedding", choice)
+    then = (
+        "restart the daemon to re-embed with it (search keeps working meanwhile)"
+        if running_pid(settings)
+        else "the daemon re-embeds with it when it starts"
+    )
+    print(f"embedding model set to {args.name} in {config}; {then}")
+    return 0
+
+
+def _download_progress(target: str, have: int, total: int | None) -> None:
+    size = f"/{total / 1_048_576:.1f}" if total else ""
+    print(f"\r{target}: {have / 1_048_576:.1f}{size} MB", end="", file=sys.stderr, flush=True)
 
 
 def cmd_status(args: argparse.Namespace, settings: Settings) -> int:

@@ -11,7 +11,7 @@ import os
 import re
 from contextvars import ContextVar
 from pathlib import Path
-from typing import Any
+from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 from pydantic.fields import FieldInfo
@@ -86,6 +86,25 @@ class SessionsSettings(_Group):
     )
 
 
+class EmbeddingSettings(_Group):
+    """How passages get vectors for search by meaning."""
+
+    backend: Literal["use-m3", "onnx", "http", "none"] = Field(
+        default="use-m3",
+        description="use-m3 (built in, offline), onnx (an installed model folder), http (an OpenAI-compatible "
+        "/v1/embeddings endpoint) or none (keywords only)",
+    )
+    model: str | None = Field(
+        default=None, description="onnx: the installed model's name (incremind model list); http: the model name"
+    )
+    threads: int = Field(default=2, ge=1, le=64, description="CPU threads for in-process embedding")
+    batch_size: int = Field(default=32, ge=1, le=1024, description="passages embedded per batch")
+    base_url: str | None = Field(default=None, description="http: the endpoint's base URL, e.g. http://127.0.0.1:8080")
+    api_key_env: str | None = Field(
+        default=None, description="http: the environment variable holding the API key (never the key itself)"
+    )
+
+
 class SearchSettings(_Group):
     """Search defaults."""
 
@@ -104,6 +123,10 @@ class Settings(BaseSettings):
     default_project: str = Field(default="daily", description="the project of material that names none")
     inbox: InboxSettings = Field(default=InboxSettings(), description="the drop folder")
     search: SearchSettings = Field(default=SearchSettings(), description="search defaults")
+    embedding: EmbeddingSettings = Field(default=EmbeddingSettings(), description="search by meaning")
+    private_projects: list[str] = Field(
+        default=[], description="projects whose text is never sent to a model or embedder outside this machine"
+    )
     sessions: SessionsSettings = Field(default=SessionsSettings(), description="agent session logs")
 
     @property
@@ -129,6 +152,10 @@ class Settings(BaseSettings):
     @property
     def status_path(self) -> Path:
         return self.home_dir / "status.json"
+
+    @property
+    def models_dir(self) -> Path:
+        return self.home_dir / "models"
 
     @property
     def max_file_bytes(self) -> int:
@@ -274,3 +301,31 @@ def _example_fields(model: type[BaseModel], value: BaseModel, indent: str) -> li
             shown = str(current) if isinstance(current, Path) else current
             out.append(f'{indent}"{name}": {json.dumps(shown, ensure_ascii=False)}{comma}')
     return out
+
+
+def secret_from_env(name: str | None) -> str | None:
+    """Read a credential from the environment variable a setting names (settings hold names, not keys)."""
+    if not name:
+        return None
+    value = os.environ.get(name)
+    if value is None:
+        raise ConfigError(f"the environment variable {name} (named by a *.api_key_env setting) is not set")
+    return value
+
+
+def update_config_file(path: Path, group: str, values: dict[str, object]) -> None:
+    """Set keys of one settings group in a config file, keeping every other key.
+
+    The file is rewritten as plain JSON (its // comments are not kept; the old
+    file is saved beside it as config.json.bak) and replaced atomically.
+    """
+    data = read_jsonc(path) if path.exists() else {}
+    section = data.get(group)
+    merged = {**(section if isinstance(section, dict) else {}), **values}
+    data[group] = {key: value for key, value in merged.items() if value is not None}
+    path.parent.mkdir(parents=True, exist_ok=True)
+    if path.exists():
+        path.with_name(path.name + ".bak").write_bytes(path.read_bytes())
+    temp = path.with_name(f".{path.name}.tmp")
+    temp.write_text(json.dumps(data, ensure_ascii=False, indent=2) + "\n", encoding="utf-8")
+    os.replace(temp, path)

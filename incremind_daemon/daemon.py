@@ -15,6 +15,7 @@ from watchdog.observers.api import BaseObserver
 
 from incremind_daemon import __version__
 from incremind_daemon.config import Settings
+from incremind_daemon.embedding import make_embedder, may_embed_project
 from incremind_daemon.errors import IncremindError
 from incremind_daemon.pipeline.worker import Worker
 from incremind_daemon.serve.status import Heartbeat, lock_path, write_heartbeat
@@ -70,7 +71,13 @@ class Daemon:
 
     def __init__(self, settings: Settings) -> None:
         self.settings = settings
-        self.worker = Worker(settings, extract_bytes, read_session=TranscriptReader(ReadRules.from_settings(settings)))
+        self.worker = Worker(
+            settings,
+            extract_bytes,
+            read_session=TranscriptReader(ReadRules.from_settings(settings)),
+            embedder=make_embedder(settings),
+            may_embed=lambda project: may_embed_project(settings, project),
+        )
         self.feeder = InboxFeeder(
             settings.inbox_dir,
             self.worker.submit,
@@ -156,6 +163,7 @@ class Daemon:
             last_error=stats.last_error,
             messages=stats.messages,
             last_message_at=stats.last_message_at,
+            embedded=stats.embedded,
         )
 
     def _beat(self) -> None:

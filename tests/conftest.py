@@ -31,6 +31,8 @@ def private_home(tmp_path_factory: pytest.TempPathFactory, monkeypatch: pytest.M
     for name in list(os.environ):
         if name.startswith("INCREMIND_") and name != "INCREMIND_HOME":
             monkeypatch.delenv(name)
+    # keyword-only unless a test asks for vectors: loading the model in every test costs seconds
+    monkeypatch.setenv("INCREMIND_EMBEDDING__BACKEND", "none")
     assert Path(os.path.expanduser("~")).resolve() != REAL_HOME
     yield home
     assert Path(os.path.expanduser("~")).resolve() == home.resolve(), "a test changed HOME back"

@@ -7,6 +7,7 @@ import logging
 import queue
 import threading
 import time
+from collections.abc import Callable
 from concurrent.futures import Future
 from dataclasses import dataclass, field, replace
 from pathlib import Path
@@ -17,8 +18,9 @@ from incremind_daemon.config import Settings
 from incremind_daemon.pipeline.ingest import ingest_file, utc_now
 from incremind_daemon.pipeline.sessions import summarize_session, take_session
 from incremind_daemon.pipeline.work import Extractor, Outcome, SessionReader, TailSession, WorkItem
-from incremind_daemon.store import sessions
-from incremind_daemon.store.db import connect
+from incremind_daemon.store import sessions, vectors
+from incremind_daemon.store.db import connect, write_transaction
+from incremind_daemon.store.embedder import Embedder
 from incremind_daemon.store.records import item_id, row_number
 
 log = logging.getLogger(__name__)
@@ -38,6 +40,7 @@ class WorkerStats:
     last_ingest_at: str | None = None
     messages: int = 0
     last_message_at: str | None = None
+    embedded: int = 0
     last_error: str | None = None
     busy_with: str | None = None
     by_status: dict[str, int] = field(default_factory=dict)
@@ -52,11 +55,16 @@ class Worker:
         extract: Extractor,
         *,
         read_session: SessionReader | None = None,
+        embedder: Embedder | None = None,
+        may_embed: Callable[[str], bool] = lambda _project: True,
         actor: str = "daemon",
     ) -> None:
         self._settings = settings
         self._extract = extract
         self._read_session = read_session
+        self._embedder = embedder
+        self._may_embed = may_embed
+        self._model_key: str | None = None  # the embedder's vector table, once registered
         self._actor = actor
         self._stale: dict[int, float] = {}  # session source id -> monotonic time of its last change
         self._queue: queue.Queue[tuple[WorkItem, Future[Outcome]] | object] = queue.Queue(QUEUE_LIMIT)
@@ -119,11 +127,14 @@ class Worker:
         conn = connect(self._settings.database_path)
         self._stale.update(dict.fromkeys(sessions.stale_sessions(conn, limit=10_000), 0.0))
         try:
+            embedding = True
             while not self._stopping.is_set():
                 try:
-                    entry = self._queue.get(timeout=self._summary_wait())
+                    # vectors are made only when no other work waits, a batch at a time
+                    entry = self._queue.get(timeout=0 if embedding else self._summary_wait())
                 except queue.Empty:
                     self._summarize_due(conn, force=False)
+                    embedding = self._embed_batch(conn)
                     continue
                 if entry is _STOP:
                     break
@@ -135,6 +146,7 @@ class Worker:
                     future.cancel()
                     break
                 self._run_one(conn, item, future)
+                embedding = self._embedder is not None
         finally:
             self._cancel_waiting()
             conn.close()
@@ -178,6 +190,49 @@ class Worker:
                 self.stats.last_message_at = utc_now()
             if not more or self._stopping.is_set():
                 return replace(outcome, passages=messages)
+
+    def embed_pending(self) -> int:
+        """Embed everything queued, on the calling thread (for the CLI); return batches done."""
+        if self._conn is None:
+            self._conn = connect(self._settings.database_path)
+        batches = 0
+        while self._embed_batch(self._conn):
+            batches += 1
+        return batches
+
+    def _embed_batch(self, conn: apsw.Connection) -> bool:
+        """Embed one batch of queued items; return whether more may wait."""
+        if self._embedder is None:
+            return False
+        try:
+            return self._embed_one_batch(conn, self._embedder)
+        except Exception as exc:  # a failing model must not stop ingest: keywords still answer
+            log.exception("embedding failed")
+            self.stats.last_error = f"{utc_now()} embedding: {exc}"
+            self._embedder = None
+            return False
+
+    def _embed_one_batch(self, conn: apsw.Connection, embedder: Embedder) -> bool:
+        identity = embedder.identity
+        if self._model_key is None:
+            with write_transaction(conn):
+                vectors.register_model(conn, identity.key, identity.name, identity.dimension, now=utc_now())
+            self._model_key = identity.key
+        key = self._model_key
+        with write_transaction(conn):
+            entries = vectors.pending(conn, key, limit=self._settings.embedding.batch_size)
+            if not entries:
+                vectors.promote_if_built(conn, key)
+                return False
+            private = [e for e in entries if not self._may_embed(e[3])]
+            vectors.drop_from_queue(conn, key, private)  # private text stays on this machine: keywords only
+        allowed = [e for e in entries if self._may_embed(e[3])]
+        if allowed:
+            embedded = embedder.embed_passages([text for _, _, text, _ in allowed])
+            with write_transaction(conn):
+                vectors.store_vectors(conn, key, allowed, embedded)
+            self.stats.embedded += len(allowed)
+        return True
 
     def _summary_wait(self) -> float | None:
         if not self._stale:

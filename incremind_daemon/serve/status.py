@@ -11,6 +11,7 @@ import fcntl
 import json
 import os
 import tempfile
+from dataclasses import asdict
 from datetime import UTC, datetime
 from pathlib import Path
 
@@ -18,6 +19,7 @@ import apsw
 from pydantic import BaseModel, ValidationError
 
 from incremind_daemon.config import Settings
+from incremind_daemon.store import vectors
 from incremind_daemon.store.db import connect, fetch_int, fetch_row, fetch_rows
 from incremind_daemon.store.schema import schema_version
 
@@ -37,6 +39,7 @@ class Heartbeat(BaseModel):
     failed: int = 0
     messages: int = 0
     last_message_at: str | None = None
+    embedded: int = 0
     last_error: str | None = None
 
 
@@ -79,6 +82,16 @@ class SessionSourceStatus(BaseModel):
     errors: int = 0
 
 
+class EmbeddingStatus(BaseModel):
+    """One embedding model's vectors: how much of memory they cover."""
+
+    model: str
+    dimension: int
+    state: str  # active (answers searches) or building (re-embedding after a switch)
+    embedded: dict[str, int]
+    total: dict[str, int]
+
+
 class StatusReport(BaseModel):
     """The whole answer of `incremind status --json`."""
 
@@ -93,6 +106,8 @@ class StatusReport(BaseModel):
     last_ingest_at: str | None
     search_modes: list[str]
     sessions: list[SessionSourceStatus] = []
+    embedding_backend: str = "none"
+    embeddings: list[EmbeddingStatus] = []
 
 
 def write_heartbeat(path: Path, beat: Heartbeat) -> None:
@@ -155,12 +170,16 @@ def collect_status(settings: Settings, inbox: InboxCounts) -> StatusReport:
     tiers = {"raw": 0, "organized": 0, "summary": 0, "insight": 0}
     projects: dict[str, ProjectCounts] = {}
     last_ingest: str | None = None
+    embeddings: list[EmbeddingStatus] = []
     if db.exists():
         conn = connect(db, readonly=True)
         try:
             tiers, projects, last_ingest = _count(conn)
+            embeddings = [EmbeddingStatus(**asdict(c)) for c in vectors.coverage(conn)]
         finally:
             conn.close()
+    semantic = any(e.state == "active" and sum(e.embedded.values()) > 0 for e in embeddings)
+    modes = ["keyword", "vector", "hybrid"] if semantic and settings.embedding.backend != "none" else ["keyword"]
     size = sum(p.stat().st_size for p in (db, Path(f"{db}-wal")) if p.exists())
     return StatusReport(
         home=str(settings.home_dir),
@@ -172,7 +191,9 @@ def collect_status(settings: Settings, inbox: InboxCounts) -> StatusReport:
         projects=projects,
         inbox=inbox,
         last_ingest_at=last_ingest,
-        search_modes=["keyword"],
+        search_modes=modes,
+        embedding_backend=settings.embedding.backend,
+        embeddings=embeddings,
     )
 
 
@@ -222,6 +243,12 @@ def format_status(report: StatusReport) -> str:
         f"last ingest   {report.last_ingest_at or 'never'}",
         f"search        {', '.join(report.search_modes)}",
     ]
+    lines.append(f"embedding     {report.embedding_backend}")
+    for e in report.embeddings:
+        done, total = sum(e.embedded.values()), sum(e.total.values())
+        per_tier = ", ".join(f"{kind} {e.embedded[kind]}/{e.total[kind]}" for kind in e.total if e.total[kind])
+        detail = f" ({per_tier})" if per_tier else ""
+        lines.append(f"  {e.model} ({e.dimension}-d, {e.state}): {done}/{total} embedded{detail}")
     if d.running and d.queue_depth is not None:
         busy = f", working on {d.busy_with}" if d.busy_with else ""
         lines.append(f"queue         {d.queue_depth} waiting{busy}")

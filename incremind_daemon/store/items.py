@@ -140,6 +140,16 @@ SOURCE_COLUMNS = "s.id, s.project, s.title, s.raw_path, s.kind, ss.agent, ss.ses
 SOURCE_JOIN = "LEFT JOIN sessions ss ON ss.source_id = s.id"
 SOURCE_WIDTH = 7
 
+# (text, start, end, page, *SOURCE_COLUMNS) of one searchable item, by kind
+HIT_SQL = {
+    "organized": f"""SELECT c.text, c.start, c."end", c.page, {SOURCE_COLUMNS}
+                     FROM chunks c JOIN sources s ON s.id = c.source_id {SOURCE_JOIN} WHERE c.id = ?""",
+    "summary": f"""SELECT m.index_line || char(10) || m.summary, NULL, NULL, NULL, {SOURCE_COLUMNS}
+                   FROM summaries m JOIN sources s ON s.id = m.source_id {SOURCE_JOIN} WHERE m.id = ?""",
+    "message": f"""SELECT m.text, m.start, m."end", NULL, {SOURCE_COLUMNS}
+                   FROM messages m JOIN sources s ON s.id = m.source_id {SOURCE_JOIN} WHERE m.id = ?""",
+}
+
 
 def make_source_ref(row: Row, home: Path) -> SourceRef:
     """Build a SourceRef from the SOURCE_COLUMNS of a row."""

@@ -187,6 +187,7 @@ CREATE TABLE messages (
     UNIQUE (source_id, message_id)
 );
 CREATE INDEX messages_in_order ON messages (source_id, at, seq);
+CREATE INDEX messages_unplaced ON messages (source_id, seq) WHERE "end" = 0;
 CREATE VIRTUAL TABLE messages_fts USING fts5 (
     text, content='messages', content_rowid='id', tokenize='porter incremind'
 );
@@ -221,7 +222,53 @@ CREATE TABLE meta (
 );
 """
 
-MIGRATIONS: tuple[str, ...] = (SCHEMA_V1, SCHEMA_V2)
+SCHEMA_V3 = """
+-- Embedding models with vector tables (vec_<key>, created when a model is first used).
+CREATE TABLE vector_models (
+    key         TEXT PRIMARY KEY,       -- name, dimension and manifest digest: spaces never mix
+    name        TEXT NOT NULL,
+    dimension   INTEGER NOT NULL,
+    state       TEXT NOT NULL CHECK (state IN ('active', 'building', 'retired')),
+    created_at  TEXT NOT NULL
+);
+-- Items whose text is new or changed since a model embedded them; drained by the worker.
+CREATE TABLE embed_queue (
+    model_key  TEXT NOT NULL,
+    kind       TEXT NOT NULL,
+    item       INTEGER NOT NULL,
+    PRIMARY KEY (model_key, kind, item)
+) WITHOUT ROWID;
+CREATE TRIGGER chunks_embed AFTER INSERT ON chunks BEGIN
+    INSERT OR IGNORE INTO embed_queue SELECT key, 'organized', new.id FROM vector_models
+        WHERE state IN ('active', 'building');
+END;
+CREATE TRIGGER summaries_embed_ai AFTER INSERT ON summaries BEGIN
+    INSERT OR IGNORE INTO embed_queue SELECT key, 'summary', new.id FROM vector_models
+        WHERE state IN ('active', 'building');
+END;
+CREATE TRIGGER summaries_embed_au AFTER UPDATE OF index_line, summary ON summaries BEGIN
+    INSERT OR IGNORE INTO embed_queue SELECT key, 'summary', new.id FROM vector_models
+        WHERE state IN ('active', 'building');
+END;
+CREATE TRIGGER messages_embed_ai AFTER INSERT ON messages BEGIN
+    INSERT OR IGNORE INTO embed_queue SELECT key, 'message', new.id FROM vector_models
+        WHERE state IN ('active', 'building') AND new.role != 'tool';
+END;
+CREATE TRIGGER messages_embed_au AFTER UPDATE OF text, dropped ON messages BEGIN
+    INSERT OR IGNORE INTO embed_queue SELECT key, 'message', new.id FROM vector_models
+        WHERE state IN ('active', 'building');
+END;
+CREATE TRIGGER insights_embed_ai AFTER INSERT ON insights BEGIN
+    INSERT OR IGNORE INTO embed_queue SELECT key, 'insight', new.id FROM vector_models
+        WHERE state IN ('active', 'building');
+END;
+CREATE TRIGGER insights_embed_au AFTER UPDATE OF statement, condition, status ON insights BEGIN
+    INSERT OR IGNORE INTO embed_queue SELECT key, 'insight', new.id FROM vector_models
+        WHERE state IN ('active', 'building');
+END;
+"""
+
+MIGRATIONS: tuple[str, ...] = (SCHEMA_V1, SCHEMA_V2, SCHEMA_V3)
 
 
 def migrate(conn: apsw.Connection) -> None:

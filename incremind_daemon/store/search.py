@@ -15,13 +15,18 @@ from pathlib import Path
 import apsw
 
 from incremind_daemon.errors import QueryError
-from incremind_daemon.store.db import fetch_rows
-from incremind_daemon.store.items import SOURCE_COLUMNS, SOURCE_JOIN, make_source_ref
+from incremind_daemon.store.db import fetch_row, fetch_rows
+from incremind_daemon.store.embedder import Embedder
+from incremind_daemon.store.items import HIT_SQL, make_source_ref
 from incremind_daemon.store.records import TIER_OF_KIND, TIERS, Hit, item_id, row_number
-from incremind_daemon.store.tokenizer import query_words
+from incremind_daemon.store.semantic import fuse, vector_search
+from incremind_daemon.store.tokenizer import fold_text, query_words
 
 log = logging.getLogger(__name__)
 
+MODES = ("keyword", "vector", "hybrid")
+DEFAULT_FUSION = "rrf"
+CANDIDATES = 50  # each list's depth before fusion
 MARK_OPEN = "«"
 MARK_CLOSE = "»"
 _LOOSE_FACTOR = 0.5  # an any-word hit ranks below an all-words hit of equal BM25
@@ -31,44 +36,45 @@ _TIER_WEIGHT = {"insight": 1.2, "summary": 1.1, "organized": 1.0, "raw": 0.9}
 
 @dataclass(frozen=True, slots=True)
 class _TierQuery:
+    """How one kind of item is ranked by words: its FTS table, BM25 weights and filters."""
+
     kind: str
-    sql: str
+    table: str
+    weights: str  # extra bm25() arguments (column weights)
+    project_filter: str  # rowids of the project's items
+    live_filter: str = ""  # rowids that must not answer (rewound messages)
 
     @property
     def tier(self) -> str:
         return TIER_OF_KIND[self.kind]
 
+    def rank_sql(self) -> str:
+        live = f" AND f.rowid NOT IN ({self.live_filter})" if self.live_filter else ""
+        return f"""SELECT f.rowid, bm25({self.table}{self.weights}) AS score FROM {self.table} f
+                   WHERE {self.table} MATCH :match{live}
+                     AND (:project IS NULL OR f.rowid IN ({self.project_filter}))
+                   ORDER BY score LIMIT :limit"""
+
 
 _QUERIES = (
     _TierQuery(
         "organized",
-        f"""SELECT c.id, c.text, c.start, c."end", c.page,
-                   snippet(chunks_fts, 0, '{MARK_OPEN}', '{MARK_CLOSE}', '…', 24),
-                   bm25(chunks_fts), {SOURCE_COLUMNS}
-            FROM chunks_fts JOIN chunks c ON c.id = chunks_fts.rowid
-            JOIN sources s ON s.id = c.source_id {SOURCE_JOIN}
-            WHERE chunks_fts MATCH :match AND (:project IS NULL OR s.project = :project)
-            ORDER BY bm25(chunks_fts) LIMIT :limit""",
+        "chunks_fts",
+        "",
+        "SELECT c.id FROM chunks c JOIN sources s ON s.id = c.source_id WHERE s.project = :project",
     ),
     _TierQuery(
         "summary",
-        f"""SELECT m.id, m.index_line || char(10) || m.summary, NULL, NULL, NULL,
-                   snippet(summaries_fts, -1, '{MARK_OPEN}', '{MARK_CLOSE}', '…', 24),
-                   bm25(summaries_fts, 2.0, 1.0), {SOURCE_COLUMNS}
-            FROM summaries_fts JOIN summaries m ON m.id = summaries_fts.rowid
-            JOIN sources s ON s.id = m.source_id {SOURCE_JOIN}
-            WHERE summaries_fts MATCH :match AND (:project IS NULL OR s.project = :project)
-            ORDER BY bm25(summaries_fts, 2.0, 1.0) LIMIT :limit""",
+        "summaries_fts",
+        ", 2.0, 1.0",
+        "SELECT m.id FROM summaries m JOIN sources s ON s.id = m.source_id WHERE s.project = :project",
     ),
     _TierQuery(
         "message",
-        f"""SELECT m.id, m.text, m.start, m."end", NULL,
-                   snippet(messages_fts, 0, '{MARK_OPEN}', '{MARK_CLOSE}', '…', 24),
-                   bm25(messages_fts), {SOURCE_COLUMNS}
-            FROM messages_fts JOIN messages m ON m.id = messages_fts.rowid
-            JOIN sources s ON s.id = m.source_id {SOURCE_JOIN}
-            WHERE messages_fts MATCH :match AND m.dropped = 0 AND (:project IS NULL OR s.project = :project)
-            ORDER BY bm25(messages_fts) LIMIT :limit""",
+        "messages_fts",
+        "",
+        "SELECT m.id FROM messages m JOIN sources s ON s.id = m.source_id WHERE s.project = :project",
+        "SELECT id FROM messages WHERE dropped = 1",
     ),
 )
 
@@ -93,26 +99,59 @@ def search(
     project: str | None = None,
     tier: str | None = None,
     limit: int = 10,
+    mode: str | None = None,
+    embedder: Embedder | None = None,
+    fusion: str = DEFAULT_FUSION,
 ) -> list[Hit]:
-    """Find passages and summaries by words; best first.
+    """Find passages, summaries and messages by words and by meaning; best first.
 
-    Each hit's ``start``/``end`` index into its source's raw text (passages),
-    so ``raw_text[start:end] == text``.
+    ``mode`` is keyword, vector or hybrid; None picks hybrid when an embedder
+    with vectors is at hand, else keyword. Each hit's ``start``/``end`` index
+    into its source's raw text, so ``raw_text[start:end] == text`` for
+    passages, and every hit's ``mode`` holds the score each mode gave it.
     """
     if tier is not None and tier not in TIERS:
         raise QueryError(f"unknown tier {tier!r}; choose one of {', '.join(TIERS)}")
     if limit < 1:
         raise QueryError("limit must be at least 1")
+    if mode is not None and mode not in MODES:
+        raise QueryError(f"unknown mode {mode!r}; choose one of {', '.join(MODES)}")
     if not query.strip():
         raise QueryError("the query is empty; give some words to look for")
+    wanted = mode or ("hybrid" if embedder is not None else "keyword")
+    if wanted == "keyword" or embedder is None:
+        if wanted != "keyword":
+            raise QueryError(f"{wanted} search needs an embedding model; set embedding.backend or use --mode keyword")
+        return keyword_search(conn, query, home=home, project=project, tier=tier, limit=limit)
+    pool = max(limit, CANDIDATES)
+    vector = vector_search(conn, embedder, query, home=home, project=project, tier=tier, limit=pool)
+    if vector is None:  # no vectors for this model yet: keywords answer, and say so in each hit's mode
+        return keyword_search(conn, query, home=home, project=project, tier=tier, limit=limit)
+    if wanted == "vector":
+        return vector[:limit]
+    keyword = keyword_search(conn, query, home=home, project=project, tier=tier, limit=pool)
+    return fuse(keyword, vector, method=fusion, limit=limit)
+
+
+def keyword_search(
+    conn: apsw.Connection,
+    query: str,
+    *,
+    home: Path,
+    project: str | None = None,
+    tier: str | None = None,
+    limit: int = 10,
+) -> list[Hit]:
+    """Find items by words alone (FTS5 BM25); best first."""
     if not query_words(query):
         return []  # only punctuation or symbols: nothing can match, and that is no error
+    words = query_words(query)
     strict = quote_query(query)
-    hits = _run(conn, strict, home=home, project=project, tier=tier, limit=limit, factor=1.0)
-    if len(hits) < limit and len(query_words(query)) > 1:
+    hits = _run(conn, strict, home=home, project=project, tier=tier, limit=limit, factor=1.0, words=words)
+    if len(hits) < limit and len(words) > 1:
         seen = {h.id for h in hits}
         loose = quote_query(query, any_word=True)
-        extra = _run(conn, loose, home=home, project=project, tier=tier, limit=limit, factor=_LOOSE_FACTOR)
+        extra = _run(conn, loose, home=home, project=project, tier=tier, limit=limit, factor=_LOOSE_FACTOR, words=words)
         hits.extend(h for h in extra if h.id not in seen)
     hits.sort(key=lambda h: (-h.score, _TIER_ORDER[h.tier], -row_number(h.id)))
     return hits[:limit]
@@ -127,33 +166,68 @@ def _run(
     tier: str | None,
     limit: int,
     factor: float,
+    words: list[str],
 ) -> list[Hit]:
     hits: list[Hit] = []
     for spec in _QUERIES:
         if tier is not None and spec.tier != tier:
             continue
-        params = {"match": match, "project": project, "limit": limit}
         try:
-            rows = fetch_rows(conn, spec.sql, params)
+            # rank on the index alone, then look up the few rows kept; snippets are marked
+            # here rather than by FTS5's snippet(), which re-tokenizes every row it touches
+            ranked = fetch_rows(conn, spec.rank_sql(), {"match": match, "project": project, "limit": limit})
+            for rowid, bm25 in ranked:
+                row = fetch_row(conn, HIT_SQL[spec.kind], (rowid,))
+                if row is None:
+                    continue
+                score = round(-float(bm25) * _TIER_WEIGHT[spec.tier] * factor, 6)
+                hits.append(
+                    Hit(
+                        id=item_id(spec.kind, int(rowid)),
+                        tier=spec.tier,
+                        score=score,
+                        text=str(row[0]),
+                        source=make_source_ref(row[4:], home),
+                        start=row[1],
+                        end=row[2],
+                        snippet=mark_snippet(str(row[0]), words),
+                        page=row[3],
+                        mode={"keyword": score},
+                    )
+                )
         except apsw.SQLError as exc:
             # quote_query should make this unreachable; keep the user out of a traceback
             log.warning("search failed for %r: %s", match, exc)
             raise QueryError(f"the search could not run ({exc}); try fewer or plainer words") from exc
-        for row in rows:
-            rowid, text, start, end, page, snippet, bm25 = row[:7]
-            score = round(-float(bm25) * _TIER_WEIGHT[spec.tier] * factor, 6)
-            hits.append(
-                Hit(
-                    id=item_id(spec.kind, int(rowid)),
-                    tier=spec.tier,
-                    score=score,
-                    text=str(text),
-                    source=make_source_ref(row[7:], home),
-                    start=start,
-                    end=end,
-                    snippet=str(snippet),
-                    page=page,
-                    mode={"keyword": score},
-                )
-            )
     return hits
+
+
+SNIPPET_WIDTH = 160
+
+
+def mark_snippet(text: str, words: list[str], *, width: int = SNIPPET_WIDTH) -> str:
+    """Cut a window of text around the first query word and mark every word in it «like this».
+
+    Matching is on the folded text (width, case, traditional characters), the
+    same folding the index uses, so what the index matched is what is marked.
+    """
+    folded, offsets = fold_text(text)
+    spans: list[tuple[int, int]] = []
+    for word in words:
+        at = folded.find(word)
+        while at != -1 and len(spans) < 64:
+            spans.append((offsets[at], offsets[at + len(word)]))
+            at = folded.find(word, at + len(word))
+    spans.sort()
+    first = spans[0][0] if spans else 0
+    begin = max(0, first - width // 4)
+    end = min(len(text), begin + width)
+    out: list[str] = ["…" if begin else ""]
+    cursor = begin
+    for start, stop in spans:
+        if start < cursor or stop > end:
+            continue
+        out += [text[cursor:start], MARK_OPEN, text[start:stop], MARK_CLOSE]
+        cursor = stop
+    out += [text[cursor:end], "…" if end < len(text) else ""]
+    return " ".join("".join(out).split())

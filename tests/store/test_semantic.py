@@ -1,0 +1,159 @@
+"""Search by meaning with the real default model and a real tiny ONNX model."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from pathlib import Path
+
+import apsw
+import pytest
+
+from incremind_daemon.config import Settings, load_settings
+from incremind_daemon.embedding import may_embed_project
+from incremind_daemon.errors import QueryError
+from incremind_daemon.pipeline.worker import Worker
+from incremind_daemon.sources.extract import extract_bytes
+from incremind_daemon.store import items, vectors
+from incremind_daemon.store.db import connect
+from incremind_daemon.store.embedder import Embedder, OnnxEmbedder, UseM3Embedder
+from incremind_daemon.store.records import NewPassage, NewSource
+from incremind_daemon.store.search import search
+from tests.tiny_onnx import build_tiny_model
+
+NOTES = [
+    ("study", "间隔重复：按第 1、2、4、7、15 天复习单词，可以记得更牢。"),
+    ("ops", "The database connection pool size was raised to 20 after the outage."),
+    ("life", "我喜欢在周末去爬山，顺便拍一些风景照片。"),
+    ("dev", "Use ruff to lint and format Python code before every commit."),
+    ("ops", "Nginx 反向代理的超时时间改成了 60 秒，502 错误消失了。"),
+]
+
+
+@pytest.fixture(scope="module")
+def use_m3() -> Iterator[Embedder]:
+    embedder = UseM3Embedder(threads=2)
+    yield embedder
+    embedder.close()
+
+
+@pytest.fixture
+def memory(settings: Settings) -> Iterator[apsw.Connection]:
+    conn = connect(settings.database_path)
+    with conn:
+        for project, text in NOTES:
+            source = items.insert_source(
+                conn, NewSource(kind="note", project=project, title=text[:12], raw_text=text), now="2026-11-30"
+            )
+            items.insert_passages(conn, source, [NewPassage(text, 0, len(text))])
+    yield conn
+    conn.close()
+
+
+def embed_all(settings: Settings, embedder: Embedder) -> None:
+    worker = Worker(settings, extract_bytes, embedder=embedder)
+    try:
+        worker.embed_pending()
+    finally:
+        worker.close()
+
+
+@pytest.mark.parametrize(
+    ("query", "expected"),
+    [
+        ("怎么才能记得牢", "间隔重复"),  # Chinese paraphrase, little word overlap
+        ("how do I memorize vocabulary for longer", "间隔重复"),  # English question, Chinese note
+        ("数据库连接池多大", "connection pool"),  # Chinese question, English note
+        ("网关报错的问题怎么解决的", "502"),
+    ],
+)
+def test_default_model_finds_paraphrase_and_cross_language(
+    memory: apsw.Connection, settings: Settings, use_m3: Embedder, query: str, expected: str
+) -> None:
+    embed_all(settings, use_m3)
+    hits = search(memory, query, home=settings.home_dir, mode="vector", embedder=use_m3, limit=3)
+    assert expected in hits[0].text
+    assert "vector" in hits[0].mode
+
+
+def test_hybrid_hits_carry_both_mode_scores(memory: apsw.Connection, settings: Settings, use_m3: Embedder) -> None:
+    embed_all(settings, use_m3)
+    hits = search(memory, "连接池 pool size", home=settings.home_dir, embedder=use_m3, limit=3)
+    assert "connection pool" in hits[0].text
+    assert set(hits[0].mode) == {"keyword", "vector"}
+
+
+def test_changed_text_never_answers_with_its_old_vector(
+    memory: apsw.Connection, settings: Settings, use_m3: Embedder
+) -> None:
+    embed_all(settings, use_m3)
+    with memory:
+        memory.execute("UPDATE chunks SET text = 'completely unrelated words about gardening' WHERE text LIKE '%pool%'")
+    hits = search(memory, "数据库连接池多大", home=settings.home_dir, mode="vector", embedder=use_m3, limit=5)
+    assert all("pool" not in hit.text for hit in hits)
+    assert all("gardening" not in hit.text for hit in hits), "the changed row must not answer with the old vector"
+
+
+def test_keywords_answer_until_vectors_exist(memory: apsw.Connection, settings: Settings, use_m3: Embedder) -> None:
+    hits = search(memory, "ruff", home=settings.home_dir, embedder=use_m3)
+    assert hits and hits[0].mode == {"keyword": hits[0].score}
+
+
+def test_vector_mode_without_an_embedder_is_a_clear_error(memory: apsw.Connection, settings: Settings) -> None:
+    with pytest.raises(QueryError, match="needs an embedding model"):
+        search(memory, "ruff", home=settings.home_dir, mode="vector")
+
+
+def test_model_switch_rebuilds_without_mixing_spaces(
+    memory: apsw.Connection, settings: Settings, use_m3: Embedder, tmp_path: Path
+) -> None:
+    embed_all(settings, use_m3)
+    tiny = OnnxEmbedder(build_tiny_model(tmp_path / "tiny").folder)
+    try:
+        worker = Worker(settings, extract_bytes, embedder=tiny)
+        with memory:
+            vectors.register_model(memory, tiny.identity.key, "tiny-test", tiny.identity.dimension, now="x")
+        assert [m.state for m in vectors.models(memory)] == ["active", "building"]
+        # while the new model builds, the old one still answers, and the new one never does
+        assert search(memory, "怎么才能记得牢", home=settings.home_dir, mode="vector", embedder=use_m3)
+        assert search(memory, "ruff", home=settings.home_dir, embedder=tiny)[0].mode.keys() == {"keyword"}
+        worker.embed_pending()
+        worker.close()
+        assert [(m.name, m.state) for m in vectors.models(memory)] == [("tiny-test", "active")]
+        assert vectors.coverage(memory)[0].embedded["organized"] == len(NOTES)
+        with pytest.raises(apsw.SQLError):
+            memory.execute(f"SELECT count(*) FROM {vectors.table_name(use_m3.identity.key)}").fetchall()
+    finally:
+        tiny.close()
+
+
+def test_private_project_is_never_sent_to_a_remote_embedder(memory: apsw.Connection, tmp_path: Path) -> None:
+    settings = load_settings(
+        private_projects=["ops"], embedding={"backend": "http", "base_url": "https://embed.example.com", "model": "m"}
+    )
+    tiny = OnnxEmbedder(build_tiny_model(tmp_path / "tiny").folder)
+    sent: list[str] = []
+
+    class Recording:
+        identity = tiny.identity
+
+        def embed_passages(self, texts: list[str]) -> object:
+            sent.extend(texts)
+            return tiny.embed_passages(texts)
+
+        def embed_query(self, text: str) -> object:
+            return tiny.embed_query(text)
+
+        def close(self) -> None:
+            tiny.close()
+
+    worker = Worker(
+        settings,
+        extract_bytes,
+        embedder=Recording(),  # type: ignore[arg-type]
+        may_embed=lambda project: may_embed_project(settings, project),
+    )
+    try:
+        worker.embed_pending()
+    finally:
+        worker.close()
+    assert sent and not any("pool" in text or "Nginx" in text for text in sent)
