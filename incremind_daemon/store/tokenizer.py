@@ -113,8 +113,9 @@ def fold(text: str) -> str:
 
 
 def _latin_parts(original: str, folded: str) -> tuple[str, ...]:
-    if original.isdigit() or (original.isalpha() and (original.islower() or original.isupper() or original[1:].islower())):
-        return ()  # a plain word or number: no parts (most tokens take this path)
+    plain_word = original.isalpha() and (original.islower() or original.isupper() or original[1:].islower())
+    if plain_word or original.isdigit():
+        return ()  # no parts to index (most tokens take this path)
     parts: list[str] = []
     for piece in _PART.findall(original):
         camel = _CAMEL.findall(piece)
