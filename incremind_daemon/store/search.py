@@ -25,7 +25,7 @@ from incremind_daemon.store.tokenizer import fold_text, query_words
 log = logging.getLogger(__name__)
 
 MODES = ("keyword", "vector", "hybrid")
-DEFAULT_FUSION = "rrf"
+DEFAULT_FUSION = "weighted"  # chosen on benchmarks/retrieval: see its README
 CANDIDATES = 50  # each list's depth before fusion
 MARK_OPEN = "«"
 MARK_CLOSE = "»"
