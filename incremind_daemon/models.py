@@ -27,32 +27,19 @@ import httpx
 
 from incremind_daemon.config import Settings
 from incremind_daemon.errors import IncremindError, NotFound
+from incremind_daemon.store.embedder import MANIFEST_FILE, MANIFEST_TYPES, MODEL_FILE, POOLINGS, TOKENIZER_FILE
 
 log = logging.getLogger(__name__)
 
 HashSource = Literal["pinned", "recorded"]
 Progress = Callable[[str, int, int | None], None]  # (file name, bytes so far, total bytes or None)
 
-MODEL_FILE = "model.onnx"
-TOKENIZER_FILE = "tokenizer.json"
-MANIFEST_FILE = "manifest.json"
 HASHES_FILE = "hashes.json"
-POOLINGS = ("mean", "cls", "none")
 CHUNK_BYTES = 1 << 20
 _SAFE_NAME = re.compile(r"[A-Za-z0-9][A-Za-z0-9._-]{0,127}")
 _SHA256 = re.compile(r"[0-9a-f]{64}")
 _CONTENT_RANGE = re.compile(r"bytes (\d+)-(\d+)/(\d+|\*)")
 _RETRY_STATUSES = frozenset({429, 500, 502, 503, 504})
-_MANIFEST_TYPES: dict[str, type] = {
-    "name": str,
-    "dimension": int,
-    "pooling": str,
-    "normalize": bool,
-    "query_prefix": str,
-    "passage_prefix": str,
-    "max_tokens": int,
-    "output": str,
-}
 
 
 @dataclass(frozen=True, slots=True)
@@ -171,7 +158,7 @@ def check_manifest(data: object, where: str) -> dict[str, object]:
     """Return data if it has the keys and types a manifest needs, else raise IncremindError."""
     if not isinstance(data, dict):
         raise IncremindError(f"{where}: the manifest must be a JSON object; see the keys in the README")
-    for key, kind in _MANIFEST_TYPES.items():
+    for key, kind in MANIFEST_TYPES.items():
         value = data.get(key)
         if not isinstance(value, kind) or (kind is int and isinstance(value, bool)):
             raise IncremindError(f"{where}: manifest key '{key}' is missing or not of type {kind.__name__}")

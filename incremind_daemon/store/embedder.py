@@ -39,8 +39,8 @@ TOKENIZER_FILE = "tokenizer.json"
 MANIFEST_FILE = "manifest.json"
 USE_M3_DIMENSION = 512
 
-_POOLINGS: tuple[Pooling, ...] = ("mean", "cls", "none")
-_MANIFEST_TYPES: dict[str, type] = {
+POOLINGS: tuple[Pooling, ...] = ("mean", "cls", "none")
+MANIFEST_TYPES: dict[str, type] = {
     "name": str,
     "dimension": int,
     "pooling": str,
@@ -197,23 +197,23 @@ def load_manifest(folder: Path) -> Manifest:
     if not isinstance(data, dict):
         raise ConfigError(f"{path} must hold a JSON object, not {type(data).__name__}")
     _check_manifest_keys(path, data)
-    fields = {key: value for key, value in data.items() if key in _MANIFEST_TYPES}
+    fields = {key: value for key, value in data.items() if key in MANIFEST_TYPES}
     if fields.get("pooling") == "none":
         fields.setdefault("output", "sentence_embedding")
     return Manifest(digest=hashlib.sha256(raw).hexdigest(), **fields)
 
 
 def _check_manifest_keys(path: Path, data: dict[str, object]) -> None:
-    unknown = sorted(set(data) - set(_MANIFEST_TYPES))
+    unknown = sorted(set(data) - set(MANIFEST_TYPES))
     if unknown:  # tolerated, as model installers may add keys of their own; logged in case one is a typo
         log.warning(
-            "%s: ignoring unknown key(s) %s; known keys: %s", path, ", ".join(unknown), ", ".join(_MANIFEST_TYPES)
+            "%s: ignoring unknown key(s) %s; known keys: %s", path, ", ".join(unknown), ", ".join(MANIFEST_TYPES)
         )
     missing = [key for key in ("name", "dimension") if key not in data]
     if missing:
         raise ConfigError(f"{path} lacks {' and '.join(missing)}")
     for key, value in data.items():
-        expected = _MANIFEST_TYPES.get(key)
+        expected = MANIFEST_TYPES.get(key)
         if expected is not None and type(value) is not expected:  # exact: true is no number, nor 1 a boolean
             raise ConfigError(f"{path}: {key} must be a {_TYPE_NAMES[expected]}, not {json.dumps(value)}")
     for key in ("name", "output"):
@@ -222,8 +222,8 @@ def _check_manifest_keys(path: Path, data: dict[str, object]) -> None:
     for key in ("dimension", "max_tokens"):
         if key in data and cast(int, data[key]) < 1:
             raise ConfigError(f"{path}: {key} must be at least 1, not {data[key]}")
-    if data.get("pooling", "mean") not in _POOLINGS:
-        raise ConfigError(f"{path}: pooling must be one of {', '.join(_POOLINGS)}, not {json.dumps(data['pooling'])}")
+    if data.get("pooling", "mean") not in POOLINGS:
+        raise ConfigError(f"{path}: pooling must be one of {', '.join(POOLINGS)}, not {json.dumps(data['pooling'])}")
 
 
 class OnnxEmbedder:
