@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import logging
 from collections import defaultdict
+from collections.abc import Iterable
 from dataclasses import dataclass, replace
 from itertools import pairwise
 
@@ -165,33 +166,14 @@ def append_to_session(conn: apsw.Connection, source_id: int, fresh: list[Message
     """
     old = sessions.session_text(conn, source_id)
     turn_start = sessions.last_turn_start(conn, source_id, before=fresh[0].id)
-    parts: list[str] = [old]
-    offsets: list[tuple[int, int, int]] = []
-    turns: list[int] = [turn_start]
-    position = len(old)
-    for message in fresh:
-        if position:
-            parts.append("\n\n")
-            position += 2
-        label = f"{message.role}: "
-        if message.role == "user":
-            turns.append(position)
-        parts.append(label + message.text)
-        start = position + len(label)
-        position = start + len(message.text)
-        offsets.append((start, position, message.id))
-    text = "".join(parts)
-    bounds = [*sorted(set(turns)), len(text)]
+    layout = layout_session(fresh, after=old)
+    starts = sorted({turn_start, *(start for start, _ in layout.turns)})
     next_seq = sessions.delete_passages_from(conn, source_id, turn_start)
-    passages: list[NewPassage] = []
-    for start, end in pairwise(bounds):
-        passages.extend(
-            NewPassage(p.text, start + p.start, start + p.end) for p in split_passages(text[start:end]) if end > start
-        )
+    passages = turn_passages(layout.text, pairwise([*starts, len(layout.text)]))
     items.insert_passages(conn, source_id, passages, first_seq=next_seq)
-    sessions.set_message_offsets(conn, offsets)
+    sessions.set_message_offsets(conn, layout.offsets)
     last_at = max((m.at for m in fresh if m.at), default=None)
-    sessions.replace_session_text(conn, source_id, text, last_at=last_at, now=now)
+    sessions.replace_session_text(conn, source_id, layout.text, last_at=last_at, now=now)
 
 
 @dataclass(frozen=True, slots=True)
@@ -201,25 +183,40 @@ class _Layout:
     turns: list[tuple[int, int]]  # (start, end) of each user prompt with the replies to it
 
 
-def layout_session(messages: list[MessageRow]) -> _Layout:
-    """Lay a session's messages out as labelled text, with offsets and turn spans."""
-    parts: list[str] = []
+def layout_session(messages: list[MessageRow], *, after: str = "") -> _Layout:
+    """Lay messages out as labelled text after ``after``, with offsets and the turns they start.
+
+    With ``after`` (the session's text so far) the first message continues the
+    last turn unless it is a prompt; offsets and turns index the whole text.
+    """
+    parts: list[str] = [after]
     offsets: list[tuple[int, int, int]] = []
     turns: list[tuple[int, int]] = []
-    position = 0
+    position = len(after)
     for message in messages:
-        if parts:
+        if position:
             parts.append("\n\n")
             position += 2
         label = f"{message.role}: "
-        if message.role == "user" or not turns:
+        if message.role == "user" or (not turns and not after):
             turns.append((position, position))
         parts.append(label + message.text)
         start = position + len(label)
         position = start + len(message.text)
         offsets.append((start, position, message.id))
-        turns[-1] = (turns[-1][0], position)
+        if turns:
+            turns[-1] = (turns[-1][0], position)
     return _Layout("".join(parts), offsets, turns)
+
+
+def turn_passages(text: str, spans: Iterable[tuple[int, int]]) -> list[NewPassage]:
+    """Split each turn span of a session's text into passages with offsets into the whole text."""
+    return [
+        NewPassage(p.text, start + p.start, start + p.end)
+        for start, end in spans
+        if end > start
+        for p in split_passages(text[start:end])
+    ]
 
 
 def rebuild_session(conn: apsw.Connection, source_id: int, *, now: str) -> None:
@@ -233,11 +230,7 @@ def rebuild_session(conn: apsw.Connection, source_id: int, *, now: str) -> None:
     first_turn = next((i for i, (_, end) in enumerate(layout.turns) if end > same), len(layout.turns))
     cut = layout.turns[first_turn][0] if first_turn < len(layout.turns) else len(layout.text)
     next_seq = sessions.delete_passages_from(conn, source_id, min(cut, same))
-    passages: list[NewPassage] = []
-    for start, end in layout.turns[first_turn:]:
-        passages.extend(
-            NewPassage(p.text, start + p.start, start + p.end) for p in split_passages(layout.text[start:end])
-        )
+    passages = turn_passages(layout.text, layout.turns[first_turn:])
     items.insert_passages(conn, source_id, passages, first_seq=next_seq)
     moved = [o for o, m in zip(layout.offsets, messages, strict=True) if (o[0], o[1]) != (m.start, m.end)]
     sessions.set_message_offsets(conn, moved)
