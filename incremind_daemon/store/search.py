@@ -87,6 +87,11 @@ def quote_query(query: str, *, any_word: bool = False) -> str:
     words = query_words(query)
     if not words:
         raise QueryError(f"the query {query!r} has no searchable words; use letters, digits or Chinese characters")
+    return quote_words(words, any_word=any_word)
+
+
+def quote_words(words: list[str], *, any_word: bool = False) -> str:
+    """Join already-cut query words into an FTS5 expression, each quoted."""
     quoted = ['"' + word.replace('"', '""') + '"' for word in words]
     return (" OR " if any_word else " AND ").join(quoted)
 
@@ -143,14 +148,14 @@ def keyword_search(
     limit: int = 10,
 ) -> list[Hit]:
     """Find items by words alone (FTS5 BM25); best first."""
-    if not query_words(query):
-        return []  # only punctuation or symbols: nothing can match, and that is no error
     words = query_words(query)
-    strict = quote_query(query)
+    if not words:
+        return []  # only punctuation or symbols: nothing can match, and that is no error
+    strict = quote_words(words)
     hits = _run(conn, strict, home=home, project=project, tier=tier, limit=limit, factor=1.0, words=words)
     if len(hits) < limit and len(words) > 1:
         seen = {h.id for h in hits}
-        loose = quote_query(query, any_word=True)
+        loose = quote_words(words, any_word=True)
         extra = _run(conn, loose, home=home, project=project, tier=tier, limit=limit, factor=_LOOSE_FACTOR, words=words)
         hits.extend(h for h in extra if h.id not in seen)
     hits.sort(key=lambda h: (-h.score, _TIER_ORDER[h.tier], -row_number(h.id)))
