@@ -76,7 +76,7 @@ def render_item(conn: apsw.Connection, kind: str, rowid: int, *, home: Path) -> 
         session = sessions.get_session(conn, rowid)
         if session is not None:
             return render_session(conn, session, home=home)
-        return _render_source(conn, source, home), _source_data(conn, source, home)
+        return _render_source(conn, source, home)
     raise NotFound(f"no {tier} item {item_id(tier, rowid)} in memory")
 
 
@@ -132,30 +132,27 @@ def _render_message(conn: apsw.Connection, rowid: int) -> tuple[str, dict[str, o
     return "\n".join(lines), data
 
 
-def _render_source(conn: apsw.Connection, source: SourceRecord, home: Path) -> str:
-    summary_id = items.summary_of_source(conn, row_number(source.id))
-    passages = items.passages_of_source(conn, row_number(source.id))
+def _render_source(conn: apsw.Connection, source: SourceRecord, home: Path) -> tuple[str, dict[str, object]]:
+    rowid = row_number(source.id)
+    summary_id = items.summary_of_source(conn, rowid)
+    passages = items.passages_of_source(conn, rowid)
     preview = source.raw_text[:RAW_PREVIEW_CHARS]
     more = len(source.raw_text) - len(preview)
+    original = home / source.raw_path if source.raw_path else None
     lines = [
         f"{source.id}  {source.title}",
         f"project     {source.project}",
         f"kind        {source.kind} ({source.media_type or '-'}, {source.size_bytes} bytes)",
-        f"original    {home / source.raw_path if source.raw_path else '-'}",
+        f"original    {original or '-'}",
         f"taken in    {source.created_at}" + (f", seen {source.seen_count} times" if source.seen_count > 1 else ""),
         f"derived     {passages} passages" + (f", summary {item_id('summary', summary_id)}" if summary_id else ""),
         "",
         preview + (f"\n… ({more} more characters; --json prints all)" if more > 0 else ""),
     ]
-    return "\n".join(lines)
-
-
-def _source_data(conn: apsw.Connection, source: SourceRecord, home: Path) -> dict[str, object]:
-    rowid = row_number(source.id)
-    summary_id = items.summary_of_source(conn, rowid)
-    return asdict(source) | {
+    data = asdict(source) | {
         "tier": "raw",
-        "path": str(home / source.raw_path) if source.raw_path else None,
+        "path": str(original) if original else None,
         "summary_id": item_id("summary", summary_id) if summary_id else None,
-        "passages": items.passages_of_source(conn, rowid),
+        "passages": passages,
     }
+    return "\n".join(lines), data
