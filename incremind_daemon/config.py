@@ -111,6 +111,99 @@ class SearchSettings(_Group):
     limit: int = Field(default=10, ge=1, le=1000, description="results returned when --limit is not given")
 
 
+class ModelSettings(_Group):
+    """An OpenAI-compatible chat model for candidate insights; without base_url, local rules do the work."""
+
+    base_url: str | None = Field(
+        default=None, description="the chat endpoint's base URL, e.g. https://api.openai.com or http://127.0.0.1:8080"
+    )
+    name: str | None = Field(default=None, description="the chat model's name, e.g. gpt-4o-mini")
+    api_key_env: str | None = Field(
+        default=None, description="the environment variable holding the API key (never the key itself)"
+    )
+    timeout_seconds: float = Field(default=60, gt=0, description="give up on one call after this many seconds")
+    max_retries: int = Field(default=3, ge=0, le=10, description="retries on 429 and 5xx replies, with backoff")
+    daily_token_budget: int = Field(
+        default=200_000,
+        ge=0,
+        description="input + output tokens the model may spend per day (UTC); when spent, local rules take over",
+    )
+    max_input_chars: int = Field(
+        default=12_000, ge=1_000, description="material sent per call; longer sources go in several calls"
+    )
+
+
+class InsightSettings(_Group):
+    """Candidate insights: how new material is compared with what is known, and how recall cools."""
+
+    repeat_similarity: float = Field(
+        default=0.8, ge=0, le=1, description="a candidate this similar to a known insight only repeats it"
+    )
+    related_similarity: float = Field(
+        default=0.45,
+        ge=0,
+        le=1,
+        description="a candidate at least this similar relates to a known insight (supplement or different)",
+    )
+    neighbours: int = Field(default=5, ge=1, le=50, description="known insights a candidate is compared with")
+    confidence_step: float = Field(
+        default=0.08, ge=0, le=1, description="confidence a repeat adds to the known insight (up to 0.99)"
+    )
+    half_life_days: float = Field(default=14, gt=0, description="an unused insight's hotness halves this often")
+    cold_below: float = Field(
+        default=0.25, ge=0, le=1, description="insights cooler than this leave the preloaded context (still searchable)"
+    )
+    max_per_source: int = Field(default=12, ge=1, le=200, description="candidates taken from one source at most")
+
+
+class TargetSettings(_Group):
+    """One agent's global context file."""
+
+    enabled: bool = Field(
+        default=True, description="keep a block in this agent's global file (if the agent is installed)"
+    )
+    mode: Literal["inline", "import"] = Field(
+        default="inline",
+        description="inline: the block itself; import: one @-line to ~/.incremind/context/<name>.md (Claude, Gemini)",
+    )
+
+
+class ContextSettings(_Group):
+    """The preloaded context blocks in the agents' instruction files."""
+
+    enabled: bool = Field(default=True, description="keep managed blocks current while the daemon runs")
+    budget_tokens: int = Field(default=1_500, ge=200, le=20_000, description="the most one block may hold, in tokens")
+    min_interval_seconds: float = Field(
+        default=10, ge=0, description="a target is rewritten at most this often (changes are coalesced)"
+    )
+    claude: TargetSettings = Field(default=TargetSettings(), description="~/.claude/CLAUDE.md (or $CLAUDE_CONFIG_DIR)")
+    codex: TargetSettings = Field(default=TargetSettings(), description="~/.codex/AGENTS.md (or $CODEX_HOME)")
+    gemini: TargetSettings = Field(default=TargetSettings(), description="~/.gemini/GEMINI.md (or $GEMINI_CLI_HOME)")
+    project_files: list[Literal["AGENTS.md", "CLAUDE.local.md", "GEMINI.md"]] = Field(
+        default=["AGENTS.md"], description="files `incremind context enable PATH` writes in a repository"
+    )
+    codex_limit_bytes: int = Field(
+        default=32_768, ge=1_024, description="Codex's combined instruction budget (project_doc_max_bytes)"
+    )
+
+
+class McpSettings(_Group):
+    """The MCP tools served by the daemon over HTTP (and by `incremind mcp` over stdio)."""
+
+    enabled: bool = Field(default=True, description="serve MCP over HTTP while the daemon runs")
+    host: str = Field(default="127.0.0.1", description="bind address; anything but loopback requires token_env")
+    port: int = Field(default=18765, ge=0, le=65535, description="HTTP port (GET /health, POST /mcp)")
+    token_env: str | None = Field(
+        default=None, description="the environment variable holding a bearer token required on every request"
+    )
+    allowed_origins: list[str] = Field(
+        default=[], description="browser origins allowed besides loopback ones (no wildcard)"
+    )
+    max_request_bytes: int = Field(default=1_000_000, ge=1_024, description="larger requests are refused")
+    trust_saves: bool = Field(default=False, description="save_memory from an agent counts as confirmed at once")
+    allow_review: bool = Field(default=False, description="let agents confirm or reject pending insights")
+
+
 class Settings(BaseSettings):
     """Everything a user can set; defaults run the daemon with no config file."""
 
@@ -128,6 +221,10 @@ class Settings(BaseSettings):
         default=[], description="projects whose text is never sent to a model or embedder outside this machine"
     )
     sessions: SessionsSettings = Field(default=SessionsSettings(), description="agent session logs")
+    model: ModelSettings = Field(default=ModelSettings(), description="optional chat model for candidate insights")
+    insights: InsightSettings = Field(default=InsightSettings(), description="candidate insights and recall")
+    context: ContextSettings = Field(default=ContextSettings(), description="preloaded context blocks")
+    mcp: McpSettings = Field(default=McpSettings(), description="MCP tools for agents")
 
     @property
     def home_dir(self) -> Path:
@@ -156,6 +253,14 @@ class Settings(BaseSettings):
     @property
     def models_dir(self) -> Path:
         return self.home_dir / "models"
+
+    @property
+    def context_dir(self) -> Path:
+        return self.home_dir / "context"
+
+    @property
+    def logs_dir(self) -> Path:
+        return self.home_dir / "logs"
 
     @property
     def max_file_bytes(self) -> int:

@@ -65,7 +65,7 @@ def test_modules_stay_under_the_hard_size_limit() -> None:
 
 def test_library_code_never_prints() -> None:
     for path in PACKAGE.rglob("*.py"):
-        if path.name in {"cli.py", "__main__.py"}:
+        if path.parent.name == "cli" or path.name in {"__main__.py", "hook.py"}:
             continue
         tree = ast.parse(path.read_text(encoding="utf-8"))
         calls = [

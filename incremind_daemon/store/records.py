@@ -127,3 +127,46 @@ class SummaryRecord:
     summary: str
     spans: tuple[tuple[int, int], ...]
     updated_at: str
+
+
+CATEGORIES = ("identity", "preference", "correction", "entity", "event", "method")
+LASTING = frozenset({"identity", "preference", "correction"})  # never cool down
+RELATIONS = ("repeat", "supplement", "different", "new")
+INSIGHT_STATUSES = ("pending", "confirmed", "rejected", "forgotten", "superseded")
+
+
+@dataclass(frozen=True, slots=True)
+class Candidate:
+    """A statement proposed from one source, with the words it rests on.
+
+    ``quote`` is verbatim evidence: ``raw_text[start:end] == quote`` in the
+    source's raw text. ``condition`` says when to recall it ('' if none).
+    """
+
+    statement: str
+    category: str  # one of CATEGORIES
+    condition: str
+    quote: str
+    start: int
+    end: int
+
+
+@dataclass(frozen=True, slots=True)
+class Insight:
+    """One insight row as it is now (its current revision)."""
+
+    id: int
+    project: str
+    category: str
+    statement: str
+    condition: str
+    relation: str  # new, supplement, different
+    status: str  # one of INSIGHT_STATUSES
+    confidence: float
+    hotness: float
+    revision: int
+    created_at: str
+    updated_at: str
+    last_used_at: str | None
+    origin: str  # local, model, save
+    use_count: int

@@ -268,7 +268,80 @@ CREATE TRIGGER insights_embed_au AFTER UPDATE OF statement, condition, status ON
 END;
 """
 
-MIGRATIONS: tuple[str, ...] = (SCHEMA_V1, SCHEMA_V2, SCHEMA_V3)
+SCHEMA_V4 = """
+-- Candidate insights: where each came from and how it is recalled.
+ALTER TABLE insights ADD COLUMN origin TEXT NOT NULL DEFAULT 'local';   -- local, model, save
+ALTER TABLE insights ADD COLUMN use_count INTEGER NOT NULL DEFAULT 0;
+ALTER TABLE insights ADD COLUMN forgotten_from TEXT;                    -- the status restore returns to
+CREATE INDEX insights_by_category ON insights (category, status);
+CREATE INDEX links_to ON links (to_id);
+
+-- Per source: whether its increments have been looked for, and how far (sessions grow).
+CREATE TABLE insight_jobs (
+    source_id   INTEGER PRIMARY KEY REFERENCES sources (id),
+    state       TEXT NOT NULL CHECK (state IN ('waiting', 'done', 'failed')),
+    upto        INTEGER NOT NULL DEFAULT 0,    -- characters of raw_text already examined
+    attempts    INTEGER NOT NULL DEFAULT 0,
+    path        TEXT,                          -- local or model: which extraction ran last
+    last_error  TEXT,
+    next_try_at TEXT,
+    updated_at  TEXT NOT NULL
+);
+CREATE INDEX insight_jobs_waiting ON insight_jobs (state, next_try_at) WHERE state != 'done';
+
+-- Every call to an external model: append-only, like the audit log.
+CREATE TABLE receipts (
+    id            INTEGER PRIMARY KEY,
+    at            TEXT NOT NULL,
+    purpose       TEXT NOT NULL,       -- insights, summary, embedding, ...
+    endpoint      TEXT NOT NULL,
+    model         TEXT NOT NULL,
+    project       TEXT NOT NULL,
+    source_id     INTEGER,
+    input_tokens  INTEGER NOT NULL DEFAULT 0,
+    output_tokens INTEGER NOT NULL DEFAULT 0,
+    duration_ms   INTEGER NOT NULL DEFAULT 0,
+    outcome       TEXT NOT NULL,       -- ok, rejected: <why>, error: <why>
+    detail        TEXT NOT NULL DEFAULT ''
+);
+CREATE INDEX receipts_by_at ON receipts (at);
+CREATE TRIGGER receipts_no_update BEFORE UPDATE ON receipts BEGIN
+    SELECT RAISE(ABORT, 'receipts are append-only');
+END;
+CREATE TRIGGER receipts_no_delete BEFORE DELETE ON receipts BEGIN
+    SELECT RAISE(ABORT, 'receipts are append-only');
+END;
+
+-- MCP tool calls, so status can show which agents use memory.
+CREATE TABLE tool_calls (
+    id          INTEGER PRIMARY KEY,
+    at          TEXT NOT NULL,
+    tool        TEXT NOT NULL,
+    project     TEXT,
+    client      TEXT,               -- the MCP client's name, when it gives one
+    transport   TEXT NOT NULL,      -- stdio or http
+    duration_ms INTEGER NOT NULL DEFAULT 0,
+    outcome     TEXT NOT NULL       -- ok or error: <why>
+);
+CREATE INDEX tool_calls_by_at ON tool_calls (at);
+
+-- Files that hold a managed context block.
+CREATE TABLE context_targets (
+    path            TEXT PRIMARY KEY,
+    kind            TEXT NOT NULL,           -- global or project
+    agent           TEXT,                    -- claude, codex, gemini (global targets)
+    project         TEXT,                    -- project targets
+    mode            TEXT NOT NULL DEFAULT 'inline' CHECK (mode IN ('inline', 'import')),
+    enabled         INTEGER NOT NULL DEFAULT 1,
+    created_file    INTEGER NOT NULL DEFAULT 0,   -- incremind created it (and may exclude it from git)
+    digest          TEXT,                    -- of the block last written
+    tokens          INTEGER,
+    last_written_at TEXT,
+    problem         TEXT
+);
+"""
+
+MIGRATIONS: tuple[str, ...] = (SCHEMA_V1, SCHEMA_V2, SCHEMA_V3, SCHEMA_V4)
 
 
 def migrate(conn: apsw.Connection) -> None:

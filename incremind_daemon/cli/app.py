@@ -8,7 +8,7 @@ import logging
 import os
 import sys
 import time
-from collections.abc import Callable, Iterator
+from collections.abc import Iterator
 from dataclasses import asdict
 from datetime import date
 from pathlib import Path
@@ -19,6 +19,8 @@ import jieba
 
 from incremind_daemon import __version__
 from incremind_daemon.backfill import Progress, plan_backfill, run_backfill
+from incremind_daemon.cli import context, mcp, review
+from incremind_daemon.cli.base import command
 from incremind_daemon.config import Settings, config_path, example_config, load_settings, update_config_file
 from incremind_daemon.daemon import prepare_home, run
 from incremind_daemon.embedding import make_embedder, may_embed_project
@@ -44,28 +46,6 @@ from incremind_daemon.store.embedder import Embedder
 from incremind_daemon.store.records import TIERS, Hit
 from incremind_daemon.store.search import MODES, search
 
-Handler = Callable[[argparse.Namespace, Settings], int]
-
-
-def _command(
-    commands: argparse._SubParsersAction[argparse.ArgumentParser],
-    common: argparse.ArgumentParser,
-    name: str,
-    handler: Handler,
-    help_text: str,
-    example: str,
-) -> argparse.ArgumentParser:
-    parser = commands.add_parser(
-        name,
-        help=help_text,
-        description=help_text[0].upper() + help_text[1:] + ".",
-        parents=[common],
-        epilog=f"example:\n  {example}",
-        formatter_class=argparse.RawDescriptionHelpFormatter,
-    )
-    parser.set_defaults(handler=handler)
-    return parser
-
 
 def build_parser() -> argparse.ArgumentParser:
     """Build the argument parser with every subcommand."""
@@ -87,8 +67,8 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument("--version", action="version", version=f"incremind {__version__}")
     commands = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
 
-    _command(commands, common, "run", cmd_run, "run the daemon in the foreground", "incremind run")
-    _command(
+    command(commands, common, "run", cmd_run, "run the daemon in the foreground", "incremind run")
+    command(
         commands,
         common,
         "init",
@@ -97,7 +77,7 @@ def build_parser() -> argparse.ArgumentParser:
         "incremind init --home ~/notes-memory",
     )
 
-    ingest = _command(
+    ingest = command(
         commands,
         common,
         "ingest",
@@ -109,7 +89,7 @@ def build_parser() -> argparse.ArgumentParser:
     ingest.add_argument("--project", help="the project the material belongs to")
     ingest.add_argument("--json", action="store_true", help="print machine-readable JSON")
 
-    find = _command(
+    find = command(
         commands,
         common,
         "search",
@@ -126,7 +106,7 @@ def build_parser() -> argparse.ArgumentParser:
     )
     find.add_argument("--json", action="store_true", help="print a JSON array")
 
-    show = _command(
+    show = command(
         commands,
         common,
         "show",
@@ -137,14 +117,14 @@ def build_parser() -> argparse.ArgumentParser:
     show.add_argument("id", help="an id from search results (src-N, msg-N, pas-N, sum-N) or an agent's session id")
     show.add_argument("--json", action="store_true", help="print machine-readable JSON")
 
-    listing = _command(
+    listing = command(
         commands, common, "sessions", cmd_sessions, "list recent agent sessions", "incremind sessions --project api"
     )
     listing.add_argument("--project", help="only this project")
     listing.add_argument("--limit", type=int, default=20, help="at most this many sessions (default 20)")
     listing.add_argument("--json", action="store_true", help="print a JSON array")
 
-    backfill = _command(
+    backfill = command(
         commands,
         common,
         "backfill",
@@ -166,7 +146,7 @@ def build_parser() -> argparse.ArgumentParser:
     )
     backfill.add_argument("--json", action="store_true", help="print the totals as JSON")
 
-    model = _command(
+    model = command(
         commands,
         common,
         "model",
@@ -187,7 +167,7 @@ def build_parser() -> argparse.ArgumentParser:
     )
     model.add_argument("--json", action="store_true", help="print machine-readable JSON")
 
-    status = _command(
+    status = command(
         commands,
         common,
         "status",
@@ -196,6 +176,8 @@ def build_parser() -> argparse.ArgumentParser:
         "incremind status --json",
     )
     status.add_argument("--json", action="store_true", help="print machine-readable JSON")
+    for topic in (review, context, mcp):
+        topic.register(commands, common)
     return parser
 
 
