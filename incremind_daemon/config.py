@@ -434,3 +434,25 @@ def update_config_file(path: Path, group: str, values: dict[str, object]) -> Non
     temp = path.with_name(f".{path.name}.tmp")
     temp.write_text(json.dumps(data, ensure_ascii=False, indent=2) + "\n", encoding="utf-8")
     os.replace(temp, path)
+
+
+PRIVATE_MARKER = ".private"
+
+
+def private_projects(settings: Settings) -> frozenset[str]:
+    """Return the private projects: the config list plus inbox/<project>/.private markers.
+
+    Their text never goes to a non-loopback model or embedder, and their
+    insights never appear in another project's or a global context block.
+    """
+    names = set(settings.private_projects)
+    try:
+        names.update(entry.name for entry in settings.inbox_dir.iterdir() if (entry / PRIVATE_MARKER).is_file())
+    except OSError:
+        pass  # no inbox yet: only the configured list
+    return frozenset(names)
+
+
+def is_private(settings: Settings, project: str) -> bool:
+    """Return whether a project is private (see private_projects)."""
+    return project in private_projects(settings)

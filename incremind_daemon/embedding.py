@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import logging
 
-from incremind_daemon.config import Settings, secret_from_env
+from incremind_daemon.config import Settings, is_private, secret_from_env
 from incremind_daemon.errors import ConfigError
 from incremind_daemon.pipeline.embed_http import HttpEmbedder, is_loopback
 from incremind_daemon.store.embedder import Embedder, OnnxEmbedder, UseM3Embedder, query_cache
@@ -34,6 +34,6 @@ def make_embedder(settings: Settings) -> Embedder | None:
 def may_embed_project(settings: Settings, project: str) -> bool:
     """Tell whether a project's text may go to the configured embedder (private ones stay on this machine)."""
     conf = settings.embedding
-    if conf.backend != "http" or project not in settings.private_projects:
+    if conf.backend != "http" or not is_private(settings, project):
         return True
     return bool(conf.base_url) and is_loopback(conf.base_url or "")
