@@ -170,3 +170,26 @@ class Insight:
     last_used_at: str | None
     origin: str  # local, model, save
     use_count: int
+
+
+@dataclass(frozen=True, slots=True)
+class SaveRequest:
+    """Something a person or an agent asked to remember, as given."""
+
+    text: str
+    project: str | None = None  # None: the default project
+    category: str | None = None  # None: decided by the insight step
+    condition: str | None = None
+    actor: str = "cli"  # cli, mcp:<client>, ...
+    trusted: bool = False  # counts as confirmed at once (config mcp.trust_saves, or the person's own save)
+
+
+@dataclass(frozen=True, slots=True)
+class SaveResult:
+    """What became of a save: the stored note and its relation to what is known."""
+
+    source_id: int  # the raw note (src-N)
+    insight_id: int | None  # the insight it created or strengthened, if any
+    relation: str  # new, repeat, supplement, different, or 'stored' when no statement came out of it
+    known_id: int | None  # the known insight it repeats, supplements or differs from
+    status: str | None  # the insight's status now (pending, confirmed), if any
