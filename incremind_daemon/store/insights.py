@@ -70,7 +70,7 @@ class Revision:
     at: str
 
 
-def _insight(row: Row) -> Insight:
+def insight_from_row(row: Row) -> Insight:
     return Insight(
         int(row[0]),
         str(row[1]),
@@ -95,7 +95,7 @@ def get_insight(conn: apsw.Connection, insight_id: int) -> Insight:
     row = fetch_row(conn, f"SELECT {INSIGHT_COLUMNS} FROM insights WHERE id = ?", (insight_id,))
     if row is None:
         raise NotFound(f"no insight {item_id('insight', insight_id)} in memory; `incremind insights` lists them")
-    return _insight(row)
+    return insight_from_row(row)
 
 
 def list_insights(
@@ -112,7 +112,7 @@ def list_insights(
     if limit is not None:
         sql += " LIMIT ?"
         params.append(limit)
-    return [_insight(row) for row in fetch_rows(conn, sql, params)]
+    return [insight_from_row(row) for row in fetch_rows(conn, sql, params)]
 
 
 def count_insights(
@@ -366,7 +366,7 @@ def record_use(conn: apsw.Connection, insight_ids: Iterable[int], *, half_life_d
         row = fetch_row(conn, f"SELECT {INSIGHT_COLUMNS} FROM insights WHERE id = ?", (insight_id,))
         if row is None:
             continue
-        warm = effective_hotness(_insight(row), now=moment, half_life_days=half_life_days) + 1.0
+        warm = effective_hotness(insight_from_row(row), now=moment, half_life_days=half_life_days) + 1.0
         conn.execute(
             "UPDATE insights SET hotness = ?, use_count = use_count + 1, last_used_at = ? WHERE id = ?",
             (warm, now, insight_id),
