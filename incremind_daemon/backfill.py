@@ -59,14 +59,19 @@ def run_backfill(
     *,
     dry_run: bool,
     report: Callable[[Progress], None],
+    with_model: bool = False,
 ) -> Progress:
     """Read every planned transcript into memory (or only count it, with dry_run)."""
     progress = Progress(len(planned), sum(size for _, size in planned))
     reader = TranscriptReader(ReadRules.from_settings(settings))
-    worker = None if dry_run else Worker(settings, extract_bytes, read_session=reader, actor="backfill")
+    worker = (
+        None
+        if dry_run
+        else Worker(settings, extract_bytes, read_session=reader, actor="backfill", use_model=with_model)
+    )
     try:
         for transcript, size in planned:
-            item = TailSession(transcript.path, transcript.agent)
+            item = TailSession(transcript.path, transcript.agent, history=not with_model)
             if worker is None:
                 _count(reader, item, progress)
             else:
@@ -81,6 +86,7 @@ def run_backfill(
             report(progress)
         if worker is not None:
             worker.summarize_pending(force=True)
+            worker.examine_pending()  # local rules unless --with-model
     finally:
         if worker is not None:
             worker.close()

@@ -6,6 +6,7 @@ settings are loaded once by the CLI or the daemon and passed down.
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import re
@@ -137,10 +138,13 @@ class InsightSettings(_Group):
     """Candidate insights: how new material is compared with what is known, and how recall cools."""
 
     repeat_similarity: float = Field(
-        default=0.8, ge=0, le=1, description="a candidate this similar to a known insight only repeats it"
+        default=0.8,
+        ge=0,
+        le=1,
+        description="a candidate this similar to a known insight, with no new number or condition, only repeats it",
     )
     related_similarity: float = Field(
-        default=0.45,
+        default=0.4,
         ge=0,
         le=1,
         description="a candidate at least this similar relates to a known insight (supplement or different)",
@@ -446,10 +450,8 @@ def private_projects(settings: Settings) -> frozenset[str]:
     insights never appear in another project's or a global context block.
     """
     names = set(settings.private_projects)
-    try:
+    with contextlib.suppress(OSError):  # no inbox yet: only the configured list
         names.update(entry.name for entry in settings.inbox_dir.iterdir() if (entry / PRIVATE_MARKER).is_file())
-    except OSError:
-        pass  # no inbox yet: only the configured list
     return frozenset(names)
 
 

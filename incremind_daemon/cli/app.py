@@ -144,6 +144,11 @@ def build_parser() -> argparse.ArgumentParser:
         action="store_true",
         help="print what would be read (files, messages, characters) and store nothing",
     )
+    backfill.add_argument(
+        "--with-model",
+        action="store_true",
+        help="let the configured chat model find candidate insights (default: local rules, no model calls)",
+    )
     backfill.add_argument("--json", action="store_true", help="print the totals as JSON")
 
     model = command(
@@ -253,6 +258,7 @@ def cmd_ingest(args: argparse.Namespace, settings: Settings) -> int:
             if not args.json:
                 print(_describe(outcome), flush=True)
         if any(o.status == "added" for o in outcomes):
+            worker.examine_pending()  # increments show in `incremind pending` at once
             worker.embed_pending()
     finally:
         worker.close()
@@ -367,7 +373,7 @@ def cmd_backfill(args: argparse.Namespace, settings: Settings) -> int:
     prepare_home(settings)
     planned = plan_backfill(settings, agent=args.agent, since=args.since)
     show = ProgressLine(sys.stderr, verb="counted" if args.dry_run else "read")
-    done = run_backfill(settings, planned, dry_run=args.dry_run, report=show)
+    done = run_backfill(settings, planned, dry_run=args.dry_run, report=show, with_model=args.with_model)
     show.finish()
     totals = {
         "files": done.files,

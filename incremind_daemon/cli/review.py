@@ -3,9 +3,257 @@
 from __future__ import annotations
 
 import argparse
+import json
+from dataclasses import asdict
+from datetime import UTC, datetime
 
-from incremind_daemon.cli.base import Commands
+import apsw
+
+from incremind_daemon.cli.base import Commands, command
+from incremind_daemon.config import Settings
+from incremind_daemon.errors import IncremindError, NotFound
+from incremind_daemon.pipeline.ingest import utc_now
+from incremind_daemon.serve.insight_view import insight_data, render_history, render_insight
+from incremind_daemon.store import insights, receipts
+from incremind_daemon.store.db import connect, write_transaction
+from incremind_daemon.store.items import split_item_id
+from incremind_daemon.store.records import CATEGORIES, INSIGHT_STATUSES, item_id
 
 
 def register(commands: Commands, common: argparse.ArgumentParser) -> None:  # type: ignore[type-arg]
     """Add this topic's subcommands."""
+    pending = command(
+        commands, common, "pending", cmd_pending, "list candidate insights waiting for review", "incremind pending"
+    )
+    pending.add_argument("--project", help="only this project")
+    pending.add_argument("--json", action="store_true", help="print machine-readable JSON")
+
+    confirm = command(
+        commands,
+        common,
+        "confirm",
+        cmd_confirm,
+        "confirm pending insights so search and context draw on them",
+        "incremind confirm ins-3 ins-4   |   incremind confirm --all --project study",
+    )
+    confirm.add_argument("ids", nargs="*", metavar="ID", help="insight ids (ins-N)")
+    confirm.add_argument("--all", action="store_true", help="confirm every pending insight")
+    confirm.add_argument("--project", help="with --all: only this project")
+    confirm.add_argument("--json", action="store_true", help="print machine-readable JSON")
+
+    for name, handler, text in (
+        ("reject", cmd_reject, "reject pending insights (kept, never proposed again)"),
+        ("forget", cmd_forget, "take insights out of recall and context (kept in the store)"),
+        ("restore", cmd_restore, "bring forgotten insights back"),
+    ):
+        verb = command(commands, common, name, handler, text, f"incremind {name} ins-3")
+        verb.add_argument("ids", nargs="+", metavar="ID", help="insight ids (ins-N)")
+        verb.add_argument("--json", action="store_true", help="print machine-readable JSON")
+
+    edit = command(
+        commands,
+        common,
+        "edit",
+        cmd_edit,
+        "rewrite an insight as a new revision (older revisions are kept)",
+        'incremind edit ins-3 "Review on days 1, 3, 7" --condition "when learning vocabulary"',
+    )
+    edit.add_argument("id", metavar="ID", help="the insight id (ins-N)")
+    edit.add_argument("text", help="the new statement")
+    edit.add_argument("--condition", help="the new condition: when to recall it ('' clears it)")
+    edit.add_argument("--json", action="store_true", help="print machine-readable JSON")
+
+    listing = command(
+        commands,
+        common,
+        "insights",
+        cmd_insights,
+        "list insights by status, project and category",
+        "incremind insights --status confirmed --category preference",
+    )
+    listing.add_argument("--status", choices=INSIGHT_STATUSES, help="only this status (default: all but rejected)")
+    listing.add_argument("--project", help="only this project")
+    listing.add_argument("--category", choices=CATEGORIES, help="only this category")
+    listing.add_argument("--limit", type=int, default=200, help="at most this many (default 200)")
+    listing.add_argument("--json", action="store_true", help="print machine-readable JSON")
+
+    history = command(
+        commands,
+        common,
+        "history",
+        cmd_history,
+        "show an insight's revisions and audit trail",
+        "incremind history ins-3",
+    )
+    history.add_argument("id", metavar="ID", help="the insight id (ins-N)")
+    history.add_argument("--json", action="store_true", help="print machine-readable JSON")
+
+    spent = command(
+        commands,
+        common,
+        "receipts",
+        cmd_receipts,
+        "list every call made to an external model, with tokens and outcome",
+        "incremind receipts --since 2026-12-01",
+    )
+    spent.add_argument("--since", metavar="DATE", help="only calls on or after this day or time (ISO 8601)")
+    spent.add_argument("--limit", type=int, default=None, help="at most this many, newest first")
+    spent.add_argument("--json", action="store_true", help="print machine-readable JSON")
+
+
+def _open(settings: Settings) -> apsw.Connection:
+    if not settings.database_path.exists():
+        raise NotFound(f"no memory at {settings.home_dir} yet; start the daemon or `incremind ingest` a file")
+    return connect(settings.database_path)
+
+
+def insight_number(value: str) -> int:
+    """Parse ``ins-12`` (or ``12``) into 12, or raise NotFound."""
+    if value.strip().isdigit():
+        return int(value)
+    kind, number = split_item_id(value)
+    if kind != "insight":
+        raise NotFound(f"'{value}' is not an insight id; insight ids look like ins-4")
+    return number
+
+
+def cmd_pending(args: argparse.Namespace, settings: Settings) -> int:
+    """List candidate insights waiting for review."""
+    conn = _open(settings)
+    try:
+        found = insights.list_insights(conn, status="pending", project=args.project)
+        data = [insight_data(conn, insight, home=settings.home_dir) for insight in reversed(found)]
+    finally:
+        conn.close()
+    if args.json:
+        print(json.dumps(data, ensure_ascii=False, indent=2))
+        return 0
+    if not data:
+        print("nothing pending")
+        return 0
+    print("\n\n".join(render_insight(entry) for entry in data))
+    print(f"\n{len(data)} pending: `incremind confirm ID...` or `incremind confirm --all`, `incremind reject ID...`")
+    return 0
+
+
+def cmd_confirm(args: argparse.Namespace, settings: Settings) -> int:
+    """Confirm pending insights."""
+    if args.all == bool(args.ids):
+        raise IncremindError("name insight ids to confirm, or use --all (not both)")
+    if args.all:
+        conn = _open(settings)
+        try:
+            ids = [i.id for i in insights.list_insights(conn, status="pending", project=args.project)]
+        finally:
+            conn.close()
+    else:
+        if args.project:
+            raise IncremindError("--project goes with --all")
+        ids = [insight_number(value) for value in args.ids]
+    return _review(settings, ids, "confirm", wants_json=args.json)
+
+
+def cmd_reject(args: argparse.Namespace, settings: Settings) -> int:
+    """Reject pending insights."""
+    return _review(settings, [insight_number(v) for v in args.ids], "reject", wants_json=args.json)
+
+
+def cmd_forget(args: argparse.Namespace, settings: Settings) -> int:
+    """Take insights out of recall and context."""
+    return _review(settings, [insight_number(v) for v in args.ids], "forget", wants_json=args.json)
+
+
+def cmd_restore(args: argparse.Namespace, settings: Settings) -> int:
+    """Bring forgotten insights back."""
+    return _review(settings, [insight_number(v) for v in args.ids], "restore", wants_json=args.json)
+
+
+def _review(settings: Settings, ids: list[int], verb: str, *, wants_json: bool) -> int:
+    conn = _open(settings)
+    done: list[dict[str, str]] = []
+    try:
+        with write_transaction(conn):  # all or nothing: a bad id changes nothing
+            for insight_id in ids:
+                insight = insights.review(conn, insight_id, verb, actor="cli", now=utc_now())
+                done.append({"id": item_id("insight", insight_id), "status": insight.status})
+    finally:
+        conn.close()
+    if wants_json:
+        print(json.dumps(done, ensure_ascii=False, indent=2))
+    elif not done:
+        print(f"nothing to {verb}")
+    else:
+        for entry in done:
+            print(f"{entry['id']}  {entry['status']}")
+    return 0
+
+
+def cmd_edit(args: argparse.Namespace, settings: Settings) -> int:
+    """Rewrite an insight as a new revision."""
+    conn = _open(settings)
+    try:
+        with write_transaction(conn):
+            insight = insights.edit_insight(
+                conn, insight_number(args.id), statement=args.text, condition=args.condition, actor="cli", now=utc_now()
+            )
+        data = insight_data(conn, insight, home=settings.home_dir)
+    finally:
+        conn.close()
+    print(json.dumps(data, ensure_ascii=False, indent=2) if args.json else render_insight(data))
+    return 0
+
+
+def cmd_insights(args: argparse.Namespace, settings: Settings) -> int:
+    """List insights by status, project and category."""
+    statuses = args.status or [s for s in INSIGHT_STATUSES if s != "rejected"]
+    conn = _open(settings)
+    try:
+        found = insights.list_insights(
+            conn, status=statuses, project=args.project, category=args.category, limit=args.limit
+        )
+        data = [insight_data(conn, insight, home=settings.home_dir) for insight in found]
+    finally:
+        conn.close()
+    if args.json:
+        print(json.dumps(data, ensure_ascii=False, indent=2))
+    else:
+        print("\n\n".join(render_insight(entry) for entry in data) if data else "no insights")
+    return 0
+
+
+def cmd_history(args: argparse.Namespace, settings: Settings) -> int:
+    """Show an insight's revisions and audit trail."""
+    conn = _open(settings)
+    try:
+        text, data = render_history(conn, insight_number(args.id))
+    finally:
+        conn.close()
+    print(json.dumps(data, ensure_ascii=False, indent=2) if args.json else text)
+    return 0
+
+
+def cmd_receipts(args: argparse.Namespace, settings: Settings) -> int:
+    """List every call made to an external model."""
+    found: list[receipts.Receipt] = []
+    budget = None
+    if settings.database_path.exists():
+        conn = connect(settings.database_path, readonly=True)
+        try:
+            found = receipts.list_receipts(conn, since=args.since, limit=args.limit)
+            budget = receipts.budget_state(conn, settings.model, datetime.now(UTC).date())
+        finally:
+            conn.close()
+    if args.json:
+        print(json.dumps([asdict(r) for r in found], ensure_ascii=False, indent=2))
+        return 0
+    for r in found:
+        print(
+            f"{r.at}  {r.purpose:<9} {r.model} @ {r.endpoint}  [{r.project}]  "
+            f"{r.input_tokens}+{r.output_tokens} tokens  {r.duration_ms} ms  {r.outcome}"
+        )
+    total = sum(r.input_tokens + r.output_tokens for r in found)
+    print(f"{len(found)} call(s), {total} tokens" if found else "no model calls")
+    if budget is not None and settings.model.base_url:
+        state = "spent: local rules until tomorrow (UTC)" if budget.exhausted else f"{budget.remaining} left"
+        print(f"today: {budget.spent} of {budget.limit} tokens ({state})")
+    return 0

@@ -70,7 +70,8 @@ DECISION_CUES = re.compile(
         r"let's\s+(?:just\s+|instead\s+|not\s+)?(?:use|go with|switch|stick with|keep|drop|go for|move to"
         r"|change|skip|avoid)|(?:we|i)(?:'ll|'d| will| would| should)?\s+(?:rather\s+)?(?:go with|stick with"
         r"|switch to|settle on|opt for)|decided|decide to|decision|instead(?: of)?|rather than|cho(?:se|sen)"
-        r"|switch(?:ed|ing)? (?:to|over)|choose to|opt(?:ed|ing)? (?:for|to)|settled? on|going with|change of plans?"
+        r"|(?:switch|migrat|mov)(?:e|ed|ing)? (?:to|over)|(?:switch|migrat|mov)(?:e|ed|ing)? from \S+(?: \S+)? to"
+        r"|choose to|opt(?:ed|ing)? (?:for|to)|settled? on|going with|change of plans?"
         r"|scratch that|on second thought|no longer|(?:don't|do not|won't|will not) use|we(?:'ll| will) use"
         r"|(?:i|we)(?:'d)? prefer|the plan is"
     )

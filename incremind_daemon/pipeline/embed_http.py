@@ -6,13 +6,9 @@ for which ``is_loopback`` is true.
 
 from __future__ import annotations
 
-import email.utils
-import ipaddress
 import logging
 import threading
-import time
 from collections.abc import Sequence
-from datetime import UTC, datetime
 from typing import cast
 from urllib.parse import urlsplit
 
@@ -20,35 +16,14 @@ import httpx
 import numpy as np
 
 from incremind_daemon.errors import ConfigError, IncremindError
+from incremind_daemon.pipeline.endpoints import RetryPolicy, error_message, is_retryable, post_json
+from incremind_daemon.pipeline.endpoints import is_loopback as is_loopback
+from incremind_daemon.pipeline.endpoints import retry_after_seconds as retry_after_seconds
 from incremind_daemon.store.embedder import ModelIdentity, Vectors, normalize_rows, sha256_hex
 
 log = logging.getLogger(__name__)
 
 _PROBE_TEXT = "dimension probe"
-
-
-def is_loopback(base_url: str) -> bool:
-    """Tell whether base_url names this machine: 127.0.0.0/8, ::1 or localhost.
-
-    Anything else, a name that merely resolves to 127.0.0.1 included, is not.
-    """
-    url = base_url.strip()
-    try:
-        host = urlsplit(url if "://" in url else f"http://{url}").hostname
-    except ValueError:
-        return False
-    if not host:
-        return False
-    host = host.rstrip(".")
-    if host == "localhost":
-        return True
-    try:
-        address = ipaddress.ip_address(host.split("%", 1)[0])  # drop an IPv6 zone such as %eth0
-    except ValueError:
-        return False
-    if isinstance(address, ipaddress.IPv6Address) and address.ipv4_mapped is not None:
-        return address.ipv4_mapped.is_loopback
-    return address.is_loopback
 
 
 def embeddings_url(base_url: str) -> str:
@@ -140,54 +115,22 @@ class HttpEmbedder:
         return normalize_rows(matrix)
 
     def _post(self, texts: list[str]) -> object:
-        attempt = 0
-        while True:
-            try:
-                response = self._client.post(self.url, json={"model": self._model, "input": texts})
-            except httpx.TransportError as exc:
-                if attempt >= self._max_retries:
-                    raise IncremindError(
-                        f"could not reach the embedding endpoint {self.url} in {attempt + 1} attempts ({exc!r}); "
-                        "check that it is running and the base URL is right"
-                    ) from exc
-                self._wait(attempt, None, repr(exc))
-            else:
-                if response.is_success:
-                    return _read_json(response, self.url)
-                if response.status_code != 429 and response.status_code < 500:
-                    raise IncremindError(_describe_refusal(response, self.url, self._model))
-                if attempt >= self._max_retries:
-                    raise IncremindError(
-                        f"the embedding endpoint {self.url} answered {response.status_code} "
-                        f"{response.reason_phrase} {attempt + 1} times; try again later"
-                    )
-                self._wait(attempt, response.headers.get("Retry-After"), str(response.status_code))
-            attempt += 1
-
-    def _wait(self, attempt: int, retry_after: str | None, reason: str) -> None:
-        delay = retry_after_seconds(retry_after)
-        if delay is None:
-            delay = self._retry_delay * 2**attempt
-        delay = min(delay, self._max_retry_delay)
-        log.warning("embedding request to %s failed (%s); retrying in %.2f s", self.url, reason, delay)
-        time.sleep(delay)
-
-
-def retry_after_seconds(value: str | None) -> float | None:
-    """Seconds a Retry-After header asks for (a number or an HTTP date); None if absent or unreadable."""
-    if value is None:
-        return None
-    try:
-        return max(0.0, float(value))
-    except ValueError:
-        pass
-    try:
-        when = email.utils.parsedate_to_datetime(value)
-    except (TypeError, ValueError):
-        return None
-    if when.tzinfo is None:
-        when = when.replace(tzinfo=UTC)
-    return max(0.0, (when - datetime.now(UTC)).total_seconds())
+        policy = RetryPolicy(self._max_retries, self._retry_delay, self._max_retry_delay)
+        exchange = post_json(self._client, self.url, {"model": self._model, "input": texts}, policy, label="embedding")
+        response = exchange.response
+        if response is None:
+            raise IncremindError(
+                f"could not reach the embedding endpoint {self.url} in {len(exchange.attempts)} attempts "
+                f"({exchange.error!r}); check that it is running and the base URL is right"
+            ) from exchange.error
+        if response.is_success:
+            return _read_json(response, self.url)
+        if not is_retryable(response.status_code):
+            raise IncremindError(_describe_refusal(response, self.url, self._model))
+        raise IncremindError(
+            f"the embedding endpoint {self.url} answered {response.status_code} "
+            f"{response.reason_phrase} {len(exchange.attempts)} times; try again later"
+        )
 
 
 def parse_embeddings(payload: object, count: int, url: str) -> Vectors:
@@ -221,12 +164,7 @@ def _read_json(response: httpx.Response, url: str) -> object:
 
 
 def _describe_refusal(response: httpx.Response, url: str, model: str) -> str:
-    detail = response.text[:300].strip()
-    try:
-        error = response.json().get("error")
-        detail = str(error.get("message", error) if isinstance(error, dict) else error or detail)
-    except (ValueError, AttributeError):
-        pass
+    detail = error_message(response)
     status = response.status_code
     if status in (401, 403):
         advice = "check the API key"

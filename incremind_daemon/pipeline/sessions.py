@@ -35,7 +35,7 @@ from incremind_daemon.pipeline.work import (
     SessionReader,
     TailSession,
 )
-from incremind_daemon.store import items, sessions
+from incremind_daemon.store import insight_jobs, items, sessions
 from incremind_daemon.store.db import write_transaction
 from incremind_daemon.store.records import NewPassage, NewSummary, item_id
 from incremind_daemon.store.sessions import MessageRow, NewMessage, SessionInfo, TailState
@@ -75,6 +75,8 @@ def take_session(
                 source_id, new = _store_group(conn, item, result, session_id, group, project=project, now=now)
                 source_ids.append(source_id)
                 added += new
+        if item.history and source_ids:
+            insight_jobs.pin_new_jobs(conn, source_ids, "local", now=now)
         total = (saved.messages if saved else 0) + added
         sessions.save_tail(conn, _tail_state(path, item.agent, result, source_ids, total, saved), now=now)
     if result.skipped is not None:

@@ -116,6 +116,7 @@ class TailSession:
 
     path: Path
     agent: str
+    history: bool = False  # a backfill: its increments are found by the local rules, never a model
 
 
 @dataclass(frozen=True, slots=True)

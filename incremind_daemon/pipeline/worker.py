@@ -10,23 +10,28 @@ import time
 from collections.abc import Callable
 from concurrent.futures import Future
 from dataclasses import dataclass, field, replace
+from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
 import apsw
 
 from incremind_daemon.config import Settings
+from incremind_daemon.pipeline.chat import ChatClient
 from incremind_daemon.pipeline.ingest import ingest_file, utc_now
+from incremind_daemon.pipeline.insight_model import examine_job, make_chat_client
+from incremind_daemon.pipeline.insights import save_memory
 from incremind_daemon.pipeline.sessions import summarize_session, take_session
 from incremind_daemon.pipeline.work import Extractor, Outcome, SessionReader, TailSession, WorkItem
-from incremind_daemon.store import sessions, vectors
+from incremind_daemon.store import insight_jobs, sessions, vectors
 from incremind_daemon.store.db import connect, write_transaction
 from incremind_daemon.store.embedder import Embedder
-from incremind_daemon.store.records import item_id, row_number
+from incremind_daemon.store.records import SaveRequest, SaveResult, item_id, row_number
 
 log = logging.getLogger(__name__)
 
 QUEUE_LIMIT = 1_000  # back-pressure: producers wait rather than hold a backlog in memory
 SUMMARY_DEBOUNCE_SECONDS = 3.0  # a session's summary is renewed once it has been quiet this long
+INSIGHT_BATCH = 8  # sources examined for increments per idle turn, so new work never waits long
 _STOP = object()
 
 
@@ -41,6 +46,8 @@ class WorkerStats:
     messages: int = 0
     last_message_at: str | None = None
     embedded: int = 0
+    examined: int = 0
+    candidates: int = 0
     last_error: str | None = None
     busy_with: str | None = None
     by_status: dict[str, int] = field(default_factory=dict)
@@ -58,6 +65,7 @@ class Worker:
         embedder: Embedder | None = None,
         may_embed: Callable[[str], bool] = lambda _project: True,
         actor: str = "daemon",
+        use_model: bool = True,
     ) -> None:
         self._settings = settings
         self._extract = extract
@@ -67,6 +75,9 @@ class Worker:
         self._model_key: str | None = None  # the embedder's vector table, once registered
         self._actor = actor
         self._stale: dict[int, float] = {}  # session source id -> monotonic time of its last change
+        self._jobs_after = 0  # sources up to this id have an insight job
+        self._use_model = use_model
+        self._chat_client: ChatClient | None = None  # built on the writer's connection (receipts)
         self._queue: queue.Queue[tuple[WorkItem, Future[Outcome]] | object] = queue.Queue(QUEUE_LIMIT)
         self._pending: dict[Path, Future[Outcome]] = {}
         self._lock = threading.Lock()
@@ -84,6 +95,12 @@ class Worker:
             future: Future[Outcome] = Future()
             self._pending[item.path] = future
         self._queue.put((item, future))
+        return future
+
+    def save(self, request: SaveRequest) -> Future[SaveResult]:
+        """Run a save on the writer thread (the daemon's one writer); the future holds the result."""
+        future: Future[SaveResult] = Future()
+        self._queue.put((_Save(request), future))
         return future
 
     def depth(self) -> int:
@@ -113,6 +130,7 @@ class Worker:
 
     def close(self) -> None:
         """Close a connection opened by process()."""
+        self._close_chat()
         if self._conn is not None:
             self._conn.close()
             self._conn = None
@@ -134,12 +152,15 @@ class Worker:
                     entry = self._queue.get(timeout=0 if embedding else self._summary_wait())
                 except queue.Empty:
                     self._summarize_due(conn, force=False)
-                    embedding = self._embed_batch(conn)
+                    embedding = self.examine_pending(conn, limit=INSIGHT_BATCH) > 0 or self._embed_batch(conn)
                     continue
                 if entry is _STOP:
                     break
                 assert isinstance(entry, tuple)
                 item, future = entry
+                if isinstance(item, _Save):
+                    self._run_save(conn, item.request, future)
+                    continue
                 with self._lock:
                     self._pending.pop(item.path, None)
                 if self._stopping.is_set():
@@ -149,7 +170,56 @@ class Worker:
                 embedding = self._embedder is not None
         finally:
             self._cancel_waiting()
+            self._close_chat()
             conn.close()
+
+    def _run_save(self, conn: apsw.Connection, request: SaveRequest, future: Future[SaveResult]) -> None:
+        if not future.set_running_or_notify_cancel():
+            return
+        try:
+            future.set_result(save_memory(conn, self._settings, request, embedder=self._embedder))
+        except Exception as exc:  # handed to the caller (an MCP tool error), never kills the thread
+            future.set_exception(exc)
+
+    def examine_pending(self, conn: apsw.Connection | None = None, *, limit: int = 1_000_000) -> int:
+        """Examine sources waiting for the insight step; return how many were examined."""
+        if conn is None:
+            if self._conn is None:
+                self._conn = connect(self._settings.database_path)
+            conn = self._conn
+        now = utc_now()
+        with write_transaction(conn):
+            self._jobs_after = insight_jobs.open_new_jobs(conn, after=self._jobs_after, now=now)
+            due = insight_jobs.due_jobs(conn, now=now, limit=limit)
+        for job in due:
+            if self._stopping.is_set():
+                break
+            try:
+                found = examine_job(
+                    conn, self._settings, job, client=self._chat(conn), embedder=self._embedder, actor=self._actor
+                )
+            except Exception as exc:  # one bad source must not stop the others; it is retried later
+                log.exception("could not examine %s", item_id("raw", job.source_id))
+                self.stats.last_error = f"{utc_now()} insights of {item_id('raw', job.source_id)}: {exc}"
+                with write_transaction(conn):
+                    insight_jobs.fail_job(conn, job.source_id, error=str(exc), retry_at=_later(3600), now=utc_now())
+                continue
+            if found is None:
+                continue  # the model failed: the job waits for its retry, the reason is in status
+            self.stats.examined += 1
+            self.stats.candidates += sum(1 for i in found if i.relation in ("new", "supplement", "different"))
+        return len(due)
+
+    def _chat(self, conn: apsw.Connection) -> ChatClient | None:
+        if self._chat_client is None and self._use_model:
+            self._chat_client = make_chat_client(self._settings, conn)
+            self._use_model = self._chat_client is not None
+        return self._chat_client
+
+    def _close_chat(self) -> None:
+        if self._chat_client is not None:
+            self._chat_client.close()
+            self._chat_client = None
 
     def _run_one(self, conn: apsw.Connection, item: WorkItem, future: Future[Outcome]) -> None:
         if not future.set_running_or_notify_cancel():
@@ -247,6 +317,8 @@ class Worker:
             self._stale.pop(source_id, None)
             try:
                 summarize_session(conn, source_id, now=utc_now())
+                with write_transaction(conn):
+                    insight_jobs.reopen_job(conn, source_id, now=utc_now())
             except Exception as exc:  # the thread's top loop for summaries: log and carry on
                 log.exception("could not summarize session %s", source_id)
                 self.stats.last_error = f"{utc_now()} summary of {item_id('raw', source_id)}: {exc}"
@@ -274,3 +346,14 @@ class Worker:
                 entry[1].cancel()
         with self._lock:
             self._pending.clear()
+
+
+@dataclass(frozen=True, slots=True)
+class _Save:
+    """A save queued for the writer thread."""
+
+    request: SaveRequest
+
+
+def _later(seconds: float) -> str:
+    return (datetime.now(UTC) + timedelta(seconds=seconds)).isoformat(timespec="seconds")

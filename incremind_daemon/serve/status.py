@@ -19,7 +19,7 @@ import apsw
 from pydantic import BaseModel, ValidationError
 
 from incremind_daemon.config import Settings
-from incremind_daemon.store import vectors
+from incremind_daemon.store import insight_jobs, insights, receipts, vectors
 from incremind_daemon.store.db import connect, fetch_int, fetch_row, fetch_rows
 from incremind_daemon.store.schema import schema_version
 
@@ -92,6 +92,20 @@ class EmbeddingStatus(BaseModel):
     total: dict[str, int]
 
 
+class InsightStatus(BaseModel):
+    """The insight step: what waits for review, what waits to be examined, and the model's spend."""
+
+    pending: int = 0
+    confirmed: int = 0
+    sources_waiting: int = 0
+    sources_failed: int = 0
+    last_error: str | None = None
+    extraction: str = "local"  # local, or the model's name
+    tokens_today: int = 0
+    token_budget: int = 0
+    budget_spent: bool = False
+
+
 class StatusReport(BaseModel):
     """The whole answer of `incremind status --json`."""
 
@@ -108,6 +122,7 @@ class StatusReport(BaseModel):
     sessions: list[SessionSourceStatus] = []
     embedding_backend: str = "none"
     embeddings: list[EmbeddingStatus] = []
+    insights: InsightStatus = InsightStatus()
 
 
 def write_heartbeat(path: Path, beat: Heartbeat) -> None:
@@ -171,11 +186,13 @@ def collect_status(settings: Settings, inbox: InboxCounts) -> StatusReport:
     projects: dict[str, ProjectCounts] = {}
     last_ingest: str | None = None
     embeddings: list[EmbeddingStatus] = []
+    insight_status = InsightStatus(extraction=settings.model.name or "local")
     if db.exists():
         conn = connect(db, readonly=True)
         try:
             tiers, projects, last_ingest = _count(conn)
             embeddings = [EmbeddingStatus(**asdict(c)) for c in vectors.coverage(conn)]
+            insight_status = _insight_status(conn, settings)
         finally:
             conn.close()
     semantic = any(e.state == "active" and sum(e.embedded.values()) > 0 for e in embeddings)
@@ -194,6 +211,24 @@ def collect_status(settings: Settings, inbox: InboxCounts) -> StatusReport:
         search_modes=modes,
         embedding_backend=settings.embedding.backend,
         embeddings=embeddings,
+        insights=insight_status,
+    )
+
+
+def _insight_status(conn: apsw.Connection, settings: Settings) -> InsightStatus:
+    jobs = insight_jobs.job_counts(conn)
+    budget = receipts.budget_state(conn, settings.model, datetime.now(UTC).date())
+    configured = bool(settings.model.base_url and settings.model.name)
+    return InsightStatus(
+        pending=insights.count_insights(conn, status="pending"),
+        confirmed=insights.count_insights(conn, status="confirmed"),
+        sources_waiting=jobs.waiting,
+        sources_failed=jobs.failed,
+        last_error=jobs.last_error,
+        extraction=(settings.model.name or "model") if configured else "local",
+        tokens_today=budget.spent,
+        token_budget=budget.limit,
+        budget_spent=configured and budget.exhausted,
     )
 
 
@@ -249,6 +284,16 @@ def format_status(report: StatusReport) -> str:
         per_tier = ", ".join(f"{kind} {e.embedded[kind]}/{e.total[kind]}" for kind in e.total if e.total[kind])
         detail = f" ({per_tier})" if per_tier else ""
         lines.append(f"  {e.model} ({e.dimension}-d, {e.state}): {done}/{total} embedded{detail}")
+    i = report.insights
+    lines.append(
+        f"insights      {i.pending} pending (incremind pending), {i.confirmed} confirmed; "
+        f"{i.sources_waiting} sources to examine" + (f", {i.sources_failed} failed" if i.sources_failed else "")
+    )
+    if i.extraction != "local":
+        spend = "spent: local rules until tomorrow (UTC)" if i.budget_spent else "within budget"
+        lines.append(f"  model {i.extraction}: {i.tokens_today}/{i.token_budget} tokens today, {spend}")
+    if i.last_error:
+        lines.append(f"  last failure  {i.last_error}")
     if d.running and d.queue_depth is not None:
         busy = f", working on {d.busy_with}" if d.busy_with else ""
         lines.append(f"queue         {d.queue_depth} waiting{busy}")

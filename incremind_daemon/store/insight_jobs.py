@@ -60,11 +60,11 @@ def reopen_job(conn: apsw.Connection, source_id: int, *, now: str) -> None:
     )
 
 
-def force_path(conn: apsw.Connection, source_ids: Collection[int], path: str, *, now: str) -> None:
-    """Pin the extraction path of sources (backfills are local unless asked for the model)."""
+def pin_new_jobs(conn: apsw.Connection, source_ids: Collection[int], path: str, *, now: str) -> None:
+    """Pin the extraction path of sources that have no job yet (backfills are local unless asked)."""
     conn.executemany(
         """INSERT INTO insight_jobs (source_id, state, path, updated_at) VALUES (?, 'waiting', ?, ?)
-           ON CONFLICT (source_id) DO UPDATE SET path = excluded.path""",
+           ON CONFLICT (source_id) DO NOTHING""",
         [(source_id, path, now) for source_id in source_ids],
     )
 

@@ -1,0 +1,373 @@
+"""The incremental-insight step: from new material, only what is new, different or a new method.
+
+For one source: candidate statements come from the local cue rules (or the
+model, see ``insight_model``), each is compared with the nearest known
+insights, and then
+
+- a repeat adds the source to the known insight and raises its confidence
+  (a repeat of a *pending* candidate merges into it; of a rejected one, is
+  dropped, so a rejected idea is not proposed again);
+- a supplement or a difference becomes a pending candidate linked to the
+  insight it relates to; anything else becomes a pending 'new' candidate.
+
+All rows of one source commit in one transaction with the job's progress.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import logging
+import re
+from collections.abc import Collection, Sequence
+from dataclasses import dataclass
+
+import apsw
+
+from incremind_daemon.config import Settings, private_projects
+from incremind_daemon.errors import IncremindError
+from incremind_daemon.pipeline.candidates import extract_candidates
+from incremind_daemon.pipeline.ingest import organize_pages, utc_now
+from incremind_daemon.pipeline.relate import Known, Relation, relate
+from incremind_daemon.pipeline.summarize import summarize_text
+from incremind_daemon.store import insight_jobs, insights, items, vectors
+from incremind_daemon.store.db import fetch_rows, write_transaction
+from incremind_daemon.store.embedder import Embedder
+from incremind_daemon.store.records import (
+    CATEGORIES,
+    Candidate,
+    Insight,
+    NewSource,
+    NewSummary,
+    SaveRequest,
+    SaveResult,
+    item_id,
+)
+
+log = logging.getLogger(__name__)
+
+SAVE_AS_ONE_CHARS = 600  # a save up to this long is one statement; a longer one is examined like a file
+_SPACE = re.compile(r"\s+")
+
+
+@dataclass(frozen=True, slots=True)
+class Increment:
+    """What one candidate became."""
+
+    candidate: Candidate
+    relation: str  # repeat, supplement, different, new, or 'ignored' (a repeat of a rejected insight)
+    insight_id: int | None
+    known_id: int | None
+
+
+@dataclass(frozen=True, slots=True)
+class Material:
+    """Text of a source to examine, and where it stops (the job's new ``upto``)."""
+
+    source_id: int
+    project: str
+    text: str  # the source's raw text; candidates' offsets index into it
+    spans: tuple[tuple[int, int], ...]  # the parts to examine
+    upto: int
+
+
+def material_of(conn: apsw.Connection, job: insight_jobs.InsightJob) -> Material:
+    """Return what of a source is still to be examined.
+
+    Files and notes are examined whole. Of a session only the person's own
+    messages count (that is where preferences, corrections and decisions
+    are stated), and only those past the job's ``upto``.
+    """
+    source = items.get_source(conn, job.source_id)
+    if job.kind != "session":
+        return Material(job.source_id, job.project, source.raw_text, ((0, len(source.raw_text)),), len(source.raw_text))
+    rows = fetch_rows(
+        conn,
+        """SELECT start, "end" FROM messages WHERE source_id = ? AND role = 'user' AND dropped = 0
+               AND "end" > ? ORDER BY start""",
+        (job.source_id, job.upto),
+    )
+    spans = tuple((max(int(start), job.upto), int(end)) for start, end in rows)
+    upto = max([job.upto, *(end for _, end in spans)])
+    return Material(job.source_id, job.project, source.raw_text, spans, upto)
+
+
+def local_candidates(material: Material, *, limit: int) -> list[Candidate]:
+    """Pick candidates from the parts of a source to examine, offsets into its whole text."""
+    found: list[Candidate] = []
+    for start, end in material.spans:
+        for candidate in extract_candidates(material.text[start:end], limit=limit):
+            found.append(
+                Candidate(
+                    candidate.statement,
+                    candidate.category,
+                    candidate.condition,
+                    candidate.quote,
+                    candidate.start + start,
+                    candidate.end + start,
+                )
+            )
+    return found[:limit] if len(material.spans) <= 1 else _best(found, limit)
+
+
+def _best(found: list[Candidate], limit: int) -> list[Candidate]:
+    # from a session's many messages keep the latest ones: they state the current position
+    return found[-limit:]
+
+
+def record_increments(
+    conn: apsw.Connection,
+    settings: Settings,
+    *,
+    project: str,
+    source_id: int | None,
+    candidates: Sequence[Candidate],
+    origin: str,
+    embedder: Embedder | None = None,
+    trusted: bool = False,
+    actor: str = "daemon",
+    now: str,
+) -> list[Increment]:
+    """Compare each candidate with what is known and store what it adds (call inside a write transaction)."""
+    private = private_projects(settings)
+    # what one sentence is about is often named only by its neighbours ("But fixed intervals are
+    # too coarse" follows a restatement of the known method), so each candidate is compared with
+    # the known insights near any candidate of the same source
+    pool: dict[int, tuple[Insight, float | None]] = {}
+    for candidate in candidates:
+        for insight, similarity in nearest_known(
+            conn, settings, candidate, project=project, private=private, embedder=embedder
+        ):
+            seen = pool.get(insight.id)
+            if seen is None or (similarity or 0.0) > (seen[1] or 0.0):
+                pool[insight.id] = (insight, similarity)
+    out: list[Increment] = []
+    for candidate in candidates:
+        known = list(pool.values())
+        relation = relate(
+            candidate,
+            [_as_known(insight, similarity) for insight, similarity in known],
+            repeat_similarity=settings.insights.repeat_similarity,
+            related_similarity=settings.insights.related_similarity,
+        )
+        increment = _apply(conn, settings, candidate, relation, known, project, source_id, origin, trusted, actor, now)
+        out.append(increment)
+        if increment.insight_id is not None and increment.relation != "repeat":
+            # later candidates of this source are compared with what it just proposed, too
+            fresh = insights.get_insight(conn, increment.insight_id)
+            pool[fresh.id] = (fresh, None)
+    return out
+
+
+def _apply(
+    conn: apsw.Connection,
+    settings: Settings,
+    candidate: Candidate,
+    relation: Relation,
+    known: list[tuple[Insight, float | None]],
+    project: str,
+    source_id: int | None,
+    origin: str,
+    trusted: bool,
+    actor: str,
+    now: str,
+) -> Increment:
+    status_of = {insight.id: insight.status for insight, _ in known}
+    target = relation.known_id
+    kind = relation.kind
+    if target is not None and status_of.get(target) == "rejected":
+        if kind == "repeat" or relation.similarity >= settings.insights.repeat_similarity:
+            return Increment(candidate, "ignored", None, target)
+        kind, target = "new", None  # a rejected idea is no anchor for a supplement or a difference
+    if kind == "repeat" and target is not None:
+        if source_id is not None:
+            insights.add_evidence(conn, target, source_id=source_id, candidate=candidate, now=now)
+        insights.strengthen(
+            conn, target, step=settings.insights.confidence_step, source_id=source_id, actor=actor, now=now
+        )
+        if trusted and status_of.get(target) == "pending":
+            insights.review(conn, target, "confirm", actor=actor, now=now)
+        return Increment(candidate, "repeat", target, target)
+    insight_id = insights.insert_insight(
+        conn,
+        project=project,
+        candidate=candidate,
+        relation=kind if kind in ("supplement", "different") else "new",
+        source_id=source_id,
+        known_id=target,
+        origin=origin,
+        status="confirmed" if trusted else "pending",
+        actor=actor,
+        now=now,
+    )
+    return Increment(candidate, kind if kind in ("supplement", "different") else "new", insight_id, target)
+
+
+def nearest_known(
+    conn: apsw.Connection,
+    settings: Settings,
+    candidate: Candidate,
+    *,
+    project: str,
+    private: Collection[str],
+    embedder: Embedder | None,
+) -> list[tuple[Insight, float | None]]:
+    """Return the known insights nearest a candidate, with their cosine similarity when vectors exist."""
+    limit = settings.insights.neighbours
+    text = f"{candidate.statement} {candidate.condition}".strip()
+    found: dict[int, tuple[Insight, float | None]] = {
+        insight.id: (insight, None)
+        for insight in insight_jobs.keyword_neighbours(conn, text, project=project, private=private, limit=limit)
+    }
+    model = vectors.active_model(conn) if embedder is not None else None
+    if embedder is not None and model is not None and model.key == embedder.identity.key:
+        try:
+            query = embedder.embed_query(text)
+            hits = vectors.nearest(conn, model.key, query, limit=limit, kinds=("insight",), project=None)
+        except Exception as exc:  # keywords still decide when the model fails
+            log.warning("vector neighbours unavailable: %s", exc)
+            hits = []
+        for hit in hits:
+            try:
+                insight = insights.get_insight(conn, hit.item)
+            except IncremindError:
+                continue
+            if insight_jobs.in_scope(insight, project=project, private=private):
+                found[insight.id] = (insight, hit.similarity)
+    return list(found.values())
+
+
+def _as_known(insight: Insight, similarity: float | None) -> Known:
+    return Known(insight.id, insight.statement, insight.condition, insight.category, similarity)
+
+
+def examine_source(
+    conn: apsw.Connection,
+    settings: Settings,
+    job: insight_jobs.InsightJob,
+    *,
+    candidates: Sequence[Candidate] | None = None,
+    origin: str = "local",
+    embedder: Embedder | None = None,
+    actor: str = "daemon",
+) -> list[Increment]:
+    """Examine one source's new material and record its increments with the job's progress.
+
+    ``candidates`` come from the model when given; otherwise the local rules
+    pick them. Either way the relation to what is known is decided here.
+    """
+    now = utc_now()
+    with write_transaction(conn):
+        material = material_of(conn, job)
+        picked = (
+            list(candidates)
+            if candidates is not None
+            else local_candidates(material, limit=settings.insights.max_per_source)
+        )
+        found = record_increments(
+            conn,
+            settings,
+            project=job.project,
+            source_id=job.source_id,
+            candidates=picked,
+            origin=origin,
+            embedder=embedder,
+            actor=actor,
+            now=now,
+        )
+        insight_jobs.finish_job(conn, job.source_id, upto=material.upto, path=origin, now=now)
+    made = sum(1 for increment in found if increment.relation in ("new", "supplement", "different"))
+    if found:
+        log.info("examined %s: %d candidate(s), %d new pending", item_id("raw", job.source_id), len(found), made)
+    return found
+
+
+def save_memory(
+    conn: apsw.Connection,
+    settings: Settings,
+    request: SaveRequest,
+    *,
+    embedder: Embedder | None = None,
+) -> SaveResult:
+    """Store a note as a raw source and run it through the insight step, in one transaction.
+
+    A short note is one statement (its category given or guessed); a long
+    one is examined like a dropped file and reports its first increment.
+    """
+    text = request.text.strip()
+    if not text:
+        raise IncremindError("nothing to save: the text is empty")
+    if request.category is not None and request.category not in CATEGORIES:
+        raise IncremindError(f"unknown category '{request.category}'; categories are {', '.join(CATEGORIES)}")
+    project = request.project or settings.default_project
+    now = utc_now()
+    sha = hashlib.sha256(f"note\0{project}\0{text}".encode()).hexdigest()
+    with write_transaction(conn):
+        source_id = _store_note(conn, text, project=project, sha=sha, actor=request.actor, now=now)
+        candidates = _save_candidates(text, request)
+        found = record_increments(
+            conn,
+            settings,
+            project=project,
+            source_id=source_id,
+            candidates=candidates,
+            origin="save",
+            embedder=embedder,
+            trusted=request.trusted,
+            actor=request.actor,
+            now=now,
+        )
+        insight_jobs.open_new_jobs(conn, after=source_id - 1, now=now)
+        insight_jobs.finish_job(conn, source_id, upto=len(text), path="save", now=now)
+        first = next((i for i in found if i.relation != "ignored"), None)
+        if first is None or first.insight_id is None:
+            return SaveResult(source_id, None, "stored", None if first is None else first.known_id, None)
+        status = insights.get_insight(conn, first.insight_id).status
+    return SaveResult(source_id, first.insight_id, first.relation, first.known_id, status)
+
+
+def _store_note(conn: apsw.Connection, text: str, *, project: str, sha: str, actor: str, now: str) -> int:
+    existing = items.find_source_by_sha(conn, sha)
+    if existing is not None:
+        items.mark_seen(conn, existing, now=now)
+        return existing
+    title = _SPACE.sub(" ", text)[:60]
+    source_id = items.insert_source(
+        conn,
+        NewSource(kind="note", project=project, title=title, raw_text=text, sha256=sha, size_bytes=len(text.encode())),
+        now=now,
+    )
+    items.insert_passages(conn, source_id, organize_pages(text, ()))
+    summary = summarize_text(text, title=title)
+    spans = tuple((s.start, s.end) for s in summary.sentences)
+    items.upsert_summary(conn, source_id, NewSummary(summary.index_line, summary.text, spans), now=now)
+    items.append_audit(
+        conn, actor=actor, action="save", target=item_id("raw", source_id), now=now, detail={"project": project}
+    )
+    return source_id
+
+
+def _save_candidates(text: str, request: SaveRequest) -> list[Candidate]:
+    picked = extract_candidates(text, limit=12)
+    if len(text) > SAVE_AS_ONE_CHARS:
+        return picked
+    category = request.category or (picked[0].category if picked else "entity")
+    statement = _SPACE.sub(" ", text)
+    return [Candidate(statement, category, (request.condition or "").strip(), text, 0, len(text))]
+
+
+def known_for_material(
+    conn: apsw.Connection, settings: Settings, material: Material, *, limit: int = 24
+) -> list[Insight]:
+    """Return the known insights a model should see beside a source's new material."""
+    text = " ".join(material.text[start:end] for start, end in material.spans)[:4_000]
+    found = insight_jobs.keyword_neighbours(
+        conn, text, project=material.project, private=private_projects(settings), limit=limit
+    )
+    return [insight for insight in found if insight.status != "rejected"]
+
+
+def model_window(material: Material) -> tuple[int, int]:
+    """Return the span of a source the model reads: from its first part to be examined to the last."""
+    if not material.spans:
+        return material.upto, material.upto
+    return material.spans[0][0], material.spans[-1][1]

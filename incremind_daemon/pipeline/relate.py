@@ -1,0 +1,421 @@
+"""Decide how a candidate relates to what the person already knows: repeat, supplement, different, new.
+
+Lexical and deterministic. Both texts become weighted word features: Latin words lightly
+stemmed, Chinese words from jieba plus the character bigrams of each run (so a different
+segmentation still overlaps), numbers, and a small bilingual concept map (复习 = review,
+间隔 = interval, a list of days = an interval schedule) so the two languages meet on common
+ground. Similarity is the weighted Dice overlap of the features. Whether a related candidate
+disagrees is read from stance: a negation or criticism whose scope names the known topic,
+opposite words (fixed / adjust, always / never), or a different number for the same unit.
+"""
+
+from __future__ import annotations
+
+import functools
+import logging
+import re
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+from incremind_daemon.pipeline.cues import fold, wordset
+from incremind_daemon.store.records import Candidate
+from incremind_daemon.store.tokenizer import STOPWORDS, iter_tokens
+
+log = logging.getLogger(__name__)
+
+_NOVEL_REPEAT = 0.2  # at most this share of a candidate's weight may be unknown for a repeat
+_MATERIAL_WORDS = 2.0  # new topical weight that makes even a similar candidate a supplement
+_FOCUS_LINK = 0.5  # a contradicted phrase this much about a known topic links to it, however short
+_BIGRAM_WEIGHT = 0.25
+_SINGLE_WEIGHT = 0.5
+
+
+@dataclass(frozen=True, slots=True)
+class Known:
+    """A known insight as relate() sees it; vector_similarity is the embedder's cosine, if any."""
+
+    id: int
+    statement: str
+    condition: str
+    category: str
+    vector_similarity: float | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class Relation:
+    kind: str  # one of records.RELATIONS: repeat, supplement, different, new
+    known_id: int | None
+    similarity: float
+
+
+# fmt: off
+_CONCEPTS = (
+    "interval: interval spacing 间隔 间距 | review: review revise revision 复习 温习 回顾"
+    " | recall: recall retrieval retrieve self-test 回忆 自答 自测"
+    " | memory: memory memorize memorise 记忆 记住 | card: card flashcard 卡片 闪卡"
+    " | difficulty: difficulty difficult hard 难度 | day: day daily 天 每天"
+    " | week: week weekly 周 每周 星期 | hour: hour 小时 | minute: minute 分钟 | answer: answer 回答 答案 作答"
+    " | flip: flip 翻面 翻转 | schedule: schedule 计划 安排 日程 | test: test 测试 单测 用例"
+    " | deploy: deploy deployment release 部署 发布 上线 | database: database db 数据库 | port: port 端口"
+    " | config: config configuration setting 配置 设置 | path: path directory folder dir 路径 目录 文件夹"
+    " | version: version 版本 | cache: cache 缓存 | log: log logging logger 日志"
+    " | error: error exception 错误 异常 报错 | timeout: timeout 超时 | retry: retry 重试"
+    " | server: server 服务器 | client: client 客户端 | user: user 用户 | install: install 安装"
+    " | dependency: dependency package 依赖 | branch: branch 分支 | commit: commit 提交"
+    " | merge: merge 合并 | code: code 代码 | function: function 函数 | query: query 查询"
+    " | index: index 索引 | backup: backup 备份 | password: password 密码 | api: api 接口"
+    " | request: request 请求 | container: container 容器 | image: image 镜像"
+    " | performance: performance 性能 | morning: morning 早上 上午 早晨 | evening: evening 晚上"
+    " | sleep: sleep 睡觉 睡眠 | coffee: coffee 咖啡 | tea: tea 茶 | exercise: exercise workout 锻炼 运动"
+    " | running: running jog 跑步 | book: book 书 | note: note 笔记 | reading: reading 阅读"
+    " | write: write writing 写作 | learn: learn study 学习 | vocabulary: vocabulary 单词 生词 词汇"
+    " | english: english 英语 英文 | editor: editor 编辑器 | indent: indent indentation 缩进"
+    " | format: format formatter 格式化 格式 | type: type typing 类型 | budget: budget 预算"
+    " | cost: cost price 费用 价格 成本 | meeting: meeting 会议 开会 | team: team 团队 | email: email 邮件"
+    " | flight: flight 航班 | hotel: hotel 酒店 | model: model 模型 | vector: embedding vector 向量"
+    " | search: search 搜索 检索 | question: question 问题 | fixed: fixed 固定"
+    " | adjust: adjust adaptive adapt dynamic 调整 动态 自适应 | coarse: coarse 粗糙"
+    " | wrong: wrong incorrect 错误 | file: file 文件 | script: script 脚本 | task: task 任务"
+    " | project: project 项目 | doc: documentation doc 文档 | environment: environment env 环境"
+    " | production: production prod 生产 | local: local 本地 | remote: remote 远程"
+    " | upgrade: upgrade 升级 | rollback: rollback revert 回滚 | monitor: monitor 监控"
+    " | listen: listen 监听 | service: service 服务 | alert: alert 告警 报警 | disk: disk 磁盘"
+    " | week-plan: weekday 工作日 | weekend: weekend 周末"
+)
+_STANCE_WORDS = wordset(
+    "fixed adjust coarse wrong always never avoid stop instead rather longer too better worse must should "
+    "总是 从不 避免 停止 而不是 不再 应该 必须 太 更好 更差 不要 别"
+)
+# Words that carry no topic: in a negation's scope, "don't *use* pip" is about pip.
+_GENERIC = wordset(
+    "use using used make do does get go put keep run have has need want try take set also just then now "
+    "mean means called one thing things way it's that's there's i'm we're you're "
+    "don't doesn't isn't aren't not no can't "
+    "用 使用 做 进行 一下 时候 这样 那样 还是 就是 需要 可以 应该 一些 一个 时先 再 先 之前 以前 之后 以后 每次 都是 "
+    "我都 已经 现在 然后 只在 都要 要先 统一 一遍 全部 所有 通过 以内 之内"
+)
+# fmt: on
+_FUNCTION_CHARS = frozenset(
+    "的了是在和与及也都就把被让给对从向之其这那有要会能而或并且但如若则即等着过得地很更最再才又还"
+)
+
+
+def _stem(word: str) -> str:
+    """Strip the commonest English endings, so "intervals" meets "interval" and "reviewing" "review"."""
+    if not word.isascii() or not word.isalpha() or len(word) <= 3:
+        return word
+    for suffix, keep in (("ies", "y"), ("ing", ""), ("ed", ""), ("es", "e"), ("s", "")):
+        if word.endswith(suffix) and len(word) - len(suffix) >= 3 and not word.endswith(("ss", "us", "is")):
+            base = word[: -len(suffix)] + keep
+            if suffix in ("ing", "ed") and len(base) > 3 and base[-1] == base[-2] and base[-1] not in "lsz":
+                base = base[:-1]  # flipping -> flip, planned -> plan
+            return base
+    return word
+
+
+def _concept_map() -> dict[str, str]:
+    mapping: dict[str, str] = {}
+    for group in _CONCEPTS.split("|"):
+        name, _, words = group.partition(":")
+        for word in words.split():
+            mapping[_stem(word)] = name.strip()
+    return mapping
+
+
+_CONCEPT = _concept_map()
+_NUMBER = re.compile(r"\d+(?:\.\d+)*")
+_CJK = re.compile(r"[\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff]")
+# "days 1, 2, 4, 7, 15" and "第 1、2、4、7、15 天" are interval schedules, whatever else they say
+_DAY_LIST = re.compile(r"(?:days?|第)\s*\d+(?:\s*(?:,|、|，|and|和|及)\s*\d+){2,}|every \d+ days?|每(?:隔)?\s*\d+\s*天")
+
+
+@dataclass(frozen=True, slots=True)
+class _Features:
+    weights: dict[str, float]  # feature -> weight; a feature is a word, a bigram, a number or a concept
+    topical: frozenset[str]  # features that name what the text is about (no stance, no generic verb)
+    units: dict[str, frozenset[str]]  # a word beside numbers -> those numbers ("port" -> {"8080"})
+
+    @property
+    def total(self) -> float:
+        return sum(self.weights.values())
+
+
+_CN_NUMBER = re.compile(r"[零一二两三四五六七八九十百千万]+(?=分钟|[天个次小秒公元块点周杯遍页章行字倍度岁年号条人])")
+_CN_DIGIT = {c: i for i, c in enumerate("零一二三四五六七八九")} | {"两": 2}
+_CN_UNIT = {"十": 10, "百": 100, "千": 1000, "万": 10000}
+
+
+def _arabic(match: re.Match[str]) -> str:
+    """Return a Chinese numeral such as 二十 or 两千五百 in digits, so 五公里 meets 5 公里."""
+    if match.group() == "一":
+        return "一"  # 一周, 一次: "a week", "once" far more often than a count
+    total = section = digit = 0
+    for char in match.group():
+        if char in _CN_DIGIT:
+            digit = _CN_DIGIT[char]
+        elif char == "万":
+            total, section, digit = (total + section + digit) * 10000, 0, 0
+        else:
+            section += (digit or 1) * _CN_UNIT[char]
+            digit = 0
+    return f" {total + section + digit} "
+
+
+@functools.lru_cache(maxsize=4096)
+def _features(text: str) -> _Features:
+    text = _CN_NUMBER.sub(_arabic, text)
+    weights: dict[str, float] = {}
+    sequence: list[str] = []  # one entry per token: its feature, or "" when it has none
+    previous_end = -1
+    run: list[str] = []
+    for token in iter_tokens(text, for_query=True):
+        word = token.text
+        if _CJK.match(word):
+            # bigrams across a CJK run bridge different segmentations of the same words
+            run = [*run, word] if token.start == previous_end and run else [word]
+            if len(run) > 1:
+                joined = run[-2][-1] + word[0]
+                weights.setdefault(joined, _BIGRAM_WEIGHT)
+            feature = _cjk_feature(word, weights)
+        else:
+            run = []
+            feature = _latin_feature(word)
+        previous_end = token.end
+        if feature:
+            weights[feature] = max(weights.get(feature, 0.0), _SINGLE_WEIGHT if len(feature) == 1 else 1.0)
+        sequence.append(feature)
+    if _DAY_LIST.search(fold(text)):
+        weights["interval"] = 1.0
+    topical = frozenset(f for f in weights if f not in _STANCE_WORDS and f not in _GENERIC and len(f) > 1)
+    return _Features(weights, topical, _units(sequence))
+
+
+def _cjk_feature(word: str, weights: dict[str, float]) -> str:
+    if word in _CONCEPT:
+        return _CONCEPT[word]
+    if len(word) == 1:
+        return "" if word in _FUNCTION_CHARS else word
+    if word in _GENERIC or word in STOPWORDS:
+        return ""
+    if len(word) > 2:
+        for i in range(len(word) - 1):
+            bigram = word[i : i + 2]
+            weights.setdefault(_CONCEPT.get(bigram, bigram), _BIGRAM_WEIGHT)
+    return word
+
+
+def _latin_feature(word: str) -> str:
+    if _NUMBER.fullmatch(word):
+        return "#" + word
+    if word in STOPWORDS or word in _GENERIC:
+        return ""
+    stem = _stem(word)
+    return _CONCEPT.get(stem, stem)
+
+
+def _units(sequence: list[str]) -> dict[str, frozenset[str]]:
+    """Map each word next to a run of numbers to the numbers of that run."""
+    units: dict[str, set[str]] = {}
+    i = 0
+    while i < len(sequence):
+        if not sequence[i].startswith("#"):
+            i += 1
+            continue
+        j = i
+        while j < len(sequence) and (sequence[j].startswith("#") or not sequence[j]):
+            j += 1
+        numbers = {n for n in sequence[i:j] if n}
+        neighbours = [w for w in (*sequence[max(0, i - 2) : i], *sequence[j : j + 2]) if w and not w.startswith("#")]
+        for word in neighbours:
+            units.setdefault(word, set()).update(numbers)
+        i = j
+    return {word: frozenset(numbers) for word, numbers in units.items()}
+
+
+def similarity(a: str, b: str) -> float:
+    """Return the lexical similarity of two texts in [0, 1], for Chinese, English and mixed text."""
+    return _dice(_features(a), _features(b))
+
+
+def _dice(a: _Features, b: _Features) -> float:
+    total = a.total + b.total
+    if total <= 0:
+        return 0.0
+    shared = sum(min(w, b.weights[f]) for f, w in a.weights.items() if f in b.weights)
+    return min(1.0, 2 * shared / total)
+
+
+def _text_of(statement: str, condition: str) -> str:
+    return f"{statement} {condition}" if condition and condition not in statement else statement
+
+
+def relate(
+    candidate: Candidate, known: Sequence[Known], *, repeat_similarity: float, related_similarity: float
+) -> Relation:
+    """Decide whether candidate repeats, supplements, contradicts or is new to the known insights.
+
+    The best match by similarity decides, the embedder's cosine (when given) averaged in
+    without lowering a lexical match. A contradiction whose scope is about a known
+    insight links to it even when the texts share little else.
+    """
+    mine = _features(_text_of(candidate.statement, candidate.condition))
+    scored: list[tuple[float, Known, _Features]] = []
+    for item in known:
+        theirs = _features(_text_of(item.statement, item.condition))
+        lexical = _dice(mine, theirs)
+        combined = lexical if item.vector_similarity is None else max(lexical, (lexical + item.vector_similarity) / 2)
+        scored.append((combined, item, theirs))
+    if not scored:
+        return Relation("new", None, 0.0)
+    scored.sort(key=lambda entry: -entry[0])
+    best, match, theirs = scored[0]
+    if best < related_similarity:
+        # a short disagreement ("fixed intervals are too coarse") shares few words with what it refutes
+        for score, item, features in scored:
+            loose = score >= related_similarity / 2
+            if _contradicts(candidate.statement, item.statement, mine, features, linking=not loose):
+                return Relation("different", item.id, round(score, 4))
+        return Relation("new", None, round(best, 4))
+    if _contradicts(candidate.statement, match.statement, mine, theirs, linking=False):
+        return Relation("different", match.id, round(best, 4))
+    if _adds_nothing(mine, theirs, candidate.condition, best >= repeat_similarity):
+        return Relation("repeat", match.id, round(best, 4))
+    return Relation("supplement", match.id, round(best, 4))
+
+
+def _adds_nothing(mine: _Features, theirs: _Features, condition: str, similar: bool) -> bool:
+    """Return whether the candidate brings no new number, condition or material words.
+
+    A similar candidate may bring one new topical word ("the *whole* test suite");
+    two or more, such as a new step with its object, are material.
+    """
+    if mine.total <= 0:
+        return True
+    if any(f.startswith("#") and f not in theirs.weights for f in mine.weights):
+        return False
+    if condition and not (_features(condition).topical <= theirs.weights.keys()):
+        return False
+    novel = sum(w for f, w in mine.weights.items() if f not in theirs.weights)
+    if similar:
+        return sum(mine.weights[f] for f in mine.topical if f not in theirs.weights) < _MATERIAL_WORDS
+    return novel <= _NOVEL_REPEAT * mine.total
+
+
+def _words(*phrases: str) -> str:
+    return rf"(?<![a-z0-9_])(?:{'|'.join(phrases)})(?![a-z0-9_])"
+
+
+# Stance cues over folded text. A negation or a change of plan is about what follows it
+# ("instead of *MySQL*", "不再用 *pip*"); a criticism about what precedes it ("*fixed intervals*
+# are too coarse", "*固定间隔*太粗糙").
+_NEGATION = re.compile(
+    _words(
+        r"not|never|no longer|no|don't|do not|doesn't|does not|didn't|isn't|aren't|shouldn't|won't|can't|cannot"
+        r"|avoid|stop|instead of|rather than|without"
+    )
+    + r"|不再|不要|别|而不是|没有|不必|无需|避免|停止|禁止|不能|不应该?|不用|从不|不是|不会|不该"
+    r"|不[^同断少仅过错久然但如管论足]"
+)
+_CRITIQUE = re.compile(
+    _words(
+        r"wrong|incorrect|outdated|obsolete|a myth|overrated|too \w+|doesn't work|does not work|bad idea|misleading"
+        r"|not true|useless|inaccurate|broken|flawed|coarse|overkill|a waste|(?:doesn't|does not|don't) matter"
+        r"|no difference|unnecessary|not (?:needed|necessary|required)|good enough|(?:is|are) fine|worse"
+    )
+    + r"|错|过时|太粗糙|太死板|太[^\W\d_]|没用|无效|不准|误区|不靠谱|不对|粗糙|死板|有问题|不合理|不好用|浪费"
+    r"|没必要|不重要|没(?:什么)?区别|不需要|就够|就行|更差|效果差|不适合"
+)
+_CHANGE = re.compile(
+    _words(
+        r"actually|in fact|turns out|switch(?:ed|ing)? (?:to|from|over)|mov(?:ed|ing) (?:to|from)|replaced?"
+        r"|now use|migrated|changed? to|no longer|correction"
+    )
+    + r"|其实|实际上|改用|换成|改为|改成|替换|纠正|更正|不再|换用|迁移|现在用"
+)
+_CLAUSE_BREAK = re.compile(r"[,;:.!?，；：。！？]")
+# fmt: off
+_OPPOSITES = tuple((re.compile(a), re.compile(b)) for a, b in (
+    (_words(r"fixed|static|constant|hard-?coded") + "|固定|静态|写死",
+     _words(r"adjust\w*|adaptive|adapt\w*|dynamic\w*|variable|flexib\w*") + "|调整|动态|自适应|灵活"),
+    (_words(r"always|every time") + "|总是|始终|每次都", _words(r"never") + "|从不|从来不|绝不"),
+    (_words(r"enabled?|enabling|turn on") + "|开启|打开|启用", _words(r"disabled?|disabling|turn off") + "|关闭|禁用"),
+    (_words(r"increase\w*|raise|more|higher") + "|增加|提高|加大|调高|更多",
+     _words(r"decrease\w*|reduce\w*|lower|less|fewer") + "|减少|降低|调低|更少"),
+    (_words(r"sync|synchronous(?:ly)?") + "|同步", _words(r"async\w*|asynchronous(?:ly)?") + "|异步"),
+    (_words(r"manual(?:ly)?|by hand") + "|手动|手工", _words(r"automatic(?:ally)?|automate\w*|auto") + "|自动"),
+    (_words(r"tabs?"), _words(r"spaces")),
+    (_words(r"morning") + "|早上|上午|早晨", _words(r"evening|night") + "|晚上|夜里|睡前"),
+    (_words(r"local(?:ly)?") + "|本地", _words(r"remote(?:ly)?|cloud") + "|远程|云端"),
+    (_words(r"allow\w*|permit\w*") + "|允许", _words(r"forbid\w*|deny|block\w*") + "|禁止|不允许"),
+    (_words(r"monolith\w*") + "|单体", _words(r"microservices?") + "|微服务"),
+))
+# fmt: on
+
+
+def _contradicts(mine_text: str, their_text: str, mine: _Features, theirs: _Features, *, linking: bool) -> bool:
+    """Return whether the candidate disagrees with the known statement.
+
+    With ``linking``, the two are not similar overall, so only a negation, criticism
+    or change whose own words are mostly about the known insight counts.
+    """
+    folded, their_folded = fold(mine_text), fold(their_text)
+    for pattern in (_NEGATION, _CRITIQUE, _CHANGE):
+        if pattern.search(their_folded) is not None and pattern is not _CHANGE:
+            continue  # both sides negate or criticise: no flip of polarity here
+        for scope in _scopes(folded, pattern):
+            if _is_about(scope, theirs, linking=linking):
+                return True
+    # the known insight negates what the candidate states plainly: "use tabs" against "don't use tabs"
+    if _NEGATION.search(folded) is None:
+        for scope in _scopes(their_folded, _NEGATION):
+            if _is_about(scope, mine, linking=linking):
+                return True
+    if _different_numbers(mine, theirs):
+        return True
+    if linking:
+        return False
+    for first, second in _OPPOSITES:
+        mine_first, mine_second = first.search(folded), second.search(folded)
+        their_first, their_second = first.search(their_folded), second.search(their_folded)
+        if (mine_first and their_second and not mine_second and not their_first) or (
+            mine_second and their_first and not mine_first and not their_second
+        ):
+            return True
+    return False
+
+
+def _scopes(folded: str, pattern: re.Pattern[str]) -> list[str]:
+    scopes: list[str] = []
+    for match in pattern.finditer(folded):
+        before = max((m.end() for m in _CLAUSE_BREAK.finditer(folded, 0, match.start())), default=0)
+        after = _CLAUSE_BREAK.search(folded, match.end())
+        following = folded[match.end() : after.start() if after else len(folded)]
+        preceding = folded[before : match.start()]
+        if pattern is _CRITIQUE:
+            scopes.append(preceding)
+        elif pattern is _CHANGE:
+            scopes.append(preceding + " " + following)
+        else:
+            scopes.append(following)
+    return scopes
+
+
+def _is_about(scope: str, other: _Features, *, linking: bool) -> bool:
+    topical = _features(scope).topical
+    if not topical:
+        return False
+    shared = topical & other.weights.keys()
+    if not linking:
+        return bool(shared)
+    weights = _features(scope).weights
+    shared_weight = sum(weights[f] for f in shared)
+    return shared_weight >= 1.0 and shared_weight >= _FOCUS_LINK * sum(weights[f] for f in topical)
+
+
+def _different_numbers(mine: _Features, theirs: _Features) -> bool:
+    """Return whether both give a number for the same unit and neither's numbers hold the other's."""
+    for unit, numbers in mine.units.items():
+        known = theirs.units.get(unit)
+        if known and unit in theirs.topical and not (numbers <= known or known <= numbers):
+            return True
+    return False

@@ -1,0 +1,150 @@
+"""Candidate statements come from cue sentences in both languages, with verbatim quotes."""
+
+from __future__ import annotations
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from incremind_daemon.pipeline.candidates import extract_candidates
+from incremind_daemon.store.records import CATEGORIES, Candidate
+
+SPACED_EN = """# Spaced repetition
+
+Spaced repetition beats cramming.
+When learning new vocabulary, review on days 1, 2, 4, 7, 15.
+Subscribe to my newsletter for more tips!
+"""
+SPACED_ZH = """# 间隔重复
+间隔重复比突击记忆更省时间。
+背新单词时，按第 1、2、4、7、15 天复习。
+"""
+
+
+def by_statement(text: str, **kwargs: int) -> dict[str, Candidate]:
+    return {c.statement: c for c in extract_candidates(text, **kwargs)}
+
+
+@pytest.mark.parametrize(
+    ("text", "statement", "condition"),
+    [
+        (SPACED_EN, "Review on days 1, 2, 4, 7, 15", "When learning new vocabulary"),
+        (SPACED_ZH, "按第 1、2、4、7、15 天复习", "背新单词时"),
+    ],
+)
+def test_spaced_repetition_note_yields_method_with_condition(text: str, statement: str, condition: str) -> None:
+    found = by_statement(text)
+    assert statement in found, list(found)
+    candidate = found[statement]
+    assert (candidate.category, candidate.condition) == ("method", condition)
+    assert text[candidate.start : candidate.end] == candidate.quote
+    assert statement.casefold() in candidate.quote.casefold()
+
+
+@pytest.mark.parametrize(
+    ("text", "statement", "category"),
+    [
+        ("Notes.\nI prefer tabs over spaces in Go code.\n", "I prefer tabs over spaces in Go code", "preference"),
+        ("我习惯用 vim 写代码。", "我习惯用 vim 写代码", "preference"),
+        ("We decided to switch to Postgres 16 instead of MySQL.", None, "preference"),
+        ("我们决定改用 uv，不再用 pip。", None, "preference"),
+        ("The API listens on port 8080.", None, "entity"),
+        ("数据库在 /var/lib/pg。", "数据库在 /var/lib/pg", "entity"),
+        ("Actually the cache TTL is 300 seconds, not 30.", None, "correction"),
+        ("其实缓存时间是 300 秒，不是 30 秒。", None, "correction"),
+        ("I'm a backend engineer working mostly in Go.", None, "identity"),
+        ("我是后端工程师，主要写 Go。", None, "identity"),
+        ("On 2024-03-05 we migrated the billing DB to the new cluster.", None, "event"),
+        ("部署前先跑 make check 再推送。", None, "method"),
+        ("用 FSRS 调度的时候，desired retention 设成 0.9 就够了。", "desired retention 设成 0.9 就够了", "method"),
+    ],
+)
+def test_cue_sentences_become_candidates_of_their_category(text: str, statement: str | None, category: str) -> None:
+    (candidate,) = extract_candidates(text)
+    assert candidate.category == category
+    assert candidate.statement == (statement or candidate.quote.rstrip(".。"))
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "What makes a good flashcard?",
+        "间隔重复到底有没有用？",
+        "Thanks, let me know if that helps.",
+        "```python\ndef review(card):\n    return card.interval * 2  # always use this\n```",
+        "| tool | port |\n|---|---|\n| api | always use 8080 |",
+        "Spaced repetition is a learning technique.",  # no cue: a definition, not an insight
+        "Not sure whether we should switch to Postgres.",
+        "API key: sk-proj-abcdefghijklmnopqrstuvwxyz0123456789",
+        "Use it.",
+        "Travel notes (2025-07-28)",
+    ],
+)
+def test_non_statements_yield_no_candidate(text: str) -> None:
+    assert extract_candidates(text) == []
+
+
+def test_heading_is_not_a_candidate_but_the_sentence_under_it_is() -> None:
+    found = extract_candidates("## Always use uv\n\nAlways use uv to install dependencies.\n")
+    assert [c.statement for c in found] == ["Always use uv to install dependencies"]
+
+
+def test_duplicates_within_a_text_yield_one_candidate() -> None:
+    text = "I prefer tabs in Go.\nSome filler here.\nI prefer  tabs in Go!\n"
+    assert len(extract_candidates(text)) == 1
+
+
+def test_limit_keeps_the_strongest_cues_in_document_order() -> None:
+    sentences = [f"Run step {i} of the checklist before the deploy." for i in range(20)]
+    text = " ".join([*sentences[:10], "I prefer tabs over spaces in Go code.", *sentences[10:]])
+    found = extract_candidates(text, limit=3)
+    assert len(found) == 3
+    assert "I prefer tabs over spaces in Go code" in [c.statement for c in found]
+    assert [c.start for c in found] == sorted(c.start for c in found)
+    assert extract_candidates(text, limit=0) == []
+
+
+def test_mixed_language_sentence_keeps_both_scripts() -> None:
+    (candidate,) = extract_candidates("我们决定用 ruff 替代 black 做 formatting。")
+    assert candidate.statement == "我们决定用 ruff 替代 black 做 formatting"
+    assert candidate.category == "preference"
+
+
+def test_leading_connective_and_list_marker_are_not_in_the_statement() -> None:
+    text = "- But fixed intervals are too coarse; adjust by difficulty.\n"
+    (candidate,) = extract_candidates(text)
+    assert candidate.statement == "Fixed intervals are too coarse; adjust by difficulty"
+    assert candidate.quote == "But fixed intervals are too coarse; adjust by difficulty."
+
+
+def test_chinese_clause_without_comma_is_a_condition_kept_in_the_statement() -> None:
+    (candidate,) = extract_candidates("复习时先自答再翻面。")
+    assert (candidate.statement, candidate.condition, candidate.category) == ("复习时先自答再翻面", "复习时", "method")
+
+
+def test_secret_in_a_statement_is_redacted_while_the_quote_stays_verbatim() -> None:
+    text = "Always call the staging API with the header Authorization: Bearer abcd1234efgh5678ijkl."
+    (candidate,) = extract_candidates(text)
+    assert "abcd1234efgh5678ijkl" not in candidate.statement
+    assert "[REDACTED:" in candidate.statement
+    assert candidate.quote == text
+
+
+PIECES = [
+    "I prefer tabs", "always use uv", "review on days 1, 2, 4, 7, 15", "When learning, ", "我喜欢", "按第 1、2 天复习",
+    "其实", "不再用 pip", "端口 8080", "/var/lib/pg", ". ", "。", "？", "?", "\n", "\n\n", "- ", "# ", "| a |", "```",
+    " ", "，", "😀", "\ud83d", "e\u0301", "sk-proj-abcdefghijklmnopqrstuvwxyz0123", "**", "[x](http://a.b)",
+]  # fmt: skip
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.lists(st.one_of(st.sampled_from(PIECES), st.text(max_size=8)), max_size=40), st.integers(0, 15))
+def test_every_candidate_quotes_its_text_exactly(parts: list[str], limit: int) -> None:
+    text = "".join(parts)
+    found = extract_candidates(text, limit=limit)
+    assert len(found) <= limit
+    for candidate in found:
+        assert text[candidate.start : candidate.end] == candidate.quote
+        assert candidate.category in CATEGORIES
+        assert candidate.statement and candidate.statement == candidate.statement.strip()
+    assert len({c.start for c in found}) == len(found)
