@@ -8,15 +8,16 @@ import os
 import signal
 import threading
 from datetime import UTC, datetime
+from pathlib import Path
 from types import FrameType
 from typing import IO
 
 from watchdog.observers.api import BaseObserver
 
 from incremind_daemon import __version__
-from incremind_daemon.config import Settings
+from incremind_daemon.config import Settings, config_path, load_settings
 from incremind_daemon.embedding import make_embedder, may_embed_project
-from incremind_daemon.errors import IncremindError
+from incremind_daemon.errors import ConfigError, IncremindError
 from incremind_daemon.pipeline.worker import Worker
 from incremind_daemon.serve.status import Heartbeat, lock_path, write_heartbeat
 from incremind_daemon.sources.extract import extract_bytes
@@ -69,14 +70,16 @@ def acquire_lock(settings: Settings) -> IO[str]:
 class Daemon:
     """The running daemon: worker, inbox feeder, watcher and heartbeat."""
 
-    def __init__(self, settings: Settings) -> None:
+    def __init__(self, settings: Settings, *, config_file: Path | None = None) -> None:
         self.settings = settings
+        self._config_file = config_file or config_path(None, settings.home_dir)
+        self._config_stamp = _stamp(self._config_file)
         self.worker = Worker(
             settings,
             extract_bytes,
             read_session=TranscriptReader(ReadRules.from_settings(settings)),
             embedder=make_embedder(settings),
-            may_embed=lambda project: may_embed_project(settings, project),
+            may_embed=lambda project: may_embed_project(self.settings, project),
         )
         self.feeder = InboxFeeder(
             settings.inbox_dir,
@@ -166,19 +169,56 @@ class Daemon:
             embedded=stats.embedded,
         )
 
+    def reload_if_changed(self) -> None:
+        """Apply a changed embedding model from the config file (`incremind model use`) without a restart.
+
+        Other settings take effect at the next start; a broken file is
+        reported and the running settings are kept.
+        """
+        stamp = _stamp(self._config_file)
+        if stamp == self._config_stamp:
+            return
+        self._config_stamp = stamp
+        try:
+            fresh = load_settings(self._config_file, home=self.settings.home_dir)
+        except ConfigError as exc:
+            log.error("config changed but cannot be read, keeping the running settings: %s", exc)
+            self.worker.stats.last_error = f"{datetime.now(UTC).isoformat(timespec='seconds')} config: {exc}"
+            return
+        if fresh.embedding == self.settings.embedding:
+            return
+        try:
+            embedder = make_embedder(fresh)
+        except IncremindError as exc:
+            log.error("cannot switch the embedding model: %s", exc)
+            self.worker.stats.last_error = f"{datetime.now(UTC).isoformat(timespec='seconds')} embedding: {exc}"
+            return
+        self.settings = self.settings.model_copy(update={"embedding": fresh.embedding})
+        self.worker.switch_embedder(embedder)
+        log.info("embedding model switched to %s", fresh.embedding.model or fresh.embedding.backend)
+
     def _beat(self) -> None:
         while True:
             try:
                 write_heartbeat(self.settings.status_path, self.heartbeat())
             except OSError as exc:
                 log.warning("could not write %s: %s", self.settings.status_path, exc)
+            self.reload_if_changed()
             if self.stopping.wait(HEARTBEAT_SECONDS):
                 return
 
 
-def run(settings: Settings) -> int:
+def _stamp(path: Path) -> tuple[int, int] | None:
+    try:
+        info = path.stat()
+    except OSError:
+        return None
+    return info.st_mtime_ns, info.st_size
+
+
+def run(settings: Settings, *, config_file: Path | None = None) -> int:
     """Run the daemon in the foreground until SIGTERM or Ctrl-C; return the exit code."""
-    daemon = Daemon(settings)
+    daemon = Daemon(settings, config_file=config_file)
 
     def request_stop(signum: int, _frame: FrameType | None) -> None:
         log.info("received %s, stopping", signal.Signals(signum).name)

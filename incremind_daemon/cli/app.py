@@ -220,7 +220,7 @@ def configure_logging(*, verbose: bool) -> None:
 
 def cmd_run(args: argparse.Namespace, settings: Settings) -> int:
     """Run the daemon until Ctrl-C or SIGTERM."""
-    return run(settings)
+    return run(settings, config_file=config_path(getattr(args, "config", None), settings.home_dir))
 
 
 def cmd_init(args: argparse.Namespace, settings: Settings) -> int:
@@ -527,7 +527,7 @@ def cmd_model(args: argparse.Namespace, settings: Settings) -> int:
     config = config_path(getattr(args, "config", None), settings.home_dir)
     update_config_file(config, "embedding", choice)
     then = (
-        "restart the daemon to re-embed with it (search keeps working meanwhile)"
+        "the running daemon re-embeds with it within seconds (search keeps working meanwhile)"
         if running_pid(settings)
         else "the daemon re-embeds with it when it starts"
     )

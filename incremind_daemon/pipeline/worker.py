@@ -103,6 +103,15 @@ class Worker:
         self._queue.put((_Save(request), future))
         return future
 
+    def switch_embedder(self, embedder: Embedder | None) -> None:
+        """Embed with another model from now on (the writer thread swaps it between items).
+
+        The new model's vectors are built beside the old ones, which keep
+        answering searches until the new table is complete.
+        """
+        future: Future[SaveResult] = Future()
+        self._queue.put((_Switch(embedder), future))
+
     def depth(self) -> int:
         """Return how many items wait in the queue."""
         return self._queue.qsize()
@@ -160,6 +169,11 @@ class Worker:
                 item, future = entry
                 if isinstance(item, _Save):
                     self._run_save(conn, item.request, future)
+                    continue
+                if isinstance(item, _Switch):
+                    self._embedder, self._model_key = item.embedder, None
+                    embedding = item.embedder is not None
+                    log.info("embedding with %s", item.embedder.identity.name if item.embedder else "nothing")
                     continue
                 with self._lock:
                     self._pending.pop(item.path, None)
@@ -346,6 +360,13 @@ class Worker:
                 entry[1].cancel()
         with self._lock:
             self._pending.clear()
+
+
+@dataclass(frozen=True, slots=True)
+class _Switch:
+    """A change of embedding model, applied on the writer thread."""
+
+    embedder: Embedder | None
 
 
 @dataclass(frozen=True, slots=True)
