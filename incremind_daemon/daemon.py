@@ -12,13 +12,16 @@ from pathlib import Path
 from types import FrameType
 from typing import IO
 
+import apsw
 from watchdog.observers.api import BaseObserver
 
 from incremind_daemon import __version__
 from incremind_daemon.config import Settings, config_path, load_settings
 from incremind_daemon.embedding import make_embedder, may_embed_project
 from incremind_daemon.errors import ConfigError, IncremindError
+from incremind_daemon.pipeline.redact import redact
 from incremind_daemon.pipeline.worker import Worker
+from incremind_daemon.serve.context.writer import ContextWriter
 from incremind_daemon.serve.status import Heartbeat, lock_path, write_heartbeat
 from incremind_daemon.sources.extract import extract_bytes
 from incremind_daemon.sources.inbox import InboxFeeder
@@ -27,12 +30,13 @@ from incremind_daemon.sources.sessions.reader import ReadRules, TranscriptReader
 from incremind_daemon.sources.sessions.watch import SessionWatcher
 from incremind_daemon.sources.watcher import watch_inbox
 from incremind_daemon.store import sessions
-from incremind_daemon.store.db import connect
+from incremind_daemon.store.db import connect, fetch_row
 from incremind_daemon.store.tokenizer import ensure_segmenter
 
 log = logging.getLogger(__name__)
 
 HEARTBEAT_SECONDS = 5.0
+CHANGE_POLL_SECONDS = 2.0  # how often the store is checked for changes the context blocks show
 # sessions active in the hour before the first start are taken in; older history waits for `incremind backfill`
 FIRST_RUN_GRACE_SECONDS = 3600.0
 
@@ -94,6 +98,8 @@ class Daemon:
         self._sessions: SessionWatcher | None = None
         self._lock: IO[str] | None = None
         self._heart: threading.Thread | None = None
+        self.context = ContextWriter(settings, scrub=redact) if settings.context.enabled else None
+        self._context_thread: threading.Thread | None = None
 
     def start(self) -> None:
         """Take the lock, open the store, and start every thread."""
@@ -117,6 +123,10 @@ class Daemon:
             raise
         self._heart = threading.Thread(target=self._beat, name="incremind-heartbeat")
         self._heart.start()
+        if self.context is not None:
+            self.context.mark_dirty(None)  # the blocks are brought up to date at start
+            self._context_thread = threading.Thread(target=self._keep_context, name="incremind-context")
+            self._context_thread.start()
         log.info("incremind %s running for %s (pid %d)", __version__, self.settings.home_dir, os.getpid())
 
     def _first_run(self) -> float:
@@ -142,6 +152,10 @@ class Daemon:
             self._observer.join(5)
         self.feeder.stop()
         self.worker.stop()
+        if self.context is not None:
+            self.context.close()
+        if self._context_thread is not None:
+            self._context_thread.join(30)
         if self._heart is not None:
             self._heart.join(5)
         if self._lock is not None:
@@ -197,6 +211,35 @@ class Daemon:
         self.worker.switch_embedder(embedder)
         log.info("embedding model switched to %s", fresh.embedding.model or fresh.embedding.backend)
 
+    def _keep_context(self) -> None:
+        """Rewrite the context blocks a change affects, coalesced (own connection and thread).
+
+        Changes come from this process (ingest, sessions) and from others
+        (`incremind confirm` in a shell, a stdio MCP save), so the store is
+        polled for them: the audit log grows with every ingest, save and
+        review, and a session's summary is renewed as it goes on.
+        """
+        assert self.context is not None
+        conn = connect(self.settings.database_path)
+        seen: tuple[object, ...] | None = None
+        try:
+            while not self.stopping.is_set():
+                mark = _change_mark(conn)
+                if mark != seen:
+                    if seen is not None:
+                        self.context.mark_dirty(None)
+                    seen = mark
+                if self.context.wait_due(CHANGE_POLL_SECONDS) and not self.stopping.is_set():
+                    try:
+                        self.context.regenerate_due(conn)
+                    except Exception as exc:  # the thread's top loop: a bad pass must not end the writer
+                        log.exception("could not write the context blocks")
+                        self.worker.stats.last_error = (
+                            f"{datetime.now(UTC).isoformat(timespec='seconds')} context: {exc}"
+                        )
+        finally:
+            conn.close()
+
     def _beat(self) -> None:
         while True:
             try:
@@ -206,6 +249,16 @@ class Daemon:
             self.reload_if_changed()
             if self.stopping.wait(HEARTBEAT_SECONDS):
                 return
+
+
+def _change_mark(conn: apsw.Connection) -> tuple[object, ...]:
+    """Return a cheap fingerprint of what the context blocks are made from."""
+    row = fetch_row(
+        conn,
+        """SELECT (SELECT max(id) FROM audit), (SELECT max(updated_at) FROM summaries),
+                  (SELECT max(updated_at) FROM insights), (SELECT count(*) FROM insights WHERE status = 'pending')""",
+    )
+    return tuple(row) if row is not None else ()
 
 
 def _stamp(path: Path) -> tuple[int, int] | None:

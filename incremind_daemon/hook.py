@@ -1,15 +1,117 @@
 """Agent hook commands (``incremind hook ...``): fast, standard library only.
 
-A SessionStart hook runs before every agent session, so this module reads a
-precompiled file and prints; it never imports the store, jieba or a model.
+A SessionStart hook runs before every agent session, so this module reads the
+files the daemon precompiled under ``$INCREMIND_HOME/context/hook/`` and
+prints; it never imports the store, pydantic, jieba or a model.
+
+``incremind hook claude-session-start`` (also ``codex-`` and ``gemini-``)
+reads the hook's JSON event on stdin, names the project of its ``cwd`` the way
+the session reader does (a configured or enabled folder prefix, else the git
+top folder's name, else the folder's name), and prints::
+
+    {"hookSpecificOutput": {"hookEventName": "SessionStart", "additionalContext": "<block>"}}
+
+with that project's block, or the global one when the project has none. The
+header and time anchor are written with the live time. When nothing is
+precompiled yet it prints nothing; it never fails a session (exit 0 always,
+problems on stderr).
 """
 
 from __future__ import annotations
 
+import json
+import os
 import sys
+from datetime import UTC, datetime
+
+from incremind_daemon.serve.context.anchor import anchor_line, header_line, parse_moment
+
+HOOKS = {"claude-session-start": "claude", "codex-session-start": "codex", "gemini-session-start": "gemini"}
 
 
 def main(argv: list[str]) -> int:
     """Run one hook command; return the exit code."""
-    print(f"incremind hook: unknown hook {' '.join(argv)!r}", file=sys.stderr)
-    return 2
+    if len(argv) != 1 or argv[0] not in HOOKS:
+        print(f"incremind hook: unknown hook {' '.join(argv)!r}; known: {', '.join(HOOKS)}", file=sys.stderr)
+        return 2
+    try:
+        event = read_event(sys.stdin.read())
+        cwd = event.get("cwd")
+        text = context_for(
+            cwd if isinstance(cwd, str) and cwd else os.getcwd(),
+            agent=HOOKS[argv[0]],
+            home=hook_home(),
+            now=datetime.now(UTC).astimezone(),
+        )
+    except Exception as exc:  # a hook must never stand in the way of a session
+        print(f"incremind hook: no context: {exc}", file=sys.stderr)
+        return 0
+    if text:
+        output = {"hookSpecificOutput": {"hookEventName": "SessionStart", "additionalContext": text}}
+        sys.stdout.buffer.write(json.dumps(output, ensure_ascii=False).encode("utf-8") + b"\n")
+        sys.stdout.flush()
+    return 0
+
+
+def read_event(raw: str) -> dict[str, object]:
+    """Parse the hook's stdin event; an empty or malformed one counts as no fields."""
+    try:
+        event = json.loads(raw) if raw.strip() else {}
+    except json.JSONDecodeError:
+        return {}
+    return event if isinstance(event, dict) else {}
+
+
+def hook_home() -> str:
+    """Return the memory home: ``$INCREMIND_HOME`` or ``~/.incremind``."""
+    return os.path.expanduser(os.environ.get("INCREMIND_HOME") or "~/.incremind")
+
+
+def context_for(cwd: str, *, agent: str, home: str, now: datetime) -> str | None:
+    """Return the block for a working directory, or None when nothing is precompiled."""
+    folder = os.path.join(home, "context", "hook")
+    try:
+        with open(os.path.join(folder, "index.json"), encoding="utf-8") as handle:
+            index = json.load(handle)
+    except FileNotFoundError:
+        return None
+    project = project_of(cwd, index.get("prefixes", []))
+    name = index.get("projects", {}).get(project) or index.get("global")
+    compiled = _load(folder, name) or _load(folder, index.get("global"))
+    if compiled is None:
+        return None
+    sessions = compiled.get("last_sessions")
+    last = sessions.get(agent) if isinstance(sessions, dict) else None
+    last = last if isinstance(last, dict) else {}
+    at = parse_moment(last["at"]) if isinstance(last.get("at"), str) else None
+    where = compiled.get("project") or last.get("project")
+    head = [header_line(now), anchor_line(now, at, agent=agent, where=where if isinstance(where, str) else None)]
+    return "\n".join([*head, str(compiled.get("body", ""))]).rstrip("\n")
+
+
+def _load(folder: str, name: object) -> dict[str, object] | None:
+    if not isinstance(name, str) or os.sep in name:
+        return None
+    try:
+        with open(os.path.join(folder, name), encoding="utf-8") as handle:
+            data = json.load(handle)
+    except FileNotFoundError:
+        return None
+    return data if isinstance(data, dict) else None
+
+
+def project_of(cwd: str, prefixes: list[list[str]]) -> str:
+    """Name the project of a folder: the longest listed prefix, else its git top folder, else itself."""
+    folder = os.path.normpath(os.path.expanduser(cwd))
+    for prefix, project in sorted(prefixes, key=lambda item: -len(item[0])):
+        if folder == prefix or folder.startswith(prefix.rstrip(os.sep) + os.sep):
+            return project
+    candidate = folder
+    while True:
+        parent = os.path.dirname(candidate)
+        if parent == candidate:
+            break
+        if os.path.exists(os.path.join(candidate, ".git")):
+            return os.path.basename(candidate)
+        candidate = parent
+    return os.path.basename(folder)

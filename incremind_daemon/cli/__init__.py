@@ -7,8 +7,11 @@ command goes to the full command line in ``app``.
 
 from __future__ import annotations
 
-import argparse
 import sys
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:  # argparse costs milliseconds the hook path does not have
+    import argparse
 
 
 def main(argv: list[str] | None = None) -> int:

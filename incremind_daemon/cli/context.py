@@ -1,11 +1,220 @@
-"""The preloaded context blocks: context show|write|enable|disable, setup claude --hook."""
+"""The preloaded context blocks: context show|write|enable|disable|status."""
 
 from __future__ import annotations
 
 import argparse
+import json
+from dataclasses import asdict
+from pathlib import Path
 
-from incremind_daemon.cli.base import Commands
+import apsw
+
+from incremind_daemon.cli.base import Commands, command
+from incremind_daemon.config import Settings
+from incremind_daemon.errors import IncremindError, NotFound
+from incremind_daemon.pipeline.redact import redact
+from incremind_daemon.serve.context import targets as t
+from incremind_daemon.serve.context.blockfile import remove_block
+from incremind_daemon.serve.context.writer import ContextWriter, TargetResult, target_statuses
+from incremind_daemon.sources.sessions.discover import project_for_cwd
+from incremind_daemon.store import recall
+from incremind_daemon.store.db import connect, write_transaction
+
+ACTIONS = ("show", "write", "enable", "disable", "status")
 
 
 def register(commands: Commands, common: argparse.ArgumentParser) -> None:  # type: ignore[type-arg]
     """Add this topic's subcommands."""
+    context = command(
+        commands,
+        common,
+        "context",
+        cmd_context,
+        "show, write, enable or disable the memory blocks in agents' instruction files",
+        "incremind context enable ~/code/api --files AGENTS.md,CLAUDE.local.md",
+    )
+    context.add_argument(
+        "action",
+        choices=ACTIONS,
+        help="show: print a block and its size; write: write every target now; enable PATH: opt a repository "
+        "(or a file) in; disable PATH: take the block out and stop; status: list the targets",
+    )
+    context.add_argument("path", nargs="?", type=Path, metavar="PATH", help="enable/disable: a repository or a file")
+    context.add_argument("--target", type=Path, metavar="PATH", help="show: the block of this target file")
+    context.add_argument("--project", metavar="NAME", help="show: the block of this project")
+    context.add_argument(
+        "--files",
+        metavar="NAMES",
+        help="enable: files to keep a block in, comma-separated (default: context.project_files, e.g. AGENTS.md)",
+    )
+    context.add_argument("--json", action="store_true", help="print machine-readable JSON")
+
+
+def cmd_context(args: argparse.Namespace, settings: Settings) -> int:
+    """Run one context action."""
+    if args.action in ("enable", "disable") and args.path is None:
+        raise IncremindError(f"context {args.action} needs a PATH (a repository folder or a target file)")
+    if args.action in ("show", "status") and not settings.database_path.exists():
+        raise NotFound(f"no memory at {settings.home_dir} yet; run `incremind run` or `incremind ingest` first")
+    conn = connect(settings.database_path, readonly=args.action in ("show", "status"))
+    try:
+        handler = {"show": _show, "write": _write, "enable": _enable, "disable": _disable, "status": _status}
+        return handler[args.action](conn, args, settings)
+    finally:
+        conn.close()
+
+
+def _writer(settings: Settings) -> ContextWriter:
+    return ContextWriter(settings, scrub=redact)
+
+
+def _show(conn: apsw.Connection, args: argparse.Namespace, settings: Settings) -> int:
+    rows = {row.path: row for row in recall.context_targets(conn)}
+    if args.target is not None:
+        target = _find_target(settings, rows, args.target)
+    elif args.project:
+        target = t.Target(Path(args.project), "project", None, args.project, "inline")
+    else:
+        found = t.global_targets(settings, rows)
+        target = found[0] if found else t.Target(Path("CLAUDE.md"), "global", "claude", None, "inline")
+    block = _writer(settings).render_for(conn, target)
+    if args.json:
+        data = {"target": str(target.path), "project": target.project, "tokens": block.tokens}
+        print(json.dumps(data | {"budget": block.budget, "dropped": block.dropped, "text": block.text}, indent=2))
+    else:
+        print(block.text)
+        print(f"\n({block.tokens} tokens estimated of a {block.budget}-token budget; {block.dropped} lines cut)")
+    return 0
+
+
+def _find_target(settings: Settings, rows: dict[str, recall.ContextTargetRow], path: Path) -> t.Target:
+    wanted = path.expanduser().absolute()
+    for target in t.global_targets(settings, rows) + t.project_targets(rows):
+        if target.path == wanted or target.path.resolve() == wanted.resolve():
+            return target
+    raise NotFound(f"{wanted} is not a context target; `incremind context status` lists them")
+
+
+def _write(conn: apsw.Connection, args: argparse.Namespace, settings: Settings) -> int:
+    if not settings.context.enabled:
+        raise IncremindError("context.enabled is false in the settings; set it to true to write blocks")
+    results = _writer(settings).regenerate(conn)
+    _print_results(results, args.json)
+    return 1 if any(r.problem for r in results) else 0
+
+
+def _print_results(results: list[TargetResult], as_json: bool) -> None:
+    if as_json:
+        print(json.dumps([asdict(r) for r in results], ensure_ascii=False, indent=2))
+        return
+    if not results:
+        print("no context targets: no agent is installed and no repository is enabled")
+    for r in results:
+        state = "problem" if r.problem else "written" if r.written else "unchanged"
+        print(
+            f"{state:<9} {r.path}  ({r.mode}, {r.tokens}/{r.budget} tokens)" + (f": {r.problem}" if r.problem else "")
+        )
+
+
+def _enable(conn: apsw.Connection, args: argparse.Namespace, settings: Settings) -> int:
+    path = Path(args.path).expanduser().absolute()
+    rows = {row.path: row for row in recall.context_targets(conn)}
+    if str(path) in rows and rows[str(path)].kind == "global":
+        with write_transaction(conn):
+            recall.save_context_target(conn, _switched(rows[str(path)], enabled=True))
+        return _write(conn, args, settings)
+    if path.is_dir():
+        repo, names = path, _file_names(args.files, settings)
+    elif path.name in t.FILE_AGENTS and path.parent.is_dir():
+        repo, names = path.parent, [path.name]
+    else:
+        raise IncremindError(f"{path} is neither a folder nor one of {', '.join(t.FILE_AGENTS)} in a folder")
+    if ".git" in repo.parts:
+        raise IncremindError(f"{repo} is inside a .git folder; incremind never writes there")
+    project = project_for_cwd(str(repo), settings.sessions.projects) or repo.name
+    with write_transaction(conn):
+        for name in names:
+            target = repo / name
+            existing = rows.get(str(target))
+            created = existing.created_file if existing else not target.exists()
+            row = recall.ContextTargetRow(str(target), "project", t.FILE_AGENTS[name], project, "inline", True, created)
+            recall.save_context_target(conn, row)
+    results = _writer(settings).regenerate(conn)
+    mine = [r for r in results if Path(r.path).parent == repo and Path(r.path).name in names]
+    for result in mine:
+        row_now = recall.get_context_target(conn, result.path)
+        listed = result.written and row_now and row_now.created_file and t.add_git_exclude(repo, Path(result.path))
+        if listed and not args.json:
+            print(f"listed {Path(result.path).name} in {repo}/.git/info/exclude (incremind created it)")
+    _print_results(mine, args.json)
+    if not args.json:
+        print(f"project {project}: the block in {', '.join(names)} is kept current while the daemon runs")
+    return 1 if any(r.problem for r in mine) else 0
+
+
+def _file_names(files: str | None, settings: Settings) -> list[str]:
+    names: list[str] = (
+        [n.strip() for n in files.split(",") if n.strip()]
+        if files
+        else [str(n) for n in settings.context.project_files]
+    )
+    unknown = [n for n in names if n not in t.FILE_AGENTS]
+    if unknown:
+        raise IncremindError(f"unknown file {unknown[0]!r}; choose from {', '.join(t.FILE_AGENTS)}")
+    return names
+
+
+def _switched(row: recall.ContextTargetRow, *, enabled: bool) -> recall.ContextTargetRow:
+    return recall.ContextTargetRow(row.path, row.kind, row.agent, row.project, row.mode, enabled, row.created_file)
+
+
+def _disable(conn: apsw.Connection, args: argparse.Namespace, settings: Settings) -> int:
+    path = Path(args.path).expanduser().absolute()
+    rows = {row.path: row for row in recall.context_targets(conn)}
+    chosen = [
+        row
+        for row in rows.values()
+        if row.path == str(path) or (row.kind == "project" and Path(row.path).parent == path)
+    ]
+    if not chosen:
+        for target in t.global_targets(settings, rows):
+            if target.path == path:
+                chosen = [recall.ContextTargetRow(str(path), "global", target.agent, None, target.mode, True, False)]
+    if not chosen:
+        raise NotFound(f"{path} holds no incremind block; `incremind context status` lists the targets")
+    failed = False
+    for row in chosen:
+        outcome = remove_block(Path(row.path))
+        with write_transaction(conn):
+            recall.save_context_target(conn, _switched(row, enabled=False))
+            recall.record_context_write(
+                conn, row.path, digest=None, tokens=None, written_at=None, problem=outcome.problem
+            )
+        if outcome.problem:
+            failed = True
+            print(f"problem   {row.path}: {outcome.problem}")
+            continue
+        file = Path(row.path)
+        if row.created_file and file.exists() and file.stat().st_size == 0:
+            file.unlink()
+            t.remove_git_exclude(file.parent, file)
+        if row.mode == "import" and row.kind == "global" and row.agent:
+            t.import_file(settings, t.Target(file, "global", row.agent, None, "import")).unlink(missing_ok=True)
+        print(f"{'removed' if outcome.changed else 'no block'}   {row.path}; incremind no longer writes there")
+    return 1 if failed else 0
+
+
+def _status(conn: apsw.Connection, args: argparse.Namespace, settings: Settings) -> int:
+    statuses = target_statuses(settings, conn)
+    if args.json:
+        print(json.dumps([asdict(s) for s in statuses], ensure_ascii=False, indent=2))
+        return 0
+    if not statuses:
+        print("no context targets: no agent is installed and no repository is enabled")
+    for s in statuses:
+        state = "off" if not s.enabled else "problem" if s.problem else "ok"
+        written = s.last_written_at or "never"
+        tokens = "-" if s.tokens is None else str(s.tokens)
+        line = f"{state:<7} {s.kind:<7} {s.mode:<6} {tokens:>5} tokens  written {written}  {s.path}"
+        print(line + (f"\n        {s.problem}" if s.problem else ""))
+    return 0

@@ -31,6 +31,7 @@ log = logging.getLogger(__name__)
 
 QUEUE_LIMIT = 1_000  # back-pressure: producers wait rather than hold a backlog in memory
 SUMMARY_DEBOUNCE_SECONDS = 3.0  # a session's summary is renewed once it has been quiet this long
+IDLE_WAKE = 60.0  # seconds an idle worker sleeps before looking for due retries
 INSIGHT_BATCH = 8  # sources examined for increments per idle turn, so new work never waits long
 _STOP = object()
 
@@ -154,14 +155,16 @@ class Worker:
         conn = connect(self._settings.database_path)
         self._stale.update(dict.fromkeys(sessions.stale_sessions(conn, limit=10_000), 0.0))
         try:
-            embedding = True
+            background = True  # insight steps and vectors may be due
             while not self._stopping.is_set():
                 try:
-                    # vectors are made only when no other work waits, a batch at a time
-                    entry = self._queue.get(timeout=0 if embedding else self._summary_wait())
+                    # background work runs only when no item waits, a batch at a time; when none is
+                    # due either, wake now and then for retries whose time has come
+                    wait = self._summary_wait()
+                    entry = self._queue.get(timeout=0 if background else min(wait or IDLE_WAKE, IDLE_WAKE))
                 except queue.Empty:
                     self._summarize_due(conn, force=False)
-                    embedding = self.examine_pending(conn, limit=INSIGHT_BATCH) > 0 or self._embed_batch(conn)
+                    background = self.examine_pending(conn, limit=INSIGHT_BATCH) > 0 or self._embed_batch(conn)
                     continue
                 if entry is _STOP:
                     break
@@ -169,10 +172,11 @@ class Worker:
                 item, future = entry
                 if isinstance(item, _Save):
                     self._run_save(conn, item.request, future)
+                    background = True
                     continue
                 if isinstance(item, _Switch):
                     self._embedder, self._model_key = item.embedder, None
-                    embedding = item.embedder is not None
+                    background = True
                     log.info("embedding with %s", item.embedder.identity.name if item.embedder else "nothing")
                     continue
                 with self._lock:
@@ -181,7 +185,7 @@ class Worker:
                     future.cancel()
                     break
                 self._run_one(conn, item, future)
-                embedding = self._embedder is not None
+                background = True
         finally:
             self._cancel_waiting()
             self._close_chat()

@@ -1,0 +1,338 @@
+"""What the preloaded context recalls: latest session state, recent activity, confirmed insights.
+
+Scope rules (the privacy contract of the context blocks):
+
+- A **global** block (``project=None``) sees every project except the private
+  ones: sessions, activity, pending count, and confirmed insights of the
+  lasting categories (identity, preference, correction) plus the hottest
+  others.
+- A **project** block sees that project's sessions, activity and confirmed
+  insights, plus the lasting insights of every non-private project (who the
+  person is and how they like to work hold everywhere). A private project's
+  content appears only in its own block.
+- Never pending, rejected, forgotten or superseded insights, and never cold
+  ones (effective hotness below ``cold_below``), except lasting categories,
+  which do not cool.
+
+The last part of the module keeps the ``context_targets`` rows: which files
+hold a managed block and how their last write went.
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+from collections.abc import Iterable
+from dataclasses import dataclass
+from datetime import datetime
+
+import apsw
+
+from incremind_daemon.store.db import fetch_int, fetch_row, fetch_rows
+from incremind_daemon.store.insights import INSIGHT_COLUMNS, effective_hotness, insight_from_row
+from incremind_daemon.store.records import LASTING, Insight
+
+log = logging.getLogger(__name__)
+
+# the labels of SessionSnapshot.render() (pipeline/snapshot.py), in the order it writes them
+SNAPSHOT_LABELS = ("Goal", "Done", "Decisions", "Next", "Files")
+
+
+@dataclass(frozen=True, slots=True)
+class SnapshotParts:
+    """A session summary's state snapshot, split back into its parts (oldest item first)."""
+
+    goal: str = ""
+    done: tuple[str, ...] = ()
+    decisions: tuple[str, ...] = ()
+    next_steps: tuple[str, ...] = ()
+    files: tuple[str, ...] = ()
+
+
+def parse_snapshot(summary: str) -> SnapshotParts:
+    """Split the text of ``SessionSnapshot.render()`` into its parts; unknown lines are ignored."""
+    found: dict[str, str] = {}
+    for line in summary.splitlines():
+        label, sep, value = line.partition(": ")
+        if sep and label in SNAPSHOT_LABELS and label not in found:
+            found[label] = value.strip()
+
+    def items(label: str, sep: str) -> tuple[str, ...]:
+        return tuple(part.strip() for part in found.get(label, "").split(sep) if part.strip())
+
+    return SnapshotParts(
+        found.get("Goal", ""), items("Done", "; "), items("Decisions", "; "), items("Next", "; "), items("Files", ", ")
+    )
+
+
+@dataclass(frozen=True, slots=True)
+class SessionState:
+    """A session with its stored summary: where it stood when it was last summarized."""
+
+    source_id: int
+    agent: str
+    session_id: str
+    project: str
+    at: str  # its last message (else its start), ISO 8601
+    index_line: str
+    snapshot: SnapshotParts
+
+
+@dataclass(frozen=True, slots=True)
+class Activity:
+    """One dated index line: a session or a dropped file or note."""
+
+    source_id: int
+    kind: str  # session, file, note
+    agent: str | None
+    project: str
+    at: str
+    index_line: str
+
+
+@dataclass(frozen=True, slots=True)
+class RecalledInsight:
+    """A confirmed insight in scope, with its hotness now."""
+
+    insight: Insight
+    hotness: float
+
+
+def _excluded(private: Iterable[str]) -> str:
+    return json.dumps(sorted(private))
+
+
+def latest_sessions(
+    conn: apsw.Connection,
+    *,
+    project: str | None,
+    private: frozenset[str],
+    agent: str | None = None,
+    limit: int = 2,
+) -> list[SessionState]:
+    """Return the newest summarized sessions in scope, newest first."""
+    rows = fetch_rows(
+        conn,
+        """SELECT s.id, ss.agent, ss.session_id, s.project,
+                  coalesce(ss.last_message_at, ss.started_at, s.created_at) AS at, su.index_line, su.summary
+           FROM sessions ss JOIN sources s ON s.id = ss.source_id JOIN summaries su ON su.source_id = s.id
+           WHERE (:project IS NULL OR s.project = :project) AND (:agent IS NULL OR ss.agent = :agent)
+             AND (:project IS NOT NULL OR s.project NOT IN (SELECT value FROM json_each(:private)))
+           ORDER BY at DESC, s.id DESC LIMIT :limit""",
+        {"project": project, "agent": agent, "private": _excluded(private), "limit": limit},
+    )
+    return [
+        SessionState(int(r[0]), str(r[1]), str(r[2]), str(r[3]), str(r[4]), str(r[5]), parse_snapshot(str(r[6])))
+        for r in rows
+    ]
+
+
+def last_session_at(
+    conn: apsw.Connection, *, project: str | None, private: frozenset[str], agent: str | None
+) -> tuple[str, str] | None:
+    """Return (time, project) of the newest session in scope, summarized or not."""
+    row = fetch_row(
+        conn,
+        """SELECT coalesce(ss.last_message_at, ss.started_at, s.created_at) AS at, s.project
+           FROM sessions ss JOIN sources s ON s.id = ss.source_id
+           WHERE (:project IS NULL OR s.project = :project) AND (:agent IS NULL OR ss.agent = :agent)
+             AND (:project IS NOT NULL OR s.project NOT IN (SELECT value FROM json_each(:private)))
+           ORDER BY at DESC LIMIT 1""",
+        {"project": project, "agent": agent, "private": _excluded(private)},
+    )
+    return None if row is None or row[0] is None else (str(row[0]), str(row[1]))
+
+
+def recent_activity(
+    conn: apsw.Connection, *, project: str | None, private: frozenset[str], limit: int = 12
+) -> list[Activity]:
+    """Return dated index lines of sessions and dropped material in scope, newest first."""
+    rows = fetch_rows(
+        conn,
+        """SELECT s.id, s.kind, ss.agent, s.project,
+                  coalesce(ss.last_message_at, ss.started_at, s.created_at) AS at, su.index_line
+           FROM sources s JOIN summaries su ON su.source_id = s.id LEFT JOIN sessions ss ON ss.source_id = s.id
+           WHERE (:project IS NULL OR s.project = :project)
+             AND (:project IS NOT NULL OR s.project NOT IN (SELECT value FROM json_each(:private)))
+           ORDER BY at DESC, s.id DESC LIMIT :limit""",
+        {"project": project, "private": _excluded(private), "limit": limit},
+    )
+    return [
+        Activity(int(r[0]), str(r[1]), None if r[2] is None else str(r[2]), str(r[3]), str(r[4]), str(r[5]))
+        for r in rows
+    ]
+
+
+def recallable_insights(
+    conn: apsw.Connection, *, now: datetime, half_life_days: float, cold_below: float
+) -> list[RecalledInsight]:
+    """Return every confirmed insight a block may show, warm or lasting, in the order to keep them.
+
+    Lasting categories (identity, preference, correction) come first, then the
+    rest; each part by hotness now, the newest first among equals. A block cut
+    short keeps the start of this order.
+    """
+    rows = fetch_rows(conn, f"SELECT {INSIGHT_COLUMNS} FROM insights WHERE status = 'confirmed'")
+    kept: list[RecalledInsight] = []
+    for row in rows:
+        insight = insight_from_row(row)
+        hot = effective_hotness(insight, now=now, half_life_days=half_life_days)
+        if insight.category in LASTING or hot >= cold_below:
+            kept.append(RecalledInsight(insight, hot))
+    kept.sort(key=lambda r: (r.insight.category not in LASTING, -r.hotness, -r.insight.id))
+    return kept
+
+
+def insights_in_scope(
+    pool: Iterable[RecalledInsight], *, project: str | None, private: frozenset[str], limit: int = 400
+) -> list[RecalledInsight]:
+    """Keep the insights of ``pool`` that a block of this scope may show, in pool order."""
+    chosen: list[RecalledInsight] = []
+    for recalled in pool:
+        insight = recalled.insight
+        own = project is not None and insight.project == project
+        shared = insight.project not in private and (project is None or insight.category in LASTING)
+        if own or shared:
+            chosen.append(recalled)
+            if len(chosen) >= limit:
+                break
+    return chosen
+
+
+def recall_insights(
+    conn: apsw.Connection,
+    *,
+    project: str | None,
+    private: frozenset[str],
+    now: datetime,
+    half_life_days: float,
+    cold_below: float,
+    limit: int = 400,
+) -> list[RecalledInsight]:
+    """Return the confirmed insights a block of this scope may show, in the order to keep them."""
+    pool = recallable_insights(conn, now=now, half_life_days=half_life_days, cold_below=cold_below)
+    return insights_in_scope(pool, project=project, private=private, limit=limit)
+
+
+def conflicting_pairs(conn: apsw.Connection, insight_ids: Iterable[int]) -> list[tuple[int, int]]:
+    """Return the 'refutes' links whose two ends are both among the given insights."""
+    wanted = set(insight_ids)
+    if not wanted:
+        return []
+    rows = fetch_rows(conn, "SELECT from_id, to_id FROM links WHERE relation = 'refutes' ORDER BY at, from_id")
+    return [(int(a), int(b)) for a, b in rows if int(a) in wanted and int(b) in wanted and a != b]
+
+
+def pending_count(conn: apsw.Connection, *, project: str | None, private: frozenset[str]) -> int:
+    """Return how many candidate insights in scope wait for review."""
+    return fetch_int(
+        conn,
+        """SELECT count(*) FROM insights WHERE status = 'pending'
+           AND (:project IS NULL OR project = :project)
+           AND (:project IS NOT NULL OR project NOT IN (SELECT value FROM json_each(:private)))""",
+        {"project": project, "private": _excluded(private)},
+    )
+
+
+def active_projects(conn: apsw.Connection, *, since: str, limit: int = 100) -> list[str]:
+    """Return projects with a session whose last message is at or after ``since``, newest first."""
+    rows = fetch_rows(
+        conn,
+        """SELECT s.project, max(coalesce(ss.last_message_at, ss.started_at, s.created_at)) AS at
+           FROM sessions ss JOIN sources s ON s.id = ss.source_id
+           GROUP BY s.project HAVING at >= ? ORDER BY at DESC LIMIT ?""",
+        (since, limit),
+    )
+    return [str(r[0]) for r in rows]
+
+
+# -- context targets: the files that hold a managed block --------------------------------------
+
+
+@dataclass(frozen=True, slots=True)
+class ContextTargetRow:
+    """One file that holds (or is to hold) a managed context block, and how its last write went."""
+
+    path: str
+    kind: str  # global or project
+    agent: str | None
+    project: str | None
+    mode: str  # inline or import
+    enabled: bool
+    created_file: bool
+    digest: str | None = None
+    tokens: int | None = None
+    last_written_at: str | None = None
+    problem: str | None = None
+
+
+_TARGET_COLUMNS = "path, kind, agent, project, mode, enabled, created_file, digest, tokens, last_written_at, problem"
+
+
+def _target(row: tuple[object, ...]) -> ContextTargetRow:
+    path, kind, agent, project, mode, enabled, created, digest, tokens, written, problem = row
+    return ContextTargetRow(
+        str(path),
+        str(kind),
+        None if agent is None else str(agent),
+        None if project is None else str(project),
+        str(mode),
+        bool(enabled),
+        bool(created),
+        None if digest is None else str(digest),
+        None if tokens is None else int(str(tokens)),
+        None if written is None else str(written),
+        None if problem is None else str(problem),
+    )
+
+
+def context_targets(conn: apsw.Connection) -> list[ContextTargetRow]:
+    """Return every recorded context target, globals first, then by path."""
+    rows = fetch_rows(conn, f"SELECT {_TARGET_COLUMNS} FROM context_targets ORDER BY kind, path")
+    return [_target(row) for row in rows]
+
+
+def get_context_target(conn: apsw.Connection, path: str) -> ContextTargetRow | None:
+    """Return the recorded target at this path, if any."""
+    row = fetch_row(conn, f"SELECT {_TARGET_COLUMNS} FROM context_targets WHERE path = ?", (path,))
+    return None if row is None else _target(row)
+
+
+def save_context_target(conn: apsw.Connection, target: ContextTargetRow) -> None:
+    """Insert or update a target's identity and switches; its write record stays."""
+    conn.execute(
+        """INSERT INTO context_targets (path, kind, agent, project, mode, enabled, created_file)
+           VALUES (?, ?, ?, ?, ?, ?, ?)
+           ON CONFLICT (path) DO UPDATE SET kind = excluded.kind, agent = excluded.agent,
+               project = excluded.project, mode = excluded.mode, enabled = excluded.enabled,
+               created_file = max(context_targets.created_file, excluded.created_file)""",
+        (
+            target.path,
+            target.kind,
+            target.agent,
+            target.project,
+            target.mode,
+            int(target.enabled),
+            int(target.created_file),
+        ),
+    )
+
+
+def record_context_write(
+    conn: apsw.Connection,
+    path: str,
+    *,
+    digest: str | None,
+    tokens: int | None,
+    written_at: str | None,
+    problem: str | None,
+    created_file: bool = False,
+) -> None:
+    """Record the outcome of one pass over a target; ``written_at`` None keeps the last write time."""
+    conn.execute(
+        """UPDATE context_targets SET digest = coalesce(?, digest), tokens = coalesce(?, tokens),
+               last_written_at = coalesce(?, last_written_at), problem = ?,
+               created_file = max(created_file, ?)
+           WHERE path = ?""",
+        (digest, tokens, written_at, problem, int(created_file), path),
+    )

@@ -1,0 +1,141 @@
+"""`incremind hook claude-session-start` as Claude Code runs it: a process, JSON in, JSON out."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from incremind_daemon.config import Settings, load_settings
+from incremind_daemon.pipeline.redact import redact
+from incremind_daemon.serve.context.writer import ContextWriter
+from incremind_daemon.store.db import connect, write_transaction
+from tests.serve.test_context_writer import NOW, add_insight, add_session
+
+ROOT = Path(__file__).resolve().parents[1]
+
+
+def run_hook(stdin: str, *args: str) -> subprocess.CompletedProcess[str]:
+    env = os.environ | {"PYTHONPATH": str(ROOT)}
+    command = [sys.executable, "-m", "incremind_daemon", "hook", *(args or ("claude-session-start",))]
+    return subprocess.run(command, input=stdin, capture_output=True, text=True, timeout=30, env=env, cwd=ROOT)
+
+
+def event(cwd: Path | str) -> str:
+    return json.dumps(
+        {
+            "session_id": "0f7c",
+            "transcript_path": "/tmp/t.jsonl",
+            "cwd": str(cwd),
+            "hook_event_name": "SessionStart",
+            "source": "startup",
+            "model": "claude-sonnet-4-5",
+        }
+    )
+
+
+def check_shape(stdout: str) -> str:
+    """Validate the documented SessionStart output shape and return the context text."""
+    assert stdout.startswith("{")
+    output = json.loads(stdout)
+    assert set(output) == {"hookSpecificOutput"}
+    specific = output["hookSpecificOutput"]
+    assert set(specific) == {"hookEventName", "additionalContext"}
+    assert specific["hookEventName"] == "SessionStart"
+    text = specific["additionalContext"]
+    assert isinstance(text, str) and 0 < len(text) <= 10_000  # longer values are moved to a file by Claude Code
+    return text
+
+
+@pytest.fixture
+def compiled(private_home: Path) -> Settings:
+    (private_home / ".claude").mkdir()
+    settings = load_settings(home=private_home / ".incremind", private_projects=["diary"])
+    conn = connect(settings.database_path)
+    try:
+        with write_transaction(conn):
+            add_session(
+                conn,
+                agent="claude",
+                sid="s1",
+                project="api",
+                days_ago=1,
+                index="Move billing to FastAPI",
+                summary="Goal: Move billing to FastAPI\nNext: port the Stripe webhook",
+            )
+            add_session(
+                conn, agent="codex", sid="s2", project="diary", days_ago=0.5, index="日记", summary="Goal: 写日记"
+            )
+            add_insight(conn, project="api", category="method", statement="Run make check before pushing")
+            add_insight(conn, project="diary", category="event", statement="去医院复查的日子")
+            add_insight(conn, project="web", category="preference", statement="喜欢先给结论")
+        ContextWriter(settings, scrub=redact).regenerate(conn, NOW)
+    finally:
+        conn.close()
+    return settings
+
+
+def test_hook_prints_the_project_block_for_a_folder_in_the_repository(compiled: Settings, tmp_path: Path) -> None:
+    repo = tmp_path / "api"
+    (repo / ".git").mkdir(parents=True)
+    (repo / "src" / "billing").mkdir(parents=True)
+    result = run_hook(event(repo / "src" / "billing"))
+    assert result.returncode == 0, result.stderr
+    text = check_shape(result.stdout)
+    assert "Run make check before pushing" in text and "喜欢先给结论" in text
+    assert "Next: port the Stripe webhook" in text
+    assert "The last claude session in api was active" in text
+    assert "去医院" not in text
+
+
+def test_hook_falls_back_to_the_global_block_without_private_content(compiled: Settings, tmp_path: Path) -> None:
+    result = run_hook(event(tmp_path / "somewhere-else"))
+    text = check_shape(result.stdout)
+    assert "喜欢先给结论" in text and "Run make check before pushing" in text
+    assert "去医院" not in text and "日记" not in text
+
+
+def test_private_project_sees_its_own_block_in_its_own_folder(compiled: Settings, tmp_path: Path) -> None:
+    repo = tmp_path / "diary"
+    (repo / ".git").mkdir(parents=True)
+    text = check_shape(run_hook(event(repo)).stdout)
+    assert "去医院复查的日子" in text and "Run make check" not in text
+
+
+def test_hook_without_precompiled_files_prints_nothing_and_succeeds(private_home: Path) -> None:
+    result = run_hook(event(private_home))
+    assert result.returncode == 0 and result.stdout == ""
+
+
+@pytest.mark.parametrize("stdin", ["", "not json", "[1, 2]", '{"cwd": 7}'])
+def test_hook_survives_a_malformed_event(compiled: Settings, stdin: str) -> None:
+    result = run_hook(stdin)
+    assert result.returncode == 0
+    check_shape(result.stdout)
+
+
+def test_unknown_hook_is_a_usage_error() -> None:
+    result = run_hook("{}", "claude-session-end")
+    assert result.returncode == 2 and "unknown hook" in result.stderr
+
+
+def test_hook_imports_nothing_heavy() -> None:
+    probe = (
+        "import sys; import incremind_daemon.hook; "
+        "print(sorted(m for m in sys.modules if m.split('.')[0] in "
+        "{'apsw', 'pydantic', 'pydantic_settings', 'jieba', 'sqlite_vec', 'onnxruntime', 'numpy', 'argparse'} "
+        "or m.startswith('incremind_daemon.')))"
+    )
+    result = subprocess.run(
+        [sys.executable, "-c", probe], capture_output=True, text=True, timeout=30, cwd=ROOT, check=True
+    )
+    assert json.loads(result.stdout.replace("'", '"')) == [
+        "incremind_daemon.hook",
+        "incremind_daemon.serve",
+        "incremind_daemon.serve.context",
+        "incremind_daemon.serve.context.anchor",
+    ]
