@@ -21,7 +21,9 @@ from incremind_daemon.embedding import make_embedder, may_embed_project
 from incremind_daemon.errors import ConfigError, IncremindError
 from incremind_daemon.pipeline.redact import redact
 from incremind_daemon.pipeline.worker import Worker
-from incremind_daemon.serve.context.writer import ContextWriter
+from incremind_daemon.serve.context.writer import ContextWriter, render_recent_context
+from incremind_daemon.serve.mcp_http import McpHttpServer
+from incremind_daemon.serve.mcp_tools import MemoryBackend
 from incremind_daemon.serve.status import Heartbeat, lock_path, write_heartbeat
 from incremind_daemon.sources.extract import extract_bytes
 from incremind_daemon.sources.inbox import InboxFeeder
@@ -36,6 +38,7 @@ from incremind_daemon.store.tokenizer import ensure_segmenter
 log = logging.getLogger(__name__)
 
 HEARTBEAT_SECONDS = 5.0
+SAVE_TIMEOUT_SECONDS = 60.0  # an MCP save waits this long for the writer thread
 CHANGE_POLL_SECONDS = 2.0  # how often the store is checked for changes the context blocks show
 # sessions active in the hour before the first start are taken in; older history waits for `incremind backfill`
 FIRST_RUN_GRACE_SECONDS = 3600.0
@@ -100,6 +103,7 @@ class Daemon:
         self._heart: threading.Thread | None = None
         self.context = ContextWriter(settings, scrub=redact) if settings.context.enabled else None
         self._context_thread: threading.Thread | None = None
+        self.mcp_http: McpHttpServer | None = None
 
     def start(self) -> None:
         """Take the lock, open the store, and start every thread."""
@@ -118,6 +122,8 @@ class Daemon:
                 since=since,
             )
             self._sessions.start()
+            if self.settings.mcp.enabled:
+                self._start_mcp()
         except BaseException:
             self.stop()
             raise
@@ -150,6 +156,9 @@ class Daemon:
         if self._observer is not None:
             self._observer.stop()
             self._observer.join(5)
+        if self.mcp_http is not None:
+            self.mcp_http.stop()
+            self.mcp_http = None
         self.feeder.stop()
         self.worker.stop()
         if self.context is not None:
@@ -210,6 +219,37 @@ class Daemon:
         self.settings = self.settings.model_copy(update={"embedding": fresh.embedding})
         self.worker.switch_embedder(embedder)
         log.info("embedding model switched to %s", fresh.embedding.model or fresh.embedding.backend)
+
+    def _start_mcp(self) -> None:
+        """Serve the MCP tools over HTTP; a busy port is reported, and the rest of the daemon runs on."""
+        server = McpHttpServer(self.settings, self._memory_backend())
+        try:
+            server.start()
+        except ConfigError:
+            raise  # a non-loopback bind without a token: refuse to start at all
+        except IncremindError as exc:
+            log.error("MCP over HTTP is off: %s", exc)
+            self.worker.stats.last_error = f"{datetime.now(UTC).isoformat(timespec='seconds')} mcp: {exc}"
+            return
+        self.mcp_http = server
+        log.info("MCP tools at %s", server.url)
+
+    def _memory_backend(self) -> MemoryBackend:
+        """What the MCP tools use: reads on their own connections, saves on the worker's thread."""
+
+        def recent_context(project: str | None) -> str:
+            conn = connect(self.settings.database_path, readonly=True)
+            try:
+                return render_recent_context(self.settings, conn, project, scrub=redact)
+            finally:
+                conn.close()
+
+        return MemoryBackend(
+            open_conn=lambda: connect(self.settings.database_path),
+            save=lambda request: self.worker.save(request).result(timeout=SAVE_TIMEOUT_SECONDS),
+            recent_context=recent_context,
+            embedder=lambda: self.worker.embedder,
+        )
 
     def _keep_context(self) -> None:
         """Rewrite the context blocks a change affects, coalesced (own connection and thread).

@@ -14,15 +14,17 @@ REPO = Path(__file__).resolve().parents[1]
 
 
 def daemon_env(**extra: str) -> dict[str, str]:
-    """The test's environment (private HOME and INCREMIND_HOME) with quick timings."""
-    return dict(
+    """The test's environment (private HOME and INCREMIND_HOME) with quick timings; ``extra`` wins."""
+    env = dict(
         os.environ,
         INCREMIND_INBOX__SETTLE_SECONDS="0.3",
         INCREMIND_INBOX__RESCAN_SECONDS="1",
         INCREMIND_SESSIONS__RESCAN_SECONDS="1",
+        INCREMIND_MCP__PORT="0",  # a free port: never the user's daemon's, never another test's
         PYTHONPATH=str(REPO),
-        **extra,
     )
+    env.update(extra)
+    return env
 
 
 class DaemonProcess:

@@ -21,6 +21,10 @@ def main(argv: list[str] | None = None) -> int:
         from incremind_daemon.hook import main as hook_main
 
         return hook_main(args[1:])
+    if args[:1] == ["mcp"] and not {"-h", "--help"} & set(args):
+        from incremind_daemon.cli.mcp import serve_stdio  # agents start this per session: skip the rest
+
+        return serve_stdio(args[1:])
     from incremind_daemon.cli.app import main as app_main
 
     return app_main(args)

@@ -104,6 +104,11 @@ class Worker:
         self._queue.put((_Save(request), future))
         return future
 
+    @property
+    def embedder(self) -> Embedder | None:
+        """The model embedding now (also answers query embeddings of searches)."""
+        return self._embedder
+
     def switch_embedder(self, embedder: Embedder | None) -> None:
         """Embed with another model from now on (the writer thread swaps it between items).
 

@@ -364,3 +364,16 @@ def shrink_to(
     if size(block) <= room:
         return block, None
     return block, f"no room for the block: the agent's size limit leaves {max(room, 0)} bytes; shorten the file"
+
+
+def render_recent_context(settings: Settings, conn: apsw.Connection, project: str | None, *, scrub: Scrub) -> str:
+    """Return the block a project's preloaded context holds now (the global block without a project).
+
+    The MCP tool ``get_recent_context`` answers with this, so an agent asking
+    mid-session gets exactly what a new session would have started with.
+    """
+    if project is None:
+        target = t.Target(Path("global"), "global", None, None, "inline")
+    else:
+        target = t.Target(Path(project), "project", None, project, "inline")
+    return ContextWriter(settings, scrub=scrub).render_for(conn, target).text + "\n"

@@ -1,0 +1,270 @@
+"""Serve the MCP tools over Streamable HTTP (``/mcp``) and ``GET /health`` from a daemon thread.
+
+Security follows the MCP transport rules for local servers: bind loopback
+by default; refuse a present Origin that is not a loopback origin or one the
+person allowed (403); refuse a Host header that does not name this server
+(421, against DNS rebinding); cap request bodies (413); no CORS headers at
+all. Binding any other address needs a bearer token, read from the variable
+``mcp.token_env`` names, and then every request must carry it (401).
+"""
+
+from __future__ import annotations
+
+import hmac
+import ipaddress
+import logging
+import os
+import socket
+import threading
+import time
+from collections.abc import Iterable
+from urllib.parse import urlsplit
+
+import uvicorn
+from mcp.server.transport_security import RequestBodyLimitMiddleware, TransportSecuritySettings
+from starlette.datastructures import Headers
+from starlette.requests import Request
+from starlette.responses import JSONResponse, Response
+from starlette.types import ASGIApp, Receive, Scope, Send
+
+from incremind_daemon import __version__
+from incremind_daemon.config import Settings, secret_from_env
+from incremind_daemon.errors import ConfigError, IncremindError
+from incremind_daemon.serve.mcp_server import build_mcp_server
+from incremind_daemon.serve.mcp_tools import MemoryBackend, MemoryTools
+
+log = logging.getLogger(__name__)
+
+MCP_PATH = "/mcp"
+START_TIMEOUT_SECONDS = 10.0
+MIN_TOKEN_CHARS = 16
+LOOPBACK_NAMES = ("localhost", "127.0.0.1", "[::1]")
+
+
+def is_loopback(host: str) -> bool:
+    """Tell whether a bind address only accepts connections from this machine."""
+    if host == "localhost":
+        return True
+    try:
+        return ipaddress.ip_address(host.strip("[]")).is_loopback
+    except ValueError:
+        return False
+
+
+def bearer_token(settings: Settings) -> str | None:
+    """Return the token every request must carry, or None; refuse an unsafe configuration."""
+    conf = settings.mcp
+    if conf.token_env is None:
+        if not is_loopback(conf.host):
+            raise ConfigError(
+                f"mcp.host is {conf.host}, which other machines can reach: set mcp.token_env to the name of an "
+                "environment variable holding a long random token, or bind mcp.host to 127.0.0.1"
+            )
+        return None
+    token = secret_from_env(conf.token_env)
+    if token is None or len(token.strip()) < MIN_TOKEN_CHARS:
+        raise ConfigError(
+            f"the token in {conf.token_env} is shorter than {MIN_TOKEN_CHARS} characters; "
+            "use a long random one (python -c 'import secrets; print(secrets.token_urlsafe(32))')"
+        )
+    return token.strip()
+
+
+class _Guard:
+    """ASGI middleware in front of every route: Host, Origin, token and body size."""
+
+    def __init__(
+        self, app: ASGIApp, *, hosts: frozenset[str], origins: frozenset[str], loopback_ports: bool, token: str | None
+    ) -> None:
+        self._app = app
+        self._hosts = hosts
+        self._origins = origins
+        self._loopback_ports = loopback_ports
+        self._token = None if token is None else token.encode()
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] != "http":
+            await self._app(scope, receive, send)
+            return
+        headers = Headers(scope=scope)
+        refusal = self._refusal(headers)
+        if refusal is not None:
+            await refusal(scope, receive, send)
+            return
+        await self._app(scope, receive, send)
+
+    def _refusal(self, headers: Headers) -> Response | None:
+        host = headers.get("host", "").lower()
+        if host not in self._hosts:
+            log.warning("refused a request for Host %r (allowed: %s)", host, ", ".join(sorted(self._hosts)))
+            return _error(421, "this server only answers requests addressed to it by a loopback name")
+        origin = headers.get("origin")
+        if origin is not None and not self._origin_allowed(origin.lower()):
+            log.warning("refused a request from Origin %r", origin)
+            return _error(403, "this origin may not use the memory server")
+        if self._token is not None:
+            scheme, _, given = headers.get("authorization", "").partition(" ")
+            if scheme.lower() != "bearer" or not hmac.compare_digest(given.strip().encode(), self._token):
+                return _error(401, "a valid bearer token is required", {"WWW-Authenticate": "Bearer"})
+        return None
+
+    def _origin_allowed(self, origin: str) -> bool:
+        if origin in self._origins:
+            return True
+        if not self._loopback_ports:
+            return False
+        # a page served from this machine (a dev server, a local UI) is as trusted as the person
+        try:
+            parts = urlsplit(origin)
+            parts.port  # noqa: B018 - raises ValueError on a malformed port
+        except ValueError:
+            return False
+        return parts.scheme in ("http", "https") and parts.hostname in ("localhost", "127.0.0.1", "::1")
+
+
+def _error(status: int, message: str, headers: dict[str, str] | None = None) -> Response:
+    # a JSON-RPC error without id, as the transport spec allows for refused requests
+    body = {"jsonrpc": "2.0", "error": {"code": -32600, "message": message}}
+    return JSONResponse(body, status_code=status, headers=headers)
+
+
+def allowed_hosts(bind_host: str, port: int) -> frozenset[str]:
+    """Return the Host header values this server answers: loopback names (and the bind address) with the port."""
+    names = set(LOOPBACK_NAMES)
+    if bind_host not in ("0.0.0.0", "::", ""):
+        names.add(f"[{bind_host}]" if ":" in bind_host and not bind_host.startswith("[") else bind_host)
+    return frozenset(f"{name}:{port}".lower() for name in names)
+
+
+def allowed_origins(extra: Iterable[str], port: int) -> frozenset[str]:
+    """Return the exact origins allowed besides any loopback origin."""
+    own = {f"http://{name}:{port}" for name in LOOPBACK_NAMES}
+    return frozenset({o.rstrip("/").lower() for o in extra} | own)
+
+
+class McpHttpServer:
+    """The MCP endpoint and health check, served by uvicorn on a thread of the daemon.
+
+    ``start()`` binds the socket (raising IncremindError if it cannot) and
+    returns once the server accepts connections; ``stop()`` ends it and
+    closes its database connections. ``port`` is the bound port (useful
+    with port 0).
+    """
+
+    def __init__(self, settings: Settings, backend: MemoryBackend) -> None:
+        self._settings = settings
+        self._token = bearer_token(settings)  # refuse an unsafe configuration before binding anything
+        self._tools = MemoryTools(settings, backend)
+        self._server: uvicorn.Server | None = None
+        self._thread: threading.Thread | None = None
+        self._port = settings.mcp.port
+
+    @property
+    def port(self) -> int:
+        return self._port
+
+    @property
+    def url(self) -> str:
+        host = self._settings.mcp.host
+        if not is_loopback(host):
+            host = "127.0.0.1"
+        elif ":" in host:
+            host = f"[{host}]"
+        return f"http://{host}:{self._port}{MCP_PATH}"
+
+    def start(self) -> None:
+        """Bind, start serving on a thread, and wait until connections are accepted."""
+        conf = self._settings.mcp
+        sock = _bind(conf.host, conf.port)
+        self._port = int(sock.getsockname()[1])
+        hosts = allowed_hosts(conf.host, self._port)
+        origins = allowed_origins(conf.allowed_origins, self._port)
+        mcp = build_mcp_server(self._settings, self._tools, transport="http")
+
+        health_route = mcp.custom_route("/health", methods=["GET"])
+        health_route(_health)
+        security = TransportSecuritySettings(
+            enable_dns_rebinding_protection=True,
+            allowed_hosts=sorted(hosts),
+            allowed_origins=sorted(origins) + [f"{s}://{n}:*" for s in ("http", "https") for n in LOOPBACK_NAMES],
+        )
+        app = mcp.streamable_http_app(
+            streamable_http_path=MCP_PATH,
+            json_response=True,
+            max_request_body_size=conf.max_request_bytes,
+            transport_security=security,
+            host=conf.host,
+        )
+        guarded = _Guard(
+            RequestBodyLimitMiddleware(app, conf.max_request_bytes),
+            hosts=hosts,
+            origins=origins,
+            loopback_ports=True,
+            token=self._token,
+        )
+        config = uvicorn.Config(
+            guarded,
+            log_config=None,  # the daemon configures logging; uvicorn must not replace it
+            access_log=False,
+            lifespan="on",
+            http="h11",
+            loop="asyncio",
+            timeout_graceful_shutdown=3,
+            server_header=False,
+            h11_max_incomplete_event_size=conf.max_request_bytes,
+        )
+        server = uvicorn.Server(config)
+        thread = threading.Thread(target=server.run, kwargs={"sockets": [sock]}, name="incremind-mcp-http")
+        self._server, self._thread = server, thread
+        thread.start()
+        _wait_started(server, thread, sock, START_TIMEOUT_SECONDS)
+        log.info("MCP over HTTP at %s", self.url)
+
+    def stop(self, timeout: float = 10.0) -> None:
+        """Stop serving (open requests get a few seconds to finish) and close the database connections."""
+        server, thread = self._server, self._thread
+        if server is not None and thread is not None:
+            server.should_exit = True
+            thread.join(timeout / 2)
+            if thread.is_alive():
+                server.force_exit = True
+                thread.join(timeout / 2)
+            if thread.is_alive():
+                log.error("the MCP HTTP thread did not stop within %.0f s", timeout)
+        self._server = self._thread = None
+        self._tools.close()
+
+
+async def _health(request: Request) -> Response:
+    return JSONResponse({"ok": True, "version": __version__, "pid": os.getpid()})
+
+
+def _bind(host: str, port: int) -> socket.socket:
+    try:
+        family, kind, proto, _, address = socket.getaddrinfo(host, port, type=socket.SOCK_STREAM)[0]
+        sock = socket.socket(family, kind, proto)
+    except OSError as exc:
+        raise IncremindError(f"cannot bind the MCP server to {host}:{port}: {exc}; check mcp.host") from exc
+    try:
+        sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+        sock.bind(address)
+        sock.listen(128)
+    except OSError as exc:
+        sock.close()
+        raise IncremindError(
+            f"cannot serve MCP on {host}:{port} ({exc.strerror}); another program may use the port: "
+            "set mcp.port to a free one, or mcp.enabled to false"
+        ) from exc
+    sock.setblocking(False)
+    return sock
+
+
+def _wait_started(server: uvicorn.Server, thread: threading.Thread, sock: socket.socket, timeout: float) -> None:
+    deadline = time.monotonic() + timeout
+    while not server.started and thread.is_alive() and time.monotonic() < deadline:
+        time.sleep(0.01)  # uvicorn offers no start event; startup takes a few milliseconds
+    if not server.started:
+        server.should_exit = True
+        thread.join(timeout)
+        sock.close()
+        raise IncremindError("the MCP HTTP server did not start; see the log for the reason")

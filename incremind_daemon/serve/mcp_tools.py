@@ -1,0 +1,357 @@
+"""What the MCP tools do, as plain methods over the store and the injected backend.
+
+The MCP SDK runs synchronous tools on worker threads, so reads take a
+connection from a small pool (one thread per connection at a time). The few
+writes made here (use counts, review verbs) are short BEGIN IMMEDIATE
+transactions that wait out the daemon's writer within the busy timeout;
+saves go through the injected ``save`` callable.
+"""
+
+from __future__ import annotations
+
+import logging
+import queue
+import threading
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+from dataclasses import dataclass
+from typing import Literal
+
+import apsw
+
+from incremind_daemon.config import Settings
+from incremind_daemon.errors import IncremindError, NotFound, QueryError
+from incremind_daemon.serve.mcp_models import (
+    EvidenceOut,
+    InsightOut,
+    KnownOut,
+    LinkOut,
+    MemoryHit,
+    MemoryItem,
+    PendingList,
+    RawOut,
+    SaveOutcome,
+    SearchResult,
+    SourceOut,
+)
+from incremind_daemon.store import drill, insights, items, vectors
+from incremind_daemon.store.db import write_transaction
+from incremind_daemon.store.embedder import Embedder
+from incremind_daemon.store.records import Insight, SaveRequest, SaveResult, item_id, row_number
+from incremind_daemon.store.search import search
+from incremind_daemon.store.tool_calls import ToolCall, log_tool_call
+
+log = logging.getLogger(__name__)
+
+MAX_LIMIT = 50
+PENDING_LIMIT = 50
+
+
+@dataclass(frozen=True, slots=True)
+class MemoryBackend:
+    """What the MCP tools need from the process serving them.
+
+    ``open_conn`` opens a new connection to the memory database (called a
+    few times; connections are pooled). ``embedder`` returns the query
+    embedder or None; it is called once, on the first search that has
+    vectors to compare with. ``save`` stores a SaveRequest (the daemon runs
+    it on its writer thread). ``recent_context`` renders a project's
+    preloaded block (None: the default project). ``review`` applies
+    confirm/reject as ``review(insight_id, verb, actor)``; None applies it
+    here in a short write transaction.
+    """
+
+    open_conn: Callable[[], apsw.Connection]
+    save: Callable[[SaveRequest], SaveResult]
+    recent_context: Callable[[str | None], str]
+    embedder: Callable[[], Embedder | None] = lambda: None
+    review: Callable[[int, str, str], Insight] | None = None
+
+
+class ConnectionPool:
+    """Hand out database connections, one thread at a time each, and close them all at the end."""
+
+    def __init__(self, open_conn: Callable[[], apsw.Connection]) -> None:
+        self._open = open_conn
+        self._idle: queue.SimpleQueue[apsw.Connection] = queue.SimpleQueue()
+        self._all: list[apsw.Connection] = []
+        self._lock = threading.Lock()
+        self._closed = False
+
+    @contextmanager
+    def connection(self) -> Iterator[apsw.Connection]:
+        try:
+            conn = self._idle.get_nowait()
+        except queue.Empty:
+            conn = self._open()
+            with self._lock:
+                if self._closed:
+                    conn.close()
+                    raise IncremindError("the memory server is shutting down; try again in a moment") from None
+                self._all.append(conn)
+        try:
+            yield conn
+        finally:
+            if conn.in_transaction:  # a failed statement must not leave the next user inside a transaction
+                conn.execute("ROLLBACK")
+            self._idle.put(conn)
+
+    def close(self) -> None:
+        """Close every connection; calls in flight finish first on theirs (apsw closes them safely)."""
+        with self._lock:
+            self._closed = True
+            conns, self._all = self._all, []
+        for conn in conns:
+            conn.close()
+
+
+class MemoryTools:
+    """The tools' behaviour, independent of the protocol."""
+
+    def __init__(self, settings: Settings, backend: MemoryBackend) -> None:
+        self.settings = settings
+        self.backend = backend
+        self.pool = ConnectionPool(backend.open_conn)
+        self._embedder: Embedder | None = None
+        self._embedder_loaded = False
+        self._embedder_lock = threading.Lock()
+
+    def close(self) -> None:
+        self.pool.close()
+        with self._embedder_lock:
+            self._embedder = None
+
+    # --- reads ---------------------------------------------------------------------
+
+    def search_memory(self, query: str, *, project: str | None, tier: str | None, limit: int) -> SearchResult:
+        if not query.strip():
+            raise QueryError("the query is empty; give a few words or a question to look for")
+        if not 1 <= limit <= MAX_LIMIT:
+            raise QueryError(f"limit must be between 1 and {MAX_LIMIT}")
+        with self.pool.connection() as conn:
+            self._check_project(conn, project)
+            embedder = self._query_embedder(conn)
+            hits = search(
+                conn,
+                query,
+                home=self.settings.home_dir,
+                project=project,
+                tier=tier,
+                limit=limit,
+                embedder=embedder,
+            )
+            found = {h.id: _insight_or_none(conn, h.id) for h in hits if h.id.startswith("ins-")}
+            self._record_use(conn, [row_number(i) for i in found])
+        results = [MemoryHit.of(h, found.get(h.id)) for h in hits]
+        return SearchResult(query=query, mode="hybrid" if embedder is not None else "keyword", results=results)
+
+    def read_memory(self, memory_id: str, *, offset: int | None, length: int | None) -> MemoryItem:
+        kind, rowid = items.split_item_id(memory_id)
+        home = self.settings.home_dir
+        with self.pool.connection() as conn:
+            found: drill.Drill
+            if kind == "raw":
+                window = length or drill.DEFAULT_WINDOW
+                found = drill.read_source_window(conn, rowid, home=home, offset=offset or 0, length=window)
+            else:
+                found = drill.drill(conn, memory_id, home=home)
+                if offset is not None or length is not None:
+                    raise QueryError(
+                        "offset and length apply to sources (src- ids); to read the original further, "
+                        f"call read_memory on {_source_of(found)} with the offset given in read_more"
+                    )
+            if isinstance(found, drill.InsightDrill):
+                self._record_use(conn, [rowid])
+        return _item_out(found)
+
+    def list_pending(self, *, project: str | None) -> PendingList:
+        with self.pool.connection() as conn:
+            self._check_project(conn, project)
+            found = insights.list_insights(conn, status="pending", project=project, limit=PENDING_LIMIT)
+            total = insights.count_insights(conn, status="pending", project=project)
+        return PendingList(project=project, total=total, insights=[InsightOut.of(i) for i in found])
+
+    def get_recent_context(self, *, project: str | None) -> str:
+        if project is not None:
+            with self.pool.connection() as conn:
+                self._check_project(conn, project)
+        return self.backend.recent_context(project)
+
+    # --- writes --------------------------------------------------------------------
+
+    def save_memory(
+        self, text: str, *, project: str | None, category: str | None, condition: str | None, actor: str
+    ) -> SaveOutcome:
+        if not text.strip():
+            raise QueryError("nothing to save: the text is empty; pass the fact or note to remember")
+        request = SaveRequest(
+            text=text,
+            project=project or None,
+            category=category,
+            condition=condition or None,
+            actor=actor,
+            trusted=self.settings.mcp.trust_saves,
+        )
+        result = self.backend.save(request)
+        known = None
+        if result.known_id is not None:
+            with self.pool.connection() as conn:
+                other = insights.get_insight(conn, result.known_id)
+            known = KnownOut(id=item_id("insight", other.id), statement=other.statement, status=other.status)
+        return _save_out(result, known)
+
+    def review(self, memory_id: str, verb: str, *, actor: str) -> InsightOut:
+        kind, rowid = items.split_item_id(memory_id)
+        if kind != "insight":
+            raise NotFound(f"'{memory_id}' is not an insight; only ins- ids can be {verb}ed (see list_pending)")
+        if self.backend.review is not None:
+            return InsightOut.of(self.backend.review(rowid, verb, actor))
+        with self.pool.connection() as conn, write_transaction(conn):
+            changed = insights.review(conn, rowid, verb, actor=actor, now=_now())
+        return InsightOut.of(changed)
+
+    def log_call(self, call: ToolCall) -> None:
+        """Record a tool call; a busy database costs the record, never the answer."""
+        try:
+            with self.pool.connection() as conn:
+                log_tool_call(conn, call)
+        except (apsw.Error, IncremindError) as exc:
+            log.warning("could not log the %s call: %s", call.tool, exc)
+
+    # --- helpers -------------------------------------------------------------------
+
+    def _check_project(self, conn: apsw.Connection, project: str | None) -> None:
+        if project is None:
+            return
+        known = drill.list_projects(conn)
+        if project not in known:
+            names = ", ".join(known[:30]) or "none yet"
+            raise NotFound(f"no project '{project}' in memory; known projects: {names} (or leave project out)")
+
+    def _query_embedder(self, conn: apsw.Connection) -> Embedder | None:
+        """Return the embedder when vectors for it exist; load it once, on first need."""
+        model = vectors.active_model(conn)
+        if model is None:
+            return None
+        with self._embedder_lock:
+            if not self._embedder_loaded:
+                self._embedder = self.backend.embedder()
+                self._embedder_loaded = True
+            embedder = self._embedder
+        if embedder is None or embedder.identity.key != model.key:
+            return None
+        return embedder
+
+    def warm_up(self) -> None:
+        """Load the query embedder now if vectors exist (a stdio server does this at start)."""
+        with self.pool.connection() as conn:
+            embedder = self._query_embedder(conn)
+        if embedder is not None:
+            embedder.embed_query("warm up")
+
+    def _record_use(self, conn: apsw.Connection, insight_ids: list[int]) -> None:
+        if not insight_ids:
+            return
+        try:
+            with write_transaction(conn):
+                insights.record_use(conn, insight_ids, half_life_days=self.settings.insights.half_life_days, now=_now())
+        except apsw.BusyError as exc:  # hotness is a hint; the answer matters more
+            log.warning("could not record use of %d insights: %s", len(insight_ids), exc)
+
+
+def _insight_or_none(conn: apsw.Connection, public_id: str) -> Insight | None:
+    try:
+        return insights.get_insight(conn, row_number(public_id))
+    except NotFound:
+        return None
+
+
+def _now() -> str:
+    return insights.now_utc().isoformat(timespec="seconds")
+
+
+def _source_of(found: drill.Drill) -> str:
+    if isinstance(found, drill.InsightDrill):
+        return found.evidence[0].source.id if found.evidence else "the evidence's source id"
+    return found.source.id
+
+
+_KIND_NAMES: dict[str, Literal["passage", "summary", "message"]] = {
+    "organized": "passage",
+    "summary": "summary",
+    "message": "message",
+}
+
+
+def _item_out(found: drill.Drill) -> MemoryItem:
+    if isinstance(found, drill.SourceDrill):
+        return MemoryItem(
+            id=found.id,
+            kind="source",
+            tier="raw",
+            text=found.raw.text,
+            source=SourceOut.of(found.source),
+            start=found.raw.start,
+            end=found.raw.end,
+            raw=RawOut.of(found.raw),
+            summary_id=found.summary_id,
+            passages=found.passages,
+        )
+    if isinstance(found, drill.InsightDrill):
+        return MemoryItem(
+            id=found.id,
+            kind="insight",
+            tier="insight",
+            text=found.insight.statement,
+            insight=InsightOut.of(found.insight),
+            links=[LinkOut.of(link) for link in found.links],
+            evidence=[EvidenceOut.of(e) for e in found.evidence],
+        )
+    return MemoryItem(
+        id=found.id,
+        kind=_KIND_NAMES[found.kind],
+        tier=found.tier,
+        text=found.text,
+        source=SourceOut.of(found.source),
+        start=found.start,
+        end=found.end,
+        page=found.page,
+        role=found.role,
+        at=found.at,
+        raw=RawOut.of(found.raw),
+    )
+
+
+_RELATIONS: dict[str, Literal["new", "repeat", "supplement", "different", "stored"]] = {
+    "new": "new",
+    "repeat": "repeat",
+    "supplement": "supplement",
+    "different": "different",
+}
+
+
+def _save_out(result: SaveResult, known: KnownOut | None) -> SaveOutcome:
+    note = item_id("raw", result.source_id)
+    insight = None if result.insight_id is None else item_id("insight", result.insight_id)
+    relation = _RELATIONS.get(result.relation, "stored")
+    pending = " It is pending until the person confirms it." if result.status == "pending" else ""
+    if relation == "repeat" and known is not None:
+        message = (
+            f"This repeats the known insight {known.id} ('{known.statement}'); the note {note} adds to its evidence."
+        )
+    elif relation == "supplement" and known is not None:
+        message = f"Saved as {insight}, which supplements {known.id} ('{known.statement}').{pending}"
+    elif relation == "different" and known is not None:
+        message = f"Saved as {insight}, which differs from {known.id} ('{known.statement}'); both are kept.{pending}"
+    elif insight is not None:
+        message = f"Saved as {insight}, a new insight.{pending}"
+    else:
+        message = f"Stored as the note {note}; it is searchable, but no statement was drawn from it."
+    return SaveOutcome(
+        id=insight or note,
+        note_id=note,
+        relation=relation,
+        status=result.status,
+        known=known,
+        message=message,
+    )

@@ -1,0 +1,334 @@
+"""The MCP tools through the SDK's own client, in process: every tool, its errors and its side effects."""
+
+from __future__ import annotations
+
+from collections.abc import Awaitable, Callable, Iterator
+from dataclasses import replace
+from pathlib import Path
+from typing import Any
+
+import anyio
+import apsw
+import pytest
+from mcp import Client
+from mcp.types import CallToolResult, Implementation
+
+from incremind_daemon.config import Settings, load_settings
+from incremind_daemon.pipeline.insights import save_memory
+from incremind_daemon.pipeline.work import IngestFile
+from incremind_daemon.pipeline.worker import Worker
+from incremind_daemon.serve.mcp_server import build_mcp_server
+from incremind_daemon.serve.mcp_tools import MemoryBackend, MemoryTools
+from incremind_daemon.sources.extract import extract_bytes
+from incremind_daemon.store.db import connect, write_transaction
+from incremind_daemon.store.insights import get_insight, insert_insight
+from incremind_daemon.store.records import Candidate, SaveRequest, SaveResult
+
+DOC = (
+    "# Storage decisions\n\nWe keep memory in SQLite with WAL so readers never block the single writer.\n\n"
+    "Vector search runs in sqlite-vec inside the same process.\n\n向量检索在同一个进程里运行。\n"
+)
+
+
+class Memory:
+    """A store with one document and one pending insight, and the backend the tools use."""
+
+    def __init__(self, settings: Settings, tmp_path: Path) -> None:
+        self.settings = settings
+        path = tmp_path / "storage.md"
+        path.write_text(DOC, encoding="utf-8")
+        worker = Worker(settings, extract_bytes)
+        try:
+            assert worker.process(IngestFile(path, "infra")).status == "added"
+        finally:
+            worker.close()
+        self.conn = connect(settings.database_path)
+        quote = "We keep memory in SQLite with WAL so readers never block the single writer."
+        start = DOC.index(quote)
+        with write_transaction(self.conn):
+            self.insight_id = insert_insight(
+                self.conn,
+                project="infra",
+                candidate=Candidate(
+                    "Memory lives in SQLite with WAL",
+                    "method",
+                    "when touching storage",
+                    quote,
+                    start,
+                    start + len(quote),
+                ),
+                relation="new",
+                source_id=1,
+                now="2026-01-01T00:00:00+00:00",
+            )
+        self.saves: list[SaveRequest] = []
+        self.contexts: list[str | None] = []
+
+    def save(self, request: SaveRequest) -> SaveResult:
+        self.saves.append(request)
+        return save_memory(self.conn, self.settings, request)
+
+    def recent_context(self, project: str | None) -> str:
+        self.contexts.append(project)
+        return f"# Memory for {project}\n- Memory lives in SQLite with WAL\n"
+
+    def backend(self) -> MemoryBackend:
+        return MemoryBackend(
+            open_conn=lambda: connect(self.settings.database_path),
+            save=self.save,
+            recent_context=self.recent_context,
+        )
+
+    def rows(self, sql: str) -> list[tuple[Any, ...]]:
+        return list(self.conn.execute(sql).fetchall())
+
+
+@pytest.fixture
+def memory(settings: Settings, tmp_path: Path) -> Iterator[Memory]:
+    found = Memory(settings, tmp_path)
+    yield found
+    found.conn.close()
+
+
+Session = Callable[[Client], Awaitable[None]]
+
+
+def run_session(settings: Settings, memory: Memory, body: Session, *, mode: str = "auto") -> None:
+    tools = MemoryTools(settings, memory.backend())
+    server = build_mcp_server(settings, tools, transport="stdio")
+
+    async def main() -> None:
+        async with Client(server, mode=mode, client_info=Implementation(name="test-agent", version="1")) as client:
+            await body(client)
+
+    try:
+        anyio.run(main)
+    finally:
+        tools.close()
+
+
+def error_text(result: CallToolResult) -> str:
+    assert result.is_error, result
+    return " ".join(getattr(block, "text", "") for block in result.content)
+
+
+@pytest.mark.parametrize(("allow_review", "names"), [(False, 5), (True, 7)])
+def test_review_tools_are_listed_only_when_allowed(memory: Memory, allow_review: bool, names: int) -> None:
+    settings = load_settings(home=memory.settings.home_dir, mcp={"allow_review": allow_review})
+    found: list[str] = []
+
+    async def body(client: Client) -> None:
+        found.extend(tool.name for tool in (await client.list_tools()).tools)
+
+    run_session(settings, memory, body)
+    assert len(found) == names
+    assert {"search_memory", "read_memory", "save_memory", "get_recent_context", "list_pending"} <= set(found)
+    assert ("confirm_insight" in found) is allow_review
+
+
+@pytest.mark.parametrize("mode", ["auto", "legacy"])
+def test_search_returns_hits_with_offsets_into_the_original(memory: Memory, mode: str) -> None:
+    results: list[dict[str, Any]] = []
+
+    async def body(client: Client) -> None:
+        result = await client.call_tool("search_memory", {"query": "readers never block", "project": "infra"})
+        assert not result.is_error and result.structured_content is not None
+        assert result.structured_content["mode"] == "keyword"
+        results.extend(result.structured_content["results"])
+
+    run_session(memory.settings, memory, body, mode=mode)
+    passage = next(r for r in results if r["tier"] == "organized")
+    assert passage["source"]["id"] == "src-1" and passage["source"]["project"] == "infra"
+    assert DOC[passage["start"] : passage["end"]] == passage["text"]
+    calls = memory.rows("SELECT tool, project, client, transport, outcome FROM tool_calls")
+    assert calls == [("search_memory", "infra", "test-agent", "stdio", "ok")]
+
+
+def test_search_of_insights_carries_status_condition_and_counts_as_use(memory: Memory) -> None:
+    results: list[dict[str, Any]] = []
+
+    async def body(client: Client) -> None:
+        result = await client.call_tool("search_memory", {"query": "SQLite WAL", "tier": "insight"})
+        assert not result.is_error and result.structured_content is not None
+        results.extend(result.structured_content["results"])
+
+    run_session(memory.settings, memory, body)
+    if not results:
+        pytest.skip("store.search does not return the insight tier yet")
+    hit = results[0]
+    assert (hit["id"], hit["status"], hit["condition"]) == (
+        f"ins-{memory.insight_id}",
+        "pending",
+        "when touching storage",
+    )
+    assert get_insight(memory.conn, memory.insight_id).use_count == 1
+
+
+@pytest.mark.parametrize(
+    ("arguments", "says"),
+    [
+        ({"query": "   "}, "the query is empty"),
+        ({"query": "wal", "project": "nowhere"}, "no project 'nowhere' in memory; known projects: infra"),
+        ({"query": "wal", "tier": "gossip"}, "Input should be 'insight', 'summary', 'organized' or 'raw'"),
+        ({"query": "wal", "limit": 0}, "greater than or equal to 1"),
+    ],
+)
+def test_search_errors_are_tool_errors_with_a_sentence(memory: Memory, arguments: dict[str, Any], says: str) -> None:
+    async def body(client: Client) -> None:
+        assert says in error_text(await client.call_tool("search_memory", arguments))
+
+    run_session(memory.settings, memory, body)
+    (outcome,) = memory.rows("SELECT outcome FROM tool_calls")
+    assert outcome[0].startswith("error: search_memory")
+
+
+def test_read_memory_of_an_insight_drills_to_the_raw_words_and_counts_as_use(memory: Memory) -> None:
+    items: list[dict[str, Any]] = []
+
+    async def body(client: Client) -> None:
+        result = await client.call_tool("read_memory", {"id": f"ins-{memory.insight_id}"})
+        assert not result.is_error and result.structured_content is not None
+        items.append(result.structured_content)
+
+    run_session(memory.settings, memory, body)
+    item = items[0]
+    assert item["kind"] == "insight" and item["insight"]["condition"] == "when touching storage"
+    evidence = item["evidence"][0]
+    raw = evidence["raw"]
+    assert raw["text"][raw["span_start"] - raw["start"] : raw["span_end"] - raw["start"]] == evidence["quote"]
+    assert get_insight(memory.conn, memory.insight_id).use_count == 1
+
+
+def test_read_memory_of_a_source_pages_through_the_original(memory: Memory) -> None:
+    pages: list[dict[str, Any]] = []
+
+    async def body(client: Client) -> None:
+        first = await client.call_tool("read_memory", {"id": "src-1", "length": 40})
+        assert first.structured_content is not None
+        pages.append(first.structured_content)
+        following = await client.call_tool("read_memory", {"id": "src-1", "offset": 40})
+        assert following.structured_content is not None
+        pages.append(following.structured_content)
+
+    run_session(memory.settings, memory, body)
+    assert pages[0]["raw"]["read_more"] == "read_memory(id='src-1', offset=40)"
+    assert pages[0]["text"] + pages[1]["text"] == DOC
+    assert pages[1]["raw"]["read_more"] is None
+
+
+@pytest.mark.parametrize(
+    ("arguments", "says"),
+    [
+        ({"id": "pas-404"}, "no passage pas-404 in memory"),
+        ({"id": "banana"}, "is not a memory id; ids look like src-1"),
+        ({"id": "pas-1", "offset": 5}, "offset and length apply to sources"),
+        ({"id": "src-1", "offset": 10_000}, "past the end of src-1"),
+    ],
+)
+def test_read_memory_errors_name_the_fix(memory: Memory, arguments: dict[str, Any], says: str) -> None:
+    async def body(client: Client) -> None:
+        assert says in error_text(await client.call_tool("read_memory", arguments))
+
+    run_session(memory.settings, memory, body)
+
+
+def test_save_memory_reports_new_then_repeat_naming_the_known_insight(memory: Memory) -> None:
+    answers: list[dict[str, Any]] = []
+    text = "Always run the migration tests before a release of the storage layer."
+
+    async def body(client: Client) -> None:
+        for _ in range(2):
+            result = await client.call_tool("save_memory", {"text": text, "project": "infra", "category": "method"})
+            assert not result.is_error and result.structured_content is not None
+            answers.append(result.structured_content)
+
+    run_session(memory.settings, memory, body)
+    first, second = answers
+    assert first["relation"] == "new" and first["status"] == "pending" and first["id"].startswith("ins-")
+    assert second["relation"] == "repeat" and second["known"]["id"] == first["id"]
+    assert first["id"] in second["message"]
+    assert memory.saves[0] == SaveRequest(text, "infra", "method", None, actor="mcp:test-agent", trusted=False)
+
+
+def test_save_memory_trusted_when_configured(memory: Memory) -> None:
+    settings = load_settings(home=memory.settings.home_dir, mcp={"trust_saves": True})
+
+    async def body(client: Client) -> None:
+        await client.call_tool("save_memory", {"text": "I prefer short commit messages.", "project": "infra"})
+
+    run_session(settings, memory, body)
+    assert memory.saves[0].trusted is True
+
+
+@pytest.mark.parametrize(
+    ("arguments", "says"),
+    [({"text": "  "}, "nothing to save"), ({"text": "x", "category": "gossip"}, "Input should be 'identity'")],
+)
+def test_save_memory_errors(memory: Memory, arguments: dict[str, Any], says: str) -> None:
+    async def body(client: Client) -> None:
+        assert says in error_text(await client.call_tool("save_memory", arguments))
+
+    run_session(memory.settings, memory, body)
+    assert memory.saves == []
+
+
+def test_recent_context_and_pending_list(memory: Memory) -> None:
+    seen: list[Any] = []
+
+    async def body(client: Client) -> None:
+        context = await client.call_tool("get_recent_context", {"project": "infra"})
+        seen.append(context.structured_content)
+        pending = await client.call_tool("list_pending", {"project": "infra"})
+        seen.append(pending.structured_content)
+        seen.append(error_text(await client.call_tool("list_pending", {"project": "elsewhere"})))
+
+    run_session(memory.settings, memory, body)
+    assert seen[0] == {"result": "# Memory for infra\n- Memory lives in SQLite with WAL\n"}
+    assert memory.contexts == ["infra"]
+    assert seen[1]["total"] == 1 and seen[1]["insights"][0]["id"] == f"ins-{memory.insight_id}"
+    assert "no project 'elsewhere'" in seen[2]
+
+
+def test_confirm_and_reject_through_mcp_when_allowed(memory: Memory) -> None:
+    settings = load_settings(home=memory.settings.home_dir, mcp={"allow_review": True})
+    seen: list[Any] = []
+
+    async def body(client: Client) -> None:
+        confirmed = await client.call_tool("confirm_insight", {"id": f"ins-{memory.insight_id}"})
+        seen.append(confirmed.structured_content)
+        seen.append(error_text(await client.call_tool("reject_insight", {"id": f"ins-{memory.insight_id}"})))
+        seen.append(error_text(await client.call_tool("confirm_insight", {"id": "pas-1"})))
+
+    run_session(settings, memory, body)
+    assert seen[0]["status"] == "confirmed"
+    assert "is confirmed; only pending insights can be rejected" in seen[1]
+    assert "'pas-1' is not an insight" in seen[2]
+    actor = memory.rows(f"SELECT actor FROM audit WHERE target = 'ins-{memory.insight_id}' AND action = 'confirm'")
+    assert actor == [("mcp:test-agent",)]
+
+
+def test_a_busy_database_costs_the_log_row_not_the_answer(memory: Memory) -> None:
+    def impatient() -> apsw.Connection:
+        conn = connect(memory.settings.database_path)
+        conn.set_busy_timeout(50)
+        return conn
+
+    tools = MemoryTools(memory.settings, replace(memory.backend(), open_conn=impatient))
+    server = build_mcp_server(memory.settings, tools, transport="stdio")
+    blocker = connect(memory.settings.database_path)
+
+    async def main() -> None:
+        async with Client(server) as client:
+            blocker.execute("BEGIN IMMEDIATE")  # another writer holds the lock longer than the pool waits
+            try:
+                result = await client.call_tool("read_memory", {"id": f"ins-{memory.insight_id}"})
+            finally:
+                blocker.execute("ROLLBACK")
+            assert not result.is_error
+
+    try:
+        anyio.run(main)
+    finally:
+        tools.close()
+        blocker.close()
+    assert memory.rows("SELECT count(*) FROM tool_calls") == [(0,)]

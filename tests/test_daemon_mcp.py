@@ -1,0 +1,59 @@
+"""The running daemon serves the MCP tools over HTTP: a save is pending at once and in the context block."""
+
+from __future__ import annotations
+
+import socket
+from pathlib import Path
+from typing import Any
+
+import anyio
+import httpx
+from mcp import Client
+
+from tests.daemon_process import DaemonProcess, daemon_env
+from tests.waiting import wait_until
+
+
+def _free_port() -> int:
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        return int(probe.getsockname()[1])
+
+
+def test_an_agent_saves_searches_and_reads_through_the_daemon(private_home: Path) -> None:
+    port = _free_port()
+    process = DaemonProcess(private_home / ".incremind", daemon_env(INCREMIND_MCP__PORT=str(port)))
+    process.start()
+    url = f"http://127.0.0.1:{port}"
+    try:
+        wait_until(lambda: httpx.get(f"{url}/health", timeout=2).status_code == 200, timeout=20)
+        health = httpx.get(f"{url}/health", timeout=2).json()
+        assert health["ok"] is True and health["pid"] == process.proc.pid  # type: ignore[union-attr]
+        assert httpx.get(f"{url}/health", headers={"Host": "evil.example"}, timeout=2).status_code == 421
+
+        async def session() -> dict[str, Any]:
+            seen: dict[str, Any] = {}
+            async with Client(f"{url}/mcp") as client:
+                saved = await client.call_tool(
+                    "save_memory", {"text": "部署前必须先跑 make check。", "project": "api", "category": "method"}
+                )
+                assert not saved.is_error, saved.content
+                seen["save"] = saved.structured_content
+                found = await client.call_tool("search_memory", {"query": "make check", "project": "api"})
+                seen["search"] = found.structured_content
+                pending = await client.call_tool("list_pending", {"project": "api"})
+                seen["pending"] = pending.structured_content
+                context = await client.call_tool("get_recent_context", {"project": "api"})
+                seen["context"] = context.structured_content
+                bad = await client.call_tool("read_memory", {"id": "ins-999"})
+                seen["bad"] = (bad.is_error, str(bad.content))
+            return seen
+
+        seen = anyio.run(session)
+        assert seen["save"]["relation"] == "new" and seen["save"]["status"] == "pending"
+        assert any("make check" in str(hit["text"]) for hit in seen["search"]["results"])
+        assert "make check" in str(seen["pending"])
+        assert "1 candidate" in str(seen["context"]) or "pending" in str(seen["context"])
+        assert seen["bad"][0] and "ins-999" in seen["bad"][1]
+    finally:
+        assert process.stop() == 0
