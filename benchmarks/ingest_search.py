@@ -11,67 +11,46 @@ never read or written. Figures are printed, never asserted.
 
 from __future__ import annotations
 
-import argparse
-import cProfile
-import hashlib
-import io
-import json
-import logging
-import math
-import os
-import platform
-import pstats
-import shutil
-import signal
-import subprocess
-import sys
-import tempfile
-import threading
-import time
-from collections.abc import Callable, Sequence
-from dataclasses import asdict, dataclass, field
-from itertools import islice
-from pathlib import Path
+from benchmarks.isolation import isolate_home
 
+BENCH_ROOT = isolate_home("incremind-bench-")  # before apsw, jieba and incremind_daemon are imported
 
-def isolate_home() -> Path:
-    """Create the benchmark folder and point HOME and INCREMIND_HOME into it.
+import argparse  # noqa: E402
+import cProfile  # noqa: E402
+import io  # noqa: E402
+import json  # noqa: E402
+import logging  # noqa: E402
+import os  # noqa: E402
+import pstats  # noqa: E402
+import shutil  # noqa: E402
+import subprocess  # noqa: E402
+import sys  # noqa: E402
+import time  # noqa: E402
+from collections.abc import Sequence  # noqa: E402
+from dataclasses import asdict, dataclass  # noqa: E402
+from pathlib import Path  # noqa: E402
 
-    Runs before incremind_daemon is imported, and drops inherited INCREMIND_*
-    variables, so no setting or path of the real home can leak in.
-    """
-    root = Path(tempfile.mkdtemp(prefix="incremind-bench-")).resolve()
-    for name in [key for key in os.environ if key.startswith("INCREMIND_")]:
-        del os.environ[name]
-    os.environ["HOME"] = str(root / "home")
-    os.environ["INCREMIND_HOME"] = str(root / "home" / ".incremind")
-    (root / "home").mkdir()
-    return root
-
-
-BENCH_ROOT = isolate_home()  # before apsw, jieba and incremind_daemon are imported
-
-import apsw  # noqa: E402
 import jieba  # noqa: E402
 
-from benchmarks.corpus import Document, Query, build_queries, generate_documents, iter_passages  # noqa: E402
+from benchmarks.corpus import Document, Query, build_queries, generate_documents  # noqa: E402
+from benchmarks.figures import MB, Report, machine_line, percentile, progress  # noqa: E402
+from benchmarks.processes import (  # noqa: E402
+    REPO,
+    RssSampler,
+    cpu_seconds,
+    daemon_env,
+    proc_status_kb,
+    stop_daemon,
+    wait_for,
+)
+from benchmarks.search_db import PROJECT, build_search_db, checkpointed_db_bytes, query_int  # noqa: E402
 from incremind_daemon.config import load_settings  # noqa: E402
-from incremind_daemon.pipeline.ingest import utc_now  # noqa: E402
 from incremind_daemon.pipeline.work import IngestFile, Outcome  # noqa: E402
 from incremind_daemon.pipeline.worker import Worker  # noqa: E402
 from incremind_daemon.sources.extract import extract_bytes  # noqa: E402
-from incremind_daemon.store import items  # noqa: E402
-from incremind_daemon.store.db import connect, fetch_int  # noqa: E402
-from incremind_daemon.store.records import NewPassage, NewSource, NewSummary  # noqa: E402
+from incremind_daemon.store.db import connect  # noqa: E402
 from incremind_daemon.store.search import search  # noqa: E402
 from incremind_daemon.store.tokenizer import ensure_segmenter  # noqa: E402
-
-REPO = Path(__file__).resolve().parent.parent
-MB = 1_000_000  # sizes and throughput are decimal megabytes
-PROJECT = "bench"
-PASSAGES_PER_SOURCE = 20
-SOURCES_PER_TRANSACTION = 250
-SAMPLE_SECONDS = 0.1
 
 
 @dataclass(frozen=True, slots=True)
@@ -84,44 +63,6 @@ class Plan:
     rounds: int
     idle_seconds: float = 5.0
     cpu_seconds: float = 10.0
-
-
-@dataclass(frozen=True, slots=True)
-class Figure:
-    """One printed number."""
-
-    section: str
-    name: str
-    value: float
-    unit: str
-    digits: int = 1
-
-    def shown(self) -> str:
-        if self.digits == 0:
-            return f"{round(self.value):,}"
-        return f"{self.value:,.{self.digits}f}"
-
-
-@dataclass(slots=True)
-class Report:
-    """Figures in the order they were measured, plus free-form notes."""
-
-    figures: list[Figure] = field(default_factory=list)
-    notes: list[str] = field(default_factory=list)
-
-    def add(self, section: str, name: str, value: float, unit: str = "", digits: int = 1) -> None:
-        figure = Figure(section, name, value, unit, digits)
-        self.figures.append(figure)
-        progress(f"{section}: {name} = {figure.shown()} {unit}".rstrip())
-
-    def note(self, text: str) -> None:
-        self.notes.append(text)
-        progress(f"note: {text}")
-
-
-def progress(message: str) -> None:
-    """Print a progress line to stderr, keeping stdout for the figures."""
-    print(f"[{time.strftime('%H:%M:%S')}] {message}", file=sys.stderr, flush=True)
 
 
 # ---------------------------------------------------------------- corpus
@@ -162,28 +103,8 @@ def ingest_folder(folder: Path, home: Path) -> tuple[list[Outcome], float]:
     return outcomes, elapsed
 
 
-def checkpointed_db_bytes(db_path: Path) -> int:
-    """Fold the WAL into the database and return the size of both files."""
-    conn = connect(db_path)
-    try:
-        conn.execute("PRAGMA wal_checkpoint(TRUNCATE)").fetchall()
-    finally:
-        conn.close()
-    wal = db_path.with_name(db_path.name + "-wal")
-    return db_path.stat().st_size + (wal.stat().st_size if wal.exists() else 0)
-
-
 def folder_bytes(folder: Path) -> int:
     return sum(p.stat().st_size for p in folder.rglob("*") if p.is_file())
-
-
-def query_int(db_path: Path, sql: str) -> int:
-    """Run one counting query on a read-only connection."""
-    conn = connect(db_path, readonly=True)
-    try:
-        return fetch_int(conn, sql)
-    finally:
-        conn.close()
 
 
 def bench_ingest(folder: Path, report: Report) -> None:
@@ -231,67 +152,6 @@ def profile_ingest(folder: Path, count: int) -> str:
 # ---------------------------------------------------------------- search
 
 
-def make_source(number: int, passages: list[str]) -> tuple[NewSource, list[NewPassage]]:
-    """Join passages into one source's raw text, keeping each passage's offsets."""
-    pieces: list[NewPassage] = []
-    offset = 0
-    for text in passages:
-        pieces.append(NewPassage(text, offset, offset + len(text)))
-        offset += len(text) + 2
-    raw_text = "\n\n".join(passages)
-    data = raw_text.encode("utf-8")
-    source = NewSource(
-        kind="file", project=PROJECT, title=first_sentence(passages[0], 60), raw_text=raw_text,
-        sha256=hashlib.sha256(data).hexdigest(), original_name=f"{number:06d}.md",
-        media_type="text/markdown", size_bytes=len(data),
-    )
-    return source, pieces
-
-
-def first_sentence(text: str, limit: int) -> str:
-    for mark in ("。", ". ", "；", "！", "？"):
-        cut = text.find(mark)
-        if 0 < cut < limit:
-            return text[: cut + len(mark)].strip()
-    return text[:limit]
-
-
-def make_summary(source: NewSource, pieces: list[NewPassage]) -> NewSummary:
-    """A cheap stand-in of the summarizer's shape: an index line and five sentences."""
-    sentences = [first_sentence(p.text, 120) for p in pieces[:5]]
-    return NewSummary(source.title[:80], "\n".join(sentences))
-
-
-def build_search_db(db_path: Path, passage_count: int) -> float:
-    """Insert passage_count passages (20 per source) plus summaries; return seconds."""
-    stream = (text for _, text in iter_passages(passage_count))
-    conn = connect(db_path)
-    started = time.perf_counter()
-    number = 0
-    try:
-        while True:
-            with conn:
-                batch = 0
-                while batch < SOURCES_PER_TRANSACTION and (chunk := list(islice(stream, PASSAGES_PER_SOURCE))):
-                    number += 1
-                    batch += 1
-                    insert_source(conn, number, chunk)
-            if batch < SOURCES_PER_TRANSACTION:
-                break
-            progress(f"built {number * PASSAGES_PER_SOURCE:,} of {passage_count:,} passages")
-    finally:
-        conn.close()
-    return time.perf_counter() - started
-
-
-def insert_source(conn: apsw.Connection, number: int, passages: list[str]) -> None:
-    now = utc_now()
-    source, pieces = make_source(number, passages)
-    source_id = items.insert_source(conn, source, now=now)
-    items.insert_passages(conn, source_id, pieces)
-    items.upsert_summary(conn, source_id, make_summary(source, pieces), now=now)
-
-
 @dataclass(frozen=True, slots=True)
 class Timing:
     query: Query
@@ -314,12 +174,6 @@ def time_queries(db_path: Path, home: Path, queries: Sequence[Query], rounds: in
     finally:
         conn.close()
     return timings
-
-
-def percentile(values: Sequence[float], pct: float) -> float:
-    """Nearest-rank percentile."""
-    ordered = sorted(values)
-    return ordered[max(0, math.ceil(pct / 100 * len(ordered)) - 1)]
 
 
 def bench_search(scale: int, queries: Sequence[Query], rounds: int, report: Report) -> None:
@@ -347,73 +201,6 @@ def bench_search(scale: int, queries: Sequence[Query], rounds: int, report: Repo
 
 
 # ---------------------------------------------------------------- daemon
-
-
-def proc_status_kb(pid: int, key: str) -> int:
-    """Return a kB figure (VmRSS, VmHWM) from /proc/<pid>/status."""
-    with open(f"/proc/{pid}/status", encoding="ascii") as handle:
-        for line in handle:
-            if line.startswith(key + ":"):
-                return int(line.split()[1])
-    raise LookupError(f"{key} not in /proc/{pid}/status")
-
-
-def cpu_seconds(pid: int) -> float:
-    """Return the process's user plus system CPU time."""
-    with open(f"/proc/{pid}/stat", encoding="ascii") as handle:
-        fields = handle.read().rsplit(")", 1)[1].split()
-    # after "pid (comm)": field 3 is the state, so utime (14) and stime (15) sit at 11 and 12
-    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
-
-
-class RssSampler:
-    """Sample a process's VmRSS every 0.1 s on a thread until stopped."""
-
-    def __init__(self, pid: int) -> None:
-        self._pid = pid
-        self._stop = threading.Event()
-        self.samples_kb: list[int] = []
-        self._thread = threading.Thread(target=self._loop, name="rss-sampler", daemon=True)
-
-    def __enter__(self) -> RssSampler:
-        self._thread.start()
-        return self
-
-    def __exit__(self, *_: object) -> None:
-        self._stop.set()
-        self._thread.join()
-
-    def _loop(self) -> None:
-        while not self._stop.is_set():
-            try:
-                self.samples_kb.append(proc_status_kb(self._pid, "VmRSS"))
-            except (OSError, LookupError):
-                return  # the process is gone
-            self._stop.wait(SAMPLE_SECONDS)
-
-    @property
-    def peak_mb(self) -> float:
-        return max(self.samples_kb, default=0) * 1024 / MB
-
-
-def daemon_env(home: Path) -> dict[str, str]:
-    """The daemon's environment: isolated home, the repo importable, quick settling."""
-    env = {k: v for k, v in os.environ.items() if not k.startswith("INCREMIND_")}
-    env.update(
-        HOME=os.environ["HOME"], INCREMIND_HOME=str(home), INCREMIND_INBOX__SETTLE_SECONDS="0.2",
-        PYTHONPATH=os.pathsep.join(filter(None, [str(REPO), env.get("PYTHONPATH")])),
-    )
-    return env
-
-
-def wait_for(condition: Callable[[], bool], timeout: float, what: str) -> float:
-    """Poll condition every 0.1 s; return the seconds it took or raise after timeout."""
-    started = time.monotonic()
-    while not condition():
-        if time.monotonic() - started > timeout:
-            raise TimeoutError(f"{what}: not done after {timeout:.0f} s")
-        time.sleep(SAMPLE_SECONDS)
-    return time.monotonic() - started
 
 
 def files_in(folder: Path) -> int:
@@ -478,16 +265,6 @@ def drain_inbox(process: subprocess.Popen[bytes], folder: Path, home: Path, repo
     report.add(section, "RSS right after drain", proc_status_kb(process.pid, "VmRSS") * 1024 / MB, "MB", 1)
 
 
-def stop_daemon(process: subprocess.Popen[bytes]) -> int:
-    if process.poll() is None:
-        process.send_signal(signal.SIGTERM)
-    try:
-        return process.wait(timeout=120)
-    except subprocess.TimeoutExpired:
-        process.kill()
-        return process.wait()
-
-
 # ---------------------------------------------------------------- output
 
 
@@ -507,11 +284,6 @@ def render_table(report: Report, plan: Plan) -> str:
     if report.notes:
         lines += ["", *report.notes]
     return "\n".join(lines)
-
-
-def machine_line() -> str:
-    return (f"python {platform.python_version()}, SQLite {apsw.sqlite_lib_version()}, "
-            f"{os.cpu_count()} CPUs, {platform.machine()} {platform.system()}")
 
 
 def write_json(path: Path, report: Report, plan: Plan) -> None:

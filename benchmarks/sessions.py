@@ -13,29 +13,9 @@ asserted.
 
 from __future__ import annotations
 
-import os
-import tempfile
-from pathlib import Path
+from benchmarks.isolation import AGENT_OVERRIDES, isolate_home
 
-AGENT_OVERRIDES = ("CLAUDE_CONFIG_DIR", "CODEX_HOME", "GEMINI_CLI_HOME")
-
-
-def isolate_home() -> Path:
-    """Create the benchmark folder and point HOME and INCREMIND_HOME into it.
-
-    Runs before incremind_daemon is imported; inherited INCREMIND_* variables
-    and the agents' folder overrides are dropped.
-    """
-    root = Path(tempfile.mkdtemp(prefix="incremind-sessions-")).resolve()
-    for name in [key for key in os.environ if key.startswith("INCREMIND_") or key in AGENT_OVERRIDES]:
-        del os.environ[name]
-    os.environ["HOME"] = str(root / "home")
-    os.environ["INCREMIND_HOME"] = str(root / "home" / ".incremind")
-    (root / "home").mkdir()
-    return root
-
-
-BENCH_ROOT = isolate_home()
+BENCH_ROOT = isolate_home("incremind-sessions-")
 
 import argparse  # noqa: E402
 import cProfile  # noqa: E402
@@ -43,6 +23,7 @@ import io  # noqa: E402
 import json  # noqa: E402
 import logging  # noqa: E402
 import math  # noqa: E402
+import os  # noqa: E402
 import platform  # noqa: E402
 import pstats  # noqa: E402
 import random  # noqa: E402
@@ -53,6 +34,7 @@ import sys  # noqa: E402
 import time  # noqa: E402
 from collections.abc import Callable, Sequence  # noqa: E402
 from dataclasses import asdict, dataclass, field  # noqa: E402
+from pathlib import Path  # noqa: E402
 
 import apsw  # noqa: E402
 import jieba  # noqa: E402

@@ -2,7 +2,7 @@
 
 Run from the repository root:
 
-    PYTHONPATH=. python benchmarks/retrieval/evaluate.py [--modes keyword,vector,hybrid-rrf,hybrid-weighted]
+    PYTHONPATH=. python benchmarks/retrieval/evaluate.py [--modes keyword,vector,hybrid-rrf,hybrid-gated,...]
         [--limit N] [--embedder use-m3|none|MODEL_FOLDER] [--json OUT] [--keep]
 
 Everything happens in a fresh temporary folder: HOME and INCREMIND_HOME point
@@ -21,30 +21,15 @@ import os
 import platform
 import shutil
 import sys
-import tempfile
 import time
 from collections import Counter
 from collections.abc import Callable, Sequence
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 
+from benchmarks.isolation import isolate_home
 
-def isolate_home() -> Path:
-    """Create the evaluation folder and point HOME and INCREMIND_HOME into it.
-
-    Runs before incremind_daemon is imported, and drops inherited INCREMIND_*
-    variables, so no setting or path of the real home can leak in.
-    """
-    root = Path(tempfile.mkdtemp(prefix="incremind-retrieval-")).resolve()
-    for name in [key for key in os.environ if key.startswith("INCREMIND_")]:
-        del os.environ[name]
-    os.environ["HOME"] = str(root / "home")
-    os.environ["INCREMIND_HOME"] = str(root / "home" / ".incremind")
-    (root / "home" / ".incremind").mkdir(parents=True)
-    return root
-
-
-EVAL_ROOT = isolate_home()  # before apsw, jieba and incremind_daemon are imported
+EVAL_ROOT = isolate_home("incremind-retrieval-")  # before apsw, jieba and incremind_daemon are imported
 
 import apsw  # noqa: E402
 
@@ -82,8 +67,11 @@ SEARCHES: dict[str, Search] = {
     "hybrid-weighted": lambda conn, q, home, limit, e: search(
         conn, q, home=home, tier="organized", limit=limit, mode="hybrid", embedder=e, fusion="weighted"
     ),
+    "hybrid-gated": lambda conn, q, home, limit, e: search(
+        conn, q, home=home, tier="organized", limit=limit, mode="hybrid", embedder=e, fusion="gated"
+    ),
 }
-DEFAULT_MODES = ("keyword", "vector", "hybrid-rrf", "hybrid-weighted")
+DEFAULT_MODES = ("keyword", "vector", "hybrid-rrf", "hybrid-weighted", "hybrid-gated")
 KEYWORD_ONLY = {"keyword"}
 
 

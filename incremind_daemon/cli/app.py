@@ -26,6 +26,7 @@ from incremind_daemon.daemon import prepare_home, run
 from incremind_daemon.embedding import make_embedder, may_embed_project
 from incremind_daemon.errors import DaemonNotRunning, IncremindError, NotFound
 from incremind_daemon.models import PRESETS, install_from, install_preset, list_models, remove_model, verify_model
+from incremind_daemon.pipeline.ingest import utc_now
 from incremind_daemon.pipeline.work import IngestFile, Outcome
 from incremind_daemon.pipeline.worker import Worker
 from incremind_daemon.serve.render import render_hits, render_item, render_session, render_sessions
@@ -40,10 +41,10 @@ from incremind_daemon.serve.status import (
 from incremind_daemon.sources.extract import SUPPORTED_SUFFIXES, extract_bytes
 from incremind_daemon.sources.inbox import project_name, scan_inbox
 from incremind_daemon.sources.sessions.discover import AGENTS, find_transcripts, watch_roots
-from incremind_daemon.store import items, sessions, vectors
-from incremind_daemon.store.db import connect
+from incremind_daemon.store import insights, items, sessions, vectors
+from incremind_daemon.store.db import connect, write_transaction
 from incremind_daemon.store.embedder import Embedder
-from incremind_daemon.store.records import TIERS, Hit
+from incremind_daemon.store.records import TIERS, Hit, row_number
 from incremind_daemon.store.search import MODES, search
 
 
@@ -312,6 +313,7 @@ def cmd_search(args: argparse.Namespace, settings: Settings) -> int:
             answered = args.mode or ("hybrid" if embedder is not None else "keyword")
         finally:
             conn.close()
+        _count_use(settings, hits)
     if not args.json:
         print(f"mode: {answered}", file=sys.stderr)
     if args.json:
@@ -319,6 +321,21 @@ def cmd_search(args: argparse.Namespace, settings: Settings) -> int:
     else:
         print(render_hits(hits, color=sys.stdout.isatty()))
     return 0
+
+
+def _count_use(settings: Settings, hits: list[Hit]) -> None:
+    """Warm the insights a search returned (hotness decides what the preloaded context recalls)."""
+    used = [row_number(hit.id) for hit in hits if hit.tier == "insight"]
+    if not used:
+        return
+    conn = connect(settings.database_path)
+    try:
+        with write_transaction(conn):
+            insights.record_use(conn, used, half_life_days=settings.insights.half_life_days, now=utc_now())
+    except apsw.BusyError:
+        pass  # the daemon is busy writing: this use goes uncounted, the answer stands
+    finally:
+        conn.close()
 
 
 def _query_embedder(conn: apsw.Connection, settings: Settings, mode: str | None) -> Embedder | None:

@@ -8,7 +8,8 @@ from pathlib import Path
 import apsw
 
 from incremind_daemon.errors import NotFound
-from incremind_daemon.store import items, sessions
+from incremind_daemon.serve.insight_view import insight_data, render_insight
+from incremind_daemon.store import insights, items, sessions
 from incremind_daemon.store.records import Hit, SourceRecord, item_id, row_number
 from incremind_daemon.store.search import MARK_CLOSE, MARK_OPEN
 from incremind_daemon.store.sessions import SessionRecord
@@ -77,6 +78,9 @@ def render_item(conn: apsw.Connection, kind: str, rowid: int, *, home: Path) -> 
         if session is not None:
             return render_session(conn, session, home=home)
         return _render_source(conn, source, home)
+    if tier == "insight":
+        data = insight_data(conn, insights.get_insight(conn, rowid), home=home)
+        return render_insight(data) + "\n\nhistory: incremind history " + str(data["id"]), data | {"tier": tier}
     raise NotFound(f"no {tier} item {item_id(tier, rowid)} in memory")
 
 

@@ -1,14 +1,19 @@
-"""Keyword search over passages, summaries and insights.
+"""Search passages, summaries and messages by words, by meaning, or both.
 
 User text never reaches FTS5 as syntax: it is cut into words by the same
 tokenizer the index uses, and each word is quoted. All words must match
 first; when that finds fewer than ``limit`` results, any word may match, and
 those looser hits rank below the strict ones.
+
+Each mode ranks items without reading their rows; rows are read, and
+snippets marked, only for the hits that are returned (see semantic.py for
+ranking by meaning and for fusion).
 """
 
 from __future__ import annotations
 
 import logging
+from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -18,19 +23,25 @@ from incremind_daemon.errors import QueryError
 from incremind_daemon.store.db import fetch_row, fetch_rows
 from incremind_daemon.store.embedder import Embedder
 from incremind_daemon.store.items import HIT_SQL, make_source_ref
-from incremind_daemon.store.records import TIER_OF_KIND, TIERS, Hit, item_id, row_number
-from incremind_daemon.store.semantic import fuse, vector_search
+from incremind_daemon.store.records import TIER_OF_KIND, TIERS, Hit, item_id
+from incremind_daemon.store.semantic import (
+    FUSION_DEPTH,
+    FUSIONS,
+    TIER_ORDER,
+    Ranked,
+    fuse,
+    rank_by_meaning,
+    word_coverage,
+)
 from incremind_daemon.store.tokenizer import fold_text, query_words
 
 log = logging.getLogger(__name__)
 
 MODES = ("keyword", "vector", "hybrid")
-DEFAULT_FUSION = "weighted"  # chosen on benchmarks/retrieval: see its README
-CANDIDATES = 50  # each list's depth before fusion
+DEFAULT_FUSION = "gated"  # chosen on benchmarks/retrieval: see its README
 MARK_OPEN = "«"
 MARK_CLOSE = "»"
 _LOOSE_FACTOR = 0.5  # an any-word hit ranks below an all-words hit of equal BM25
-_TIER_ORDER = {"insight": 0, "summary": 1, "organized": 2, "raw": 3}
 _TIER_WEIGHT = {"insight": 1.2, "summary": 1.1, "organized": 1.0, "raw": 0.9}
 
 
@@ -75,6 +86,13 @@ _QUERIES = (
         "",
         "SELECT m.id FROM messages m JOIN sources s ON s.id = m.source_id WHERE s.project = :project",
         "SELECT id FROM messages WHERE dropped = 1",
+    ),
+    _TierQuery(
+        "insight",
+        "insights_fts",
+        ", 2.0, 1.0",
+        "SELECT id FROM insights WHERE project = :project",
+        "SELECT id FROM insights WHERE status != 'confirmed'",  # only what the person confirmed counts
     ),
 )
 
@@ -121,21 +139,26 @@ def search(
         raise QueryError("limit must be at least 1")
     if mode is not None and mode not in MODES:
         raise QueryError(f"unknown mode {mode!r}; choose one of {', '.join(MODES)}")
+    if fusion not in FUSIONS:
+        raise QueryError(f"unknown fusion {fusion!r}; choose one of {', '.join(FUSIONS)}")
     if not query.strip():
         raise QueryError("the query is empty; give some words to look for")
     wanted = mode or ("hybrid" if embedder is not None else "keyword")
-    if wanted == "keyword" or embedder is None:
-        if wanted != "keyword":
-            raise QueryError(f"{wanted} search needs an embedding model; set embedding.backend or use --mode keyword")
-        return keyword_search(conn, query, home=home, project=project, tier=tier, limit=limit)
-    pool = max(limit, CANDIDATES)
-    vector = vector_search(conn, embedder, query, home=home, project=project, tier=tier, limit=pool)
-    if vector is None:  # no vectors for this model yet: keywords answer, and say so in each hit's mode
-        return keyword_search(conn, query, home=home, project=project, tier=tier, limit=limit)
+    if wanted != "keyword" and embedder is None:
+        raise QueryError(f"{wanted} search needs an embedding model; set embedding.backend or use --mode keyword")
+    words = query_words(query)
+    depth = limit if wanted == "vector" else max(limit, FUSION_DEPTH)
+    vector = None
+    if embedder is not None and wanted != "keyword":
+        vector = rank_by_meaning(conn, embedder, query, project=project, tier=tier, limit=depth)
+    if vector is None:  # keyword mode, or no vectors for this model yet: keywords answer, and each hit says so
+        return read_hits(conn, rank_by_words(conn, words, project=project, tier=tier, limit=limit), home, words)
     if wanted == "vector":
-        return vector[:limit]
-    keyword = keyword_search(conn, query, home=home, project=project, tier=tier, limit=pool)
-    return fuse(keyword, vector, method=fusion, limit=limit)
+        return read_hits(conn, vector, home, words)
+    keyword = rank_by_words(conn, words, project=project, tier=tier, limit=depth)
+    top = read_hits(conn, keyword[:1], home, words)
+    coverage = word_coverage(top[0].text, words) if top else 0.0
+    return read_hits(conn, fuse(keyword, vector, method=fusion, limit=limit, coverage=coverage), home, words)
 
 
 def keyword_search(
@@ -149,61 +172,83 @@ def keyword_search(
 ) -> list[Hit]:
     """Find items by words alone (FTS5 BM25); best first."""
     words = query_words(query)
-    if not words:
-        return []  # only punctuation or symbols: nothing can match, and that is no error
-    strict = quote_words(words)
-    hits = _run(conn, strict, home=home, project=project, tier=tier, limit=limit, factor=1.0, words=words)
-    if len(hits) < limit and len(words) > 1:
-        seen = {h.id for h in hits}
-        loose = quote_words(words, any_word=True)
-        extra = _run(conn, loose, home=home, project=project, tier=tier, limit=limit, factor=_LOOSE_FACTOR, words=words)
-        hits.extend(h for h in extra if h.id not in seen)
-    hits.sort(key=lambda h: (-h.score, _TIER_ORDER[h.tier], -row_number(h.id)))
-    return hits[:limit]
+    return read_hits(conn, rank_by_words(conn, words, project=project, tier=tier, limit=limit), home, words)
 
 
-def _run(
+def vector_search(
     conn: apsw.Connection,
-    match: str,
+    embedder: Embedder,
+    query: str,
     *,
     home: Path,
-    project: str | None,
-    tier: str | None,
-    limit: int,
-    factor: float,
-    words: list[str],
-) -> list[Hit]:
-    hits: list[Hit] = []
+    project: str | None = None,
+    tier: str | None = None,
+    limit: int = 10,
+) -> list[Hit] | None:
+    """Find items by meaning alone; None when no vectors of the embedder's model exist."""
+    ranked = rank_by_meaning(conn, embedder, query, project=project, tier=tier, limit=limit)
+    return None if ranked is None else read_hits(conn, ranked, home, query_words(query))
+
+
+def rank_by_words(
+    conn: apsw.Connection, words: list[str], *, project: str | None, tier: str | None, limit: int
+) -> list[Ranked]:
+    """Rank items by BM25 over already-cut query words; no row is read here."""
+    if not words:
+        return []  # only punctuation or symbols: nothing can match, and that is no error
+    ranked = _rank(conn, quote_words(words), project=project, tier=tier, limit=limit, factor=1.0)
+    if len(ranked) < limit and len(words) > 1:
+        seen = {r.key for r in ranked}
+        loose_match = quote_words(words, any_word=True)
+        loose = _rank(conn, loose_match, project=project, tier=tier, limit=limit, factor=_LOOSE_FACTOR)
+        ranked.extend(r for r in loose if r.key not in seen)
+    ranked.sort(key=lambda r: (-r.score, TIER_ORDER[TIER_OF_KIND[r.kind]], -r.item))
+    return ranked[:limit]
+
+
+def _rank(
+    conn: apsw.Connection, match: str, *, project: str | None, tier: str | None, limit: int, factor: float
+) -> list[Ranked]:
+    ranked: list[Ranked] = []
     for spec in _QUERIES:
         if tier is not None and spec.tier != tier:
             continue
         try:
-            # rank on the index alone, then look up the few rows kept; snippets are marked
-            # here rather than by FTS5's snippet(), which re-tokenizes every row it touches
-            ranked = fetch_rows(conn, spec.rank_sql(), {"match": match, "project": project, "limit": limit})
-            for rowid, bm25 in ranked:
-                row = fetch_row(conn, HIT_SQL[spec.kind], (rowid,))
-                if row is None:
-                    continue
-                score = round(-float(bm25) * _TIER_WEIGHT[spec.tier] * factor, 6)
-                hits.append(
-                    Hit(
-                        id=item_id(spec.kind, int(rowid)),
-                        tier=spec.tier,
-                        score=score,
-                        text=str(row[0]),
-                        source=make_source_ref(row[4:], home),
-                        start=row[1],
-                        end=row[2],
-                        snippet=mark_snippet(str(row[0]), words),
-                        page=row[3],
-                        mode={"keyword": score},
-                    )
-                )
+            # rank on the index alone; rows are read, and snippets marked, only for the hits returned,
+            # rather than by FTS5's snippet(), which re-tokenizes every row it touches
+            rows = fetch_rows(conn, spec.rank_sql(), {"match": match, "project": project, "limit": limit})
         except apsw.SQLError as exc:
             # quote_query should make this unreachable; keep the user out of a traceback
             log.warning("search failed for %r: %s", match, exc)
             raise QueryError(f"the search could not run ({exc}); try fewer or plainer words") from exc
+        for rowid, bm25 in rows:
+            score = round(-float(bm25) * _TIER_WEIGHT[spec.tier] * factor, 6)
+            ranked.append(Ranked(spec.kind, int(rowid), score, {"keyword": score}))
+    return ranked
+
+
+def read_hits(conn: apsw.Connection, ranked: Sequence[Ranked], home: Path, words: list[str]) -> list[Hit]:
+    """Read the rows of ranked items and build their hits, in order; a row gone since is skipped."""
+    hits: list[Hit] = []
+    for item in ranked:
+        row = fetch_row(conn, HIT_SQL[item.kind], (item.item,))
+        if row is None:
+            continue
+        text = str(row[0])
+        hits.append(
+            Hit(
+                id=item_id(item.kind, item.item),
+                tier=TIER_OF_KIND[item.kind],
+                score=item.score,
+                text=text,
+                source=make_source_ref(row[4:], home),
+                start=row[1],
+                end=row[2],
+                snippet=mark_snippet(text, words),
+                page=row[3],
+                mode=dict(item.mode),
+            )
+        )
     return hits
 
 

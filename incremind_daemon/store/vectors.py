@@ -16,6 +16,7 @@ being built; the worker drains that queue in batches after the rows commit.
 from __future__ import annotations
 
 import hashlib
+import json
 import logging
 import re
 from collections.abc import Sequence
@@ -31,8 +32,8 @@ log = logging.getLogger(__name__)
 
 KIND_CODES = {"organized": 1, "summary": 2, "message": 3, "insight": 4}
 KIND_BY_CODE = {code: kind for kind, code in KIND_CODES.items()}
-RERANK_FACTOR = 12  # binary candidates fetched per result wanted, before the exact cosine re-rank
-MIN_CANDIDATES = 200
+RERANK_FACTOR = 4  # sign-bit candidates per result wanted, before the exact cosine re-rank (benchmarks/semantic.py)
+MIN_CANDIDATES = 80
 
 Vector = npt.NDArray[np.float32]
 
@@ -54,6 +55,9 @@ _ITEM_BY_ID = {
         ("message", _ITEM_TEXTS["message"], "m"),
         ("insight", _ITEM_TEXTS["insight"], "i"),
     )
+}
+_ITEMS_BY_IDS = {
+    kind: sql.removesuffix("= ?") + "IN (SELECT value FROM json_each(?))" for kind, sql in _ITEM_BY_ID.items()
 }
 
 
@@ -227,7 +231,13 @@ def nearest(
     kinds: Sequence[str],
     project: str | None,
 ) -> list[VectorHit]:
-    """Return the items nearest to a query vector, best first, live and unchanged ones only."""
+    """Return the items nearest to a query vector, best first, live and unchanged ones only.
+
+    The Hamming scan over sign bits picks RERANK_FACTOR candidates per result
+    wanted; their float32 vectors are then ranked by exact cosine. The scan's
+    cost grows with the candidates it keeps (sqlite-vec selects its top k per
+    chunk of rows), so this is kept small; benchmarks/semantic.py measures it.
+    """
     table = table_name(key)
     wanted = max(limit * RERANK_FACTOR, MIN_CANDIDATES)
     bits = np.packbits(query > 0).tobytes()
@@ -242,18 +252,28 @@ def nearest(
         return []
     matrix = np.frombuffer(b"".join(row[3] for row in rows), dtype=np.float32).reshape(len(rows), -1)
     scores = matrix @ query.astype(np.float32)
-    order = np.argsort(-scores)
+    order = [int(i) for i in np.argsort(-scores, kind="stable")]
     hits: list[VectorHit] = []
-    for index in order:
-        rowid, kind, digest = int(rows[index][0]), str(rows[index][1]), str(rows[index][2])
-        item = rowid // 8
-        current = fetch_row(conn, _ITEM_BY_ID[kind], (item,))
-        if current is None or text_digest(str(current[2])) != digest:
-            continue  # changed or gone since it was embedded: never answer with a stale vector
-        hits.append(VectorHit(kind, item, float(scores[index])))
-        if len(hits) >= limit:
-            break
+    for begin in range(0, len(order), limit):  # one look-up per kind for a window of candidates
+        window = [(index, str(rows[index][1]), int(rows[index][0]) // 8) for index in order[begin : begin + limit]]
+        live = _live_digests(conn, [(kind, item) for _, kind, item in window])
+        for index, kind, item in window:
+            if live.get((kind, item)) != rows[index][2]:
+                continue  # changed or gone since it was embedded: never answer with a stale vector
+            hits.append(VectorHit(kind, item, float(scores[index])))
+            if len(hits) >= limit:
+                return hits
     return hits
+
+
+def _live_digests(conn: apsw.Connection, keys: Sequence[tuple[str, int]]) -> dict[tuple[str, int], str]:
+    """Return the text digest of each live item among keys, one query per kind."""
+    found: dict[tuple[str, int], str] = {}
+    for kind in dict.fromkeys(kind for kind, _ in keys):
+        ids = json.dumps([item for k, item in keys if k == kind])
+        for _, item, text, _ in fetch_rows(conn, _ITEMS_BY_IDS[kind], (ids,)):
+            found[(kind, int(item))] = text_digest(str(text))
+    return found
 
 
 def coverage(conn: apsw.Connection) -> list[Coverage]:

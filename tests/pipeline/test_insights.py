@@ -162,3 +162,27 @@ def test_a_session_is_examined_only_in_the_persons_new_messages(settings: Settin
     conn = connect(settings.database_path)
     [made] = insights.list_insights(conn, status="pending")
     assert "FastAPI" in made.statement and made.project == "api"
+
+
+def test_only_confirmed_insights_answer_searches(
+    settings: Settings, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    _ingest(settings, tmp_path, "a.md", "The staging API listens on port 8443.\n")
+    [candidate] = _pending(capsys)
+
+    def insight_hits() -> list[dict[str, object]]:
+        capsys.readouterr()
+        assert cli.main(["search", "staging port", "--json", "--tier", "insight"]) == 0
+        found: list[dict[str, object]] = json.loads(capsys.readouterr().out)
+        return found
+
+    assert insight_hits() == []  # pending: not yet something the person knows
+    assert cli.main(["confirm", str(candidate["id"])]) == 0
+    [hit] = insight_hits()
+    assert hit["id"] == candidate["id"] and hit["tier"] == "insight"
+    assert isinstance(hit["source"], dict) and hit["source"]["id"] == "src-1"
+    conn = connect(settings.database_path)
+    assert insights.get_insight(conn, int(str(hit["id"]).split("-")[1])).use_count == 1  # a returned hit is use
+    assert cli.main(["show", str(hit["id"])]) == 0
+    assert cli.main(["forget", str(hit["id"])]) == 0
+    assert insight_hits() == []

@@ -21,7 +21,7 @@ from incremind_daemon.serve.mcp_server import build_mcp_server
 from incremind_daemon.serve.mcp_tools import MemoryBackend, MemoryTools
 from incremind_daemon.sources.extract import extract_bytes
 from incremind_daemon.store.db import connect, write_transaction
-from incremind_daemon.store.insights import get_insight, insert_insight
+from incremind_daemon.store.insights import get_insight, insert_insight, review
 from incremind_daemon.store.records import Candidate, SaveRequest, SaveResult
 
 DOC = (
@@ -147,18 +147,25 @@ def test_search_returns_hits_with_offsets_into_the_original(memory: Memory, mode
 def test_search_of_insights_carries_status_condition_and_counts_as_use(memory: Memory) -> None:
     results: list[dict[str, Any]] = []
 
+    async def pending(client: Client) -> None:
+        result = await client.call_tool("search_memory", {"query": "SQLite WAL", "tier": "insight"})
+        assert not result.is_error and result.structured_content is not None
+        assert result.structured_content["results"] == []  # a pending candidate is not yet known
+
+    run_session(memory.settings, memory, pending)
+    with write_transaction(memory.conn):
+        review(memory.conn, memory.insight_id, "confirm", actor="test", now="2026-12-01T00:00:00+00:00")
+
     async def body(client: Client) -> None:
         result = await client.call_tool("search_memory", {"query": "SQLite WAL", "tier": "insight"})
         assert not result.is_error and result.structured_content is not None
         results.extend(result.structured_content["results"])
 
     run_session(memory.settings, memory, body)
-    if not results:
-        pytest.skip("store.search does not return the insight tier yet")
     hit = results[0]
     assert (hit["id"], hit["status"], hit["condition"]) == (
         f"ins-{memory.insight_id}",
-        "pending",
+        "confirmed",
         "when touching storage",
     )
     assert get_insight(memory.conn, memory.insight_id).use_count == 1
