@@ -19,12 +19,14 @@ import jieba
 
 from incremind_daemon import __version__
 from incremind_daemon.backfill import Progress, plan_backfill, run_backfill
-from incremind_daemon.cli import context, mcp, review
+from incremind_daemon.cli import context, mcp, ops, review
 from incremind_daemon.cli.base import command
 from incremind_daemon.config import Settings, config_path, example_config, load_settings, update_config_file
 from incremind_daemon.daemon import prepare_home, run
 from incremind_daemon.embedding import make_embedder, may_embed_project
 from incremind_daemon.errors import DaemonNotRunning, IncremindError, NotFound
+from incremind_daemon.logs import FORMAT as LOG_FORMAT
+from incremind_daemon.logs import log_path, open_daemon_log
 from incremind_daemon.models import PRESETS, install_from, install_preset, list_models, remove_model, verify_model
 from incremind_daemon.pipeline.ingest import utc_now
 from incremind_daemon.pipeline.work import IngestFile, Outcome
@@ -182,7 +184,7 @@ def build_parser() -> argparse.ArgumentParser:
         "incremind status --json",
     )
     status.add_argument("--json", action="store_true", help="print machine-readable JSON")
-    for topic in (review, context, mcp):
+    for topic in (review, context, mcp, ops):
         topic.register(commands, common)
     return parser
 
@@ -190,10 +192,11 @@ def build_parser() -> argparse.ArgumentParser:
 def main(argv: list[str] | None = None) -> int:
     """Run the command line; return the exit code."""
     args = build_parser().parse_args(argv)
-    configure_logging(verbose=args.command == "run")
     wants_json = bool(getattr(args, "json", False))
     try:
         settings = load_settings(getattr(args, "config", None), home=getattr(args, "home", None))
+        daemon = args.command == "run"
+        configure_logging(verbose=daemon, log_file=log_path(settings) if daemon else None)
         code: int = args.handler(args, settings)
         return code
     except DaemonNotRunning as exc:
@@ -212,11 +215,22 @@ def _fail(exc: Exception, wants_json: bool, code: int) -> int:
     return code
 
 
-def configure_logging(*, verbose: bool) -> None:
-    """Send logs to stderr: progress for the daemon, only problems for other commands."""
-    level = logging.INFO if verbose else logging.WARNING
-    logging.basicConfig(level=level, format="%(asctime)s %(levelname)s %(name)s: %(message)s")
+def configure_logging(*, verbose: bool, log_file: Path | None = None) -> None:
+    """Send logs to stderr (progress for the daemon, only problems otherwise) and to the daemon's log file.
+
+    Records are written once: when stderr already is the log file (a detached
+    start), only the file handler writes.
+    """
     jieba.setLogLevel(logging.WARNING)
+    if logging.getLogger().handlers:
+        return  # configured already (an embedding program or a test runner)
+    handlers: list[logging.Handler] = []
+    to_file = open_daemon_log(log_file) if log_file is not None else None
+    if to_file is not None:
+        handlers.append(to_file)
+    if to_file is None or not to_file.carries_stderr:
+        handlers.append(logging.StreamHandler(sys.stderr))
+    logging.basicConfig(level=logging.INFO if verbose else logging.WARNING, format=LOG_FORMAT, handlers=handlers)
 
 
 def cmd_run(args: argparse.Namespace, settings: Settings) -> int:

@@ -41,6 +41,16 @@ class Heartbeat(BaseModel):
     last_message_at: str | None = None
     embedded: int = 0
     last_error: str | None = None
+    errors: dict[str, str] = {}  # component -> its last error, when the daemon reports them
+
+
+class ProcessUsage(BaseModel):
+    """The daemon process's resources, from /proc (Linux only)."""
+
+    rss_bytes: int
+    cpu_seconds: float  # user + system since the process started
+    cpu_percent: float  # of one core, averaged since the process started
+    threads: int
 
 
 class DaemonState(BaseModel):
@@ -52,6 +62,15 @@ class DaemonState(BaseModel):
     queue_depth: int | None = None
     busy_with: str | None = None
     last_error: str | None = None
+    process: ProcessUsage | None = None
+
+
+class TodayCounts(BaseModel):
+    """What was taken in since midnight UTC (the day the token budget counts in)."""
+
+    day: str = ""
+    sources: int = 0
+    messages: int = 0
 
 
 class ProjectCounts(BaseModel):
@@ -123,6 +142,8 @@ class StatusReport(BaseModel):
     embedding_backend: str = "none"
     embeddings: list[EmbeddingStatus] = []
     insights: InsightStatus = InsightStatus()
+    today: TodayCounts = TodayCounts()
+    last_errors: dict[str, str] = {}  # component -> its last error (daemon heartbeat, sessions, context)
 
 
 def write_heartbeat(path: Path, beat: Heartbeat) -> None:
@@ -168,7 +189,8 @@ def collect_status(settings: Settings, inbox: InboxCounts) -> StatusReport:
     """Gather the status from the lock, status.json and a read-only look at the database."""
     pid = running_pid(settings)
     beat = read_heartbeat(settings.status_path) if pid is not None else None
-    daemon = DaemonState(running=pid is not None, pid=pid)
+    usage = process_usage(pid) if pid is not None and pid > 0 else None
+    daemon = DaemonState(running=pid is not None, pid=pid, process=usage)
     if beat is not None:
         started = datetime.fromisoformat(beat.started_at)
         daemon = DaemonState(
@@ -180,6 +202,7 @@ def collect_status(settings: Settings, inbox: InboxCounts) -> StatusReport:
             queue_depth=beat.queue_depth,
             busy_with=beat.busy_with,
             last_error=beat.last_error,
+            process=usage,
         )
     db = settings.database_path
     tiers = {"raw": 0, "organized": 0, "summary": 0, "insight": 0}
@@ -187,12 +210,16 @@ def collect_status(settings: Settings, inbox: InboxCounts) -> StatusReport:
     last_ingest: str | None = None
     embeddings: list[EmbeddingStatus] = []
     insight_status = InsightStatus(extraction=settings.model.name or "local")
+    today = TodayCounts(day=datetime.now(UTC).date().isoformat())
+    errors = dict(beat.errors) if beat is not None else {}
     if db.exists():
         conn = connect(db, readonly=True)
         try:
             tiers, projects, last_ingest = _count(conn)
             embeddings = [EmbeddingStatus(**asdict(c)) for c in vectors.coverage(conn)]
             insight_status = _insight_status(conn, settings)
+            today = _today(conn, today.day)
+            errors = _stored_errors(conn) | errors
         finally:
             conn.close()
     semantic = any(e.state == "active" and sum(e.embedded.values()) > 0 for e in embeddings)
@@ -212,7 +239,65 @@ def collect_status(settings: Settings, inbox: InboxCounts) -> StatusReport:
         embedding_backend=settings.embedding.backend,
         embeddings=embeddings,
         insights=insight_status,
+        today=today,
+        last_errors=errors,
     )
+
+
+def process_usage(pid: int) -> ProcessUsage | None:
+    """Read a process's RSS, CPU time and threads from /proc; None where there is no /proc."""
+    try:
+        status = Path(f"/proc/{pid}/status").read_text(encoding="utf-8")
+        stat = Path(f"/proc/{pid}/stat").read_text(encoding="utf-8")
+        uptime = float(Path("/proc/uptime").read_text(encoding="utf-8").split()[0])
+    except (OSError, ValueError, IndexError):
+        return None
+    fields = dict(line.split(":", 1) for line in status.splitlines() if ":" in line)
+    # after the command name in parentheses (which may hold spaces), field 3 (state) comes first
+    rest = stat[stat.rindex(")") + 2 :].split()
+    try:
+        rss_kb = int(fields.get("VmRSS", "0 kB").split()[0])
+        threads = int(fields.get("Threads", "0").strip())
+        ticks = os.sysconf("SC_CLK_TCK")
+        cpu = (int(rest[11]) + int(rest[12])) / ticks
+        elapsed = uptime - int(rest[19]) / ticks
+    except (ValueError, IndexError, OSError):
+        return None
+    percent = 100 * cpu / elapsed if elapsed > 0 else 0.0
+    return ProcessUsage(
+        rss_bytes=rss_kb * 1024, cpu_seconds=round(cpu, 2), cpu_percent=round(percent, 2), threads=threads
+    )
+
+
+def _today(conn: apsw.Connection, day: str) -> TodayCounts:
+    # timestamps are ISO 8601 in UTC, so those of today sort at or after the bare date
+    sources = fetch_int(conn, "SELECT count(*) FROM sources WHERE created_at >= ?", (day,))
+    messages = fetch_int(
+        conn,
+        """SELECT count(*) FROM sessions s JOIN messages m ON m.source_id = s.source_id
+           WHERE s.last_message_at >= ? AND m.at >= ? AND m.dropped = 0""",
+        (day, day),
+    )
+    return TodayCounts(day=day, sources=sources, messages=messages)
+
+
+def _stored_errors(conn: apsw.Connection) -> dict[str, str]:
+    """Return the last problem the store records for transcripts and context files."""
+    found: dict[str, str] = {}
+    row = fetch_row(
+        conn,
+        "SELECT path, last_error, updated_at FROM tail_files WHERE last_error IS NOT NULL "
+        "ORDER BY updated_at DESC LIMIT 1",
+    )
+    if row is not None:
+        found["sessions"] = f"{row[2]} {row[0]}: {row[1]}"
+    row = fetch_row(
+        conn,
+        "SELECT path, problem FROM context_targets WHERE problem IS NOT NULL ORDER BY last_written_at DESC LIMIT 1",
+    )
+    if row is not None:
+        found["context"] = f"{row[0]}: {row[1]}"
+    return found
 
 
 def _insight_status(conn: apsw.Connection, settings: Settings) -> InsightStatus:
@@ -267,10 +352,16 @@ def format_status(report: StatusReport) -> str:
             alive += f", up {_duration(d.uptime_seconds)}, last heartbeat {d.heartbeat_at}"
         alive += ")"
     else:
-        alive = "not running (start it with: incremind run)"
+        alive = "not running (start it with: incremind start)"
     size_mb = report.database_bytes / 1_048_576
-    lines = [
-        f"daemon        {alive}",
+    lines = [f"daemon        {alive}"]
+    if d.process is not None:
+        p = d.process
+        lines.append(
+            f"process       {p.rss_bytes / 1_048_576:.1f} MB RSS, CPU {p.cpu_seconds:.1f} s "
+            f"({p.cpu_percent:.1f}% of a core since start), {p.threads} threads"
+        )
+    lines += [
         f"home          {report.home}",
         f"database      {report.database} ({size_mb:.1f} MB, schema v{report.schema_version})",
         "memory        " + ", ".join(f"{count} {tier}" for tier, count in report.tiers.items()),
@@ -299,6 +390,13 @@ def format_status(report: StatusReport) -> str:
         lines.append(f"queue         {d.queue_depth} waiting{busy}")
     if d.last_error:
         lines.append(f"last error    {d.last_error}")
+    for component, error in report.last_errors.items():
+        lines.append(f"error         {component}: {error}")
+    t = report.today
+    lines.append(
+        f"today         {t.sources} sources, {t.messages} messages taken in; "
+        f"{i.pending} insights pending; {i.tokens_today} model tokens ({t.day} UTC)"
+    )
     for source in report.sessions:
         if not source.enabled:
             lines.append(f"{source.agent:<13} off")

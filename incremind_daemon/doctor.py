@@ -1,0 +1,337 @@
+"""`incremind doctor`: check what the daemon depends on, each with a one-line fix.
+
+Every check is read-only (the database opens read-only, agent configs are
+only parsed) except two probes that create and delete a file of their own:
+whether a context folder and the inbox are writable. A check never raises;
+an unexpected error becomes that check's failure.
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+import os
+import shutil
+import stat
+import tempfile
+import time
+import tomllib
+from collections.abc import Callable
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Literal
+
+import apsw
+import httpx
+
+from incremind_daemon.config import Settings, config_path
+from incremind_daemon.embedding import make_embedder
+from incremind_daemon.errors import IncremindError
+from incremind_daemon.serve import agent_setup
+from incremind_daemon.serve.context.targets import global_targets
+from incremind_daemon.serve.mcp_http import bearer_token
+from incremind_daemon.serve.status import running_pid
+from incremind_daemon.store.db import connect, fetch_int, load_vectors, vector_version
+from incremind_daemon.store.schema import schema_version
+from incremind_daemon.store.search import quote_query
+from incremind_daemon.store.tokenizer import register_tokenizer
+
+log = logging.getLogger(__name__)
+
+Status = Literal["ok", "warn", "fail"]
+HEALTH_TIMEOUT_SECONDS = 2.0
+DISK_FAIL_BYTES = 200 * 1024 * 1024
+DISK_WARN_BYTES = 2 * 1024 * 1024 * 1024
+# a two-character word inside a longer one: jieba cuts 复习资料 as one word
+TOKENIZER_TEXT = "这份复习资料很有用"
+TOKENIZER_QUERY = "复习"
+
+
+@dataclass(frozen=True, slots=True)
+class Check:
+    """One finding: what was checked, how it went, and what to do about it."""
+
+    name: str
+    status: Status
+    detail: str
+    fix: str = ""
+
+
+def run_checks(settings: Settings, *, config: Path | None = None) -> list[Check]:
+    """Run every check in order; a check that crashes is reported as failed."""
+    steps: list[Callable[[], list[Check]]] = [
+        lambda: [check_config(settings, config)],
+        lambda: [check_sqlite()],
+        lambda: [check_database(settings)],
+        lambda: [check_tokenizer()],
+        lambda: [check_embedding(settings)],
+        lambda: [check_disk(settings)],
+        lambda: check_agents(settings),
+        lambda: check_context_targets(settings),
+        lambda: [check_inbox(settings)],
+        lambda: [check_daemon(settings)],
+    ]
+    found: list[Check] = []
+    for step in steps:
+        try:
+            found.extend(step())
+        except Exception as exc:  # a doctor reports, it does not crash
+            log.debug("check failed", exc_info=True)
+            found.append(Check("internal", "fail", f"a check crashed: {exc}", "report this as a bug"))
+    return found
+
+
+def check_config(settings: Settings, config: Path | None) -> Check:
+    path = config_path(config, settings.home_dir)
+    where = str(path) if path.exists() else f"defaults (no {path})"
+    try:
+        bearer_token(settings)
+    except IncremindError as exc:
+        return Check("config", "fail", f"{where}: {exc}", "set mcp.host or mcp.token_env as the message says")
+    return Check("config", "ok", where)
+
+
+def check_sqlite() -> Check:
+    conn = apsw.Connection(":memory:")
+    try:
+        load_vectors(conn)
+        vec = vector_version(conn)
+    except IncremindError as exc:
+        fix = "install Python from python.org or with uv (it must allow SQLite extensions), then reinstall incremind"
+        return Check("sqlite", "fail", str(exc), fix)
+    finally:
+        conn.close()
+    return Check("sqlite", "ok", f"SQLite {apsw.sqlite_lib_version()}, extension loading works, sqlite-vec {vec}")
+
+
+def check_database(settings: Settings) -> Check:
+    db = settings.database_path
+    if not db.exists():
+        return Check("database", "ok", f"{db} not created yet (the daemon creates it)")
+    try:
+        conn = connect(db, readonly=True)
+    except (IncremindError, apsw.Error) as exc:
+        return Check("database", "fail", f"cannot open {db}: {exc}", f"check the file's owner and permissions: {db}")
+    try:
+        version = int(conn.pragma("user_version"))
+        sources = fetch_int(conn, "SELECT count(*) FROM sources") if version else 0
+    except apsw.Error as exc:
+        return Check("database", "fail", f"{db}: {exc}", "restore it from a backup: incremind restore-backup SRC")
+    finally:
+        conn.close()
+    if version > schema_version():
+        return Check(
+            "database",
+            "fail",
+            f"{db} has schema v{version}, newer than this incremind (v{schema_version()})",
+            "upgrade incremind: pip install -U incremind-daemon",
+        )
+    later = "" if version == schema_version() else f" (migrated to v{schema_version()} at the next start)"
+    return Check("database", "ok", f"{db}: schema v{version}{later}, {sources} sources")
+
+
+def check_tokenizer() -> Check:
+    conn = apsw.Connection(":memory:")
+    try:
+        register_tokenizer(conn)
+        conn.execute("CREATE VIRTUAL TABLE probe USING fts5 (text, tokenize='porter incremind')")
+        conn.execute("INSERT INTO probe (text) VALUES (?)", (TOKENIZER_TEXT,))
+        hits = fetch_int(conn, "SELECT count(*) FROM probe WHERE probe MATCH ?", (quote_query(TOKENIZER_QUERY),))
+    except apsw.Error as exc:
+        return Check("tokenizer", "fail", f"the FTS5 tokenizer failed: {exc}", "reinstall: pip install -U apsw jieba")
+    finally:
+        conn.close()
+    if hits != 1:
+        return Check(
+            "tokenizer",
+            "fail",
+            f"{TOKENIZER_QUERY} is not found inside {TOKENIZER_TEXT}: Chinese search would miss words",
+            "reinstall jieba: pip install --force-reinstall jieba",
+        )
+    return Check("tokenizer", "ok", f"FTS5 with jieba: {TOKENIZER_QUERY} is found inside {TOKENIZER_TEXT}")
+
+
+def check_embedding(settings: Settings) -> Check:
+    backend = settings.embedding.backend
+    if backend == "none":
+        return Check(
+            "embedding",
+            "warn",
+            "embedding.backend is none: search by words only",
+            "for search by meaning set embedding.backend to use-m3 (built in) in config.json",
+        )
+    started = time.monotonic()
+    try:
+        embedder = make_embedder(settings)
+        if embedder is None:
+            return Check("embedding", "warn", f"backend {backend} gives no embedder", "check embedding in config.json")
+        try:
+            vector = embedder.embed_query("How do I review vocabulary? 怎么复习单词?")
+            identity = embedder.identity
+        finally:
+            embedder.close()
+    except (IncremindError, OSError, RuntimeError, ValueError) as exc:
+        fix = {
+            "onnx": "install the model (incremind model list; incremind model install NAME) or choose another",
+            "http": "check embedding.base_url, embedding.model and the API key variable; is the endpoint up?",
+        }.get(backend, "reinstall incremind, or set embedding.backend to none for words-only search")
+        return Check("embedding", "fail", f"backend {backend}: {exc}", fix)
+    seconds = time.monotonic() - started
+    return Check(
+        "embedding",
+        "ok",
+        f"backend {backend}: {identity.name}, {len(vector)}-d, loaded and embedded a sentence in {seconds:.1f} s",
+    )
+
+
+def check_disk(settings: Settings) -> Check:
+    where = settings.home_dir
+    while not where.exists() and where != where.parent:
+        where = where.parent
+    free = shutil.disk_usage(where).free
+    shown = f"{free / 1024**3:.1f} GB free at {where}"
+    if free < DISK_FAIL_BYTES:
+        return Check("disk", "fail", shown, "free some space: the daemon stops taking files in when the disk fills")
+    if free < DISK_WARN_BYTES:
+        return Check("disk", "warn", shown, "free some space soon, or move the home (--home) to a larger disk")
+    return Check("disk", "ok", shown)
+
+
+def check_agents(settings: Settings) -> list[Check]:
+    """Each agent: is its folder there, and is the memory server registered with it."""
+    found: list[Check] = []
+    for agent in agent_setup.AGENTS:
+        source = getattr(settings.sessions, agent)
+        name = f"agent {agent}"
+        if not source.enabled:
+            found.append(Check(name, "ok", f"off (sessions.{agent}.enabled is false)"))
+            continue
+        folder = source.dir.expanduser() if source.dir else None
+        if folder is None or not folder.is_dir():
+            found.append(
+                Check(name, "warn", f"{folder} not found: not installed?", f"install it, or set sessions.{agent}.dir")
+            )
+            continue
+        registered, problem = mcp_registered(agent, settings)
+        where = agent_setup.config_path(agent, settings)
+        if problem:
+            found.append(Check(name, "warn", f"{folder}; {problem}", f"fix {where} by hand"))
+        elif registered:
+            found.append(Check(name, "ok", f"{folder}; memory tools registered in {where}"))
+        else:
+            found.append(Check(name, "warn", f"{folder}; memory tools not registered", f"incremind setup {agent}"))
+    return found
+
+
+def mcp_registered(agent: str, settings: Settings) -> tuple[bool, str]:
+    """Tell whether the agent's config names an incremind server; second: why it could not be read."""
+    path = agent_setup.config_path(agent, settings)
+    try:
+        text = path.read_text(encoding="utf-8")
+    except FileNotFoundError:
+        return False, ""
+    except (OSError, UnicodeDecodeError) as exc:
+        return False, f"cannot read {path}: {exc}"
+    try:
+        if agent == "codex":
+            tables = tomllib.loads(text).get("mcp_servers")
+        else:
+            tables = json.loads(text).get("mcpServers") if text.strip() else None
+    except (tomllib.TOMLDecodeError, json.JSONDecodeError, AttributeError) as exc:
+        return False, f"{path} cannot be parsed ({exc})"
+    return isinstance(tables, dict) and agent_setup.SERVER_NAME in tables, ""
+
+
+def check_context_targets(settings: Settings) -> list[Check]:
+    """Each agent's global instruction file: can the daemon keep its block there."""
+    if not settings.context.enabled:
+        return [Check("context", "ok", "off (context.enabled is false)")]
+    found: list[Check] = []
+    for target in global_targets(settings, {}):
+        name = f"context {target.agent}"
+        problem = _unwritable(target.path)
+        if problem:
+            fix = f"make it writable, or set context.{target.agent}.enabled to false"
+            found.append(Check(name, "fail", f"{target.path}: {problem}", fix))
+        else:
+            found.append(Check(name, "ok", f"{target.path} writable"))
+    if not found:
+        found.append(Check("context", "ok", "no agent installed yet: no global file to keep"))
+    return found
+
+
+def _unwritable(path: Path) -> str:
+    """Say why the daemon could not write path (empty when it can), by trying in its folder."""
+    if path.is_dir():
+        return "is a folder, not a file"
+    if path.exists() and not os.access(path, os.W_OK):
+        return "the file is read-only"
+    try:
+        with tempfile.NamedTemporaryFile(dir=path.parent, prefix=".incremind-doctor-"):
+            pass
+    except OSError as exc:
+        return f"its folder is not writable ({exc.strerror})"
+    return ""
+
+
+def check_inbox(settings: Settings) -> Check:
+    inbox = settings.inbox_dir
+    if not inbox.exists():
+        return Check("inbox", "warn", f"{inbox} does not exist yet", "incremind init (or start the daemon)")
+    if not inbox.is_dir():
+        return Check("inbox", "fail", f"{inbox} is not a folder", f"move it away; the daemon makes the folder: {inbox}")
+    mode = inbox.stat().st_mode
+    if not os.access(inbox, os.R_OK | os.W_OK | os.X_OK):
+        return Check("inbox", "fail", f"{inbox} is not readable and writable by you", f"chmod u+rwx {inbox}")
+    try:
+        with tempfile.NamedTemporaryFile(dir=inbox, prefix=".incremind-doctor-"):
+            pass
+    except OSError as exc:
+        return Check("inbox", "fail", f"{inbox}: cannot create a file ({exc.strerror})", f"chmod u+rwx {inbox}")
+    if mode & stat.S_IWOTH:
+        return Check(
+            "inbox", "warn", f"{inbox} is writable by every user: anyone can feed memory", f"chmod o-w {inbox}"
+        )
+    return Check("inbox", "ok", f"{inbox} ({stat.filemode(mode)})")
+
+
+def check_daemon(settings: Settings) -> Check:
+    pid = running_pid(settings)
+    if pid is None:
+        return Check("daemon", "warn", "not running", "incremind start (or incremind service install)")
+    if not settings.mcp.enabled:
+        return Check("daemon", "ok", f"running (pid {pid}); MCP over HTTP is off (mcp.enabled)")
+    url = f"http://127.0.0.1:{settings.mcp.port}/health"
+    headers = {}
+    try:
+        token = bearer_token(settings)
+    except IncremindError:
+        token = None  # the config check says why
+    if token:
+        headers["Authorization"] = f"Bearer {token}"
+    try:
+        reply = httpx.get(url, headers=headers, timeout=HEALTH_TIMEOUT_SECONDS)
+    except httpx.HTTPError as exc:
+        return Check(
+            "daemon",
+            "fail",
+            f"running (pid {pid}) but {url} does not answer ({type(exc).__name__})",
+            "incremind restart; if it persists, see incremind logs",
+        )
+    if reply.status_code != 200:
+        return Check("daemon", "fail", f"{url} answered {reply.status_code}", "incremind restart; see incremind logs")
+    return Check("daemon", "ok", f"running (pid {pid}); {url} answers")
+
+
+def format_checks(checks: list[Check]) -> str:
+    """Render the checks as aligned lines, each problem followed by its fix."""
+    width = max((len(c.name) for c in checks), default=0)
+    lines: list[str] = []
+    for c in checks:
+        lines.append(f"{c.status:<4}  {c.name:<{width}}  {c.detail}")
+        if c.status != "ok" and c.fix:
+            lines.append(f"{'':<4}  {'':<{width}}  fix: {c.fix}")
+    fails = sum(c.status == "fail" for c in checks)
+    warns = sum(c.status == "warn" for c in checks)
+    lines.append(f"{fails} failed, {warns} warnings, {len(checks) - fails - warns} ok")
+    return "\n".join(lines)

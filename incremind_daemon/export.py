@@ -1,0 +1,170 @@
+"""Export memory as text: insights (status, category, condition, evidence), summaries and sources.
+
+JSON lines hold one record per line, each with a ``type`` (insight, source,
+summary); Markdown is for reading. Sources carry their metadata and index
+line, and their extracted text only when asked (``--with-text``). Rows are
+streamed, so an export of a large memory does not hold it all at once.
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+from collections.abc import Iterator
+from dataclasses import dataclass
+from datetime import UTC, datetime
+from typing import Any, TextIO
+
+import apsw
+
+from incremind_daemon.config import Settings
+from incremind_daemon.errors import IncremindError
+from incremind_daemon.store import insights
+from incremind_daemon.store.db import connect
+from incremind_daemon.store.records import item_id
+
+log = logging.getLogger(__name__)
+
+FORMATS = ("jsonl", "markdown")
+
+
+@dataclass(frozen=True, slots=True)
+class ExportCounts:
+    """How many of each were exported."""
+
+    insights: int
+    summaries: int
+    sources: int
+
+
+def export_memory(
+    settings: Settings, out: TextIO, *, fmt: str, project: str | None = None, with_text: bool = False
+) -> ExportCounts:
+    """Write insights, summaries and sources as JSON lines or Markdown to out."""
+    if not settings.database_path.exists():
+        raise IncremindError(f"no memory at {settings.home_dir} yet: there is nothing to export")
+    conn = connect(settings.database_path, readonly=True)
+    try:
+        records = _records(conn, project=project, with_text=with_text)
+        if fmt == "jsonl":
+            counts = {"insight": 0, "summary": 0, "source": 0}
+            for record in records:
+                counts[record["type"]] += 1
+                out.write(json.dumps(record, ensure_ascii=False) + "\n")
+        else:
+            counts = _write_markdown(out, records, project=project)
+    finally:
+        conn.close()
+    return ExportCounts(counts["insight"], counts["summary"], counts["source"])
+
+
+def _records(conn: apsw.Connection, *, project: str | None, with_text: bool) -> Iterator[dict[str, Any]]:
+    """Yield insights, then each source followed by its summary, as plain records (streamed)."""
+    for ins in reversed(insights.list_insights(conn, project=project)):
+        yield {
+            "type": "insight",
+            "id": item_id("insight", ins.id),
+            "project": ins.project,
+            "status": ins.status,
+            "category": ins.category,
+            "statement": ins.statement,
+            "condition": ins.condition,
+            "relation": ins.relation,
+            "confidence": ins.confidence,
+            "origin": ins.origin,
+            "created_at": ins.created_at,
+            "updated_at": ins.updated_at,
+            "evidence": [
+                {"source": item_id("raw", e.source_id), "quote": e.quote, "start": e.start, "end": e.end}
+                for e in insights.evidence_of(conn, ins.id)
+            ],
+        }
+    text = "s.raw_text" if with_text else "NULL"
+    where = " WHERE s.project = ?" if project is not None else ""
+    cursor = conn.execute(
+        f"""SELECT s.id, s.kind, s.project, s.title, s.original_name, s.media_type, s.size_bytes, s.sha256,
+                   s.raw_path, s.created_at, s.last_seen_at, ss.agent, ss.session_id,
+                   m.id, m.index_line, m.summary, m.updated_at, {text}
+            FROM sources s LEFT JOIN summaries m ON m.source_id = s.id
+            LEFT JOIN sessions ss ON ss.source_id = s.id{where} ORDER BY s.id""",
+        (project,) if project is not None else None,
+    )
+    for row in cursor:
+        (sid, kind, proj, title, name, media, size, sha, raw_path, created, seen, agent, session) = row[:13]
+        summary_id, index_line, summary, updated, raw_text = row[13:]
+        source: dict[str, Any] = {
+            "type": "source",
+            "id": item_id("raw", sid),
+            "kind": kind,
+            "project": proj,
+            "title": title,
+            "index_line": index_line,
+            "original_name": name,
+            "media_type": media,
+            "size_bytes": size,
+            "sha256": sha,
+            "raw_path": raw_path,
+            "agent": agent,
+            "session_id": session,
+            "created_at": created,
+            "last_seen_at": seen,
+        }
+        if with_text:
+            source["text"] = raw_text
+        yield source
+        if summary_id is not None:
+            yield {
+                "type": "summary",
+                "id": item_id("summary", summary_id),
+                "source": item_id("raw", sid),
+                "project": proj,
+                "index_line": index_line,
+                "summary": summary,
+                "updated_at": updated,
+            }
+
+
+def _write_markdown(out: TextIO, records: Iterator[dict[str, Any]], *, project: str | None) -> dict[str, int]:
+    counts = {"insight": 0, "summary": 0, "source": 0}
+    scope = f" (project {project})" if project else ""
+    out.write(f"# incremind export{scope}\n\n_{datetime.now(UTC).isoformat(timespec='seconds')}_\n")
+    section = ""
+    for record in records:
+        kind = record["type"]
+        counts[kind] += 1
+        heading = "Insights" if kind == "insight" else "Sources and summaries"
+        if heading != section:
+            section = heading
+            out.write(f"\n## {heading}\n")
+        if kind == "insight":
+            when = f"  \n  _when:_ {record['condition']}" if record["condition"] else ""
+            out.write(
+                f"\n- **{record['id']}** [{record['status']}, {record['category']}, {record['relation']}, "
+                f"{record['project']}] {record['statement']}{when}\n"
+            )
+            for e in record["evidence"]:
+                out.write(f"  - {e['source']} ({e['start']}-{e['end']}): > {_one_line(e['quote'])}\n")
+        elif kind == "source":
+            origin = record["original_name"] or (f"{record['agent']} session {record['session_id']}")
+            out.write(f"\n### {record['id']} {_one_line(record['title'])}\n\n")
+            out.write(f"{record['kind']} in {record['project']}, {origin}, taken in {record['created_at']}\n")
+            if record["index_line"]:
+                out.write(f"\n**{_one_line(record['index_line'])}**\n")
+            if "text" in record and record["text"] is not None:
+                fence = "`" * max(3, _longest_backtick_run(record["text"]) + 1)
+                out.write(f"\n{fence}text\n{record['text']}\n{fence}\n")
+        else:
+            out.write(f"\n{record['summary']}\n")
+    return counts
+
+
+def _one_line(text: str) -> str:
+    return " ".join(str(text).split())
+
+
+def _longest_backtick_run(text: str) -> int:
+    longest = run = 0
+    for char in text:
+        run = run + 1 if char == "`" else 0
+        longest = max(longest, run)
+    return longest

@@ -1,0 +1,179 @@
+"""`incremind doctor` on a healthy home and on homes with problems, with real parts."""
+
+from __future__ import annotations
+
+import json
+import os
+import socket
+import threading
+from collections.abc import Iterator
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from pathlib import Path
+
+import pytest
+
+from incremind_daemon import cli
+from incremind_daemon.config import Settings, load_settings
+from incremind_daemon.daemon import acquire_lock, prepare_home
+from incremind_daemon.doctor import check_daemon, mcp_registered
+from incremind_daemon.models import install_from
+from tests.tiny_onnx import build_tiny_model
+
+
+def doctor(capsys: pytest.CaptureFixture[str]) -> tuple[int, dict[str, dict[str, str]]]:
+    code = cli.main(["doctor", "--json"])
+    checks = json.loads(capsys.readouterr().out)
+    return code, {c["name"]: c for c in checks}
+
+
+@pytest.fixture
+def healthy(private_home: Path, settings: Settings, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Settings:
+    """A home with a model, an inbox, and all three agents installed with the memory tools registered."""
+    prepare_home(settings)
+    install_from(build_tiny_model(tmp_path / "tiny").folder, settings.models_dir, name="tiny")
+    monkeypatch.setenv("INCREMIND_EMBEDDING__BACKEND", "onnx")
+    monkeypatch.setenv("INCREMIND_EMBEDDING__MODEL", "tiny")
+    server = {"incremind": {"type": "http", "url": "http://127.0.0.1:18765/mcp"}}
+    (private_home / ".claude").mkdir()
+    (private_home / ".claude.json").write_text(json.dumps({"mcpServers": server}), encoding="utf-8")
+    (private_home / ".codex").mkdir()
+    (private_home / ".codex" / "config.toml").write_text(
+        'model = "o3"\n\n[mcp_servers.incremind]\nurl = "http://127.0.0.1:18765/mcp"\n', encoding="utf-8"
+    )
+    (private_home / ".gemini").mkdir()
+    (private_home / ".gemini" / "settings.json").write_text(json.dumps({"mcpServers": server}), encoding="utf-8")
+    return settings
+
+
+def test_doctor_passes_a_healthy_home(healthy: Settings, capsys: pytest.CaptureFixture[str]) -> None:
+    code, checks = doctor(capsys)
+    assert code == 0, checks
+    assert not [c for c in checks.values() if c["status"] == "fail"]
+    assert checks["sqlite"]["status"] == "ok" and "sqlite-vec" in checks["sqlite"]["detail"]
+    assert checks["tokenizer"]["status"] == "ok"
+    assert checks["embedding"]["status"] == "ok" and "onnx" in checks["embedding"]["detail"]
+    for agent in ("claude", "codex", "gemini"):
+        assert checks[f"agent {agent}"]["status"] == "ok", checks[f"agent {agent}"]
+        assert "registered" in checks[f"agent {agent}"]["detail"]
+        assert checks[f"context {agent}"]["status"] == "ok"
+    assert checks["inbox"]["status"] == "ok"
+    assert checks["daemon"] == {
+        "name": "daemon",
+        "status": "warn",
+        "detail": "not running",
+        "fix": "incremind start (or incremind service install)",
+    }
+
+
+def test_doctor_reports_each_problem_with_a_fix(
+    healthy: Settings, private_home: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    monkeypatch.setenv("INCREMIND_EMBEDDING__MODEL", "not-installed")
+    (private_home / ".claude.json").write_text("{ not json", encoding="utf-8")
+    (private_home / ".codex" / "config.toml").write_text('model = "o3"\n', encoding="utf-8")
+    (private_home / ".claude" / "CLAUDE.md").mkdir()  # a folder where the context file should be
+    os.chmod(healthy.inbox_dir, 0o777)
+    code, checks = doctor(capsys)
+    assert code == 1
+    assert checks["embedding"]["status"] == "fail" and "incremind model" in checks["embedding"]["fix"]
+    assert checks["agent claude"]["status"] == "warn" and "cannot be parsed" in checks["agent claude"]["detail"]
+    assert checks["agent codex"]["status"] == "warn" and checks["agent codex"]["fix"] == "incremind setup codex"
+    assert checks["context claude"]["status"] == "fail" and "enabled to false" in checks["context claude"]["fix"]
+    assert checks["inbox"]["status"] == "warn" and checks["inbox"]["fix"].startswith("chmod o-w")
+    assert all(c["fix"] for c in checks.values() if c["status"] != "ok")
+
+
+@pytest.mark.skipif(os.geteuid() == 0, reason="root writes into read-only folders")
+def test_doctor_fails_an_unwritable_context_folder(
+    healthy: Settings, private_home: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    folder = private_home / ".gemini"
+    os.chmod(folder, 0o555)
+    try:
+        code, checks = doctor(capsys)
+    finally:
+        os.chmod(folder, 0o755)
+    assert code == 1 and checks["context gemini"]["status"] == "fail"
+    assert "not writable" in checks["context gemini"]["detail"]
+
+
+def test_doctor_with_a_broken_config_names_the_file_and_line(
+    settings: Settings, capsys: pytest.CaptureFixture[str]
+) -> None:
+    prepare_home(settings)
+    (settings.home_dir / "config.json").write_text('{\n  "inbox": {"max_file_mb": 5,}\n}\n', encoding="utf-8")
+    assert cli.main(["doctor"]) == 1
+    err = capsys.readouterr().err
+    assert "config.json:2" in err and "fix that line" in err
+
+
+def test_doctor_without_a_home_warns_but_does_not_fail(settings: Settings, capsys: pytest.CaptureFixture[str]) -> None:
+    code, checks = doctor(capsys)
+    assert code == 0
+    assert checks["inbox"]["status"] == "warn" and checks["database"]["status"] == "ok"
+    assert checks["embedding"]["status"] == "warn"  # the tests run keyword-only
+
+
+@pytest.mark.parametrize(
+    ("agent", "file", "text", "expected"),
+    [
+        ("claude", ".claude.json", "", (False, "")),
+        ("claude", ".claude.json", '{"mcpServers": []}', (False, "")),
+        ("gemini", ".gemini/settings.json", '{"mcpServers": {"incremind": {}}}', (True, "")),
+        ("codex", ".codex/config.toml", "[mcp_servers.incremind\n", (False, "cannot be parsed")),
+        ("codex", ".codex/config.toml", None, (False, "")),
+    ],
+)
+def test_mcp_registration_is_read_tolerantly(
+    private_home: Path, settings: Settings, agent: str, file: str, text: str | None, expected: tuple[bool, str]
+) -> None:
+    path = private_home / file
+    if text is not None:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(text, encoding="utf-8")
+    registered, problem = mcp_registered(agent, settings)
+    assert registered == expected[0] and expected[1] in problem
+
+
+class _Health(BaseHTTPRequestHandler):
+    def do_GET(self) -> None:
+        body = b'{"ok": true}'
+        self.send_response(200 if self.path == "/health" else 404)
+        self.send_header("Content-Type", "application/json")
+        self.send_header("Content-Length", str(len(body)))
+        self.end_headers()
+        self.wfile.write(body)
+
+    def log_message(self, format: str, *args: object) -> None:
+        pass
+
+
+@pytest.fixture
+def health_server() -> Iterator[int]:
+    server = ThreadingHTTPServer(("127.0.0.1", 0), _Health)
+    thread = threading.Thread(target=server.serve_forever, name="test-health")
+    thread.start()
+    yield server.server_address[1]
+    server.shutdown()
+    server.server_close()
+    thread.join(5)
+
+
+def test_daemon_check_asks_the_health_endpoint(settings: Settings, health_server: int) -> None:
+    prepare_home(settings)
+    lock = acquire_lock(settings)  # this process plays the running daemon
+    try:
+        answering = load_settings(home=settings.home_dir, mcp={"port": health_server})
+        check = check_daemon(answering)
+        assert check.status == "ok" and f"pid {os.getpid()}" in check.detail
+        silent = load_settings(home=settings.home_dir, mcp={"port": _free_port()})
+        check = check_daemon(silent)
+        assert check.status == "fail" and "does not answer" in check.detail and check.fix
+    finally:
+        lock.close()
+
+
+def _free_port() -> int:
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        return int(sock.getsockname()[1])
