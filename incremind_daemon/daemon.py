@@ -190,6 +190,7 @@ class Daemon:
             messages=stats.messages,
             last_message_at=stats.last_message_at,
             embedded=stats.embedded,
+            mcp_url=self.mcp_http.url if self.mcp_http is not None else None,
         )
 
     def reload_if_changed(self) -> None:

@@ -2,7 +2,10 @@
 
 from __future__ import annotations
 
+import json
 import socket
+import subprocess
+import sys
 from pathlib import Path
 from typing import Any
 
@@ -55,5 +58,20 @@ def test_an_agent_saves_searches_and_reads_through_the_daemon(private_home: Path
         assert "make check" in str(seen["pending"])
         assert "1 candidate" in str(seen["context"]) or "pending" in str(seen["context"])
         assert seen["bad"][0] and "ins-999" in seen["bad"][1]
+
+        def reported() -> bool:
+            """status names the endpoint and the client that used memory"""
+            report = json.loads(
+                subprocess.run(
+                    [sys.executable, "-m", "incremind_daemon", "status", "--json"],
+                    env=process.env,
+                    capture_output=True,
+                    text=True,
+                    check=False,
+                ).stdout
+            )
+            return report["mcp_url"] == f"{url}/mcp" and any(u["calls"] >= 5 for u in report["agent_use"])
+
+        wait_until(reported, timeout=20)
     finally:
         assert process.stop() == 0

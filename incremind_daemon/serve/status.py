@@ -12,16 +12,18 @@ import json
 import os
 import tempfile
 from dataclasses import asdict
-from datetime import UTC, datetime
+from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
 import apsw
 from pydantic import BaseModel, ValidationError
 
 from incremind_daemon.config import Settings
+from incremind_daemon.serve.context.writer import target_statuses
 from incremind_daemon.store import insight_jobs, insights, receipts, vectors
 from incremind_daemon.store.db import connect, fetch_int, fetch_row, fetch_rows
 from incremind_daemon.store.schema import schema_version
+from incremind_daemon.store.tool_calls import summarize_tool_calls
 
 
 class Heartbeat(BaseModel):
@@ -42,6 +44,29 @@ class Heartbeat(BaseModel):
     embedded: int = 0
     last_error: str | None = None
     errors: dict[str, str] = {}  # component -> its last error, when the daemon reports them
+    mcp_url: str | None = None  # where the daemon serves MCP over HTTP, if it does
+
+
+class ContextTargetStatus(BaseModel):
+    """One file that holds (or will hold) a managed context block."""
+
+    path: str
+    kind: str  # global or project
+    mode: str  # inline or import
+    enabled: bool
+    last_written_at: str | None
+    tokens: int | None
+    problem: str | None
+
+
+class AgentUse(BaseModel):
+    """How one MCP client used memory over the last week."""
+
+    client: str
+    transport: str
+    calls: int
+    errors: int
+    last_at: str
 
 
 class ProcessUsage(BaseModel):
@@ -144,6 +169,9 @@ class StatusReport(BaseModel):
     insights: InsightStatus = InsightStatus()
     today: TodayCounts = TodayCounts()
     last_errors: dict[str, str] = {}  # component -> its last error (daemon heartbeat, sessions, context)
+    context_targets: list[ContextTargetStatus] = []
+    mcp_url: str | None = None
+    agent_use: list[AgentUse] = []
 
 
 def write_heartbeat(path: Path, beat: Heartbeat) -> None:
@@ -212,6 +240,8 @@ def collect_status(settings: Settings, inbox: InboxCounts) -> StatusReport:
     insight_status = InsightStatus(extraction=settings.model.name or "local")
     today = TodayCounts(day=datetime.now(UTC).date().isoformat())
     errors = dict(beat.errors) if beat is not None else {}
+    targets: list[ContextTargetStatus] = []
+    agent_use: list[AgentUse] = []
     if db.exists():
         conn = connect(db, readonly=True)
         try:
@@ -220,6 +250,8 @@ def collect_status(settings: Settings, inbox: InboxCounts) -> StatusReport:
             insight_status = _insight_status(conn, settings)
             today = _today(conn, today.day)
             errors = _stored_errors(conn) | errors
+            targets = [ContextTargetStatus(**asdict(row)) for row in target_statuses(settings, conn)]
+            agent_use = _agent_use(conn)
         finally:
             conn.close()
     semantic = any(e.state == "active" and sum(e.embedded.values()) > 0 for e in embeddings)
@@ -241,7 +273,27 @@ def collect_status(settings: Settings, inbox: InboxCounts) -> StatusReport:
         insights=insight_status,
         today=today,
         last_errors=errors,
+        context_targets=targets,
+        mcp_url=beat.mcp_url if beat is not None else None,
+        agent_use=agent_use,
     )
+
+
+def _agent_use(conn: apsw.Connection) -> list[AgentUse]:
+    since = (datetime.now(UTC) - timedelta(days=7)).isoformat(timespec="seconds")
+    per_client: dict[tuple[str, str], AgentUse] = {}
+    for use in summarize_tool_calls(conn, since=since):
+        key = (use.client or "unnamed client", use.transport)
+        seen = per_client.get(key)
+        if seen is None:
+            per_client[key] = AgentUse(
+                client=key[0], transport=key[1], calls=use.calls, errors=use.errors, last_at=use.last_at
+            )
+        else:
+            seen.calls += use.calls
+            seen.errors += use.errors
+            seen.last_at = max(seen.last_at, use.last_at)
+    return sorted(per_client.values(), key=lambda u: u.last_at, reverse=True)
 
 
 def process_usage(pid: int) -> ProcessUsage | None:
@@ -411,6 +463,17 @@ def format_status(report: StatusReport) -> str:
         lines.append(
             f"{source.agent:<13} {where}: {source.files_tracked} files, {source.messages} messages, "
             f"last {source.last_message_at or 'never'}{lag}{errors}"
+        )
+    lines.append(f"mcp           {report.mcp_url or 'not served over HTTP'} (incremind mcp serves stdio)")
+    for use in report.agent_use:
+        failed = f", {use.errors} errors" if use.errors else ""
+        lines.append(f"  {use.client} ({use.transport}): {use.calls} calls this week{failed}, last {use.last_at}")
+    for target in report.context_targets:
+        state = "off" if not target.enabled else (target.problem or "ok")
+        size = f"{target.tokens} tokens" if target.tokens is not None else "not written yet"
+        lines.append(
+            f"context       {target.path} [{target.kind}, {target.mode}]: {size}, "
+            f"last written {target.last_written_at or 'never'}, {state}"
         )
     if report.projects:
         lines.append("projects")
