@@ -38,6 +38,9 @@ class InboxSettings(_Group):
     settle_seconds: float = Field(
         default=1.0, ge=0, description="a file must stop changing this long before it is taken in"
     )
+    extract_timeout_seconds: float = Field(
+        default=60, gt=0, description="a PDF or DOCX still being read after this many seconds goes to inbox/.failed"
+    )
 
 
 class AgentSource(_Group):

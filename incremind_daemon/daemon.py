@@ -25,7 +25,7 @@ from incremind_daemon.serve.context.writer import ContextWriter, render_recent_c
 from incremind_daemon.serve.mcp_http import McpHttpServer
 from incremind_daemon.serve.mcp_tools import MemoryBackend
 from incremind_daemon.serve.status import Heartbeat, lock_path, write_heartbeat
-from incremind_daemon.sources.extract import extract_bytes
+from incremind_daemon.sources.extract.isolated import IsolatedExtractor
 from incremind_daemon.sources.inbox import InboxFeeder
 from incremind_daemon.sources.sessions.discover import watch_roots
 from incremind_daemon.sources.sessions.reader import ReadRules, TranscriptReader
@@ -81,9 +81,11 @@ class Daemon:
         self.settings = settings
         self._config_file = config_file or config_path(None, settings.home_dir)
         self._config_stamp = _stamp(self._config_file)
+        # PDF and DOCX are parsed in a child process with a time and memory limit
+        self.extractor = IsolatedExtractor(settings.inbox.extract_timeout_seconds)
         self.worker = Worker(
             settings,
-            extract_bytes,
+            self.extractor,
             read_session=TranscriptReader(ReadRules.from_settings(settings)),
             embedder=make_embedder(settings),
             may_embed=lambda project: may_embed_project(self.settings, project),
@@ -161,6 +163,7 @@ class Daemon:
             self.mcp_http = None
         self.feeder.stop()
         self.worker.stop()
+        self.extractor.close()
         if self.context is not None:
             self.context.close()
         if self._context_thread is not None:
@@ -285,7 +288,7 @@ class Daemon:
         while True:
             try:
                 write_heartbeat(self.settings.status_path, self.heartbeat())
-            except OSError as exc:
+            except Exception as exc:  # the heartbeat must outlive a full disk or an odd file name
                 log.warning("could not write %s: %s", self.settings.status_path, exc)
             self.reload_if_changed()
             if self.stopping.wait(HEARTBEAT_SECONDS):

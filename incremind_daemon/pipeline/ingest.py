@@ -14,6 +14,8 @@ import contextlib
 import hashlib
 import logging
 import os
+import re
+import stat
 from datetime import UTC, datetime
 from pathlib import Path
 
@@ -30,6 +32,10 @@ from incremind_daemon.store.records import InboxClaim, NewPassage, NewSource, Ne
 
 log = logging.getLogger(__name__)
 
+NAME_MAX_BYTES = 255  # the longest file name most file systems take
+_FAILED_NOTE = ".error.txt"
+_UNPRINTABLE = re.compile(r"[\x00-\x1f\x7f-\x9f\ud800-\udfff]")
+
 
 def utc_now() -> str:
     """Return the current UTC time as an ISO 8601 string with seconds."""
@@ -42,8 +48,9 @@ def ingest_file(
     """Take one file in and say what became of it; never raises for bad input."""
     path = item.path
     shown = _shown_path(item, settings)
+    name = printable(path.name)
     try:
-        data, mtime_ns = _read_original(path, settings.max_file_bytes)
+        data, mtime_ns = _read_original(path, name, settings.max_file_bytes)
     except ExtractError as exc:
         return _fail(conn, item, shown, str(exc), settings=settings, actor=actor)
     sha = hashlib.sha256(data).hexdigest()
@@ -58,7 +65,7 @@ def ingest_file(
         return _record_duplicate(conn, item, claim, existing, actor=actor)
 
     try:
-        extracted = extract(data, path.name)
+        extracted = extract(data, name)
     except ExtractError as exc:
         return _fail(conn, item, shown, str(exc), settings=settings, actor=actor)
 
@@ -69,11 +76,11 @@ def ingest_file(
     source = NewSource(
         kind="file",
         project=item.project,
-        title=extracted.title or path.stem,
+        title=extracted.title or Path(name).stem,
         raw_text=extracted.text,
         sha256=sha,
         raw_path=str(raw_path.relative_to(settings.home_dir)),
-        original_name=path.name,
+        original_name=name,
         media_type=extracted.media_type,
         size_bytes=len(data),
         pages=extracted.pages,
@@ -140,50 +147,93 @@ def keep_original(data: bytes, sha: str, suffix: str, raw_dir: Path) -> Path:
         return target
     target.parent.mkdir(parents=True, exist_ok=True)
     temp = target.with_name(f".{target.name}.{os.getpid()}.tmp")
-    with open(temp, "wb") as handle:
-        handle.write(data)
-        handle.flush()
-        os.fsync(handle.fileno())
-    os.replace(temp, target)
+    try:
+        with open(temp, "wb") as handle:
+            handle.write(data)
+            handle.flush()
+            os.fsync(handle.fileno())
+        os.replace(temp, target)
+    except OSError:
+        # a full disk, say: leave no half-written copy behind; the inbox file stays for a retry
+        with contextlib.suppress(OSError):
+            temp.unlink()
+        raise
     return target
 
 
-def _read_original(path: Path, max_bytes: int) -> tuple[bytes, int]:
+def printable(name: str) -> str:
+    """Return a file name fit to store and show: control characters and undecodable bytes escaped.
+
+    The same name always gives the same result, so claims keyed by it still match.
+    """
+    if not _UNPRINTABLE.search(name):
+        return name
+    return _UNPRINTABLE.sub(lambda match: _escape(match.group()), name)
+
+
+def _escape(char: str) -> str:
+    code = ord(char)
+    if 0xDC80 <= code <= 0xDCFF:  # a byte that is not UTF-8, as os.fsdecode keeps it
+        return f"\\x{code - 0xDC00:02x}"
+    return f"\\x{code:02x}" if code < 0x100 else f"\\u{code:04x}"
+
+
+def _read_original(path: Path, name: str, max_bytes: int) -> tuple[bytes, int]:
+    """Read a regular file's bytes without following a link or waiting on a pipe."""
     try:
         info = path.lstat()
     except OSError as exc:
-        raise ExtractError(f"{path.name} could not be read ({exc.strerror}); check its permissions") from exc
-    if path.is_symlink():
-        raise ExtractError(f"{path.name} is a symbolic link; links are not followed, drop the file itself")
+        raise _unreadable(name, exc) from exc
+    if stat.S_ISLNK(info.st_mode):
+        raise ExtractError(f"{name} is a symbolic link; links are not followed, drop the file itself")
+    if not stat.S_ISREG(info.st_mode):
+        raise ExtractError(f"{name} is not a regular file (a pipe or device?); drop a plain file instead")
     if info.st_size > max_bytes:
-        limit = max_bytes / (1024 * 1024)
-        raise ExtractError(
-            f"{path.name} is {info.st_size / (1024 * 1024):.1f} MB, over the {limit:g} MB limit; "
-            "split it or raise inbox.max_file_mb"
-        )
+        raise _too_large(name, info.st_size, max_bytes)
+    flags = os.O_RDONLY | getattr(os, "O_NOFOLLOW", 0) | getattr(os, "O_NONBLOCK", 0)
     try:
-        with open(path, "rb") as handle:
-            return handle.read(max_bytes + 1), info.st_mtime_ns
+        # the checks above raced with the file system: the open itself refuses links and pipes
+        fd = os.open(path, flags)
+        with open(fd, "rb") as handle:
+            opened = os.fstat(handle.fileno())
+            if not stat.S_ISREG(opened.st_mode):
+                raise ExtractError(f"{name} is not a regular file (a pipe or device?); drop a plain file instead")
+            data = handle.read(max_bytes + 1)
     except OSError as exc:
-        raise ExtractError(f"{path.name} could not be read ({exc.strerror}); check its permissions") from exc
+        raise _unreadable(name, exc) from exc
+    if len(data) > max_bytes:
+        raise _too_large(name, len(data), max_bytes)
+    return data, opened.st_mtime_ns
+
+
+def _unreadable(name: str, exc: OSError) -> ExtractError:
+    reason = exc.strerror or type(exc).__name__
+    return ExtractError(f"{name} could not be read ({reason}); check its permissions and drop it again")
+
+
+def _too_large(name: str, size: int, max_bytes: int) -> ExtractError:
+    limit = max_bytes / (1024 * 1024)
+    return ExtractError(
+        f"{name} is {size / (1024 * 1024):.1f} MB, over the {limit:g} MB limit; split it or raise inbox.max_file_mb"
+    )
 
 
 def _shown_path(item: IngestFile, settings: Settings) -> str:
     if item.from_inbox:
         try:
-            return str(item.path.relative_to(settings.inbox_dir))
+            return printable(str(item.path.relative_to(settings.inbox_dir)))
         except ValueError:
             pass
-    return str(item.path)
+    return printable(str(item.path))
 
 
 def _fail(
     conn: apsw.Connection, item: IngestFile, shown: str, reason: str, *, settings: Settings, actor: str
 ) -> Outcome:
     log.warning("could not take in %s: %s", shown, reason)
-    if item.from_inbox and item.path.exists():
+    if item.from_inbox and os.path.lexists(item.path):  # a dangling link is moved too
         moved = move_to_failed(item.path, reason, settings.failed_dir)
-        shown_failed = str(moved.relative_to(settings.inbox_dir))
+        shown_failed = printable(str(moved.relative_to(settings.inbox_dir)))
     else:
         shown_failed = shown
     with conn:
@@ -205,15 +255,41 @@ def move_to_failed(path: Path, reason: str, failed_dir: Path) -> Path:
     inbox to be tried (and explained) again, never a file without a reason.
     """
     failed_dir.mkdir(parents=True, exist_ok=True)
-    target = failed_dir / path.name
+    target = failed_dir / _failed_name(path.name, 1)
     number = 2
-    while target.exists():
-        target = failed_dir / f"{path.stem} ({number}){path.suffix}"
+    while os.path.lexists(target) or os.path.lexists(_note_for(target)):
+        target = failed_dir / _failed_name(path.name, number)
         number += 1
-    note = target.with_name(target.name + ".error.txt")
-    note.write_text(reason.rstrip() + "\n", encoding="utf-8")
+    note = _note_for(target)
+    note.write_text(reason.rstrip() + "\n", encoding="utf-8", errors="backslashreplace")
     os.replace(path, target)
     return target
+
+
+def _note_for(target: Path) -> Path:
+    return target.with_name(target.name + _FAILED_NOTE)
+
+
+def _failed_name(name: str, number: int) -> str:
+    """Name the n-th failed copy of name, short enough that its note's name fits too."""
+    stem, suffix = os.path.splitext(name)
+    mark = "" if number == 1 else f" ({number})"
+    raw_suffix = os.fsencode(suffix)[:16]
+    room = NAME_MAX_BYTES - len(_FAILED_NOTE) - len(mark.encode()) - len(raw_suffix)
+    return os.fsdecode(_cut_bytes(os.fsencode(stem), room) + mark.encode() + raw_suffix)
+
+
+def _cut_bytes(raw: bytes, size: int) -> bytes:
+    """Cut raw to at most size bytes, never inside a UTF-8 character."""
+    if len(raw) <= size:
+        return raw
+    for end in range(size, max(size - 4, 0), -1):
+        try:
+            raw[:end].decode("utf-8")
+        except UnicodeDecodeError:
+            continue
+        return raw[:end]
+    return raw[:size]  # not UTF-8 anyway: keep the bytes as they were
 
 
 def _remove(path: Path) -> None:

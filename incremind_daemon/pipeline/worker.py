@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import contextlib
 import logging
+import os
 import queue
 import threading
 import time
@@ -262,7 +263,7 @@ class Worker:
     def _handle(self, conn: apsw.Connection, item: WorkItem) -> Outcome:
         if isinstance(item, TailSession):
             return self._tail(conn, item)
-        if item.from_inbox and not item.path.exists():
+        if item.from_inbox and not os.path.lexists(item.path):  # a dangling link is failed, not gone
             return Outcome("gone", str(item.path), item.project, "the file left the inbox")
         outcome = ingest_file(conn, item, settings=self._settings, extract=self._extract, actor=self._actor)
         self._count(outcome)

@@ -50,10 +50,15 @@ def is_candidate(path: Path, inbox_dir: Path) -> bool:
 
 
 def scan_inbox(inbox_dir: Path) -> Iterator[Path]:
-    """Yield every candidate file under the inbox, without following linked folders."""
+    """Yield every candidate file under the inbox, without following linked folders.
+
+    A link to a folder is yielded like a file, so it is refused with a reason
+    (as a watch event would have it) instead of lingering unexplained.
+    """
     for root, dirs, files in os.walk(inbox_dir, followlinks=False):
-        dirs[:] = sorted(d for d in dirs if not d.startswith("."))
-        for name in sorted(files):
+        links = [d for d in dirs if os.path.islink(os.path.join(root, d))]
+        dirs[:] = sorted(d for d in dirs if not d.startswith(".") and d not in links)
+        for name in sorted([*files, *links]):
             path = Path(root) / name
             if is_candidate(path, inbox_dir):
                 yield path
@@ -93,7 +98,14 @@ class InboxFeeder:
         self._wake = threading.Event()
         self._stop = threading.Event()
         self._thread: threading.Thread | None = None
+        self._inbox_id: tuple[int, int] | None = None  # (device, inode) of the inbox folder last scanned
+        self._lost = False  # the inbox folder itself was deleted: its watch died with it
+        self._on_recreated: list[Callable[[], object]] = []
         self.last_scan_at: float | None = None
+
+    def when_recreated(self, callback: Callable[[], object]) -> None:
+        """Call callback (on the feeder's thread) when the inbox folder was deleted and made again."""
+        self._on_recreated.append(callback)
 
     def notice(self, path: Path, *, closed: bool = False) -> None:
         """Note that a path may hold a new file; a closed file needs no settling."""
@@ -104,6 +116,12 @@ class InboxFeeder:
                 self._ready.add(path)
             self._seen.setdefault(path, _Seen(-1, -1, time.monotonic()))
         self._wake.set()
+
+    def inbox_deleted(self) -> None:
+        """Note that the inbox folder itself was deleted; the next turn makes it again and rewatches."""
+        with self._lock:
+            self._lost = True
+        self.rescan_soon()
 
     def rescan_soon(self) -> None:
         """Ask for a rescan at the next turn (a folder was moved in, say)."""
@@ -143,10 +161,28 @@ class InboxFeeder:
         self.last_scan_at = time.monotonic()
         try:
             self._inbox.mkdir(parents=True, exist_ok=True)
+            self._check_identity()
             for path in scan_inbox(self._inbox):
                 self.notice(path)
         except OSError as exc:
             log.warning("could not scan the inbox %s: %s", self._inbox, exc)
+
+    def _check_identity(self) -> None:
+        """Notice an inbox folder that was deleted and made again, whose watch died with it."""
+        info = self._inbox.stat()
+        identity = (info.st_dev, info.st_ino)
+        previous, self._inbox_id = self._inbox_id, identity
+        with self._lock:
+            lost, self._lost = self._lost, False
+        # a new folder may reuse the old one's inode, so a delete event counts on its own
+        if not lost and (previous is None or previous == identity):
+            return
+        log.warning("the inbox %s was deleted and made again; watching the new folder", self._inbox)
+        for callback in self._on_recreated:
+            try:
+                callback()
+            except OSError as exc:
+                log.warning("could not watch the new inbox %s (%s); relying on rescans", self._inbox, exc)
 
     def _submit_settled(self) -> None:
         with self._lock:
@@ -158,6 +194,7 @@ class InboxFeeder:
                 with self._lock:
                     self._seen.pop(path, None)
                     self._ready.discard(path)
+                path = _with_utf8_name(path)
                 project = project_for(path, self._inbox, self._default)
                 self._submit(IngestFile(path, project, from_inbox=True))
 
@@ -179,3 +216,27 @@ class InboxFeeder:
             # a file untouched for the settle time (there before start-up, say) is ready
             return time.time() - info.st_mtime_ns / 1e9 >= self._settle
         return now - seen.observed >= self._settle
+
+
+def _with_utf8_name(path: Path) -> Path:
+    """Rename a file whose name is not UTF-8 to an escaped name, so it can be stored and shown.
+
+    Its bytes (b"\\xff") become the four characters "\\xff"; an existing file of that
+    name is never replaced. On any failure the path is handed on unchanged.
+    """
+    raw = os.fsencode(path.name)
+    try:
+        raw.decode("utf-8")
+    except UnicodeDecodeError:
+        pass
+    else:
+        return path
+    target = path.with_name(raw.decode("utf-8", errors="backslashreplace"))
+    try:
+        os.link(path, target, follow_symlinks=False)  # fails when target exists: never clobbers
+        os.unlink(path)
+    except OSError as exc:
+        log.warning("could not rename %r to a UTF-8 name: %s", raw, exc)
+        return path
+    log.info("renamed %r in the inbox to %s", raw, target.name)
+    return target

@@ -8,9 +8,11 @@ from pathlib import Path
 
 from watchdog.events import (
     DirCreatedEvent,
+    DirDeletedEvent,
     DirMovedEvent,
     FileClosedEvent,
     FileCreatedEvent,
+    FileDeletedEvent,
     FileModifiedEvent,
     FileMovedEvent,
     FileSystemEventHandler,
@@ -30,8 +32,9 @@ def _as_path(raw: str | bytes) -> Path:
 class InboxHandler(FileSystemEventHandler):
     """Runs on watchdog's dispatch thread, so it only notes paths."""
 
-    def __init__(self, feeder: InboxFeeder) -> None:
+    def __init__(self, feeder: InboxFeeder, inbox_dir: Path | None = None) -> None:
         self._feeder = feeder
+        self._root = inbox_dir
 
     def on_closed(self, event: FileClosedEvent) -> None:  # the writer closed the file (inotify)
         self._feeder.notice(_as_path(event.src_path), closed=True)
@@ -46,6 +49,10 @@ class InboxHandler(FileSystemEventHandler):
         if isinstance(event, FileModifiedEvent):
             self._feeder.notice(_as_path(event.src_path))
 
+    def on_deleted(self, event: FileDeletedEvent | DirDeletedEvent) -> None:
+        if event.is_directory and _as_path(event.src_path) == self._root:
+            self._feeder.inbox_deleted()  # the next turn makes the folder again and watches it anew
+
     def on_moved(self, event: FileMovedEvent | DirMovedEvent) -> None:
         if event.is_directory:
             self._feeder.rescan_soon()
@@ -58,6 +65,14 @@ def watch_inbox(inbox_dir: Path, feeder: InboxFeeder) -> BaseObserver:
     inbox_dir.mkdir(parents=True, exist_ok=True)
     observer = Observer()
     observer.name = "incremind-watch"
-    observer.schedule(InboxHandler(feeder), str(inbox_dir), recursive=True)
+    handler = InboxHandler(feeder, inbox_dir)
+    observer.schedule(handler, str(inbox_dir), recursive=True)
     observer.start()
+
+    def rewatch() -> None:
+        # a deleted folder's watch is dead; watch whatever folder now has its name
+        observer.unschedule_all()
+        observer.schedule(handler, str(inbox_dir), recursive=True)
+
+    feeder.when_recreated(rewatch)
     return observer

@@ -11,7 +11,7 @@ from collections.abc import Iterator
 
 from incremind_daemon.errors import ExtractError
 
-from .extracted import Extracted, display_name, finish
+from .extracted import Extracted, display_name, finish, memory_error
 from .tabular import CELL_SEPARATOR
 from .text import normalise_newlines
 
@@ -47,6 +47,8 @@ def extract_docx(data: bytes, name: str) -> Extracted:
         blocks = [(line, is_heading) for line, is_heading in _walk_blocks(body, ns, heading_styles) if line.strip()]
     except ExtractError:
         raise
+    except MemoryError:
+        raise memory_error(name) from None
     # RecursionError (a RuntimeError) comes from absurdly nested XML.
     except (
         _BadDocx,

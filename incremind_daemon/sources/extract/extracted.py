@@ -46,6 +46,14 @@ def empty_error(name: str) -> ExtractError:
     return ExtractError(f"{display_name(name)} is empty; add some text to it and drop it again.")
 
 
+def memory_error(name: str) -> ExtractError:
+    """Build the error for a file that needs more memory to read than the reader may use."""
+    return ExtractError(
+        f"{display_name(name)} needs more memory to read than the reader may use; "
+        "open and save it again (or split it) and drop it again."
+    )
+
+
 def finish(text: str, *, title: str, media_type: str, name: str, pages: tuple[tuple[int, int], ...] = ()) -> Extracted:
     """Check that text is not blank and build the result."""
     if not text.strip():

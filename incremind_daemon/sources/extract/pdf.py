@@ -10,7 +10,7 @@ from pypdf.errors import DependencyError
 
 from incremind_daemon.errors import ExtractError
 
-from .extracted import Extracted, display_name, finish
+from .extracted import Extracted, display_name, finish, memory_error
 from .text import normalise_newlines
 
 log = logging.getLogger(__name__)
@@ -33,6 +33,8 @@ def extract_pdf(data: bytes, name: str) -> Extracted:
         page_count = len(reader.pages)
     except ExtractError:
         raise
+    except MemoryError:
+        raise memory_error(name) from None
     except Exception as exc:  # pypdf raises any type on a broken file
         log.info("pypdf could not open %s: %r", shown, exc)
         raise _damaged(shown) from None
@@ -83,6 +85,8 @@ def _page_text(reader: PdfReader, number: int, shown: str) -> str | None:
     """Return the cleaned text of one page, or None if the page cannot be read."""
     try:
         raw = reader.pages[number - 1].extract_text()
+    except MemoryError:
+        raise memory_error(shown) from None
     except Exception as exc:  # pypdf raises any type on a broken file
         log.warning("skipping unreadable page %d of %s: %r", number, shown, exc)
         return None

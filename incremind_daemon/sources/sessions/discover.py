@@ -63,7 +63,36 @@ def matches(root: WatchRoot, path: Path) -> bool:
         return False
     if root.agent == "codex" and path.name.endswith(".jsonl.zst") and path.with_suffix("").exists():
         return False  # a plain rollout takes precedence over its compressed twin
-    return any(_glob_match(relative, pattern) for pattern in root.patterns)
+    if not any(_glob_match(relative, pattern) for pattern in root.patterns):
+        return False
+    return has_storable_name(path) and is_inside(root.folder, path)
+
+
+def has_storable_name(path: Path) -> bool:
+    """Tell whether a path is valid UTF-8, as every stored path must be (agents write no other)."""
+    try:
+        str(path).encode("utf-8")
+    except UnicodeEncodeError:
+        log.debug("ignoring %r: its name is not UTF-8", path)
+        return False
+    return True
+
+
+def is_inside(folder: Path, path: Path) -> bool:
+    """Tell whether path, with every link resolved, still lies inside folder.
+
+    A link in an agent's folder that points elsewhere (a linked project
+    folder, say) is never followed; the folder itself may be a link.
+    """
+    try:
+        real = path.resolve()
+        base = folder.resolve()
+    except (OSError, RuntimeError):  # RuntimeError: a link loop
+        return False
+    if real == base or base in real.parents:
+        return True
+    log.debug("ignoring %s: it leads outside %s", path, folder)
+    return False
 
 
 def _glob_match(relative: str, pattern: str) -> bool:

@@ -12,9 +12,11 @@ from __future__ import annotations
 
 import hashlib
 import logging
-from collections.abc import Sequence
+import stat
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 from pathlib import Path
+from typing import BinaryIO
 
 from incremind_daemon.config import Settings
 from incremind_daemon.pipeline.work import FileMark, SessionItem, SessionMessage, SessionMeta, SessionRead, TailSession
@@ -24,12 +26,20 @@ from incremind_daemon.sources.sessions.discover import is_excluded, project_for_
 from incremind_daemon.sources.sessions.gemini import GeminiParser, parse_gemini_json
 from incremind_daemon.sources.sessions.generic import parse_chat_markdown
 from incremind_daemon.sources.sessions.records import SessionParser
-from incremind_daemon.sources.sessions.tail import FileIdentity, identify, needs_reread, read_complete_lines
+from incremind_daemon.sources.sessions.tail import (
+    FileIdentity,
+    identify,
+    needs_reread,
+    open_regular,
+    read_complete_lines,
+)
 
 log = logging.getLogger(__name__)
 
 BATCH_BYTES = 4 << 20  # read at most this much per turn, so other work interleaves with a backfill
 MAX_WHOLE_FILE = 256 << 20  # a whole-file chat larger than this is refused, not loaded
+MAX_LINE = 16 << 20  # a longer line of a compressed rollout is skipped, as the tailer skips it
+MAX_INFLATED = 4 << 30  # a compressed rollout is read no further than this (a zstd bomb?)
 
 
 @dataclass(frozen=True, slots=True)
@@ -54,9 +64,13 @@ class TranscriptReader:
 
     def __call__(self, item: TailSession, mark: FileMark | None) -> SessionRead:
         path = item.path
-        if path.is_symlink():
+        info = path.lstat()
+        if stat.S_ISLNK(info.st_mode):
             identity = _link_identity(path)
             return SessionRead((), None, _mark(identity, 0), None, skipped="a symbolic link; links are not followed")
+        if not stat.S_ISREG(info.st_mode):
+            identity = _link_identity(path)
+            return SessionRead((), None, _mark(identity, 0), None, skipped="not a regular file (a pipe or device?)")
         if path.name.endswith((".jsonl.zst", ".json", ".md", ".txt")) or item.agent not in {
             "claude",
             "codex",
@@ -106,15 +120,15 @@ class TranscriptReader:
             parser = CodexParser.for_path(path.with_suffix(""))
             found = []
             with open_rollout(path) as stream:
-                for line in stream:
-                    found.extend(parser.feed(line.rstrip(b"\r\n")))
+                for line in _bounded_lines(stream, path):
+                    found.extend(parser.feed(line))
             found.extend(parser.flush())
             meta = parser.meta
         elif item.agent == "gemini":
-            messages = parse_gemini_json(path.read_bytes(), cwd=_gemini_root(path))
+            messages = parse_gemini_json(_read_all(path), cwd=_gemini_root(path))
             found = list(messages)
         else:
-            text = path.read_bytes().decode("utf-8", errors="replace")
+            text = _read_all(path).decode("utf-8", errors="replace")
             session_id = _chat_session_id(path)
             found = list(parse_chat_markdown(text, agent=item.agent, session_id=session_id, cwd=str(path.parent)))
             meta = SessionMeta(item.agent, session_id, cwd=str(path.parent))
@@ -145,6 +159,30 @@ class TranscriptReader:
                 meta.subagent,
             )
         return SessionRead(tuple(found), meta, mark, project, more=more)
+
+
+def _read_all(path: Path) -> bytes:
+    with open_regular(path) as handle:
+        return handle.read(MAX_WHOLE_FILE + 1)
+
+
+def _bounded_lines(stream: BinaryIO, path: Path) -> Iterator[bytes]:
+    """Yield the lines of an inflating stream, skipping huge ones, up to MAX_INFLATED bytes in all."""
+    total = 0
+    skipping = False
+    while total < MAX_INFLATED:
+        line = stream.readline(MAX_LINE + 1)
+        if not line:
+            return
+        total += len(line)
+        complete = line.endswith(b"\n")
+        if skipping or len(line) > MAX_LINE:
+            if not skipping:
+                log.warning("skipped a line of more than %d bytes in %s", MAX_LINE, path)
+            skipping = not complete
+            continue
+        yield line.rstrip(b"\r\n")
+    log.warning("stopped reading %s after %d inflated bytes", path, MAX_INFLATED)
 
 
 def _parser_for(item: TailSession, path: Path) -> SessionParser:

@@ -16,10 +16,14 @@ last seen: both hashes then cover the same bytes, so growth is not mistaken for 
 
 from __future__ import annotations
 
+import contextlib
+import errno
 import hashlib
 import io
 import logging
 import os
+import stat
+from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -46,16 +50,32 @@ class TailChunk:
     offsets: tuple[int, ...] = ()  # where each of ``lines`` starts in the file
 
 
+@contextlib.contextmanager
+def open_regular(path: Path) -> Iterator[io.BufferedReader]:
+    """Open a regular file for reading; refuse a link, and a pipe or device without waiting on it."""
+    flags = os.O_RDONLY | getattr(os, "O_NOFOLLOW", 0) | getattr(os, "O_NONBLOCK", 0)
+    fd = os.open(path, flags)
+    try:
+        if not stat.S_ISREG(os.fstat(fd).st_mode):
+            raise OSError(errno.EINVAL, "not a regular file", str(path))
+        handle = open(fd, "rb")  # noqa: SIM115 - closed below, after the with body
+    except BaseException:
+        os.close(fd)
+        raise
+    with handle:
+        yield handle
+
+
 def identify(path: Path, *, head_len: int = HEAD_BYTES) -> FileIdentity:
     """Describe a file by device, inode, size and a hash of its first bytes."""
-    with path.open("rb") as handle:
-        stat = os.fstat(handle.fileno())
-        length = min(head_len, stat.st_size)
+    with open_regular(path) as handle:
+        info = os.fstat(handle.fileno())
+        length = min(head_len, info.st_size)
         head = handle.read(length)
     return FileIdentity(
-        dev=stat.st_dev,
-        inode=stat.st_ino,
-        size=stat.st_size,
+        dev=info.st_dev,
+        inode=info.st_ino,
+        size=info.st_size,
         head_hash=hashlib.sha256(head).hexdigest(),
         head_len=len(head),
     )
@@ -80,7 +100,7 @@ def read_complete_lines(path: Path, offset: int, *, max_bytes: int = 8 << 20, ma
     returned whole when it is at most ``max_line`` bytes. A longer line is skipped (its bytes
     are consumed, so ``end`` moves past it) once its newline has been written.
     """
-    with path.open("rb") as handle:
+    with open_regular(path) as handle:
         handle.seek(offset)
         data = handle.read(max_bytes)
         cut = data.rfind(b"\n")
