@@ -22,26 +22,17 @@ import random
 import shutil
 import subprocess
 import sys
-import tempfile
 import time
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
+from benchmarks.isolation import isolate_home
 
-def isolate_home() -> Path:
-    """Point HOME and INCREMIND_HOME into a fresh folder before incremind is imported."""
-    root = Path(tempfile.mkdtemp(prefix="incremind-context-")).resolve()
-    for name in [key for key in os.environ if key.startswith("INCREMIND_") or key.endswith(("_CONFIG_DIR", "_HOME"))]:
-        if name.startswith("INCREMIND_") or name in ("CLAUDE_CONFIG_DIR", "CODEX_HOME", "GEMINI_CLI_HOME"):
-            del os.environ[name]
-    os.environ["HOME"] = str(root / "home")
-    os.environ["INCREMIND_HOME"] = str(root / "home" / ".incremind")
-    os.environ["INCREMIND_EMBEDDING__BACKEND"] = "none"
-    return root
+ROOT = isolate_home("incremind-context-")  # before incremind_daemon is imported
+os.environ["INCREMIND_EMBEDDING__BACKEND"] = "none"
 
-
-ROOT = isolate_home()
-
+from benchmarks.figures import percentile  # noqa: E402
+from benchmarks.processes import REPO  # noqa: E402
 from incremind_daemon.config import load_settings  # noqa: E402
 from incremind_daemon.pipeline.redact import redact  # noqa: E402
 from incremind_daemon.serve.context.gather import gather_context  # noqa: E402
@@ -82,11 +73,6 @@ def build(settings_home: Path, *, insights: int, sessions: int, projects: int) -
             )
             review(conn, new, "confirm", actor="bench", now=at)
     conn.close()
-
-
-def percentile(values: list[float], share: float) -> float:
-    ordered = sorted(values)
-    return ordered[min(len(ordered) - 1, round(share * (len(ordered) - 1)))]
 
 
 def main() -> int:
@@ -153,7 +139,7 @@ def main() -> int:
             }
         )
         command = [sys.executable, "-m", "incremind_daemon", "hook", "claude-session-start"]
-        env = os.environ | {"PYTHONPATH": str(Path(__file__).resolve().parents[1])}
+        env = os.environ | {"PYTHONPATH": str(REPO)}
         times: list[float] = []
         size = 0
         for _ in range(args.runs):
@@ -166,8 +152,8 @@ def main() -> int:
             subprocess.run([sys.executable, "-c", "pass"], check=True)
         bare = (time.perf_counter() - started) / args.runs
         print(
-            f"hook claude-session-start, {args.runs} runs: p50 {percentile(times, 0.5) * 1000:.0f} ms, "
-            f"p95 {percentile(times, 0.95) * 1000:.0f} ms (a bare `python -c pass`: {bare * 1000:.0f} ms); "
+            f"hook claude-session-start, {args.runs} runs: p50 {percentile(times, 50) * 1000:.0f} ms, "
+            f"p95 {percentile(times, 95) * 1000:.0f} ms (a bare `python -c pass`: {bare * 1000:.0f} ms); "
             f"additionalContext {size:,} characters"
         )
 

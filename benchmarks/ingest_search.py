@@ -18,7 +18,6 @@ BENCH_ROOT = isolate_home("incremind-bench-")  # before apsw, jieba and incremin
 import argparse  # noqa: E402
 import cProfile  # noqa: E402
 import io  # noqa: E402
-import json  # noqa: E402
 import logging  # noqa: E402
 import os  # noqa: E402
 import pstats  # noqa: E402
@@ -27,19 +26,20 @@ import subprocess  # noqa: E402
 import sys  # noqa: E402
 import time  # noqa: E402
 from collections.abc import Sequence  # noqa: E402
-from dataclasses import asdict, dataclass  # noqa: E402
+from dataclasses import dataclass  # noqa: E402
 from pathlib import Path  # noqa: E402
 
 import jieba  # noqa: E402
 
 from benchmarks.corpus import Document, Query, build_queries, generate_documents  # noqa: E402
-from benchmarks.figures import MB, Report, machine_line, percentile, progress  # noqa: E402
+from benchmarks.figures import MB, Report, percentile, progress, render_table, write_json  # noqa: E402
 from benchmarks.processes import (  # noqa: E402
-    REPO,
     RssSampler,
+    check_alive,
     cpu_seconds,
     daemon_env,
     proc_status_kb,
+    start_daemon,
     stop_daemon,
     wait_for,
 )
@@ -208,24 +208,16 @@ def files_in(folder: Path) -> int:
         return sum(1 for entry in entries if entry.is_file())
 
 
-def start_daemon(home: Path, log_path: Path) -> subprocess.Popen[bytes]:
-    command = [sys.executable, "-m", "incremind_daemon", "run", "--home", str(home)]
-    with open(log_path, "wb") as log:  # the child keeps its own descriptor
-        return subprocess.Popen(command, env=daemon_env(home), cwd=REPO, stdout=log, stderr=subprocess.STDOUT)
-
-
 def bench_daemon(folder: Path, plan: Plan, report: Report) -> None:
     """Measure the daemon's memory idle and while draining the inbox, and idle CPU."""
     home = BENCH_ROOT / "daemon-home"
     log_path = BENCH_ROOT / "daemon.log"
-    process = start_daemon(home, log_path)
+    process = start_daemon(daemon_env(home), log_path, "--home", str(home))
     section = "daemon"
     try:
         startup = wait_for(lambda: (home / "status.json").exists() or process.poll() is not None,
                            120, "daemon start")
-        if process.poll() is not None:
-            tail = log_path.read_text(encoding="utf-8", errors="replace").strip().splitlines()[-1:]
-            raise RuntimeError(f"the daemon exited with {process.returncode}: {' '.join(tail)}")
+        check_alive(process, log_path)
         report.add(section, "start-up (to status.json)", startup, "s", 2)
         with RssSampler(process.pid) as idle:
             time.sleep(plan.idle_seconds)
@@ -268,28 +260,9 @@ def drain_inbox(process: subprocess.Popen[bytes], folder: Path, home: Path, repo
 # ---------------------------------------------------------------- output
 
 
-def render_table(report: Report, plan: Plan) -> str:
-    """Render the figures as an aligned table, one block per section."""
-    name_width = max(len(f.name) for f in report.figures)
-    value_width = max(len(f.shown()) for f in report.figures)
+def title(plan: Plan) -> str:
     scales = " and ".join(f"{s:,}" for s in plan.scales)
-    lines = [f"incremind-daemon benchmark ({plan.mode}: {plan.documents:,} documents; {scales} passages)",
-             machine_line()]
-    section = ""
-    for figure in report.figures:
-        if figure.section != section:
-            section = figure.section
-            lines += ["", section]
-        lines.append(f"  {figure.name:<{name_width}}  {figure.shown():>{value_width}}  {figure.unit}".rstrip())
-    if report.notes:
-        lines += ["", *report.notes]
-    return "\n".join(lines)
-
-
-def write_json(path: Path, report: Report, plan: Plan) -> None:
-    data = {"plan": asdict(plan), "machine": machine_line(),
-            "figures": [asdict(f) for f in report.figures], "notes": report.notes}
-    path.write_text(json.dumps(data, ensure_ascii=False, indent=2) + "\n", encoding="utf-8")
+    return f"incremind-daemon benchmark ({plan.mode}: {plan.documents:,} documents; {scales} passages)"
 
 
 # ---------------------------------------------------------------- main
@@ -349,7 +322,7 @@ def main(argv: list[str] | None = None) -> int:
         run(args, plan, report)
     finally:
         if report.figures:  # print what was measured even when a later step failed
-            print(render_table(report, plan))
+            print(render_table(report, title(plan)))
             if args.out:
                 write_json(args.out, report, plan)
         if args.keep:

@@ -13,7 +13,6 @@ client is the SDK's own client in its own session. Figures are printed.
 from __future__ import annotations
 
 import sys
-from pathlib import Path
 
 from benchmarks.isolation import isolate_home
 
@@ -29,6 +28,7 @@ from mcp import Client, StdioServerParameters  # noqa: E402
 
 from benchmarks.corpus import build_queries  # noqa: E402
 from benchmarks.figures import percentile  # noqa: E402
+from benchmarks.processes import REPO  # noqa: E402
 from benchmarks.search_db import build_search_db  # noqa: E402
 from incremind_daemon.config import load_settings  # noqa: E402
 from incremind_daemon.serve.mcp_http import McpHttpServer  # noqa: E402
@@ -36,8 +36,6 @@ from incremind_daemon.serve.mcp_tools import MemoryBackend  # noqa: E402
 from incremind_daemon.store.db import connect  # noqa: E402
 from incremind_daemon.store.records import SaveRequest, SaveResult  # noqa: E402
 from incremind_daemon.store.tokenizer import ensure_segmenter  # noqa: E402
-
-REPO = Path(__file__).resolve().parents[1]
 
 
 def refuse_save(request: SaveRequest) -> SaveResult:

@@ -8,12 +8,14 @@ from __future__ import annotations
 import os
 import signal
 import subprocess
+import sys
 import threading
 import time
 from collections.abc import Callable
 from pathlib import Path
 
 from benchmarks.figures import MB
+from benchmarks.isolation import AGENT_OVERRIDES
 
 REPO = Path(__file__).resolve().parent.parent
 SAMPLE_SECONDS = 0.1
@@ -66,23 +68,43 @@ class RssSampler:
         return max(self.samples_kb, default=0) * 1024 / MB
 
 
-def daemon_env(home: Path) -> dict[str, str]:
-    """The daemon's environment: isolated home, the repo importable, quick settling."""
-    env = {k: v for k, v in os.environ.items() if not k.startswith("INCREMIND_")}
+def daemon_env(home: Path, *, user_home: Path | None = None, **extra: str) -> dict[str, str]:
+    """The daemon's environment: isolated home, the repo importable, quick settling.
+
+    user_home is the daemon's HOME (default: this process's, already isolated);
+    extra adds INCREMIND_* settings.
+    """
+    env = {k: v for k, v in os.environ.items() if not k.startswith("INCREMIND_") and k not in AGENT_OVERRIDES}
     env.update(
-        HOME=os.environ["HOME"], INCREMIND_HOME=str(home), INCREMIND_INBOX__SETTLE_SECONDS="0.2",
+        HOME=str(user_home) if user_home else os.environ["HOME"], INCREMIND_HOME=str(home),
+        INCREMIND_INBOX__SETTLE_SECONDS="0.2",
         PYTHONPATH=os.pathsep.join(filter(None, [str(REPO), env.get("PYTHONPATH")])),
+        **extra,
     )
     return env
 
 
-def wait_for(condition: Callable[[], bool], timeout: float, what: str) -> float:
-    """Poll condition every 0.1 s; return the seconds it took or raise after timeout."""
+def start_daemon(env: dict[str, str], log_path: Path, *args: str) -> subprocess.Popen[bytes]:
+    """Start ``incremind run`` with env, its output going to log_path."""
+    command = [sys.executable, "-m", "incremind_daemon", "run", *args]
+    with open(log_path, "wb") as log:  # the child keeps its own descriptor
+        return subprocess.Popen(command, env=env, cwd=REPO, stdout=log, stderr=subprocess.STDOUT)
+
+
+def check_alive(process: subprocess.Popen[bytes], log_path: Path) -> None:
+    """Raise with the last lines of the daemon's log if it has exited."""
+    if process.poll() is not None:
+        tail = log_path.read_text(encoding="utf-8", errors="replace").strip().splitlines()[-3:]
+        raise RuntimeError(f"the daemon exited with {process.returncode}: {' | '.join(tail)}")
+
+
+def wait_for(condition: Callable[[], bool], timeout: float, what: str, every: float = SAMPLE_SECONDS) -> float:
+    """Poll condition every `every` s; return the seconds it took or raise after timeout."""
     started = time.monotonic()
     while not condition():
         if time.monotonic() - started > timeout:
             raise TimeoutError(f"{what}: not done after {timeout:.0f} s")
-        time.sleep(SAMPLE_SECONDS)
+        time.sleep(every)
     return time.monotonic() - started
 
 

@@ -13,7 +13,16 @@ from pathlib import Path
 
 from benchmarks.corpus import iter_passages
 from benchmarks.figures import MB
-from benchmarks.processes import REPO, cpu_seconds, daemon_env, proc_status_kb, stop_daemon, wait_for
+from benchmarks.processes import (
+    REPO,
+    check_alive,
+    cpu_seconds,
+    daemon_env,
+    proc_status_kb,
+    start_daemon,
+    stop_daemon,
+    wait_for,
+)
 from benchmarks.semantic_report import Plan, Report
 from incremind_daemon.store.db import connect, fetch_rows
 
@@ -74,13 +83,10 @@ def bench_daemon_rss(plan: Plan, report: Report, root: Path) -> None:
     section = "memory"
     home = root / "daemon-home"
     log_path = root / "daemon.log"
-    command = [sys.executable, "-m", "incremind_daemon", "run"]
-    with open(log_path, "wb") as log:  # the child keeps its own descriptor
-        process = subprocess.Popen(command, env=daemon_env(home), cwd=REPO, stdout=log, stderr=subprocess.STDOUT)
+    process = start_daemon(daemon_env(home), log_path)
     try:
         wait_for(lambda: (home / "status.json").exists() or process.poll() is not None, 120, "daemon start")
-        if process.poll() is not None:
-            raise RuntimeError(f"the daemon exited with {process.returncode}; see {log_path}")
+        check_alive(process, log_path)
         report.add(section, "daemon idle before any file, VmRSS", rss_mb(process.pid, "VmRSS"), "MB")
         inbox = home / "inbox"
         inbox.mkdir(parents=True, exist_ok=True)
@@ -93,8 +99,7 @@ def bench_daemon_rss(plan: Plan, report: Report, root: Path) -> None:
             return process.poll() is not None or (sources >= plan.daemon_files and queued == 0 and active == 1)
 
         wait_for(embedded_all, 900, "daemon embedding")
-        if process.poll() is not None:
-            raise RuntimeError(f"the daemon exited with {process.returncode}; see {log_path}")
+        check_alive(process, log_path)
         report.add(section, f"daemon: {plan.daemon_files} files in, all embedded", time.monotonic() - started, "s", 1)
         time.sleep(plan.settle_seconds)
         rss = rss_mb(process.pid, "VmRSS")

@@ -13,32 +13,37 @@ asserted.
 
 from __future__ import annotations
 
-from benchmarks.isolation import AGENT_OVERRIDES, isolate_home
+from benchmarks.isolation import isolate_home
 
 BENCH_ROOT = isolate_home("incremind-sessions-")
 
 import argparse  # noqa: E402
 import cProfile  # noqa: E402
 import io  # noqa: E402
-import json  # noqa: E402
 import logging  # noqa: E402
-import math  # noqa: E402
 import os  # noqa: E402
-import platform  # noqa: E402
 import pstats  # noqa: E402
 import random  # noqa: E402
 import shutil  # noqa: E402
-import signal  # noqa: E402
-import subprocess  # noqa: E402
 import sys  # noqa: E402
 import time  # noqa: E402
-from collections.abc import Callable, Sequence  # noqa: E402
-from dataclasses import asdict, dataclass, field  # noqa: E402
+from collections.abc import Callable  # noqa: E402
+from dataclasses import dataclass  # noqa: E402
 from pathlib import Path  # noqa: E402
 
-import apsw  # noqa: E402
 import jieba  # noqa: E402
 
+from benchmarks.figures import MB, Report, percentile, progress, render_table, write_json  # noqa: E402
+from benchmarks.processes import (  # noqa: E402
+    check_alive,
+    cpu_seconds,
+    daemon_env,
+    proc_status_kb,
+    start_daemon,
+    stop_daemon,
+    wait_for,
+)
+from benchmarks.search_db import checkpointed_db_bytes  # noqa: E402
 from benchmarks.transcript_history import (  # noqa: E402
     AGENTS,
     AgentLog,
@@ -56,8 +61,6 @@ from incremind_daemon.store.db import connect, fetch_int  # noqa: E402
 from incremind_daemon.store.search import search  # noqa: E402
 from incremind_daemon.store.tokenizer import ensure_segmenter  # noqa: E402
 
-REPO = Path(__file__).resolve().parent.parent
-MB = 1_000_000  # sizes and throughput are decimal megabytes
 POLL_SECONDS = 0.005  # how often the latency probe searches
 RESCAN_SECONDS = "60"  # the default; only watch events drive latency
 
@@ -74,87 +77,6 @@ class Plan:
     settle_seconds: float = 5.0
 
 
-@dataclass(frozen=True, slots=True)
-class Figure:
-    section: str
-    name: str
-    value: float
-    unit: str
-    digits: int = 1
-
-    def shown(self) -> str:
-        return f"{round(self.value):,}" if self.digits == 0 else f"{self.value:,.{self.digits}f}"
-
-
-@dataclass(slots=True)
-class Report:
-    """Figures in the order they were measured, plus free-form notes."""
-
-    figures: list[Figure] = field(default_factory=list)
-    notes: list[str] = field(default_factory=list)
-
-    def add(self, section: str, name: str, value: float, unit: str = "", digits: int = 1) -> None:
-        figure = Figure(section, name, value, unit, digits)
-        self.figures.append(figure)
-        progress(f"{section}: {name} = {figure.shown()} {unit}".rstrip())
-
-    def note(self, text: str) -> None:
-        self.notes.append(text)
-        progress(f"note: {text}")
-
-
-def progress(message: str) -> None:
-    """Print a progress line to stderr, keeping stdout for the figures."""
-    print(f"[{time.strftime('%H:%M:%S')}] {message}", file=sys.stderr, flush=True)
-
-
-# ---------------------------------------------------------------- measuring helpers
-
-
-def percentile(values: Sequence[float], pct: float) -> float:
-    """Nearest-rank percentile."""
-    ordered = sorted(values)
-    return ordered[max(0, math.ceil(pct / 100 * len(ordered)) - 1)]
-
-
-def proc_status_kb(pid: int, key: str) -> int:
-    """Return a kB figure (VmRSS, VmHWM) from /proc/<pid>/status."""
-    with open(f"/proc/{pid}/status", encoding="ascii") as handle:
-        for line in handle:
-            if line.startswith(key + ":"):
-                return int(line.split()[1])
-    raise LookupError(f"{key} not in /proc/{pid}/status")
-
-
-def cpu_seconds(pid: int) -> float:
-    """Return the process's user plus system CPU time."""
-    with open(f"/proc/{pid}/stat", encoding="ascii") as handle:
-        fields = handle.read().rsplit(")", 1)[1].split()
-    # after "pid (comm)": field 3 is the state, so utime (14) and stime (15) sit at 11 and 12
-    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
-
-
-def checkpointed_db_bytes(db_path: Path) -> int:
-    """Fold the WAL into the database and return the size of both files."""
-    conn = connect(db_path)
-    try:
-        conn.execute("PRAGMA wal_checkpoint(TRUNCATE)").fetchall()
-    finally:
-        conn.close()
-    wal = db_path.with_name(db_path.name + "-wal")
-    return db_path.stat().st_size + (wal.stat().st_size if wal.exists() else 0)
-
-
-def wait_for(condition: Callable[[], bool], timeout: float, what: str, every: float = 0.1) -> float:
-    """Poll condition; return the seconds it took or raise after timeout."""
-    started = time.monotonic()
-    while not condition():
-        if time.monotonic() - started > timeout:
-            raise TimeoutError(f"{what}: not done after {timeout:.0f} s")
-        time.sleep(every)
-    return time.monotonic() - started
-
-
 class DaemonRun:
     """The real daemon as a subprocess, with its own HOME and INCREMIND_HOME."""
 
@@ -162,30 +84,15 @@ class DaemonRun:
         self.home = home
         self.memory = home / ".incremind"
         self.log_path = home.parent / "daemon.log"
-        env = {k: v for k, v in os.environ.items() if not k.startswith("INCREMIND_") and k not in AGENT_OVERRIDES}
-        env.update(
-            HOME=str(home),
-            INCREMIND_HOME=str(self.memory),
-            INCREMIND_SESSIONS__RESCAN_SECONDS=RESCAN_SECONDS,
-            PYTHONPATH=os.pathsep.join(filter(None, [str(REPO), env.get("PYTHONPATH")])),
-        )
-        with open(self.log_path, "wb") as log:  # the child keeps its own descriptor
-            self.process = subprocess.Popen(
-                [sys.executable, "-m", "incremind_daemon", "run"],
-                env=env,
-                cwd=REPO,
-                stdout=log,
-                stderr=subprocess.STDOUT,
-            )
+        env = daemon_env(self.memory, user_home=home, INCREMIND_SESSIONS__RESCAN_SECONDS=RESCAN_SECONDS)
+        self.process = start_daemon(env, self.log_path)
 
     @property
     def pid(self) -> int:
         return self.process.pid
 
     def check_alive(self) -> None:
-        if self.process.poll() is not None:
-            tail = self.log_path.read_text(encoding="utf-8", errors="replace").strip().splitlines()[-3:]
-            raise RuntimeError(f"the daemon exited with {self.process.returncode}: {' | '.join(tail)}")
+        check_alive(self.process, self.log_path)
 
     def wait_started(self) -> float:
         status = self.memory / "status.json"
@@ -194,13 +101,7 @@ class DaemonRun:
         return seconds
 
     def stop(self) -> int:
-        if self.process.poll() is None:
-            self.process.send_signal(signal.SIGTERM)
-        try:
-            return self.process.wait(timeout=120)
-        except subprocess.TimeoutExpired:
-            self.process.kill()
-            return self.process.wait()
+        return stop_daemon(self.process)
 
 
 # ---------------------------------------------------------------- append-to-searchable latency
@@ -442,41 +343,11 @@ def bench_idle(plan: Plan, report: Report) -> None:
 # ---------------------------------------------------------------- output and main
 
 
-def machine_line() -> str:
+def title(plan: Plan) -> str:
     return (
-        f"python {platform.python_version()}, SQLite {apsw.sqlite_lib_version()}, "
-        f"{os.cpu_count()} CPUs, {platform.machine()} {platform.system()}"
-    )
-
-
-def render_table(report: Report, plan: Plan) -> str:
-    """Render the figures as an aligned table, one block per section."""
-    name_width = max(len(f.name) for f in report.figures)
-    value_width = max(len(f.shown()) for f in report.figures)
-    lines = [
         f"incremind-daemon session benchmark ({plan.mode}: {plan.appends:,} appends; "
-        f"{plan.history_mb:g} MB history; {plan.idle_files:,} idle transcripts, {plan.idle_seconds:g} s)",
-        machine_line(),
-    ]
-    section = ""
-    for figure in report.figures:
-        if figure.section != section:
-            section = figure.section
-            lines += ["", section]
-        lines.append(f"  {figure.name:<{name_width}}  {figure.shown():>{value_width}}  {figure.unit}".rstrip())
-    if report.notes:
-        lines += ["", *report.notes]
-    return "\n".join(lines)
-
-
-def write_json(path: Path, report: Report, plan: Plan) -> None:
-    data = {
-        "plan": asdict(plan),
-        "machine": machine_line(),
-        "figures": [asdict(f) for f in report.figures],
-        "notes": report.notes,
-    }
-    path.write_text(json.dumps(data, ensure_ascii=False, indent=2) + "\n", encoding="utf-8")
+        f"{plan.history_mb:g} MB history; {plan.idle_files:,} idle transcripts, {plan.idle_seconds:g} s)"
+    )
 
 
 BENCHMARKS = ("latency", "backfill", "idle")
@@ -534,7 +405,7 @@ def main(argv: list[str] | None = None) -> int:
             print(profile_backfill(args.profile))
     finally:
         if report.figures:  # print what was measured even when a later step failed
-            print(render_table(report, plan))
+            print(render_table(report, title(plan)))
             if args.out:
                 write_json(args.out, report, plan)
         if args.keep:

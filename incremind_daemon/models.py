@@ -25,6 +25,7 @@ from urllib.parse import urlsplit
 
 import httpx
 
+from incremind_daemon.backup import file_sha256
 from incremind_daemon.config import Settings
 from incremind_daemon.errors import IncremindError, NotFound
 from incremind_daemon.store.embedder import MANIFEST_FILE, MANIFEST_TYPES, MODEL_FILE, POOLINGS, TOKENIZER_FILE
@@ -300,7 +301,7 @@ def verify_model(name: str, models_dir: Path) -> list[str]:
             problems.append(f"{target}: missing")
         elif record is None:
             problems.append(f"{target}: no hash recorded in {HASHES_FILE}")
-        elif (actual := _sha256_file(path)) != record.sha256:
+        elif (actual := file_sha256(path)) != record.sha256:
             problems.append(f"{target}: sha256 is {actual}, recorded {record.sha256} ({record.source})")
     return problems
 
@@ -319,7 +320,7 @@ def _fetch(
         part.unlink(missing_ok=True)
     try:
         _download(http, url, part, file.target, progress, retry)
-        actual = _sha256_file(part)
+        actual = file_sha256(part)
     except BaseException:
         if expected is None:
             part.unlink(missing_ok=True)
@@ -453,7 +454,7 @@ def _check_existing(folder: Path, name: str, records: dict[str, _Record], target
         if not path.is_file():
             continue
         record = records.get(target)
-        actual = _sha256_file(path)
+        actual = file_sha256(path)
         if record is None:
             raise IncremindError(f"{path} exists but no install recorded it; run `incremind model remove {name}` first")
         if actual != record.sha256:
@@ -525,14 +526,6 @@ def _checked_name(name: str) -> str:
     if not _SAFE_NAME.fullmatch(name) or name.endswith(".part"):
         raise IncremindError(f"'{name}' cannot name a model or file; use letters, digits, '.', '_' and '-'")
     return name
-
-
-def _sha256_file(path: Path) -> str:
-    digest = hashlib.sha256()
-    with path.open("rb") as handle:
-        while chunk := handle.read(CHUNK_BYTES):
-            digest.update(chunk)
-    return digest.hexdigest()
 
 
 def _copy_to(source: Path, part: Path) -> str:

@@ -17,8 +17,6 @@ from __future__ import annotations
 
 import argparse
 import json
-import os
-import platform
 import shutil
 import sys
 import time
@@ -33,6 +31,7 @@ EVAL_ROOT = isolate_home("incremind-retrieval-")  # before apsw, jieba and incre
 
 import apsw  # noqa: E402
 
+from benchmarks.figures import machine_line  # noqa: E402
 from benchmarks.retrieval.metrics import COLUMNS, Scores, mean_scores, score_query  # noqa: E402
 from incremind_daemon.errors import IncremindError, QueryError  # noqa: E402
 from incremind_daemon.store import items, vectors  # noqa: E402
@@ -243,13 +242,6 @@ def open_embedder(choice: str) -> Embedder:
     if choice == "use-m3":
         return UseM3Embedder()
     return OnnxEmbedder(Path(choice).expanduser().resolve())
-
-
-def machine_line() -> str:
-    return (
-        f"python {platform.python_version()}, SQLite {apsw.sqlite_lib_version()}, "
-        f"{os.cpu_count()} CPUs, {platform.machine()} {platform.system()}"
-    )
 
 
 def set_line(passages: Sequence[Passage], queries: Sequence[Query]) -> str:

@@ -28,7 +28,7 @@ from incremind_daemon.errors import ConfigError, IncremindError
 from incremind_daemon.pipeline.endpoints import (
     Exchange,
     RetryPolicy,
-    error_message,
+    describe_refusal,
     is_loopback,
     is_retryable,
     post_json,
@@ -298,7 +298,8 @@ class ChatClient:
                 "check that it is running and model.base_url is right"
             ) from exchange.error
         if not response.is_success and not is_retryable(response.status_code):
-            raise EndpointRefused(_describe_refusal(response, self.endpoint, self.model))
+            refusal = describe_refusal(response, self.endpoint, self.model, section="model", kind="a chat model")
+            raise EndpointRefused(refusal)
         if not response.is_success:
             raise EndpointError(
                 f"the model endpoint {self.endpoint} answered {response.status_code} {response.reason_phrase} "
@@ -366,17 +367,3 @@ def _receipt_detail(attempts: tuple[str, ...], usage: TokenUsage) -> str:
     if usage.estimated:
         parts.append("tokens estimated (the endpoint reported no usage)")
     return "; ".join(parts)
-
-
-def _describe_refusal(response: httpx.Response, endpoint: str, model: str) -> str:
-    status = response.status_code
-    if status in (401, 403):
-        advice = "check the API key named by model.api_key_env"
-    elif status == 404:
-        advice = f"check model.base_url and that the endpoint serves the model {model}"
-    else:
-        advice = f"check that {model} is a chat model this endpoint accepts"
-    return (
-        f"the model endpoint {endpoint} refused the request ({status} {response.reason_phrase}: "
-        f"{error_message(response)}); {advice}"
-    )

@@ -16,7 +16,7 @@ import httpx
 import numpy as np
 
 from incremind_daemon.errors import ConfigError, IncremindError
-from incremind_daemon.pipeline.endpoints import RetryPolicy, error_message, is_retryable, post_json
+from incremind_daemon.pipeline.endpoints import RetryPolicy, describe_refusal, is_retryable, post_json
 from incremind_daemon.pipeline.endpoints import is_loopback as is_loopback
 from incremind_daemon.pipeline.endpoints import retry_after_seconds as retry_after_seconds
 from incremind_daemon.store.embedder import ModelIdentity, Vectors, normalize_rows, sha256_hex
@@ -126,7 +126,8 @@ class HttpEmbedder:
         if response.is_success:
             return _read_json(response, self.url)
         if not is_retryable(response.status_code):
-            raise IncremindError(_describe_refusal(response, self.url, self._model))
+            refusal = describe_refusal(response, self.url, self._model, section="embedding", kind="an embedding model")
+            raise IncremindError(refusal)
         raise IncremindError(
             f"the embedding endpoint {self.url} answered {response.status_code} "
             f"{response.reason_phrase} {len(exchange.attempts)} times; try again later"
@@ -161,15 +162,3 @@ def _read_json(response: httpx.Response, url: str) -> object:
     except ValueError as exc:
         raise IncremindError(f"{url} answered with malformed JSON ({exc}); is it an embeddings endpoint?") from exc
     return payload
-
-
-def _describe_refusal(response: httpx.Response, url: str, model: str) -> str:
-    detail = error_message(response)
-    status = response.status_code
-    if status in (401, 403):
-        advice = "check the API key"
-    elif status == 404:
-        advice = f"check the base URL and that the endpoint serves the model {model}"
-    else:
-        advice = f"check that {model} is an embedding model this endpoint accepts"
-    return f"the embedding endpoint {url} refused the request ({status} {response.reason_phrase}: {detail}); {advice}"

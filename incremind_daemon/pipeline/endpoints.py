@@ -146,3 +146,22 @@ def error_message(response: httpx.Response) -> str:
     except (ValueError, AttributeError):
         pass
     return detail
+
+
+def describe_refusal(response: httpx.Response, url: str, model: str, *, section: str, kind: str) -> str:
+    """Say that an endpoint refused a request (a 4xx other than 429) and what to check.
+
+    section is the settings group that names the endpoint ("model",
+    "embedding"); kind says what model it should serve ("a chat model").
+    """
+    status = response.status_code
+    if status in (401, 403):
+        advice = f"check the API key named by {section}.api_key_env"
+    elif status == 404:
+        advice = f"check {section}.base_url and that the endpoint serves the model {model}"
+    else:
+        advice = f"check that {model} is {kind} this endpoint accepts"
+    return (
+        f"the {section} endpoint {url} refused the request ({status} {response.reason_phrase}: "
+        f"{error_message(response)}); {advice}"
+    )

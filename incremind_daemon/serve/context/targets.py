@@ -161,13 +161,20 @@ def git_dir(repo: Path) -> Path | None:
         return linked
 
 
-def add_git_exclude(repo: Path, file: Path) -> bool:
-    """List a file incremind created in the repository's ``.git/info/exclude``; False if not a repo."""
+def _exclude_entry(repo: Path, file: Path) -> tuple[Path, str] | None:
+    """Return the repository's exclude file and file's line in it, or None if not a repo."""
     folder = git_dir(repo)
     if folder is None:
+        return None
+    return folder / "info" / "exclude", "/" + file.relative_to(repo).as_posix()
+
+
+def add_git_exclude(repo: Path, file: Path) -> bool:
+    """List a file incremind created in the repository's ``.git/info/exclude``; False if not a repo."""
+    found = _exclude_entry(repo, file)
+    if found is None:
         return False
-    exclude = folder / "info" / "exclude"
-    entry = "/" + file.relative_to(repo).as_posix()
+    exclude, entry = found
     try:
         lines = exclude.read_text(encoding="utf-8").splitlines()
     except FileNotFoundError:
@@ -183,11 +190,10 @@ def add_git_exclude(repo: Path, file: Path) -> bool:
 
 def remove_git_exclude(repo: Path, file: Path) -> bool:
     """Take out an exclude entry incremind added (with its note line); True if there was one."""
-    folder = git_dir(repo)
-    if folder is None:
+    found = _exclude_entry(repo, file)
+    if found is None:
         return False
-    exclude = folder / "info" / "exclude"
-    entry = "/" + file.relative_to(repo).as_posix()
+    exclude, entry = found
     try:
         lines = exclude.read_text(encoding="utf-8").split("\n")
     except FileNotFoundError:
