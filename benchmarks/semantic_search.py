@@ -24,6 +24,7 @@ from benchmarks.semantic_report import Latency, Plan, Report, clock
 from incremind_daemon.config import load_settings
 from incremind_daemon.pipeline.ingest import utc_now
 from incremind_daemon.store import vectors
+from incremind_daemon.store.bitindex import keep_bit_indexes, stop_keeping_bit_indexes
 from incremind_daemon.store.db import connect, fetch_rows
 from incremind_daemon.store.embedder import Embedder, UseM3Embedder, Vectors, query_cache
 from incremind_daemon.store.records import Hit
@@ -252,6 +253,20 @@ def bench_search(
                 report.note(f"{section}: {label} p95 {row.p95:.1f} ms, target <= {HYBRID_TARGET_MS:.0f} ms: {verdict}")
                 profile = profile or row.p95 > HYBRID_TARGET_MS
                 slowest = queries[int(np.argmax(ms[: len(queries)]))]
+        # the daemon and the stdio MCP server keep an in-memory copy of the sign bits (store/bitindex.py)
+        keep_bit_indexes()
+        for _, mode, fusion in SEARCH_MODES:  # warm-up: loads the copy
+            time_search(conn, home, queries, mode, fusion, cached, 1)
+        for label, mode, fusion in SEARCH_MODES:
+            ms, no_hit = time_search(conn, home, queries, mode, fusion, cached, plan.rounds)
+            row = report.latency(Latency.of(section, f"{label} (daemon: sign bits in memory, cached)", ms, no_hit))
+            if mode == "hybrid" and scale == max(plan.scales):
+                verdict = "met" if row.p95 <= HYBRID_TARGET_MS else "NOT met"
+                report.note(
+                    f"{section}: {label} in the daemon p95 {row.p95:.1f} ms, target <= {HYBRID_TARGET_MS:.0f} ms: "
+                    f"{verdict}"
+                )
+        stop_keeping_bit_indexes()
         for label, mode, fusion in SEARCH_MODES[1:]:
             ms, no_hit = time_search(conn, home, queries, mode, fusion, model, 1)
             report.latency(Latency.of(section, f"{label} (query embedded each time)", ms, no_hit))

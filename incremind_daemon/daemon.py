@@ -32,6 +32,7 @@ from incremind_daemon.sources.sessions.reader import ReadRules, TranscriptReader
 from incremind_daemon.sources.sessions.watch import SessionWatcher
 from incremind_daemon.sources.watcher import watch_inbox
 from incremind_daemon.store import sessions
+from incremind_daemon.store.bitindex import keep_bit_indexes
 from incremind_daemon.store.db import connect, fetch_row
 from incremind_daemon.store.tokenizer import ensure_segmenter
 
@@ -125,6 +126,7 @@ class Daemon:
             )
             self._sessions.start()
             if self.settings.mcp.enabled:
+                keep_bit_indexes()  # agents search many times: scan sign bits in memory
                 self._start_mcp()
         except BaseException:
             self.stop()

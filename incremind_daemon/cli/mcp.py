@@ -23,6 +23,7 @@ from incremind_daemon.serve.context.writer import render_recent_context
 from incremind_daemon.serve.mcp_server import build_mcp_server
 from incremind_daemon.serve.mcp_tools import MemoryBackend, MemoryTools
 from incremind_daemon.serve.status import running_pid
+from incremind_daemon.store.bitindex import keep_bit_indexes
 from incremind_daemon.store.db import connect
 from incremind_daemon.store.embedder import Embedder
 from incremind_daemon.store.records import SaveRequest, SaveResult
@@ -66,6 +67,7 @@ def cmd_mcp(args: argparse.Namespace, settings: Settings) -> int:
     Nothing but protocol messages goes to stdout; logs go to stderr.
     """
     settings.home_dir.mkdir(parents=True, exist_ok=True)
+    keep_bit_indexes()  # a session searches many times: scan sign bits in memory
     embedder = functools.cache(lambda: make_embedder(settings))
     write_conn = connect(settings.database_path)  # migrates the schema before any reader opens it
     backend = MemoryBackend(

@@ -26,6 +26,7 @@ import apsw
 import numpy as np
 import numpy.typing as npt
 
+from incremind_daemon.store.bitindex import bump_version, index_for
 from incremind_daemon.store.db import fetch_int, fetch_row, fetch_rows
 
 log = logging.getLogger(__name__)
@@ -194,11 +195,13 @@ def store_vectors(
             (rowid, bits, kind, project, text_digest(text), vector.astype(np.float32).tobytes()),
         )
         conn.execute("DELETE FROM embed_queue WHERE model_key = ? AND kind = ? AND item = ?", (key, kind, item))
+    bump_version(conn, key)
 
 
 def delete_vector(conn: apsw.Connection, key: str, kind: str, item: int) -> None:
     """Remove one item's vector from a model's table."""
     conn.execute(f"DELETE FROM {table_name(key)} WHERE rowid = ?", (item * 8 + KIND_CODES[kind],))
+    bump_version(conn, key)
 
 
 def promote_if_built(conn: apsw.Connection, key: str) -> bool:
@@ -218,6 +221,7 @@ def promote_if_built(conn: apsw.Connection, key: str) -> bool:
 def retire(conn: apsw.Connection, key: str) -> None:
     """Drop a model's vectors and queue; its row stays, marked retired."""
     conn.execute(f"DROP TABLE IF EXISTS {table_name(key)}")
+    bump_version(conn, key)
     conn.execute("DELETE FROM embed_queue WHERE model_key = ?", (key,))
     conn.execute("UPDATE vector_models SET state = 'retired' WHERE key = ?", (key,))
 
@@ -241,13 +245,20 @@ def nearest(
     table = table_name(key)
     wanted = max(limit * RERANK_FACTOR, MIN_CANDIDATES)
     bits = np.packbits(query > 0).tobytes()
-    kind_list = ", ".join(f"'{kind}'" for kind in kinds if kind in KIND_CODES)
-    sql = (
-        f"SELECT rowid, kind, digest, vector FROM {table} WHERE embedding MATCH vec_bit(?) AND k = ? "
-        f"AND kind IN ({kind_list})" + (" AND project = ?" if project is not None else "")
-    )
-    params: tuple[object, ...] = (bits, wanted) + ((project,) if project is not None else ())
-    rows = fetch_rows(conn, sql, params)
+    bit_index = index_for(conn, key)
+    if bit_index is not None:  # a long-lived process scans its in-memory copy, then reads the candidates
+        codes = [KIND_CODES[kind] for kind in kinds if kind in KIND_CODES]
+        rowids = bit_index.candidates(conn, bits, wanted=wanted, kind_codes=codes, project=project)
+        by_rowid = f"SELECT rowid, kind, digest, vector FROM {table} WHERE rowid = ?"
+        rows = [row for rowid in rowids if (row := fetch_row(conn, by_rowid, (rowid,))) is not None]
+    else:
+        kind_list = ", ".join(f"'{kind}'" for kind in kinds if kind in KIND_CODES)
+        sql = (
+            f"SELECT rowid, kind, digest, vector FROM {table} WHERE embedding MATCH vec_bit(?) AND k = ? "
+            f"AND kind IN ({kind_list})" + (" AND project = ?" if project is not None else "")
+        )
+        params: tuple[object, ...] = (bits, wanted) + ((project,) if project is not None else ())
+        rows = fetch_rows(conn, sql, params)
     if not rows:
         return []
     matrix = np.frombuffer(b"".join(row[3] for row in rows), dtype=np.float32).reshape(len(rows), -1)
