@@ -205,6 +205,10 @@ def main(argv: list[str] | None = None) -> int:
         return _fail(exc, wants_json, 1)
     except KeyboardInterrupt:
         return 130
+    except BrokenPipeError:
+        # the reader went away (`incremind status | head`): no traceback, and none at exit either
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+        return 0
 
 
 def _fail(exc: Exception, wants_json: bool, code: int) -> int:

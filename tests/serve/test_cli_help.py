@@ -1,6 +1,7 @@
 from __future__ import annotations
 
 import argparse
+import os
 import subprocess
 import sys
 from pathlib import Path
@@ -53,3 +54,19 @@ def test_usage_error_exits_2() -> None:
         [sys.executable, "-m", "incremind_daemon", "search"], capture_output=True, text=True, timeout=60
     )
     assert result.returncode == 2
+
+
+
+def test_a_closed_pipe_ends_quietly() -> None:
+    """`incremind status | head -1`: the reader closes the pipe; no traceback, exit 0."""
+    from incremind_daemon import cli
+
+    read_end, write_end = os.pipe()
+    os.close(read_end)
+    closed = os.fdopen(write_end, "w", buffering=1)
+    real, sys.stdout = sys.stdout, closed
+    try:
+        assert cli.main(["status"]) == 0
+    finally:
+        sys.stdout = real
+        closed.close()
