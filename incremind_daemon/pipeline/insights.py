@@ -106,11 +106,7 @@ def local_candidates(material: Material, *, limit: int) -> list[Candidate]:
                     candidate.end + start,
                 )
             )
-    return found[:limit] if len(material.spans) <= 1 else _best(found, limit)
-
-
-def _best(found: list[Candidate], limit: int) -> list[Candidate]:
-    # from a session's many messages keep the latest ones: they state the current position
+    # one part yields at most ``limit``; of a session's many messages the latest state the current position
     return found[-limit:]
 
 

@@ -20,7 +20,7 @@ from __future__ import annotations
 import logging
 import threading
 import time
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -63,8 +63,8 @@ def bump_version(conn: apsw.Connection, model_key: str) -> None:
     )
 
 
-def index_for(conn: apsw.Connection, model_key: str) -> BitIndex | None:
-    """Return this process's copy for a model, or None when copies are not kept here."""
+def index_for(conn: apsw.Connection, model_key: str, *, table: str, kind_codes: Mapping[str, int]) -> BitIndex | None:
+    """Return this process's copy of a model's vec0 table, or None when copies are not kept here."""
     if not _KEEP.is_set():
         return None
     path = conn.db_filename("main")
@@ -73,7 +73,7 @@ def index_for(conn: apsw.Connection, model_key: str) -> BitIndex | None:
     with _REGISTRY_LOCK:
         index = _INDEXES.get((path, model_key))
         if index is None:
-            index = _INDEXES[(path, model_key)] = BitIndex(Path(path), model_key)
+            index = _INDEXES[(path, model_key)] = BitIndex(Path(path), model_key, table, kind_codes)
     return index
 
 
@@ -90,10 +90,11 @@ class _Snapshot:
 class BitIndex:
     """One model's sign bits in memory; thread-safe."""
 
-    def __init__(self, db_path: Path, model_key: str) -> None:
+    def __init__(self, db_path: Path, model_key: str, table: str, kind_codes: Mapping[str, int]) -> None:
         self._db_path = db_path
         self._key = model_key
-        self._table = "vec_" + "".join(c if c.isalnum() or c == "_" else "_" for c in model_key.lower())
+        self._table = table
+        self._kind_codes = dict(kind_codes)
         self._snapshot: _Snapshot | None = None
         self._loaded_at = 0.0
         self._reloading = threading.Lock()
@@ -131,7 +132,7 @@ class BitIndex:
         started = time.monotonic()
         rows = fetch_rows(conn, f"SELECT rowid, kind, project, embedding FROM {self._table}")
         project_ids: dict[str, int] = {}
-        kinds = {"organized": 1, "summary": 2, "message": 3, "insight": 4}
+        kinds = self._kind_codes
         snapshot = _Snapshot(
             version,
             np.fromiter((int(r[0]) for r in rows), dtype=np.int64, count=len(rows)),

@@ -17,6 +17,7 @@ import apsw
 from incremind_daemon.store.db import fetch_int, fetch_row, fetch_rows
 from incremind_daemon.store.insights import INSIGHT_COLUMNS, insight_from_row
 from incremind_daemon.store.records import LASTING, Insight
+from incremind_daemon.store.search import quote_words
 from incremind_daemon.store.tokenizer import query_words
 
 MAX_ATTEMPTS = 5  # after this many failed model attempts, the local path takes the source
@@ -134,7 +135,7 @@ def keyword_neighbours(
     words = query_words(text)
     if not words:
         return []
-    match = " OR ".join('"' + word.replace('"', '""') + '"' for word in words)
+    match = quote_words(words, any_word=True)
     lasting = ", ".join(f"'{category}'" for category in sorted(LASTING))
     hidden = json.dumps([name for name in private if name != project], ensure_ascii=False)
     rows = fetch_rows(

@@ -245,7 +245,7 @@ def nearest(
     table = table_name(key)
     wanted = max(limit * RERANK_FACTOR, MIN_CANDIDATES)
     bits = np.packbits(query > 0).tobytes()
-    bit_index = index_for(conn, key)
+    bit_index = index_for(conn, key, table=table, kind_codes=KIND_CODES)
     if bit_index is not None:  # a long-lived process scans its in-memory copy, then reads the candidates
         codes = [KIND_CODES[kind] for kind in kinds if kind in KIND_CODES]
         rowids = bit_index.candidates(conn, bits, wanted=wanted, kind_codes=codes, project=project)
