@@ -12,7 +12,6 @@ from pathlib import Path
 from types import FrameType
 from typing import IO
 
-import apsw
 from watchdog.observers.api import BaseObserver
 
 from incremind_daemon import __version__
@@ -90,6 +89,7 @@ class Daemon:
             read_session=TranscriptReader(ReadRules.from_settings(settings)),
             embedder=make_embedder(settings),
             may_embed=lambda project: may_embed_project(self.settings, project),
+            on_summary=self._summary_renewed,
         )
         self.feeder = InboxFeeder(
             settings.inbox_dir,
@@ -257,20 +257,24 @@ class Daemon:
             embedder=lambda: self.worker.embedder,
         )
 
+    def _summary_renewed(self, project: str) -> None:
+        if self.context is not None:
+            self.context.mark_dirty(project)
+
     def _keep_context(self) -> None:
         """Rewrite the context blocks a change affects, coalesced (own connection and thread).
 
-        Changes come from this process (ingest, sessions) and from others
-        (`incremind confirm` in a shell, a stdio MCP save), so the store is
-        polled for them: the audit log grows with every ingest, save and
-        review, and a session's summary is renewed as it goes on.
+        Changes come from this process and from others (`incremind confirm`
+        in a shell, a stdio MCP save). Every ingest, save, candidate and
+        review appends to the audit log, whose newest id is polled (an O(1)
+        look-up); a renewed session summary is told by the worker directly.
         """
         assert self.context is not None
         conn = connect(self.settings.database_path)
-        seen: tuple[object, ...] | None = None
+        seen: object = None
         try:
             while not self.stopping.is_set():
-                mark = _change_mark(conn)
+                mark = fetch_row(conn, "SELECT max(id) FROM audit")
                 if mark != seen:
                     if seen is not None:
                         self.context.mark_dirty(None)
@@ -295,16 +299,6 @@ class Daemon:
             self.reload_if_changed()
             if self.stopping.wait(HEARTBEAT_SECONDS):
                 return
-
-
-def _change_mark(conn: apsw.Connection) -> tuple[object, ...]:
-    """Return a cheap fingerprint of what the context blocks are made from."""
-    row = fetch_row(
-        conn,
-        """SELECT (SELECT max(id) FROM audit), (SELECT max(updated_at) FROM summaries),
-                  (SELECT max(updated_at) FROM insights), (SELECT count(*) FROM insights WHERE status = 'pending')""",
-    )
-    return tuple(row) if row is not None else ()
 
 
 def _stamp(path: Path) -> tuple[int, int] | None:

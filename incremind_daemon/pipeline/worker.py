@@ -23,7 +23,7 @@ from incremind_daemon.pipeline.insight_model import examine_job, make_chat_clien
 from incremind_daemon.pipeline.insights import save_memory
 from incremind_daemon.pipeline.sessions import summarize_session, take_session
 from incremind_daemon.pipeline.work import Extractor, Outcome, SessionReader, TailSession, WorkItem
-from incremind_daemon.store import insight_jobs, sessions, vectors
+from incremind_daemon.store import insight_jobs, items, sessions, vectors
 from incremind_daemon.store.db import connect, write_transaction
 from incremind_daemon.store.embedder import Embedder
 from incremind_daemon.store.records import SaveRequest, SaveResult, item_id, row_number
@@ -68,8 +68,10 @@ class Worker:
         may_embed: Callable[[str], bool] = lambda _project: True,
         actor: str = "daemon",
         use_model: bool = True,
+        on_summary: Callable[[str], None] = lambda _project: None,
     ) -> None:
         self._settings = settings
+        self._on_summary = on_summary  # told a session's project after its summary is renewed
         self._extract = extract
         self._read_session = read_session
         self._embedder = embedder
@@ -343,6 +345,7 @@ class Worker:
                 summarize_session(conn, source_id, now=utc_now())
                 with write_transaction(conn):
                     insight_jobs.reopen_job(conn, source_id, now=utc_now())
+                self._on_summary(items.get_source(conn, source_id).project)
             except Exception as exc:  # the thread's top loop for summaries: log and carry on
                 log.exception("could not summarize session %s", source_id)
                 self.stats.last_error = f"{utc_now()} summary of {item_id('raw', source_id)}: {exc}"
