@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import fcntl
+import functools
 import logging
 import os
 import signal
@@ -243,17 +244,10 @@ class Daemon:
     def _memory_backend(self) -> MemoryBackend:
         """What the MCP tools use: reads on their own connections, saves on the worker's thread."""
 
-        def recent_context(project: str | None) -> str:
-            conn = connect(self.settings.database_path, readonly=True)
-            try:
-                return render_recent_context(self.settings, conn, project, scrub=redact)
-            finally:
-                conn.close()
-
         return MemoryBackend(
             open_conn=lambda: connect(self.settings.database_path),
             save=lambda request: self.worker.save(request).result(timeout=SAVE_TIMEOUT_SECONDS),
-            recent_context=recent_context,
+            recent_context=functools.partial(render_recent_context, self.settings, scrub=redact),
             embedder=lambda: self.worker.embedder,
         )
 

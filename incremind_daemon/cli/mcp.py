@@ -73,7 +73,7 @@ def cmd_mcp(args: argparse.Namespace, settings: Settings) -> int:
     backend = MemoryBackend(
         open_conn=lambda: connect(settings.database_path),
         save=_serialized_save(write_conn, settings, embedder),
-        recent_context=functools.partial(recent_context, settings),
+        recent_context=functools.partial(render_recent_context, settings, scrub=redact),
         embedder=embedder,
     )
     tools = MemoryTools(settings, backend)
@@ -111,15 +111,6 @@ def _serialized_save(
             return save_memory(conn, settings, request, embedder=embedder())
 
     return save
-
-
-def recent_context(settings: Settings, project: str | None) -> str:
-    """Render the preloaded context block of a project (the global block without one)."""
-    conn = connect(settings.database_path, readonly=True)
-    try:
-        return render_recent_context(settings, conn, project, scrub=redact)
-    finally:
-        conn.close()
 
 
 def cmd_setup(args: argparse.Namespace, settings: Settings) -> int:

@@ -34,7 +34,7 @@ from incremind_daemon.serve.context.blockfile import BlockWrite, write_block, wr
 from incremind_daemon.serve.context.gather import Scrub, gather_context
 from incremind_daemon.serve.context.render import HEAD_LINES, ContextData, RenderedBlock, render_context_block
 from incremind_daemon.store import recall
-from incremind_daemon.store.db import write_transaction
+from incremind_daemon.store.db import connect, write_transaction
 from incremind_daemon.store.insights import now_utc
 
 log = logging.getLogger(__name__)
@@ -366,14 +366,19 @@ def shrink_to(
     return block, f"no room for the block: the agent's size limit leaves {max(room, 0)} bytes; shorten the file"
 
 
-def render_recent_context(settings: Settings, conn: apsw.Connection, project: str | None, *, scrub: Scrub) -> str:
+def render_recent_context(settings: Settings, project: str | None, *, scrub: Scrub) -> str:
     """Return the block a project's preloaded context holds now (the global block without a project).
 
     The MCP tool ``get_recent_context`` answers with this, so an agent asking
     mid-session gets exactly what a new session would have started with.
+    Reads on its own connection: the MCP server calls it from any thread.
     """
     if project is None:
         target = t.Target(Path("global"), "global", None, None, "inline")
     else:
         target = t.Target(Path(project), "project", None, project, "inline")
-    return ContextWriter(settings, scrub=scrub).render_for(conn, target).text + "\n"
+    conn = connect(settings.database_path, readonly=True)
+    try:
+        return ContextWriter(settings, scrub=scrub).render_for(conn, target).text + "\n"
+    finally:
+        conn.close()
