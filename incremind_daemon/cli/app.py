@@ -44,7 +44,7 @@ from incremind_daemon.sources.extract import SUPPORTED_SUFFIXES, extract_bytes
 from incremind_daemon.sources.inbox import project_name, scan_inbox
 from incremind_daemon.sources.sessions.discover import AGENTS, find_transcripts, watch_roots
 from incremind_daemon.store import insights, items, sessions, vectors
-from incremind_daemon.store.db import connect, write_transaction
+from incremind_daemon.store.db import connect
 from incremind_daemon.store.embedder import Embedder
 from incremind_daemon.store.records import TIERS, Hit, row_number
 from incremind_daemon.store.search import MODES, search
@@ -347,11 +347,8 @@ def _count_use(settings: Settings, hits: list[Hit]) -> None:
     if not used:
         return
     conn = connect(settings.database_path)
-    try:
-        with write_transaction(conn):
-            insights.record_use(conn, used, half_life_days=settings.insights.half_life_days, now=utc_now())
-    except apsw.BusyError:
-        pass  # the daemon is busy writing: this use goes uncounted, the answer stands
+    try:  # the daemon busy writing: this use goes uncounted, the answer stands
+        insights.try_record_use(conn, used, half_life_days=settings.insights.half_life_days, now=utc_now())
     finally:
         conn.close()
 

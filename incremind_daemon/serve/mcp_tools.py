@@ -252,11 +252,10 @@ class MemoryTools:
     def _record_use(self, conn: apsw.Connection, insight_ids: list[int]) -> None:
         if not insight_ids:
             return
-        try:
-            with write_transaction(conn):
-                insights.record_use(conn, insight_ids, half_life_days=self.settings.insights.half_life_days, now=_now())
-        except apsw.BusyError as exc:  # hotness is a hint; the answer matters more
-            log.warning("could not record use of %d insights: %s", len(insight_ids), exc)
+        if not insights.try_record_use(
+            conn, insight_ids, half_life_days=self.settings.insights.half_life_days, now=_now()
+        ):
+            log.warning("could not record use of %d insights: the database stayed busy", len(insight_ids))
 
 
 def _insight_or_none(conn: apsw.Connection, public_id: str) -> Insight | None:

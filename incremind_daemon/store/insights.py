@@ -20,7 +20,7 @@ from datetime import UTC, datetime
 import apsw
 
 from incremind_daemon.errors import IncremindError, NotFound
-from incremind_daemon.store.db import Row, fetch_int, fetch_row, fetch_rows
+from incremind_daemon.store.db import Row, fetch_int, fetch_row, fetch_rows, write_transaction
 from incremind_daemon.store.items import append_audit
 from incremind_daemon.store.records import CATEGORIES, LASTING, Candidate, Insight, item_id
 
@@ -371,6 +371,20 @@ def record_use(conn: apsw.Connection, insight_ids: Iterable[int], *, half_life_d
             "UPDATE insights SET hotness = ?, use_count = use_count + 1, last_used_at = ? WHERE id = ?",
             (warm, now, insight_id),
         )
+
+
+def try_record_use(conn: apsw.Connection, insight_ids: Iterable[int], *, half_life_days: float, now: str) -> bool:
+    """Record use in its own short transaction; False when the database stayed busy.
+
+    Hotness is a hint: a search or read must answer even when the writer
+    holds the lock past the busy timeout.
+    """
+    try:
+        with write_transaction(conn):
+            record_use(conn, insight_ids, half_life_days=half_life_days, now=now)
+    except apsw.BusyError:
+        return False
+    return True
 
 
 def history_of(conn: apsw.Connection, insight_id: int) -> list[tuple[str, str, str, str]]:
