@@ -26,16 +26,10 @@ from incremind_daemon.pipeline.chat import (
 )
 from incremind_daemon.store.db import connect
 from incremind_daemon.store.receipts import Receipt, list_receipts, record_receipt, tokens_spent
-from tests.chat_stub import ChatStub, Reply, RouteTo, completion, serve_chat_stub
+from tests.chat_stub import ChatStub, Reply, RouteTo, completion
 
 MESSAGES = [ChatMessage("system", "Answer in JSON."), ChatMessage("user", "间隔重复：按第 1、2、4、7、15 天复习")]
 NOON = datetime(2025, 3, 2, 12, 0, tzinfo=UTC)
-
-
-@pytest.fixture
-def stub() -> Iterator[ChatStub]:
-    with serve_chat_stub() as running:
-        yield running
 
 
 @pytest.fixture

@@ -2,10 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterator
 from pathlib import Path
-
-import pytest
 
 from incremind_daemon.config import Settings, load_settings
 from incremind_daemon.pipeline.work import IngestFile
@@ -13,7 +10,7 @@ from incremind_daemon.pipeline.worker import Worker
 from incremind_daemon.sources.extract import extract_bytes
 from incremind_daemon.store import insight_jobs, insights, receipts
 from incremind_daemon.store.db import connect, write_transaction
-from tests.chat_stub import ChatStub, Reply, candidates_reply, completion, serve_chat_stub
+from tests.chat_stub import ChatStub, Reply, candidates_reply, completion
 
 ACTIVE = """# 主动回忆
 
@@ -21,12 +18,6 @@ ACTIVE = """# 主动回忆
 但是固定间隔太粗糙，应该按难度调整。
 复习时先自答再翻面。
 """
-
-
-@pytest.fixture
-def stub() -> Iterator[ChatStub]:
-    with serve_chat_stub() as running:
-        yield running
 
 
 def _settings(home: Path, stub: ChatStub, **model: object) -> Settings:

@@ -30,7 +30,7 @@ from incremind_daemon.pipeline.model_extract import (
 from incremind_daemon.pipeline.organize import split_passages
 from incremind_daemon.store.db import connect
 from incremind_daemon.store.receipts import Receipt, list_receipts, record_receipt, tokens_spent
-from tests.chat_stub import ChatStub, Reply, RouteTo, candidates_reply, completion, serve_chat_stub
+from tests.chat_stub import ChatStub, Reply, RouteTo, candidates_reply, completion
 
 NOON = datetime(2025, 3, 2, 12, 0, tzinfo=UTC)
 
@@ -119,12 +119,6 @@ EXAMPLES = {
         },
     ),
 }
-
-
-@pytest.fixture
-def stub() -> Iterator[ChatStub]:
-    with serve_chat_stub() as running:
-        yield running
 
 
 @pytest.fixture
