@@ -197,6 +197,8 @@ class Daemon:
             last_message_at=stats.last_message_at,
             embedded=stats.embedded,
             mcp_url=self.mcp_http.url if self.mcp_http is not None else None,
+            disk_full_since=stats.disk_full_since,
+            disk_full=stats.disk_full,
         )
 
     def reload_if_changed(self) -> None:
@@ -281,6 +283,7 @@ class Daemon:
                         self.worker.stats.last_error = (
                             f"{datetime.now(UTC).isoformat(timespec='seconds')} context: {exc}"
                         )
+                        self.worker.stats.note_failure("context", exc)
         finally:
             conn.close()
 

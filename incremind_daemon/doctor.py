@@ -11,7 +11,6 @@ from __future__ import annotations
 import json
 import logging
 import os
-import shutil
 import stat
 import tempfile
 import time
@@ -23,12 +22,14 @@ from typing import Literal
 
 import apsw
 import httpx
+from pydantic import ValidationError
 
-from incremind_daemon.config import Settings, config_path
+from incremind_daemon.config import DEFAULT_HOME, Settings, config_path, with_agent_homes
 from incremind_daemon.embedding import make_embedder
-from incremind_daemon.errors import IncremindError
+from incremind_daemon.errors import ConfigError, IncremindError
 from incremind_daemon.serve import agent_setup
 from incremind_daemon.serve.context.targets import global_targets
+from incremind_daemon.serve.disk import format_size, low_space_bytes, measure_disk
 from incremind_daemon.serve.mcp_http import bearer_token
 from incremind_daemon.serve.status import running_pid
 from incremind_daemon.store.db import connect, fetch_int, load_vectors, vector_version
@@ -40,8 +41,7 @@ log = logging.getLogger(__name__)
 
 Status = Literal["ok", "warn", "fail"]
 HEALTH_TIMEOUT_SECONDS = 2.0
-DISK_FAIL_BYTES = 200 * 1024 * 1024
-DISK_WARN_BYTES = 2 * 1024 * 1024 * 1024
+DISK_WARN_BYTES = 2 * 1024 * 1024 * 1024  # under this a warning; under low_space_bytes() a failure
 # a two-character word inside a longer one: jieba cuts 复习资料 as one word
 TOKENIZER_TEXT = "这份复习资料很有用"
 TOKENIZER_QUERY = "复习"
@@ -57,10 +57,32 @@ class Check:
     fix: str = ""
 
 
-def run_checks(settings: Settings, *, config: Path | None = None) -> list[Check]:
-    """Run every check in order; a check that crashes is reported as failed."""
+def settings_despite(home: Path | None) -> Settings:
+    """Return the settings to check with when the configured ones cannot be loaded: the defaults.
+
+    The home comes from --home, else INCREMIND_HOME. The environment is still
+    honoured where it is valid; the config file is left out, since it is what
+    is broken.
+    """
+    try:
+        # environment and defaults only: no config file is named, so none is read
+        return with_agent_homes(Settings() if home is None else Settings(home=home))
+    except ValidationError:
+        # the environment is broken as well: of it, only the home is taken
+        where = home or Path(os.environ.get("INCREMIND_HOME") or DEFAULT_HOME)
+        return with_agent_homes(Settings.model_construct(home=where))
+
+
+def run_checks(
+    settings: Settings, *, config: Path | None = None, config_error: ConfigError | None = None
+) -> list[Check]:
+    """Run every check in order; a check that crashes is reported as failed.
+
+    With config_error, settings are the defaults (settings_despite) and the
+    config check fails with that error; the other checks run all the same.
+    """
     steps: list[Callable[[], list[Check]]] = [
-        lambda: [check_config(settings, config)],
+        lambda: [check_config(settings, config, config_error)],
         lambda: [check_sqlite()],
         lambda: [check_database(settings)],
         lambda: [check_tokenizer()],
@@ -81,8 +103,15 @@ def run_checks(settings: Settings, *, config: Path | None = None) -> list[Check]
     return found
 
 
-def check_config(settings: Settings, config: Path | None) -> Check:
+def check_config(settings: Settings, config: Path | None, error: ConfigError | None = None) -> Check:
     path = config_path(config, settings.home_dir)
+    if error is not None:
+        where = f"{path} (or the INCREMIND_* variable named)" if "INCREMIND_" in str(error) else str(path)
+        fix = (
+            f"correct {where} as the message says (config.example.json lists every setting); "
+            "the daemon will not start until then, and the checks below used the defaults"
+        )
+        return Check("config", "fail", str(error), fix)
     where = str(path) if path.exists() else f"defaults (no {path})"
     try:
         bearer_token(settings)
@@ -185,13 +214,12 @@ def check_embedding(settings: Settings) -> Check:
 
 
 def check_disk(settings: Settings) -> Check:
-    where = settings.home_dir
-    while not where.exists() and where != where.parent:
-        where = where.parent
-    free = shutil.disk_usage(where).free
-    shown = f"{free / 1024**3:.1f} GB free at {where}"
-    if free < DISK_FAIL_BYTES:
-        return Check("disk", "fail", shown, "free some space: the daemon stops taking files in when the disk fills")
+    disk = measure_disk(settings)
+    free, where = disk.free_bytes, disk.path
+    shown = f"{format_size(free)} free at {where}"
+    if free < low_space_bytes(settings):
+        shown += f" (under {format_size(low_space_bytes(settings))}, room for a few of the largest files)"
+        return Check("disk", "fail", shown, "free some space: files wait in the inbox while the disk is full")
     if free < DISK_WARN_BYTES:
         return Check("disk", "warn", shown, "free some space soon, or move the home (--home) to a larger disk")
     return Check("disk", "ok", shown)

@@ -97,14 +97,75 @@ def test_doctor_fails_an_unwritable_context_folder(
     assert "not writable" in checks["context gemini"]["detail"]
 
 
-def test_doctor_with_a_broken_config_names_the_file_and_line(
+BROKEN_CONFIGS = {
+    "malformed JSON": ('{\n  "inbox": {"max_file_mb": 5,}\n}\n', ("config.json:2", "fix that line")),
+    "unknown key": ('{"inbox": {"max_fil_mb": 5}}\n', ("config.json", "unknown setting 'inbox.max_fil_mb'")),
+    "bad value": ('{"inbox": {"max_file_mb": -1}}\n', ("config.json", "'inbox.max_file_mb'", "greater than 0")),
+}
+
+
+@pytest.mark.parametrize("broken", sorted(BROKEN_CONFIGS))
+def test_doctor_with_a_broken_config_runs_every_other_check_and_fails(
+    settings: Settings, capsys: pytest.CaptureFixture[str], broken: str
+) -> None:
+    prepare_home(settings)
+    text, expected = BROKEN_CONFIGS[broken]
+    (settings.home_dir / "config.json").write_text(text, encoding="utf-8")
+    code, checks = doctor(capsys)
+    assert code == 1
+    config = checks["config"]
+    assert config["status"] == "fail" and all(part in config["detail"] for part in expected), config
+    assert str(settings.home_dir / "config.json") in config["fix"] and "defaults" in config["fix"]
+    # the rest ran on the defaults, in the home that was asked for
+    for name in ("sqlite", "database", "tokenizer", "embedding", "disk", "inbox", "daemon"):
+        assert name in checks, f"{name} was not checked"
+    assert checks["sqlite"]["status"] == "ok" and checks["tokenizer"]["status"] == "ok"
+    assert checks["inbox"]["status"] == "ok" and str(settings.inbox_dir) in checks["inbox"]["detail"]
+    assert [c["name"] for c in checks.values() if c["status"] == "fail"] == ["config"]
+
+
+def test_doctor_with_a_broken_config_prints_its_checklist(
     settings: Settings, capsys: pytest.CaptureFixture[str]
 ) -> None:
     prepare_home(settings)
     (settings.home_dir / "config.json").write_text('{\n  "inbox": {"max_file_mb": 5,}\n}\n', encoding="utf-8")
     assert cli.main(["doctor"]) == 1
-    err = capsys.readouterr().err
-    assert "config.json:2" in err and "fix that line" in err
+    out, err = capsys.readouterr()
+    assert not err
+    lines = out.splitlines()
+    assert lines[0].startswith("fail  config") and "config.json:2" in lines[0] and "fix that line" in lines[0]
+    assert lines[1].split()[0] == "fix:" and "config.json" in lines[1]
+    assert any(line.startswith("ok    sqlite") for line in lines)
+    assert lines[-1].startswith("1 failed,")
+
+
+def test_doctor_with_a_broken_environment_uses_the_home_it_was_given(
+    settings: Settings, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    other = tmp_path / "other-home"
+    prepare_home(load_settings(home=other))
+    monkeypatch.setenv("INCREMIND_INBOX__MAX_FILE_MB", "lots")
+    code = cli.main(["doctor", "--json", "--home", str(other)])
+    checks = {c["name"]: c for c in json.loads(capsys.readouterr().out)}
+    assert code == 1
+    assert checks["config"]["status"] == "fail" and "INCREMIND_INBOX__MAX_FILE_MB" in checks["config"]["detail"]
+    assert str(other / "inbox") in checks["inbox"]["detail"]
+    assert str(other / "memory.db") in checks["database"]["detail"]
+
+
+@pytest.mark.parametrize("as_json", [False, True])
+def test_status_with_a_broken_config_is_one_line_and_exit_1(
+    settings: Settings, capsys: pytest.CaptureFixture[str], as_json: bool
+) -> None:
+    prepare_home(settings)
+    (settings.home_dir / "config.json").write_text('{"inbox": {"max_fil_mb": 5}}\n', encoding="utf-8")
+    assert cli.main(["status", "--json"] if as_json else ["status"]) == 1
+    out, err = capsys.readouterr()
+    if as_json:
+        assert not err and "unknown setting 'inbox.max_fil_mb'" in json.loads(out)["error"]
+    else:
+        assert not out and err.count("\n") == 1
+        assert err.startswith("incremind: unknown setting 'inbox.max_fil_mb'") and "config.json" in err
 
 
 def test_doctor_without_a_home_warns_but_does_not_fail(settings: Settings, capsys: pytest.CaptureFixture[str]) -> None:

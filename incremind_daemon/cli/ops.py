@@ -185,7 +185,9 @@ def cmd_logs(args: argparse.Namespace, settings: Settings) -> int:
 
 def cmd_doctor(args: argparse.Namespace, settings: Settings) -> int:
     """Run every check; exit 1 when any failed."""
-    checks = run_checks(settings, config=getattr(args, "config", None))
+    checks = run_checks(
+        settings, config=getattr(args, "config", None), config_error=getattr(args, "config_error", None)
+    )
     if args.json:
         print(json.dumps([asdict(c) for c in checks], ensure_ascii=False, indent=2))
     else:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import contextlib
+import errno
 import logging
 import os
 import queue
@@ -53,6 +54,37 @@ class WorkerStats:
     last_error: str | None = None
     busy_with: str | None = None
     by_status: dict[str, int] = field(default_factory=dict)
+    disk_full_since: str | None = None  # a write found no space then, and none has succeeded since
+    disk_full: str | None = None  # what hit it: "<item or step>: <error>"
+
+    def note_failure(self, part: str, exc: BaseException) -> None:
+        """Remember a failure that was a full disk (until a write succeeds); other errors are ignored here."""
+        full = disk_full_error(exc)
+        if full is not None:
+            self.disk_full_since = self.disk_full_since or utc_now()
+            self.disk_full = f"{part}: {full}"
+
+    def note_written(self) -> None:
+        """A write succeeded: there is room again."""
+        self.disk_full_since = self.disk_full = None
+
+
+def disk_full_error(exc: BaseException) -> BaseException | None:
+    """Return the error in exc's chain that means no space (or quota) was left, if any.
+
+    A rollback that fails after SQLite already rolled back hides SQLITE_FULL
+    behind "no transaction is active", so the causes are looked through too.
+    """
+    seen: BaseException | None = exc
+    for _ in range(8):
+        if seen is None:
+            return None
+        if isinstance(seen, apsw.FullError) or (
+            isinstance(seen, OSError) and seen.errno in (errno.ENOSPC, errno.EDQUOT)
+        ):
+            return seen
+        seen = seen.__cause__ or seen.__context__
+    return None
 
 
 class Worker:
@@ -171,8 +203,16 @@ class Worker:
                     wait = self._summary_wait()
                     entry = self._queue.get(timeout=0 if background else min(wait or IDLE_WAKE, IDLE_WAKE))
                 except queue.Empty:
-                    self._summarize_due(conn, force=False)
-                    background = self.examine_pending(conn, limit=INSIGHT_BATCH) > 0 or self._embed_batch(conn)
+                    try:
+                        self._summarize_due(conn, force=False)
+                        background = self.examine_pending(conn, limit=INSIGHT_BATCH) > 0 or self._embed_batch(conn)
+                    except Exception as exc:  # a full disk, say: the one writer must outlive it and retry later
+                        log.exception("the insight step failed")
+                        self.stats.last_error = f"{utc_now()} insights: {exc}"
+                        self.stats.note_failure("insights", exc)
+                        background = False
+                    if background:
+                        self.stats.note_written()  # insight or vector rows were committed: there is room
                     continue
                 if entry is _STOP:
                     break
@@ -256,8 +296,11 @@ class Worker:
         except Exception as exc:  # the thread's top loop: log, report, carry on
             log.exception("could not process %s", item.path)
             self.stats.last_error = f"{utc_now()} {item.path}: {exc}"
+            self.stats.note_failure(str(item.path), exc)
             future.set_exception(exc)
         else:
+            if outcome.status in ("added", "duplicate", "failed"):  # each committed rows
+                self.stats.note_written()
             future.set_result(outcome)
         finally:
             self.stats.busy_with = None
@@ -305,7 +348,9 @@ class Worker:
         except Exception as exc:  # a failing model must not stop ingest: keywords still answer
             log.exception("embedding failed")
             self.stats.last_error = f"{utc_now()} embedding: {exc}"
-            self._embedder = None
+            self.stats.note_failure("embedding", exc)
+            if disk_full_error(exc) is None:  # no room is no fault of the model: retried when space returns
+                self._embedder = None
             return False
 
     def _embed_one_batch(self, conn: apsw.Connection, embedder: Embedder) -> bool:

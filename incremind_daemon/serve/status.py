@@ -7,10 +7,12 @@ the lock it holds, not by the file, so a crashed daemon never looks alive.
 
 from __future__ import annotations
 
+import contextlib
 import fcntl
 import json
 import os
 import tempfile
+import time
 from dataclasses import asdict
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
@@ -19,11 +21,16 @@ import apsw
 from pydantic import BaseModel, ValidationError
 
 from incremind_daemon.config import Settings
+from incremind_daemon.errors import IncremindError
 from incremind_daemon.serve.context.writer import target_statuses
+from incremind_daemon.serve.disk import DiskStatus, measure_disk
 from incremind_daemon.store import insight_jobs, insights, receipts, vectors
 from incremind_daemon.store.db import connect, fetch_int, fetch_row, fetch_rows
 from incremind_daemon.store.schema import schema_version
 from incremind_daemon.store.tool_calls import summarize_tool_calls
+
+HEARTBEAT_STALE_SECONDS = 30.0  # six missed heartbeats (the daemon beats every 5 s)
+NO_ROOM_BYTES = 1024 * 1024  # less than this free and a stale heartbeat is put down to the full disk
 
 
 class Heartbeat(BaseModel):
@@ -45,6 +52,8 @@ class Heartbeat(BaseModel):
     last_error: str | None = None
     errors: dict[str, str] = {}  # component -> its last error, when the daemon reports them
     mcp_url: str | None = None  # where the daemon serves MCP over HTTP, if it does
+    disk_full_since: str | None = None  # a write found no space then, and none has succeeded since
+    disk_full: str | None = None  # what hit it: "<item or step>: <error>"
 
 
 class ContextTargetStatus(BaseModel):
@@ -88,6 +97,7 @@ class DaemonState(BaseModel):
     busy_with: str | None = None
     last_error: str | None = None
     process: ProcessUsage | None = None
+    heartbeat_stale: bool = False  # running, but status.json has not been rewritten lately: figures are old
 
 
 class TodayCounts(BaseModel):
@@ -172,15 +182,22 @@ class StatusReport(BaseModel):
     context_targets: list[ContextTargetStatus] = []
     mcp_url: str | None = None
     agent_use: list[AgentUse] = []
+    disk: DiskStatus | None = None  # None only when the file system could not be measured
 
 
 def write_heartbeat(path: Path, beat: Heartbeat) -> None:
     """Replace status.json atomically with this heartbeat."""
     path.parent.mkdir(parents=True, exist_ok=True)
     fd, temp = tempfile.mkstemp(prefix=".status.", suffix=".tmp", dir=path.parent)
-    with os.fdopen(fd, "w", encoding="utf-8") as handle:
-        handle.write(beat.model_dump_json(indent=2))
-    os.replace(temp, path)
+    try:
+        with os.fdopen(fd, "w", encoding="utf-8") as handle:
+            handle.write(beat.model_dump_json(indent=2))
+        os.replace(temp, path)
+    except BaseException:
+        # a full disk fails every beat: leave no temp file behind each time
+        with contextlib.suppress(OSError):
+            os.unlink(temp)
+        raise
 
 
 def read_heartbeat(path: Path) -> Heartbeat | None:
@@ -217,8 +234,11 @@ def collect_status(settings: Settings, inbox: InboxCounts) -> StatusReport:
     """Gather the status from the lock, status.json and a read-only look at the database."""
     pid = running_pid(settings)
     beat = read_heartbeat(settings.status_path) if pid is not None else None
+    if beat is not None and pid is not None and pid > 0 and beat.pid != pid:
+        beat = None  # left by an earlier daemon; this one has not published yet
     usage = process_usage(pid) if pid is not None and pid > 0 else None
-    daemon = DaemonState(running=pid is not None, pid=pid, process=usage)
+    stale = pid is not None and _heartbeat_age(settings, beat) > HEARTBEAT_STALE_SECONDS
+    daemon = DaemonState(running=pid is not None, pid=pid, process=usage, heartbeat_stale=stale)
     if beat is not None:
         started = datetime.fromisoformat(beat.started_at)
         daemon = DaemonState(
@@ -231,6 +251,7 @@ def collect_status(settings: Settings, inbox: InboxCounts) -> StatusReport:
             busy_with=beat.busy_with,
             last_error=beat.last_error,
             process=usage,
+            heartbeat_stale=stale,
         )
     db = settings.database_path
     tiers = {"raw": 0, "organized": 0, "summary": 0, "insight": 0}
@@ -240,10 +261,17 @@ def collect_status(settings: Settings, inbox: InboxCounts) -> StatusReport:
     insight_status = InsightStatus(extraction=settings.model.name or "local")
     today = TodayCounts(day=datetime.now(UTC).date().isoformat())
     errors = dict(beat.errors) if beat is not None else {}
+    disk = _disk(settings, beat, stale=stale)
+    if disk is not None and disk.full:
+        errors["disk"] = " ".join(filter(None, (disk.full_since, disk.full_part)))
     targets: list[ContextTargetStatus] = []
     agent_use: list[AgentUse] = []
-    if db.exists():
-        conn = connect(db, readonly=True)
+    try:
+        # a read-only look still works on a full disk; what cannot be read is reported, not raised
+        conn = connect(db, readonly=True) if db.exists() else None
+    except (IncremindError, apsw.Error) as exc:
+        conn, errors["database"] = None, f"cannot open {db}: {exc}"
+    if conn is not None:
         try:
             tiers, projects, last_ingest = _count(conn)
             embeddings = [EmbeddingStatus(**asdict(c)) for c in vectors.coverage(conn)]
@@ -252,6 +280,8 @@ def collect_status(settings: Settings, inbox: InboxCounts) -> StatusReport:
             errors = _stored_errors(conn) | errors
             targets = [ContextTargetStatus(**asdict(row)) for row in target_statuses(settings, conn)]
             agent_use = _agent_use(conn)
+        except apsw.Error as exc:
+            errors["database"] = f"cannot read {db}: {exc}"
         finally:
             conn.close()
     semantic = any(e.state == "active" and sum(e.embedded.values()) > 0 for e in embeddings)
@@ -276,7 +306,38 @@ def collect_status(settings: Settings, inbox: InboxCounts) -> StatusReport:
         context_targets=targets,
         mcp_url=beat.mcp_url if beat is not None else None,
         agent_use=agent_use,
+        disk=disk,
     )
+
+
+def _heartbeat_age(settings: Settings, beat: Heartbeat | None) -> float:
+    """Seconds since the daemon last published (before its first beat: since it took the lock)."""
+    if beat is not None:
+        return time.time() - datetime.fromisoformat(beat.heartbeat_at).timestamp()
+    try:
+        return time.time() - lock_path(settings).stat().st_mtime
+    except OSError:
+        return 0.0
+
+
+def _disk(settings: Settings, beat: Heartbeat | None, *, stale: bool) -> DiskStatus | None:
+    """Measure free space, and say whether writes found none: as the daemon saw it, or inferred.
+
+    On a full disk status.json itself cannot be rewritten, so the daemon's own
+    word may never arrive: a stale heartbeat on a disk with (next to) no room
+    left counts as full since that heartbeat.
+    """
+    try:
+        disk = measure_disk(settings)
+    except OSError:
+        return None
+    if beat is not None and beat.disk_full_since is not None:
+        return disk.model_copy(update={"full": True, "full_since": beat.disk_full_since, "full_part": beat.disk_full})
+    if stale and disk.free_bytes < NO_ROOM_BYTES:
+        since = beat.heartbeat_at if beat is not None else None
+        part = f"{settings.status_path.name}: the daemon cannot rewrite it (no space left)"
+        return disk.model_copy(update={"full": True, "full_since": since, "full_part": part})
+    return disk
 
 
 def _agent_use(conn: apsw.Connection) -> list[AgentUse]:
@@ -393,103 +454,6 @@ def _count(conn: apsw.Connection) -> tuple[dict[str, int], dict[str, ProjectCoun
     }
     last = fetch_row(conn, "SELECT max(last_seen_at) FROM sources")
     return tiers, projects, None if last is None else last[0]
-
-
-def format_status(report: StatusReport) -> str:
-    """Render a status report as aligned plain text."""
-    d = report.daemon
-    if d.running:
-        alive = f"running (pid {d.pid}"
-        if d.uptime_seconds is not None:
-            alive += f", up {_duration(d.uptime_seconds)}, last heartbeat {d.heartbeat_at}"
-        alive += ")"
-    else:
-        alive = "not running (start it with: incremind start)"
-    size_mb = report.database_bytes / 1_048_576
-    lines = [f"daemon        {alive}"]
-    if d.process is not None:
-        p = d.process
-        lines.append(
-            f"process       {p.rss_bytes / 1_048_576:.1f} MB RSS, CPU {p.cpu_seconds:.1f} s "
-            f"({p.cpu_percent:.1f}% of a core since start), {p.threads} threads"
-        )
-    lines += [
-        f"home          {report.home}",
-        f"database      {report.database} ({size_mb:.1f} MB, schema v{report.schema_version})",
-        "memory        " + ", ".join(f"{count} {tier}" for tier, count in report.tiers.items()),
-        f"inbox         {report.inbox.waiting} waiting, {report.inbox.failed} failed (see inbox/.failed)",
-        f"last ingest   {report.last_ingest_at or 'never'}",
-        f"search        {', '.join(report.search_modes)}",
-    ]
-    lines.append(f"embedding     {report.embedding_backend}")
-    for e in report.embeddings:
-        done, total = sum(e.embedded.values()), sum(e.total.values())
-        per_tier = ", ".join(f"{kind} {e.embedded[kind]}/{e.total[kind]}" for kind in e.total if e.total[kind])
-        detail = f" ({per_tier})" if per_tier else ""
-        lines.append(f"  {e.model} ({e.dimension}-d, {e.state}): {done}/{total} embedded{detail}")
-    i = report.insights
-    lines.append(
-        f"insights      {i.pending} pending (incremind pending), {i.confirmed} confirmed; "
-        f"{i.sources_waiting} sources to examine" + (f", {i.sources_failed} failed" if i.sources_failed else "")
-    )
-    if i.extraction != "local":
-        spend = "spent: local rules until tomorrow (UTC)" if i.budget_spent else "within budget"
-        lines.append(f"  model {i.extraction}: {i.tokens_today}/{i.token_budget} tokens today, {spend}")
-    if i.last_error:
-        lines.append(f"  last failure  {i.last_error}")
-    if d.running and d.queue_depth is not None:
-        busy = f", working on {d.busy_with}" if d.busy_with else ""
-        lines.append(f"queue         {d.queue_depth} waiting{busy}")
-    if d.last_error:
-        lines.append(f"last error    {d.last_error}")
-    for component, error in report.last_errors.items():
-        lines.append(f"error         {component}: {error}")
-    t = report.today
-    lines.append(
-        f"today         {t.sources} sources, {t.messages} messages taken in; "
-        f"{i.pending} insights pending; {i.tokens_today} model tokens ({t.day} UTC)"
-    )
-    for source in report.sessions:
-        if not source.enabled:
-            lines.append(f"{source.agent:<13} off")
-            continue
-        where = source.root if source.exists else f"{source.root} (not found)"
-        lag = (
-            f", {source.unread_bytes / 1024:.0f} KB unread ({source.lag_seconds}s behind)"
-            if source.unread_bytes
-            else ""
-        )
-        errors = f", {source.errors} errors" if source.errors else ""
-        lines.append(
-            f"{source.agent:<13} {where}: {source.files_tracked} files, {source.messages} messages, "
-            f"last {source.last_message_at or 'never'}{lag}{errors}"
-        )
-    lines.append(f"mcp           {report.mcp_url or 'not served over HTTP'} (incremind mcp serves stdio)")
-    for use in report.agent_use:
-        failed = f", {use.errors} errors" if use.errors else ""
-        lines.append(f"  {use.client} ({use.transport}): {use.calls} calls this week{failed}, last {use.last_at}")
-    for target in report.context_targets:
-        state = "off" if not target.enabled else (target.problem or "ok")
-        size = f"{target.tokens} tokens" if target.tokens is not None else "not written yet"
-        lines.append(
-            f"context       {target.path} [{target.kind}, {target.mode}]: {size}, "
-            f"last written {target.last_written_at or 'never'}, {state}"
-        )
-    if report.projects:
-        lines.append("projects")
-        width = max(len(name) for name in report.projects)
-        for name, c in report.projects.items():
-            lines.append(
-                f"  {name:<{width}}  {c.sources} sources, {c.passages} passages, "
-                f"{c.summaries} summaries, {c.insights} insights"
-            )
-    return "\n".join(lines)
-
-
-def _duration(seconds: int) -> str:
-    hours, rest = divmod(seconds, 3600)
-    minutes, secs = divmod(rest, 60)
-    return f"{hours}h{minutes:02d}m" if hours else f"{minutes}m{secs:02d}s"
 
 
 def status_json(report: StatusReport) -> str:
