@@ -133,14 +133,14 @@ def test_worker_outlives_a_full_disk_in_the_insight_step(disk: FullDisk, quiet: 
         worker.stop()
 
 
-def test_a_full_disk_is_found_behind_a_failed_rollback(disk: FullDisk, tmp_path: Path) -> None:
+def test_a_full_disk_inside_a_transaction_surfaces_as_itself(disk: FullDisk, tmp_path: Path) -> None:
     conn = connect(tmp_path / "memory.db")
     try:
         conn.execute("CREATE TABLE big (data BLOB)")
         disk.fill(files=False)
         # a row larger than the page cache spills to disk inside the transaction: SQLite rolls
-        # back by itself, and the explicit ROLLBACK that follows fails with "no transaction"
-        with pytest.raises(apsw.Error) as caught, write_transaction(conn):
+        # back by itself, and write_transaction must not hide that behind a failed ROLLBACK
+        with pytest.raises(apsw.FullError) as caught, write_transaction(conn):
             conn.execute("INSERT INTO big VALUES (randomblob(?))", (20_000_000,))
         assert isinstance(disk_full_error(caught.value), apsw.FullError)
         disk.free()

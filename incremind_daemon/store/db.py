@@ -72,10 +72,13 @@ def write_transaction(conn: apsw.Connection) -> Iterator[None]:
     conn.execute("BEGIN IMMEDIATE")
     try:
         yield
+        conn.execute("COMMIT")
     except BaseException:
-        conn.execute("ROLLBACK")
+        # SQLite may have rolled back already (SQLITE_FULL, an interrupted statement); a second
+        # ROLLBACK would then replace the real error with "no transaction is active"
+        if not conn.getautocommit():
+            conn.execute("ROLLBACK")
         raise
-    conn.execute("COMMIT")
 
 
 Row = tuple[Any, ...]  # column values as SQLite returns them; typed by the caller's dataclass
