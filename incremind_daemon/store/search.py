@@ -5,6 +5,12 @@ tokenizer the index uses, and each word is quoted. All words must match
 first; when that finds fewer than ``limit`` results, any word may match, and
 those looser hits rank below the strict ones.
 
+BM25 costs a few microseconds per matching row, and a word found in a third
+of a large memory matches tens of thousands: so each kind of item ranks at
+most the newest MAX_SCORED rows of its match set, and the any-word fallback
+leaves out words that alone match more than that (they add little to BM25
+and most of its cost). Below MAX_SCORED matches, ranking is exact.
+
 Each mode ranks items without reading their rows; rows are read, and
 snippets marked, only for the hits that are returned (see semantic.py for
 ranking by meaning and for fusion).
@@ -43,6 +49,7 @@ MARK_OPEN = "«"
 MARK_CLOSE = "»"
 _LOOSE_FACTOR = 0.5  # an any-word hit ranks below an all-words hit of equal BM25
 _TIER_WEIGHT = {"insight": 1.2, "summary": 1.1, "organized": 1.0, "raw": 0.9}
+MAX_SCORED = 2_000  # rows of one kind BM25 ranks per query: p95 latency at 100k passages (benchmarks/semantic.py)
 
 
 @dataclass(frozen=True, slots=True)
@@ -59,12 +66,24 @@ class _TierQuery:
     def tier(self) -> str:
         return TIER_OF_KIND[self.kind]
 
-    def rank_sql(self) -> str:
+    def _where(self) -> str:
         live = f" AND f.rowid NOT IN ({self.live_filter})" if self.live_filter else ""
+        return f"""WHERE {self.table} MATCH :match{live}
+                     AND (:project IS NULL OR f.rowid IN ({self.project_filter}))"""
+
+    def rank_sql(self) -> str:
+        """Rank the matching rows from :floor up (0: all of them) by BM25, best first."""
         return f"""SELECT f.rowid, bm25({self.table}{self.weights}) AS score FROM {self.table} f
-                   WHERE {self.table} MATCH :match{live}
-                     AND (:project IS NULL OR f.rowid IN ({self.project_filter}))
+                   {self._where()} AND f.rowid >= :floor
                    ORDER BY score LIMIT :limit"""
+
+    def floor_sql(self) -> str:
+        """Find the rowid of the :cap-th newest matching row, if there are that many."""
+        return f"SELECT f.rowid FROM {self.table} f {self._where()} ORDER BY f.rowid DESC LIMIT 1 OFFSET :cap"
+
+    def exceeds_sql(self) -> str:
+        """Tell whether a match expression alone matches more than :cap rows (no filters: a word's reach)."""
+        return f"SELECT 1 FROM {self.table} WHERE {self.table} MATCH :match LIMIT 1 OFFSET :cap"
 
 
 _QUERIES = (
@@ -196,35 +215,49 @@ def rank_by_words(
     """Rank items by BM25 over already-cut query words; no row is read here."""
     if not words:
         return []  # only punctuation or symbols: nothing can match, and that is no error
-    ranked = _rank(conn, quote_words(words), project=project, tier=tier, limit=limit, factor=1.0)
+    ranked = _rank(conn, words, project=project, tier=tier, limit=limit, loose=False)
     if len(ranked) < limit and len(words) > 1:
         seen = {r.key for r in ranked}
-        loose_match = quote_words(words, any_word=True)
-        loose = _rank(conn, loose_match, project=project, tier=tier, limit=limit, factor=_LOOSE_FACTOR)
+        loose = _rank(conn, words, project=project, tier=tier, limit=limit, loose=True)
         ranked.extend(r for r in loose if r.key not in seen)
     ranked.sort(key=lambda r: (-r.score, TIER_ORDER[TIER_OF_KIND[r.kind]], -r.item))
     return ranked[:limit]
 
 
 def _rank(
-    conn: apsw.Connection, match: str, *, project: str | None, tier: str | None, limit: int, factor: float
+    conn: apsw.Connection, words: list[str], *, project: str | None, tier: str | None, limit: int, loose: bool
 ) -> list[Ranked]:
+    """Rank each kind of item by BM25: all words must match, or (loose) any that is not too common."""
     ranked: list[Ranked] = []
+    factor = _LOOSE_FACTOR if loose else 1.0
     for spec in _QUERIES:
         if tier is not None and spec.tier != tier:
             continue
         try:
+            match = quote_words(_telling_words(conn, spec, words), any_word=True) if loose else quote_words(words)
+            params = {"match": match, "project": project, "limit": limit, "cap": MAX_SCORED - 1}
             # rank on the index alone; rows are read, and snippets marked, only for the hits returned,
             # rather than by FTS5's snippet(), which re-tokenizes every row it touches
-            rows = fetch_rows(conn, spec.rank_sql(), {"match": match, "project": project, "limit": limit})
+            floor = fetch_row(conn, spec.floor_sql(), params)
+            rows = fetch_rows(conn, spec.rank_sql(), {**params, "floor": 0 if floor is None else floor[0]})
         except apsw.SQLError as exc:
             # quote_query should make this unreachable; keep the user out of a traceback
-            log.warning("search failed for %r: %s", match, exc)
+            log.warning("search failed for %r: %s", words, exc)
             raise QueryError(f"the search could not run ({exc}); try fewer or plainer words") from exc
         for rowid, bm25 in rows:
             score = round(-float(bm25) * _TIER_WEIGHT[spec.tier] * factor, 6)
             ranked.append(Ranked(spec.kind, int(rowid), score, {"keyword": score}))
     return ranked
+
+
+def _telling_words(conn: apsw.Connection, spec: _TierQuery, words: list[str]) -> list[str]:
+    """Return the words that alone match at most MAX_SCORED rows of a table; all of them when none does."""
+    rare = [
+        word
+        for word in words
+        if fetch_row(conn, spec.exceeds_sql(), {"match": quote_words([word]), "cap": MAX_SCORED - 1}) is None
+    ]
+    return rare or words
 
 
 def read_hits(conn: apsw.Connection, ranked: Sequence[Ranked], home: Path, words: list[str]) -> list[Hit]:

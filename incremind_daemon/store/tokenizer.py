@@ -82,29 +82,36 @@ def fold_text(text: str) -> tuple[str, list[int]]:
     """
     if text.isascii():
         return text.lower(), list(range(len(text) + 1))
-    cache = _FOLDED
-    pieces = [cache.get(ch) or _fold_char(ch) for ch in text]
-    folded = "".join(pieces)
+    folded = text.translate(_FOLDED)
     if len(folded) == len(text):  # the common case: every character folds to one
         return folded, list(range(len(text) + 1))
     offsets: list[int] = []
-    for i, piece in enumerate(pieces):
-        offsets.extend([i] * len(piece))
+    for i, ch in enumerate(text):
+        offsets.extend([i] * len(_FOLDED[ord(ch)]))
     offsets.append(len(text))
     return folded, offsets
 
 
-# Folding one character costs a Unicode normalisation; texts reuse few thousand characters.
-_FOLDED: dict[str, str] = {}
-_FOLD_CACHE_LIMIT = 100_000
+class _FoldTable(dict[int, str]):
+    """Each character's folded form, computed on first sight (str.translate reads it in C).
+
+    Folding one character costs a Unicode normalisation; texts reuse a few
+    thousand characters, so the table stays small; past its limit, new
+    characters are folded each time and not kept.
+    """
+
+    limit = 100_000
+
+    def __missing__(self, code: int) -> str:
+        ch = chr(code)
+        folded = unicodedata.normalize("NFKC", ch).casefold()
+        folded = "".join(TRADITIONAL_TO_SIMPLIFIED.get(c, c) for c in folded) or ch
+        if len(self) < self.limit:
+            self[code] = folded
+        return folded
 
 
-def _fold_char(ch: str) -> str:
-    folded = unicodedata.normalize("NFKC", ch).casefold()
-    folded = "".join(TRADITIONAL_TO_SIMPLIFIED.get(c, c) for c in folded) or ch
-    if len(_FOLDED) < _FOLD_CACHE_LIMIT:
-        _FOLDED[ch] = folded
-    return folded
+_FOLDED = _FoldTable()
 
 
 def fold(text: str) -> str:

@@ -86,3 +86,36 @@ def test_a_changed_item_never_answers_and_new_vectors_arrive(
         return bool(hits) and hits[0].similarity > 0.999
 
     wait_until(arrived, timeout=10)
+
+
+def test_the_copy_keeps_the_nearest_in_hamming_distance(conn: apsw.Connection, kept: None) -> None:
+    table = _vectors(300, seed=5)
+    _store(conn, [f"note {n}" for n in range(300)], "a", table)
+    bits = {
+        int(r[0]): np.unpackbits(np.frombuffer(bytes(r[1]), dtype=np.uint8))
+        for r in conn.execute(f"SELECT rowid, embedding FROM {vectors.table_name(KEY)}")
+    }
+    index = bitindex.index_for(conn, KEY, table=vectors.table_name(KEY), kind_codes=vectors.KIND_CODES)
+    assert index is not None
+    for query in _vectors(5, seed=11):
+        packed = np.packbits(query > 0)
+        wanted = 37
+        found = index.candidates(conn, packed.tobytes(), wanted=wanted, kind_codes=[1], project=None)
+        distance = {rowid: int((b != np.unpackbits(packed)).sum()) for rowid, b in bits.items()}
+        assert len(found) == wanted
+        assert [distance[r] for r in found] == sorted(distance[r] for r in found)  # nearest first
+        assert max(distance[r] for r in found) <= sorted(distance.values())[wanted - 1]
+        assert index.candidates(conn, packed.tobytes(), wanted=wanted, kind_codes=[2], project=None) == []
+
+
+def test_candidates_read_alike_through_the_shortcut_and_vec0(conn: apsw.Connection) -> None:
+    table = _vectors(40, seed=8)
+    _store(conn, [f"note {n}" for n in range(40)], "a", table)
+    name = vectors.table_name(KEY)
+    rowids = [int(r[0]) for r in conn.execute(f"SELECT rowid FROM {name} ORDER BY random() LIMIT 15")] + [999_999]
+    quick = vectors.read_candidates(conn, name, rowids, dimension=DIMENSION)
+    assert vectors._AUXILIARY_SHAPE[(conn.db_filename("main"), name)], "the shortcut was taken"
+    vectors._AUXILIARY_SHAPE[(conn.db_filename("main"), name)] = False
+    assert vectors.read_candidates(conn, name, rowids, dimension=DIMENSION) == quick
+    assert [row[0] for row in quick] == rowids[:-1]  # in the order asked; a missing row is skipped
+    assert {row[1] for row in quick} == {"organized"}

@@ -10,6 +10,7 @@ from hypothesis import strategies as st
 
 from incremind_daemon.errors import QueryError
 from incremind_daemon.store import items
+from incremind_daemon.store import search as search_module
 from incremind_daemon.store.db import connect
 from incremind_daemon.store.records import NewPassage, NewSource, NewSummary
 from incremind_daemon.store.search import quote_query, search
@@ -99,3 +100,40 @@ def test_quote_query_quotes_every_word(query: str) -> None:
         return
     for part in expression.split(" AND "):
         assert part.startswith('"') and part.endswith('"')
+
+
+def _many_notes(db: apsw.Connection, texts: list[str]) -> list[int]:
+    """Store one passage per text, oldest first; return the passages' row ids."""
+    rowids: list[int] = []
+    with db:
+        for n, text in enumerate(texts):
+            source_id = items.insert_source(
+                db, NewSource(kind="note", project="p", title=f"n{n}", raw_text=text), now="2026-01-01T00:00:00+00:00"
+            )
+            items.insert_passages(db, source_id, [NewPassage(text, 0, len(text))])
+            rowids.append(int(db.execute("SELECT max(id) FROM chunks").fetchall()[0][0]))
+    return rowids
+
+
+def test_a_very_common_word_ranks_its_newest_matches(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(search_module, "MAX_SCORED", 5)
+    db = connect(tmp_path / "memory.db")
+    # the oldest note holds the word most densely: exact BM25 would put it first
+    rowids = _many_notes(db, ["缓存 缓存 缓存 缓存", *[f"第 {n} 条笔记提到缓存和别的很多很多事情" for n in range(11)]])
+    hits = search(db, "缓存", home=tmp_path, tier="organized", limit=20)
+    assert sorted(int(h.id.split("-")[1]) for h in hits) == rowids[-5:]
+    monkeypatch.setattr(search_module, "MAX_SCORED", 100)  # under the cap, ranking is exact over all matches
+    assert int(search(db, "缓存", home=tmp_path, tier="organized")[0].id.split("-")[1]) == rowids[0]
+    db.close()
+
+
+def test_the_any_word_fallback_leaves_out_words_that_match_too_much(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(search_module, "MAX_SCORED", 5)
+    db = connect(tmp_path / "memory.db")
+    rowids = _many_notes(db, [*[f"note {n} about caching layers" for n in range(10)], "the zookeeper quorum moved"])
+    hits = search(db, "caching zookeeper outage", home=tmp_path, tier="organized")
+    # no note holds all three words; 'caching' alone matches more than the cap, so only the telling word counts
+    assert [int(h.id.split("-")[1]) for h in hits] == [rowids[-1]]
+    db.close()
