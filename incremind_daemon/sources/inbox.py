@@ -19,6 +19,7 @@ from incremind_daemon.pipeline.work import IngestFile
 
 log = logging.getLogger(__name__)
 
+NOTICE_LIMIT = 2_000  # files held in memory at once; a bigger backlog waits on disk for the next rescan
 _PARTIAL_SUFFIXES = (".part", ".partial", ".crdownload", ".download", ".tmp", ".swp", "~")
 _PROJECT_UNSAFE = re.compile(r"[^\w.\-]+")
 
@@ -86,12 +87,15 @@ class InboxFeeder:
         default_project: str,
         settle_seconds: float,
         rescan_seconds: float,
+        notice_limit: int = NOTICE_LIMIT,
     ) -> None:
         self._inbox = inbox_dir
         self._submit = submit
         self._default = default_project
         self._settle = settle_seconds
         self._rescan = rescan_seconds
+        self._limit = notice_limit
+        self._overflow = False  # a file was left unnoticed at the limit: rescan once there is room
         self._seen: dict[Path, _Seen] = {}
         self._ready: set[Path] = set()
         self._lock = threading.Lock()
@@ -108,10 +112,17 @@ class InboxFeeder:
         self._on_recreated.append(callback)
 
     def notice(self, path: Path, *, closed: bool = False) -> None:
-        """Note that a path may hold a new file; a closed file needs no settling."""
+        """Note that a path may hold a new file; a closed file needs no settling.
+
+        At the notice limit the path is left on disk, and a rescan finds it
+        once the files in hand have been handed on.
+        """
         if not is_candidate(path, self._inbox):
             return
         with self._lock:
+            if path not in self._seen and len(self._seen) >= self._limit:
+                self._overflow = True
+                return
             if closed:
                 self._ready.add(path)
             self._seen.setdefault(path, _Seen(-1, -1, time.monotonic()))
@@ -148,22 +159,28 @@ class InboxFeeder:
     def _loop(self) -> None:
         while not self._stop.is_set():
             now = time.monotonic()
-            if self.last_scan_at is None or now - self.last_scan_at >= self._rescan:
+            with self._lock:
+                room = self._overflow and len(self._seen) <= self._limit // 2
+            if self.last_scan_at is None or now - self.last_scan_at >= self._rescan or room:
                 self._scan()
             self._submit_settled()
             with self._lock:
-                busy = bool(self._seen)
+                busy = bool(self._seen) or self._overflow
             timeout = min(0.2, self._settle / 4 or 0.05) if busy else self._rescan
             self._wake.wait(timeout)
             self._wake.clear()
 
     def _scan(self) -> None:
         self.last_scan_at = time.monotonic()
+        with self._lock:
+            self._overflow = False
         try:
             self._inbox.mkdir(parents=True, exist_ok=True)
             self._check_identity()
             for path in scan_inbox(self._inbox):
                 self.notice(path)
+                if self._overflow:
+                    break  # the rest stays on disk until the files in hand are handed on
         except OSError as exc:
             log.warning("could not scan the inbox %s: %s", self._inbox, exc)
 

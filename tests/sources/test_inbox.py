@@ -102,3 +102,31 @@ def test_is_candidate_skips_hidden_partial_and_failed(inbox: Path, relative: str
 def test_project_is_the_first_sub_folder(inbox: Path) -> None:
     assert project_for(inbox / "论文" / "deep" / "a.md", inbox, "daily") == "论文"
     assert project_for(inbox / "a.md", inbox, "daily") == "daily"
+
+
+def test_backlog_over_the_notice_limit_waits_on_disk_and_is_all_handed_on(tmp_path: Path) -> None:
+    inbox = tmp_path / "inbox"
+    (inbox / "thesis").mkdir(parents=True)
+    files = [inbox / "thesis" / f"{n:03d}.md" for n in range(60)]
+    for path in files:
+        path.write_text(f"note {path.name}", encoding="utf-8")
+    handed: list[Path] = []
+    most_held = 0
+
+    def claim(item: IngestFile) -> None:  # as the worker does: a stored file leaves the inbox
+        nonlocal most_held
+        most_held = max(most_held, feeder.waiting())
+        handed.append(item.path)
+        item.path.unlink()
+
+    # the timer rescan is far off: only the feeder's own "room again" rescans can hand on the rest
+    feeder = InboxFeeder(
+        inbox, claim, default_project="daily", settle_seconds=0, rescan_seconds=600, notice_limit=10
+    )
+    feeder.start()
+    try:
+        wait_until(lambda: len(handed) == len(files))
+    finally:
+        feeder.stop()
+    assert most_held <= 10
+    assert sorted(handed) == files
