@@ -20,6 +20,7 @@ import logging  # noqa: E402
 import os  # noqa: E402
 import shutil  # noqa: E402
 import sys  # noqa: E402
+from dataclasses import replace  # noqa: E402
 from pathlib import Path  # noqa: E402
 
 import jieba  # noqa: E402
@@ -44,14 +45,18 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument("--rounds", type=int, default=1, help="timed passes over the queries per mode (default 1)")
     parser.add_argument("--profile", action="store_true",
                         help="profile the slowest hybrid query at the largest scale even when within target")
+    parser.add_argument("--scales", nargs="+", type=int,
+                        help="search these store sizes only (default 10,000 and 100,000)")
     parser.add_argument("--keep", action="store_true", help="keep the temporary folder")
     return parser
 
 
 def make_plan(args: argparse.Namespace) -> Plan:
     if args.quick:
-        return Plan("quick", 100, (2_000,), 1_000, 40, args.rounds, 20, 3.0, 5.0)
-    return Plan("full", 500, (10_000, 100_000), 10_000, len(build_queries()), args.rounds, 50, 10.0, 20.0)
+        plan = Plan("quick", 100, (2_000,), 1_000, 40, args.rounds, 20, 3.0, 5.0)
+    else:
+        plan = Plan("full", 500, (10_000, 100_000), 10_000, len(build_queries()), args.rounds, 50, 10.0, 20.0)
+    return replace(plan, scales=tuple(args.scales)) if args.scales else plan
 
 
 def run(args: argparse.Namespace, plan: Plan, report: Report) -> None:

@@ -175,8 +175,8 @@ def search(
     if wanted == "vector":
         return read_hits(conn, vector, home, words)
     keyword = rank_by_words(conn, words, project=project, tier=tier, limit=depth)
-    top = read_hits(conn, keyword[:1], home, words)
-    coverage = word_coverage(top[0].text, words) if top else 0.0
+    top = fetch_row(conn, HIT_SQL[keyword[0].kind], (keyword[0].item,)) if keyword else None
+    coverage = word_coverage(str(top[0]), words) if top is not None else 0.0
     return read_hits(conn, fuse(keyword, vector, method=fusion, limit=limit, coverage=coverage), home, words)
 
 
