@@ -101,9 +101,11 @@ class Worker:
         actor: str = "daemon",
         use_model: bool = True,
         on_summary: Callable[[str], None] = lambda _project: None,
+        on_idle: Callable[[], None] = lambda: None,
     ) -> None:
         self._settings = settings
         self._on_summary = on_summary  # told a session's project after its summary is renewed
+        self._on_idle = on_idle  # called on the writer thread when a run of work is done and none is due
         self._extract = extract
         self._read_session = read_session
         self._embedder = embedder
@@ -196,6 +198,7 @@ class Worker:
         self._stale.update(dict.fromkeys(sessions.stale_sessions(conn, limit=10_000), 0.0))
         try:
             background = True  # insight steps and vectors may be due
+            worked = False  # since the last time the worker went idle
             while not self._stopping.is_set():
                 try:
                     # background work runs only when no item waits, a batch at a time; when none is
@@ -213,6 +216,10 @@ class Worker:
                         background = False
                     if background:
                         self.stats.note_written()  # insight or vector rows were committed: there is room
+                        worked = True
+                    elif worked:
+                        worked = False
+                        self._on_idle()
                     continue
                 if entry is _STOP:
                     break
@@ -233,7 +240,7 @@ class Worker:
                     future.cancel()
                     break
                 self._run_one(conn, item, future)
-                background = True
+                background = worked = True
         finally:
             self._cancel_waiting()
             self._close_chat()
