@@ -19,6 +19,7 @@ from pathlib import Path
 from xml.sax.saxutils import escape
 
 from benchmarks.corpus import VOCAB, Writer, write_document
+from tests.bad_files import pdf_from_objects
 
 # shares of the drop folder's bytes, by the suffix the files get
 FILE_SHARES = {"pdf": 0.50, "docx": 0.26, "html": 0.15, "md/txt": 0.04, "csv": 0.03, "json": 0.02}
@@ -103,16 +104,7 @@ def pdf_with_images(pages: list[str], images: list[bytes]) -> bytes:
         )
         kids.append(len(objects))
     objects[1] = b"<< /Type /Pages /Kids [%s] /Count %d >>" % (b" ".join(b"%d 0 R" % k for k in kids), len(kids))
-    out = bytearray(b"%PDF-1.4\n%\xe2\xe3\xcf\xd3\n")
-    offsets: list[int] = []
-    for number, body in enumerate(objects, start=1):
-        offsets.append(len(out))
-        out += b"%d 0 obj\n%s\nendobj\n" % (number, body)
-    xref_at = len(out)
-    out += b"xref\n0 %d\n0000000000 65535 f \n" % (len(objects) + 1)
-    out += b"".join(b"%010d 00000 n \n" % offset for offset in offsets)
-    out += b"trailer\n<< /Size %d /Root 1 0 R >>\nstartxref\n%d\n%%%%EOF\n" % (len(objects) + 1, xref_at)
-    return bytes(out)
+    return pdf_from_objects(objects)
 
 
 _W_NS = "http://schemas.openxmlformats.org/wordprocessingml/2006/main"

@@ -78,6 +78,7 @@ def slow_pdf_bytes(*, operators: int = 100_000, pages: int = 40) -> bytes:
 
 
 def pdf_from_objects(objects: list[bytes]) -> bytes:
+    """Number the objects from 1, with the catalog first, and add the xref table and trailer."""
     out = bytearray(b"%PDF-1.4\n")
     offsets: list[int] = []
     for number, body in enumerate(objects, start=1):
