@@ -93,6 +93,21 @@ def text_digest(text: str) -> str:
     return hashlib.blake2b(text.encode("utf-8", "surrogatepass"), digest_size=8).hexdigest()
 
 
+def vector_rowid(kind: str, item: int) -> int:
+    """Return the vec0 rowid of an item's vector: the item id with its kind in the low three bits."""
+    return item * 8 + KIND_CODES[kind]
+
+
+def kind_of_rowid(rowid: int) -> str:
+    """Return the item kind a vec0 rowid encodes ("" for an unknown code)."""
+    return KIND_BY_CODE.get(rowid % 8, "")
+
+
+def item_of_rowid(rowid: int) -> int:
+    """Return the item id a vec0 rowid encodes."""
+    return rowid // 8
+
+
 def table_name(key: str) -> str:
     """Return the vec0 table of a model key (keys are [a-z0-9_-])."""
     return "vec_" + re.sub(r"[^a-z0-9_]", "_", key.lower())
@@ -187,7 +202,7 @@ def store_vectors(
         current = fetch_row(conn, _ITEM_BY_ID[kind], (item,))
         if current is None or str(current[2]) != text:
             continue
-        rowid = item * 8 + KIND_CODES[kind]
+        rowid = vector_rowid(kind, item)
         conn.execute(f"DELETE FROM {table} WHERE rowid = ?", (rowid,))
         bits = np.packbits(vector > 0).tobytes()
         conn.execute(
@@ -200,7 +215,7 @@ def store_vectors(
 
 def delete_vector(conn: apsw.Connection, key: str, kind: str, item: int) -> None:
     """Remove one item's vector from a model's table."""
-    conn.execute(f"DELETE FROM {table_name(key)} WHERE rowid = ?", (item * 8 + KIND_CODES[kind],))
+    conn.execute(f"DELETE FROM {table_name(key)} WHERE rowid = ?", (vector_rowid(kind, item),))
     bump_version(conn, key)
 
 
@@ -265,7 +280,9 @@ def nearest(
     order = [int(i) for i in np.argsort(-scores, kind="stable")]
     hits: list[VectorHit] = []
     for begin in range(0, len(order), limit):  # one look-up per kind for a window of candidates
-        window = [(index, str(rows[index][1]), int(rows[index][0]) // 8) for index in order[begin : begin + limit]]
+        window = [
+            (index, str(rows[index][1]), item_of_rowid(int(rows[index][0]))) for index in order[begin : begin + limit]
+        ]
         live = _live_digests(conn, [(kind, item) for _, kind, item in window])
         for index, kind, item in window:
             if live.get((kind, item)) != rows[index][2]:
@@ -294,7 +311,7 @@ def read_candidates(conn: apsw.Connection, table: str, rowids: Sequence[int], *,
         if all(
             isinstance(r[2], bytes) and len(r[2]) == 4 * dimension and isinstance(r[1], str) for r in found.values()
         ):
-            return [(r, KIND_BY_CODE.get(r % 8, ""), found[r][1], found[r][2]) for r in rowids if r in found]
+            return [(r, kind_of_rowid(r), found[r][1], found[r][2]) for r in rowids if r in found]
         log.warning("the auxiliary table of %s is not as expected; reading through vec0", table)
         _AUXILIARY_SHAPE[(conn.db_filename("main"), table)] = False
     by_rowid = f"SELECT rowid, kind, digest, vector FROM {table} WHERE rowid = ?"
