@@ -292,7 +292,8 @@ def _request_sentences(text: str, *, opening: bool = False) -> list[str]:
             size += len(cleaned)
         if size > GOAL_CHARS:
             break
-    return [sentence.rstrip(",:：") for sentence in sentences]
+    trimmed = (sentence.rstrip(",:：") for sentence in sentences)
+    return [sentence for sentence in trimmed if sentence]  # a lone ":" after a sentence is no sentence
 
 
 def _strip_prefix(pattern: re.Pattern[str], text: str) -> str:

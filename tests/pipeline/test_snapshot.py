@@ -7,7 +7,7 @@ import time
 from pathlib import Path
 
 import pytest
-from hypothesis import given, settings
+from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
 from incremind_daemon.pipeline.snapshot import SessionSnapshot, Turn, snapshot_session
@@ -573,6 +573,7 @@ TEXTS = st.one_of(st.text(max_size=300), st.lists(FRAGMENTS, max_size=30).map(""
 
 @settings(max_examples=300, deadline=None)
 @given(st.lists(st.builds(Turn, ROLES, TEXTS), max_size=30))
+@example([Turn("user", "A。:")])  # a lone colon after a sentence used to become an empty sentence
 def test_snapshot_never_raises_and_keeps_every_limit(turns: list[Turn]) -> None:
     snapshot = snapshot_session(turns)
 
