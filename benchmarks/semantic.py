@@ -42,7 +42,8 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument("--out", type=Path, help="also write the figures to this JSON file")
     parser.add_argument("--only", nargs="+", choices=BENCHMARKS, default=list(BENCHMARKS),
                         help="run only these benchmarks")
-    parser.add_argument("--rounds", type=int, default=1, help="timed passes over the queries per mode (default 1)")
+    parser.add_argument("--rounds", type=int,
+                        help="timed passes over the queries per mode (default 3; 1 with --quick)")
     parser.add_argument("--profile", action="store_true",
                         help="profile the slowest hybrid query at the largest scale even when within target")
     parser.add_argument("--scales", nargs="+", type=int,
@@ -53,9 +54,9 @@ def build_parser() -> argparse.ArgumentParser:
 
 def make_plan(args: argparse.Namespace) -> Plan:
     if args.quick:
-        plan = Plan("quick", 100, (2_000,), 1_000, 40, args.rounds, 20, 3.0, 5.0)
+        plan = Plan("quick", 100, (2_000,), 1_000, 40, args.rounds or 1, 20, 3.0, 5.0)
     else:
-        plan = Plan("full", 500, (10_000, 100_000), 10_000, len(build_queries()), args.rounds, 50, 10.0, 20.0)
+        plan = Plan("full", 500, (10_000, 100_000), 10_000, len(build_queries()), args.rounds or 3, 50, 10.0, 20.0)
     return replace(plan, scales=tuple(args.scales)) if args.scales else plan
 
 
