@@ -144,7 +144,9 @@ SOURCE_WIDTH = 7
 HIT_SQL = {
     "organized": f"""SELECT c.text, c.start, c."end", c.page, {SOURCE_COLUMNS}
                      FROM chunks c JOIN sources s ON s.id = c.source_id {SOURCE_JOIN} WHERE c.id = ?""",
-    "summary": f"""SELECT m.index_line || char(10) || m.summary, NULL, NULL, NULL, {SOURCE_COLUMNS}
+    # a summary's index line, when it is (the start of) its top sentence, is not said twice
+    "summary": f"""SELECT CASE WHEN instr(m.summary, rtrim(m.index_line, '…')) > 0 THEN m.summary
+                          ELSE m.index_line || char(10) || m.summary END, NULL, NULL, NULL, {SOURCE_COLUMNS}
                    FROM summaries m JOIN sources s ON s.id = m.source_id {SOURCE_JOIN} WHERE m.id = ?""",
     "message": f"""SELECT m.text, m.start, m."end", NULL, {SOURCE_COLUMNS}
                    FROM messages m JOIN sources s ON s.id = m.source_id {SOURCE_JOIN} WHERE m.id = ?""",

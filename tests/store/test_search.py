@@ -137,3 +137,23 @@ def test_the_any_word_fallback_leaves_out_words_that_match_too_much(
     # no note holds all three words; 'caching' alone matches more than the cap, so only the telling word counts
     assert [int(h.id.split("-")[1]) for h in hits] == [rowids[-1]]
     db.close()
+
+
+@pytest.mark.parametrize(
+    ("index_line", "summary", "expected"),
+    [
+        ("间隔重复：第1、2、4、7天复习。", "间隔重复：第1、2、4、7天复习。", "间隔重复：第1、2、4、7天复习。"),
+        ("复习计划 — 间隔", "间隔重复：第1、2、4、7天复习。", "复习计划 — 间隔\n间隔重复：第1、2、4、7天复习。"),
+        ("We moved the API…", "Intro. We moved the API to port 8080.", "Intro. We moved the API to port 8080."),
+    ],
+)
+def test_summary_hit_says_its_top_sentence_once(tmp_path: Path, index_line: str, summary: str, expected: str) -> None:
+    db = connect(tmp_path / "memory.db")
+    with db:
+        source_id = items.insert_source(
+            db, NewSource(kind="note", project="p", title="n", raw_text=summary), now="2026-01-01T00:00:00+00:00"
+        )
+        items.upsert_summary(db, source_id, NewSummary(index_line, summary), now="2026-01-01T00:00:00+00:00")
+    hits = search(db, "复习 API", home=tmp_path, tier="summary")
+    db.close()
+    assert [hit.text for hit in hits] == [expected]
