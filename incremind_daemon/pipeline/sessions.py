@@ -170,9 +170,8 @@ def append_to_session(conn: apsw.Connection, source_id: int, fresh: list[Message
     turn_start = sessions.last_turn_start(conn, source_id, before=fresh[0].id)
     layout = layout_session(fresh, after=old)
     starts = sorted({turn_start, *(start for start, _ in layout.turns)})
-    next_seq = sessions.delete_passages_from(conn, source_id, turn_start)
     passages = turn_passages(layout.text, pairwise([*starts, len(layout.text)]))
-    items.insert_passages(conn, source_id, passages, first_seq=next_seq)
+    renew_passages(conn, source_id, turn_start, passages, unchanged=len(old))
     sessions.set_message_offsets(conn, layout.offsets)
     last_at = max((m.at for m in fresh if m.at), default=None)
     sessions.replace_session_text(conn, source_id, layout.text, last_at=last_at, now=now)
@@ -231,13 +230,34 @@ def rebuild_session(conn: apsw.Connection, source_id: int, *, now: str) -> None:
         return
     first_turn = next((i for i, (_, end) in enumerate(layout.turns) if end > same), len(layout.turns))
     cut = layout.turns[first_turn][0] if first_turn < len(layout.turns) else len(layout.text)
-    next_seq = sessions.delete_passages_from(conn, source_id, min(cut, same))
     passages = turn_passages(layout.text, layout.turns[first_turn:])
-    items.insert_passages(conn, source_id, passages, first_seq=next_seq)
+    renew_passages(conn, source_id, min(cut, same), passages, unchanged=same)
     moved = [o for o, m in zip(layout.offsets, messages, strict=True) if (o[0], o[1]) != (m.start, m.end)]
     sessions.set_message_offsets(conn, moved)
     last_at = max((m.at for m in messages if m.at), default=None)
     sessions.replace_session_text(conn, source_id, layout.text, last_at=last_at, now=now)
+
+
+def renew_passages(
+    conn: apsw.Connection, source_id: int, cut: int, passages: list[NewPassage], *, unchanged: int
+) -> int:
+    """Make a session's passages from offset ``cut`` on the given ones; return how many were written.
+
+    The text before offset ``unchanged`` is the same as when the stored passages were cut, and
+    the split is greedy from the left, so the passages of a long turn that has grown come out as
+    before except the last few: those stored alike (same span, inside the unchanged text) are
+    kept, with their ids, index entries and vectors. Only what differs is deleted and written:
+    a message appended to a turn of hundreds costs its own passages, not the whole turn again.
+    """
+    stored = sessions.passage_spans_from(conn, source_id, cut)
+    kept = 0
+    for (_, start, end), passage in zip(stored, passages, strict=False):
+        if (start, end) != (passage.start, passage.end) or end > unchanged:
+            break
+        kept += 1
+    next_seq = sessions.delete_passages(conn, source_id, [row[0] for row in stored[kept:]])
+    items.insert_passages(conn, source_id, passages[kept:], first_seq=next_seq)
+    return len(passages) - kept
 
 
 def common_prefix(a: str, b: str) -> int:

@@ -222,9 +222,19 @@ def session_text(conn: apsw.Connection, source_id: int) -> str:
     return "" if row is None else str(row[0])
 
 
-def delete_passages_from(conn: apsw.Connection, source_id: int, start: int) -> int:
-    """Delete a source's passages that start at or after an offset; return the next free seq."""
-    conn.execute("DELETE FROM chunks WHERE source_id = ? AND start >= ?", (source_id, start))
+def passage_spans_from(conn: apsw.Connection, source_id: int, start: int) -> list[tuple[int, int, int]]:
+    """Return (id, start, end) of a source's passages that start at or after an offset, in text order."""
+    rows = fetch_rows(
+        conn,
+        'SELECT id, start, "end" FROM chunks WHERE source_id = ? AND start >= ? ORDER BY start, seq',
+        (source_id, start),
+    )
+    return [(int(row[0]), int(row[1]), int(row[2])) for row in rows]
+
+
+def delete_passages(conn: apsw.Connection, source_id: int, ids: list[int]) -> int:
+    """Delete some of a source's passages by id; return the next free seq."""
+    conn.executemany("DELETE FROM chunks WHERE id = ? AND source_id = ?", [(i, source_id) for i in ids])
     return fetch_int(conn, "SELECT coalesce(max(seq), -1) + 1 FROM chunks WHERE source_id = ?", (source_id,))
 
 
