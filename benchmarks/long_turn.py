@@ -40,22 +40,9 @@ from incremind_daemon.store.tokenizer import ensure_segmenter  # noqa: E402
 NOW = "2026-01-01T00:00:00+00:00"
 MODEL = "stand-in:8:bench"  # any vectors will do: what is counted is which passages need one again
 WORDS = [
-    "the",
-    "daemon",
-    "search",
-    "index",
-    "vector",
-    "passage",
-    "token",
-    "window",
-    "memory",
-    "数据库",
-    "端口",
-    "配置",
-    "测试",
-    "修复",
-    "日志",
-]
+    "the", "daemon", "search", "index", "vector", "passage", "token", "window", "memory",
+    "数据库", "端口", "配置", "测试", "修复", "日志",
+]  # fmt: skip
 
 
 def reply(rng: random.Random, number: int) -> NewMessage:
