@@ -80,6 +80,52 @@ def test_pdf_word_on_page_two_reports_the_page(tmp_path: Path, home: Path, capsy
     assert_offsets_match_raw(hits, home)
 
 
+KEY = "sk-proj-" + "Ab3dEf6hIj9kLm2nOp5qRs8tUv1wXy4z"
+PASSWORD = "hunter2" + "secret"
+
+
+def stored_text(home: Path) -> str:
+    """Every text the database holds for sources, passages and summaries, joined."""
+    conn = connect(home / "memory.db", readonly=True)
+    try:
+        rows = conn.execute(
+            """SELECT title || raw_text FROM sources UNION ALL SELECT text FROM chunks
+               UNION ALL SELECT index_line || summary FROM summaries"""
+        ).fetchall()
+    finally:
+        conn.close()
+    return "\n".join(str(row[0]) for row in rows)
+
+
+def test_credentials_in_a_file_are_redacted_and_the_original_kept(
+    tmp_path: Path, home: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    note = tmp_path / "deploy.md"
+    body = f"# Deploy\n\nThe staging key is OPENAI_API_KEY={KEY}\nDB: postgres://admin:{PASSWORD}@db.local/app\n"
+    note.write_text(body, encoding="utf-8")
+    assert run_cli(capsys, "ingest", str(note))[0] == 0
+    text = stored_text(home)
+    assert KEY not in text and PASSWORD not in text
+    assert "[REDACTED:openai_key]" in text and "[REDACTED:password]" in text
+    hits = search_json(capsys, "staging key")
+    assert hits and all(KEY not in json.dumps(hit) for hit in hits)
+    assert_offsets_match_raw(hits, home)
+    originals = list((home / "data" / "raw").rglob("*.md"))
+    assert [o.read_text(encoding="utf-8") for o in originals] == [body]  # nothing of the file is lost
+
+
+def test_redaction_keeps_pdf_pages_in_place(tmp_path: Path, home: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    pdf = make_pdf(
+        tmp_path / "ops.pdf",
+        [f"Runbook. Use API_TOKEN={KEY} for the deploy job.", "The zeppelin alarm means the disk is full."],
+    )
+    assert run_cli(capsys, "ingest", str(pdf))[0] == 0
+    assert KEY not in stored_text(home)
+    hits = search_json(capsys, "zeppelin", "--tier", "organized")
+    assert hits and hits[0]["page"] == 2
+    assert_offsets_match_raw(hits, home)
+
+
 def test_docx_table_cells_are_searchable(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     docx = make_docx(
         tmp_path / "plan.docx",

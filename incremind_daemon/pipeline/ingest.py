@@ -1,4 +1,8 @@
-"""Take one file into memory: keep the original, organize, summarize, commit.
+"""Take one file into memory: keep the original, redact, organize, summarize, commit.
+
+The original bytes are kept as they came, so nothing is lost; the text that is
+stored, indexed, embedded, searched and served has its credentials replaced
+by ``[REDACTED:kind]`` markers first, as messages of agent sessions do.
 
 Order matters for crash safety. The original bytes are written (content
 addressed, idempotent) before the transaction; the source row, its passages,
@@ -24,6 +28,7 @@ import apsw
 from incremind_daemon.config import Settings
 from incremind_daemon.errors import ExtractError
 from incremind_daemon.pipeline.organize import split_passages
+from incremind_daemon.pipeline.redact import redact
 from incremind_daemon.pipeline.summarize import summarize_text
 from incremind_daemon.pipeline.work import Extractor, IngestFile, Outcome
 from incremind_daemon.store import items
@@ -70,20 +75,22 @@ def ingest_file(
         return _fail(conn, item, shown, str(exc), settings=settings, actor=actor)
 
     raw_path = keep_original(data, sha, path.suffix, settings.raw_dir)
-    passages = organize_pages(extracted.text, extracted.pages)
-    summary = summarize_text(extracted.text, title=extracted.title)
+    text, pages = redact_pages(extracted.text, extracted.pages)
+    title = redact(extracted.title)
+    passages = organize_pages(text, pages)
+    summary = summarize_text(text, title=title)
     spans = tuple((s.start, s.end) for s in summary.sentences)
     source = NewSource(
         kind="file",
         project=item.project,
-        title=extracted.title or Path(name).stem,
-        raw_text=extracted.text,
+        title=title or Path(name).stem,
+        raw_text=text,
         sha256=sha,
         raw_path=str(raw_path.relative_to(settings.home_dir)),
         original_name=name,
         media_type=extracted.media_type,
         size_bytes=len(data),
-        pages=extracted.pages,
+        pages=pages,
     )
     now = utc_now()
     with write_transaction(conn):
@@ -125,6 +132,22 @@ def _record_duplicate(
     if item.from_inbox:
         _remove(item.path)
     return Outcome("duplicate", claim.path, item.project, "same bytes as an existing source", item_id("raw", existing))
+
+
+def redact_pages(text: str, pages: tuple[tuple[int, int], ...]) -> tuple[str, tuple[tuple[int, int], ...]]:
+    """Redact credentials page by page; return the text and each page's start in it."""
+    if not pages:
+        return redact(text), pages
+    parts = [redact(text[: pages[0][0]])]
+    at = len(parts[0])
+    moved: list[tuple[int, int]] = []
+    bounds = [start for start, _ in pages[1:]] + [len(text)]
+    for (start, page), end in zip(pages, bounds, strict=True):
+        piece = redact(text[start:end])
+        moved.append((at, page))
+        parts.append(piece)
+        at += len(piece)
+    return "".join(parts), tuple(moved)
 
 
 def organize_pages(text: str, pages: tuple[tuple[int, int], ...]) -> list[NewPassage]:

@@ -27,6 +27,7 @@ from incremind_daemon.config import Settings, private_projects
 from incremind_daemon.errors import IncremindError
 from incremind_daemon.pipeline.candidates import extract_candidates
 from incremind_daemon.pipeline.ingest import organize_pages, utc_now
+from incremind_daemon.pipeline.redact import redact
 from incremind_daemon.pipeline.relate import Known, Relation, relate
 from incremind_daemon.pipeline.summarize import summarize_text
 from incremind_daemon.store import insight_jobs, insights, items, vectors
@@ -289,7 +290,7 @@ def save_memory(
     A short note is one statement (its category given or guessed); a long
     one is examined like a dropped file and reports its first increment.
     """
-    text = request.text.strip()
+    text = redact(request.text.strip())  # stored, indexed and examined without its credentials
     if not text:
         raise IncremindError("nothing to save: the text is empty")
     if request.category is not None and request.category not in CATEGORIES:

@@ -149,6 +149,20 @@ def test_save_reports_new_then_repeat_and_is_searchable_at_once(settings: Settin
         save_memory(conn, settings, SaveRequest("   "))
 
 
+def test_a_saved_note_is_stored_without_its_credentials(settings: Settings) -> None:
+    settings.home_dir.mkdir(parents=True, exist_ok=True)
+    key = "ghp_" + "A1b2C3d4E5f6G7h8I9j0K1l2M3n4O5p6Q7r8"
+    conn = connect(settings.database_path)
+    note = f"The CI bot token is GITHUB_TOKEN={key}; rotate it monthly."
+    save_memory(conn, settings, SaveRequest(note, project="ci"))
+    texts = fetch_rows(
+        conn, "SELECT raw_text FROM sources UNION ALL SELECT text FROM chunks UNION ALL SELECT statement FROM insights"
+    )
+    conn.close()
+    assert texts and all(key not in str(row[0]) for row in texts)
+    assert any("[REDACTED:github_token]" in str(row[0]) for row in texts)
+
+
 def test_a_session_is_examined_only_in_the_persons_new_messages(settings: Settings, tmp_path: Path) -> None:
     worker = Worker(settings, extract_bytes, actor="test")
     try:
