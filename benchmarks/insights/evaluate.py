@@ -2,16 +2,18 @@
 
 Run from the repository root:
 
-    PYTHONPATH=. python benchmarks/insights/evaluate.py [--documents N] [--samples N]
+    PYTHONPATH=. python benchmarks/insights/evaluate.py [--documents N] [--samples N] [--embedder use-m3]
 
 Prints, never asserts:
 - accuracy and the confusion matrix of relate() per language and overall, at the
   configured thresholds (``InsightSettings``), and over a threshold grid; the grid is
   scored on the even blocks of each set ("tune") and the best pair re-scored on the
   odd blocks ("check"), so the chosen defaults are not judged on the data that chose them;
+  with ``--embedder use-m3`` each known insight carries the cosine production gives it
+  (see ``with_cosines``), without one relate() is lexical only;
 - candidates per 1,000 characters of input, on the notes of benchmarks/retrieval/passages.jsonl;
 - time per source for extract_candidates, and for relate() of every candidate against
-  five known insights, and extraction throughput on one long document.
+  five known insights (words only), and extraction throughput on one long document.
 
 HOME and INCREMIND_HOME point into a fresh temporary folder before incremind is imported,
 though the code under test reads neither.
@@ -29,7 +31,7 @@ import sys
 import tempfile
 import time
 from collections import Counter
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 
 
@@ -49,6 +51,7 @@ EVAL_ROOT = isolate_home()  # before jieba and incremind_daemon are imported
 from incremind_daemon.config import InsightSettings  # noqa: E402
 from incremind_daemon.pipeline.candidates import extract_candidates  # noqa: E402
 from incremind_daemon.pipeline.relate import Known, relate  # noqa: E402
+from incremind_daemon.store.embedder import Embedder, UseM3Embedder  # noqa: E402
 from incremind_daemon.store.records import RELATIONS, Candidate  # noqa: E402
 from incremind_daemon.store.tokenizer import ensure_segmenter  # noqa: E402
 
@@ -57,6 +60,7 @@ PASSAGES = HERE.parent / "retrieval" / "passages.jsonl"
 LABELS = {"R": "repeat", "S": "supplement", "D": "different", "N": "new"}
 REPEAT_GRID = (0.6, 0.65, 0.7, 0.75, 0.8, 0.85, 0.9)
 RELATED_GRID = (0.2, 0.25, 0.3, 0.35, 0.4, 0.45, 0.5, 0.55)
+EMBEDDERS = ("none", "use-m3")
 
 
 @dataclass(frozen=True, slots=True)
@@ -94,6 +98,45 @@ def load_pairs(lang: str) -> list[Pair]:
     return pairs
 
 
+def with_cosines(pairs: list[Pair], embedder: Embedder) -> list[Pair]:
+    """Give every known insight of every pair the cosine production would give it.
+
+    As in pipeline.insights.nearest_known, the candidate is embedded as a query
+    ("statement condition") and each insight as the passage store.vectors keeps
+    for it ("statement\\ncondition"); the cosine is the float32 dot product of
+    the two unit vectors, as store.vectors.nearest ranks them. Each pair has three
+    known insights, fewer than InsightSettings.neighbours, so all of them get one.
+    """
+    texts = list(dict.fromkeys(f"{k.statement}\n{k.condition}" for pair in pairs for k in pair.known))
+    passage = dict(zip(texts, embedder.embed_passages(texts), strict=True))
+    out: list[Pair] = []
+    for pair in pairs:
+        query = embedder.embed_query(f"{pair.candidate.statement} {pair.candidate.condition}".strip())
+        cosines = [float(passage[f"{k.statement}\n{k.condition}"] @ query) for k in pair.known]
+        known_with = tuple(replace(k, vector_similarity=c) for k, c in zip(pair.known, cosines, strict=True))
+        out.append(replace(pair, known=known_with))
+    return out
+
+
+def pooled_by_source(pairs: list[Pair]) -> list[Pair]:
+    """Return the pairs as if each block's candidates came in one source.
+
+    pipeline.insights.record_increments pools the known insights of all of a
+    source's candidates and keeps, per insight, the best cosine any of them
+    had; every candidate of the source is then related with that cosine.
+    """
+    best: dict[tuple[str, int, int], float] = {}
+    for pair in pairs:
+        for k in pair.known:
+            key = (pair.lang, pair.block, k.id)
+            best[key] = max(best.get(key, -1.0), k.vector_similarity or 0.0)
+    out: list[Pair] = []
+    for pair in pairs:
+        known = tuple(replace(k, vector_similarity=best[(pair.lang, pair.block, k.id)]) for k in pair.known)
+        out.append(replace(pair, known=known))
+    return out
+
+
 @dataclass(frozen=True, slots=True)
 class Scores:
     accuracy: float
@@ -125,6 +168,17 @@ def print_confusion(title: str, scores: Scores, total: int) -> None:
     for label in RELATIONS:
         row = "".join(f"{scores.confusion[(label, kind)]:>12}" for kind in RELATIONS)
         print(f"  {label:<16}{row}")
+
+
+def print_cosines(pairs: list[Pair]) -> None:
+    """Print how the cosine to a pair's own known insight spreads per label, with the neighbours' best."""
+    print("\nCosine to its own known insight by label (min / quartiles / max), and the best neighbour's")
+    print(f"  {'label':<12}{'min':>7}{'q1':>7}{'median':>8}{'q3':>7}{'max':>7}{'neighbour':>11}")
+    for label in RELATIONS:
+        own = sorted(p.known[0].vector_similarity or 0.0 for p in pairs if p.label == label)
+        other = max(k.vector_similarity or 0.0 for p in pairs if p.label == label for k in p.known[1:])
+        q1, median, q3 = statistics.quantiles(own, n=4)
+        print(f"  {label:<12}{own[0]:>7.3f}{q1:>7.3f}{median:>8.3f}{q3:>7.3f}{own[-1]:>7.3f}{other:>11.3f}")
 
 
 def print_grid(pairs: list[Pair], configured: tuple[float, float]) -> tuple[float, float]:
@@ -203,14 +257,27 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--documents", type=int, default=300, help="notes per language for the candidate figures")
     parser.add_argument("--samples", type=int, default=0, help="print this many example candidates per language")
     parser.add_argument("--misses", action="store_true", help="list every pair relate() got wrong")
-    args = parser.parse_args(argv)
+    parser.add_argument(
+        "--embedder", choices=EMBEDDERS, default="none", help="give relate() this model's cosines, as the daemon does"
+    )
     try:
+        args = parser.parse_args(argv)  # inside, so --help and usage errors remove the temporary home too
         ensure_segmenter()
         settings = InsightSettings()
         configured = (settings.repeat_similarity, settings.related_similarity)
         print(f"Python {sys.version.split()[0]}, {os.cpu_count()} CPUs; thresholds repeat {configured[0]}, "
-              f"related {configured[1]}")  # fmt: skip
+              f"related {configured[1]}; embedder {args.embedder}")  # fmt: skip
         pairs = {lang: load_pairs(lang) for lang in ("en", "zh")}
+        if args.embedder == "use-m3":
+            embedder = UseM3Embedder(threads=2)
+            began = time.perf_counter()
+            embedder.embed_query("warm up")  # loads the weights, so what follows times embedding alone
+            loaded = time.perf_counter()
+            pairs = {lang: with_cosines(lang_pairs, embedder) for lang, lang_pairs in pairs.items()}
+            embedder.close()
+            count = sum(map(len, pairs.values()))
+            print(f"use-m3 loaded in {loaded - began:.1f} s; cosines of {count} pairs in "
+                  f"{time.perf_counter() - loaded:.1f} s (one query embedding per candidate)")  # fmt: skip
         everything = [pair for lang_pairs in pairs.values() for pair in lang_pairs]
         for lang, lang_pairs in pairs.items():
             print_confusion(f"relate() {lang}", score(lang_pairs, *configured), len(lang_pairs))
@@ -219,6 +286,10 @@ def main(argv: list[str] | None = None) -> int:
         if args.misses:
             for pair, answer in overall.misses:
                 print(f"  {pair.lang} {pair.label:>10} -> {answer:<10} {pair.candidate.statement}")
+        if args.embedder != "none":
+            title = "relate() overall, each block's four candidates in one source (cosines pooled)"
+            print_confusion(title, score(pooled_by_source(everything), *configured), len(everything))
+            print_cosines(everything)
         print_grid(everything, configured)
         known = [k for pair in everything for k in pair.known[:1]]
         measure_documents(load_documents(args.documents), list(dict.fromkeys(known)), args.samples)
