@@ -118,25 +118,6 @@ def with_cosines(pairs: list[Pair], embedder: Embedder) -> list[Pair]:
     return out
 
 
-def pooled_by_source(pairs: list[Pair]) -> list[Pair]:
-    """Return the pairs as if each block's candidates came in one source.
-
-    pipeline.insights.record_increments pools the known insights of all of a
-    source's candidates and keeps, per insight, the best cosine any of them
-    had; every candidate of the source is then related with that cosine.
-    """
-    best: dict[tuple[str, int, int], float] = {}
-    for pair in pairs:
-        for k in pair.known:
-            key = (pair.lang, pair.block, k.id)
-            best[key] = max(best.get(key, -1.0), k.vector_similarity or 0.0)
-    out: list[Pair] = []
-    for pair in pairs:
-        known = tuple(replace(k, vector_similarity=best[(pair.lang, pair.block, k.id)]) for k in pair.known)
-        out.append(replace(pair, known=known))
-    return out
-
-
 @dataclass(frozen=True, slots=True)
 class Scores:
     accuracy: float
@@ -287,8 +268,6 @@ def main(argv: list[str] | None = None) -> int:
             for pair, answer in overall.misses:
                 print(f"  {pair.lang} {pair.label:>10} -> {answer:<10} {pair.candidate.statement}")
         if args.embedder != "none":
-            title = "relate() overall, each block's four candidates in one source (cosines pooled)"
-            print_confusion(title, score(pooled_by_source(everything), *configured), len(everything))
             print_cosines(everything)
         print_grid(everything, configured)
         known = [k for pair in everything for k in pair.known[:1]]

@@ -128,18 +128,17 @@ def record_increments(
     private = private_projects(settings)
     # what one sentence is about is often named only by its neighbours ("But fixed intervals are
     # too coarse" follows a restatement of the known method), so each candidate is compared with
-    # the known insights near any candidate of the same source
-    pool: dict[int, tuple[Insight, float | None]] = {}
+    # the known insights near any candidate of the same source; but a cosine is its own candidate's:
+    # a repeat's high cosine lent to a new sentence beside it would link that sentence as a supplement
+    cosines: list[dict[int, float | None]] = []
+    pool: dict[int, Insight] = {}
     for candidate in candidates:
-        for insight, similarity in nearest_known(
-            conn, settings, candidate, project=project, private=private, embedder=embedder
-        ):
-            seen = pool.get(insight.id)
-            if seen is None or (similarity or 0.0) > (seen[1] or 0.0):
-                pool[insight.id] = (insight, similarity)
+        near = nearest_known(conn, settings, candidate, project=project, private=private, embedder=embedder)
+        cosines.append({insight.id: similarity for insight, similarity in near})
+        pool.update((insight.id, insight) for insight, _ in near)
     out: list[Increment] = []
-    for candidate in candidates:
-        known = list(pool.values())
+    for candidate, own in zip(candidates, cosines, strict=True):
+        known = [(insight, own.get(insight.id)) for insight in pool.values()]
         relation = relate(
             candidate,
             [_as_known(insight, similarity) for insight, similarity in known],
@@ -151,7 +150,7 @@ def record_increments(
         if increment.insight_id is not None and increment.relation != "repeat":
             # later candidates of this source are compared with what it just proposed, too
             fresh = insights.get_insight(conn, increment.insight_id)
-            pool[fresh.id] = (fresh, None)
+            pool[fresh.id] = fresh
     return out
 
 
