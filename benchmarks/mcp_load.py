@@ -66,17 +66,20 @@ def bench_http(url: str, queries: list[str], clients: int, rounds: int) -> tuple
     return timings, time.perf_counter() - started
 
 
-def bench_stdio_start(query: str, repeats: int) -> list[float]:
+def bench_stdio_start(query: str, repeats: int) -> tuple[list[float], list[float]]:
+    """Start `incremind mcp` as an agent does; return seconds to connected and to the first answer."""
     params = StdioServerParameters(
         command=sys.executable,
         args=["-m", "incremind_daemon", "mcp"],
         env=dict(os.environ, PYTHONPATH=str(REPO), INCREMIND_EMBEDDING__BACKEND="none"),
     )
+    connected: list[float] = []
     starts: list[float] = []
 
     async def once() -> None:
         started = time.perf_counter()
         async with Client(params, mode="legacy") as client:
+            connected.append(time.perf_counter() - started)
             result = await client.call_tool("search_memory", {"query": query})
             starts.append(time.perf_counter() - started)
             if result.is_error:
@@ -84,7 +87,7 @@ def bench_stdio_start(query: str, repeats: int) -> list[float]:
 
     for _ in range(repeats):
         anyio.run(once)
-    return starts
+    return connected, starts
 
 
 def line(name: str, timings: list[float], wall: float | None = None) -> str:
@@ -119,10 +122,11 @@ def main(argv: list[str] | None = None) -> int:
         ten, wall_ten = bench_http(server.url, queries, 10, args.rounds)
     finally:
         server.stop()
-    starts = bench_stdio_start(queries[0], args.stdio_repeats)
+    connected, starts = bench_stdio_start(queries[0], args.stdio_repeats)
     print(f"MCP search_memory over HTTP, {args.passages:,} passages, keyword mode, {len(queries)} queries")
     print(line("HTTP, 1 client", one, wall_one))
     print(line("HTTP, 10 concurrent clients", ten, wall_ten))
+    print(line("stdio start to connected", connected))
     print(line("stdio start to first answer", starts))
     return 0
 

@@ -77,9 +77,11 @@ def cmd_mcp(args: argparse.Namespace, settings: Settings) -> int:
         embedder=embedder,
     )
     tools = MemoryTools(settings, backend)
-    server = build_mcp_server(settings, tools, transport="stdio")
-    # jieba's dictionary and the query embedder take seconds to load; do it while the agent says hello
-    threading.Thread(target=_warm_up, args=(tools,), name="incremind-mcp-warm-up", daemon=True).start()
+    # jieba's dictionary and the query embedder take seconds to load: load them once the agent is
+    # connected (loading during the handshake held its answer up by one to two seconds), well
+    # before a session's first search in practice
+    warm_up = threading.Thread(target=_warm_up, args=(tools,), name="incremind-mcp-warm-up", daemon=True)
+    server = build_mcp_server(settings, tools, transport="stdio", after_handshake=warm_up.start)
     try:
         server.run("stdio")
     finally:

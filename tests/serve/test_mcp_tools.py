@@ -112,6 +112,27 @@ def error_text(result: CallToolResult) -> str:
     return " ".join(getattr(block, "text", "") for block in result.content)
 
 
+@pytest.mark.parametrize("mode", ["auto", "legacy"])
+def test_warm_up_starts_once_the_handshake_is_answered(memory: Memory, mode: str) -> None:
+    tools = MemoryTools(memory.settings, memory.backend())
+    calls: list[str] = []
+    server = build_mcp_server(memory.settings, tools, transport="stdio", after_handshake=lambda: calls.append("warm"))
+
+    async def main() -> None:
+        async with Client(server, mode=mode) as client:
+            assert calls == []  # connecting never waits for the warm-up
+            await client.list_tools()
+            assert calls == ["warm"]
+            await client.call_tool("search_memory", {"query": "端口"})
+            await client.list_tools()
+
+    try:
+        anyio.run(main)
+    finally:
+        tools.close()
+    assert calls == ["warm"]
+
+
 @pytest.mark.parametrize(("allow_review", "names"), [(False, 5), (True, 7)])
 def test_review_tools_are_listed_only_when_allowed(memory: Memory, allow_review: bool, names: int) -> None:
     settings = load_settings(home=memory.settings.home_dir, mcp={"allow_review": allow_review})
