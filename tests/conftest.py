@@ -1,4 +1,4 @@
-"""Fixtures shared by every test: a private home, real settings, no leaked threads."""
+"""Fixtures shared by every test: a private home, real settings, no leaked threads, the default model."""
 
 from __future__ import annotations
 
@@ -11,6 +11,7 @@ from pathlib import Path
 import pytest
 
 from incremind_daemon.config import Settings, load_settings
+from incremind_daemon.store.embedder import Embedder, UseM3Embedder
 
 _AGENT_VARS = ("CLAUDE_CONFIG_DIR", "CODEX_HOME", "GEMINI_CLI_HOME", "INCREMIND_CONFIG")
 REAL_HOME = Path(os.path.expanduser("~")).resolve()
@@ -56,3 +57,11 @@ def no_thread_leaks() -> Iterator[None]:
             break
         time.sleep(0.02)
     assert not leaked, f"threads left running: {leaked}"
+
+
+@pytest.fixture(scope="module")
+def use_m3() -> Iterator[Embedder]:
+    """The default embedding model, loaded once per test module."""
+    embedder = UseM3Embedder(threads=2)
+    yield embedder
+    embedder.close()

@@ -11,17 +11,10 @@ from incremind_daemon.config import Settings
 from incremind_daemon.pipeline.insights import record_increments, save_memory
 from incremind_daemon.store import vectors
 from incremind_daemon.store.db import connect, write_transaction
-from incremind_daemon.store.embedder import Embedder, UseM3Embedder
+from incremind_daemon.store.embedder import Embedder
 from incremind_daemon.store.records import Candidate, SaveRequest
 
 NOW = "2026-01-01T00:00:00+00:00"
-
-
-@pytest.fixture(scope="module")
-def use_m3() -> Iterator[Embedder]:
-    embedder = UseM3Embedder(threads=2)
-    yield embedder
-    embedder.close()
 
 
 @pytest.fixture

@@ -15,7 +15,7 @@ from incremind_daemon.pipeline.worker import Worker
 from incremind_daemon.sources.extract import extract_bytes
 from incremind_daemon.store import items, vectors
 from incremind_daemon.store.db import connect
-from incremind_daemon.store.embedder import Embedder, OnnxEmbedder, UseM3Embedder
+from incremind_daemon.store.embedder import Embedder, OnnxEmbedder
 from incremind_daemon.store.records import NewPassage, NewSource
 from incremind_daemon.store.search import search
 from tests.tiny_onnx import build_tiny_model
@@ -27,13 +27,6 @@ NOTES = [
     ("dev", "Use ruff to lint and format Python code before every commit."),
     ("ops", "Nginx 反向代理的超时时间改成了 60 秒，502 错误消失了。"),
 ]
-
-
-@pytest.fixture(scope="module")
-def use_m3() -> Iterator[Embedder]:
-    embedder = UseM3Embedder(threads=2)
-    yield embedder
-    embedder.close()
 
 
 @pytest.fixture
