@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import logging
+import threading
+import time
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
@@ -19,6 +21,13 @@ from incremind_daemon.store.tokenizer import register_tokenizer
 log = logging.getLogger(__name__)
 
 BUSY_TIMEOUT_MS = 5_000
+# A thread that writes back to back (a backlog) leaves the write lock free for SHARE_PAUSE_SECONDS
+# after every SHARE_AFTER_SECONDS of it: SQLite's busy handler polls (every 100 ms at most), it does
+# not queue, so a writer that commits and begins again within microseconds would keep the others
+# (the context writer, `incremind confirm` in a shell, a stdio MCP save) out past their busy timeout.
+SHARE_AFTER_SECONDS = 1.5
+SHARE_PAUSE_SECONDS = 0.15
+_streak = threading.local()  # per thread: when its run of back-to-back writes began, when its last ended
 
 
 def connect(path: Path, *, readonly: bool = False) -> apsw.Connection:
@@ -69,6 +78,9 @@ def write_transaction(conn: apsw.Connection) -> Iterator[None]:
     lock when another process (the CLI beside the daemon) wrote in between;
     BEGIN IMMEDIATE waits for the lock up front instead, within the busy timeout.
     """
+    began = time.monotonic()
+    if began - getattr(_streak, "ended", 0.0) >= SHARE_PAUSE_SECONDS:
+        _streak.start = began  # others had their chance since this thread last wrote
     conn.execute("BEGIN IMMEDIATE")
     try:
         yield
@@ -79,6 +91,17 @@ def write_transaction(conn: apsw.Connection) -> Iterator[None]:
         if not conn.getautocommit():
             conn.execute("ROLLBACK")
         raise
+    finally:
+        _share_the_lock()
+
+
+def _share_the_lock() -> None:
+    """After a long run of back-to-back writes on this thread, leave the lock to other writers a moment."""
+    ended = time.monotonic()
+    if ended - getattr(_streak, "start", ended) >= SHARE_AFTER_SECONDS:
+        time.sleep(SHARE_PAUSE_SECONDS)
+        ended = _streak.start = time.monotonic()
+    _streak.ended = ended
 
 
 Row = tuple[Any, ...]  # column values as SQLite returns them; typed by the caller's dataclass
