@@ -16,7 +16,6 @@ from incremind_daemon.cli.base import Commands, command
 from incremind_daemon.config import Settings, load_settings
 from incremind_daemon.embedding import make_embedder
 from incremind_daemon.errors import IncremindError
-from incremind_daemon.pipeline.insights import save_memory
 from incremind_daemon.pipeline.redact import redact
 from incremind_daemon.serve import agent_setup
 from incremind_daemon.serve.context.writer import render_recent_context
@@ -109,6 +108,9 @@ def _serialized_save(
     lock = threading.Lock()
 
     def save(request: SaveRequest) -> SaveResult:
+        # the insight step's modules load on the first save, not while the agent waits to connect
+        from incremind_daemon.pipeline.insights import save_memory
+
         with lock:
             return save_memory(conn, settings, request, embedder=embedder())
 
