@@ -22,6 +22,7 @@ from incremind_daemon.pipeline.chat import ChatClient
 from incremind_daemon.pipeline.ingest import ingest_file, utc_now
 from incremind_daemon.pipeline.insight_model import examine_job, make_chat_client
 from incremind_daemon.pipeline.insights import save_memory
+from incremind_daemon.pipeline.redact_stored import redact_stored
 from incremind_daemon.pipeline.sessions import summarize_session, take_session
 from incremind_daemon.pipeline.work import Extractor, Outcome, SessionReader, TailSession, WorkItem
 from incremind_daemon.store import insight_jobs, items, sessions, vectors
@@ -197,6 +198,12 @@ class Worker:
         conn = connect(self._settings.database_path)
         self._stale.update(dict.fromkeys(sessions.stale_sessions(conn, limit=10_000), 0.0))
         try:
+            try:
+                redact_stored(conn, now=utc_now())  # once per store: what earlier versions kept unredacted
+            except Exception as exc:  # tried again at the next start; new work must not wait on it
+                log.exception("could not redact the text stored by an earlier version")
+                self.stats.last_error = f"{utc_now()} redact: {exc}"
+                self.stats.note_failure("redact", exc)
             background = True  # insight steps and vectors may be due
             worked = False  # since the last time the worker went idle
             while not self._stopping.is_set():
