@@ -28,7 +28,7 @@ import apsw
 from incremind_daemon.config import Settings
 from incremind_daemon.errors import ExtractError
 from incremind_daemon.pipeline.organize import split_passages
-from incremind_daemon.pipeline.redact import redact
+from incremind_daemon.pipeline.redact import redact, redact_between
 from incremind_daemon.pipeline.summarize import summarize_text
 from incremind_daemon.pipeline.work import Extractor, IngestFile, Outcome
 from incremind_daemon.store import items
@@ -136,18 +136,8 @@ def _record_duplicate(
 
 def redact_pages(text: str, pages: tuple[tuple[int, int], ...]) -> tuple[str, tuple[tuple[int, int], ...]]:
     """Redact credentials page by page; return the text and each page's start in it."""
-    if not pages:
-        return redact(text), pages
-    parts = [redact(text[: pages[0][0]])]
-    at = len(parts[0])
-    moved: list[tuple[int, int]] = []
-    bounds = [start for start, _ in pages[1:]] + [len(text)]
-    for (start, page), end in zip(pages, bounds, strict=True):
-        piece = redact(text[start:end])
-        moved.append((at, page))
-        parts.append(piece)
-        at += len(piece)
-    return "".join(parts), tuple(moved)
+    redacted, moved = redact_between(text, (start for start, _ in pages))
+    return redacted, tuple((moved[start], page) for start, page in pages)
 
 
 def organize_pages(text: str, pages: tuple[tuple[int, int], ...]) -> list[NewPassage]:

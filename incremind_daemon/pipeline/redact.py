@@ -18,7 +18,7 @@ from __future__ import annotations
 import itertools
 import logging
 import re
-from collections.abc import Iterator
+from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 from typing import NamedTuple
 
@@ -144,6 +144,25 @@ def redact(text: str) -> str:
             return text
         text = _replace(text, spans)
     return text
+
+
+def redact_between(text: str, cuts: Iterable[int]) -> tuple[str, dict[int, int]]:
+    """Redact each piece of text between consecutive cuts on its own; return the text and where each cut moved.
+
+    Offsets that other records keep into the text (page starts, quoted evidence) are passed as
+    cuts, so each lands exactly where its piece now starts. 0 and ``len(text)`` are always cuts;
+    cuts outside the text are ignored.
+    """
+    ordered = sorted({0, len(text), *(cut for cut in cuts if 0 <= cut <= len(text))})
+    parts: list[str] = []
+    moved = {0: 0}
+    at = 0
+    for start, end in itertools.pairwise(ordered):
+        piece = redact(text[start:end])
+        parts.append(piece)
+        at += len(piece)
+        moved[end] = at
+    return "".join(parts), moved
 
 
 def find_secrets(text: str) -> list[SecretSpan]:

@@ -18,12 +18,11 @@ from __future__ import annotations
 
 import json
 import logging
-from itertools import pairwise
 
 import apsw
 
 from incremind_daemon.pipeline.ingest import organize_pages
-from incremind_daemon.pipeline.redact import find_secrets, redact
+from incremind_daemon.pipeline.redact import find_secrets, redact, redact_between
 from incremind_daemon.pipeline.summarize import summarize_text
 from incremind_daemon.store import items, sessions
 from incremind_daemon.store.db import fetch_row, fetch_rows, write_transaction
@@ -60,11 +59,11 @@ def _redact_source(conn: apsw.Connection, source_id: int, *, now: str) -> bool:
     pages = [(int(start), int(page)) for start, page in json.loads(str(row[2]))]
     evidence = fetch_rows(conn, 'SELECT rowid, start, "end" FROM insight_sources WHERE source_id = ?', (source_id,))
     job = fetch_row(conn, "SELECT upto FROM insight_jobs WHERE source_id = ?", (source_id,))
-    cuts = {0, len(text), *(start for start, _ in pages)}
+    cuts = {start for start, _ in pages}
     cuts.update(int(offset) for _, start, end in evidence for offset in (start, end))
     if job is not None:
         cuts.add(int(job[0]))
-    new_text, moved = _redact_between(text, sorted(c for c in cuts if 0 <= c <= len(text)))
+    new_text, moved = redact_between(text, cuts)
     new_pages = tuple((moved[start], page) for start, page in pages)
     new_title = redact(title)
     conn.execute("DELETE FROM chunks WHERE source_id = ?", (source_id,))
@@ -86,16 +85,3 @@ def _redact_source(conn: apsw.Connection, source_id: int, *, now: str) -> bool:
         conn.execute("UPDATE insight_jobs SET upto = ? WHERE source_id = ?", (moved[int(job[0])], source_id))
     items.append_audit(conn, actor="daemon", action="redact", target=item_id("raw", source_id), now=now, detail={})
     return True
-
-
-def _redact_between(text: str, cuts: list[int]) -> tuple[str, dict[int, int]]:
-    """Redact each piece of text between consecutive cuts; return the text and where each cut moved."""
-    parts: list[str] = []
-    moved = {cuts[0]: 0}
-    at = 0
-    for start, end in pairwise(cuts):
-        piece = redact(text[start:end])
-        parts.append(piece)
-        at += len(piece)
-        moved[end] = at
-    return "".join(parts), moved
