@@ -77,9 +77,7 @@ def ingest_file(
     raw_path = keep_original(data, sha, path.suffix, settings.raw_dir)
     text, pages = redact_pages(extracted.text, extracted.pages)
     title = redact(extracted.title)
-    passages = organize_pages(text, pages)
-    summary = summarize_text(text, title=title)
-    spans = tuple((s.start, s.end) for s in summary.sentences)
+    passages, summary = organize_text(text, pages, title=title)
     source = NewSource(
         kind="file",
         project=item.project,
@@ -99,7 +97,7 @@ def ingest_file(
         if existing is None:
             source_id = items.insert_source(conn, source, now=now)
             items.insert_passages(conn, source_id, passages)
-            items.upsert_summary(conn, source_id, NewSummary(summary.index_line, summary.text, spans), now=now)
+            items.upsert_summary(conn, source_id, summary, now=now)
             if item.from_inbox:
                 items.record_claim(conn, claim, outcome="stored", source_id=source_id, now=now)
             items.append_audit(
@@ -138,6 +136,13 @@ def redact_pages(text: str, pages: tuple[tuple[int, int], ...]) -> tuple[str, tu
     """Redact credentials page by page; return the text and each page's start in it."""
     redacted, moved = redact_between(text, (start for start, _ in pages))
     return redacted, tuple((moved[start], page) for start, page in pages)
+
+
+def organize_text(text: str, pages: tuple[tuple[int, int], ...], *, title: str) -> tuple[list[NewPassage], NewSummary]:
+    """Cut a source's text into passages and summarize it, ready to store (no database work)."""
+    summary = summarize_text(text, title=title)
+    spans = tuple((s.start, s.end) for s in summary.sentences)
+    return organize_pages(text, pages), NewSummary(summary.index_line, summary.text, spans)
 
 
 def organize_pages(text: str, pages: tuple[tuple[int, int], ...]) -> list[NewPassage]:

@@ -26,10 +26,9 @@ import apsw
 from incremind_daemon.config import Settings, private_projects
 from incremind_daemon.errors import IncremindError
 from incremind_daemon.pipeline.candidates import extract_candidates
-from incremind_daemon.pipeline.ingest import organize_pages, utc_now
+from incremind_daemon.pipeline.ingest import organize_text, utc_now
 from incremind_daemon.pipeline.redact import redact
 from incremind_daemon.pipeline.relate import Known, Relation, relate
-from incremind_daemon.pipeline.summarize import summarize_text
 from incremind_daemon.store import insight_jobs, insights, items, vectors
 from incremind_daemon.store.db import fetch_rows, write_transaction
 from incremind_daemon.store.embedder import Embedder
@@ -38,7 +37,6 @@ from incremind_daemon.store.records import (
     Candidate,
     Insight,
     NewSource,
-    NewSummary,
     SaveRequest,
     SaveResult,
     item_id,
@@ -332,10 +330,9 @@ def _store_note(conn: apsw.Connection, text: str, *, project: str, sha: str, act
         NewSource(kind="note", project=project, title=title, raw_text=text, sha256=sha, size_bytes=len(text.encode())),
         now=now,
     )
-    items.insert_passages(conn, source_id, organize_pages(text, ()))
-    summary = summarize_text(text, title=title)
-    spans = tuple((s.start, s.end) for s in summary.sentences)
-    items.upsert_summary(conn, source_id, NewSummary(summary.index_line, summary.text, spans), now=now)
+    passages, summary = organize_text(text, (), title=title)
+    items.insert_passages(conn, source_id, passages)
+    items.upsert_summary(conn, source_id, summary, now=now)
     items.append_audit(
         conn, actor=actor, action="save", target=item_id("raw", source_id), now=now, detail={"project": project}
     )

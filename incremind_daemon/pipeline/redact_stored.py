@@ -21,12 +21,11 @@ import logging
 
 import apsw
 
-from incremind_daemon.pipeline.ingest import organize_pages
+from incremind_daemon.pipeline.ingest import organize_text
 from incremind_daemon.pipeline.redact import find_secrets, redact, redact_between
-from incremind_daemon.pipeline.summarize import summarize_text
 from incremind_daemon.store import items, sessions
 from incremind_daemon.store.db import fetch_row, fetch_rows, write_transaction
-from incremind_daemon.store.records import NewSummary, item_id
+from incremind_daemon.store.records import item_id
 
 log = logging.getLogger(__name__)
 
@@ -67,10 +66,9 @@ def _redact_source(conn: apsw.Connection, source_id: int, *, now: str) -> bool:
     new_pages = tuple((moved[start], page) for start, page in pages)
     new_title = redact(title)
     conn.execute("DELETE FROM chunks WHERE source_id = ?", (source_id,))
-    items.insert_passages(conn, source_id, organize_pages(new_text, new_pages))
-    summary = summarize_text(new_text, title=new_title)
-    spans = tuple((s.start, s.end) for s in summary.sentences)
-    items.upsert_summary(conn, source_id, NewSummary(summary.index_line, summary.text, spans), now=now)
+    passages, summary = organize_text(new_text, new_pages, title=new_title)
+    items.insert_passages(conn, source_id, passages)
+    items.upsert_summary(conn, source_id, summary, now=now)
     conn.execute(
         "UPDATE sources SET raw_text = ?, title = ?, pages = ? WHERE id = ?",
         (new_text, new_title, json.dumps([list(p) for p in new_pages]), source_id),
