@@ -16,15 +16,15 @@ pieces are rarely that short.
 
 from __future__ import annotations
 
-import json
 import logging
 
 import apsw
 
+from incremind_daemon.errors import NotFound
 from incremind_daemon.pipeline.ingest import organize_text
 from incremind_daemon.pipeline.redact import find_secrets, redact, redact_between
-from incremind_daemon.store import items, sessions
-from incremind_daemon.store.db import fetch_row, fetch_rows, write_transaction
+from incremind_daemon.store import insight_jobs, insights, items, sessions
+from incremind_daemon.store.db import write_transaction
 from incremind_daemon.store.records import item_id
 
 log = logging.getLogger(__name__)
@@ -37,9 +37,9 @@ def redact_stored(conn: apsw.Connection, *, now: str) -> int:
     if sessions.get_meta(conn, DONE_KEY) is not None:
         return 0
     fixed = 0
-    for (source_id,) in fetch_rows(conn, "SELECT id FROM sources WHERE kind != 'session' ORDER BY id"):
+    for source_id in items.document_ids(conn):
         with write_transaction(conn):
-            if _redact_source(conn, int(source_id), now=now):
+            if _redact_source(conn, source_id, now=now):
                 fixed += 1
     with write_transaction(conn):
         sessions.set_meta(conn, DONE_KEY, now)
@@ -49,37 +49,29 @@ def redact_stored(conn: apsw.Connection, *, now: str) -> int:
 
 
 def _redact_source(conn: apsw.Connection, source_id: int, *, now: str) -> bool:
-    row = fetch_row(conn, "SELECT raw_text, title, pages FROM sources WHERE id = ?", (source_id,))
-    if row is None:
+    try:
+        source = items.get_source(conn, source_id)
+    except NotFound:  # gone since the pass listed it
         return False
-    text, title = str(row[0]), str(row[1])
-    if not find_secrets(text) and not find_secrets(title):
+    if not find_secrets(source.raw_text) and not find_secrets(source.title):
         return False
-    pages = [(int(start), int(page)) for start, page in json.loads(str(row[2]))]
-    evidence = fetch_rows(conn, 'SELECT rowid, start, "end" FROM insight_sources WHERE source_id = ?', (source_id,))
-    job = fetch_row(conn, "SELECT upto FROM insight_jobs WHERE source_id = ?", (source_id,))
-    cuts = {start for start, _ in pages}
-    cuts.update(int(offset) for _, start, end in evidence for offset in (start, end))
-    if job is not None:
-        cuts.add(int(job[0]))
-    new_text, moved = redact_between(text, cuts)
-    new_pages = tuple((moved[start], page) for start, page in pages)
-    new_title = redact(title)
-    conn.execute("DELETE FROM chunks WHERE source_id = ?", (source_id,))
-    passages, summary = organize_text(new_text, new_pages, title=new_title)
+    evidence = insights.evidence_spans(conn, source_id)
+    upto = insight_jobs.examined_upto(conn, source_id)
+    cuts = {start for start, _ in source.pages}
+    cuts.update(offset for _, start, end in evidence for offset in (start, end))
+    if upto is not None:
+        cuts.add(upto)
+    text, moved = redact_between(source.raw_text, cuts)
+    pages = tuple((moved[start], page) for start, page in source.pages)
+    title = redact(source.title)
+    items.replace_source_text(conn, source_id, raw_text=text, title=title, pages=pages)
+    sessions.delete_passages(conn, source_id, [row[0] for row in sessions.passage_spans_from(conn, source_id, 0)])
+    passages, summary = organize_text(text, pages, title=title)
     items.insert_passages(conn, source_id, passages)
     items.upsert_summary(conn, source_id, summary, now=now)
-    conn.execute(
-        "UPDATE sources SET raw_text = ?, title = ?, pages = ? WHERE id = ?",
-        (new_text, new_title, json.dumps([list(p) for p in new_pages]), source_id),
-    )
-    for rowid, start, end in evidence:
-        begin, finish = moved[int(start)], moved[int(end)]
-        conn.execute(
-            'UPDATE insight_sources SET quote = ?, start = ?, "end" = ? WHERE rowid = ?',
-            (new_text[begin:finish], begin, finish, rowid),
-        )
-    if job is not None:
-        conn.execute("UPDATE insight_jobs SET upto = ? WHERE source_id = ?", (moved[int(job[0])], source_id))
+    for row, start, end in evidence:
+        insights.move_evidence(conn, row, quote=text[moved[start] : moved[end]], start=moved[start], end=moved[end])
+    if upto is not None:
+        insight_jobs.move_examined_upto(conn, source_id, moved[upto])
     items.append_audit(conn, actor="daemon", action="redact", target=item_id("raw", source_id), now=now, detail={})
     return True

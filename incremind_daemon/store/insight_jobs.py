@@ -97,6 +97,17 @@ def finish_job(conn: apsw.Connection, source_id: int, *, upto: int, path: str, n
     )
 
 
+def examined_upto(conn: apsw.Connection, source_id: int) -> int | None:
+    """Return how many characters of a source the insight step has examined; None when it has no job."""
+    row = fetch_row(conn, "SELECT upto FROM insight_jobs WHERE source_id = ?", (source_id,))
+    return None if row is None else int(row[0])
+
+
+def move_examined_upto(conn: apsw.Connection, source_id: int, upto: int) -> None:
+    """Move a job's mark after its source's text changed length before it (state and attempts stay)."""
+    conn.execute("UPDATE insight_jobs SET upto = ? WHERE source_id = ?", (upto, source_id))
+
+
 def fail_job(conn: apsw.Connection, source_id: int, *, error: str, retry_at: str, now: str) -> int:
     """Record a failed attempt with its reason; return the attempts so far."""
     conn.execute(

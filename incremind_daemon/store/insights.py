@@ -274,6 +274,17 @@ def add_evidence(
     return True
 
 
+def evidence_spans(conn: apsw.Connection, source_id: int) -> list[tuple[int, int, int]]:
+    """Return (evidence row, start, end) of every quote taken from a source."""
+    rows = fetch_rows(conn, 'SELECT rowid, start, "end" FROM insight_sources WHERE source_id = ?', (source_id,))
+    return [(int(row[0]), int(row[1]), int(row[2])) for row in rows]
+
+
+def move_evidence(conn: apsw.Connection, row: int, *, quote: str, start: int, end: int) -> None:
+    """Point one evidence row at a new span of its source's text, with the words found there."""
+    conn.execute('UPDATE insight_sources SET quote = ?, start = ?, "end" = ? WHERE rowid = ?', (quote, start, end, row))
+
+
 def strengthen(
     conn: apsw.Connection, insight_id: int, *, step: float, source_id: int | None, actor: str = "daemon", now: str
 ) -> float:

@@ -9,7 +9,7 @@ from pathlib import Path
 import apsw
 
 from incremind_daemon.errors import NotFound
-from incremind_daemon.store.db import Row, fetch_int, fetch_row
+from incremind_daemon.store.db import Row, fetch_int, fetch_row, fetch_rows
 from incremind_daemon.store.records import (
     KIND_BY_PREFIX,
     InboxClaim,
@@ -52,6 +52,21 @@ def insert_source(conn: apsw.Connection, source: NewSource, *, now: str) -> int:
         ),
     )
     return int(conn.last_insert_rowid())
+
+
+def document_ids(conn: apsw.Connection) -> list[int]:
+    """Return the ids of every file and note (every source that is not an agent session), oldest first."""
+    return [int(row[0]) for row in fetch_rows(conn, "SELECT id FROM sources WHERE kind != 'session' ORDER BY id")]
+
+
+def replace_source_text(
+    conn: apsw.Connection, source_id: int, *, raw_text: str, title: str, pages: tuple[tuple[int, int], ...]
+) -> None:
+    """Replace a source's text, title and page starts (its passages and summary are the caller's to renew)."""
+    conn.execute(
+        "UPDATE sources SET raw_text = ?, title = ?, pages = ? WHERE id = ?",
+        (raw_text, title, json.dumps([list(p) for p in pages]), source_id),
+    )
 
 
 def mark_seen(conn: apsw.Connection, source_id: int, *, now: str) -> None:
