@@ -240,8 +240,8 @@ def rebuild_session(conn: apsw.Connection, source_id: int, *, now: str) -> None:
 
 def renew_passages(
     conn: apsw.Connection, source_id: int, cut: int, passages: list[NewPassage], *, unchanged: int
-) -> int:
-    """Make a session's passages from offset ``cut`` on the given ones; return how many were written.
+) -> None:
+    """Make a session's passages from offset ``cut`` on the given ones.
 
     The text before offset ``unchanged`` is the same as when the stored passages were cut, and
     the split is greedy from the left, so the passages of a long turn that has grown come out as
@@ -257,7 +257,6 @@ def renew_passages(
         kept += 1
     next_seq = sessions.delete_passages(conn, source_id, [row[0] for row in stored[kept:]])
     items.insert_passages(conn, source_id, passages[kept:], first_seq=next_seq)
-    return len(passages) - kept
 
 
 def common_prefix(a: str, b: str) -> int:
