@@ -9,14 +9,13 @@ import apsw
 import pytest
 
 from incremind_daemon.config import Settings
-from incremind_daemon.pipeline.ingest import organize_pages
+from incremind_daemon.pipeline.ingest import organize_text
 from incremind_daemon.pipeline.redact_stored import DONE_KEY, redact_stored
-from incremind_daemon.pipeline.summarize import summarize_text
 from incremind_daemon.pipeline.worker import Worker
 from incremind_daemon.sources.extract import extract_bytes
 from incremind_daemon.store import insight_jobs, insights, items, sessions
 from incremind_daemon.store.db import connect, fetch_rows
-from incremind_daemon.store.records import Candidate, NewSource, NewSummary
+from incremind_daemon.store.records import Candidate, NewSource
 from tests.waiting import wait_until
 
 NOW = "2026-01-01T00:00:00+00:00"
@@ -31,10 +30,9 @@ def store_as_before(conn: apsw.Connection, text: str, pages: tuple[tuple[int, in
     source_id = items.insert_source(
         conn, NewSource(kind="file", project="ops", title="runbook", raw_text=text, sha256=sha, pages=pages), now=NOW
     )
-    items.insert_passages(conn, source_id, organize_pages(text, pages))
-    summary = summarize_text(text, title="runbook")
-    spans = tuple((s.start, s.end) for s in summary.sentences)
-    items.upsert_summary(conn, source_id, NewSummary(summary.index_line, summary.text, spans), now=NOW)
+    passages, summary = organize_text(text, pages, title="runbook")
+    items.insert_passages(conn, source_id, passages)
+    items.upsert_summary(conn, source_id, summary, now=NOW)
     return source_id
 
 
