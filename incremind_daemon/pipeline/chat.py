@@ -18,7 +18,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from datetime import UTC, date, datetime
 from types import TracebackType
-from typing import Generic, Literal, TypeVar
+from typing import Generic, Literal, Protocol, TypeVar
 from urllib.parse import urlsplit
 
 import httpx
@@ -100,6 +100,48 @@ class ChatReply(Generic[T]):
     usage: TokenUsage
     duration_ms: int
     attempts: int
+
+
+class ChatModel(Protocol):
+    """What the insight step asks of a model: this module's ChatClient, or a headless agent (``agent_cli``).
+
+    Both keep the promises in this module's docstring.
+    """
+
+    @property
+    def max_input_chars(self) -> int: ...
+
+    def may_send(self, project: str, *, private: bool = False) -> bool: ...
+
+    def check_private(self, project: str, *, private: bool = False) -> None: ...
+
+    def check_budget(self, tokens: int) -> BudgetState: ...
+
+    def complete(
+        self,
+        messages: Sequence[ChatMessage],
+        *,
+        parse: Callable[[str], T],
+        purpose: str,
+        project: str,
+        source_id: int | None = None,
+        private: bool = False,
+        reserve_output_tokens: int = 1_024,
+    ) -> ChatReply[T]: ...
+
+    def close(self) -> None: ...
+
+
+def require_budget(state: BudgetState, tokens: int) -> BudgetState:
+    """Return state, or raise BudgetExhausted unless ``tokens`` more fit in it."""
+    if not state.allows(tokens):
+        raise BudgetExhausted(
+            f"the daily model budget is spent ({state.spent:,} of {state.limit:,} tokens used on {state.day}, "
+            f"about {tokens:,} more needed); local rules take over until midnight UTC, "
+            "or raise model.daily_token_budget",
+            state,
+        )
+    return state
 
 
 def chat_url(base_url: str) -> str:
@@ -191,15 +233,7 @@ class ChatClient:
 
     def check_budget(self, tokens: int) -> BudgetState:
         """Raise BudgetExhausted unless ``tokens`` more fit in today's budget."""
-        state = self.budget()
-        if not state.allows(tokens):
-            raise BudgetExhausted(
-                f"the daily model budget is spent ({state.spent:,} of {state.limit:,} tokens used on {state.day}, "
-                f"about {tokens:,} more needed); local rules take over until midnight UTC, "
-                "or raise model.daily_token_budget",
-                state,
-            )
-        return state
+        return require_budget(self.budget(), tokens)
 
     def complete(
         self,

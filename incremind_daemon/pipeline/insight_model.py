@@ -15,7 +15,7 @@ from functools import partial
 import apsw
 
 from incremind_daemon.config import Settings, is_private
-from incremind_daemon.pipeline.chat import ChatClient, ModelError, ModelWithheld
+from incremind_daemon.pipeline.chat import ChatClient, ChatModel, ModelError, ModelWithheld
 from incremind_daemon.pipeline.ingest import utc_now
 from incremind_daemon.pipeline.insights import (
     Increment,
@@ -50,7 +50,7 @@ def examine_job(
     settings: Settings,
     job: InsightJob,
     *,
-    client: ChatClient | None,
+    client: ChatModel | None,
     embedder: Embedder | None,
     actor: str,
 ) -> list[Increment] | None:
@@ -75,9 +75,7 @@ def examine_job(
     return examine_source(conn, settings, job, candidates=candidates, origin="model", embedder=embedder, actor=actor)
 
 
-def _model_candidates(
-    conn: apsw.Connection, settings: Settings, job: InsightJob, client: ChatClient
-) -> list[Candidate]:
+def _model_candidates(conn: apsw.Connection, settings: Settings, job: InsightJob, client: ChatModel) -> list[Candidate]:
     material = material_of(conn, job)
     start, end = model_window(material)
     if end <= start:

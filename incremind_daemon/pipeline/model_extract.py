@@ -19,7 +19,7 @@ from typing import Protocol
 
 from pydantic import BaseModel, ConfigDict, ValidationError
 
-from incremind_daemon.pipeline.chat import ChatClient, ChatMessage, ModelReplyError, estimate_prompt_tokens
+from incremind_daemon.pipeline.chat import ChatMessage, ChatModel, ModelReplyError, estimate_prompt_tokens
 from incremind_daemon.pipeline.organize import split_passages
 from incremind_daemon.pipeline.redact import MARKER_PREFIX, SecretSpan, find_secrets, redact
 from incremind_daemon.store.records import CATEGORIES, RELATIONS, Candidate
@@ -107,7 +107,7 @@ class ModelExtraction:
 
 
 def extract_with_model(
-    client: ChatClient,
+    client: ChatModel,
     *,
     text: str,
     known: Sequence[KnownInsight],
