@@ -22,6 +22,7 @@ from incremind_daemon.errors import ConfigError
 
 DEFAULT_HOME = Path("~/.incremind")
 CONFIG_NAME = "config.json"
+AGENT_RUNS = "agent-runs"  # under the home: the working folder of headless agent runs, never read as sessions
 
 
 class _Group(BaseModel):
@@ -116,7 +117,10 @@ class SearchSettings(_Group):
 
 
 class ModelSettings(_Group):
-    """An OpenAI-compatible chat model for candidate insights; without base_url, local rules do the work."""
+    """The model for candidate insights: a headless coding agent, else an OpenAI-compatible chat endpoint.
+
+    With neither, the local rules do the work.
+    """
 
     base_url: str | None = Field(
         default=None, description="the chat endpoint's base URL, e.g. https://api.openai.com or http://127.0.0.1:8080"
@@ -135,6 +139,26 @@ class ModelSettings(_Group):
     max_input_chars: int = Field(
         default=12_000, ge=1_000, description="material sent per call; longer sources go in several calls"
     )
+    agent: Literal["claude", "codex", "gemini"] | None = Field(
+        default=None,
+        description="a coding agent installed here, run headless for candidate insights in place of base_url "
+        "(set by incremind model use-agent)",
+    )
+    agent_command: str | None = Field(
+        default=None, description="the agent's executable; null means its name, looked up on PATH"
+    )
+    agent_timeout_seconds: float = Field(
+        default=120, gt=0, description="a headless agent run still going after this many seconds is stopped"
+    )
+
+    @property
+    def insight_path(self) -> str:
+        """Name what finds candidate insights: ``agent:<name>``, the chat model, or ``local``."""
+        if self.agent:
+            return f"agent:{self.agent}"
+        if self.base_url and self.name:
+            return self.name
+        return "local"
 
 
 class InsightSettings(_Group):
@@ -228,7 +252,10 @@ class Settings(BaseSettings):
         default=[], description="projects whose text is never sent to a model or embedder outside this machine"
     )
     sessions: SessionsSettings = Field(default=SessionsSettings(), description="agent session logs")
-    model: ModelSettings = Field(default=ModelSettings(), description="optional chat model for candidate insights")
+    model: ModelSettings = Field(
+        default=ModelSettings(),
+        description="optional model for candidate insights: a headless agent or a chat endpoint",
+    )
     insights: InsightSettings = Field(default=InsightSettings(), description="candidate insights and recall")
     context: ContextSettings = Field(default=ContextSettings(), description="preloaded context blocks")
     mcp: McpSettings = Field(default=McpSettings(), description="MCP tools for agents")
@@ -268,6 +295,10 @@ class Settings(BaseSettings):
     @property
     def logs_dir(self) -> Path:
         return self.home_dir / "logs"
+
+    @property
+    def agent_runs_dir(self) -> Path:
+        return self.home_dir / AGENT_RUNS
 
     @property
     def max_file_bytes(self) -> int:

@@ -17,8 +17,9 @@ from pathlib import Path
 
 import apsw
 
-from incremind_daemon.config import Settings
-from incremind_daemon.pipeline.chat import ChatClient
+from incremind_daemon.config import ModelSettings, Settings
+from incremind_daemon.pipeline.agent_cli import make_agent_client
+from incremind_daemon.pipeline.chat import ChatModel
 from incremind_daemon.pipeline.ingest import ingest_file, utc_now
 from incremind_daemon.pipeline.insight_model import examine_job, make_chat_client
 from incremind_daemon.pipeline.insights import save_memory
@@ -116,7 +117,9 @@ class Worker:
         self._stale: dict[int, float] = {}  # session source id -> monotonic time of its last change
         self._jobs_after = 0  # sources up to this id have an insight job
         self._use_model = use_model
-        self._chat_client: ChatClient | None = None  # built on the writer's connection (receipts)
+        self._may_use_model = use_model
+        self._chat_client: ChatModel | None = None  # built on the writer's connection (receipts)
+        self._next_model: ModelSettings | None = None  # a changed model choice, taken up by the writer thread
         self._queue: queue.Queue[tuple[WorkItem, Future[Outcome]] | object] = queue.Queue(QUEUE_LIMIT)
         self._pending: dict[Path, Future[Outcome]] = {}
         self._lock = threading.Lock()
@@ -290,9 +293,21 @@ class Worker:
             self.stats.candidates += sum(1 for i in found if i.relation in ("new", "supplement", "different"))
         return len(due)
 
-    def _chat(self, conn: apsw.Connection) -> ChatClient | None:
+    def switch_model(self, model: ModelSettings) -> None:
+        """Find candidates with these model settings from the next source on (e.g. after `model use-agent`)."""
+        with self._lock:
+            self._next_model = model
+
+    def _chat(self, conn: apsw.Connection) -> ChatModel | None:
+        with self._lock:
+            changed, self._next_model = self._next_model, None
+        if changed is not None:
+            self._close_chat()
+            self._settings = self._settings.model_copy(update={"model": changed})
+            self._use_model = self._may_use_model
         if self._chat_client is None and self._use_model:
-            self._chat_client = make_chat_client(self._settings, conn)
+            # a chosen agent comes first; else the chat endpoint, if one is configured
+            self._chat_client = make_agent_client(self._settings, conn) or make_chat_client(self._settings, conn)
             self._use_model = self._chat_client is not None
         return self._chat_client
 

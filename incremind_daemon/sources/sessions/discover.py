@@ -9,7 +9,7 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
 
-from incremind_daemon.config import Settings
+from incremind_daemon.config import AGENT_RUNS, Settings
 
 log = logging.getLogger(__name__)
 
@@ -142,7 +142,11 @@ def project_for_cwd(cwd: str | None, overrides: dict[str, str]) -> str | None:
 
 
 def is_excluded(cwd: str | None, transcript: Path, *, home: Path, patterns: list[str]) -> str | None:
-    """Say why a session must not be read (the daemon's own, or excluded), else None."""
+    """Say why a session must not be read (the daemon's own, or excluded), else None.
+
+    The daemon's own are its headless model runs (their working folder is
+    ``<home>/agent-runs``) and anything else run inside its home.
+    """
     if cwd:
         folder = Path(cwd).expanduser()
         own = home.expanduser().resolve()
@@ -150,6 +154,9 @@ def is_excluded(cwd: str | None, transcript: Path, *, home: Path, patterns: list
             resolved = folder.resolve()
         except OSError:
             resolved = folder
+        runs = own / AGENT_RUNS
+        if resolved == runs or runs in resolved.parents:
+            return f"a headless run of incremind's own insight step (in {runs})"
         if resolved == own or own in resolved.parents:
             return f"the session ran inside the incremind home {own}"
     for pattern in patterns:
