@@ -206,10 +206,10 @@ class Daemon:
         )
 
     def reload_if_changed(self) -> None:
-        """Apply a changed embedding model from the config file (`incremind model use`) without a restart.
+        """Apply a changed embedding model (`incremind model use`) or insight model (`model use-agent`, `model.*`).
 
-        Other settings take effect at the next start; a broken file is
-        reported and the running settings are kept.
+        Both take effect without a restart; other settings take effect at the
+        next start. A broken file is reported and the running settings are kept.
         """
         stamp = _stamp(self._config_file)
         if stamp == self._config_stamp:
@@ -221,6 +221,10 @@ class Daemon:
             log.error("config changed but cannot be read, keeping the running settings: %s", exc)
             self.worker.stats.last_error = f"{datetime.now(UTC).isoformat(timespec='seconds')} config: {exc}"
             return
+        if fresh.model != self.settings.model:
+            self.settings = self.settings.model_copy(update={"model": fresh.model})
+            self.worker.switch_model(fresh.model)
+            log.info("candidate insights now come from %s", fresh.model.insight_path)
         if fresh.embedding == self.settings.embedding:
             return
         try:

@@ -19,16 +19,15 @@ import jieba
 
 from incremind_daemon import __version__
 from incremind_daemon.backfill import Progress, plan_backfill, run_backfill
-from incremind_daemon.cli import context, mcp, ops, review, status
+from incremind_daemon.cli import context, mcp, model, ops, review, status
 from incremind_daemon.cli.base import command
-from incremind_daemon.config import Settings, config_path, example_config, load_settings, update_config_file
+from incremind_daemon.config import Settings, config_path, example_config, load_settings
 from incremind_daemon.daemon import prepare_home, run
 from incremind_daemon.doctor import settings_despite
 from incremind_daemon.embedding import make_embedder, may_embed_project
 from incremind_daemon.errors import ConfigError, DaemonNotRunning, IncremindError, NotFound
 from incremind_daemon.logs import FORMAT as LOG_FORMAT
 from incremind_daemon.logs import log_path, open_daemon_log
-from incremind_daemon.models import PRESETS, install_from, install_preset, list_models, remove_model, verify_model
 from incremind_daemon.pipeline.ingest import utc_now
 from incremind_daemon.pipeline.work import IngestFile, Outcome
 from incremind_daemon.pipeline.worker import Worker
@@ -148,26 +147,7 @@ def build_parser() -> argparse.ArgumentParser:
     )
     backfill.add_argument("--json", action="store_true", help="print the totals as JSON")
 
-    model = command(
-        commands,
-        common,
-        "model",
-        cmd_model,
-        "list, install, switch or remove embedding models",
-        "incremind model install multilingual-e5-small",
-    )
-    model.add_argument("action", choices=("list", "install", "use", "remove"), help="what to do")
-    model.add_argument(
-        "name", nargs="?", help="a preset (" + ", ".join(PRESETS) + "), an installed model, use-m3 or none"
-    )
-    model.add_argument(
-        "--from",
-        dest="source",
-        type=Path,
-        metavar="DIR",
-        help="install: copy a model folder you already have instead of downloading",
-    )
-    model.add_argument("--json", action="store_true", help="print machine-readable JSON")
+    model.register(commands, common)
 
     for topic in (status, review, context, mcp, ops):
         topic.register(commands, common)
@@ -452,61 +432,3 @@ class ProgressLine:
         if self._tty:
             self._stream.write("\n")
             self._stream.flush()
-
-
-def cmd_model(args: argparse.Namespace, settings: Settings) -> int:
-    """Manage embedding models: list, install (download or --from DIR), use, remove."""
-    models_dir = settings.models_dir
-    if args.action == "list":
-        installed = list_models(models_dir)
-        active = settings.embedding.model if settings.embedding.backend == "onnx" else settings.embedding.backend
-        if args.json:
-            print(json.dumps([asdict(m) | {"in_use": m.name == active} for m in installed], default=str, indent=2))
-            return 0
-        print(f"{'*' if active == 'use-m3' else ' '} use-m3  (built in, 512-d)")
-        for found in installed:
-            pinned = all(f.source == "pinned" for f in found.files)
-            print(
-                f"{'*' if found.name == active else ' '} {found.name}  ({found.size / 1_048_576:.1f} MB, "
-                f"hashes {'pinned' if pinned else 'recorded on first install'})"
-            )
-        print("  presets to install: " + ", ".join(p for p in PRESETS if p not in {m.name for m in installed}))
-        return 0
-    if not args.name:
-        raise IncremindError(f"model {args.action} needs a NAME")
-    if args.action == "install":
-        done = (
-            install_from(args.source, models_dir, name=args.name)
-            if args.source
-            else install_preset(args.name, models_dir, progress=_download_progress)
-        )
-        print(
-            f"installed {done.name} in {done.folder} ({len(done.fetched)} files fetched); "
-            f"switch to it with: incremind model use {done.name}"
-        )
-        return 0
-    if args.action == "remove":
-        remove_model(args.name, models_dir)
-        print(f"removed {args.name}")
-        return 0
-    if args.name in ("use-m3", "none"):
-        choice: dict[str, object] = {"backend": args.name, "model": None}
-    else:
-        problems = verify_model(args.name, models_dir)
-        if problems:
-            raise IncremindError(f"{args.name} cannot be used: {problems[0]}")
-        choice = {"backend": "onnx", "model": args.name}
-    config = config_path(getattr(args, "config", None), settings.home_dir)
-    update_config_file(config, "embedding", choice)
-    then = (
-        "the running daemon re-embeds with it within seconds (search keeps working meanwhile)"
-        if running_pid(settings)
-        else "the daemon re-embeds with it when it starts"
-    )
-    print(f"embedding model set to {args.name} in {config}; {then}")
-    return 0
-
-
-def _download_progress(target: str, have: int, total: int | None) -> None:
-    size = f"/{total / 1_048_576:.1f}" if total else ""
-    print(f"\r{target}: {have / 1_048_576:.1f}{size} MB", end="", file=sys.stderr, flush=True)

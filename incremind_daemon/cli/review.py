@@ -253,7 +253,7 @@ def cmd_receipts(args: argparse.Namespace, settings: Settings) -> int:
         )
     total = sum(r.input_tokens + r.output_tokens for r in found)
     print(f"{len(found)} call(s), {total} tokens" if found else "no model calls")
-    if budget is not None and settings.model.base_url:
+    if budget is not None and settings.model.insight_path != "local":
         state = "spent: local rules until tomorrow (UTC)" if budget.exhausted else f"{budget.remaining} left"
         print(f"today: {budget.spent} of {budget.limit} tokens ({state})")
     return 0

@@ -154,7 +154,7 @@ class InsightStatus(BaseModel):
     sources_waiting: int = 0
     sources_failed: int = 0
     last_error: str | None = None
-    extraction: str = "local"  # local, or the model's name
+    extraction: str = "local"  # local, the chat model's name, or agent:<name> (a headless coding agent)
     tokens_today: int = 0
     token_budget: int = 0
     budget_spent: bool = False
@@ -258,7 +258,7 @@ def collect_status(settings: Settings, inbox: InboxCounts) -> StatusReport:
     projects: dict[str, ProjectCounts] = {}
     last_ingest: str | None = None
     embeddings: list[EmbeddingStatus] = []
-    insight_status = InsightStatus(extraction=settings.model.name or "local")
+    insight_status = InsightStatus(extraction=settings.model.insight_path)
     today = TodayCounts(day=datetime.now(UTC).date().isoformat())
     errors = dict(beat.errors) if beat is not None else {}
     disk = _disk(settings, beat, stale=stale)
@@ -416,14 +416,14 @@ def _stored_errors(conn: apsw.Connection) -> dict[str, str]:
 def _insight_status(conn: apsw.Connection, settings: Settings) -> InsightStatus:
     jobs = insight_jobs.job_counts(conn)
     budget = receipts.budget_state(conn, settings.model, datetime.now(UTC).date())
-    configured = bool(settings.model.base_url and settings.model.name)
+    configured = settings.model.insight_path != "local"
     return InsightStatus(
         pending=insights.count_insights(conn, status="pending"),
         confirmed=insights.count_insights(conn, status="confirmed"),
         sources_waiting=jobs.waiting,
         sources_failed=jobs.failed,
         last_error=jobs.last_error,
-        extraction=(settings.model.name or "model") if configured else "local",
+        extraction=settings.model.insight_path,
         tokens_today=budget.spent,
         token_budget=budget.limit,
         budget_spent=configured and budget.exhausted,
