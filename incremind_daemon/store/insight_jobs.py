@@ -16,7 +16,7 @@ import apsw
 
 from incremind_daemon.store.db import fetch_int, fetch_row, fetch_rows
 from incremind_daemon.store.insights import INSIGHT_COLUMNS, insight_from_row
-from incremind_daemon.store.records import LASTING, Insight
+from incremind_daemon.store.records import Insight
 from incremind_daemon.store.search import quote_words
 from incremind_daemon.store.tokenizer import query_words
 
@@ -140,21 +140,20 @@ def keyword_neighbours(
     """Return known insights sharing words with ``text``, best first.
 
     Known means pending, confirmed or rejected (a rejected one is known so
-    that it is not proposed again), of this project, or of another
-    non-private project when its category is a lasting one.
+    that it is not proposed again), of this project, or global-scope ones
+    of another non-private project.
     """
     words = query_words(text)
     if not words:
         return []
     match = quote_words(words, any_word=True)
-    lasting = ", ".join(f"'{category}'" for category in sorted(LASTING))
     hidden = json.dumps([name for name in private if name != project], ensure_ascii=False)
     rows = fetch_rows(
         conn,
         f"""SELECT {", ".join("i." + column.strip() for column in INSIGHT_COLUMNS.split(","))}
             FROM insights_fts f JOIN insights i ON i.id = f.rowid
             WHERE insights_fts MATCH ? AND i.status IN ('pending', 'confirmed', 'rejected')
-              AND (i.project = ? OR (i.category IN ({lasting})
+              AND (i.project = ? OR (i.scope = 'global'
                    AND i.project NOT IN (SELECT value FROM json_each(?))))
             ORDER BY bm25(insights_fts) LIMIT ?""",
         (match, project, hidden, limit),
@@ -168,4 +167,4 @@ def in_scope(insight: Insight, *, project: str, private: Collection[str]) -> boo
         return False
     if insight.project == project:
         return True
-    return insight.category in LASTING and insight.project not in private
+    return insight.scope == "global" and insight.project not in private

@@ -1,6 +1,6 @@
 """Insights: candidates, their evidence and links, state changes, and recall heat.
 
-Every state change (confirm, reject, edit, forget, restore) is one call here
+Every state change (confirm, reject, edit, forget, restore, supersede) is one call here
 that also appends to the audit log, so callers run it inside one write
 transaction and the change and its record commit together. Revisions are
 kept: an edit adds an ``insight_revisions`` row and bumps ``revision``.
@@ -22,11 +22,11 @@ import apsw
 from incremind_daemon.errors import IncremindError, NotFound
 from incremind_daemon.store.db import Row, fetch_int, fetch_row, fetch_rows, write_transaction
 from incremind_daemon.store.items import append_audit
-from incremind_daemon.store.records import CATEGORIES, LASTING, Candidate, Insight, item_id
+from incremind_daemon.store.records import CATEGORIES, LASTING, SCOPES, Candidate, Insight, item_id
 
 INSIGHT_COLUMNS = (
     "id, project, category, statement, condition, relation, status, confidence, hotness, revision, "
-    "created_at, updated_at, last_used_at, origin, use_count"
+    "created_at, updated_at, last_used_at, origin, use_count, scope"
 )
 MAX_CONFIDENCE = 0.99
 # what each review verb may change: verb -> (statuses it applies to, status it sets)
@@ -35,7 +35,7 @@ TRANSITIONS = {
     "reject": (("pending",), "rejected"),
     "forget": (("pending", "confirmed"), "forgotten"),
 }
-LINK_OF_RELATION = {"different": "refutes", "supplement": "supplements"}
+LINK_OF_RELATION = {"different": "refutes", "supplement": "supplements", "supersedes": "supersedes"}
 
 
 class ReviewError(IncremindError):
@@ -87,6 +87,7 @@ def insight_from_row(row: Row) -> Insight:
         None if row[12] is None else str(row[12]),
         str(row[13]),
         int(row[14]),
+        str(row[15]),
     )
 
 
@@ -208,10 +209,11 @@ def insert_insight(
     """Store a candidate as a new insight with its evidence and link; return its id."""
     if candidate.category not in CATEGORIES:
         raise IncremindError(f"unknown category '{candidate.category}'; categories are {', '.join(CATEGORIES)}")
+    _check_scope(candidate.scope)
     conn.execute(
         """INSERT INTO insights (project, category, statement, condition, relation, status, confidence,
-                                 hotness, created_at, updated_at, last_used_at, origin)
-           VALUES (?, ?, ?, ?, ?, ?, 0.5, 1.0, ?, ?, ?, ?)""",
+                                 hotness, created_at, updated_at, last_used_at, origin, scope)
+           VALUES (?, ?, ?, ?, ?, ?, 0.5, 1.0, ?, ?, ?, ?, ?)""",
         (
             project,
             candidate.category,
@@ -223,6 +225,7 @@ def insert_insight(
             now,
             now if status == "confirmed" else None,
             origin,
+            candidate.scope,
         ),
     )
     insight_id = int(conn.last_insert_rowid())
@@ -244,8 +247,15 @@ def insert_insight(
         action="candidate" if status == "pending" else "save",
         target=item_id("insight", insight_id),
         now=now,
-        detail={"relation": relation, "known": item_id("insight", known_id) if known_id else None, "origin": origin},
+        detail={
+            "relation": relation,
+            "known": item_id("insight", known_id) if known_id else None,
+            "origin": origin,
+            "scope": candidate.scope,
+        },
     )
+    if status == "confirmed":
+        _retire_superseded(conn, insight_id, actor=actor, now=now)
     return insight_id
 
 
@@ -338,6 +348,51 @@ def review(conn: apsw.Connection, insight_id: int, verb: str, *, actor: str, now
             (target, now, target, target, now, target, insight_id),
         )
     append_audit(conn, actor=actor, action=verb, target=public, now=now, detail={"from": insight.status, "to": target})
+    if target == "confirmed":
+        _retire_superseded(conn, insight_id, actor=actor, now=now)
+    return get_insight(conn, insight_id)
+
+
+def _retire_superseded(conn: apsw.Connection, insight_id: int, *, actor: str, now: str) -> None:
+    """Mark what a just-confirmed insight supersedes as superseded: kept, no longer used."""
+    rows = fetch_rows(
+        conn,
+        """SELECT i.id, i.status FROM links l JOIN insights i ON i.id = l.to_id
+           WHERE l.from_id = ? AND l.relation = 'supersedes' AND i.status IN ('pending', 'confirmed')""",
+        (insight_id,),
+    )
+    for row in rows:
+        old, was = int(row[0]), str(row[1])
+        conn.execute("UPDATE insights SET status = 'superseded', updated_at = ? WHERE id = ?", (now, old))
+        append_audit(
+            conn,
+            actor=actor,
+            action="supersede",
+            target=item_id("insight", old),
+            now=now,
+            detail={"from": was, "to": "superseded", "by": item_id("insight", insight_id)},
+        )
+
+
+def _check_scope(scope: str) -> None:
+    if scope not in SCOPES:
+        raise IncremindError(f"unknown scope '{scope}'; scopes are {', '.join(SCOPES)}")
+
+
+def set_scope(conn: apsw.Connection, insight_id: int, scope: str, *, actor: str, now: str) -> Insight:
+    """Make an insight global (every project) or its project's own."""
+    _check_scope(scope)
+    insight = get_insight(conn, insight_id)
+    if insight.scope != scope:
+        conn.execute("UPDATE insights SET scope = ?, updated_at = ? WHERE id = ?", (scope, now, insight_id))
+        append_audit(
+            conn,
+            actor=actor,
+            action="scope",
+            target=item_id("insight", insight_id),
+            now=now,
+            detail={"from": insight.scope, "to": scope},
+        )
     return get_insight(conn, insight_id)
 
 

@@ -3,13 +3,13 @@
 Scope rules (the privacy contract of the context blocks):
 
 - A **global** block (``project=None``) sees every project except the private
-  ones: sessions, activity, pending count, and confirmed insights of the
-  lasting categories (identity, preference, correction) plus the hottest
-  others.
+  ones: sessions, activity, pending count, and the confirmed insights of
+  global scope (who the person is, how to talk to them, habits that hold in
+  every project).
 - A **project** block sees that project's sessions, activity and confirmed
-  insights, plus the lasting insights of every non-private project (who the
-  person is and how they like to work hold everywhere). A private project's
-  content appears only in its own block.
+  insights, plus the global-scope insights of every non-private project. A
+  private project's content appears only in its own block; a project-scoped
+  insight never appears in another project's block.
 - Never pending, rejected, forgotten or superseded insights, and never cold
   ones (effective hotness below ``cold_below``), except lasting categories,
   which do not cool.
@@ -191,7 +191,7 @@ def insights_in_scope(
     for recalled in pool:
         insight = recalled.insight
         own = project is not None and insight.project == project
-        shared = insight.project not in private and (project is None or insight.category in LASTING)
+        shared = insight.project not in private and insight.scope == "global"
         if own or shared:
             chosen.append(recalled)
             if len(chosen) >= limit:

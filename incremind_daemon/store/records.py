@@ -129,9 +129,11 @@ class SummaryRecord:
     updated_at: str
 
 
-CATEGORIES = ("identity", "preference", "correction", "entity", "event", "method")
-LASTING = frozenset({"identity", "preference", "correction"})  # never cool down
-RELATIONS = ("repeat", "supplement", "different", "new")
+CATEGORIES = ("identity", "preference", "correction", "decision", "entity", "event", "method")
+LASTING = frozenset({"identity", "preference", "correction", "decision"})  # never cool down
+RELATIONS = ("repeat", "supplement", "supersedes", "different", "new")
+# global: who the person is, how to talk to them, habits in every project; project: that project only
+SCOPES = ("global", "project")
 INSIGHT_STATUSES = ("pending", "confirmed", "rejected", "forgotten", "superseded")
 
 
@@ -149,6 +151,7 @@ class Candidate:
     quote: str
     start: int
     end: int
+    scope: str = "project"  # one of SCOPES
 
 
 @dataclass(frozen=True, slots=True)
@@ -160,7 +163,7 @@ class Insight:
     category: str
     statement: str
     condition: str
-    relation: str  # new, supplement, different
+    relation: str  # new, supplement, supersedes, different
     status: str  # one of INSIGHT_STATUSES
     confidence: float
     hotness: float
@@ -170,6 +173,7 @@ class Insight:
     last_used_at: str | None
     origin: str  # local, model, save
     use_count: int
+    scope: str = "project"  # one of SCOPES
 
 
 @dataclass(frozen=True, slots=True)
@@ -190,6 +194,6 @@ class SaveResult:
 
     source_id: int  # the raw note (src-N)
     insight_id: int | None  # the insight it created or strengthened, if any
-    relation: str  # new, repeat, supplement, different, or 'stored' when no statement came out of it
-    known_id: int | None  # the known insight it repeats, supplements or differs from
+    relation: str  # new, repeat, supplement, supersedes, different, or 'stored' when no statement came out of it
+    known_id: int | None  # the known insight it repeats, supplements, supersedes or differs from
     status: str | None  # the insight's status now (pending, confirmed), if any

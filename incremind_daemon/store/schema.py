@@ -341,16 +341,83 @@ CREATE TABLE context_targets (
 );
 """
 
-MIGRATIONS: tuple[str, ...] = (SCHEMA_V1, SCHEMA_V2, SCHEMA_V3, SCHEMA_V4)
+# SQLite cannot change a CHECK constraint in place, so the insights table is rebuilt (the
+# documented twelve-step way: new table, copy, drop, rename, then its indexes and triggers).
+SCHEMA_V5 = """
+-- Decisions as a category, 'supersedes' as a relation, and each insight's scope.
+CREATE TABLE insights_v5 (
+    id             INTEGER PRIMARY KEY,
+    project        TEXT NOT NULL,
+    category       TEXT NOT NULL CHECK (category IN
+                   ('identity', 'preference', 'correction', 'decision', 'entity', 'event', 'method')),
+    statement      TEXT NOT NULL,
+    condition      TEXT NOT NULL DEFAULT '',
+    relation       TEXT NOT NULL DEFAULT 'new' CHECK (relation IN ('new', 'supplement', 'supersedes', 'different')),
+    status         TEXT NOT NULL DEFAULT 'pending' CHECK (status IN
+                   ('pending', 'confirmed', 'rejected', 'forgotten', 'superseded')),
+    confidence     REAL NOT NULL DEFAULT 0.5,
+    hotness        REAL NOT NULL DEFAULT 1.0,
+    revision       INTEGER NOT NULL DEFAULT 1,
+    created_at     TEXT NOT NULL,
+    updated_at     TEXT NOT NULL,
+    last_used_at   TEXT,
+    origin         TEXT NOT NULL DEFAULT 'local',
+    use_count      INTEGER NOT NULL DEFAULT 0,
+    forgotten_from TEXT,
+    scope          TEXT NOT NULL DEFAULT 'project' CHECK (scope IN ('global', 'project'))
+);
+-- before scopes, the lasting categories were shared by every project: they keep doing so
+INSERT INTO insights_v5 (id, project, category, statement, condition, relation, status, confidence, hotness,
+                         revision, created_at, updated_at, last_used_at, origin, use_count, forgotten_from, scope)
+    SELECT id, project, category, statement, condition, relation, status, confidence, hotness, revision,
+           created_at, updated_at, last_used_at, origin, use_count, forgotten_from,
+           CASE WHEN category IN ('identity', 'preference', 'correction') THEN 'global' ELSE 'project' END
+    FROM insights;
+DROP TABLE insights;
+ALTER TABLE insights_v5 RENAME TO insights;
+CREATE INDEX insights_by_status ON insights (project, status);
+CREATE INDEX insights_by_category ON insights (category, status);
+CREATE INDEX insights_by_scope ON insights (scope, status);
+CREATE TRIGGER insights_ai AFTER INSERT ON insights BEGIN
+    INSERT INTO insights_fts (rowid, statement, condition) VALUES (new.id, new.statement, new.condition);
+END;
+CREATE TRIGGER insights_au AFTER UPDATE OF statement, condition ON insights BEGIN
+    INSERT INTO insights_fts (insights_fts, rowid, statement, condition)
+        VALUES ('delete', old.id, old.statement, old.condition);
+    INSERT INTO insights_fts (rowid, statement, condition) VALUES (new.id, new.statement, new.condition);
+END;
+CREATE TRIGGER insights_embed_ai AFTER INSERT ON insights BEGIN
+    INSERT OR IGNORE INTO embed_queue SELECT key, 'insight', new.id FROM vector_models
+        WHERE state IN ('active', 'building');
+END;
+CREATE TRIGGER insights_embed_au AFTER UPDATE OF statement, condition, status ON insights BEGIN
+    INSERT OR IGNORE INTO embed_queue SELECT key, 'insight', new.id FROM vector_models
+        WHERE state IN ('active', 'building');
+END;
+"""
+
+MIGRATIONS: tuple[str, ...] = (SCHEMA_V1, SCHEMA_V2, SCHEMA_V3, SCHEMA_V4, SCHEMA_V5)
 
 
 def migrate(conn: apsw.Connection) -> None:
     """Bring the schema up to date, one committed step per version."""
     current = int(conn.pragma("user_version"))
-    for version, sql in enumerate(MIGRATIONS[current:], start=current + 1):
-        with conn:  # the schema change and its version bump commit together
-            conn.execute(sql)
-            conn.pragma("user_version", version)
+    if current >= len(MIGRATIONS):
+        return
+    # a table rebuild drops a table that others reference; foreign keys are checked after the step
+    # instead (the pragma cannot change inside a transaction)
+    enforced = bool(conn.pragma("foreign_keys"))
+    conn.pragma("foreign_keys", "OFF")
+    try:
+        for version, sql in enumerate(MIGRATIONS[current:], start=current + 1):
+            with conn:  # the schema change and its version bump commit together
+                conn.execute(sql)
+                broken = list(conn.execute("PRAGMA foreign_key_check"))
+                if broken:
+                    raise apsw.ConstraintError(f"schema step {version} left {len(broken)} broken references")
+                conn.pragma("user_version", version)
+    finally:
+        conn.pragma("foreign_keys", "ON" if enforced else "OFF")
 
 
 def schema_version() -> int:

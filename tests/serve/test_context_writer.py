@@ -56,8 +56,11 @@ def add_insight(
     verb: str | None = "confirm",
     days_ago: float = 0.0,
     differs_from: int | None = None,
+    scope: str | None = None,
 ) -> int:
-    candidate = Candidate(statement, category, condition, "", 0, 0)
+    if scope is None:  # who the person is and how they work hold everywhere, as older stores shared them
+        scope = "global" if category in ("identity", "preference", "correction") else "project"
+    candidate = Candidate(statement, category, condition, "", 0, 0, scope)
     insight_id = insert_insight(
         conn,
         project=project,
@@ -108,13 +111,19 @@ def memory(conn: apsw.Connection) -> dict[str, int]:
                 summary="Goal: Write about the hospital visit",
             ),
             "file": add_file(conn, project="thesis", title="RAG", index="RAG paper: retrieval beats size", days_ago=2),
-            "pref": add_insight(conn, project="api", category="preference", statement="Prefers small commits"),
+            "pref": add_insight(
+                conn, project="api", category="preference", statement="Prefers small commits", scope="global"
+            ),
             "api_method": add_insight(
                 conn, project="api", category="method", statement="Run make check before pushing", days_ago=1
             ),
             "web_method": add_insight(conn, project="web", category="method", statement="Storybook runs on port 6006"),
             "secret_pref": add_insight(
-                conn, project="diary", category="preference", statement="Keeps the therapist's name private"
+                conn,
+                project="diary",
+                category="preference",
+                statement="Keeps the therapist's name private",
+                scope="global",
             ),
             "pending": add_insight(conn, project="api", category="method", statement="Maybe use uv", verb=None),
             "rejected": add_insight(conn, project="api", category="method", statement="Use Poetry", verb="reject"),
@@ -136,7 +145,8 @@ def test_global_block_leaves_out_private_projects_and_unconfirmed_insights(
     claude_md = home_settings.sessions.claude.dir / "CLAUDE.md"  # type: ignore[operator]
     assert [r.path for r in results] == [str(claude_md)]
     text = claude_md.read_text(encoding="utf-8")
-    assert "Prefers small commits" in text and "Storybook runs on port 6006" in text
+    assert "Prefers small commits" in text
+    assert "Storybook runs on port 6006" not in text  # project-scoped: only in web's own block
     assert f"[ins-{memory['pref']}]" in text
     for absent in ("therapist", "hospital", "Maybe use uv", "Use Poetry", "Deploy on Fridays", "Demo on Oct 1"):
         assert absent not in text, absent
@@ -207,7 +217,7 @@ def test_secrets_in_stored_text_are_redacted_in_blocks(
 ) -> None:
     key = "sk-ant-api03-" + "A1b2C3d4E5f6G7h8I9j0" * 3
     with write_transaction(conn):
-        add_insight(conn, project="api", category="method", statement=f"The staging key is {key}")
+        add_insight(conn, project="api", category="method", statement=f"The staging key is {key}", scope="global")
     block = writer(home_settings).regenerate(conn, NOW)[0]
     text = Path(block.path).read_text(encoding="utf-8")
     assert key not in text and "[REDACTED:anthropic_key]" in text
