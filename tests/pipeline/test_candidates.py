@@ -46,12 +46,12 @@ def test_spaced_repetition_note_yields_method_with_condition(text: str, statemen
     [
         ("Notes.\nI prefer tabs over spaces in Go code.\n", "I prefer tabs over spaces in Go code", "preference"),
         ("我习惯用 vim 写代码。", "我习惯用 vim 写代码", "preference"),
-        ("We decided to switch to Postgres 16 instead of MySQL.", None, "preference"),
-        ("我们决定改用 uv，不再用 pip。", None, "preference"),
+        ("We decided to switch to Postgres 16 instead of MySQL.", None, "decision"),
+        ("我们决定改用 uv，不再用 pip。", None, "decision"),
         ("The API listens on port 8080.", None, "entity"),
         ("数据库在 /var/lib/pg。", "数据库在 /var/lib/pg", "entity"),
         ("Actually the cache TTL is 300 seconds, not 30.", None, "correction"),
-        ("其实缓存时间是 300 秒，不是 30 秒。", None, "correction"),
+        ("其实缓存时间是 300 秒，不是 30 秒。", "缓存时间是 300 秒，不是 30 秒", "correction"),
         ("I'm a backend engineer working mostly in Go.", None, "identity"),
         ("我是后端工程师，主要写 Go。", None, "identity"),
         ("On 2024-03-05 we migrated the billing DB to the new cluster.", None, "event"),
@@ -107,7 +107,7 @@ def test_limit_keeps_the_strongest_cues_in_document_order() -> None:
 def test_mixed_language_sentence_keeps_both_scripts() -> None:
     (candidate,) = extract_candidates("我们决定用 ruff 替代 black 做 formatting。")
     assert candidate.statement == "我们决定用 ruff 替代 black 做 formatting"
-    assert candidate.category == "preference"
+    assert candidate.category == "decision"
 
 
 def test_leading_connective_and_list_marker_are_not_in_the_statement() -> None:

@@ -1,0 +1,350 @@
+"""What makes a sentence worth remembering, in Chinese and English: cue phrases by category.
+
+Every pattern runs on text folded by ``cues.fold`` (lower case, simplified Chinese). A
+sentence's categories are the cues it carries; the strongest names it. In a conversation
+only the person's standing words count — who they are, how to talk to them, what always
+or never holds, a correction, a decision, a fact about a named thing — while a request for
+the task at hand ("fix the test", "帮我看下这个报错"), a question, a guess or a complaint
+about what just broke is not lasting. A note may also teach a method or record an event.
+"""
+
+from __future__ import annotations
+
+import logging
+import re
+
+from incremind_daemon.pipeline.cues import DECISION_CUES
+
+log = logging.getLogger(__name__)
+
+
+def _words(*phrases: str) -> str:
+    # bounded by ASCII word characters, so "port" misses "report" yet matches "端口port"
+    return rf"(?<![a-z0-9_])(?:{'|'.join(phrases)})(?![a-z0-9_])"
+
+
+_IMPERATIVE_VERBS = (
+    "add|adjust|answer|ask|avoid|back up|break|build|bump|cache|call|check|clear|close|commit|configure|copy|create"
+    "|delete|deploy|disable|do|don't|drink|eat|enable|explain|export|focus|keep|leave|limit|log|make|mark|measure"
+    "|merge|move|never|always|note|open|pin|practice|practise|prefer|put|read|rebase|recall|record|reduce|remember"
+    "|remove|rename|repeat|restart|retry|review|rotate|run|save|schedule|set|skip|sleep|space|split|start|stop"
+    "|store|study|switch|take|test|try|turn|update|upgrade|use|wait|warm up|watch|write"
+)
+IDENTITY = re.compile(
+    _words(
+        r"^(?:i am|i'm) (?:a|an|the)",
+        r"i(?:'m| am) (?:the only|the lead|the main|in charge|responsible)",
+        r"my name is",
+        r"i work (?:as|at|for|on)",
+        r"i(?:'m| am) based in",
+        r"i live in",
+        r"my (?:role|job|title|timezone|time zone) is",
+        r"i(?:'m| am) (?:allergic|lactose|vegetarian|vegan|colou?r-?blind)",
+    )
+    + r"|^我是|^我叫|我的名字|^我人在|^我住在|我的时区|^我(?:对[^，。]{1,8})?过敏|不耐受"
+    r"|^我在[^，。,]{1,12}(?:工作|上班|读书|上学)|^我(?:的)?(?:职位|职业|工作|身份|时区)是|^本人"
+    r"|^我(?:主要)?负责"
+)
+# how the person wants to be spoken to: language, length, tone, summaries
+COMMUNICATION = re.compile(
+    _words(
+        r"(?:answer|reply|respond|talk|write|explain|speak|communicate)(?:s|ing)?(?: to me)? in (?:chinese|english"
+        r"|mandarin|\w+ (?:chinese|english))",
+        r"in (?:chinese|english) (?:please|only|from now on)",
+        r"(?:keep|make) (?:your |the )?(?:answers?|replies|responses|it|them|explanations?|messages?) "
+        r"(?:short|brief|concise|terse)",
+        r"be (?:brief|concise|terse|direct)",
+        r"no (?:long )?(?:summaries|summary|recaps?|preamble|apologies)",
+        r"(?:don't|do not|stop|never) (?:summari[sz]e|recap|apologi[sz]e|explain everything)",
+        r"comments? (?:in|should be in|can be in|may be in) (?:english|chinese)",
+    )
+    + r"|用中文|说中文|讲中文|回复中文|中文回[复答]|英文回[复答]|用英文回|回答.{0,6}(?:中文|英文|简短|简洁|短一?点)"
+    r"|简短|简洁|别啰嗦|不要啰嗦|少废话|不用总结|不要(?:每次都?)?总结|别(?:每次都?)?总结|注释.{0,6}(?:英文|中文)"
+)
+# what holds every time, not just for the task at hand
+STANDING = re.compile(
+    _words(
+        r"always",
+        r"never",
+        r"from now on",
+        r"going forward",
+        r"from here on(?: out)?",
+        r"in (?:the )?future",
+        r"every time",
+        r"whenever",
+        r"by default",
+        r"as a rule",
+        r"no more",
+        r"(?:don't|do not) ever",
+        r"at all times",
+        r"in (?:this|our|the) (?:repo|project|codebase)",
+        r"(?:all|any|every) (?:new )?(?:code|files?|components?|endpoints?|tests?|commits?|prs?|projects?|repos?)",
+        r"make sure (?:to|you)",
+        r"remember to",
+        r"don't forget to",
+        r"(?:should|must) (?:always|never|be)",
+        r"^(?:about|regarding|as for) [^:,]{1,40}:",
+        r"first\b.{1,60}\bthen",
+        r"only (?:ever )?(?:use|add|write|run|edit|touch|deploy|commit|merge)",
+        r"otherwise",
+        r"(?:has|have|needs?) to be",
+    )
+    + r"|(?:^|[,;—–] |[，；—])\s*(?:don't|do not|never|no need to|stop) (?!worry|know|care|think|mind|bother)[a-z]+"
+    r"|^(?:关于|至于)[^：:，,]{1,20}[：:]|(?:^|[，,；;])\s*(?:别|不要|不能|不许|不准|不用)(?!管|急|担心|客气|动|搞)\s*[a-z\u4e00-\u9fff]"
+    r"|先[^，。；,;]{1,24}(?:再|然后)|[\u4e00-\u9fff]{1,12}(?:都)?用\s*[a-z][\w.-]+"
+    r"|只能|只用|只在|只喝|只吃|只允许|[^，。]{1,20}要[^，。]{1,30}[，,]\s*(?:不然|否则)|以后|今后|从现在起|从今以后|往后|每次|一律|统一|永远|始终|总是用|一直(?:都|用)|都要|务必|一定要|必须|禁止|不许|不准"
+    r"|千万(?:别|不要)|记得|别忘了|所有(?:的)?(?:代码|文件|组件|接口|测试|提交|项目)"
+)
+PREFERENCE = re.compile(
+    _words(
+        r"i (?:really |much |strongly |generally )?(?:prefer|like|love|hate|dislike|enjoy|can't stand)",
+        r"i(?:'d| would) rather",
+        r"i (?:always|usually|never|tend to|normally) (?:use|write|run|pick|choose|keep|put|read|work|go|do)",
+        r"(?:i|we) (?:don't|do not) (?:like|want)",
+        r"my (?:favorite|favourite|preferred|go-to)",
+        r"(?:please )?(?:always|never|only) use",
+        r"(?:don't|do not|never) use",
+        r"use \S+(?: \S+)?,? (?:not|instead of|rather than|over)",
+        r"(?:we|this (?:repo|project|codebase)|the (?:repo|project|codebase)) (?:uses?|is on|runs on|sticks? to)",
+        r"(?:this|it)(?:'s| is) an? \S+ (?:repo|project|codebase|shop|monorepo)",
+        r"(?:we|i) (?:use|write|keep|run) \S+ for",
+        r"my habit is",
+        r"^(?:use|format|write|name|put|keep|store|call|prefix|wrap|log|pin|test|mock|build) [^,.;]{1,40}"
+        r" (?:with|using|via|through|in|under) [a-z][\w.-]*",
+    )
+    + r"|我(?:很|更|比较|最|一直|还是)?(?:喜欢|偏好|爱用|讨厌|不喜欢|倾向于?)|习惯(?:用|于|先|在)|偏好|不想(?:用|上)"
+    r"|不要用|别用|一律用|统一用|我(?:一般|通常|总是|从不|从来不)|我们(?:都)?用|这个(?:项目|仓库|repo)(?:用|是)"
+    r"|[^，。,]{1,12}(?:而不是|不要用|别用)|我的习惯"
+)
+CORRECTION = re.compile(
+    _words(
+        r"^(?:no|nope|wrong|incorrect)(?=[,.!:;—–-])",
+        r"that(?:'s| is) (?:wrong|not right|incorrect|outdated)",
+        r"(?:is|are|was|were|should be|it's|its)\s+[^,.;]{1,40},\s*not\s+[^,.;]{1,40}",
+        r"not [\w.-]+(?: [\w.-]+)?,? but",
+        r"actually,? (?:it(?:'s| is)|the|we|our|that|this)",
+        r"in fact",
+        r"turns out",
+        r"it turned out",
+        r"correction",
+        r"(?:is|was|are|were) (?:wrong|incorrect|outdated|a myth|not true)",
+        r"you(?:'re| are) wrong",
+        r"i was wrong",
+        r"mistaken(?:ly)?",
+        r"misremembered",
+    )
+    + r"|^不对|^不是的|^错了|其实|纠正|更正|实际上|搞错|弄错|记错|说错|并不是|并非|误区"
+    r"|不是[^，。,]{1,20}[，,]?\s*(?:而是|是|用)|^不是[^，。,]{1,20}[，,].{1,20}(?:是|用)|[，,]\s*不是\s*[^，。,]{1,20}$"
+    r"|应该是"
+)
+DECISION = re.compile(
+    DECISION_CUES.pattern
+    + r"|"
+    + _words(
+        r"decision:",
+        r"(?:we|i)(?:'re| are)? go(?:ing)? with",
+        r"let's (?:just )?(?:go with|use|do|keep|stay with|pick)",
+        r"(?:we|i)(?:'ll| will) (?:just )?use",
+        r"stick(?:ing)? (?:with|to)",
+        r"keep using",
+        r"(?:moving|move|switching|switch|migrating|migrate) (?:to|over to|from)",
+        r"(?:the )?(?:plan|call|verdict) is",
+        r"agreed:",
+        r"we agreed",
+    )
+    + r"|决定|定了|定下来|拍板|结论[是:：]|就用|就定|选定|选了"
+    r"|采用|改用|换成|改成|改为|不用[^，。！？,.!?]{0,15}了|先不|放弃"
+)
+ENTITY = re.compile(
+    _words(
+        r"port\s*(?:is|=|:)?\s*\d{2,5}",
+        r"(?:localhost|127\.0\.0\.1|0\.0\.0\.0):\d{2,5}",
+        r"listens on",
+        r"runs on",
+        r"(?:is|are) (?:located|stored|kept|hosted|deployed|mounted|installed|pinned) (?:in|at|on|under|to)",
+        r"lives (?:in|at|under)",
+        r"(?:is|are) (?:maintained|owned|run) by",
+        r"(?:is|are) responsible for",
+        r"(?:owner|maintainer|contact|on-call|oncall|lead) (?:is|of|for)",
+        r"version\s*(?:is\s*)?v?\d+(?:\.\d+)*",
+        r"v\d+\.\d+(?:\.\d+)*",
+        r"(?:go|python|node|java|postgres(?:ql)?|mysql|redis|react|vue|next(?:\.js)?|rust|ruby|php|typescript|ts"
+        r"|kotlin|swift|ubuntu|debian|nginx|django|rails|k8s|kubernetes) \d+(?:\.\d+)*",
+        r"(?:is|are|=) (?:\w+ )?\d+(?:\.\d+)?(?: ?(?:%|ms|s|seconds?|minutes?|hours?|days?|mb|gb|rows?|items?|px))?",
+        r"(?:is|are|lives|sits|runs) (?:at|on|in|under) [\w.-]+(?:[.:/][\w.-]+)+",
+        r"(?:is|are|be) (?:\w+ ){0,3}(?:on|at) (?:port )?\d{2,5}",
+        r"(?:host|hostname|url|endpoint|path|dir|directory|folder|branch|bucket|region|database|db|timeout|limit"
+        r"|page size|domain|cluster|namespace|queue|topic|channel|deadline|launch(?: date)?|release(?: date)?"
+        r"|due date|budget|password manager|python|node|go|java) (?:is|are|=|:)\s+(?=\S)",
+    )
+    + r"|https?://[^\s]+|(?:^|[\s(（\"'`“：:=])(?:~|\.{1,2})?/[\w.-]+/[\w./-]*|[a-z]:\\[\w\\.-]+"
+    r"|[\w.-]+/[\w.-]+/|是\s*[\w.-]*\d|(?:放|存|写|配|读)(?:在|到|从)\s*[a-z.]|从[^，。]{0,10}[a-z_]{3,}[^，。]{0,6}读"
+    r"|端口(?:号)?\s*(?:是|为|:|：|改成|改为)?\s*\d{2,5}|监听|位于|存放在|存储在|部署在|放在|装在|在\s*/[\w.-]"
+    r"|负责人|维护者|联系人|版本(?:号)?\s*(?:是|为|:|：)?\s*v?\d|(?:地址|路径|目录|分支|域名|集群|区域|超时|截止|上线日期"
+    r"|发布日期|预算|每页)(?:时间|日期)?\s*(?:是|为|在|：|:)|\d+\s*(?:个|条|秒|分钟|天|小时|mb|gb|ms|s)\s*[，,]\s*不是"
+)
+METHOD = re.compile(
+    rf"^(?:first,? |then,? |always |never |please )?(?:{_IMPERATIVE_VERBS})(?![a-z0-9_'])"
+    + r"|[;:] (?:"
+    + _IMPERATIVE_VERBS
+    + r")(?![a-z0-9_'])|"
+    + _words(
+        r"how to",
+        r"steps?",
+        r"first\b.{1,60}\bthen",
+        r"make sure",
+        r"remember to",
+        r"be sure to",
+        r"the (?:trick|key|rule)(?: is|:)",
+        r"rule of thumb",
+        r"best practice",
+        r"tip",
+        r"works? (?:better|best)",
+        r"(?:is|are) better than",
+        r"better to",
+        r"(?:you|we|one) (?:should|must|need to)",
+        r"should (?:always|never|be)",
+        r"too (?:coarse|slow|fast|long|short|fine|aggressive|strict|loose|rigid)",
+        r"on days? \d",
+        r"every \d+ (?:days?|hours?|weeks?|minutes?|months?)",
+    )
+    + r"|方法|步骤|做法|技巧|诀窍|先[^，。；,;]{1,24}(?:再|然后)|记得|务必|一定要|最好|建议|尽量|应该|应当"
+    r"|(?:设成|设为|设置为|调到|调成|改成|改为)\s*\S{0,12}\d|第[一二三四五六七八九十\d]+步|^每(?:天|周|次|隔|月|年)|^按|按第|太粗糙"
+    r"|太死板|更好|更有效|关键是|要点|原则"
+)
+EVENT = re.compile(
+    r"\d{4}[-/.年]\d{1,2}(?:[-/.月]\d{1,2}日?)?|\d{1,2}月\d{1,2}[日号]|"
+    + _words(
+        r"(?:jan|feb|mar|apr|may|jun|jul|aug|sept?|oct|nov|dec)[a-z]*\.? \d{1,2}(?:st|nd|rd|th)?",
+        r"yesterday",
+        r"last (?:week|month|night|year|monday|tuesday|wednesday|thursday|friday|saturday|sunday)",
+        r"on (?:monday|tuesday|wednesday|thursday|friday|saturday|sunday)",
+    )
+    + r"|昨天|前天|上周|上个月|上星期|去年"
+)
+HAPPENED = re.compile(
+    _words(
+        r"released|launched|shipped|deployed|migrated|met|started|finished|broke|failed|went down|outage|incident"
+        r"|moved|joined|left|signed|upgraded|renewed|bought|passed|booked|bumped|went live|rolled back"
+    )
+    + r"|发布|上线|部署|迁移|开会|见了|开始|完成|故障|宕机|挂了|回滚|入职|离职|签了|搬|升级|买了|考过|订了"
+)
+# (category, strength, pattern): the strongest match names the category
+CUES: tuple[tuple[str, float, re.Pattern[str]], ...] = (
+    ("identity", 3.5, IDENTITY),
+    ("decision", 3.2, DECISION),
+    ("correction", 3.1, CORRECTION),
+    ("preference", 3.0, COMMUNICATION),
+    ("preference", 3.25, PREFERENCE),
+    ("preference", 1.9, STANDING),  # in a note a method outranks it; in a chat a method is a standing rule
+    ("entity", 2.4, ENTITY),
+    ("method", 2.0, METHOD),
+    ("event", 1.5, EVENT),
+)
+# in a conversation, only these say something that lasts beyond the task at hand
+CONVERSATION_CUES = frozenset({IDENTITY.pattern, COMMUNICATION.pattern, STANDING.pattern, PREFERENCE.pattern,
+                               CORRECTION.pattern, DECISION.pattern, ENTITY.pattern, EVENT.pattern})  # fmt: skip
+
+BOILERPLATE = re.compile(
+    _words(
+        r"subscribe|all rights reserved|copyright|cookies?|click here|sign up|share this|newsletter|follow us"
+        r"|thanks for reading|sponsored|advertisement|let me know|feel free|happy to help|table of contents"
+    )
+    + r"|转载|版权|订阅|关注我们|点赞|扫码|公众号|免责声明|原文链接|广告|随时告诉我|目录"
+)
+QUESTION = re.compile(
+    _words(r"^(?:how|what|why|where|which|who|is|are|do|does|did|can|could|should|would|will|shall|any idea)")
+    + r"[^.;]*$|[吗呢么]$|^(?:为什么|怎么|如何|是否|要不要|能不能|可不可以|有没有|会不会|是不是)[^。；]*$"
+)
+# guesses, open decisions and what-ifs are not knowledge yet
+HEDGE = re.compile(
+    _words(
+        r"not sure|unsure|i wonder|maybe|perhaps|not certain|haven't decided|not decided|undecided|tbd|todo"
+        r"|^if we ever|what if|might|probably|we could|could we|let's see|let me think|for now|for this (?:one|task|pr)"
+        r"|just this once|this time|asked (?:whether|if)|wondered"
+    )
+    + r"|不太确定|不确定|也许|或许|不知道|待确认|还没决定|没决定|待定|有待"
+    r"|^如果以后|^万一|^要是|可能|考虑一下|先这样|这次|暂时先"
+    r"|问(?:要不要|是否|能不能)"
+)
+# a request for the task at hand: only a standing cue makes it a rule
+REQUEST = re.compile(
+    _words(
+        r"^(?:can|could|would|will) you",
+        r"^(?:please |pls |now |ok now |then |next,? |and )?(?:fix|add|run|rerun|re-run|check|look|update|remove|delete"
+        r"|rename|refactor|write|implement|create|make|show|explain|try|debug|commit|push|open|read|move|install|build"
+        r"|deploy|revert|undo|change|bump|test|list|print|find|search|generate|set up|go ahead|continue|help|start"
+        r"|finish|clean up|review|investigate|figure out|give me|send|copy|paste|merge|rebase|squash|retry|wrap)",
+        r"^let's (?:fix|look|check|try|see|add|run|debug|write|make|start|continue|do|wrap|first|now)",
+        r"^i (?:need|want) you to",
+        r"^help me",
+    )
+    + r"|^(?:请|麻烦)?(?:你)?(?:帮我|帮忙|看下|看看|看一下|试试|试一下"
+    r"|跑一下|跑下|修一下|修下|改一下|改下|加一下|查一下|查下"
+    r"|再跑|重新|继续|先看|先跑|先把|把|给我)"
+)
+# someone else's words, reported in a conversation
+REPORTED = re.compile(
+    _words(
+        r"(?:he|she|they|my (?:colleague|boss|manager|teammate|lead)|\w+) (?:said|says|thinks|claims|suggested)",
+        r"according to",
+    )
+    + r"|(?:同事|老板|他|她|他们|文章|有人)(?:说|认为|觉得|建议)|据说|听说"
+)
+# a reminder for one day is not a standing rule
+ONE_OFF = re.compile(
+    _words(
+        r"tomorrow|tonight|today|this (?:morning|afternoon|evening|weekend|monday|tuesday|wednesday|thursday|friday"
+        r"|saturday|sunday)"
+    )
+    + r"|(?<![每起上])(?:这|本|下)?周[一二三四五六日天](?![起开])|明天|今天(?!起|开始)|今晚|后天"
+)
+# a report of what just went wrong is about now, whatever "always" it holds
+COMPLAINT = re.compile(
+    _words(r"fails?|failing|failed|broken|breaks|crash(?:es|ed)?|flaky|hangs?|errors? out|throws|doesn't work|red")
+    + r"|报错|失败|挂了|挂掉|崩|卡住|不工作|跑不起来|不行"
+)
+_GLOBAL = re.compile(
+    _words(
+        r"(?:all|every|any) (?:of )?my (?:projects|repos)|across (?:all )?projects|everywhere",
+        r"in every (?:project|repo)",
+    )
+    + r"|所有项目|每个项目|任何项目|所有的项目|所有仓库"
+)
+_PROJECT_ANCHOR = re.compile(
+    _words(r"this (?:repo|project|codebase|service|app)|here|our (?:repo|api|app|service|backend|frontend)")
+    + r"|这个(?:项目|仓库|repo|服务)|本项目|这里|我们的(?:项目|服务|接口)|\d{2,5}|/[\w.-]+/"
+)
+# a standing rule about how the agent works with the person holds in every project
+_WITH_ME = re.compile(
+    _words(
+        r"(?:ask|check with|ping|tell|show|confirm with|remind) me",
+        r"before (?:you )?(?:commit|push)\w*",
+        r"push(?:ing)? (?:straight |directly )?to main",
+        r"(?:open|use) a pr",
+        r"prs?",
+        r"force[- ]push",
+    )
+    + r"|(?:问|告诉|跟|给|提醒)我(?:确认|看|说)?|(?:提交|push)之?前|直接推|推到 ?main"
+)
+_FIRST_PERSON_HABIT = re.compile(
+    _words(
+        r"i (?:really |much |strongly |generally )?(?:prefer|like|love|hate|dislike|always|usually|never|tend to)",
+        r"i(?:'d| would) rather",
+        r"my (?:editor|shell|style|habit|favorite|favourite|go-to)",
+        r"(?:i|we) (?:don't|do not|never) (?:mock|push|commit|merge|force)",
+    )
+    + r"|^我(?:很|更|比较|最|一直|还是|一般|通常|总是|从不|从来不)?(?:喜欢|偏好|爱用|讨厌|不喜欢|倾向|习惯)"
+    r"|我的习惯|我用的是"
+)
+
+
+def scope_of(folded: str, category: str, cues: frozenset[str]) -> str:
+    """Return 'global' for who the person is, how to talk to them and habits of every project."""
+    if category == "identity" or IDENTITY.pattern in cues or COMMUNICATION.pattern in cues:
+        return "global"
+    if _GLOBAL.search(folded) or (STANDING.pattern in cues and _WITH_ME.search(folded)):
+        return "global"
+    if category == "preference" and _FIRST_PERSON_HABIT.search(folded) and not _PROJECT_ANCHOR.search(folded):
+        return "global"
+    return "project"

@@ -1,0 +1,107 @@
+"""Find the person's own words in a message or note: prose, without what was pasted into it.
+
+People paste tracebacks, CI logs, code, diffs, shell sessions and other people's words
+into their messages. None of that says what the person wants remembered, so the insight
+step reads only the prose spans this module returns. A line is judged on its own shape
+(a traceback frame, a log stamp, a diff hunk, a prompt, code punctuation) and, for the
+lines of a traceback or log block, by the company it keeps: the indented lines under a
+pasted header go with it.
+"""
+
+from __future__ import annotations
+
+import logging
+import re
+
+log = logging.getLogger(__name__)
+
+_FENCE = re.compile(r"^[ \t]*(`{3,}|~{3,})[^\n]*\n.*?(?:^[ \t]*\1[ \t]*$|\Z)", re.M | re.S)
+# lines that are output, not speech: tracebacks, stack frames, log records, test runners, shells
+_PASTED_LINE = re.compile(
+    r"^\s*(?:"
+    r"Traceback \(most recent call last\)|File \"[^\"]+\", line \d+|at [\w$.<>]+\(.*\)\s*$|at [\w$./<>-]+:\d+"
+    r"|[\w.]*(?:Error|Exception|Warning|Fault)(?::|\s*$)|E {2,}|E\s+\w+Error|>>>\s|\$ |PS [A-Z]:|C:\\"
+    r"|npm (?:ERR|WARN)!?|yarn (?:error|warn)|pnpm (?:ERR|WARN)|error(?:\[E\d+\])?:|warning:|panic:"
+    r"|FAIL(?:ED)?\b|PASS(?:ED)?\b|ERROR\b|WARN(?:ING)?\b|INFO\b|DEBUG\b|TRACE\b|CRITICAL\b|✓|✗|✔|✘|×|●"
+    r"|\[\d{1,2}:\d{2}|\[?\d{4}-\d{2}-\d{2}[ T]\d{2}:\d{2}|\d{2}:\d{2}:\d{2}[.,]?\d*\s"
+    r"|@@ |diff --git|index [0-9a-f]{7}|--- a/|\+\+\+ b/|[+-](?![-+\s\d])\S|commit [0-9a-f]{7,}"
+    r"|\d+ (?:passed|failed|errors?)\b|=+ .* =+$|-{5,}|={5,}|\^{3,}|~{3,}"
+    r"|(?:def|class|fn|func|function)\s+\w+\s*[(:<{]|import\s+[\w.{*]+|from\s+[\w.]+\s+import\s"
+    r"|(?:const|let|var)\s+\w+\s*=|#include|(?:SELECT|INSERT|UPDATE|CREATE|DELETE)\s+[A-Z*]|return\s.*;$"
+    r"|[{}\[\]()<>;]\s*$|<[/a-zA-Z][^>]*>\s*$|[\w.-]+\s*[:=]\s*[\"'{\[]"
+    r")"
+)
+# a shell command on a line of its own: a tool, then arguments, and none of the small words of a sentence
+_COMMAND = re.compile(
+    r"^\s*(?:[-*+•]\s+|\d{1,2}[.)]\s+)?`?(?:git|npm|npx|pnpm|yarn|go|make|docker|kubectl|pip|pip3|python3?|cargo|curl"
+    r"|wget|ssh|cd|ls|cat|sudo|brew|apt|apt-get|uv|poetry|node|gradle|gradlew|\./gradlew|mvn|terraform|helm|psql"
+    r"|redis-cli|adb|export|source|rm|cp|mv|mkdir|chmod|grep|find|tar|systemctl|journalctl)\s+[^\s]+[^\u4e00-\u9fff]*$"
+)
+_SENTENCE_WORDS = re.compile(r"(?i)\b(?:the|a|an|to|with|and|for|is|are|we|i|it|this|that|when|if|so|but|of|on)\b")
+_LIST_MARKER = re.compile(r"^\s*(?:[-*+•]|\d{1,2}[.)、])\s")
+_CODE_CHAR = re.compile(r"[{}\[\]();=<>$\\|`]")
+_LATIN_WORD = re.compile(r"[A-Za-z\u00c0-\u024f]{2,}")
+_CJK = re.compile(r"[\u3400-\u9fff]")
+_QUOTED_LINE = re.compile(r"^\s*>")
+_TABLE_LINE = re.compile(r"^\s*\|.*\|\s*$")
+
+
+def prose_spans(text: str) -> list[tuple[int, int]]:
+    """Return the (start, end) spans of text that are the writer's own prose, in order.
+
+    Fenced blocks, quoted lines (``>``), table rows and lines shaped like code,
+    logs, tracebacks, diffs or shell sessions are left out, and so are the
+    indented or blank-free lines that follow such a line in one block.
+    """
+    fenced = [(m.start(), m.end()) for m in _FENCE.finditer(text)] if ("```" in text or "~~~" in text) else []
+    spans: list[tuple[int, int]] = []
+    in_paste = False
+    position = 0
+    for line in text.splitlines(keepends=True):
+        start, end = position, position + len(line)
+        position = end
+        body = line.rstrip("\r\n")
+        if any(a <= start < b for a, b in fenced):
+            in_paste = False
+            continue
+        if not body.strip():
+            in_paste = False
+            continue
+        pasted = is_pasted_line(body) or (
+            in_paste and not _LIST_MARKER.match(body) and (body[:1].isspace() or not _is_sentence_like(body))
+        )
+        in_paste = pasted
+        if pasted:
+            continue
+        if spans and spans[-1][1] == start:
+            spans[-1] = (spans[-1][0], start + len(body))
+        else:
+            spans.append((start, start + len(body)))
+    return spans
+
+
+def is_pasted_line(line: str) -> bool:
+    """Tell whether one line reads as pasted output or code rather than something a person wrote."""
+    stripped = line.strip()
+    if _QUOTED_LINE.match(line) or _TABLE_LINE.match(line):
+        return True
+    if _PASTED_LINE.match(line) and not _is_sentence_like(stripped, strict=True):
+        return True
+    if _COMMAND.match(line) and not _SENTENCE_WORDS.search(line):
+        return True
+    if len(line) - len(line.lstrip(" \t")) >= 4 and not _CJK.search(line) and not _LIST_MARKER.match(line):
+        return True  # an indented line in Latin text that is no list item: a code or output block
+    words = len(_LATIN_WORD.findall(stripped)) + len(_CJK.findall(stripped)) / 2
+    symbols = len(_CODE_CHAR.findall(stripped))
+    return symbols >= 3 and symbols * 3 > words
+
+
+def _is_sentence_like(line: str, *, strict: bool = False) -> bool:
+    """Tell whether a line reads as a sentence: mostly words, few code symbols."""
+    cjk = len(_CJK.findall(line))
+    words = len(_LATIN_WORD.findall(line))
+    symbols = len(_CODE_CHAR.findall(line))
+    weight = words + cjk / 2
+    if strict:
+        return cjk >= 4 and symbols <= 2
+    return weight >= 3 and symbols * 4 <= weight

@@ -1,0 +1,122 @@
+"""Word a quoted sentence as a clean standalone statement, and find when to recall it.
+
+People talk to their agents in lead-ins and fillers ("Stop — always use pnpm", "No, the
+port is 8443", "还有样式统一用 tailwind 吧"). The statement keeps the words that carry the
+rule and drops the rest; the verbatim quote stays as evidence. A leading "when to recall"
+clause ("when reviewing vocabulary, …", "复习时，…") moves into the condition.
+"""
+
+from __future__ import annotations
+
+import logging
+import re
+
+from incremind_daemon.pipeline.cues import fold, wordset
+
+log = logging.getLogger(__name__)
+
+_TRAILING = " \t.。!！;；:：,，、~～"
+# Lead-ins end at punctuation or a dash; a bare word that can start a rule ("no more", "stop using")
+# is a lead-in only when punctuation follows it.
+_LEAD_PUNCT = r"(?:\s*[,，.。:：;；!！—–~]+\s*|\s+-+\s+)"
+_EN_LEAD = re.compile(
+    r"^(?:(?:(?:no|nope|yes|yeah|yep|yup|ok(?:ay)?|right|alright|stop|wait|hold on|hmm+|hm+|ah|oh|look|listen"
+    r"|important|note|heads up|reminder|fyi|ps|p\.s\.|actually|correction|update|also|btw|anyway|anyways|well"
+    r"|great|thanks|thank you|cool|nice|perfect|good|sure|got it|one more thing|another thing|quick note|side note"
+    r"|i told you|as i said|again|reminder"
+    rf"|claude|codex|gemini|hey(?: claude| codex| gemini)?|hi|hello){_LEAD_PUNCT})"
+    r"|(?:so|and|but|also|oh|oh and|and also|ok so|okay so|btw|by the way|fyi|i think(?: that)?|i guess|i believe"
+    r"|honestly|basically|just so you know|for the record|to be clear|please note(?: that)?|remember that"
+    r"|keep in mind(?: that)?|note that|just|please)\s+)+",
+    re.I,
+)
+_ZH_LEAD = re.compile(
+    r"^(?:(?:嗯+|好的?|对了?|哦+对?|啊|诶|欸|哎|是的|ok|okay|行|不对|不是的?|错了|停|等等|等一下)\s*[，,。.:：!！、~～—]+\s*"
+    r"|(?:注意|记住|提醒一下|另外|顺便(?:说一下|提一下|说一句|说下)?|补充(?:一下|一点|一句)?|再说一下|说一下|话说|其实"
+    r"|我觉得|我想|我认为|然后|还有一点|还有个事|还有件事|还有|说过了|我说过了?|跟你说过了?|再说一遍|又来了|但是?|而且|所以"
+    r"|不过|然而|此外|因此)[\s，,。.:：!！、~～—]*)+"
+)
+_TOPIC = re.compile(r"^(?:about|regarding|re|as for|as to|on the topic of)\s+([^:,，：]{1,40})[:,，：]\s*(?=\S)", re.I)
+_ZH_TOPIC = re.compile(r"^(?:关于|至于)([^:,，：]{1,20})[:,，：]\s*(?=\S)")
+_ZH_PARTICLE_END = re.compile(r"(?<=[\u4e00-\u9fff\w])\s*[吧啊呀哈哦啦嘛噢哟]+$")
+_EN_POLITE_END = re.compile(r"(?:,?\s+(?:please|pls|thanks|thank you|ok|okay)|\s*\(?please\)?)$", re.I)
+_EMPHASIS = re.compile(r"\*\*|__|~~|(?<!\w)\*(?=\S)|(?<=\S)\*(?!\w)")
+_LINK = re.compile(r"!?\[([^\]\n]*)\]\(([^)\s]*)\)")
+_SPEAKER = re.compile(r"^(?:user|assistant|human|ai|me|q|a|用户|助手|问|答)\s*[:：]\s*", re.I)
+
+_EN_CONDITION = re.compile(
+    r"(?P<cond>(?:if|when|whenever|while|during|before|after|once|for|in)\s[^,;:]{2,80}?)\s*,\s+(?P<rest>[^\W\d_].*)",
+    re.S,
+)
+_EN_NOT_CONDITION = re.compile(
+    r"(?<![a-z0-9_])(?:for (?:example|instance|now|this reason|that reason|me|us|years|months|days|weeks|a while|once)"
+    r"|after (?:all|that|this)|before (?:that|this)|in (?:short|fact|general|practice|theory|other words|addition"
+    r"|particular|the end|contrast|summary|this repo|this project|the future|future)|once (?:again|more)"
+    r"|when (?:possible|in doubt)|if (?:possible|needed|so|not))(?![a-z0-9_])"
+)
+_ZH_CONDITION = re.compile(
+    r"(?P<cond>(?:对于|如果|假如|若是?|要是|当|每当|遇到|一旦|只要)[^，,。；;：:]{1,30}"
+    r"|在[^，,。；;：:]{1,24}(?:时|时候|中|里|上|下|前|后)"
+    r"|[^，,。；;：:]{2,24}?(?:时|的时候|之前|以前|之后))[，,：:]\s*(?P<rest>\S.*)",
+    re.S,
+)
+_ZH_BARE_CONDITION = re.compile(r"(?P<cond>[\u4e00-\u9fff]{2,8}?(?:的时候|时))(?P<rest>[\u4e00-\u9fff].{3,})", re.S)
+_NOT_TIME_CLAUSE = tuple(
+    wordset("同时 有时 及时 当时 临时 随时 平时 按时 准时 小时 暂时 实时 定时 过时 那时 此时 届时 一时 超时 适时")
+    | {"到时", "不时"}
+)
+
+
+def clean_statement(quote: str) -> str:
+    """Return the quote as one clean line: no lead-in, filler, emphasis or trailing punctuation."""
+    text = _SPEAKER.sub("", " ".join(quote.split()))
+    if "[" in text:
+        text = _LINK.sub(lambda m: f"{m.group(1)} ({m.group(2)})" if m.group(2) else m.group(1), text)
+    if "*" in text or "_" in text or "~" in text:
+        text = _EMPHASIS.sub("", text)
+    text = strip_lead_in(text)
+    text = text.rstrip(_TRAILING)
+    text = _EN_POLITE_END.sub("", text).rstrip(_TRAILING)
+    text = _ZH_PARTICLE_END.sub("", text).rstrip(_TRAILING)
+    if not text:
+        return " ".join(quote.split()).rstrip(_TRAILING)
+    return text[0].upper() + text[1:] if text[:1].isascii() and text[:1].islower() else text
+
+
+def strip_lead_in(text: str) -> str:
+    """Drop interjections, address and topic lead-ins from the start of a sentence."""
+    previous = None
+    while previous != text:
+        previous = text
+        for pattern in (_EN_LEAD, _ZH_LEAD):
+            match = pattern.match(text)
+            if match and match.end() < len(text):
+                text = text[match.end() :]
+        topic = _TOPIC.match(text) or _ZH_TOPIC.match(text)
+        if topic:
+            rest = text[topic.end() :]
+            subject = topic.group(1).strip()
+            # "About commits: squash them" keeps its subject unless the rest names it again
+            text = rest if fold(subject) in fold(rest) else f"{subject[0].upper()}{subject[1:]}: {rest}"
+    return text
+
+
+def split_condition(statement: str) -> tuple[str, str]:
+    """Return (statement, condition): a leading "when to recall" clause moves to the condition."""
+    folded = fold(statement)
+    match = _EN_CONDITION.fullmatch(folded)
+    if match and not _EN_NOT_CONDITION.match(folded):
+        condition = statement[: match.end("cond")].rstrip(_TRAILING)
+        rest = statement[match.start("rest") :]
+        return (rest[:1].upper() + rest[1:] if rest[:1].isascii() else rest), condition
+    match = _ZH_CONDITION.fullmatch(folded)
+    if match and not match.group("cond").endswith(_NOT_TIME_CLAUSE):
+        return statement[match.start("rest") :], statement[: match.end("cond")].rstrip(_TRAILING)
+    match = _ZH_BARE_CONDITION.match(folded)
+    if match and not match.group("cond").endswith(_NOT_TIME_CLAUSE):
+        return statement, statement[: match.end("cond")]
+    # a trailing clause after a comma: "review on days 1, 2, 4, 7, 15, when learning vocabulary"
+    tail = re.search(r",\s+((?:if|when|whenever|while|during|before|unless)\s[^,;]{3,80})$", folded)
+    if tail and tail.start() > 12:
+        return statement[: tail.start()].rstrip(_TRAILING), statement[tail.start(1) :]
+    return statement, ""
