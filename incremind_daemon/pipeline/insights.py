@@ -19,7 +19,7 @@ import hashlib
 import logging
 import re
 from collections.abc import Collection, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 import apsw
 
@@ -28,7 +28,7 @@ from incremind_daemon.errors import IncremindError
 from incremind_daemon.pipeline.candidates import extract_candidates
 from incremind_daemon.pipeline.ingest import organize_text, utc_now
 from incremind_daemon.pipeline.redact import redact
-from incremind_daemon.pipeline.relate import Known, Relation, relate
+from incremind_daemon.pipeline.relate import Known, Relation, bridge_words, relate
 from incremind_daemon.store import insight_jobs, insights, items, vectors
 from incremind_daemon.store.db import fetch_rows, write_transaction
 from incremind_daemon.store.embedder import Embedder
@@ -44,6 +44,7 @@ from incremind_daemon.store.records import (
 
 log = logging.getLogger(__name__)
 
+_LINKED = ("supplement", "supersedes", "different")  # relations that store a candidate linked to a known insight
 SAVE_AS_ONE_CHARS = 600  # a save up to this long is one statement; a longer one is examined like a file
 _SPACE = re.compile(r"\s+")
 
@@ -67,6 +68,7 @@ class Material:
     text: str  # the source's raw text; candidates' offsets index into it
     spans: tuple[tuple[int, int], ...]  # the parts to examine
     upto: int
+    conversational: bool = False  # the spans are a person's turns in a session
 
 
 def material_of(conn: apsw.Connection, job: insight_jobs.InsightJob) -> Material:
@@ -87,24 +89,16 @@ def material_of(conn: apsw.Connection, job: insight_jobs.InsightJob) -> Material
     )
     spans = tuple((max(int(start), job.upto), int(end)) for start, end in rows)
     upto = max([job.upto, *(end for _, end in spans)])
-    return Material(job.source_id, job.project, source.raw_text, spans, upto)
+    return Material(job.source_id, job.project, source.raw_text, spans, upto, conversational=True)
 
 
 def local_candidates(material: Material, *, limit: int) -> list[Candidate]:
     """Pick candidates from the parts of a source to examine, offsets into its whole text."""
     found: list[Candidate] = []
     for start, end in material.spans:
-        for candidate in extract_candidates(material.text[start:end], limit=limit):
-            found.append(
-                Candidate(
-                    candidate.statement,
-                    candidate.category,
-                    candidate.condition,
-                    candidate.quote,
-                    candidate.start + start,
-                    candidate.end + start,
-                )
-            )
+        part = material.text[start:end]
+        for candidate in extract_candidates(part, limit=limit, conversational=material.conversational):
+            found.append(replace(candidate, start=candidate.start + start, end=candidate.end + start))
     # one part yields at most ``limit``; of a session's many messages the latest state the current position
     return found[-limit:]
 
@@ -120,9 +114,14 @@ def record_increments(
     embedder: Embedder | None = None,
     trusted: bool = False,
     actor: str = "daemon",
+    ordered: bool = False,
     now: str,
 ) -> list[Increment]:
-    """Compare each candidate with what is known and store what it adds (call inside a write transaction)."""
+    """Compare each candidate with what is known and store what it adds (call inside a write transaction).
+
+    ``ordered``: the candidates are the person's own newer words (a session turn, a save), so
+    one that changes a known insight of its scope supersedes it rather than differs from it.
+    """
     private = private_projects(settings)
     # what one sentence is about is often named only by its neighbours ("But fixed intervals are
     # too coarse" follows a restatement of the known method), so each candidate is compared with
@@ -142,6 +141,7 @@ def record_increments(
             [_as_known(insight, similarity) for insight, similarity in known],
             repeat_similarity=settings.insights.repeat_similarity,
             related_similarity=settings.insights.related_similarity,
+            ordered=ordered,
         )
         increment = _apply(conn, settings, candidate, relation, known, project, source_id, origin, trusted, actor, now)
         out.append(increment)
@@ -185,7 +185,7 @@ def _apply(
         conn,
         project=project,
         candidate=candidate,
-        relation=kind if kind in ("supplement", "different") else "new",
+        relation=kind if kind in _LINKED else "new",
         source_id=source_id,
         known_id=target,
         origin=origin,
@@ -193,7 +193,7 @@ def _apply(
         actor=actor,
         now=now,
     )
-    return Increment(candidate, kind if kind in ("supplement", "different") else "new", insight_id, target)
+    return Increment(candidate, kind if kind in _LINKED else "new", insight_id, target)
 
 
 def nearest_known(
@@ -208,9 +208,10 @@ def nearest_known(
     """Return the known insights nearest a candidate, with their cosine similarity when vectors exist."""
     limit = settings.insights.neighbours
     text = f"{candidate.statement} {candidate.condition}".strip()
+    words = " ".join([text, *bridge_words(text)])
     found: dict[int, tuple[Insight, float | None]] = {
         insight.id: (insight, None)
-        for insight in insight_jobs.keyword_neighbours(conn, text, project=project, private=private, limit=limit)
+        for insight in insight_jobs.keyword_neighbours(conn, words, project=project, private=private, limit=limit)
     }
     model = vectors.active_model(conn) if embedder is not None else None
     if embedder is not None and model is not None and model.key == embedder.identity.key:
@@ -231,7 +232,7 @@ def nearest_known(
 
 
 def _as_known(insight: Insight, similarity: float | None) -> Known:
-    return Known(insight.id, insight.statement, insight.condition, insight.category, similarity)
+    return Known(insight.id, insight.statement, insight.condition, insight.category, similarity, insight.scope)
 
 
 def examine_source(
@@ -266,10 +267,11 @@ def examine_source(
             origin=origin,
             embedder=embedder,
             actor=actor,
+            ordered=material.conversational,
             now=now,
         )
         insight_jobs.finish_job(conn, job.source_id, upto=material.upto, path=origin, now=now)
-    made = sum(1 for increment in found if increment.relation in ("new", "supplement", "different"))
+    made = sum(1 for increment in found if increment.relation in ("new", *_LINKED))
     if found:
         log.info("examined %s: %d candidate(s), %d new pending", item_id("raw", job.source_id), len(found), made)
     return found
@@ -308,6 +310,7 @@ def save_memory(
             embedder=embedder,
             trusted=request.trusted,
             actor=request.actor,
+            ordered=True,
             now=now,
         )
         insight_jobs.open_new_jobs(conn, after=source_id - 1, now=now)
@@ -344,8 +347,9 @@ def _save_candidates(text: str, request: SaveRequest) -> list[Candidate]:
     if len(text) > SAVE_AS_ONE_CHARS:
         return picked
     category = request.category or (picked[0].category if picked else "entity")
+    scope = picked[0].scope if picked else "project"
     statement = _SPACE.sub(" ", text)
-    return [Candidate(statement, category, (request.condition or "").strip(), text, 0, len(text))]
+    return [Candidate(statement, category, (request.condition or "").strip(), text, 0, len(text), scope)]
 
 
 def known_for_material(

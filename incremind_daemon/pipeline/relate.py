@@ -39,11 +39,12 @@ class Known:
     condition: str
     category: str
     vector_similarity: float | None = None
+    scope: str = "project"
 
 
 @dataclass(frozen=True, slots=True)
 class Relation:
-    kind: str  # one of records.RELATIONS: repeat, supplement, different, new
+    kind: str  # one of records.RELATIONS: repeat, supplement, supersedes, different, new
     known_id: int | None
     similarity: float
 
@@ -81,6 +82,12 @@ _CONCEPTS = (
     " | upgrade: upgrade 升级 | rollback: rollback revert 回滚 | monitor: monitor 监控"
     " | listen: listen 监听 | service: service 服务 | alert: alert 告警 报警 | disk: disk 磁盘"
     " | week-plan: weekday 工作日 | weekend: weekend 周末"
+    " | chinese: chinese mandarin 中文 汉语 | answer: reply respond 回复 | short: short brief concise 简短 简洁 短"
+    " | summary: summary summarize summarise recap 总结 | comment: comment 注释"
+    " | mock: mock 模拟 | migration: migration 迁移 | style: style styling 样式 | state: state 状态"
+    " | page: page 页 每页 | push: push 推送 | main: main master 主干 | pr: pr 合并请求"
+    " | backend: backend 后端 | frontend: frontend 前端 | only: only sole 唯一 | team: team 组 组里 小组"
+    " | developer: dev developer engineer 开发 工程师 | timezone: timezone 时区"
 )
 _STANCE_WORDS = wordset(
     "fixed adjust coarse wrong always never avoid stop instead rather longer too better worse must should "
@@ -90,6 +97,8 @@ _STANCE_WORDS = wordset(
 _GENERIC = wordset(
     "use using used make do does get go put keep run have has need want try take set also just then now "
     "mean means called one thing things way it's that's there's i'm we're you're "
+    "decision decided decide plan plans change changed switch switched let's go going now here repo project "
+    "codebase always never please pls just still again stay stays keep keeps "
     "don't doesn't isn't aren't not no can't "
     "用 使用 做 进行 一下 时候 这样 那样 还是 就是 需要 可以 应该 一些 一个 时先 再 先 之前 以前 之后 以后 每次 都是 "
     "我都 已经 现在 然后 只在 都要 要先 统一 一遍 全部 所有 通过 以内 之内"
@@ -123,6 +132,11 @@ def _concept_map() -> dict[str, str]:
 
 
 _CONCEPT = _concept_map()
+_SURFACES: dict[str, tuple[str, ...]] = {}
+for _word, _name in _CONCEPT.items():
+    _SURFACES[_name] = (*_SURFACES.get(_name, ()), _word)
+# "don't forget", "别忘了": a reminder, not a negation
+_REMINDER = re.compile(r"(?:don't|do not|never) forget|别忘了?|不要忘了?|别忘记|不要忘记")
 _NUMBER = re.compile(r"\d+(?:\.\d+)*")
 _CJK = re.compile(r"[\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff]")
 # "days 1, 2, 4, 7, 15" and "第 1、2、4、7、15 天" are interval schedules, whatever else they say
@@ -232,6 +246,16 @@ def _units(sequence: list[str]) -> dict[str, frozenset[str]]:
     return {word: frozenset(numbers) for word, numbers in units.items()}
 
 
+def bridge_words(text: str) -> list[str]:
+    """Return the words of both languages for the concepts a text names, to find neighbours across languages.
+
+    "switch the database to SQLite" also looks for 数据库, so a known "数据库就用 Postgres" is
+    compared with it even when no vectors are there to bridge the languages.
+    """
+    names = [f for f in _features(text).weights if f in _SURFACES]
+    return [word for name in names for word in _SURFACES[name] if word not in text]
+
+
 def similarity(a: str, b: str) -> float:
     """Return the lexical similarity of two texts in [0, 1], for Chinese, English and mixed text."""
     return _dice(_features(a), _features(b))
@@ -250,13 +274,22 @@ def _text_of(statement: str, condition: str) -> str:
 
 
 def relate(
-    candidate: Candidate, known: Sequence[Known], *, repeat_similarity: float, related_similarity: float
+    candidate: Candidate,
+    known: Sequence[Known],
+    *,
+    repeat_similarity: float,
+    related_similarity: float,
+    ordered: bool = False,
 ) -> Relation:
-    """Decide whether candidate repeats, supplements, contradicts or is new to the known insights.
+    """Decide whether candidate repeats, supplements, supersedes, contradicts or is new to the known insights.
 
-    The best match by similarity decides, the embedder's cosine (when given) averaged in
-    without lowering a lexical match. A contradiction whose scope is about a known
-    insight links to it even when the texts share little else.
+    What a candidate adds decides, not its wording: when the named things and numbers it
+    states are all in a known insight with the same polarity it is a repeat, whatever the
+    language; when it keeps them and adds a step or condition, a supplement; when it turns
+    one of them around or changes a value on the same subject, it supersedes the known one
+    (it says so, or it is the person's newer word in the same scope: ``ordered``) or differs
+    from it. The embedder's cosine, when given, helps rank the neighbours and is averaged in
+    without lowering a lexical match; it never decides alone.
     """
     mine = _features(_text_of(candidate.statement, candidate.condition))
     scored: list[tuple[float, Known, _Features]] = []
@@ -267,6 +300,14 @@ def relate(
         scored.append((combined, item, theirs))
     if not scored:
         return Relation("new", None, 0.0)
+    keys = _keys(mine)
+    # the known insight that shares the most named things comes first, then the most similar
+    scored.sort(key=lambda entry: -(entry[0] + 0.1 * len(keys & _keys(entry[2]))))
+    if keys:
+        for score, item, theirs in scored:
+            verdict = _by_keys(candidate, item, mine, theirs, score, related_similarity, repeat_similarity, ordered)
+            if verdict is not None:
+                return verdict
     scored.sort(key=lambda entry: -entry[0])
     best, match, theirs = scored[0]
     if best < related_similarity:
@@ -274,13 +315,85 @@ def relate(
         for score, item, features in scored:
             loose = score >= related_similarity / 2
             if _contradicts(candidate.statement, item.statement, mine, features, linking=not loose):
-                return Relation("different", item.id, round(score, 4))
+                return _conflict(candidate, item, score, ordered)
         return Relation("new", None, round(best, 4))
     if _contradicts(candidate.statement, match.statement, mine, theirs, linking=False):
-        return Relation("different", match.id, round(best, 4))
+        return _conflict(candidate, match, best, ordered)
     if _adds_nothing(mine, theirs, candidate.condition, best >= repeat_similarity):
         return Relation("repeat", match.id, round(best, 4))
     return Relation("supplement", match.id, round(best, 4))
+
+
+def _by_keys(
+    candidate: Candidate,
+    item: Known,
+    mine: _Features,
+    theirs: _Features,
+    score: float,
+    related_similarity: float,
+    repeat_similarity: float,
+    ordered: bool,
+) -> Relation | None:
+    """Relate by the named things and numbers both state; None when they share none."""
+    my_keys, their_keys = _keys(mine), _keys(theirs)
+    shared = my_keys & their_keys
+    named = {key for key in shared if not key.startswith("#")}
+    if not named:
+        return None  # no common subject
+    my_negated = _negated(candidate.statement)
+    their_negated = _negated(item.statement)
+    history = "event" in (candidate.category, item.category)  # what happened is not contradicted by a rule
+    if not history and any((key in my_negated) != (key in their_negated) for key in shared):
+        return _conflict(candidate, item, score, ordered)  # "not redux" against "use redux"
+    covered = my_keys - _numbers(mine) <= their_keys
+    if not covered and len(named) * 2 < len(their_keys - _numbers(theirs)) and score < related_similarity:
+        return None  # a word in common, not a subject
+    changed = _different_numbers(mine, theirs) or (
+        _CHANGE.search(fold(candidate.statement)) is not None and bool((my_keys - my_negated) - their_keys)
+    )
+    if changed and not history:
+        return _conflict(candidate, item, score, ordered)
+    if score < related_similarity / 2 and len(named) < 2:
+        return None
+    novel = {key for key in my_keys - their_keys if key not in my_negated}
+    if _adds_nothing(mine, theirs, candidate.condition, score >= repeat_similarity or not novel):
+        return Relation("repeat", item.id, round(score, 4))
+    if not novel and not candidate.condition:
+        extra = sum(mine.weights[f] for f in mine.topical - theirs.weights.keys() if not f.isascii())
+        if extra < 2 * _MATERIAL_WORDS:  # other words for the same things: a paraphrase
+            return Relation("repeat", item.id, round(score, 4))
+    return Relation("supplement", item.id, round(score, 4))
+
+
+def _conflict(candidate: Candidate, item: Known, score: float, ordered: bool) -> Relation:
+    """A disagreement supersedes when it says it changes things, or is the person's newer word in that scope."""
+    says_so = _CHANGE_OF_PLAN.search(fold(candidate.statement))
+    kind = "supersedes" if (says_so or ordered) and candidate.scope == item.scope else "different"
+    return Relation(kind, item.id, round(score, 4))
+
+
+def _keys(features: _Features) -> frozenset[str]:
+    """Return the named things of a text: Latin words, numbers and bilingual concepts."""
+    return frozenset(f for f in features.topical if f.isascii() and len(f) > 1)
+
+
+def _numbers(features: _Features) -> frozenset[str]:
+    return frozenset(f for f in features.weights if f.startswith("#"))
+
+
+def _negated(text: str) -> frozenset[str]:
+    """Return the named things a text turns down: "not redux", "不想上 redux", "instead of MySQL".
+
+    Only a thing right after the negation counts: "never block the writer in WAL mode"
+    turns down blocking, not WAL.
+    """
+    folded = _REMINDER.sub(" remember ", fold(text))
+    out: set[str] = set()
+    for match in _TURNED_DOWN.finditer(folded):
+        out.update(_keys(_features(match.group("thing"))))
+    for match in _DROPPED.finditer(folded):
+        out.update(_keys(_features(match.group(1))))
+    return frozenset(out)
 
 
 def _adds_nothing(mine: _Features, theirs: _Features, condition: str, similar: bool) -> bool:
@@ -328,10 +441,26 @@ _CRITIQUE = re.compile(
 _CHANGE = re.compile(
     _words(
         r"actually|in fact|turns out|switch(?:ed|ing)? (?:to|from|over)|mov(?:ed|ing) (?:to|from)|replaced?"
-        r"|now use|migrated|changed? to|no longer|correction"
+        r"|now use|migrated|changed? to|no longer|correction|change of plans?|from now on|going forward|instead"
+        r"|got (?:pushed|moved|bumped)|(?:we're|we are) on|bumped|now (?:on|at|is|are)|is now|are now"
     )
     + r"|其实|实际上|改用|换成|改为|改成|替换|纠正|更正|不再|换用|迁移|现在用"
+    r"|以后不|不是[^，。]{1,20}而是|改到|推迟|提前"
+    r"|不用[^，。]{0,15}了|现在是|升级到|换到"
 )
+# what a document says to replace an older rule; a person's own newer words replace it anyway
+_CHANGE_OF_PLAN = re.compile(
+    _words(r"switch(?:ed|ing)? to|change of plans?|from now on|going forward|no longer|moved? to|migrat\w* to")
+    + r"|改用|换成|改为|改成|以后不|不再|不是[^，。]{1,20}而是|现在改|换用"
+)
+_TURNED_DOWN = re.compile(
+    r"(?:(?<![a-z])(?:not|no|never|don't|do not|instead of|rather than|without|avoid|stop using|no more)\s+"
+    r"(?:(?:use|using|add|install|touch|pick|go with|bring in)\s+)?(?:the\s+|a\s+|an\s+)?"
+    r"|(?:不要|不用|别|不想|不再|而不是|不是|避免|禁止|不能|不许)\s*(?:用|上|引入|装|加|使用|选|要)?\s*)"
+    r"(?P<thing>[\w.+#-]+(?:[ ]?[\w.+#-]+)?)"
+)
+# "date-fns 不用了", "Redis is out": what a text drops, named before the words that drop it
+_DROPPED = re.compile(r"([\w.+-]{2,30})\s*(?:不用了|不要了|去掉|is out|is gone|no more)")
 _CLAUSE_BREAK = re.compile(r"[,;:.!?，；：。！？]")
 # fmt: off
 _OPPOSITES = tuple((re.compile(a), re.compile(b)) for a, b in (

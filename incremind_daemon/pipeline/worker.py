@@ -290,7 +290,8 @@ class Worker:
             if found is None:
                 continue  # the model failed: the job waits for its retry, the reason is in status
             self.stats.examined += 1
-            self.stats.candidates += sum(1 for i in found if i.relation in ("new", "supplement", "different"))
+            made = ("new", "supplement", "supersedes", "different")
+            self.stats.candidates += sum(1 for i in found if i.relation in made)
         return len(due)
 
     def switch_model(self, model: ModelSettings) -> None:

@@ -21,7 +21,7 @@ class Related:
     """The known insight a candidate supplements or differs from."""
 
     id: int
-    link: str  # refutes, supplements
+    link: str  # refutes, supplements, supersedes
     statement: str
     status: str
 
@@ -29,7 +29,7 @@ class Related:
 def related_of(conn: apsw.Connection, insight: Insight) -> Related | None:
     """Return the known insight this one was linked to when it was found, if any."""
     for link in insights.links_of(conn, insight.id):
-        if link.from_id == insight.id and link.relation in ("refutes", "supplements"):
+        if link.from_id == insight.id and link.relation in ("refutes", "supplements", "supersedes"):
             try:
                 other = insights.get_insight(conn, link.to_id)
             except NotFound:
@@ -49,6 +49,7 @@ def insight_data(conn: apsw.Connection, insight: Insight, *, home: Path) -> dict
         "statement": insight.statement,
         "condition": insight.condition,
         "project": insight.project,
+        "scope": insight.scope,
         "confidence": round(insight.confidence, 4),
         "revision": insight.revision,
         "origin": insight.origin,
@@ -82,16 +83,20 @@ def _evidence_data(conn: apsw.Connection, evidence: Evidence, *, home: Path) -> 
 
 def render_insight(data: dict[str, object]) -> str:
     """Render one insight's data (from insight_data) as a short block."""
-    head = f"{data['id']}  {data['kind']} · {data['category']} · {data['status']} · {data['project']}"
+    where = "global" if data.get("scope") == "global" else str(data["project"])
+    head = f"{data['id']}  {data['kind']} · {data['category']} · {data['status']} · {where}"
+    evidence = data["evidence"]
+    assert isinstance(evidence, list)
+    sources = {entry["source"]["id"] for entry in evidence}
+    if len(evidence) > 1:  # a repeat adds its words to the insight: say how often and in how many places
+        head += f" · said {len(evidence)}× in {len(sources)} source{'s' if len(sources) != 1 else ''}"
     lines = [head, f"  {data['statement']}"]
     if data["condition"]:
         lines.append(f"  when: {data['condition']}")
     related = data["relates_to"]
     if isinstance(related, dict):
-        verb = "differs from" if related["link"] == "refutes" else "supplements"
+        verb = {"refutes": "differs from", "supersedes": "replaces"}.get(str(related["link"]), "supplements")
         lines.append(f"  {verb} {related['id']}: {related['statement']}")
-    evidence = data["evidence"]
-    assert isinstance(evidence, list)
     for entry in evidence[:3]:
         quote = " ".join(str(entry["quote"]).split())
         if len(quote) > QUOTE_CHARS:

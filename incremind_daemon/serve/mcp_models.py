@@ -43,7 +43,7 @@ class InsightOut(_Out):
 
     id: str
     project: str
-    category: str = Field(description="identity, preference, correction, entity, event or method")
+    category: str = Field(description="identity, preference, correction, decision, entity, event or method")
     statement: str
     condition: str = Field(description="when to recall it ('' if always)")
     relation: str = Field(description="to what was known before: new, supplement or different")
@@ -211,7 +211,7 @@ class SaveOutcome(_Out):
 
     id: str = Field(description="the insight it created or strengthened, else the stored note")
     note_id: str = Field(description="the stored note (src-N)")
-    relation: Literal["new", "repeat", "supplement", "different", "stored"]
+    relation: Literal["new", "repeat", "supplement", "supersedes", "different", "stored"]
     status: str | None = Field(description="the insight's status now: pending until the person confirms")
     known: KnownOut | None = Field(default=None, description="the known insight it repeats or relates to")
     message: str

@@ -46,7 +46,7 @@ Project = Annotated[
     Field(description="limit to one project (an inbox folder or a repository name); leave out for all projects"),
 ]
 Tier = Literal["insight", "summary", "organized", "raw"]
-Category = Literal["identity", "preference", "correction", "entity", "event", "method"]
+Category = Literal["identity", "preference", "correction", "decision", "entity", "event", "method"]
 READ_ONLY = ToolAnnotations(read_only_hint=True, open_world_hint=False)
 
 

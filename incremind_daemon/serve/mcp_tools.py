@@ -321,10 +321,11 @@ def _item_out(found: drill.Drill) -> MemoryItem:
     )
 
 
-_RELATIONS: dict[str, Literal["new", "repeat", "supplement", "different", "stored"]] = {
+_RELATIONS: dict[str, Literal["new", "repeat", "supplement", "supersedes", "different", "stored"]] = {
     "new": "new",
     "repeat": "repeat",
     "supplement": "supplement",
+    "supersedes": "supersedes",
     "different": "different",
 }
 
@@ -340,6 +341,11 @@ def _save_out(result: SaveResult, known: KnownOut | None) -> SaveOutcome:
         )
     elif relation == "supplement" and known is not None:
         message = f"Saved as {insight}, which supplements {known.id} ('{known.statement}').{pending}"
+    elif relation == "supersedes" and known is not None:
+        message = (
+            f"Saved as {insight}, which replaces {known.id} ('{known.statement}'); once it is confirmed, "
+            f"{known.id} is marked superseded.{pending}"
+        )
     elif relation == "different" and known is not None:
         message = f"Saved as {insight}, which differs from {known.id} ('{known.statement}'); both are kept.{pending}"
     elif insight is not None:

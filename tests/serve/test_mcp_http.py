@@ -218,7 +218,8 @@ def test_every_tool_answers_over_http(daemon: Daemonish, tmp_path: Path, mode: s
     seen = anyio.run(session)
     assert seen["search_memory"]["results"][0]["source"]["id"] == "src-1"
     assert seen["read_memory"]["text"] == "# WAL\n\nRea"
-    assert seen["save_memory"]["relation"] == "new" and seen["save_memory"]["status"] == "pending"
+    # the note about WAL mode is known: the rule adds to it
+    assert seen["save_memory"]["relation"] == "supplement" and seen["save_memory"]["status"] == "pending"
     assert seen["list_pending"]["total"] >= 1
     assert seen["get_recent_context"] == {"result": "context of None"}
     rows = query(daemon.settings, "SELECT DISTINCT client, transport FROM tool_calls")

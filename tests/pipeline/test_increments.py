@@ -1,0 +1,228 @@
+"""What a person says to an agent becomes clean candidates; repeats fold in; a changed decision replaces the old."""
+
+from __future__ import annotations
+
+import json
+from datetime import UTC, datetime
+
+import apsw
+import pytest
+
+from incremind_daemon import cli
+from incremind_daemon.config import Settings
+from incremind_daemon.pipeline.candidates import extract_candidates
+from incremind_daemon.pipeline.insights import record_increments, save_memory
+from incremind_daemon.pipeline.relate import Known, relate
+from incremind_daemon.store import insight_jobs, insights, recall
+from incremind_daemon.store.db import connect, write_transaction
+from incremind_daemon.store.records import Candidate, SaveRequest
+
+NOW = "2026-12-01T09:00:00Z"
+
+
+def said(turn: str) -> list[Candidate]:
+    return extract_candidates(turn, conversational=True)
+
+
+@pytest.mark.parametrize(
+    ("turn", "statement", "category", "scope", "must"),
+    [
+        (
+            "No, the port is 8443, not 8080 — the gateway only forwards 8443",
+            "The port is 8443, not 8080 — the gateway only forwards 8443",
+            "correction",
+            "project",
+            ("8443", "8080"),
+        ),
+        ("每页 24 个，不是 20 个", "每页 24 个，不是 20 个", "correction", "project", ("24", "20")),
+        ("请用中文回答我，代码注释可以用英文", "请用中文回答我，代码注释可以用英文", "preference", "global", ("中文",)),
+        ("以后都回复中文吧", "以后都回复中文", "preference", "global", ("中文",)),
+        ("Reply in Chinese from now on, please.", "Reply in Chinese from now on", "preference", "global", ("Chinese",)),
+        ("Stop — always use pnpm in this repo", "Always use pnpm in this repo", "preference", "project", ("pnpm",)),
+        ("还有样式统一用 tailwind 吧", "样式统一用 tailwind", "preference", "project", ("tailwind",)),
+        ("Decision: we go with zustand, not redux", None, "decision", "project", ("zustand", "redux")),
+        ("数据库就用 Postgres", "数据库就用 Postgres", "decision", "project", ("Postgres",)),
+        ("I'm the only backend dev on this team", None, "identity", "global", ("backend",)),
+        ("我是组里唯一的后端", "我是组里唯一的后端", "identity", "global", ("后端",)),
+    ],
+)
+def test_a_lasting_turn_becomes_one_clean_candidate(
+    turn: str, statement: str | None, category: str, scope: str, must: tuple[str, ...]
+) -> None:
+    [candidate] = said(turn)
+    assert candidate.statement == (statement or turn)
+    assert (candidate.category, candidate.scope) == (category, scope)
+    assert all(word in candidate.statement for word in must)
+    assert turn[candidate.start : candidate.end] == candidate.quote
+
+
+@pytest.mark.parametrize(
+    "turn",
+    [
+        "can you fix the failing test?",
+        "run the tests again",
+        "帮我看下这个报错",
+        "好的继续",
+        "thanks!",
+        "should we use redis here?",
+        "要不要加缓存？",
+        "if we ever move to k8s we'd need helm charts",
+        "it always fails on CI, no idea why",
+        "这个测试总是报错",
+        'I get this:\nTraceback (most recent call last):\n  File "/usr/lib/python3.11/site-packages/uvicorn", line 8, '
+        "in <module>\n    sys.exit(main())\nValueError: always use port 8080",
+        "Error: listen EADDRINUSE: address already in use 127.0.0.1:8080\n"
+        "    at Server.setupListenHandle (node:net:1817:16)",
+        "```\nnpm install --always-use-pnpm\n```",
+        "> 以后都用 yarn（同事在群里说的）",
+    ],
+)
+def test_requests_questions_and_pasted_output_yield_nothing(turn: str) -> None:
+    assert said(turn) == []
+
+
+def test_a_correction_after_a_pasted_log_is_found_and_the_log_is_not() -> None:
+    turn = (
+        "Error: listen EADDRINUSE :::8080\n    at Server.setupListenHandle (node:net:1817:16)\n"
+        "不对，测试用 vitest，不要 jest"
+    )
+    [candidate] = said(turn)
+    assert candidate.statement == "测试用 vitest，不要 jest"
+    assert candidate.category == "correction"
+
+
+def _known(statement: str, *, scope: str = "project", cosine: float | None = None) -> Known:
+    return Known(1, statement, "", "preference", cosine, scope)
+
+
+def _relation(candidate: str, known: str, *, ordered: bool = True) -> str:
+    [found] = extract_candidates(candidate, conversational=ordered) or [
+        Candidate(candidate, "preference", "", candidate, 0, len(candidate))
+    ]
+    return relate(
+        found, [_known(known, scope=found.scope)], repeat_similarity=0.8, related_similarity=0.4, ordered=ordered
+    ).kind
+
+
+@pytest.mark.parametrize(
+    ("candidate", "known", "kind"),
+    [
+        ("this is a pnpm repo", "Always use pnpm", "repeat"),
+        ("Decision: we go with zustand, not redux", "我倾向用 zustand，不想上 redux", "repeat"),
+        ("以后都回复中文吧", "请用中文回答我，代码注释可以用英文", "repeat"),
+        ("Reply in Chinese from now on", "以后都回复中文", "repeat"),
+        (
+            "按第 1、2、4、7、15 天复习同一张卡片，这就是间隔重复的做法",
+            "复习时应该按第 1、2、4、7、15 天的间隔复习同一张卡片",
+            "repeat",
+        ),
+        ("Change of plans on the database: let's switch to SQLite", "数据库就用 Postgres", "supersedes"),
+        ("以后不用 docker compose 了，改成 podman", "Use docker compose for local services", "supersedes"),
+        ("No, the port is 8443, not 8080", "The API listens on port 8080", "supersedes"),
+        ("CI 里装依赖用 pnpm install --frozen-lockfile", "Always use pnpm, not npm", "supplement"),
+    ],
+)
+def test_relation_is_decided_by_what_the_candidate_adds(candidate: str, known: str, kind: str) -> None:
+    assert _relation(candidate, known) == kind
+
+
+def test_a_disagreeing_note_with_no_order_is_different_not_supersedes() -> None:
+    note = Candidate("Mock the database in unit tests", "method", "", "Mock the database in unit tests", 0, 31)
+    known = _known("Don't mock the database in tests")
+    assert relate(note, [known], repeat_similarity=0.8, related_similarity=0.4).kind == "different"
+
+
+def _open(settings: Settings) -> apsw.Connection:
+    settings.home_dir.mkdir(parents=True, exist_ok=True)
+    return connect(settings.database_path)
+
+
+def _confirmed(conn: apsw.Connection, statement: str, *, project: str, scope: str = "project") -> int:
+    with write_transaction(conn):
+        insight_id = insights.insert_insight(
+            conn,
+            project=project,
+            candidate=Candidate(statement, "decision", "", statement, 0, len(statement), scope),
+            relation="new",
+            source_id=None,
+            now=NOW,
+        )
+        insights.review(conn, insight_id, "confirm", actor="test", now=NOW)
+    return insight_id
+
+
+def test_confirming_a_supersede_retires_the_old_decision_everywhere(
+    settings: Settings, capsys: pytest.CaptureFixture[str]
+) -> None:
+    conn = _open(settings)
+    old = _confirmed(conn, "数据库就用 Postgres", project="ledger")
+    saved = save_memory(
+        conn, settings, SaveRequest("Change of plans on the database: let's switch to SQLite", "ledger")
+    )
+    assert (saved.relation, saved.known_id, saved.status) == ("supersedes", old, "pending")
+    assert insights.get_insight(conn, old).status == "confirmed"  # nothing changes until the person confirms
+    conn.close()
+
+    assert cli.main(["confirm", f"ins-{saved.insight_id}"]) == 0
+    conn = connect(settings.database_path)
+    assert insights.get_insight(conn, old).status == "superseded"
+    shown = recall.recall_insights(
+        conn, project="ledger", private=frozenset(), now=datetime.now(UTC), half_life_days=30, cold_below=0.1
+    )
+    assert [r.insight.id for r in shown] == [saved.insight_id]
+    conn.close()
+
+    capsys.readouterr()
+    assert cli.main(["search", "database", "--json", "--tier", "insight"]) == 0
+    hits = json.loads(capsys.readouterr().out)
+    assert [hit["id"] for hit in hits] == [f"ins-{saved.insight_id}"]
+    assert cli.main(["insights", "--status", "superseded", "--json"]) == 0
+    assert [row["id"] for row in json.loads(capsys.readouterr().out)] == [f"ins-{old}"]
+    assert cli.main(["history", f"ins-{old}"]) == 0
+    assert f'"by": "ins-{saved.insight_id}"' in capsys.readouterr().out  # the audit trail says what replaced it
+
+
+def test_a_repeat_in_other_words_adds_a_source_and_nothing_pending(settings: Settings) -> None:
+    conn = _open(settings)
+    first = save_memory(conn, settings, SaveRequest("Always use pnpm in this repo", "shop", trusted=True))
+    again = save_memory(conn, settings, SaveRequest("this is a pnpm repo", "shop"))
+    assert (again.relation, again.known_id) == ("repeat", first.insight_id)
+    assert insights.count_insights(conn, status="pending") == 0
+    assert first.insight_id is not None
+    assert len(insights.evidence_of(conn, first.insight_id)) == 2
+    assert insights.get_insight(conn, first.insight_id).confidence > 0.5
+
+
+def test_the_same_chinese_sentence_saved_twice_is_a_repeat(settings: Settings) -> None:
+    conn = _open(settings)
+    first = save_memory(conn, settings, SaveRequest("我喜欢用 vim 写代码。", "daily"))
+    again = save_memory(conn, settings, SaveRequest("我喜欢用 vim 写代码。", "daily"))
+    assert (again.relation, again.known_id) == ("repeat", first.insight_id)
+    assert insights.count_insights(conn, status="pending") == 1
+
+
+def test_a_project_scoped_insight_stays_in_its_project(settings: Settings) -> None:
+    conn = _open(settings)
+    own = _confirmed(conn, "Use pnpm, not npm", project="shop")
+    everywhere = _confirmed(conn, "Reply in Chinese", project="shop", scope="global")
+    near = insight_jobs.keyword_neighbours(conn, "pnpm npm Chinese reply", project="ledger", private=(), limit=10)
+    assert [i.id for i in near] == [everywhere]
+    shown = recall.recall_insights(
+        conn, project="ledger", private=frozenset(), now=datetime.now(UTC), half_life_days=30, cold_below=0.1
+    )
+    assert [r.insight.id for r in shown] == [everywhere]
+    with write_transaction(conn):
+        insights.set_scope(conn, own, "global", actor="test", now=NOW)
+    near = insight_jobs.keyword_neighbours(conn, "pnpm npm", project="ledger", private=(), limit=10)
+    assert [i.id for i in near] == [own]
+
+
+def test_a_session_candidate_supersedes_within_record_increments(settings: Settings) -> None:
+    conn = _open(settings)
+    old = _confirmed(conn, "Local services run with docker compose", project="api")
+    [candidate] = said("以后不用 docker compose 了，改成 podman")
+    with write_transaction(conn):
+        [made] = record_increments(
+            conn, settings, project="api", source_id=None, candidates=[candidate], origin="local", ordered=True, now=NOW
+        )
+    assert (made.relation, made.known_id) == ("supersedes", old)
