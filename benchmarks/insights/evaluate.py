@@ -157,6 +157,8 @@ def print_cosines(pairs: list[Pair]) -> None:
     print(f"  {'label':<12}{'min':>7}{'q1':>7}{'median':>8}{'q3':>7}{'max':>7}{'neighbour':>11}")
     for label in RELATIONS:
         own = sorted(p.known[0].vector_similarity or 0.0 for p in pairs if p.label == label)
+        if len(own) < 2:
+            continue  # the set labels no pair this way (supersedes: the pairs have no order)
         other = max(k.vector_similarity or 0.0 for p in pairs if p.label == label for k in p.known[1:])
         q1, median, q3 = statistics.quantiles(own, n=4)
         print(f"  {label:<12}{own[0]:>7.3f}{q1:>7.3f}{median:>8.3f}{q3:>7.3f}{own[-1]:>7.3f}{other:>11.3f}")
