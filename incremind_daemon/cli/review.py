@@ -17,7 +17,7 @@ from incremind_daemon.serve.insight_view import insight_data, render_history, re
 from incremind_daemon.store import insights, receipts
 from incremind_daemon.store.db import connect, write_transaction
 from incremind_daemon.store.items import split_item_id
-from incremind_daemon.store.records import CATEGORIES, INSIGHT_STATUSES, item_id
+from incremind_daemon.store.records import CATEGORIES, INSIGHT_STATUSES, SCOPES, item_id
 
 
 def register(commands: Commands, common: argparse.ArgumentParser) -> None:  # type: ignore[type-arg]
@@ -59,8 +59,9 @@ def register(commands: Commands, common: argparse.ArgumentParser) -> None:  # ty
         'incremind edit ins-3 "Review on days 1, 3, 7" --condition "when learning vocabulary"',
     )
     edit.add_argument("id", metavar="ID", help="the insight id (ins-N)")
-    edit.add_argument("text", help="the new statement")
+    edit.add_argument("text", nargs="?", help="the new statement (leave out to change only the scope)")
     edit.add_argument("--condition", help="the new condition: when to recall it ('' clears it)")
+    edit.add_argument("--scope", choices=SCOPES, help="global: every project; project: its own project only")
     edit.add_argument("--json", action="store_true", help="print machine-readable JSON")
 
     listing = command(
@@ -192,10 +193,17 @@ def cmd_edit(args: argparse.Namespace, settings: Settings) -> int:
     """Rewrite an insight as a new revision."""
     conn = _open(settings)
     try:
+        number = insight_number(args.id)
+        if args.text is None and args.scope is None:
+            raise IncremindError("give the new statement, --scope global|project, or both")
         with write_transaction(conn):
-            insight = insights.edit_insight(
-                conn, insight_number(args.id), statement=args.text, condition=args.condition, actor="cli", now=utc_now()
-            )
+            insight = insights.get_insight(conn, number)
+            if args.text is not None:
+                insight = insights.edit_insight(
+                    conn, number, statement=args.text, condition=args.condition, actor="cli", now=utc_now()
+                )
+            if args.scope is not None:
+                insight = insights.set_scope(conn, number, args.scope, actor="cli", now=utc_now())
         data = insight_data(conn, insight, home=settings.home_dir)
     finally:
         conn.close()

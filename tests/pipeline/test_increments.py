@@ -226,3 +226,15 @@ def test_a_session_candidate_supersedes_within_record_increments(settings: Setti
             conn, settings, project="api", source_id=None, candidates=[candidate], origin="local", ordered=True, now=NOW
         )
     assert (made.relation, made.known_id) == ("supersedes", old)
+
+
+def test_edit_scope_moves_an_insight_between_global_and_project(
+    settings: Settings, capsys: pytest.CaptureFixture[str]
+) -> None:
+    conn = _open(settings)
+    own = _confirmed(conn, "Use pnpm, not npm", project="shop")
+    conn.close()
+    assert cli.main(["edit", f"ins-{own}", "--scope", "global", "--json"]) == 0
+    data = json.loads(capsys.readouterr().out)
+    assert (data["scope"], data["statement"]) == ("global", "Use pnpm, not npm")
+    assert cli.main(["edit", f"ins-{own}"]) == 1
