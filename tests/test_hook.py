@@ -95,7 +95,7 @@ def test_hook_prints_the_project_block_for_a_folder_in_the_repository(compiled: 
 def test_hook_falls_back_to_the_global_block_without_private_content(compiled: Settings, tmp_path: Path) -> None:
     result = run_hook(event(tmp_path / "somewhere-else"))
     text = check_shape(result.stdout)
-    assert "喜欢先给结论" in text and "Run make check before pushing" in text
+    assert "喜欢先给结论" in text and "Run make check before pushing" not in text  # project-scoped: api only
     assert "去医院" not in text and "日记" not in text
 
 
