@@ -50,6 +50,7 @@ from incremind_daemon.pipeline.chat import (
     TokenUsage,
     estimate_prompt_tokens,
     estimate_tokens,
+    record_call,
     require_budget,
     utc_now,
 )
@@ -61,7 +62,6 @@ log = logging.getLogger(__name__)
 T = TypeVar("T")
 
 ATTEMPTS = 2  # a malformed reply is asked for once more, at once
-_MAX_OUTCOME_CHARS = 500
 _STDERR_TAIL = 300
 _REAP_SECONDS = 5.0
 
@@ -232,30 +232,20 @@ class AgentClient:
             duration_ms = round((time.monotonic() - started) * 1000)
             if usage.estimated:
                 notes.append("tokens estimated (the CLI reported no usage)")
-            self._record(
-                Receipt(
-                    at=at,
-                    purpose=purpose,
-                    endpoint=self.endpoint,
-                    model=model,
-                    project=project,
-                    outcome=outcome[:_MAX_OUTCOME_CHARS],
-                    source_id=source_id,
-                    input_tokens=usage.input_tokens,
-                    output_tokens=usage.output_tokens,
-                    duration_ms=duration_ms,
-                    detail="; ".join(notes),
-                )
+            receipt = Receipt(
+                at=at,
+                purpose=purpose,
+                endpoint=self.endpoint,
+                model=model,
+                project=project,
+                outcome=outcome,
+                source_id=source_id,
+                input_tokens=usage.input_tokens,
+                output_tokens=usage.output_tokens,
+                duration_ms=duration_ms,
+                detail="; ".join(notes),
             )
-            log.info(
-                "%s run for %s: %s in %d ms, %d+%d tokens",
-                self.endpoint,
-                project,
-                outcome.split(":", 1)[0],
-                duration_ms,
-                usage.input_tokens,
-                usage.output_tokens,
-            )
+            record_call(self._record, receipt)
         return ChatReply(value, text, usage, duration_ms, attempt)
 
     def _executable(self) -> str:

@@ -10,6 +10,7 @@ Redacting what is sent is the caller's job (see ``pipeline.redact``).
 
 from __future__ import annotations
 
+import dataclasses
 import logging
 import math
 import re
@@ -142,6 +143,21 @@ def require_budget(state: BudgetState, tokens: int) -> BudgetState:
             state,
         )
     return state
+
+
+def record_call(record: Callable[[Receipt], object], receipt: Receipt) -> None:
+    """Store one model call's receipt (its outcome cut to a readable length) and log it in one line."""
+    record(dataclasses.replace(receipt, outcome=receipt.outcome[:_MAX_OUTCOME_CHARS]))
+    log.info(
+        "%s call to %s for %s: %s in %d ms, %d+%d tokens",
+        receipt.purpose,
+        receipt.endpoint,
+        receipt.project,
+        receipt.outcome.split(":", 1)[0],
+        receipt.duration_ms,
+        receipt.input_tokens,
+        receipt.output_tokens,
+    )
 
 
 def chat_url(base_url: str) -> str:
@@ -285,31 +301,20 @@ class ChatClient:
             raise
         finally:
             duration_ms = round((time.monotonic() - started) * 1000)
-            self._record(
-                Receipt(
-                    at=at,
-                    purpose=purpose,
-                    endpoint=self.endpoint,
-                    model=self.model,
-                    project=project,
-                    outcome=outcome[:_MAX_OUTCOME_CHARS],
-                    source_id=source_id,
-                    input_tokens=usage.input_tokens,
-                    output_tokens=usage.output_tokens,
-                    duration_ms=duration_ms,
-                    detail=_receipt_detail(attempts, usage),
-                )
+            receipt = Receipt(
+                at=at,
+                purpose=purpose,
+                endpoint=self.endpoint,
+                model=self.model,
+                project=project,
+                outcome=outcome,
+                source_id=source_id,
+                input_tokens=usage.input_tokens,
+                output_tokens=usage.output_tokens,
+                duration_ms=duration_ms,
+                detail=_receipt_detail(attempts, usage),
             )
-            log.info(
-                "%s call to %s for %s: %s in %d ms, %d+%d tokens",
-                purpose,
-                self.endpoint,
-                project,
-                outcome.split(":", 1)[0],
-                duration_ms,
-                usage.input_tokens,
-                usage.output_tokens,
-            )
+            record_call(self._record, receipt)
         return ChatReply(value, content, usage, duration_ms, len(attempts))
 
     def close(self) -> None:
