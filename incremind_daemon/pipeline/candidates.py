@@ -124,8 +124,11 @@ def _pieces(text: str, start: int, end: int, conversational: bool) -> list[tuple
 def _score_sentence(text: str, quote: str, start: int, end: int, *, conversational: bool) -> _Scored | None:
     if len(quote) > _MAX_CHARS or _is_block_line(text, start) or _weight(quote) < _MIN_WEIGHT:
         return None
-    whole = fold(" ".join(quote.split()))
-    folded = fold(strip_lead_in(" ".join(quote.split())))  # requests and questions show past the lead-in
+    line = " ".join(quote.split())
+    whole = fold(line)
+    folded = fold(strip_lead_in(line))  # requests and questions show past the lead-in
+    # a cue may sit in the lead-in ("No, …", "不对，…"): both forms are read, once when they are the same
+    readings = (whole,) if folded == whole else (whole, folded)
     bare = folded.rstrip(" .。!！")
     if whole.endswith((":", "：")):
         return None  # a caption over a list
@@ -136,7 +139,7 @@ def _score_sentence(text: str, quote: str, start: int, end: int, *, conversation
     strengths: dict[str, float] = {}
     matched: set[str] = set()
     for category, strength, pattern in CUES:
-        if pattern.search(whole) or pattern.search(folded):
+        if any(pattern.search(reading) for reading in readings):
             matched.add(pattern.pattern)
             strengths[category] = max(strength, strengths.get(category, 0.0))
     if "event" in strengths and not HAPPENED.search(folded):
