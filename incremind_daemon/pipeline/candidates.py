@@ -50,6 +50,7 @@ _CODE_WORDS = re.compile(
 _CJK_CHAR = re.compile(r"[\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff\u3040-\u30ff\uac00-\ud7af]")
 _LATIN_WORD = re.compile(r"[a-z0-9]+(?:['.-][a-z0-9]+)*")
 _DIGIT = re.compile(r"\d")
+_CLAUSE_MARKS = ("，", ", ", "；", "; ", " — ", " – ", " so ")
 _CHAT_BREAK = re.compile(r"(?<=[.!?？！])[.!?？！]*\s+(?=\S)")
 _ABBREVIATION = re.compile(r"(?i)(?:\be\.g|\bi\.e|\bvs|\betc|\bv?\d+(?:\.\d+)*|\bno|\bmr|\bdr)\.$")
 # an aside at the end of a rule that asks for the task at hand: "顺便改掉", "put that in the checklist"
@@ -109,11 +110,14 @@ def _pieces(text: str, start: int, end: int, conversational: bool) -> list[tuple
     trimmed: list[tuple[int, int]] = []
     for first, last in pieces:
         while True:
-            cut = max(text.rfind(mark, first, last) for mark in ("，", ", ", "；", "; "))
+            cut = max(text.rfind(mark, first, last) for mark in _CLAUSE_MARKS)
             if cut <= first:
                 break
-            tail = fold(strip_lead_in(text[cut + 1 : last].strip(" ,，;；")))
-            if not (REQUEST.search(tail) or _ASIDE.search(tail) or ACK.fullmatch(tail)):
+            tail = fold(strip_lead_in(text[cut + 1 : last].strip(" ,，;；—–")))
+            if tail.startswith("so "):
+                tail = tail[3:]
+            asks = REQUEST.search(tail) or _ASIDE.search(tail) or ACK.fullmatch(tail)
+            if not (asks or (COMPLAINT.search(tail) and not any(p.search(tail) for _, _, p in CUES))):
                 break
             last = cut
         if last > first:
@@ -144,7 +148,12 @@ def _score_sentence(text: str, quote: str, start: int, end: int, *, conversation
             strengths[category] = max(strength, strengths.get(category, 0.0))
     if "event" in strengths and not HAPPENED.search(folded):
         del strengths["event"]  # a date alone is a heading or a diary stamp, not an event
-    if conversational and not _lasts_in_conversation(folded, frozenset(matched)):
+    # someone else's view counts only as a disagreement with what is known (relate decides)
+    reported = REPORTED.search(whole) is not None
+    if reported:  # the reporting verb ("坚持要", "would rather", "argues") marks a view
+        strengths = {c: s for c, s in strengths.items() if c not in ("identity", "event", "entity")}
+        strengths = strengths or {"preference": 1.0}
+    elif conversational and not _lasts_in_conversation(folded, frozenset(matched)):
         return None
     if ONE_OFF.search(folded) and not strengths.keys() & {"identity", "decision", "correction", "entity", "event"}:
         return None  # "周六去外婆家，记得带药" is a reminder for one day
@@ -162,19 +171,20 @@ def _score_sentence(text: str, quote: str, start: int, end: int, *, conversation
     if _weight(statement) < _MIN_WEIGHT - 1:
         statement = cleaned
     statement, condition = redact(statement), redact(condition)
-    scope = scope_of(folded, category, frozenset(matched))
+    scope = "project" if reported else scope_of(folded, category, frozenset(matched))
     # more kinds of cue and a recall condition make a sentence a better insight; length does not
     score = strengths[category] + 0.25 * (len(strengths) - 1) + (0.5 if condition else 0.0)
     score += 0.25 if _DIGIT.search(folded) else 0.0
     score -= 0.5 if len(quote) > 200 else 0.0
     key = re.sub(r"[\W_]+", "", fold(statement).casefold())
-    return _Scored(Candidate(statement, category, condition, quote, start, end, scope), score, key)
+    candidate = Candidate(statement, category, condition, quote, start, end, scope, reported=reported)
+    return _Scored(candidate, score, key)
 
 
 def _lasts_in_conversation(folded: str, matched: frozenset[str]) -> bool:
     """Tell whether a person's sentence to an agent states something beyond the task at hand."""
     strong = matched & CONVERSATION_CUES
-    if not strong or REPORTED.search(folded):
+    if not strong:
         return False
     standing = strong - {ENTITY.pattern}
     if REQUEST.search(folded) and not standing - {COMMUNICATION.pattern}:

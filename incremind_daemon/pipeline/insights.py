@@ -54,7 +54,7 @@ class Increment:
     """What one candidate became."""
 
     candidate: Candidate
-    relation: str  # repeat, supplement, different, new, or 'ignored' (a repeat of a rejected insight)
+    relation: str  # repeat, supplement, supersedes, different, new, or 'ignored' (nothing kept)
     insight_id: int | None
     known_id: int | None
 
@@ -143,6 +143,9 @@ def record_increments(
             related_similarity=settings.insights.related_similarity,
             ordered=ordered,
         )
+        if candidate.reported and relation.kind != "different":
+            out.append(Increment(candidate, "ignored", None, relation.known_id))
+            continue  # someone else's view that agrees or adds is not the person's to remember
         increment = _apply(conn, settings, candidate, relation, known, project, source_id, origin, trusted, actor, now)
         out.append(increment)
         if increment.insight_id is not None and increment.relation != "repeat":

@@ -90,8 +90,8 @@ STANDING = re.compile(
         r"(?:has|have|needs?) to be",
     )
     + r"|(?:^|[,;—–] |[，；—])\s*(?:don't|do not|never|no need to|stop) (?!worry|know|care|think|mind|bother)[a-z]+"
-    r"|^(?:关于|至于)[^：:，,]{1,20}[：:]|(?:^|[，,；;])\s*(?:别|不要|不能|不许|不准|不用)(?!管|急|担心|客气|动|搞)\s*[a-z\u4e00-\u9fff]"
-    r"|先[^，。；,;]{1,24}(?:再|然后)|[\u4e00-\u9fff]{1,12}(?:都)?用\s*[a-z][\w.-]+"
+    r"|^(?:关于|至于)[^：:，,]{1,20}[：:]|(?:^|[，,；;])\s*(?:也|都|就|千万)?(?:别|不要|不能|不许|不准|不用)(?!管|急|担心|客气|动|搞)\s*[a-z\u4e00-\u9fff]"
+    r"|先[^，。；,;]{1,24}(?:再|然后)|(?:^|[\s\u4e00-\u9fff])用\s*[a-z][\w.-]+|只(?:跑|用|在|要|写|装|留|能)"
     r"|只能|只用|只在|只喝|只吃|只允许|[^，。]{1,20}要[^，。]{1,30}[，,]\s*(?:不然|否则)|以后|今后|从现在起|从今以后|往后|每次|一律|统一|永远|始终|总是用|一直(?:都|用)|都要|务必|一定要|必须|禁止|不许|不准"
     r"|千万(?:别|不要)|记得|别忘了|所有(?:的)?(?:代码|文件|组件|接口|测试|提交|项目)"
 )
@@ -109,6 +109,7 @@ PREFERENCE = re.compile(
         r"(?:this|it)(?:'s| is) an? \S+ (?:repo|project|codebase|shop|monorepo)",
         r"(?:we|i) (?:use|write|keep|run) \S+ for",
         r"my habit is",
+        r"(?:we|i) (?:don't|do not|never) (?!know|think|need|have|see|get|understand|care)[a-z]+",
         r"^(?:use|format|write|name|put|keep|store|call|prefix|wrap|log|pin|test|mock|build) [^,.;]{1,40}"
         r" (?:with|using|via|through|in|under) [a-z][\w.-]*",
     )
@@ -121,6 +122,7 @@ CORRECTION = re.compile(
         r"^(?:no|nope|wrong|incorrect)(?=[,.!:;—–-])",
         r"that(?:'s| is) (?:wrong|not right|incorrect|outdated)",
         r"(?:is|are|was|were|should be|it's|its)\s+[^,.;]{1,40},\s*not\s+[^,.;]{1,40}",
+        r"\d[^,.;]{0,20},\s*not\s+(?:the\s+)?[\w.-]*\d",
         r"not [\w.-]+(?: [\w.-]+)?,? but",
         r"actually,? (?:it(?:'s| is)|the|we|our|that|this)",
         r"in fact",
@@ -274,7 +276,8 @@ REQUEST = re.compile(
         r"^(?:please |pls |now |ok now |then |next,? |and )?(?:fix|add|run|rerun|re-run|check|look|update|remove|delete"
         r"|rename|refactor|write|implement|create|make|show|explain|try|debug|commit|push|open|read|move|install|build"
         r"|deploy|revert|undo|change|bump|test|list|print|find|search|generate|set up|go ahead|continue|help|start"
-        r"|finish|clean up|review|investigate|figure out|give me|send|copy|paste|merge|rebase|squash|retry|wrap)",
+        r"|finish|clean up|review|investigate|figure out|give me|send|copy|paste|merge|rebase|squash|retry|wrap|put"
+        r"|include|mention|note down|write down|kill)",
         r"^let's (?:fix|look|check|try|see|add|run|debug|write|make|start|continue|do|wrap|first|now)",
         r"^i (?:need|want) you to",
         r"^help me",
@@ -286,16 +289,20 @@ REQUEST = re.compile(
 # someone else's words, reported in a conversation
 REPORTED = re.compile(
     _words(
-        r"(?:he|she|they|my (?:colleague|boss|manager|teammate|lead)|\w+) (?:said|says|thinks|claims|suggested)",
+        r"(?:he|she|they|my (?:colleague|boss|manager|teammate|lead|designer)|[a-z]+ \([\w ]{1,20}\)|(?!i |we |you )"
+        r"[a-z]+) (?:still )?(?:said|says|thinks|claims|suggested|suggests|argues|insists|wants|would rather"
+        r"|recommends|believes)",
         r"according to",
+        r"the (?:article|author|post|book|paper|talk) (?:says|argues|claims|recommends|suggests)",
     )
-    + r"|(?:同事|老板|他|她|他们|文章|有人)(?:说|认为|觉得|建议)|据说|听说"
+    + r"|^[\"“「]|(?:同事|老板|他|她|他们|文章|作者|有人|老[\u4e00-\u9fff]|小[\u4e00-\u9fff]"
+    r"|[\u4e00-\u9fff]{1,2}(?:总|哥|姐))\s*(?:还是|一直)?(?:说|认为|觉得|建议|坚持|想要|希望|主张)|据说|听说"
 )
 # a reminder for one day is not a standing rule
 ONE_OFF = re.compile(
     _words(
         r"tomorrow|tonight|today|this (?:morning|afternoon|evening|weekend|monday|tuesday|wednesday|thursday|friday"
-        r"|saturday|sunday)"
+        r"|saturday|sunday)|right now|at the moment|currently"
     )
     + r"|(?<![每起上])(?:这|本|下)?周[一二三四五六日天](?![起开])|明天|今天(?!起|开始)|今晚|后天"
 )

@@ -99,6 +99,7 @@ _GENERIC = wordset(
     "mean means called one thing things way it's that's there's i'm we're you're "
     "decision decided decide plan plans change changed switch switched let's go going now here repo project "
     "codebase always never please pls just still again stay stays keep keeps "
+    "before after over under into onto about above below yourself myself itself ourselves each every "
     "don't doesn't isn't aren't not no can't "
     "用 使用 做 进行 一下 时候 这样 那样 还是 就是 需要 可以 应该 一些 一个 时先 再 先 之前 以前 之后 以后 每次 都是 "
     "我都 已经 现在 然后 只在 都要 要先 统一 一遍 全部 所有 通过 以内 之内"
@@ -132,6 +133,7 @@ def _concept_map() -> dict[str, str]:
 
 
 _CONCEPT = _concept_map()
+_CONCEPT_NAMES = frozenset(_CONCEPT.values())
 _SURFACES: dict[str, tuple[str, ...]] = {}
 for _word, _name in _CONCEPT.items():
     _SURFACES[_name] = (*_SURFACES.get(_name, ()), _word)
@@ -314,10 +316,14 @@ def relate(
         # a short disagreement ("fixed intervals are too coarse") shares few words with what it refutes
         for score, item, features in scored:
             loose = score >= related_similarity / 2
-            if _contradicts(candidate.statement, item.statement, mine, features, linking=not loose):
+            if _may_conflict(candidate, item) and _contradicts(
+                candidate.statement, item.statement, mine, features, linking=not loose
+            ):
                 return _conflict(candidate, item, score, ordered)
         return Relation("new", None, round(best, 4))
-    if _contradicts(candidate.statement, match.statement, mine, theirs, linking=False):
+    if _may_conflict(candidate, match) and _contradicts(
+        candidate.statement, match.statement, mine, theirs, linking=False
+    ):
         return _conflict(candidate, match, best, ordered)
     if _adds_nothing(mine, theirs, candidate.condition, best >= repeat_similarity):
         return Relation("repeat", match.id, round(best, 4))
@@ -342,11 +348,13 @@ def _by_keys(
         return None  # no common subject
     my_negated = _negated(candidate.statement)
     their_negated = _negated(item.statement)
-    history = "event" in (candidate.category, item.category)  # what happened is not contradicted by a rule
+    history = not _may_conflict(candidate, item)
     if not history and any((key in my_negated) != (key in their_negated) for key in shared):
         return _conflict(candidate, item, score, ordered)  # "not redux" against "use redux"
     covered = my_keys - _numbers(mine) <= their_keys
-    if not covered and len(named) * 2 < len(their_keys - _numbers(theirs)) and score < related_similarity:
+    tools = named - _CONCEPT_NAMES - my_negated  # a named tool both speak of, not a topic word: one subject
+    subject = covered or tools or len(named) >= 2 or len(named) * 2 >= len(their_keys - _numbers(theirs))
+    if not subject and score < related_similarity:
         return None  # a word in common, not a subject
     changed = _different_numbers(mine, theirs) or (
         _CHANGE.search(fold(candidate.statement)) is not None and bool((my_keys - my_negated) - their_keys)
@@ -365,10 +373,17 @@ def _by_keys(
     return Relation("supplement", item.id, round(score, 4))
 
 
+def _may_conflict(candidate: Candidate, item: Known) -> bool:
+    """Tell whether the two can disagree: what happened, or who the person is, is not refuted by a rule."""
+    kinds = {candidate.category, item.category}
+    return len(kinds) == 1 or not kinds & {"event", "identity"}
+
+
 def _conflict(candidate: Candidate, item: Known, score: float, ordered: bool) -> Relation:
     """A disagreement supersedes when it says it changes things, or is the person's newer word in that scope."""
     says_so = _CHANGE_OF_PLAN.search(fold(candidate.statement))
-    kind = "supersedes" if (says_so or ordered) and candidate.scope == item.scope else "different"
+    mine = (says_so or ordered) and not candidate.reported
+    kind = "supersedes" if mine and candidate.scope == item.scope else "different"
     return Relation(kind, item.id, round(score, 4))
 
 
@@ -390,7 +405,8 @@ def _negated(text: str) -> frozenset[str]:
     folded = _REMINDER.sub(" remember ", fold(text))
     out: set[str] = set()
     for match in _TURNED_DOWN.finditer(folded):
-        out.update(_keys(_features(match.group("thing"))))
+        thing = match.group("latin") or match.group("used") or match.group("named")
+        out.update(_keys(_features(thing)))
     for match in _DROPPED.finditer(folded):
         out.update(_keys(_features(match.group(1))))
     return frozenset(out)
@@ -453,11 +469,14 @@ _CHANGE_OF_PLAN = re.compile(
     _words(r"switch(?:ed|ing)? to|change of plans?|from now on|going forward|no longer|moved? to|migrat\w* to")
     + r"|改用|换成|改为|改成|以后不|不再|不是[^，。]{1,20}而是|现在改|换用"
 )
+# The one thing right after a negation is what it turns down: "don't mock the db" turns down mocking,
+# "不想上 redux" redux. A Chinese object counts only after a verb of use ("别在回复里加 emoji" is about emoji).
 _TURNED_DOWN = re.compile(
     r"(?:(?<![a-z])(?:not|no|never|don't|do not|instead of|rather than|without|avoid|stop using|no more)\s+"
     r"(?:(?:use|using|add|install|touch|pick|go with|bring in)\s+)?(?:the\s+|a\s+|an\s+)?"
-    r"|(?:不要|不用|别|不想|不再|而不是|不是|避免|禁止|不能|不许)\s*(?:用|上|引入|装|加|使用|选|要)?\s*)"
-    r"(?P<thing>[\w.+#-]+(?:[ ]?[\w.+#-]+)?)"
+    r"(?P<latin>[\w.+#-]+)"
+    r"|(?:不要|不用|别|不想|不再|而不是|不是|避免|禁止|不能|不许|不)\s*"
+    r"(?:(?:用|上|引入|装|加|使用|选|要)\s*(?P<used>[a-z0-9][\w.+#-]*|[\u4e00-\u9fff]{1,4})|(?P<named>[a-z0-9][\w.+#-]*)))"
 )
 # "date-fns 不用了", "Redis is out": what a text drops, named before the words that drop it
 _DROPPED = re.compile(r"([\w.+-]{2,30})\s*(?:不用了|不要了|去掉|is out|is gone|no more)")

@@ -152,6 +152,7 @@ class Candidate:
     start: int
     end: int
     scope: str = "project"  # one of SCOPES
+    reported: bool = False  # someone else's view (a colleague, an article): kept only where it differs
 
 
 @dataclass(frozen=True, slots=True)
