@@ -145,6 +145,11 @@ def score(pairs: list[Pair], repeat: float, related: float) -> Scores:
 
 def print_confusion(title: str, scores: Scores, total: int) -> None:
     print(f"\n{title}: accuracy {scores.accuracy:.1%} of {total}, right known insight {scores.linked:.1%}")
+    # the pairs have no order, yet a candidate that says it changes things ("switch to", "改成") is
+    # proposed as superseding: a disagreement found all the same, shown beside the strict figure
+    found = scores.confusion[("different", "different")] + scores.confusion[("different", "supersedes")]
+    labelled = sum(n for (label, _), n in scores.confusion.items() if label == "different")
+    print(f"  disagreements found (different or supersedes): {found} of {labelled}")
     print(f"  {'label / answer':<16}" + "".join(f"{kind:>12}" for kind in RELATIONS))
     for label in RELATIONS:
         row = "".join(f"{scores.confusion[(label, kind)]:>12}" for kind in RELATIONS)

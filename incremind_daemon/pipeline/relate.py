@@ -363,10 +363,14 @@ def _by_keys(
         return _conflict(candidate, item, score, ordered)
     if score < related_similarity / 2 and len(named) < 2:
         return None
+    if not history and _contradicts(candidate.statement, item.statement, mine, theirs, linking=False, negations=False):
+        return _conflict(candidate, item, score, ordered)  # "X is overkill", "fixed" against "adaptive"
     novel = {key for key in my_keys - their_keys if key not in my_negated}
     if _adds_nothing(mine, theirs, candidate.condition, score >= repeat_similarity or not novel):
         return Relation("repeat", item.id, round(score, 4))
-    if not novel and not candidate.condition:
+    # a restatement may name one thing more ("straight to main", "pnpm install"); a step, condition or
+    # example brings a thing and what to do with it, or a condition of its own
+    if len(novel) <= 1 and not candidate.condition and not _new_numbers(mine, theirs):
         extra = sum(mine.weights[f] for f in mine.topical - theirs.weights.keys() if not f.isascii())
         if extra < 2 * _MATERIAL_WORDS:  # other words for the same things: a paraphrase
             return Relation("repeat", item.id, round(score, 4))
@@ -390,6 +394,10 @@ def _conflict(candidate: Candidate, item: Known, score: float, ordered: bool) ->
 def _keys(features: _Features) -> frozenset[str]:
     """Return the named things of a text: Latin words, numbers and bilingual concepts."""
     return frozenset(f for f in features.topical if f.isascii() and len(f) > 1)
+
+
+def _new_numbers(mine: _Features, theirs: _Features) -> bool:
+    return bool(_numbers(mine) - theirs.weights.keys())
 
 
 def _numbers(features: _Features) -> frozenset[str]:
@@ -500,21 +508,25 @@ _OPPOSITES = tuple((re.compile(a), re.compile(b)) for a, b in (
 # fmt: on
 
 
-def _contradicts(mine_text: str, their_text: str, mine: _Features, theirs: _Features, *, linking: bool) -> bool:
+def _contradicts(
+    mine_text: str, their_text: str, mine: _Features, theirs: _Features, *, linking: bool, negations: bool = True
+) -> bool:
     """Return whether the candidate disagrees with the known statement.
 
     With ``linking``, the two are not similar overall, so only a negation, criticism
-    or change whose own words are mostly about the known insight counts.
+    or change whose own words are mostly about the known insight counts. Without
+    ``negations``, the polarity of named things has been read already (``_negated``):
+    only criticism, a change, other numbers and opposite words count.
     """
     folded, their_folded = fold(mine_text), fold(their_text)
-    for pattern in (_NEGATION, _CRITIQUE, _CHANGE):
+    for pattern in (_NEGATION, _CRITIQUE, _CHANGE) if negations else (_CRITIQUE,):
         if pattern.search(their_folded) is not None and pattern is not _CHANGE:
             continue  # both sides negate or criticise: no flip of polarity here
         for scope in _scopes(folded, pattern):
             if _is_about(scope, theirs, linking=linking):
                 return True
     # the known insight negates what the candidate states plainly: "use tabs" against "don't use tabs"
-    if _NEGATION.search(folded) is None:
+    if negations and _NEGATION.search(folded) is None:
         for scope in _scopes(their_folded, _NEGATION):
             if _is_about(scope, mine, linking=linking):
                 return True
