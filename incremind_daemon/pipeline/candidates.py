@@ -21,6 +21,7 @@ from incremind_daemon.pipeline.lasting import (
     COMPLAINT,
     CONVERSATION_CUES,
     CUES,
+    DECISION_SECTION,
     ENTITY,
     EVENT,
     HAPPENED,
@@ -50,6 +51,8 @@ _CODE_WORDS = re.compile(
 _CJK_CHAR = re.compile(r"[\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff\u3040-\u30ff\uac00-\ud7af]")
 _LATIN_WORD = re.compile(r"[a-z0-9]+(?:['.-][a-z0-9]+)*")
 _DIGIT = re.compile(r"\d")
+_HEADING = re.compile(r"^(?:#{1,6}\s+\S.*|\*\*[^*]+\*\*[:：]?|[^-*+•\d\s][^:：]{0,30}[:：])$")
+_LIST_ITEM = re.compile(r"^\s*(?:[-*+•]|\d{1,2}[.)、])\s+\S")
 _CLAUSE_MARKS = ("，", ", ", "；", "; ", " — ", " – ", " so ")
 _CHAT_BREAK = re.compile(r"(?<=[.!?？！])[.!?？！]*\s+(?=\S)")
 _ABBREVIATION = re.compile(r"(?i)(?:\be\.g|\bi\.e|\bvs|\betc|\bv?\d+(?:\.\d+)*|\bno|\bmr|\bdr)\.$")
@@ -81,15 +84,42 @@ def extract_candidates(text: str, *, limit: int = 12, conversational: bool = Fal
         return []
     scored: list[_Scored] = []
     seen: set[str] = set()
+    decided = _decision_items(text)
     for span_start, span_end in prose_spans(text):
         for sentence in split_sentences(text[span_start:span_end]):
             for start, end in _pieces(text, span_start + sentence.start, span_start + sentence.end, conversational):
-                found = _score_sentence(text, text[start:end], start, end, conversational=conversational)
+                in_decisions = any(a <= start < b for a, b in decided)
+                found = _score_sentence(
+                    text, text[start:end], start, end, conversational=conversational, decided=in_decisions
+                )
                 if found is not None and found.key not in seen:
                     seen.add(found.key)
                     scored.append(found)
     best = sorted(scored, key=lambda s: (-s.score, s.candidate.start))[:limit]
     return [s.candidate for s in sorted(best, key=lambda s: s.candidate.start)]
+
+
+def _decision_items(text: str) -> list[tuple[int, int]]:
+    """Return the spans of the list items under a heading or caption that names decisions.
+
+    A meeting note's "## Decisions" (结论, 决定, Agreed, Outcomes) holds one decision per item,
+    however plainly worded: "Launch date: 2026-12-12", "灰度由李伟负责".
+    """
+    if "\n" not in text:
+        return []
+    spans: list[tuple[int, int]] = []
+    in_section = False
+    position = 0
+    for line in text.splitlines(keepends=True):
+        body = line.strip()
+        if _HEADING.match(body):
+            in_section = DECISION_SECTION.search(fold(body)) is not None
+        elif in_section and _LIST_ITEM.match(line):
+            spans.append((position, position + len(line)))
+        elif body and not line[:1].isspace():
+            in_section = False  # prose after the list ends the section
+        position += len(line)
+    return spans
 
 
 def _pieces(text: str, start: int, end: int, conversational: bool) -> list[tuple[int, int]]:
@@ -125,8 +155,11 @@ def _pieces(text: str, start: int, end: int, conversational: bool) -> list[tuple
     return trimmed
 
 
-def _score_sentence(text: str, quote: str, start: int, end: int, *, conversational: bool) -> _Scored | None:
-    if len(quote) > _MAX_CHARS or _is_block_line(text, start) or _weight(quote) < _MIN_WEIGHT:
+def _score_sentence(
+    text: str, quote: str, start: int, end: int, *, conversational: bool, decided: bool = False
+) -> _Scored | None:
+    least = _MIN_WEIGHT - 1 if decided else _MIN_WEIGHT  # "先开华东区" under "## 结论" is a whole decision
+    if len(quote) > _MAX_CHARS or _is_block_line(text, start) or _weight(quote) < least:
         return None
     line = " ".join(quote.split())
     whole = fold(line)
@@ -148,6 +181,8 @@ def _score_sentence(text: str, quote: str, start: int, end: int, *, conversation
             strengths[category] = max(strength, strengths.get(category, 0.0))
     if "event" in strengths and not HAPPENED.search(folded):
         del strengths["event"]  # a date alone is a heading or a diary stamp, not an event
+    if decided:
+        strengths["decision"] = max(strengths.get("decision", 0.0), 3.2)
     # someone else's view counts only as a disagreement with what is known (relate decides)
     reported = REPORTED.search(whole) is not None
     if reported:  # the reporting verb ("坚持要", "would rather", "argues") marks a view
@@ -171,7 +206,7 @@ def _score_sentence(text: str, quote: str, start: int, end: int, *, conversation
     if _weight(statement) < _MIN_WEIGHT - 1:
         statement = cleaned
     statement, condition = redact(statement), redact(condition)
-    scope = "project" if reported else scope_of(folded, category, frozenset(matched))
+    scope = "project" if reported else scope_of(whole, category, frozenset(matched))
     # more kinds of cue and a recall condition make a sentence a better insight; length does not
     score = strengths[category] + 0.25 * (len(strengths) - 1) + (0.5 if condition else 0.0)
     score += 0.25 if _DIGIT.search(folded) else 0.0

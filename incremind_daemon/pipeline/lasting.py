@@ -210,7 +210,9 @@ METHOD = re.compile(
         r"on days? \d",
         r"every \d+ (?:days?|hours?|weeks?|minutes?|months?)",
     )
-    + r"|方法|步骤|做法|技巧|诀窍|先[^，。；,;]{1,24}(?:再|然后)|记得|务必|一定要|最好|建议|尽量|应该|应当"
+    + r"|(?:方法|步骤|做法|技巧|诀窍)(?:是|：|:|就是)|先[^，。；,;]{1,24}(?:再|然后)|(?:之前|以前|前)先|记得|务必"
+    r"|一定要"
+    r"|最好|建议|尽量|应该|应当|第\s*\d+(?:\s*[、,，和及]\s*\d+)+\s*天"
     r"|(?:设成|设为|设置为|调到|调成|改成|改为)\s*\S{0,12}\d|第[一二三四五六七八九十\d]+步|^每(?:天|周|次|隔|月|年)|^按|按第|太粗糙"
     r"|太死板|更好|更有效|关键是|要点|原则"
 )
@@ -230,6 +232,11 @@ HAPPENED = re.compile(
         r"|moved|joined|left|signed|upgraded|renewed|bought|passed|booked|bumped|went live|rolled back"
     )
     + r"|发布|上线|部署|迁移|开会|见了|开始|完成|故障|宕机|挂了|回滚|入职|离职|签了|搬|升级|买了|考过|订了"
+)
+# a heading or caption over a list of decisions
+DECISION_SECTION = re.compile(
+    _words(r"decisions?|decided|agreed|agreements?|outcomes?|resolutions?|conclusions?|we settled|settled")
+    + r"|决定|决议|结论|定了|共识|决策|拍板"
 )
 # (category, strength, pattern): the strongest match names the category
 CUES: tuple[tuple[str, float, re.Pattern[str]], ...] = (

@@ -306,23 +306,30 @@ def relate(
     # the known insight that shares the most named things comes first, then the most similar
     scored.sort(key=lambda entry: -(entry[0] + 0.1 * len(keys & _keys(entry[2]))))
     if keys:
-        for score, item, theirs in scored:
-            verdict = _by_keys(candidate, item, mine, theirs, score, related_similarity, repeat_similarity, ordered)
-            if verdict is not None:
-                return verdict
+        verdicts = (
+            _by_keys(candidate, item, mine, theirs, score, related_similarity, repeat_similarity, ordered)
+            for score, item, theirs in scored
+        )
+        found = [verdict for verdict in verdicts if verdict is not None]
+        # someone else's view matters only where it disagrees, with whichever known insight that is
+        if candidate.reported:
+            found = [verdict for verdict in found if verdict.kind == "different"] or found
+        if found:
+            return found[0]
     scored.sort(key=lambda entry: -entry[0])
     best, match, theirs = scored[0]
+    # named things were read for polarity above; the loose reading of a negation's scope is for texts without them
     if best < related_similarity:
         # a short disagreement ("fixed intervals are too coarse") shares few words with what it refutes
         for score, item, features in scored:
             loose = score >= related_similarity / 2
             if _may_conflict(candidate, item) and _contradicts(
-                candidate.statement, item.statement, mine, features, linking=not loose
+                candidate.statement, item.statement, mine, features, linking=not loose, negations=not keys
             ):
                 return _conflict(candidate, item, score, ordered)
         return Relation("new", None, round(best, 4))
     if _may_conflict(candidate, match) and _contradicts(
-        candidate.statement, match.statement, mine, theirs, linking=False
+        candidate.statement, match.statement, mine, theirs, linking=False, negations=not keys
     ):
         return _conflict(candidate, match, best, ordered)
     if _adds_nothing(mine, theirs, candidate.condition, best >= repeat_similarity):
@@ -349,13 +356,13 @@ def _by_keys(
     my_negated = _negated(candidate.statement)
     their_negated = _negated(item.statement)
     history = not _may_conflict(candidate, item)
-    if not history and any((key in my_negated) != (key in their_negated) for key in shared):
-        return _conflict(candidate, item, score, ordered)  # "not redux" against "use redux"
     covered = my_keys - _numbers(mine) <= their_keys
-    tools = named - _CONCEPT_NAMES - my_negated  # a named tool both speak of, not a topic word: one subject
+    tools = named - _CONCEPT_NAMES  # a named tool both speak of, not a topic word: one subject
     subject = covered or tools or len(named) >= 2 or len(named) * 2 >= len(their_keys - _numbers(theirs))
+    if subject and not history and any((key in my_negated) != (key in their_negated) for key in shared):
+        return _conflict(candidate, item, score, ordered)  # "not redux" against "use redux"
     if not subject and score < related_similarity:
-        return None  # a word in common, not a subject
+        return None  # a word in common ("mock server" beside "don't mock"), not a subject
     changed = _different_numbers(mine, theirs) or (
         _CHANGE.search(fold(candidate.statement)) is not None and bool((my_keys - my_negated) - their_keys)
     )
@@ -365,12 +372,12 @@ def _by_keys(
         return None
     if not history and _contradicts(candidate.statement, item.statement, mine, theirs, linking=False, negations=False):
         return _conflict(candidate, item, score, ordered)  # "X is overkill", "fixed" against "adaptive"
-    novel = {key for key in my_keys - their_keys if key not in my_negated}
+    novel = my_keys - their_keys
     if _adds_nothing(mine, theirs, candidate.condition, score >= repeat_similarity or not novel):
         return Relation("repeat", item.id, round(score, 4))
     # a restatement may name one thing more ("straight to main", "pnpm install"); a step, condition or
     # example brings a thing and what to do with it, or a condition of its own
-    if len(novel) <= 1 and not candidate.condition and not _new_numbers(mine, theirs):
+    if len(novel) <= 1 and not novel & my_negated and not candidate.condition and not _new_numbers(mine, theirs):
         extra = sum(mine.weights[f] for f in mine.topical - theirs.weights.keys() if not f.isascii())
         if extra < 2 * _MATERIAL_WORDS:  # other words for the same things: a paraphrase
             return Relation("repeat", item.id, round(score, 4))

@@ -238,3 +238,63 @@ def test_edit_scope_moves_an_insight_between_global_and_project(
     data = json.loads(capsys.readouterr().out)
     assert (data["scope"], data["statement"]) == ("global", "Use pnpm, not npm")
     assert cli.main(["edit", f"ins-{own}"]) == 1
+
+
+@pytest.mark.parametrize(
+    ("turn", "must"),
+    [
+        ("函数组件加 hooks，不要用 class", ("hooks", "class")),
+        ("Use function components with hooks, never class components", ("hooks", "class")),
+        ("About commits: use conventional commit messages", ("conventional",)),
+        ("关于提交：commit message 一律用英文", ("英文",)),
+    ],
+)
+def test_rules_with_lead_ins_or_no_standing_word_are_found(turn: str, must: tuple[str, ...]) -> None:
+    [candidate] = said(turn)
+    assert all(word in candidate.statement for word in must)
+    assert not candidate.statement.lower().startswith(("about", "关于"))
+
+
+@pytest.mark.parametrize(
+    ("note", "wanted"),
+    [
+        (
+            "# Weekly sync, 2026-11-20\n\nAttendees: Li Wei, Sam, Priya\n\n## Decisions\n"
+            "- Launch date: 2026-12-12\n- Owner of the rollout: Li Wei\n- Region: eu-west-1 first\n\n"
+            "## Other\nWe talked about the offsite.\n",
+            ("2026-12-12", "Li Wei", "eu-west-1"),
+        ),
+        (
+            "# 周会纪要 11-20\n\n参会：李伟、Sam\n\n## 结论\n- 上线日期定在 12 月 12 日\n- 灰度由李伟负责\n"
+            "- 先开华东区\n\n## 其他\n聊了下团建。\n",
+            ("12 月 12 日", "李伟", "华东"),
+        ),
+        (
+            "# How I study vocabulary\n\nI tried many apps. Review each card on day 1, 3 and 7.\n"
+            "Always recall the answer before you look at it.\n",
+            ("1, 3 and 7", "recall"),
+        ),
+        ("# 背单词\n\n试过很多方法。每张卡片在第 1、3、7 天复习。\n看答案之前先自己回忆。\n", ("1、3、7", "回忆")),
+    ],
+)
+def test_a_notes_methods_and_decisions_are_all_found(note: str, wanted: tuple[str, ...]) -> None:
+    statements = [c.statement for c in extract_candidates(note)]
+    for word in wanted:
+        assert any(word in statement for statement in statements), (word, statements)
+    assert not any("offsite" in s or "团建" in s or "tried many" in s for s in statements)
+
+
+@pytest.mark.parametrize(
+    ("candidate", "known", "kind"),
+    [
+        ("这是个 pnpm 仓库", "Always use pnpm", "repeat"),
+        (
+            "Review the same card on days 1, 2, 4, 7 and 15, that's spaced repetition",
+            "When reviewing, go over the same card on days 1, 2, 4, 7, 15",
+            "repeat",
+        ),
+        ("数据库改成 SQLite", "The database is Postgres", "supersedes"),
+    ],
+)
+def test_the_other_languages_forms_of_the_examples(candidate: str, known: str, kind: str) -> None:
+    assert _relation(candidate, known) == kind
