@@ -20,12 +20,15 @@ from incremind_daemon.pipeline.lasting import (
     COMMUNICATION,
     COMPLAINT,
     CONVERSATION_CUES,
+    CORRECTION,
     CUES,
     DECISION_SECTION,
     ENTITY,
     EVENT,
     HAPPENED,
     HEDGE,
+    IDENTITY,
+    METHOD,
     ONE_OFF,
     QUESTION,
     REPORTED,
@@ -61,6 +64,11 @@ _ASIDE = re.compile(
     r"(?<![a-z])(?:put (?:that|it|this)|move (?:them|it)|while you're at it|update (?:it|the)|add it|fix (?:it|that)"
     r"|open a pr$|commit it)(?![a-z])|顺便|一下$|改掉$|都检查|照这个来|先不管|等真有|再说$"
 )
+# a value that configures something: a number with a unit or a name=value pair
+_SETTING = re.compile(r"\d+(?:\.\d+)?\s*(?:ms|s|sec|seconds?|min|minutes?|h|hours?|days?|%|mb|gb|px|k)?\b|\w+=\S")
+_NARRATED = re.compile(r"(?<![a-z])(?:was|were|got|had|did|used to)(?![a-z])")
+_KEY_VALUE = re.compile(r"^(?!\[[ x]\]|我[:：]|i:)[^:：,，。]{1,16}[:：=]\s*\S")
+_MINE_TO_DO = re.compile(r"(?:i'll|i will|i'm going to|let me|我来|我自己|我去)\b")
 _VALUE = re.compile(r"\d|/[\w.-]+|https?://|[\w-]+\.[a-z]{2,}|[a-z]+-\d")
 
 
@@ -122,6 +130,24 @@ def _decision_items(text: str) -> list[tuple[int, int]]:
     return spans
 
 
+def _facts_after_an_ask(text: str, start: int, end: int) -> list[tuple[int, int]]:
+    """Return the trailing clause of a request that states a fact of its own.
+
+    "Add me as owner in CODEOWNERS, my GitHub handle is jhlin-hx": the ask is for today,
+    the handle lasts.
+    """
+    if not REQUEST.search(fold(strip_lead_in(text[start:end]))):
+        return []
+    cut = max(text.rfind(mark, start, end) for mark in _CLAUSE_MARKS)
+    if cut <= start:
+        return []
+    tail = text[cut + 1 : end].lstrip(" ,，;；—–")
+    folded = fold(tail)
+    if IDENTITY.search(folded) or (ENTITY.search(folded) and _VALUE.search(folded)):
+        return [(end - len(tail), end)]
+    return []
+
+
 def _pieces(text: str, start: int, end: int, conversational: bool) -> list[tuple[int, int]]:
     """Split a sentence of a chat turn where people start the next one in lower case, and trim its asks.
 
@@ -152,6 +178,7 @@ def _pieces(text: str, start: int, end: int, conversational: bool) -> list[tuple
             last = cut
         if last > first:
             trimmed.append((first, last))
+            trimmed.extend(_facts_after_an_ask(text, first, last))
     return trimmed
 
 
@@ -181,6 +208,8 @@ def _score_sentence(
             strengths[category] = max(strength, strengths.get(category, 0.0))
     if "event" in strengths and not HAPPENED.search(folded):
         del strengths["event"]  # a date alone is a heading or a diary stamp, not an event
+    if not conversational and not strengths and _KEY_VALUE.match(folded) and _VALUE.search(folded):
+        strengths["entity"] = 2.0  # a note's "Staging: https://…", "房租 16,500（每月 5 号）"
     if decided:
         strengths["decision"] = max(strengths.get("decision", 0.0), 3.2)
     # someone else's view counts only as a disagreement with what is known (relate decides)
@@ -190,8 +219,14 @@ def _score_sentence(
         strengths = strengths or {"preference": 1.0}
     elif conversational and not _lasts_in_conversation(folded, frozenset(matched)):
         return None
-    if ONE_OFF.search(folded) and not strengths.keys() & {"identity", "decision", "correction", "entity", "event"}:
-        return None  # "周六去外婆家，记得带药" is a reminder for one day
+    if (ONE_OFF.search(folded) or _NARRATED.search(folded)) and not strengths.keys() & {
+        "identity",
+        "decision",
+        "correction",
+        "entity",
+        "event",
+    }:
+        return None  # "周六去外婆家，记得带药" is for one day; "they got lost on every page change" is a story
     if not strengths:
         return None
     if "[redacted:" not in folded and "[REDACTED:" not in quote:
@@ -200,6 +235,7 @@ def _score_sentence(
             return None
     category = max(strengths, key=lambda c: strengths[c])
     if conversational and category == "method":
+        strengths["preference"] = strengths.pop("method")
         category = "preference"  # a standing instruction to the agent
     cleaned = clean_statement(quote)
     statement, condition = split_condition(cleaned)
@@ -219,6 +255,8 @@ def _score_sentence(
 def _lasts_in_conversation(folded: str, matched: frozenset[str]) -> bool:
     """Tell whether a person's sentence to an agent states something beyond the task at hand."""
     strong = matched & CONVERSATION_CUES
+    if not strong and METHOD.pattern in matched and _SETTING.search(folded) and not REQUEST.search(folded):
+        return True  # "Use max_batch 64 and a 5 ms batch window" sets how things are done
     if not strong:
         return False
     standing = strong - {ENTITY.pattern}
@@ -227,7 +265,11 @@ def _lasts_in_conversation(folded: str, matched: frozenset[str]) -> bool:
     if strong == {EVENT.pattern}:
         return HAPPENED.search(folded) is not None
     if strong <= {ENTITY.pattern, EVENT.pattern}:
-        return _VALUE.search(folded) is not None  # a fact needs its value: a number, a path, a host
+        # a fact needs its value (a number, a path, a host), and a plan for today is none
+        return _VALUE.search(folded) is not None and not ONE_OFF.search(folded)
+    if strong == {CORRECTION.pattern}:
+        # "no, I'll push it" turns down a step; a correction that lasts says what is right
+        return _VALUE.search(folded) is not None or (_weight(folded) >= 4 and not _MINE_TO_DO.match(folded))
     # "it always fails on CI" reports a problem, "记得明天…" is for one day: no rule
     return not (standing == {STANDING.pattern} and (COMPLAINT.search(folded) or ONE_OFF.search(folded)))
 

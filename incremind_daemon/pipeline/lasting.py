@@ -41,7 +41,7 @@ IDENTITY = re.compile(
         r"my (?:role|job|title|timezone|time zone) is",
         r"i(?:'m| am) (?:allergic|lactose|vegetarian|vegan|colou?r-?blind)",
     )
-    + r"|^我是|^我叫|我的名字|^我人在|^我住在|我的时区|^我(?:对[^，。]{1,8})?过敏|不耐受"
+    + r"|(?:^|[：:]\s*)我(?:现在|目前)?是|^我叫|我的名字|^我人在|^我住在|我的时区|^我(?:对[^，。]{1,8})?过敏|不耐受?"
     r"|^我在[^，。,]{1,12}(?:工作|上班|读书|上学)|^我(?:的)?(?:职位|职业|工作|身份|时区)是|^本人"
     r"|^我(?:主要)?负责"
 )
@@ -51,6 +51,7 @@ COMMUNICATION = re.compile(
         r"(?:answer|reply|respond|talk|write|explain|speak|communicate)(?:s|ing)?(?: to me)? in (?:chinese|english"
         r"|mandarin|\w+ (?:chinese|english))",
         r"in (?:chinese|english) (?:please|only|from now on)",
+        r"(?:answer|reply|respond|write)(?:s|ing)?(?: to me)? in (?:繁中|简中|繁体|简体|中文|英文)",
         r"(?:keep|make) (?:your |the )?(?:answers?|replies|responses|it|them|explanations?|messages?) "
         r"(?:short|brief|concise|terse)",
         r"be (?:brief|concise|terse|direct)",
@@ -78,20 +79,30 @@ STANDING = re.compile(
         r"(?:don't|do not) ever",
         r"at all times",
         r"in (?:this|our|the) (?:repo|project|codebase)",
-        r"(?:all|any|every) (?:new )?(?:code|files?|components?|endpoints?|tests?|commits?|prs?|projects?|repos?)",
+        r"(?:every|each) (?:single |new )?[a-z]+",
+        r"(?:all|any) (?:new |other )?(?:code|files?|components?|endpoints?|tests?|commits?|prs?|projects?|repos?"
+        r"|answers?|replies|messages?|functions?|modules?|services?|deploys?|releases?|branches?)",
+        r"ever(?=[.!]?$)",
+        r"^no [a-z][\w.-]* (?:on|after|before|during|in|for|without|unless)\b",
+        r", no [a-z][\w.-]*(?=\s*(?:$|[,.;—]))",
         r"make sure (?:to|you)",
         r"remember to",
         r"don't forget to",
         r"(?:should|must) (?:always|never|be)",
         r"^(?:about|regarding|as for) [^:,]{1,40}:",
         r"first\b.{1,60}\bthen",
+        r"only(?= —| -|[,.;]|$)",
+        r"^no [a-z][\w.-]* (?:pls|please)",
+        r"i want \S+ to (?:have|be|use|stay|keep|run)",
+        r"^for (?:all |every |any )?[a-z][a-z ]{1,30}(?:,\s*|\s+)(?:add|use|keep|put|write|always|never|don't|prefer)",
+        r"^(?:before|after|when|whenever) [a-z]+ing\b",
         r"only (?:ever )?(?:use|add|write|run|edit|touch|deploy|commit|merge)",
         r"otherwise",
         r"(?:has|have|needs?) to be",
     )
     + r"|(?:^|[,;—–] |[，；—])\s*(?:don't|do not|never|no need to|stop) (?!worry|know|care|think|mind|bother)[a-z]+"
-    r"|^(?:关于|至于)[^：:，,]{1,20}[：:]|(?:^|[，,；;])\s*(?:也|都|就|千万)?(?:别|不要|不能|不许|不准|不用)(?!管|急|担心|客气|动|搞)\s*[a-z\u4e00-\u9fff]"
-    r"|先[^，。；,;]{1,24}(?:再|然后)|(?:^|[\s\u4e00-\u9fff])用\s*[a-z][\w.-]+|只(?:跑|用|在|要|写|装|留|能)"
+    r"|^(?:关于|至于)[^：:，,]{1,20}[：:]|(?:^|[，,；;\s])\s*(?:你|也|都|就|千万|你也)?(?:别|不要|不能|不许|不准|不用)(?!管|急|担心|客气|动|搞)\s*[a-z\u4e00-\u9fff]"
+    r"|先[^。；;]{1,40}(?:再|然后)|默认|预设|(?:^|[\s\u4e00-\u9fff])用\s*[a-z][\w.-]+|只(?:跑|用|在|要|写|装|留|能)"
     r"|只能|只用|只在|只喝|只吃|只允许|[^，。]{1,20}要[^，。]{1,30}[，,]\s*(?:不然|否则)|以后|今后|从现在起|从今以后|往后|每次|一律|统一|永远|始终|总是用|一直(?:都|用)|都要|务必|一定要|必须|禁止|不许|不准"
     r"|千万(?:别|不要)|记得|别忘了|所有(?:的)?(?:代码|文件|组件|接口|测试|提交|项目)"
 )
@@ -109,6 +120,7 @@ PREFERENCE = re.compile(
         r"(?:this|it)(?:'s| is) an? \S+ (?:repo|project|codebase|shop|monorepo)",
         r"(?:we|i) (?:use|write|keep|run) \S+ for",
         r"my habit is",
+        r"i(?:'m| am) on (?!it|that|this|the|my way|call|leave|vacation)[a-z][\w.-]*",
         r"(?:we|i) (?:don't|do not|never) (?!know|think|need|have|see|get|understand|care)[a-z]+",
         r"^(?:use|format|write|name|put|keep|store|call|prefix|wrap|log|pin|test|mock|build) [^,.;]{1,40}"
         r" (?:with|using|via|through|in|under) [a-z][\w.-]*",
@@ -145,11 +157,13 @@ DECISION = re.compile(
     + _words(
         r"decision:",
         r"(?:we|i)(?:'re| are)? go(?:ing)? with",
+        r"(?:we|i)(?:'re| are) (?:keeping|sticking with|staying with|staying on)",
         r"let's (?:just )?(?:go with|use|do|keep|stay with|pick)",
         r"(?:we|i)(?:'ll| will) (?:just )?use",
         r"stick(?:ing)? (?:with|to)",
         r"keep using",
         r"(?:moving|move|switching|switch|migrating|migrate) (?:to|over to|from)",
+        r"(?:got |been |was |is )?(?:pushed|moved|postponed|delayed|bumped|rescheduled) (?:back )?to",
         r"(?:the )?(?:plan|call|verdict) is",
         r"agreed:",
         r"we agreed",
@@ -259,7 +273,7 @@ BOILERPLATE = re.compile(
         r"subscribe|all rights reserved|copyright|cookies?|click here|sign up|share this|newsletter|follow us"
         r"|thanks for reading|sponsored|advertisement|let me know|feel free|happy to help|table of contents"
     )
-    + r"|转载|版权|订阅|关注我们|点赞|扫码|公众号|免责声明|原文链接|广告|随时告诉我|目录"
+    + r"|转载|版权|订阅|关注我们|点赞|扫码|公众号|免责声明|原文链接|广告|随时告诉我|^目录[:：]?$"
 )
 QUESTION = re.compile(
     _words(r"^(?:how|what|why|where|which|who|is|are|do|does|did|can|could|should|would|will|shall|any idea)")
@@ -268,13 +282,14 @@ QUESTION = re.compile(
 # guesses, open decisions and what-ifs are not knowledge yet
 HEDGE = re.compile(
     _words(
-        r"not sure|unsure|i wonder|maybe|perhaps|not certain|haven't decided|not decided|undecided|tbd|todo"
+        r"(?<!if you're )(?<!if you are )(?<!when you're )not sure|unsure|i wonder|maybe|perhaps|not certain"
+        r"|haven't decided|not decided|undecided|tbd|todo"
         r"|^if we ever|what if|might|probably|we could|could we|let's see|let me think|for now|for this (?:one|task|pr)"
-        r"|just this once|this time|asked (?:whether|if)|wondered"
+        r"|just this once|this time|asked (?:whether|if)|wondered|for this run"
     )
     + r"|不太确定|不确定|也许|或许|不知道|待确认|还没决定|没决定|待定|有待"
     r"|^如果以后|^万一|^要是|可能|考虑一下|先这样|这次|暂时先"
-    r"|问(?:要不要|是否|能不能)"
+    r"|问(?:要不要|是否|能不能)|问问而已|只是问问|随便问问|问一下而已"
 )
 # a request for the task at hand: only a standing cue makes it a rule
 REQUEST = re.compile(
@@ -285,11 +300,12 @@ REQUEST = re.compile(
         r"|deploy|revert|undo|change|bump|test|list|print|find|search|generate|set up|go ahead|continue|help|start"
         r"|finish|clean up|review|investigate|figure out|give me|send|copy|paste|merge|rebase|squash|retry|wrap|put"
         r"|include|mention|note down|write down|kill)",
-        r"^let's (?:fix|look|check|try|see|add|run|debug|write|make|start|continue|do|wrap|first|now)",
+        r"^let's (?:fix|look|check|try|see|add|run|debug|write|make|start|continue|do|wrap|first|now|cut|ship"
+        r"|release|tag|bump|merge|push|deploy)",
         r"^i (?:need|want) you to",
         r"^help me",
     )
-    + r"|^(?:请|麻烦)?(?:你)?(?:帮我|帮忙|看下|看看|看一下|试试|试一下"
+    + r"|^(?:请|麻烦|pls |please )?(?:你)?(?:先\s*)?(?:帮我|帮忙|read|run|fix|check|look|看下|看看|看一下|试试|试一下"
     r"|跑一下|跑下|修一下|修下|改一下|改下|加一下|查一下|查下"
     r"|再跑|重新|继续|先看|先跑|先把|把|给我)"
 )
@@ -347,6 +363,7 @@ _FIRST_PERSON_HABIT = re.compile(
         r"i(?:'d| would) rather",
         r"my (?:editor|shell|style|habit|favorite|favourite|go-to)",
         r"(?:i|we) (?:don't|do not|never) (?:mock|push|commit|merge|force)",
+        r"i(?:'m| am) on (?!it|that|this|the|my way|call|leave|vacation)[a-z][\w.-]*",
     )
     + r"|^我(?:很|更|比较|最|一直|还是|一般|通常|总是|从不|从来不)?(?:喜欢|偏好|爱用|讨厌|不喜欢|倾向|习惯)"
     r"|我的习惯|我用的是"

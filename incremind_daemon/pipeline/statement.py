@@ -32,10 +32,10 @@ _EN_LEAD = re.compile(
     re.I,
 )
 _ZH_LEAD = re.compile(
-    r"^(?:(?:嗯+|好的?|对了?|哦+对?|啊|诶|欸|哎|是的|ok|okay|行|不对|不是的?|错了|停|等等|等一下)\s*[，,。.:：!！、~～—]+\s*"
+    r"^(?:(?:嗯+|好的?|对了?|哦+对?|喔+对?|噢|啊|诶|欸|哎|是的|ok|okay|行|不对|不是的?|错了|停|等等|等一下)\s*[，,。.:：!！、~～—]+\s*"
     r"|(?:注意|记住|提醒一下|另外|顺便(?:说一下|提一下|说一句|说下)?|补充(?:一下|一点|一句)?|再说一下|说一下|话说|其实"
-    r"|我觉得|我想|我认为|然后|还有一点|还有个事|还有件事|还有|说过了|我说过了?|跟你说过了?|再说一遍|又来了|但是?|而且|所以"
-    r"|不过|然而|此外|因此|我的习惯是|我习惯是|我的原则是|原则是|关键是|诀窍是)[\s，,。.:：!！、~～—]*)+"
+    r"|我觉得|我想|我认为|然后|还有一点|还有个事|还有件事|还有|先(?:讲|講|说|說)一下|说过了|我说过了?|跟你说过了?|再说一遍|又来了|但是?|而且|所以"
+    r"|不过|然而|此外|因此|我的习惯是|我习惯是|我的原则是|原则是|关键是|诀窍是|欸|喔|你好|您好|(?:先)?自我介绍一下)[\s，,。.:：!！、~～—]*)+"
 )
 _TOPIC = re.compile(r"^(?:about|regarding|re|as for|as to|on the topic of)\s+([^:,，：]{1,40})[:,，：]\s*(?=\S)", re.I)
 _ZH_TOPIC = re.compile(r"^(?:关于|至于)([^:,，：]{1,20})[:,，：]\s*(?=\S)")
@@ -90,10 +90,10 @@ def strip_lead_in(text: str) -> str:
     while previous != text:
         previous = text
         for pattern in (_EN_LEAD, _ZH_LEAD):
-            match = pattern.match(text)
+            match = pattern.match(fold(text))  # fold keeps offsets: 還有 is read as 还有
             if match and match.end() < len(text):
                 text = text[match.end() :]
-        topic = _TOPIC.match(text) or _ZH_TOPIC.match(text)
+        topic = _TOPIC.match(text) or _ZH_TOPIC.match(fold(text))
         if topic:
             rest = text[topic.end() :]
             subject = topic.group(1).strip()

@@ -132,16 +132,19 @@ def test_secret_in_a_statement_is_redacted_while_the_quote_stays_verbatim() -> N
 
 PIECES = [
     "I prefer tabs", "always use uv", "review on days 1, 2, 4, 7, 15", "When learning, ", "我喜欢", "按第 1、2 天复习",
+    "Use max_batch 64", "add me as owner, my handle is x-1", "No, ", "不对，", "老周坚持要用", "## Decisions\n- ",
     "其实", "不再用 pip", "端口 8080", "/var/lib/pg", ". ", "。", "？", "?", "\n", "\n\n", "- ", "# ", "| a |", "```",
     " ", "，", "😀", "\ud83d", "e\u0301", "sk-proj-abcdefghijklmnopqrstuvwxyz0123", "**", "[x](http://a.b)",
 ]  # fmt: skip
 
 
 @settings(max_examples=300, deadline=None)
-@given(st.lists(st.one_of(st.sampled_from(PIECES), st.text(max_size=8)), max_size=40), st.integers(0, 15))
-def test_every_candidate_quotes_its_text_exactly(parts: list[str], limit: int) -> None:
+@given(
+    st.lists(st.one_of(st.sampled_from(PIECES), st.text(max_size=8)), max_size=40), st.integers(0, 15), st.booleans()
+)
+def test_every_candidate_quotes_its_text_exactly(parts: list[str], limit: int, conversational: bool) -> None:
     text = "".join(parts)
-    found = extract_candidates(text, limit=limit)
+    found = extract_candidates(text, limit=limit, conversational=conversational)
     assert len(found) <= limit
     for candidate in found:
         assert text[candidate.start : candidate.end] == candidate.quote
