@@ -65,6 +65,7 @@ _ASIDE = re.compile(
     r"|open a pr$|commit it)(?![a-z])|顺便|一下$|改掉$|都检查|照这个来|先不管|等真有|再说$"
 )
 # a value that configures something: a number with a unit or a name=value pair
+_IMPERATIVE_START = re.compile(r"(?:use|set|keep|run|make|give|train|cap|limit|clip|pin|default to|stick to)\b")
 _SETTING = re.compile(r"\d+(?:\.\d+)?\s*(?:ms|s|sec|seconds?|min|minutes?|h|hours?|days?|%|mb|gb|px|k)?\b|\w+=\S")
 _NARRATED = re.compile(r"(?<![a-z])(?:was|were|got|had|did|used to)(?![a-z])")
 _KEY_VALUE = re.compile(r"^(?!\[[ x]\]|我[:：]|i:)[^:：,，。]{1,16}[:：=]\s*\S")
@@ -193,10 +194,10 @@ def _score_sentence(
     folded = fold(strip_lead_in(line))  # requests and questions show past the lead-in
     # a cue may sit in the lead-in ("No, …", "不对，…"): both forms are read, once when they are the same
     readings = (whole,) if folded == whole else (whole, folded)
-    bare = folded.rstrip(" .。!！")
-    if whole.endswith((":", "：")):
-        return None  # a caption over a list
-    if BOILERPLATE.search(folded) or QUESTION.search(bare) or folded.endswith(("?", "？")) or ACK.fullmatch(folded):
+    bare = folded.rstrip(" .。!！\"”」'’)）")
+    if whole.endswith((":", "：")) or whole.startswith(("—", "--")):
+        return None  # a caption over a list, or an aside under one
+    if BOILERPLATE.search(folded) or QUESTION.search(bare) or bare.endswith(("?", "？")) or ACK.fullmatch(folded):
         return None
     if _is_code(folded) or HEDGE.search(folded):
         return None
@@ -255,7 +256,8 @@ def _score_sentence(
 def _lasts_in_conversation(folded: str, matched: frozenset[str]) -> bool:
     """Tell whether a person's sentence to an agent states something beyond the task at hand."""
     strong = matched & CONVERSATION_CUES
-    if not strong and METHOD.pattern in matched and _SETTING.search(folded) and not REQUEST.search(folded):
+    setting = _IMPERATIVE_START.match(folded) and _SETTING.search(folded)
+    if not strong and METHOD.pattern in matched and setting and not REQUEST.search(folded):
         return True  # "Use max_batch 64 and a 5 ms batch window" sets how things are done
     if not strong:
         return False

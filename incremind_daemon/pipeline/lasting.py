@@ -101,6 +101,7 @@ STANDING = re.compile(
         r"(?:has|have|needs?) to be",
     )
     + r"|(?:^|[,;—–] |[，；—])\s*(?:don't|do not|never|no need to|stop) (?!worry|know|care|think|mind|bother)[a-z]+"
+    r"(?! (?:anything|it|this|that|these|those|them)\b)"
     r"|^(?:关于|至于)[^：:，,]{1,20}[：:]|(?:^|[，,；;\s])\s*(?:你|也|都|就|千万|你也)?(?:别|不要|不能|不许|不准|不用)(?!管|急|担心|客气|动|搞)\s*[a-z\u4e00-\u9fff]"
     r"|先[^。；;]{1,40}(?:再|然后)|默认|预设|(?:^|[\s\u4e00-\u9fff])用\s*[a-z][\w.-]+|只(?:跑|用|在|要|写|装|留|能)"
     r"|只能|只用|只在|只喝|只吃|只允许|[^，。]{1,20}要[^，。]{1,30}[，,]\s*(?:不然|否则)|以后|今后|从现在起|从今以后|往后|每次|一律|统一|永远|始终|总是用|一直(?:都|用)|都要|务必|一定要|必须|禁止|不许|不准"
@@ -121,8 +122,9 @@ PREFERENCE = re.compile(
         r"(?:we|i) (?:use|write|keep|run) \S+ for",
         r"my habit is",
         r"i(?:'m| am) on (?!it|that|this|the|my way|call|leave|vacation)[a-z][\w.-]*",
-        r"(?:we|i) (?:don't|do not|never) (?!know|think|need|have|see|get|understand|care)[a-z]+",
-        r"^(?:use|format|write|name|put|keep|store|call|prefix|wrap|log|pin|test|mock|build) [^,.;]{1,40}"
+        r"(?:we|i) (?:don't|do not|never) "
+        r"(?!know|think|need|have|see|get|understand|care|buy|agree|mind|remember|recall)[a-z]+",
+        r"^(?:use|format|write|name|keep|store|call|prefix|wrap|log|pin|test|mock|build) [^,.;]{1,40}"
         r" (?:with|using|via|through|in|under) [a-z][\w.-]*",
     )
     + r"|我(?:很|更|比较|最|一直|还是)?(?:喜欢|偏好|爱用|讨厌|不喜欢|倾向于?)|习惯(?:用|于|先|在)|偏好|不想(?:用|上)"
@@ -289,7 +291,8 @@ HEDGE = re.compile(
     )
     + r"|不太确定|不确定|也许|或许|不知道|待确认|还没决定|没决定|待定|有待"
     r"|^如果以后|^万一|^要是|可能|考虑一下|先这样|这次|暂时先"
-    r"|问(?:要不要|是否|能不能)|问问而已|只是问问|随便问问|问一下而已"
+    r"|问(?:要不要|是否|能不能)|问问而已|只是问问|随便问问|问一下而已|再议|再算|按我说的|照我说的"
+    r"|这个 ?pr|一下就好|一下就行"
 )
 # a request for the task at hand: only a standing cue makes it a rule
 REQUEST = re.compile(
@@ -307,12 +310,13 @@ REQUEST = re.compile(
     )
     + r"|^(?:请|麻烦|pls |please )?(?:你)?(?:先\s*)?(?:帮我|帮忙|read|run|fix|check|look|看下|看看|看一下|试试|试一下"
     r"|跑一下|跑下|修一下|修下|改一下|改下|加一下|查一下|查下"
-    r"|再跑|重新|继续|先看|先跑|先把|把|给我)"
+    r"|再跑|重新|继续|先看|先跑|先把|把|给我|存到|保存到|放到|写到|输出到)"
 )
 # someone else's words, reported in a conversation
 REPORTED = re.compile(
     _words(
-        r"(?:he|she|they|my (?:colleague|boss|manager|teammate|lead|designer)|[a-z]+ \([\w ]{1,20}\)|(?!i |we |you )"
+        r"(?:he|she|they|my (?:colleague|boss|manager|teammate|lead|designer)|[a-z]+ \([\w ]{1,20}\)"
+        r"|(?!i |we |you |it |readme |docs? |error |log |output |message |test |ci |this |that )"
         r"[a-z]+) (?:still )?(?:said|says|thinks|claims|suggested|suggests|argues|insists|wants|would rather"
         r"|recommends|believes)",
         r"according to",
