@@ -14,7 +14,7 @@ from __future__ import annotations
 import functools
 import logging
 import re
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence, Set
 from dataclasses import dataclass
 
 from incremind_daemon.pipeline.cues import fold, wordset
@@ -359,15 +359,15 @@ def _by_keys(
     covered = my_keys - _numbers(mine) <= their_keys
     tools = named - _CONCEPT_NAMES  # a named tool both speak of, not a topic word: one subject
     subject = covered or tools or len(named) >= 2 or len(named) * 2 >= len(their_keys - _numbers(theirs))
-    if subject and not history and any((key in my_negated) != (key in their_negated) for key in shared):
-        return _conflict(candidate, item, score, ordered)  # "not redux" against "use redux"
+    if subject and not history and _flipped(candidate.statement, item.statement, shared, my_negated, their_negated):
+        return _bounded(candidate, item, score, ordered)  # "not redux" against "use redux"
     if not subject and score < related_similarity:
         return None  # a word in common ("mock server" beside "don't mock"), not a subject
     changed = _different_numbers(mine, theirs) or (
         _CHANGE.search(fold(candidate.statement)) is not None and bool((my_keys - my_negated) - their_keys)
     )
     if changed and not history:
-        return _conflict(candidate, item, score, ordered)
+        return _bounded(candidate, item, score, ordered)
     if score < related_similarity / 2 and len(named) < 2:
         return None
     if not history and _contradicts(candidate.statement, item.statement, mine, theirs, linking=False, negations=False):
@@ -382,6 +382,44 @@ def _by_keys(
         if extra < 2 * _MATERIAL_WORDS:  # other words for the same things: a paraphrase
             return Relation("repeat", item.id, round(score, 4))
     return Relation("supplement", item.id, round(score, 4))
+
+
+def _flipped(mine: str, theirs: str, shared: Iterable[str], my_negated: Set[str], their_negated: Set[str]) -> bool:
+    """Tell whether one side turns down a thing the other uses, or a value the other states.
+
+    A thing merely mentioned beside a negation ("不要给我 npx / npm 的指令" names npm without
+    using it) is not turned around by "not npm".
+    """
+    my_used, their_used = _used(mine), _used(theirs)
+    for key in shared:
+        if (key in my_negated) == (key in their_negated):
+            continue
+        if (
+            key.startswith("#")
+            or (key in my_negated and key in their_used)
+            or (key in their_negated and key in my_used)
+        ):
+            return True
+    return False
+
+
+def _used(text: str) -> frozenset[str]:
+    """Return the named things a text says to use: after a verb of use, or as the verb of an imperative."""
+    folded = fold(text)
+    out: set[str] = set()
+    for match in _USED.finditer(folded):
+        out.update(_keys(_features(match.group("thing"))))
+    first = _FIRST_WORD.match(folded)
+    if first is not None:
+        out.update(_keys(_features(first.group(1))))
+    return frozenset(out)
+
+
+def _bounded(candidate: Candidate, item: Known, score: float, ordered: bool) -> Relation:
+    """A turned-around candidate that keeps to a case of its own ("except admin forms") supplements."""
+    if candidate.condition or _EXCEPTION.search(fold(candidate.statement)):
+        return Relation("supplement", item.id, round(score, 4))
+    return _conflict(candidate, item, score, ordered)
 
 
 def _may_conflict(candidate: Candidate, item: Known) -> bool:
@@ -492,6 +530,16 @@ _TURNED_DOWN = re.compile(
     r"(?P<latin>[\w.+#-]+)"
     r"|(?:不要|不用|别|不想|不再|而不是|不是|避免|禁止|不能|不许|不)\s*"
     r"(?:(?:用|上|引入|装|加|使用|选|要)\s*(?P<used>[a-z0-9][\w.+#-]*|[\u4e00-\u9fff]{1,4})|(?P<named>[a-z0-9][\w.+#-]*)))"
+)
+_USED = re.compile(
+    r"(?:(?<![a-z])(?:use|using|uses|go with|switch(?:ed)? to|move to|stick with|prefer|pick|install|run|runs on"
+    r"|on|with)\s+(?:the\s+|a\s+)?|(?:就用|改用|换成|换到|都用|一律用|统一用|用|走|上|采用|选)\s*)(?P<thing>[a-z0-9][\w.+#-]*)"
+)
+_FIRST_WORD = re.compile(r"^[\"'“「(\s]*([a-z][\w.+#-]*)\b")
+# a case of its own: the rule stands, this one is the exception
+_EXCEPTION = re.compile(
+    r"(?<![a-z])(?:except|unless|the exception|only (?:for|when|in|on)|when |if |on [\w-]+ machines)"
+    r"|例外|除外|除了|的时候|时候|如果|只有在|单卡|本地调试"
 )
 # "date-fns 不用了", "Redis is out": what a text drops, named before the words that drop it
 _DROPPED = re.compile(r"([\w.+-]{2,30})\s*(?:不用了|不要了|去掉|is out|is gone|no more)")
