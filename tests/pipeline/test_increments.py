@@ -298,3 +298,20 @@ def test_a_notes_methods_and_decisions_are_all_found(note: str, wanted: tuple[st
 )
 def test_the_other_languages_forms_of_the_examples(candidate: str, known: str, kind: str) -> None:
     assert _relation(candidate, known) == kind
+
+
+@pytest.mark.parametrize(
+    ("candidate", "known", "kind"),
+    [
+        (
+            "admin 后台的表单例外，可以用 server actions",
+            "API 统一走 route handlers，不要用 server actions",
+            "supplement",
+        ),
+        ("When debugging on one GPU, don't use torchrun", "Launch training with torchrun on 8 GPUs", "supplement"),
+        ("pnpm pls, not npm — I use pnpm for everything", "我都用 pnpm，不要给我 npx / npm 的指令", "repeat"),
+        ("Use npm for everything here", "Use pnpm, not npm", "supersedes"),
+    ],
+)
+def test_exceptions_supplement_and_a_mention_is_not_a_use(candidate: str, known: str, kind: str) -> None:
+    assert _relation(candidate, known) == kind
