@@ -35,6 +35,7 @@ CATEGORY_TITLES = {
     "identity": "Identity",
     "preference": "Preferences",
     "correction": "Corrections",
+    "decision": "Decisions",
     "entity": "People, things and places",
     "event": "Events",
     "method": "Methods",

@@ -1,0 +1,99 @@
+"""A changed decision end to end: saved over MCP, confirmed, and from then on the only one used."""
+
+from __future__ import annotations
+
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import Any
+
+import anyio
+from mcp import Client
+
+from incremind_daemon import cli
+from incremind_daemon.config import Settings
+from incremind_daemon.pipeline.insights import save_memory
+from incremind_daemon.pipeline.redact import redact
+from incremind_daemon.serve.context.targets import Target
+from incremind_daemon.serve.context.writer import ContextWriter
+from incremind_daemon.serve.mcp_server import build_mcp_server
+from incremind_daemon.serve.mcp_tools import MemoryBackend, MemoryTools
+from incremind_daemon.store.db import connect, write_transaction
+from incremind_daemon.store.insights import get_insight, insert_insight, review
+from incremind_daemon.store.records import Candidate, SaveRequest
+
+NOW = datetime(2026, 12, 1, 9, 30, tzinfo=UTC)
+OLD = "数据库就用 Postgres"
+NEW = "Change of plans on the database: let's switch to SQLite"
+
+
+def _tools(settings: Settings) -> MemoryTools:
+    def save(request: SaveRequest) -> Any:
+        conn = connect(settings.database_path)
+        try:
+            return save_memory(conn, settings, request)
+        finally:
+            conn.close()
+
+    backend = MemoryBackend(
+        open_conn=lambda: connect(settings.database_path), save=save, recent_context=lambda project: ""
+    )
+    return MemoryTools(settings, backend)
+
+
+def _call(settings: Settings, tool: str, arguments: dict[str, Any]) -> dict[str, Any]:
+    tools = _tools(settings)
+    server = build_mcp_server(settings, tools, transport="stdio")
+    found: dict[str, Any] = {}
+
+    async def main() -> None:
+        async with Client(server) as client:
+            result = await client.call_tool(tool, arguments)
+            assert not result.is_error, result.content
+            found.update(result.structured_content or {})
+
+    try:
+        anyio.run(main)
+    finally:
+        tools.close()
+    return found
+
+
+def _block(settings: Settings) -> str:
+    """Return the confirmed-memory part of ledger's block (recent activity lists the saved note itself)."""
+    conn = connect(settings.database_path)
+    try:
+        target = Target(Path("ledger"), "project", None, "ledger", "inline")
+        text = ContextWriter(settings, scrub=redact).render_for(conn, target, NOW).text
+    finally:
+        conn.close()
+    return text.partition("## Confirmed memory")[2]
+
+
+def test_a_confirmed_supersede_leaves_only_the_new_decision_in_search_mcp_and_context(settings: Settings) -> None:
+    conn = connect(settings.database_path)
+    with write_transaction(conn):
+        old = insert_insight(
+            conn,
+            project="ledger",
+            candidate=Candidate(OLD, "decision", "", OLD, 0, len(OLD)),
+            relation="new",
+            source_id=None,
+            now=NOW.isoformat(),
+        )
+        review(conn, old, "confirm", actor="test", now=NOW.isoformat())
+    conn.close()
+    assert OLD in _block(settings)
+
+    saved = _call(settings, "save_memory", {"text": NEW, "project": "ledger"})
+    assert saved["relation"] == "supersedes" and saved["status"] == "pending"
+    assert OLD in _block(settings) and "SQLite" not in _block(settings)  # nothing changes before the person says so
+
+    assert cli.main(["confirm", saved["id"]]) == 0
+    conn = connect(settings.database_path)
+    assert get_insight(conn, old).status == "superseded"
+    conn.close()
+    block = _block(settings)
+    assert "SQLite" in block and OLD not in block
+    hits = _call(settings, "search_memory", {"query": "database Postgres SQLite", "project": "ledger"})["results"]
+    insight_ids = [hit["id"] for hit in hits if hit["tier"] == "insight"]
+    assert insight_ids == [saved["id"]]
