@@ -36,21 +36,26 @@ _FENCE = re.compile(r"\A\s*```[A-Za-z]*[ \t]*\n(?P<body>.*?)\n?```\s*\Z", re.DOT
 SYSTEM_PROMPT = """\
 You keep a person's long-term memory. From the NEW MATERIAL, propose only what it adds to the KNOWN INSIGHTS:
 - "new": a method, fact, preference or decision that no known insight covers;
-- "supplement": a new condition, example or way of doing something a known insight already says;
-- "different": a claim that disagrees with a known insight.
-Leave out whatever a known insight already says, even in other words, and whatever is trivial, passing or \
-only about the document itself.
+- "supplement": a new condition, step, exception or example for something a known insight already says;
+- "supersedes": a newer statement that changes a known insight (a changed decision or value: "switch to", \
+"from now on", "not X but Y");
+- "different": a claim that disagrees with a known insight with no order between them (someone else's view).
+Leave out whatever a known insight already says, even in other words or another language, whatever is \
+trivial, passing or only about the task at hand (requests, questions, plans for today), and anything in \
+pasted logs, tracebacks, code or quoted text.
 
 Each candidate has:
 - "statement": one self-contained sentence that stays true out of context, in the language of the material;
-- "category": one of identity (who the person is), preference (what they like or want), correction \
-(a mistake and what is right instead), entity (a fact about a named thing: a port, path, version, person, tool), \
-event (something that happened or was decided, a change of plan), method (how to do something);
+- "category": one of identity (who the person is), preference (what they like or want, how to talk to them), \
+correction (a mistake and what is right instead, both values in the statement), decision (a choice made, a change \
+of plan), entity (a fact about a named thing: a port, path, version, person, tool), event (something that \
+happened), method (how to do something);
+- "scope": "global" (who the person is, how to talk to them, habits in every project) or "project";
 - "condition": when this should be recalled, as a short phrase ("" if always);
 - "quote": the shortest passage of the NEW MATERIAL that supports the statement, copied character for character: \
 no paraphrase, translation, ellipsis or joining of separate places, and never text marked [REDACTED:...];
-- "relation_hint": "new", "supplement" or "different";
-- "known_id": the id of the known insight it supplements or differs from, otherwise null.
+- "relation_hint": "new", "supplement", "supersedes" or "different";
+- "known_id": the id of the known insight it supplements, supersedes or differs from, otherwise null.
 
 Answer with one JSON object and nothing else: {{"candidates": [...]}} with at most {limit} candidates, \
 or {{"candidates": []}} if the material adds nothing."""
@@ -81,6 +86,7 @@ class Proposal:
     quote: str
     relation_hint: str | None
     known_id: int | str | None
+    scope: str = "project"  # global or project, as the model judged it
 
 
 @dataclass(frozen=True, slots=True)
@@ -193,6 +199,7 @@ class _ReplyCandidate(BaseModel):
     category: str
     quote: str
     condition: str | None = None
+    scope: str | None = None
     relation_hint: str | None = None
     known_id: int | str | None = None
 
@@ -228,6 +235,7 @@ def parse_reply(content: str) -> tuple[Proposal, ...]:
             statement=item.statement.strip(),
             category=item.category.strip().lower(),
             condition=(item.condition or "").strip(),
+            scope="global" if (item.scope or "").strip().lower() == "global" else "project",
             quote=item.quote,
             relation_hint=item.relation_hint.strip().lower() if item.relation_hint else None,
             known_id=item.known_id,
@@ -288,7 +296,9 @@ def locate_quote(text: str, quote: str, secrets: Sequence[SecretSpan] = ()) -> t
 
 def _candidate(proposal: Proposal, text: str, span: tuple[int, int], known_ids: set[int]) -> ModelCandidate:
     start, end = span
-    candidate = Candidate(proposal.statement, proposal.category, proposal.condition, text[start:end], start, end)
+    candidate = Candidate(
+        proposal.statement, proposal.category, proposal.condition, text[start:end], start, end, proposal.scope
+    )
     relation = proposal.relation_hint if proposal.relation_hint in RELATIONS else None
     return ModelCandidate(candidate, relation, _known_id(proposal.known_id, known_ids))
 

@@ -117,7 +117,8 @@ def build_mcp_server(
         """Save something the person asked you to remember.
 
         It is stored as a note and compared with what memory already knows. The answer says whether it is new,
-        repeats a known insight (and which), supplements one, or differs from one, and its status (pending
+        repeats a known insight (and which), supplements one, replaces one (a changed decision: once the
+        person confirms it, the old one is no longer used), or differs from one, and its status (pending
         until the person confirms it, unless they allowed agents' saves to count at once).
         """
         actor = f"mcp:{client_name(ctx) or 'unknown'}"

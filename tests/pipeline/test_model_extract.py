@@ -23,6 +23,7 @@ from incremind_daemon.pipeline.chat import (
 from incremind_daemon.pipeline.model_extract import (
     ModelExtraction,
     build_messages,
+    check_proposals,
     extract_with_model,
     locate_quote,
     parse_reply,
@@ -415,3 +416,17 @@ def test_empty_material_makes_no_call(client: ChatClient, stub: ChatStub) -> Non
 def test_locate_quote(quote: str, expected: tuple[int, int] | str) -> None:
     text = "间隔重复要点：复习时先自答再翻面。"
     assert locate_quote(text, quote) == expected
+
+
+def test_a_reply_may_say_a_candidate_supersedes_and_holds_everywhere() -> None:
+    body = (
+        '{"candidates": [{"statement": "Answer in Chinese", "category": "preference", "quote": "以后都回复中文", '
+        '"scope": "global", "relation_hint": "supersedes", "known_id": "ins-3"}, '
+        '{"statement": "Port is 8443", "category": "decision", "quote": "port 8443", "scope": "everywhere?"}]}'
+    )
+    first, second = parse_reply(body)
+    assert (first.scope, first.relation_hint, first.category) == ("global", "supersedes", "preference")
+    assert second.scope == "project"  # anything but "global" keeps it to its project
+    [kept], rejected = check_proposals([first], "以后都回复中文吧", known_ids={3})
+    assert rejected == []
+    assert (kept.candidate.scope, kept.relation_hint, kept.known_id) == ("global", "supersedes", 3)
