@@ -39,7 +39,7 @@ from incremind_daemon.sources.sessions.discover import AGENTS
 from incremind_daemon.store import insights, items, sessions, vectors
 from incremind_daemon.store.db import connect
 from incremind_daemon.store.embedder import Embedder
-from incremind_daemon.store.records import TIERS, Hit, row_number
+from incremind_daemon.store.records import INSIGHT_STATUSES, TIERS, Hit, row_number
 from incremind_daemon.store.search import MODES, search
 
 
@@ -96,6 +96,12 @@ def build_parser() -> argparse.ArgumentParser:
     find.add_argument("query", help="words to look for, in any language; never parsed as syntax")
     find.add_argument("--project", help="only this project")
     find.add_argument("--tier", choices=TIERS, help="only this tier")
+    find.add_argument(
+        "--status",
+        choices=INSIGHT_STATUSES,
+        default="confirmed",
+        help="insights of this status (default confirmed; superseded finds decisions since replaced)",
+    )
     find.add_argument("--limit", type=int, help="at most this many results")
     find.add_argument(
         "--mode", choices=MODES, help="keyword, vector or hybrid (default: hybrid when vectors exist, else keyword)"
@@ -299,11 +305,13 @@ def cmd_search(args: argparse.Namespace, settings: Settings) -> int:
                 limit=limit,
                 mode=args.mode,
                 embedder=embedder,
+                insight_status=args.status,
             )
             answered = args.mode or ("hybrid" if embedder is not None else "keyword")
         finally:
             conn.close()
-        _count_use(settings, hits)
+        if args.status == "confirmed":  # looking up history is no use of what it finds
+            _count_use(settings, hits)
     if not args.json:
         print(f"mode: {answered}", file=sys.stderr)
     if args.json:

@@ -165,13 +165,13 @@ HIT_SQL = {
                    FROM summaries m JOIN sources s ON s.id = m.source_id {SOURCE_JOIN} WHERE m.id = ?""",
     "message": f"""SELECT m.text, m.start, m."end", NULL, {SOURCE_COLUMNS}
                    FROM messages m JOIN sources s ON s.id = m.source_id {SOURCE_JOIN} WHERE m.id = ?""",
-    # only confirmed insights answer searches; the source named is the first evidence's
+    # only insights of the asked-for status (confirmed, unless told) answer; the source named is the first evidence's
     "insight": f"""SELECT i.statement || CASE WHEN i.condition != '' THEN char(10) || 'when: ' || i.condition
                           ELSE '' END, NULL, NULL, NULL, {SOURCE_COLUMNS}
                    FROM insights i
                    JOIN sources s ON s.id = (SELECT e.source_id FROM insight_sources e WHERE e.insight_id = i.id
                                              ORDER BY e.rowid LIMIT 1)
-                   {SOURCE_JOIN} WHERE i.id = ? AND i.status = 'confirmed'""",
+                   {SOURCE_JOIN} WHERE i.id = ? AND i.status = ?""",
 }
 
 

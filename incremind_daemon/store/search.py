@@ -26,7 +26,7 @@ from pathlib import Path
 import apsw
 
 from incremind_daemon.errors import QueryError
-from incremind_daemon.store.db import fetch_row, fetch_rows
+from incremind_daemon.store.db import Row, fetch_row, fetch_rows
 from incremind_daemon.store.embedder import Embedder
 from incremind_daemon.store.items import HIT_SQL, make_source_ref
 from incremind_daemon.store.records import TIER_OF_KIND, TIERS, Hit, item_id
@@ -110,8 +110,10 @@ _QUERIES = (
         "insight",
         "insights_fts",
         ", 2.0, 1.0",
-        "SELECT id FROM insights WHERE project = :project",
-        "SELECT id FROM insights WHERE status != 'confirmed'",  # only what the person confirmed counts
+        # a project's own insights and the global ones (who the person is, how to talk to them)
+        "SELECT id FROM insights WHERE project = :project OR scope = 'global'",
+        # only what the person confirmed counts, unless another status is asked for (superseded ones)
+        "SELECT id FROM insights WHERE status != :insight_status",
     ),
 )
 
@@ -144,6 +146,7 @@ def search(
     mode: str | None = None,
     embedder: Embedder | None = None,
     fusion: str = DEFAULT_FUSION,
+    insight_status: str = "confirmed",
 ) -> list[Hit]:
     """Find passages, summaries and messages by words and by meaning; best first.
 
@@ -170,14 +173,17 @@ def search(
     vector = None
     if embedder is not None and wanted != "keyword":
         vector = rank_by_meaning(conn, embedder, query, project=project, tier=tier, limit=depth)
+    status = insight_status
     if vector is None:  # keyword mode, or no vectors for this model yet: keywords answer, and each hit says so
-        return read_hits(conn, rank_by_words(conn, words, project=project, tier=tier, limit=limit), home, words)
+        ranked = rank_by_words(conn, words, project=project, tier=tier, limit=limit, insight_status=status)
+        return read_hits(conn, ranked, home, words, insight_status=status)
     if wanted == "vector":
-        return read_hits(conn, vector, home, words)
-    keyword = rank_by_words(conn, words, project=project, tier=tier, limit=depth)
-    top = fetch_row(conn, HIT_SQL[keyword[0].kind], (keyword[0].item,)) if keyword else None
+        return read_hits(conn, vector, home, words, insight_status=status)
+    keyword = rank_by_words(conn, words, project=project, tier=tier, limit=depth, insight_status=status)
+    top = _hit_row(conn, keyword[0], status) if keyword else None
     coverage = word_coverage(str(top[0]), words) if top is not None else 0.0
-    return read_hits(conn, fuse(keyword, vector, method=fusion, limit=limit, coverage=coverage), home, words)
+    fused = fuse(keyword, vector, method=fusion, limit=limit, coverage=coverage)
+    return read_hits(conn, fused, home, words, insight_status=status)
 
 
 def keyword_search(
@@ -210,22 +216,35 @@ def vector_search(
 
 
 def rank_by_words(
-    conn: apsw.Connection, words: list[str], *, project: str | None, tier: str | None, limit: int
+    conn: apsw.Connection,
+    words: list[str],
+    *,
+    project: str | None,
+    tier: str | None,
+    limit: int,
+    insight_status: str = "confirmed",
 ) -> list[Ranked]:
     """Rank items by BM25 over already-cut query words; no row is read here."""
     if not words:
         return []  # only punctuation or symbols: nothing can match, and that is no error
-    ranked = _rank(conn, words, project=project, tier=tier, limit=limit, loose=False)
+    ranked = _rank(conn, words, project=project, tier=tier, limit=limit, loose=False, insight_status=insight_status)
     if len(ranked) < limit and len(words) > 1:
         seen = {r.key for r in ranked}
-        loose = _rank(conn, words, project=project, tier=tier, limit=limit, loose=True)
+        loose = _rank(conn, words, project=project, tier=tier, limit=limit, loose=True, insight_status=insight_status)
         ranked.extend(r for r in loose if r.key not in seen)
     ranked.sort(key=lambda r: (-r.score, TIER_ORDER[TIER_OF_KIND[r.kind]], -r.item))
     return ranked[:limit]
 
 
 def _rank(
-    conn: apsw.Connection, words: list[str], *, project: str | None, tier: str | None, limit: int, loose: bool
+    conn: apsw.Connection,
+    words: list[str],
+    *,
+    project: str | None,
+    tier: str | None,
+    limit: int,
+    loose: bool,
+    insight_status: str,
 ) -> list[Ranked]:
     """Rank each kind of item by BM25: all words must match, or (loose) any that is not too common."""
     ranked: list[Ranked] = []
@@ -235,7 +254,13 @@ def _rank(
             continue
         try:
             match = quote_words(_telling_words(conn, spec, words), any_word=True) if loose else quote_words(words)
-            params = {"match": match, "project": project, "limit": limit, "cap": MAX_SCORED - 1}
+            params = {
+                "match": match,
+                "project": project,
+                "limit": limit,
+                "cap": MAX_SCORED - 1,
+                "insight_status": insight_status,
+            }
             # rank on the index alone; rows are read, and snippets marked, only for the hits returned,
             # rather than by FTS5's snippet(), which re-tokenizes every row it touches
             floor = fetch_row(conn, spec.floor_sql(), params)
@@ -260,11 +285,18 @@ def _telling_words(conn: apsw.Connection, spec: _TierQuery, words: list[str]) ->
     return rare or words
 
 
-def read_hits(conn: apsw.Connection, ranked: Sequence[Ranked], home: Path, words: list[str]) -> list[Hit]:
+def _hit_row(conn: apsw.Connection, item: Ranked, insight_status: str) -> Row | None:
+    params = (item.item, insight_status) if item.kind == "insight" else (item.item,)
+    return fetch_row(conn, HIT_SQL[item.kind], params)
+
+
+def read_hits(
+    conn: apsw.Connection, ranked: Sequence[Ranked], home: Path, words: list[str], *, insight_status: str = "confirmed"
+) -> list[Hit]:
     """Read the rows of ranked items and build their hits, in order; a row gone since is skipped."""
     hits: list[Hit] = []
     for item in ranked:
-        row = fetch_row(conn, HIT_SQL[item.kind], (item.item,))
+        row = _hit_row(conn, item, insight_status)
         if row is None:
             continue
         text = str(row[0])

@@ -155,7 +155,9 @@ def test_confirming_a_supersede_retires_the_old_decision_everywhere(
     settings: Settings, capsys: pytest.CaptureFixture[str]
 ) -> None:
     conn = _open(settings)
-    old = _confirmed(conn, "数据库就用 Postgres", project="ledger")
+    first = save_memory(conn, settings, SaveRequest("数据库就用 Postgres", "ledger", trusted=True))
+    assert first.insight_id is not None and first.status == "confirmed"
+    old = first.insight_id
     saved = save_memory(
         conn, settings, SaveRequest("Change of plans on the database: let's switch to SQLite", "ledger")
     )
@@ -176,6 +178,8 @@ def test_confirming_a_supersede_retires_the_old_decision_everywhere(
     assert cli.main(["search", "database", "--json", "--tier", "insight"]) == 0
     hits = json.loads(capsys.readouterr().out)
     assert [hit["id"] for hit in hits] == [f"ins-{saved.insight_id}"]
+    assert cli.main(["search", "Postgres", "--json", "--tier", "insight", "--status", "superseded"]) == 0
+    assert [hit["id"] for hit in json.loads(capsys.readouterr().out)] == [f"ins-{old}"]
     assert cli.main(["insights", "--status", "superseded", "--json"]) == 0
     assert [row["id"] for row in json.loads(capsys.readouterr().out)] == [f"ins-{old}"]
     assert cli.main(["history", f"ins-{old}"]) == 0
