@@ -363,9 +363,12 @@ def _by_keys(
         return _bounded(candidate, item, score, ordered)  # "not redux" against "use redux"
     if not subject and score < related_similarity:
         return None  # a word in common ("mock server" beside "don't mock"), not a subject
-    changed = _different_numbers(mine, theirs) or (
-        _CHANGE.search(fold(candidate.statement)) is not None and bool((my_keys - my_negated) - their_keys)
-    )
+    # another number for the same unit, on more than the unit word alone ("metrics on port 9301" is not
+    # "the service on port 9300"); or a rule that says it changes things and names something new
+    renumbered = _different_numbers(mine, theirs) and (covered or len(named) >= 2)
+    says_change = _CHANGE.search(fold(candidate.quote or candidate.statement)) is not None
+    replaced = says_change and bool((my_keys - my_negated) - their_keys)
+    changed = renumbered or replaced
     if changed and not history:
         return _bounded(candidate, item, score, ordered)
     if score < related_similarity / 2 and len(named) < 2:
@@ -430,7 +433,7 @@ def _may_conflict(candidate: Candidate, item: Known) -> bool:
 
 def _conflict(candidate: Candidate, item: Known, score: float, ordered: bool) -> Relation:
     """A disagreement supersedes when it says it changes things, or is the person's newer word in that scope."""
-    says_so = _CHANGE_OF_PLAN.search(fold(candidate.statement))
+    says_so = _CHANGE_OF_PLAN.search(fold(candidate.quote or candidate.statement))
     mine = (says_so or ordered) and not candidate.reported
     kind = "supersedes" if mine and candidate.scope == item.scope else "different"
     return Relation(kind, item.id, round(score, 4))
@@ -458,7 +461,7 @@ def _negated(text: str) -> frozenset[str]:
     folded = _REMINDER.sub(" remember ", fold(text))
     out: set[str] = set()
     for match in _TURNED_DOWN.finditer(folded):
-        thing = match.group("latin") or match.group("used") or match.group("named")
+        thing = match.group("latin") or match.group("used") or match.group("placed") or match.group("named")
         out.update(_keys(_features(thing)))
     for match in _DROPPED.finditer(folded):
         out.update(_keys(_features(match.group(1))))
@@ -529,7 +532,9 @@ _TURNED_DOWN = re.compile(
     r"(?:(?:use|using|add|install|touch|pick|go with|bring in)\s+)?(?:the\s+|a\s+|an\s+)?"
     r"(?P<latin>[\w.+#-]+)"
     r"|(?:不要|不用|别|不想|不再|而不是|不是|避免|禁止|不能|不许|不)\s*"
-    r"(?:(?:用|上|引入|装|加|使用|选|要)\s*(?P<used>[a-z0-9][\w.+#-]*|[\u4e00-\u9fff]{1,4})|(?P<named>[a-z0-9][\w.+#-]*)))"
+    r"(?:(?:用|上|引入|装|加|使用|选|要)\s*(?P<used>[a-z0-9][\w.+#-]*|[\u4e00-\u9fff]{1,4})"
+    # "别在回复和代码里加 emoji": a place between the negation and its verb, then a named thing
+    r"|[^，。,；;]{1,8}?(?:用|装|加|引入|写)\s*(?P<placed>[a-z0-9][\w.+#-]*)|(?P<named>[a-z0-9][\w.+#-]*)))"
 )
 _USED = re.compile(
     r"(?:(?<![a-z])(?:use|using|uses|go with|switch(?:ed)? to|move to|stick with|prefer|pick|install|run|runs on"

@@ -27,7 +27,10 @@ _EN_LEAD = re.compile(
     rf"|claude|codex|gemini|hey(?: claude| codex| gemini)?|hi|hello){_LEAD_PUNCT})"
     r"|(?:so|and|but|also|oh|oh and|and also|ok so|okay so|btw|by the way|fyi|i think(?: that)?|i guess|i believe"
     r"|honestly|basically|just so you know|for the record|to be clear|please note(?: that)?|remember that"
-    r"|keep in mind(?: that)?|note that|just|please|my habit is(?: to)?|the (?:trick|key|rule|tip) is(?: to)?)\s+"
+    r"|keep in mind(?: that)?|note that|just|please|my habit is(?: to)?|the (?:trick|key|rule|tip) is(?: to)?"
+    r"|remember(?: that)?(?=\s+the\b)|remember to|ok(?:ay)?(?=\s+[\u4e00-\u9fff]))\s+"
+    r"|[^:：,，.。]{0,30}(?:addition|update|note|rule|reminder|tip|补充|规矩|更新|提醒|说明|原则|约定)"
+    r"[^:：,，.。]{0,20}[:：]\s*|decision\s*[:：]\s*|(?:决定|结论)[:：]\s*"
     r"|(?:the (?:trick|key|rule|tip)|tip|rule of thumb)\s*:\s*)+",
     re.I,
 )
@@ -35,7 +38,7 @@ _ZH_LEAD = re.compile(
     r"^(?:(?:嗯+|好的?|对了?|哦+对?|喔+对?|噢|啊|诶|欸|哎|是的|ok|okay|行|不对|不是的?|错了|停|等等|等一下)\s*[，,。.:：!！、~～—]+\s*"
     r"|(?:注意|记住|提醒一下|另外|顺便(?:说一下|提一下|说一句|说下)?|补充(?:一下|一点|一句)?|再说一下|说一下|话说|其实"
     r"|我觉得|我想|我认为|然后|还有一点|还有个事|还有件事|还有|先(?:讲|講|说|說)一下|说过了|我说过了?|跟你说过了?|再说一遍|又来了|但是?|而且|所以"
-    r"|不过|然而|此外|因此|我的习惯是|我习惯是|我的原则是|原则是|关键是|诀窍是|欸|喔|你好|您好|(?:先)?自我介绍一下)[\s，,。.:：!！、~～—]*)+"
+    r"|不过|然而|此外|因此|我的习惯是|我习惯是|我的原则是|原则是|关键是|诀窍是|欸|喔|你好|您好|(?:先)?自我介绍一下|那就)[\s，,。.:：!！、~～—]*)+"
 )
 _TOPIC = re.compile(r"^(?:about|regarding|re|as for|as to|on the topic of)\s+([^:,，：]{1,40})[:,，：]\s*(?=\S)", re.I)
 _ZH_TOPIC = re.compile(r"^(?:关于|至于)([^:,，：]{1,20})[:,，：]\s*(?=\S)")
