@@ -151,12 +151,31 @@ def tokens(text: str) -> list[str]:
     return _TOKEN.findall(text.lower())
 
 
-def wording_faults(proposal: Proposal, statement: Statement) -> list[str]:
-    """Say why a person would edit a candidate before accepting it; [] when they would not."""
+# Openings a person deletes before accepting a statement: interjections, fillers, lead-ins and asks.
+# The benchmark's own list, written for it, not the product's.
+_FILLER_OPENING = re.compile(
+    r"(?i)^(?:no|nope|ok|okay|yeah|yes|yep|so|and|but|also|btw|oh|hmm+|well|actually|stop|wait|please|pls|hey"
+    r"|i think|i guess|fyi|reminder|note|again|anyway|one more thing|as i said|i told you|remember|decision"
+    r"|about|regarding|re)\b[\s,.:;!—–-]*"
+    r"|^(?:嗯|好的?|对了?|不对|不是的|还有|另外|顺便|然后|那就?|欸|喔|哦|啊|其实|我觉得|我想|说过了|我说过|补充一下|提醒一下"
+    r"|记住|注意|先说|先講|先讲|帮我|麻烦)"
+)
+
+
+def wording_faults(proposal: Proposal, statement: Statement, *, same_opening: bool = False) -> list[str]:
+    """Say why a person would edit a candidate before accepting it; [] when they would not.
+
+    A candidate must keep every ``must`` token, open with no filler or lead-in, and not run
+    far longer than the labelled wording. With ``same_opening``, it must also open with one of
+    the first words the labeller chose: a stricter figure that counts rewordings (a project's
+    name put in front, "I" made "he") as edits.
+    """
     faults = [f"lacks {token!r}" for token in statement.must if token.lower() not in proposal.statement.lower()]
     said, wanted = tokens(proposal.statement), tokens(statement.statement)
-    if said and wanted and said[0] not in wanted[:4]:
+    if _FILLER_OPENING.match(proposal.statement.strip()):
         faults.append(f"starts with a lead-in ({' '.join(said[:3])} …)")
+    elif same_opening and said and wanted and said[0] not in wanted[:4]:
+        faults.append(f"opens otherwise than labelled ({' '.join(said[:3])} …)")
     if len(proposal.statement) > 1.6 * len(statement.statement) + 20:
         faults.append(f"too long ({len(proposal.statement)} chars for {len(statement.statement)})")
     return faults
@@ -168,6 +187,7 @@ FIGURES = (
     "recall",
     "candidates",
     "precision as-is",
+    "  opening as labelled",
     "junk",
     "duplicate or redundant",
     "category right",
@@ -196,12 +216,14 @@ def count_figures(seen: Iterable[Seen], judged: Iterable[Judged], statuses: Mapp
         j = [x for x in judged if lang in (ALL, x.lang)]
         matched = [x for x in j if x.statement is not None and x.role in ("match", "redundant")]
         asis = [x for x in j if x.confirmed and x.statement is not None and not wording_faults(x.proposal, x.statement)]
+        same = [x for x in asis if not wording_faults(x.proposal, x.statement, same_opening=True)]  # type: ignore[arg-type]
         supersedes = [x for x in s if x.statement.kind == "supersedes"]
         row: dict[str, Ratio] = {
             "statements": (len(s), 0),
             "recall": (sum(x.found for x in s), len(s)),
             "candidates": (len(j), 0),
             "precision as-is": (len(asis), len(j)),
+            "  opening as labelled": (len(same), len(j)),
             "junk": (sum(x.role == "junk" for x in j), len(j)),
             "duplicate or redundant": (sum(x.role in ("duplicate", "redundant") for x in j), len(j)),
             "category right": (sum(_same_category(x) for x in matched), len(matched)),

@@ -95,8 +95,8 @@ def extract_candidates(text: str, *, limit: int = 12, conversational: bool = Fal
     seen: set[str] = set()
     decided = _decision_items(text)
     for span_start, span_end in prose_spans(text):
-        for sentence in split_sentences(text[span_start:span_end]):
-            for start, end in _pieces(text, span_start + sentence.start, span_start + sentence.end, conversational):
+        for sentence_start, sentence_end in _whole_code_spans(text, span_start, span_end):
+            for start, end in _pieces(text, sentence_start, sentence_end, conversational):
                 in_decisions = any(a <= start < b for a, b in decided)
                 found = _score_sentence(
                     text, text[start:end], start, end, conversational=conversational, decided=in_decisions
@@ -106,6 +106,23 @@ def extract_candidates(text: str, *, limit: int = 12, conversational: bool = Fal
                     scored.append(found)
     best = sorted(scored, key=lambda s: (-s.score, s.candidate.start))[:limit]
     return [s.candidate for s in sorted(best, key=lambda s: s.candidate.start)]
+
+
+def _whole_code_spans(text: str, start: int, end: int) -> list[tuple[int, int]]:
+    """Return the sentences of text[start:end], a sentence never ending inside a `code span`.
+
+    "regenerate with `go test ./... -update`" is one sentence, whatever the dots say.
+    """
+    merged: list[tuple[int, int]] = []
+    open_code = False
+    for sentence in split_sentences(text[start:end]):
+        first, last = start + sentence.start, start + sentence.end
+        if open_code and merged:
+            merged[-1] = (merged[-1][0], last)
+        else:
+            merged.append((first, last))
+        open_code = text.count("`", merged[-1][0], merged[-1][1]) % 2 == 1
+    return merged
 
 
 def _decision_items(text: str) -> list[tuple[int, int]]:

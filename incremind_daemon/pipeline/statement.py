@@ -23,7 +23,7 @@ _EN_LEAD = re.compile(
     r"^(?:(?:(?:no|nope|yes|yeah|yep|yup|ok(?:ay)?|right|alright|stop|wait|hold on|hmm+|hm+|ah|oh|look|listen"
     r"|important|note|heads up|reminder|fyi|ps|p\.s\.|actually|correction|update|also|btw|anyway|anyways|well"
     r"|great|thanks|thank you|cool|nice|perfect|good|sure|got it|one more thing|another thing|quick note|side note"
-    r"|i told you|as i said|again|reminder"
+    r"|i told you|as i said|again|reminder|(?:yeah|yes|yep|ok|okay)(?=\s+(?:i|we|the|my|our)\s)"
     rf"|claude|codex|gemini|hey(?: claude| codex| gemini)?|hi|hello){_LEAD_PUNCT})"
     r"|(?:so|and|but|also|oh|oh and|and also|ok so|okay so|btw|by the way|fyi|i think(?: that)?|i guess|i believe"
     r"|honestly|basically|just so you know|for the record|to be clear|please note(?: that)?|remember that"
@@ -36,7 +36,7 @@ _EN_LEAD = re.compile(
 )
 _ZH_LEAD = re.compile(
     r"^(?:(?:嗯+|好的?|对了?|哦+对?|喔+对?|噢|啊|诶|欸|哎|是的|ok|okay|行|不对|不是的?|错了|停|等等|等一下)\s*[，,。.:：!！、~～—]+\s*"
-    r"|(?:注意|记住|提醒一下|另外|顺便(?:说一下|提一下|说一句|说下)?|补充(?:一下|一点|一句)?|再说一下|说一下|话说|其实"
+    r"|(?:注意|记住|提醒一下|另外|顺便(?:说一下|提一下|说一句|说下|记一下)?|记一下|先说(?:一下)?|补充(?:一下|一点|一句)?|再说一下|说一下|话说|其实"
     r"|我觉得|我想|我认为|然后|还有一点|还有个事|还有件事|还有|先(?:讲|講|说|說)一下|说过了|我说过了?|跟你说过了?|再说一遍|又来了|但是?|而且|所以"
     r"|不过|然而|此外|因此|我的习惯是|我习惯是|我的原则是|原则是|关键是|诀窍是|欸|喔|你好|您好|(?:先)?自我介绍一下|那就)[\s，,。.:：!！、~～—]*)+"
 )
@@ -49,7 +49,9 @@ _LINK = re.compile(r"!?\[([^\]\n]*)\]\(([^)\s]*)\)")
 _SPEAKER = re.compile(r"^(?:user|assistant|human|ai|me|q|a|用户|助手|问|答)\s*[:：]\s*", re.I)
 
 _EN_CONDITION = re.compile(
-    r"(?P<cond>(?:if|when|whenever|while|during|before|after|once|for|in)\s[^,;:]{2,80}?)\s*,\s+(?P<rest>[^\W\d_].*)",
+    # "for"/"in" name a case in a few words ("for Go code,"); longer, the clause is the rule itself
+    r"(?P<cond>(?:if|when|whenever|while|during|before|after|once)\s[^,;:]{2,80}?|(?:for|in)(?:\s[^\s,;:]+){1,4})"
+    r"\s*,\s+(?P<rest>[^\W\d_].*)",
     re.S,
 )
 _EN_NOT_CONDITION = re.compile(
