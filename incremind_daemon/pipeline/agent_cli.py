@@ -44,6 +44,7 @@ from incremind_daemon.pipeline.agent_commands import AGENT_CLIS, AgentAnswer, Ag
 from incremind_daemon.pipeline.chat import (
     ChatMessage,
     ChatReply,
+    DailyBudget,
     EndpointError,
     ModelReplyError,
     PrivateProjectError,
@@ -51,7 +52,6 @@ from incremind_daemon.pipeline.chat import (
     estimate_prompt_tokens,
     estimate_tokens,
     record_call,
-    require_budget,
     utc_now,
 )
 from incremind_daemon.store import receipts
@@ -127,10 +127,9 @@ class AgentClient:
         self.folder = settings.agent_runs_dir / self.cli.name
         self._command = model.agent_command
         self._timeout = model.agent_timeout_seconds
-        self._daily_budget = model.daily_token_budget
+        self._budget = DailyBudget(model.daily_token_budget, spent, clock)
         self._settings = settings
         self._record = record
-        self._spent = spent
         self._clock = clock
 
     def may_send(self, project: str, *, private: bool = False) -> bool:
@@ -147,12 +146,11 @@ class AgentClient:
 
     def budget(self) -> BudgetState:
         """Today's (UTC) spending against the daily token budget."""
-        today = self._clock().astimezone(UTC).date()
-        return BudgetState(today, self._spent(today), self._daily_budget)
+        return self._budget.state()
 
     def check_budget(self, tokens: int) -> BudgetState:
         """Raise BudgetExhausted unless ``tokens`` more fit in today's budget."""
-        return require_budget(self.budget(), tokens)
+        return self._budget.require(tokens)
 
     def complete(
         self,

@@ -145,6 +145,23 @@ def require_budget(state: BudgetState, tokens: int) -> BudgetState:
     return state
 
 
+@dataclass(frozen=True, slots=True)
+class DailyBudget:
+    """Today's (UTC) token spending, as the receipts tell it, against a daily limit."""
+
+    limit: int
+    spent: Callable[[date], int]  # tokens receipted on a UTC day
+    clock: Callable[[], datetime]
+
+    def state(self) -> BudgetState:
+        today = self.clock().astimezone(UTC).date()
+        return BudgetState(today, self.spent(today), self.limit)
+
+    def require(self, tokens: int) -> BudgetState:
+        """Return today's state, or raise BudgetExhausted unless ``tokens`` more fit in it."""
+        return require_budget(self.state(), tokens)
+
+
 def record_call(record: Callable[[Receipt], object], receipt: Receipt) -> None:
     """Store one model call's receipt (its outcome cut to a readable length) and log it in one line."""
     record(dataclasses.replace(receipt, outcome=receipt.outcome[:_MAX_OUTCOME_CHARS]))
@@ -213,11 +230,10 @@ class ChatClient:
         self.model = model.name
         self.is_loopback = is_loopback(model.base_url)
         self.max_input_chars = model.max_input_chars
-        self._daily_budget = model.daily_token_budget
+        self._budget = DailyBudget(model.daily_token_budget, spent, clock)
         self._settings = settings
         self._policy = RetryPolicy(model.max_retries, retry_delay, max_retry_delay)
         self._record = record
-        self._spent = spent
         self._clock = clock
         api_key = secret_from_env(model.api_key_env)
         headers = {"Authorization": f"Bearer {api_key}"} if api_key else {}
@@ -244,12 +260,11 @@ class ChatClient:
 
     def budget(self) -> BudgetState:
         """Today's (UTC) spending against the daily token budget."""
-        today = self._clock().astimezone(UTC).date()
-        return BudgetState(today, self._spent(today), self._daily_budget)
+        return self._budget.state()
 
     def check_budget(self, tokens: int) -> BudgetState:
         """Raise BudgetExhausted unless ``tokens`` more fit in today's budget."""
-        return require_budget(self.budget(), tokens)
+        return self._budget.require(tokens)
 
     def complete(
         self,
