@@ -358,6 +358,9 @@ _WITH_ME = re.compile(
         r"(?:open|use) a pr",
         r"prs?",
         r"force[- ]push",
+        r"rebase",
+        r"merge commits?",
+        r"squash",
     )
     + r"|(?:问|告诉|跟|给|提醒)我(?:确认|看|说)?|(?:提交|push)之?前|直接推|推到 ?main"
 )

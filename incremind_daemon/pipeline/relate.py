@@ -23,6 +23,7 @@ from incremind_daemon.store.tokenizer import STOPWORDS, iter_tokens
 
 log = logging.getLogger(__name__)
 
+_PARAPHRASE_COSINE = 0.75  # with every named thing shared, a cosine this high reads as the same statement
 _NOVEL_REPEAT = 0.2  # at most this share of a candidate's weight may be unknown for a repeat
 _MATERIAL_WORDS = 2.0  # new topical weight that makes even a similar candidate a supplement
 _FOCUS_LINK = 0.5  # a contradicted phrase this much about a known topic links to it, however short
@@ -62,7 +63,7 @@ _CONCEPTS = (
     " | version: version 版本 | cache: cache 缓存 | log: log logging logger 日志"
     " | error: error exception 错误 异常 报错 | timeout: timeout 超时 | retry: retry 重试"
     " | server: server 服务器 | client: client 客户端 | user: user 用户 | install: install 安装"
-    " | dependency: dependency package 依赖 | branch: branch 分支 | commit: commit 提交"
+    " | dependency: dependency deps dep package 依赖 | branch: branch 分支 | commit: commit 提交"
     " | merge: merge 合并 | code: code 代码 | function: function 函数 | query: query 查询"
     " | index: index 索引 | backup: backup 备份 | password: password 密码 | api: api 接口"
     " | request: request 请求 | container: container 容器 | image: image 镜像"
@@ -88,6 +89,10 @@ _CONCEPTS = (
     " | page: page 页 每页 | push: push 推送 | main: main master 主干 | pr: pr 合并请求"
     " | backend: backend 后端 | frontend: frontend 前端 | only: only sole 唯一 | team: team 组 组里 小组"
     " | developer: dev developer engineer 开发 工程师 | timezone: timezone 时区"
+    " | chinese-traditional: 繁中 繁体 繁体中文 | chinese-simplified: 简中 简体 简体中文"
+    " | monday: monday mon 周一 星期一 | tuesday: tuesday tue 周二 星期二 | wednesday: wednesday wed 周三 星期三"
+    " | thursday: thursday thu 周四 星期四 | friday: friday fri 周五 星期五 | saturday: saturday sat 周六 星期六"
+    " | sunday: sunday sun 周日 周天 星期日 | class: class lecture 上课 课 | night: night nights 晚上 夜里"
 )
 _STANCE_WORDS = wordset(
     "fixed adjust coarse wrong always never avoid stop instead rather longer too better worse must should "
@@ -100,6 +105,7 @@ _GENERIC = wordset(
     "decision decided decide plan plans change changed switch switched let's go going now here repo project "
     "codebase always never please pls just still again stay stays keep keeps "
     "before after over under into onto about above below yourself myself itself ourselves each every "
+    "btw pls plz thx thanks ok okay yeah same "
     "don't doesn't isn't aren't not no can't "
     "用 使用 做 进行 一下 时候 这样 那样 还是 就是 需要 可以 应该 一些 一个 时先 再 先 之前 以前 之后 以后 每次 都是 "
     "我都 已经 现在 然后 只在 都要 要先 统一 一遍 全部 所有 通过 以内 之内"
@@ -140,6 +146,8 @@ for _word, _name in _CONCEPT.items():
 # "don't forget", "别忘了": a reminder, not a negation
 _REMINDER = re.compile(r"(?:don't|do not|never) forget|别忘了?|不要忘了?|别忘记|不要忘记")
 _NUMBER = re.compile(r"\d+(?:\.\d+)*")
+_SPLIT_WORD = re.compile(r"_|\d[a-z]|[a-z]\d")
+_PARTS = re.compile(r"\d+(?:\.\d+)*|[a-z]+")
 _CJK = re.compile(r"[\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff]")
 # "days 1, 2, 4, 7, 15" and "第 1、2、4、7、15 天" are interval schedules, whatever else they say
 _DAY_LIST = re.compile(r"(?:days?|第)\s*\d+(?:\s*(?:,|、|，|and|和|及)\s*\d+){2,}|every \d+ days?|每(?:隔)?\s*\d+\s*天")
@@ -196,6 +204,11 @@ def _features(text: str) -> _Features:
         else:
             run = []
             feature = _latin_feature(word)
+            # "8ms" is "8 ms", "max_batch" is "max batch": each part counts as the other spelling's would
+            for part in _PARTS.findall(word) if _SPLIT_WORD.search(word) else ():
+                part_feature = _latin_feature(part)
+                if part_feature and part_feature != feature:
+                    weights.setdefault(part_feature, _SINGLE_WEIGHT)
         previous_end = token.end
         if feature:
             weights[feature] = max(weights.get(feature, 0.0), _SINGLE_WEIGHT if len(feature) == 1 else 1.0)
@@ -377,6 +390,9 @@ def _by_keys(
         return _conflict(candidate, item, score, ordered)  # "X is overkill", "fixed" against "adaptive"
     novel = my_keys - their_keys
     if _adds_nothing(mine, theirs, candidate.condition, score >= repeat_similarity or not novel):
+        return Relation("repeat", item.id, round(score, 4))
+    # the same named things, and the model reads the rest as the same meaning: other words, or the other language
+    if not novel and covered and not candidate.condition and (item.vector_similarity or 0.0) >= _PARAPHRASE_COSINE:
         return Relation("repeat", item.id, round(score, 4))
     # a restatement may name one thing more ("straight to main", "pnpm install"); a step, condition or
     # example brings a thing and what to do with it, or a condition of its own
