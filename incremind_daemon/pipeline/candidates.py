@@ -16,6 +16,7 @@ from dataclasses import dataclass
 
 from incremind_daemon.pipeline.cues import ACK, fold
 from incremind_daemon.pipeline.lasting import (
+    ACTION_ITEM,
     BOILERPLATE,
     COMMUNICATION,
     COMPLAINT,
@@ -25,6 +26,7 @@ from incremind_daemon.pipeline.lasting import (
     DECISION_SECTION,
     ENTITY,
     EVENT,
+    GENERAL,
     HAPPENED,
     HEDGE,
     IDENTITY,
@@ -34,6 +36,7 @@ from incremind_daemon.pipeline.lasting import (
     REPORTED,
     REQUEST,
     STANDING,
+    TODAY_PLAN,
     scope_of,
 )
 from incremind_daemon.pipeline.organize import split_sentences
@@ -68,9 +71,13 @@ _ASIDE = re.compile(
 _IMPERATIVE_START = re.compile(r"(?:use|set|keep|run|make|give|train|cap|limit|clip|pin|default to|stick to)\b")
 _SETTING = re.compile(r"\d+(?:\.\d+)?\s*(?:ms|s|sec|seconds?|min|minutes?|h|hours?|days?|%|mb|gb|px|k)?\b|\w+=\S")
 _NARRATED = re.compile(r"(?<![a-z])(?:was|were|got|had|did|used to)(?![a-z])")
-_KEY_VALUE = re.compile(r"^(?!\[[ x]\]|我[:：]|i:)[^:：,，。]{1,16}[:：=]\s*\S")
+# a note's "label: value" line, but not its metadata ("Author:", "Next sync:", "参会：") nor an action item
+_KEY_VALUE = re.compile(
+    r"^(?!\[[ x]\]|我[:：]|i:|(?:author|date|time|attendees|participants|next (?:sync|meeting)|location|owner of the"
+    r" action|reviewed|参会|时间|地点|记录人?|下次|日期)\b)[^:：,，。]{1,16}[:：=]\s*(?![a-z]+ (?:whether|if)\b)\S"
+)
 _MINE_TO_DO = re.compile(r"(?:i'll|i will|i'm going to|let me|我来|我自己|我去)\b")
-_VALUE = re.compile(r"\d|/[\w.-]+|https?://|[\w-]+\.[a-z]{2,}|[a-z]+-\d")
+_VALUE = re.compile(r"\d|/[\w.-]+|https?://|[\w-]+\.[a-z]{2,}|[a-z]+-\d|[a-z0-9]+(?:-[a-z0-9]+){2,}|`[^`]+`|#[\w-]{3,}")
 
 
 @dataclass(frozen=True, slots=True)
@@ -212,8 +219,8 @@ def _score_sentence(
     # a cue may sit in the lead-in ("No, …", "不对，…"): both forms are read, once when they are the same
     readings = (whole,) if folded == whole else (whole, folded)
     bare = folded.rstrip(" .。!！\"”」'’)）")
-    if whole.endswith((":", "：")) or whole.startswith(("—", "--")):
-        return None  # a caption over a list, or an aside under one
+    if whole.endswith((":", "：")) or whole.startswith(("—", "--")) or ACTION_ITEM.match(quote.strip()):
+        return None  # a caption over a list, an aside under one, an action item for one person
     if BOILERPLATE.search(folded) or QUESTION.search(bare) or bare.endswith(("?", "？")) or ACK.fullmatch(folded):
         return None
     if _is_code(folded) or HEDGE.search(folded):
@@ -279,10 +286,12 @@ def _lasts_in_conversation(folded: str, matched: frozenset[str]) -> bool:
     if not strong:
         return False
     standing = strong - {ENTITY.pattern}
-    if REQUEST.search(folded) and not standing - {COMMUNICATION.pattern}:
-        return False
+    if REQUEST.search(folded) and not (standing - {COMMUNICATION.pattern, STANDING.pattern} or GENERAL.search(folded)):
+        return False  # an ask for the task at hand; "用 X 跑一下" names a tool, it sets no rule
+    if TODAY_PLAN.search(folded) and IDENTITY.pattern not in strong:
+        return False  # "今天要把通知切到 DingTalk", "reuse run_helm() for this": the day's work
     if strong == {EVENT.pattern}:
-        return HAPPENED.search(folded) is not None
+        return HAPPENED.search(folded) is not None and _VALUE.search(folded) is not None
     if strong <= {ENTITY.pattern, EVENT.pattern}:
         # a fact needs its value (a number, a path, a host), and a plan for today is none
         return _VALUE.search(folded) is not None and not ONE_OFF.search(folded)

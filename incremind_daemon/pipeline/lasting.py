@@ -41,7 +41,8 @@ IDENTITY = re.compile(
         r"my (?:role|job|title|timezone|time zone) is",
         r"i(?:'m| am) (?:allergic|lactose|vegetarian|vegan|colou?r-?blind)",
     )
-    + r"|(?:^|[：:]\s*)我(?:现在|目前)?是|^我叫|我的名字|^我人在|^我住在|我的时区|^我(?:对[^，。]{1,8})?过敏|不耐受?"
+    + r"|(?:^|[：:]\s*)我(?:现在|目前)?是|^我的(?!习惯|原则|意思|想法|建议|问题)[^，。]{1,12}是|^我叫|我的名字"
+    r"|^我人在|^我住在|我的时区|^我(?:对[^，。]{1,8})?过敏|不耐受?"
     r"|^我在[^，。,]{1,12}(?:工作|上班|读书|上学)|^我(?:的)?(?:职位|职业|工作|身份|时区)是|^本人"
     r"|^我(?:主要)?负责"
 )
@@ -52,7 +53,7 @@ COMMUNICATION = re.compile(
         r"|mandarin|\w+ (?:chinese|english))",
         r"in (?:chinese|english) (?:please|only|from now on)",
         r"(?:answer|reply|respond|write)(?:s|ing)?(?: to me)? in (?:繁中|简中|繁体|简体|中文|英文)",
-        r"(?:keep|make) (?:your |the )?(?:answers?|replies|responses|it|them|explanations?|messages?) "
+        r"(?:keep|make) (?:your |the )?(?:answers?|replies|responses|it|them|explanations?|messages?|[\w-]+) "
         r"(?:short|brief|concise|terse)",
         r"be (?:brief|concise|terse|direct)",
         r"no (?:long )?(?:summaries|summary|recaps?|preamble|apologies)",
@@ -102,7 +103,7 @@ STANDING = re.compile(
     )
     + r"|(?:^|[,;—–] |[，；—])\s*(?:don't|do not|never|no need to|stop) (?!worry|know|care|think|mind|bother)[a-z]+"
     r"(?! (?:anything|it|this|that|these|those|them)\b)"
-    r"|^(?:关于|至于)[^：:，,]{1,20}[：:]|(?:^|[，,；;\s])\s*(?:你|也|都|就|千万|你也)?(?:别|不要|不能|不许|不准|不用)(?!管|急|担心|客气|动|搞)\s*[a-z\u4e00-\u9fff]"
+    r"|凡是|^(?:所有|任何)[^，。]{1,16}都|^(?:关于|至于)[^：:，,]{1,20}[：:]|(?:^|[，,；;\s])\s*(?:你|也|都|就|千万|你也)?(?:别|不要|不能|不许|不准|不用)(?!管|急|担心|客气|动|搞)\s*[a-z\u4e00-\u9fff]"
     r"|先[^。；;]{1,40}(?:再|然后)|默认|预设|(?:^|[\s\u4e00-\u9fff])用\s*[a-z][\w.-]+|只(?:跑|用|在|要|写|装|留|能)"
     r"|只能|只用|只在|只喝|只吃|只允许|[^，。]{1,20}要[^，。]{1,30}[，,]\s*(?:不然|否则)|以后|今后|从现在起|从今以后|往后|每次|一律|统一|永远|始终|总是用|一直(?:都|用)|都要|务必|一定要|必须|禁止|不许|不准"
     r"|千万(?:别|不要)|记得|别忘了|所有(?:的)?(?:代码|文件|组件|接口|测试|提交|项目)"
@@ -136,6 +137,7 @@ CORRECTION = re.compile(
         r"^(?:no|nope|wrong|incorrect)(?=[,.!:;—–-])",
         r"that(?:'s| is) (?:wrong|not right|incorrect|outdated)",
         r"(?:is|are|was|were|should be|it's|its)\s+[^,.;]{1,40},\s*not\s+[^,.;]{1,40}",
+        r"\(not [^)]{1,30}\)",
         r"\d[^,.;]{0,20},\s*not\s+(?:the\s+)?[\w.-]*\d",
         r"not [\w.-]+(?: [\w.-]+)?,? but",
         r"actually,? (?:it(?:'s| is)|the|we|our|that|this)",
@@ -166,12 +168,13 @@ DECISION = re.compile(
         r"keep using",
         r"(?:moving|move|switching|switch|migrating|migrate) (?:to|over to|from)",
         r"(?:got |been |was |is )?(?:pushed|moved|postponed|delayed|bumped|rescheduled) (?:back )?to",
+        r"(?:we're|we are|i'm|i am|it's|it is) pinned to",
         r"(?:the )?(?:plan|call|verdict) is",
         r"agreed:",
         r"we agreed",
     )
     + r"|决定|定了|定下来|拍板|结论[是:：]|就用|就定|选定|选了"
-    r"|采用|改用|换成|改成|改为|不用[^，。！？,.!?]{0,15}了|先不|放弃"
+    r"|采用|改用|换成|改成|改为|迁到|搬到|升到|升级到|降到|不用[^，。！？,.!?]{0,15}了|先不|放弃"
 )
 ENTITY = re.compile(
     _words(
@@ -186,6 +189,7 @@ ENTITY = re.compile(
         r"(?:owner|maintainer|contact|on-call|oncall|lead) (?:is|of|for)",
         r"version\s*(?:is\s*)?v?\d+(?:\.\d+)*",
         r"v\d+\.\d+(?:\.\d+)*",
+        r"[a-z][\w.-]* v?\d+\.\d+\.\d+",
         r"(?:go|python|node|java|postgres(?:ql)?|mysql|redis|react|vue|next(?:\.js)?|rust|ruby|php|typescript|ts"
         r"|kotlin|swift|ubuntu|debian|nginx|django|rails|k8s|kubernetes) \d+(?:\.\d+)*",
         r"(?:is|are|=) (?:\w+ )?\d+(?:\.\d+)?(?: ?(?:%|ms|s|seconds?|minutes?|hours?|days?|mb|gb|rows?|items?|px))?",
@@ -308,16 +312,18 @@ REQUEST = re.compile(
         r"^i (?:need|want) you to",
         r"^help me",
     )
-    + r"|^(?:请|麻烦|pls |please )?(?:你)?(?:先\s*)?(?:帮我|帮忙|read|run|fix|check|look|看下|看看|看一下|试试|试一下"
+    + r"|^(?:请|麻烦|pls |please )?(?:你)?(?:先\s*)?(?:(?:read|run|fix|check|look)(?![a-z])"
+    r"|帮我|帮忙|看下|看看|看一下|试试|试一下"
     r"|跑一下|跑下|修一下|修下|改一下|改下|加一下|查一下|查下"
     r"|再跑|重新|继续|先看|先跑|先把|把|给我|存到|保存到|放到|写到|输出到)"
+    r"|(?:跑|看|试|测|查|弄|验证|确认)一下|再(?:跑|试|来)(?:一次|一遍)?$"
 )
 # someone else's words, reported in a conversation
 REPORTED = re.compile(
     _words(
         r"(?:he|she|they|my (?:colleague|boss|manager|teammate|lead|designer)|[a-z]+ \([\w ]{1,20}\)"
         r"|(?!i |we |you |it |readme |docs? |error |log |output |message |test |ci |this |that )"
-        r"[a-z]+) (?:still )?(?:said|says|thinks|claims|suggested|suggests|argues|insists|wants|would rather"
+        r"[a-z]+) (?:still )?(?:said|says|thinks|claims|suggested|suggests|argues|insists|wants|would rather|prefers"
         r"|recommends|believes)",
         r"according to",
         r"the (?:article|author|post|book|paper|talk) (?:says|argues|claims|recommends|suggests)",
@@ -333,10 +339,25 @@ ONE_OFF = re.compile(
     )
     + r"|(?<![每起上])(?:这|本|下)?周[一二三四五六日天](?![起开])|明天|今天(?!起|开始)|今晚|后天"
 )
+# words that make an instruction hold beyond the task at hand
+GENERAL = re.compile(
+    _words(r"always|never|from now on|going forward|every|all|any|in future|in the future|by default|ever")
+    + r"|以后|今后|从现在起|每次|每个|一律|统一|永远|始终|凡是|所有|任何|默认|都这样|都一样"
+)
+# "Tang Hao: check whether …": an action item under a name, for one person, once
+ACTION_ITEM = re.compile(
+    r"^[A-Z][a-z]+(?: [A-Z][a-z]+)?\s*[:：]\s*(?:check|look into|follow up|investigate|ask|find out|send|prepare|draft"
+    r"|write up|update|review|fix|set up|talk to|ping|confirm|schedule|book|share)\b"
+)
+# a plan for the day: what the person means to do today, not a rule
+TODAY_PLAN = re.compile(
+    _words(r"today (?:we|i)(?:'ll| will| are going to|'re going to)?", r"for this\b(?! (?:repo|project))")
+    + r"|今天要|今天先|今天把|今天准备|这次先"
+)
 # a report of what just went wrong is about now, whatever "always" it holds
 COMPLAINT = re.compile(
     _words(r"fails?|failing|failed|broken|breaks|crash(?:es|ed)?|flaky|hangs?|errors? out|throws|doesn't work|red")
-    + r"|报错|失败|挂了|挂掉|崩|卡住|不工作|跑不起来|不行"
+    + r"|报错|失败|挂了|挂掉|崩|卡住|不工作|跑不起来|不行|居然|竟然|难怪|怪不得"
 )
 _GLOBAL = re.compile(
     _words(

@@ -43,6 +43,8 @@ _CODE_CHAR = re.compile(r"[{}\[\]();=<>$\\|`]")
 _LATIN_WORD = re.compile(r"[A-Za-z\u00c0-\u024f]{2,}")
 _CJK = re.compile(r"[\u3400-\u9fff]")
 _QUOTED_LINE = re.compile(r"^\s*>")
+# "- 21:40 告警触发", "22:15 recovered": an incident's timeline is a log, however it is worded
+_TIMELINE = re.compile(r"^\s*(?:[-*]\s+)?\d{1,2}:\d{2}(?::\d{2})?\s")
 _TABLE_LINE = re.compile(r"^\s*\|.*\|\s*$")
 
 
@@ -83,7 +85,7 @@ def prose_spans(text: str) -> list[tuple[int, int]]:
 def is_pasted_line(line: str) -> bool:
     """Tell whether one line reads as pasted output or code rather than something a person wrote."""
     stripped = line.strip()
-    if _QUOTED_LINE.match(line) or _TABLE_LINE.match(line):
+    if _QUOTED_LINE.match(line) or _TABLE_LINE.match(line) or _TIMELINE.match(line):
         return True
     if _PASTED_LINE.match(line) and not _is_sentence_like(stripped, strict=True):
         return True

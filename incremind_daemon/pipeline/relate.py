@@ -532,7 +532,7 @@ _CHANGE = re.compile(
         r"|now use|migrated|changed? to|no longer|correction|change of plans?|from now on|going forward|instead"
         r"|got (?:pushed|moved|bumped)|(?:we're|we are) on|bumped|now (?:on|at|is|are)|is now|are now"
     )
-    + r"|其实|实际上|改用|换成|改为|改成|替换|纠正|更正|不再|换用|迁移|现在用"
+    + r"|其实|实际上|改用|换成|改为|改成|替换|纠正|更正|不再|换用|迁移|迁到|搬到|升到|升级到|现在用"
     r"|以后不|不是[^，。]{1,20}而是|改到|推迟|提前"
     r"|不用[^，。]{0,15}了|现在是|升级到|换到"
 )
