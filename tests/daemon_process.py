@@ -32,16 +32,20 @@ class DaemonProcess:
         self.home = home
         self.env = env
         self.proc: subprocess.Popen[bytes] | None = None
+        # stderr goes to a file: a pipe nobody reads fills at 64 KiB and blocks the daemon's next log line
+        self.stderr_path = home.parent / f"daemon-stderr-{id(self)}.log"
 
     def start(self) -> None:
         status = self.home / "status.json"
         status.unlink(missing_ok=True)
-        self.proc = subprocess.Popen(
-            [sys.executable, "-m", "incremind_daemon", "run"],
-            env=self.env,
-            stdout=subprocess.DEVNULL,
-            stderr=subprocess.PIPE,
-        )
+        self.stderr_path.parent.mkdir(parents=True, exist_ok=True)
+        with self.stderr_path.open("ab") as sink:
+            self.proc = subprocess.Popen(
+                [sys.executable, "-m", "incremind_daemon", "run"],
+                env=self.env,
+                stdout=subprocess.DEVNULL,
+                stderr=sink,
+            )
 
         def heartbeat_written() -> bool:
             """the daemon wrote its first heartbeat"""
@@ -51,15 +55,12 @@ class DaemonProcess:
         wait_until(heartbeat_written, timeout=30)
 
     def stderr(self) -> str:
-        if self.proc is None or self.proc.poll() is None or self.proc.stderr is None:
+        if self.proc is None or self.proc.poll() is None or not self.stderr_path.exists():
             return ""
-        return self.proc.stderr.read().decode(errors="replace")
+        return self.stderr_path.read_text(encoding="utf-8", errors="replace")
 
     def stop(self, sig: int = signal.SIGTERM) -> int:
         assert self.proc is not None
         if self.proc.poll() is None:
             self.proc.send_signal(sig)
-        code = self.proc.wait(timeout=30)
-        if self.proc.stderr is not None:
-            self.proc.stderr.close()
-        return code
+        return self.proc.wait(timeout=30)
