@@ -26,9 +26,10 @@ import apsw
 from incremind_daemon.config import Settings, private_projects
 from incremind_daemon.errors import IncremindError
 from incremind_daemon.pipeline.candidates import extract_candidates
+from incremind_daemon.pipeline.features import bridge_words
 from incremind_daemon.pipeline.ingest import organize_text, utc_now
 from incremind_daemon.pipeline.redact import redact
-from incremind_daemon.pipeline.relate import Known, Relation, bridge_words, relate
+from incremind_daemon.pipeline.relate import Known, Relation, relate
 from incremind_daemon.store import insight_jobs, insights, items, vectors
 from incremind_daemon.store.db import fetch_rows, write_transaction
 from incremind_daemon.store.embedder import Embedder

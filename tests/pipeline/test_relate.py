@@ -6,7 +6,8 @@ import pytest
 
 from incremind_daemon.config import InsightSettings
 from incremind_daemon.pipeline.candidates import extract_candidates
-from incremind_daemon.pipeline.relate import Known, Relation, relate, similarity
+from incremind_daemon.pipeline.features import similarity
+from incremind_daemon.pipeline.relate import Known, Relation, relate
 from incremind_daemon.store.records import Candidate
 
 THRESHOLDS = InsightSettings()

@@ -1,0 +1,224 @@
+"""Whether two statements disagree: what each turns down, uses, criticises or numbers otherwise.
+
+A negation turns down the one thing right after it ("not redux", "不想上 redux", "don't mock the
+db"); a thing turned down flips only against a text that says to use it. A criticism is about
+what precedes it ("fixed intervals are too coarse"); a change of plan ("switch to", "改成") names
+what replaces; opposite words (fixed / adjust, always / never) and another number for the same
+unit disagree too.
+"""
+
+from __future__ import annotations
+
+import logging
+import re
+from collections.abc import Iterable, Set
+
+from incremind_daemon.pipeline.cues import fold
+from incremind_daemon.pipeline.features import Features, features_of, keys_of
+
+log = logging.getLogger(__name__)
+
+_FOCUS_LINK = 0.5  # a contradicted phrase this much about a known topic links to it, however short
+_REMINDER = re.compile(r"(?:don't|do not|never) forget|别忘了?|不要忘了?|别忘记|不要忘记")
+
+
+def flipped(mine: str, theirs: str, shared: Iterable[str], my_negated: Set[str], their_negated: Set[str]) -> bool:
+    """Tell whether one side turns down a thing the other uses, or a value the other states.
+
+    A thing merely mentioned beside a negation ("不要给我 npx / npm 的指令" names npm without
+    using it) is not turned around by "not npm".
+    """
+    my_used, their_used = used(mine), used(theirs)
+    for key in shared:
+        if (key in my_negated) == (key in their_negated):
+            continue
+        if (
+            key.startswith("#")
+            or (key in my_negated and key in their_used)
+            or (key in their_negated and key in my_used)
+        ):
+            return True
+    return False
+
+
+def used(text: str) -> frozenset[str]:
+    """Return the named things a text says to use: after a verb of use, or as the verb of an imperative."""
+    folded = fold(text)
+    out: set[str] = set()
+    for match in _USED.finditer(folded):
+        out.update(keys_of(features_of(match.group("thing"))))
+    first = _FIRST_WORD.match(folded)
+    if first is not None:
+        out.update(keys_of(features_of(first.group(1))))
+    return frozenset(out)
+
+
+def negated(text: str) -> frozenset[str]:
+    """Return the named things a text turns down: "not redux", "不想上 redux", "instead of MySQL".
+
+    Only a thing right after the negation counts: "never block the writer in WAL mode"
+    turns down blocking, not WAL.
+    """
+    folded = _REMINDER.sub(" remember ", fold(text))
+    out: set[str] = set()
+    for match in _TURNED_DOWN.finditer(folded):
+        thing = match.group("latin") or match.group("used") or match.group("placed") or match.group("named")
+        out.update(keys_of(features_of(thing)))
+    for match in _DROPPED.finditer(folded):
+        out.update(keys_of(features_of(match.group(1))))
+    return frozenset(out)
+
+
+def _words(*phrases: str) -> str:
+    return rf"(?<![a-z0-9_])(?:{'|'.join(phrases)})(?![a-z0-9_])"
+
+
+# Stance cues over folded text. A negation or a change of plan is about what follows it
+# ("instead of *MySQL*", "不再用 *pip*"); a criticism about what precedes it ("*fixed intervals*
+# are too coarse", "*固定间隔*太粗糙").
+_NEGATION = re.compile(
+    _words(
+        r"not|never|no longer|no|don't|do not|doesn't|does not|didn't|isn't|aren't|shouldn't|won't|can't|cannot"
+        r"|avoid|stop|instead of|rather than|without"
+    )
+    + r"|不再|不要|别|而不是|没有|不必|无需|避免|停止|禁止|不能|不应该?|不用|从不|不是|不会|不该"
+    r"|不[^同断少仅过错久然但如管论足]"
+)
+_CRITIQUE = re.compile(
+    _words(
+        r"wrong|incorrect|outdated|obsolete|a myth|overrated|too \w+|doesn't work|does not work|bad idea|misleading"
+        r"|not true|useless|inaccurate|broken|flawed|coarse|overkill|a waste|(?:doesn't|does not|don't) matter"
+        r"|no difference|unnecessary|not (?:needed|necessary|required)|good enough|(?:is|are) fine|worse"
+    )
+    + r"|错|过时|太粗糙|太死板|太[^\W\d_]|没用|无效|不准|误区|不靠谱|不对|粗糙|死板|有问题|不合理|不好用|浪费"
+    r"|没必要|不重要|没(?:什么)?区别|不需要|就够|就行|更差|效果差|不适合"
+)
+CHANGE = re.compile(
+    _words(
+        r"actually|in fact|turns out|switch(?:ed|ing)? (?:to|from|over)|mov(?:ed|ing) (?:to|from)|replaced?"
+        r"|now use|migrated|changed? to|no longer|correction|change of plans?|from now on|going forward|instead"
+        r"|got (?:pushed|moved|bumped)|(?:we're|we are) on|bumped|now (?:on|at|is|are)|is now|are now"
+    )
+    + r"|其实|实际上|改用|换成|改为|改成|替换|纠正|更正|不再|换用|迁移|迁到|搬到|升到|升级到|现在用"
+    r"|以后不|不是[^，。]{1,20}而是|改到|推迟|提前"
+    r"|不用[^，。]{0,15}了|现在是|升级到|换到"
+)
+# what a document says to replace an older rule; a person's own newer words replace it anyway
+CHANGE_OF_PLAN = re.compile(
+    _words(r"switch(?:ed|ing)? to|change of plans?|from now on|going forward|no longer|moved? to|migrat\w* to")
+    + r"|改用|换成|改为|改成|以后不|不再|不是[^，。]{1,20}而是|现在改|换用"
+)
+# The one thing right after a negation is what it turns down: "don't mock the db" turns down mocking,
+# "不想上 redux" redux. A Chinese object counts only after a verb of use ("别在回复里加 emoji" is about emoji).
+_TURNED_DOWN = re.compile(
+    r"(?:(?<![a-z])(?:not|no|never|don't|do not|instead of|rather than|without|avoid|stop using|no more)\s+"
+    r"(?:(?:use|using|add|install|touch|pick|go with|bring in)\s+)?(?:the\s+|a\s+|an\s+)?"
+    r"(?P<latin>[\w.+#-]+)"
+    r"|(?:不要|不用|别|不想|不再|而不是|不是|避免|禁止|不能|不许|不)\s*"
+    r"(?:(?:用|上|引入|装|加|使用|选|要)\s*(?P<used>[a-z0-9][\w.+#-]*|[\u4e00-\u9fff]{1,4})"
+    # "别在回复和代码里加 emoji": a place between the negation and its verb, then a named thing
+    r"|[^，。,；;]{1,8}?(?:用|装|加|引入|写)\s*(?P<placed>[a-z0-9][\w.+#-]*)|(?P<named>[a-z0-9][\w.+#-]*)))"
+)
+_USED = re.compile(
+    r"(?:(?<![a-z])(?:use|using|uses|go with|switch(?:ed)? to|move to|stick with|prefer|pick|install|run|runs on"
+    r"|on|with)\s+(?:the\s+|a\s+)?|(?:就用|改用|换成|换到|都用|一律用|统一用|用|走|上|采用|选)\s*)(?P<thing>[a-z0-9][\w.+#-]*)"
+)
+_FIRST_WORD = re.compile(r"^[\"'“「(\s]*([a-z][\w.+#-]*)\b")
+# a case of its own: the rule stands, this one is the exception
+EXCEPTION = re.compile(
+    r"(?<![a-z])(?:except|unless|the exception|only (?:for|when|in|on)|when |if |on [\w-]+ machines)"
+    r"|例外|除外|除了|的时候|时候|如果|只有在|单卡|本地调试"
+)
+# "date-fns 不用了", "Redis is out": what a text drops, named before the words that drop it
+_DROPPED = re.compile(r"([\w.+-]{2,30})\s*(?:不用了|不要了|去掉|is out|is gone|no more)")
+_CLAUSE_BREAK = re.compile(r"[,;:.!?，；：。！？]")
+# fmt: off
+_OPPOSITES = tuple((re.compile(a), re.compile(b)) for a, b in (
+    (_words(r"fixed|static|constant|hard-?coded") + "|固定|静态|写死",
+     _words(r"adjust\w*|adaptive|adapt\w*|dynamic\w*|variable|flexib\w*") + "|调整|动态|自适应|灵活"),
+    (_words(r"always|every time") + "|总是|始终|每次都", _words(r"never") + "|从不|从来不|绝不"),
+    (_words(r"enabled?|enabling|turn on") + "|开启|打开|启用", _words(r"disabled?|disabling|turn off") + "|关闭|禁用"),
+    (_words(r"increase\w*|raise|more|higher") + "|增加|提高|加大|调高|更多",
+     _words(r"decrease\w*|reduce\w*|lower|less|fewer") + "|减少|降低|调低|更少"),
+    (_words(r"sync|synchronous(?:ly)?") + "|同步", _words(r"async\w*|asynchronous(?:ly)?") + "|异步"),
+    (_words(r"manual(?:ly)?|by hand") + "|手动|手工", _words(r"automatic(?:ally)?|automate\w*|auto") + "|自动"),
+    (_words(r"tabs?"), _words(r"spaces")),
+    (_words(r"morning") + "|早上|上午|早晨", _words(r"evening|night") + "|晚上|夜里|睡前"),
+    (_words(r"local(?:ly)?") + "|本地", _words(r"remote(?:ly)?|cloud") + "|远程|云端"),
+    (_words(r"allow\w*|permit\w*") + "|允许", _words(r"forbid\w*|deny|block\w*") + "|禁止|不允许"),
+    (_words(r"monolith\w*") + "|单体", _words(r"microservices?") + "|微服务"),
+))
+# fmt: on
+
+
+def contradicts(
+    mine_text: str, their_text: str, mine: Features, theirs: Features, *, linking: bool, negations: bool = True
+) -> bool:
+    """Return whether the candidate disagrees with the known statement.
+
+    With ``linking``, the two are not similar overall, so only a negation, criticism
+    or change whose own words are mostly about the known insight counts. Without
+    ``negations``, the polarity of named things has been read already (``negated``):
+    only criticism, a change, other numbers and opposite words count.
+    """
+    folded, their_folded = fold(mine_text), fold(their_text)
+    for pattern in (_NEGATION, _CRITIQUE, CHANGE) if negations else (_CRITIQUE,):
+        if pattern.search(their_folded) is not None and pattern is not CHANGE:
+            continue  # both sides negate or criticise: no flip of polarity here
+        for scope in _scopes(folded, pattern):
+            if _is_about(scope, theirs, linking=linking):
+                return True
+    # the known insight negates what the candidate states plainly: "use tabs" against "don't use tabs"
+    if negations and _NEGATION.search(folded) is None:
+        for scope in _scopes(their_folded, _NEGATION):
+            if _is_about(scope, mine, linking=linking):
+                return True
+    if different_numbers(mine, theirs):
+        return True
+    if linking:
+        return False
+    for first, second in _OPPOSITES:
+        mine_first, mine_second = first.search(folded), second.search(folded)
+        their_first, their_second = first.search(their_folded), second.search(their_folded)
+        if (mine_first and their_second and not mine_second and not their_first) or (
+            mine_second and their_first and not mine_first and not their_second
+        ):
+            return True
+    return False
+
+
+def _scopes(folded: str, pattern: re.Pattern[str]) -> list[str]:
+    scopes: list[str] = []
+    for match in pattern.finditer(folded):
+        before = max((m.end() for m in _CLAUSE_BREAK.finditer(folded, 0, match.start())), default=0)
+        after = _CLAUSE_BREAK.search(folded, match.end())
+        following = folded[match.end() : after.start() if after else len(folded)]
+        preceding = folded[before : match.start()]
+        if pattern is _CRITIQUE:
+            scopes.append(preceding)
+        elif pattern is CHANGE:
+            scopes.append(preceding + " " + following)
+        else:
+            scopes.append(following)
+    return scopes
+
+
+def _is_about(scope: str, other: Features, *, linking: bool) -> bool:
+    topical = features_of(scope).topical
+    if not topical:
+        return False
+    shared = topical & other.weights.keys()
+    if not linking:
+        return bool(shared)
+    weights = features_of(scope).weights
+    shared_weight = sum(weights[f] for f in shared)
+    return shared_weight >= 1.0 and shared_weight >= _FOCUS_LINK * sum(weights[f] for f in topical)
+
+
+def different_numbers(mine: Features, theirs: Features) -> bool:
+    """Return whether both give a number for the same unit and neither's numbers hold the other's."""
+    for unit, numbers in mine.units.items():
+        known = theirs.units.get(unit)
+        if known and unit in theirs.topical and not (numbers <= known or known <= numbers):
+            return True
+    return False
