@@ -77,7 +77,11 @@ _KEY_VALUE = re.compile(
     r" action|reviewed|参会|时间|地点|记录人?|下次|日期)\b)[^:：,，。]{1,16}[:：=]\s*(?![a-z]+ (?:whether|if)\b)\S"
 )
 _MINE_TO_DO = re.compile(r"(?:i'll|i will|i'm going to|let me|我来|我自己|我去)\b")
-_VALUE = re.compile(r"\d|/[\w.-]+|https?://|[\w-]+\.[a-z]{2,}|[a-z]+-\d|[a-z0-9]+(?:-[a-z0-9]+){2,}|`[^`]+`|#[\w-]{3,}")
+# a value a fact can rest on: a number, a path, a host, a version, a named thing ("lumen-serve is …")
+_VALUE = re.compile(
+    r"\d|/[\w.-]+|https?://|[\w-]+\.[a-z]{2,}|[a-z]+-\d|[a-z0-9]+(?:-[a-z0-9]+){2,}|`[^`]+`|#[\w-]{3,}"
+    r"|^[a-z][a-z0-9]*-[a-z][\w-]* (?:is|are|uses?|runs)\b"
+)
 
 
 @dataclass(frozen=True, slots=True)
@@ -244,7 +248,7 @@ def _score_sentence(
         strengths = strengths or {"preference": 1.0}
     elif conversational and not _lasts_in_conversation(folded, frozenset(matched)):
         return None
-    if (ONE_OFF.search(folded) or _NARRATED.search(folded)) and not strengths.keys() & {
+    if not reported and (ONE_OFF.search(folded) or _NARRATED.search(folded)) and not strengths.keys() & {
         "identity",
         "decision",
         "correction",

@@ -93,6 +93,10 @@ STANDING = re.compile(
         r"^(?:about|regarding|as for) [^:,]{1,40}:",
         r"first\b.{1,60}\bthen",
         r"only(?= —| -|[,.;]|$)",
+        r"only (?:in|for|on|from|via|through|after|when|if|once)\b",
+        r"everywhere",
+        r"except\b",
+        r"^(?:on|for|in) [\w-]+ (?:machines?|boxes|hosts?|servers?|branches|repos?|builds?)\b",
         r"^no [a-z][\w.-]* (?:pls|please)",
         r"i want \S+ to (?:have|be|use|stay|keep|run)",
         r"^for (?:all |every |any )?[a-z][a-z ]{1,30}(?:,\s*|\s+)(?:add|use|keep|put|write|always|never|don't|prefer)",
@@ -167,7 +171,7 @@ DECISION = re.compile(
         r"stick(?:ing)? (?:with|to)",
         r"keep using",
         r"(?:moving|move|switching|switch|migrating|migrate) (?:to|over to|from)",
-        r"(?:got |been |was |is )?(?:pushed|moved|postponed|delayed|bumped|rescheduled) (?:back )?to",
+        r"(?:got |been |was |is )?(?:pushed|moved|postponed|delayed|bumped|rescheduled|slipped) (?:back )?to",
         r"(?:we're|we are|i'm|i am|it's|it is) pinned to",
         r"(?:the )?(?:plan|call|verdict) is",
         r"agreed:",
@@ -197,7 +201,11 @@ ENTITY = re.compile(
         r"(?:is|are|be) (?:\w+ ){0,3}(?:on|at) (?:port )?\d{2,5}",
         r"(?:host|hostname|url|endpoint|path|dir|directory|folder|branch|bucket|region|database|db|timeout|limit"
         r"|page size|domain|cluster|namespace|queue|topic|channel|deadline|launch(?: date)?|release(?: date)?"
-        r"|due date|budget|password manager|python|node|go|java) (?:is|are|=|:)\s+(?=\S)",
+        r"|due date|budget|password manager|python|node|go|java|bar|threshold|target|cutoff|sla|slo|quota)"
+        r" (?:is|are|=|:)\s+(?=\S)",
+        r"(?:lr|learning rate|batch(?: size)?|epochs?|warmup|dropout|temperature|seed|timeout|retries|workers"
+        r"|threads|replicas|max_[a-z_]+|grad(?:ient)? norm)\s*(?:=|:|is|at|of|to)?\s*\d",
+        r"^(?:owner|contact|lead|on-?call|maintainer|infra contact)[^:]{0,20}:\s*\S",
     )
     + r"|https?://[^\s]+|(?:^|[\s(（\"'`“：:=])(?:~|\.{1,2})?/[\w.-]+/[\w./-]*|[a-z]:\\[\w\\.-]+"
     r"|[\w.-]+/[\w.-]+/|是\s*[\w.-]*\d|(?:放|存|写|配|读)(?:在|到|从)\s*[a-z.]|从[^，。]{0,10}[a-z_]{3,}[^，。]{0,6}读"
@@ -326,6 +334,7 @@ REPORTED = re.compile(
         r"[a-z]+) (?:still )?(?:said|says|thinks|claims|suggested|suggests|argues|insists|wants|would rather|prefers"
         r"|recommends|believes)",
         r"according to",
+        r"(?:her|his|their) take",
         r"the (?:article|author|post|book|paper|talk) (?:says|argues|claims|recommends|suggests)",
     )
     + r"|^[\"“「]|(?:同事|老板|他|她|他们|文章|作者|有人|老[\u4e00-\u9fff]|小[\u4e00-\u9fff]"
