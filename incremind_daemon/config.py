@@ -14,11 +14,12 @@ from contextvars import ContextVar
 from pathlib import Path
 from typing import Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, ValidationError
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
 from pydantic.fields import FieldInfo
 from pydantic_settings import BaseSettings, PydanticBaseSettingsSource, SettingsConfigDict
 
 from incremind_daemon.errors import ConfigError
+from incremind_daemon.names import check_project
 
 DEFAULT_HOME = Path("~/.incremind")
 CONFIG_NAME = "config.json"
@@ -89,6 +90,11 @@ class SessionsSettings(_Group):
     rescan_seconds: float = Field(
         default=60, gt=0, description="how often transcript folders are rescanned in case an event was missed"
     )
+
+    @field_validator("projects")
+    @classmethod
+    def _project_names(cls, value: dict[str, str]) -> dict[str, str]:
+        return {prefix: check_project(name) for prefix, name in value.items()}
 
 
 class EmbeddingSettings(_Group):

@@ -20,7 +20,7 @@ import jieba
 from incremind_daemon import __version__
 from incremind_daemon.backfill import Progress, plan_backfill, run_backfill
 from incremind_daemon.cli import context, mcp, model, ops, review, status
-from incremind_daemon.cli.base import command
+from incremind_daemon.cli.base import command, project_arg
 from incremind_daemon.config import Settings, config_path, example_config, load_settings
 from incremind_daemon.daemon import prepare_home, run
 from incremind_daemon.doctor import settings_despite
@@ -34,7 +34,6 @@ from incremind_daemon.pipeline.worker import Worker
 from incremind_daemon.serve.render import render_hits, render_item, render_session, render_sessions
 from incremind_daemon.serve.status import running_pid
 from incremind_daemon.sources.extract import SUPPORTED_SUFFIXES, extract_bytes
-from incremind_daemon.sources.inbox import project_name
 from incremind_daemon.sources.sessions.discover import AGENTS
 from incremind_daemon.store import insights, items, sessions, vectors
 from incremind_daemon.store.db import connect
@@ -82,7 +81,7 @@ def build_parser() -> argparse.ArgumentParser:
         "incremind ingest ~/Downloads/paper.pdf notes/ --project thesis",
     )
     ingest.add_argument("paths", nargs="+", type=Path, metavar="PATH", help="files or folders (recursive)")
-    ingest.add_argument("--project", help="the project the material belongs to")
+    ingest.add_argument("--project", type=project_arg, help="the project the material belongs to")
     ingest.add_argument("--json", action="store_true", help="print machine-readable JSON")
 
     find = command(
@@ -94,7 +93,7 @@ def build_parser() -> argparse.ArgumentParser:
         'incremind search "端口 配置" --project api --json',
     )
     find.add_argument("query", help="words to look for, in any language; never parsed as syntax")
-    find.add_argument("--project", help="only this project")
+    find.add_argument("--project", type=project_arg, help="only this project")
     find.add_argument("--tier", choices=TIERS, help="only this tier")
     find.add_argument(
         "--status",
@@ -122,7 +121,7 @@ def build_parser() -> argparse.ArgumentParser:
     listing = command(
         commands, common, "sessions", cmd_sessions, "list recent agent sessions", "incremind sessions --project api"
     )
-    listing.add_argument("--project", help="only this project")
+    listing.add_argument("--project", type=project_arg, help="only this project")
     listing.add_argument("--limit", type=int, default=20, help="at most this many sessions (default 20)")
     listing.add_argument("--json", action="store_true", help="print a JSON array")
 
@@ -246,7 +245,7 @@ def cmd_ingest(args: argparse.Namespace, settings: Settings) -> int:
         actor="cli",
     )
     outcomes: list[Outcome] = []
-    project = project_name(args.project, settings.default_project) if args.project else None
+    project = args.project
     try:
         for path in _expand(args.paths):
             item = IngestFile(path.absolute(), project or settings.default_project)

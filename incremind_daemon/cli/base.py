@@ -6,6 +6,7 @@ import argparse
 from collections.abc import Callable
 
 from incremind_daemon.config import Settings
+from incremind_daemon.names import ProjectNameError, check_project
 
 Handler = Callable[[argparse.Namespace, Settings], int]
 Commands = argparse._SubParsersAction  # the parser's subcommand registry
@@ -30,3 +31,11 @@ def command(
     )
     parser.set_defaults(handler=handler)
     return parser
+
+
+def project_arg(value: str) -> str:
+    """Check a ``--project`` value: argparse prints the reason for a name memory cannot hold."""
+    try:
+        return check_project(value)
+    except ProjectNameError as exc:
+        raise argparse.ArgumentTypeError(str(exc)) from None

@@ -9,7 +9,7 @@ from pathlib import Path
 
 import apsw
 
-from incremind_daemon.cli.base import Commands, command
+from incremind_daemon.cli.base import Commands, command, project_arg
 from incremind_daemon.config import Settings
 from incremind_daemon.errors import IncremindError, NotFound
 from incremind_daemon.pipeline.redact import redact
@@ -41,7 +41,7 @@ def register(commands: Commands, common: argparse.ArgumentParser) -> None:  # ty
     )
     context.add_argument("path", nargs="?", type=Path, metavar="PATH", help="enable/disable: a repository or a file")
     context.add_argument("--target", type=Path, metavar="PATH", help="show: the block of this target file")
-    context.add_argument("--project", metavar="NAME", help="show: the block of this project")
+    context.add_argument("--project", type=project_arg, metavar="NAME", help="show: the block of this project")
     context.add_argument(
         "--files",
         metavar="NAMES",

@@ -10,7 +10,7 @@ from dataclasses import asdict
 from pathlib import Path
 
 from incremind_daemon.backup import restore_backup, take_backup
-from incremind_daemon.cli.base import Commands, command
+from incremind_daemon.cli.base import Commands, command, project_arg
 from incremind_daemon.config import Settings
 from incremind_daemon.doctor import format_checks, run_checks
 from incremind_daemon.errors import IncremindError
@@ -100,7 +100,7 @@ def register(commands: Commands, common: argparse.ArgumentParser) -> None:  # ty
         "incremind export --format markdown --project thesis --out thesis.md",
     )
     export.add_argument("--format", choices=FORMATS, default="jsonl", help="jsonl (default) or markdown")
-    export.add_argument("--project", help="only this project")
+    export.add_argument("--project", type=project_arg, help="only this project")
     export.add_argument("--out", type=Path, metavar="FILE", help="write to this file (default: standard output)")
     export.add_argument("--with-text", action="store_true", help="include each source's extracted text")
 

@@ -9,7 +9,7 @@ from datetime import UTC, datetime
 
 import apsw
 
-from incremind_daemon.cli.base import Commands, command
+from incremind_daemon.cli.base import Commands, command, project_arg
 from incremind_daemon.config import Settings
 from incremind_daemon.errors import IncremindError, NotFound
 from incremind_daemon.pipeline.ingest import utc_now
@@ -25,7 +25,7 @@ def register(commands: Commands, common: argparse.ArgumentParser) -> None:  # ty
     pending = command(
         commands, common, "pending", cmd_pending, "list candidate insights waiting for review", "incremind pending"
     )
-    pending.add_argument("--project", help="only this project")
+    pending.add_argument("--project", type=project_arg, help="only this project")
     pending.add_argument("--json", action="store_true", help="print machine-readable JSON")
 
     confirm = command(
@@ -38,7 +38,7 @@ def register(commands: Commands, common: argparse.ArgumentParser) -> None:  # ty
     )
     confirm.add_argument("ids", nargs="*", metavar="ID", help="insight ids (ins-N)")
     confirm.add_argument("--all", action="store_true", help="confirm every pending insight")
-    confirm.add_argument("--project", help="with --all: only this project")
+    confirm.add_argument("--project", type=project_arg, help="with --all: only this project")
     confirm.add_argument("--json", action="store_true", help="print machine-readable JSON")
 
     for name, handler, text in (
@@ -73,7 +73,7 @@ def register(commands: Commands, common: argparse.ArgumentParser) -> None:  # ty
         "incremind insights --status confirmed --category preference",
     )
     listing.add_argument("--status", choices=INSIGHT_STATUSES, help="only this status (default: all but rejected)")
-    listing.add_argument("--project", help="only this project")
+    listing.add_argument("--project", type=project_arg, help="only this project")
     listing.add_argument("--category", choices=CATEGORIES, help="only this category")
     listing.add_argument("--limit", type=int, default=200, help="at most this many (default 200)")
     listing.add_argument("--json", action="store_true", help="print machine-readable JSON")

@@ -25,6 +25,7 @@ import apsw
 
 from incremind_daemon.config import Settings, private_projects
 from incremind_daemon.errors import IncremindError
+from incremind_daemon.names import ProjectNameError, check_project
 from incremind_daemon.pipeline.candidates import extract_candidates
 from incremind_daemon.pipeline.features import bridge_words
 from incremind_daemon.pipeline.ingest import organize_text, utc_now
@@ -298,7 +299,10 @@ def save_memory(
         raise IncremindError("nothing to save: the text is empty")
     if request.category is not None and request.category not in CATEGORIES:
         raise IncremindError(f"unknown category '{request.category}'; categories are {', '.join(CATEGORIES)}")
-    project = request.project or settings.default_project
+    try:
+        project = check_project(request.project) if request.project else settings.default_project
+    except ProjectNameError as exc:
+        raise IncremindError(str(exc)) from None
     now = utc_now()
     sha = hashlib.sha256(f"note\0{project}\0{text}".encode()).hexdigest()
     with write_transaction(conn):

@@ -21,6 +21,7 @@ import apsw
 
 from incremind_daemon.config import Settings
 from incremind_daemon.errors import IncremindError, NotFound, QueryError
+from incremind_daemon.names import ProjectNameError, check_project
 from incremind_daemon.serve.mcp_models import (
     EvidenceOut,
     InsightOut,
@@ -186,7 +187,7 @@ class MemoryTools:
             raise QueryError("nothing to save: the text is empty; pass the fact or note to remember")
         request = SaveRequest(
             text=text,
-            project=project or None,
+            project=_valid_project(project) if project else None,
             category=category,
             condition=condition or None,
             actor=actor,
@@ -223,6 +224,7 @@ class MemoryTools:
     def _check_project(self, conn: apsw.Connection, project: str | None) -> None:
         if project is None:
             return
+        project = _valid_project(project)
         known = drill.list_projects(conn)
         if project not in known:
             names = ", ".join(known[:30]) or "none yet"
@@ -360,3 +362,11 @@ def _save_out(result: SaveResult, known: KnownOut | None) -> SaveOutcome:
         known=known,
         message=message,
     )
+
+
+def _valid_project(project: str) -> str:
+    """Return a project name an agent sent, or refuse it with the rule (it ends up in context files)."""
+    try:
+        return check_project(project)
+    except ProjectNameError as exc:
+        raise QueryError(f"{exc}; or leave project out") from None

@@ -28,7 +28,7 @@ from datetime import datetime
 
 import apsw
 
-from incremind_daemon.store.db import fetch_int, fetch_row, fetch_rows
+from incremind_daemon.store.db import fetch_row, fetch_rows
 from incremind_daemon.store.insights import INSIGHT_COLUMNS, effective_hotness, insight_from_row
 from incremind_daemon.store.records import LASTING, Insight
 
@@ -143,19 +143,20 @@ def last_session_at(
     return None if row is None or row[0] is None else (str(row[0]), str(row[1]))
 
 
-def recent_activity(
-    conn: apsw.Connection, *, project: str | None, private: frozenset[str], limit: int = 12
-) -> list[Activity]:
-    """Return dated index lines of sessions and dropped material in scope, newest first."""
+def recent_sessions(conn: apsw.Connection, *, project: str, limit: int = 12) -> list[Activity]:
+    """Return the dated index lines of a project's newest summarized sessions, newest first.
+
+    Only sessions: dropped files and saved notes reach a context block as
+    confirmed insights or not at all.
+    """
     rows = fetch_rows(
         conn,
         """SELECT s.id, s.kind, ss.agent, s.project,
                   coalesce(ss.last_message_at, ss.started_at, s.created_at) AS at, su.index_line
-           FROM sources s JOIN summaries su ON su.source_id = s.id LEFT JOIN sessions ss ON ss.source_id = s.id
-           WHERE (:project IS NULL OR s.project = :project)
-             AND (:project IS NOT NULL OR s.project NOT IN (SELECT value FROM json_each(:private)))
+           FROM sessions ss JOIN sources s ON s.id = ss.source_id JOIN summaries su ON su.source_id = s.id
+           WHERE s.project = :project
            ORDER BY at DESC, s.id DESC LIMIT :limit""",
-        {"project": project, "private": _excluded(private), "limit": limit},
+        {"project": project, "limit": limit},
     )
     return [
         Activity(int(r[0]), str(r[1]), None if r[2] is None else str(r[2]), str(r[3]), str(r[4]), str(r[5]))
@@ -221,17 +222,6 @@ def conflicting_pairs(conn: apsw.Connection, insight_ids: Iterable[int]) -> list
         return []
     rows = fetch_rows(conn, "SELECT from_id, to_id FROM links WHERE relation = 'refutes' ORDER BY at, from_id")
     return [(int(a), int(b)) for a, b in rows if int(a) in wanted and int(b) in wanted and a != b]
-
-
-def pending_count(conn: apsw.Connection, *, project: str | None, private: frozenset[str]) -> int:
-    """Return how many candidate insights in scope wait for review."""
-    return fetch_int(
-        conn,
-        """SELECT count(*) FROM insights WHERE status = 'pending'
-           AND (:project IS NULL OR project = :project)
-           AND (:project IS NOT NULL OR project NOT IN (SELECT value FROM json_each(:private)))""",
-        {"project": project, "private": _excluded(private)},
-    )
 
 
 def active_projects(conn: apsw.Connection, *, since: str, limit: int = 100) -> list[str]:

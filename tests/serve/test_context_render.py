@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from dataclasses import replace
 from datetime import UTC, datetime, timedelta, timezone
 
 from incremind_daemon.serve.context.render import ContextData, defuse, render_context_block
@@ -12,9 +13,11 @@ from incremind_daemon.store.records import Insight
 NOW = datetime(2026, 12, 1, 9, 30, tzinfo=UTC)
 
 
-def insight(n: int, category: str, statement: str, condition: str = "", project: str = "api") -> Insight:
+def insight(
+    n: int, category: str, statement: str, condition: str = "", project: str = "api", scope: str = "project"
+) -> Insight:
     return Insight(
-        n, project, category, statement, condition, "new", "confirmed", 0.5, 1.0, 1, "", "", None, "local", 0
+        n, project, category, statement, condition, "new", "confirmed", 0.5, 1.0, 1, "", "", None, "local", 0, scope
     )
 
 
@@ -39,11 +42,15 @@ def english() -> ContextData:
         activity=(
             Activity(41, "session", "claude", "api", "2026-11-30T21:30:00Z", "Move billing to FastAPI"),
             Activity(40, "session", "codex", "api", "2026-11-29T10:00:00Z", "Add retries to the invoice mailer"),
-            Activity(7, "file", None, "api", "2026-11-28T08:00:00Z", "Stripe webhooks: signing and retries"),
         ),
         insights=(
-            RecalledInsight(insight(3, "identity", "Backend engineer who writes Go and Python", project="daily"), 1.0),
-            RecalledInsight(insight(12, "preference", "Prefers small commits", "writing commit messages"), 1.0),
+            RecalledInsight(
+                insight(3, "identity", "Backend engineer who writes Go and Python", project="daily", scope="global"),
+                1.0,
+            ),
+            RecalledInsight(
+                insight(12, "preference", "Prefers small commits", "writing commit messages", scope="global"), 1.0
+            ),
             RecalledInsight(insight(40, "correction", "Staging runs Postgres 16, not 15", "migrations"), 1.0),
             RecalledInsight(insight(51, "method", "Run `make check` before pushing"), 0.9),
             RecalledInsight(insight(52, "entity", "Dana owns the payments service"), 0.6),
@@ -51,7 +58,6 @@ def english() -> ContextData:
             RecalledInsight(insight(54, "method", "Use 2 spaces in YAML"), 0.4),
         ),
         conflicts=((54, 53),),
-        pending=3,
     )
 
 
@@ -76,13 +82,9 @@ Now: 2026-12-01 09:30 (Tue) UTC. The last claude session in api was active 2026-
 - Decisions: keep SQLAlchemy 2.0 with the async engine
 - Next: port the Stripe webhook handler
 
-## Recent activity
-- 2026-11-29 · api · codex session: Add retries to the invoice mailer (src-40)
-- 2026-11-28 · api · file: Stripe webhooks: signing and retries (src-7)
-
 ## Confirmed memory
 ### Identity
-- [ins-3] Backend engineer who writes Go and Python (from daily)
+- [ins-3] Backend engineer who writes Go and Python
 ### Preferences
 - [ins-12] Prefers small commits (when: writing commit messages)
 ### Corrections
@@ -94,7 +96,8 @@ Now: 2026-12-01 09:30 (Tue) UTC. The last claude session in api was active 2026-
 ### People, things and places
 - [ins-52] Dana owns the payments service
 
-3 candidate insights wait for review (`incremind pending` lists them)."""
+## Recent sessions
+- 2026-11-29 · codex session: Add retries to the invoice mailer (src-40)"""
 
 
 def test_english_block_matches_the_golden_text() -> None:
@@ -118,13 +121,12 @@ def chinese() -> ContextData:
         last_session_at=at,
         last_session_project="计费服务",
         sessions=(SessionState(9, "codex", "x", "计费服务", at, "把计费服务迁移到 FastAPI", parse_snapshot(summary)),),
-        activity=(Activity(5, "file", None, "计费服务", "2026-11-28T08:00:00Z", "支付回调的签名与重试：文档摘录"),),
+        activity=(Activity(5, "session", "claude", "计费服务", "2026-11-28T08:00:00Z", "支付回调的签名与重试"),),
         insights=(
-            RecalledInsight(insight(1, "identity", "在上海工作的后端工程师", project="daily"), 1.0),
+            RecalledInsight(insight(1, "identity", "在上海工作的后端工程师", project="daily", scope="global"), 1.0),
             RecalledInsight(insight(2, "preference", "回答问题时先给结论，再解释原因", "回答问题时", "计费服务"), 1.0),
             RecalledInsight(insight(3, "method", "发布前先跑 make check", project="计费服务"), 0.8),
         ),
-        pending=1,
     )
 
 
@@ -139,25 +141,23 @@ CHINESE_GOLDEN = f"""\
 - Decisions: 继续使用 SQLAlchemy 2.0 的异步引擎
 - Next: 迁移 Stripe 的 webhook 处理函数; 删除 Flask 的应用工厂
 
-## Recent activity
-- 2026-11-28 · 计费服务 · file: 支付回调的签名与重试：文档摘录 (src-5)
-
 ## Confirmed memory
 ### Identity
-- [ins-1] 在上海工作的后端工程师 (from daily)
+- [ins-1] 在上海工作的后端工程师
 ### Preferences
 - [ins-2] 回答问题时先给结论，再解释原因 (when: 回答问题时)
 ### Methods
 - [ins-3] 发布前先跑 make check
 
-1 candidate insight waits for review (`incremind pending` lists them)."""
+## Recent sessions
+- 2026-11-28 · claude session: 支付回调的签名与重试 (src-5)"""
 
 
 def test_chinese_block_matches_the_golden_text() -> None:
     assert render_context_block(chinese(), 1500).text == CHINESE_GOLDEN
 
 
-def test_tight_budget_cuts_from_the_bottom_up() -> None:
+def test_tight_budget_drops_the_lowest_priority_first() -> None:
     data = english()
     full = render_context_block(data, 1500)
     sizes = []
@@ -166,20 +166,21 @@ def test_tight_budget_cuts_from_the_bottom_up() -> None:
         assert block.tokens <= max(budget, _head_tokens(block.text))
         sizes.append(block.tokens)
         text = block.text
-        # each section goes only after everything below it has gone
-        if "## Recent activity" not in text:
-            assert "## Confirmed memory" not in text and "pending" not in text
-        if "## Confirmed memory" not in text:
-            assert "candidate insight" not in text
-        if "candidate insight" in text:  # the pending line goes first, then the coolest insight
-            assert "[ins-52]" in text
-        if "[ins-3]" not in text:  # identity is the last insight to go
-            assert "[ins-" not in text
+        # each tier goes only after every lower one has gone
+        if "## Recent sessions" in text:
+            assert all(f"[ins-{n}]" in text for n in (3, 12, 40, 51, 52, 53, 54))
+        if any(f"[ins-{n}]" in text for n in (51, 52, 53)):  # the project's other rules
+            assert "[ins-3]" in text and "[ins-12]" in text
+        if "[ins-3]" in text or "[ins-12]" in text:  # global rules
+            assert "- Next: port the Stripe webhook handler" in text
+        if "- Next:" in text:  # the latest session's next step
+            assert "[ins-40]" in text  # the project's correction is the last line to go
     assert sizes == sorted(sizes, reverse=True)
     tight = render_context_block(data, 170)
     assert tight.text.startswith("> Memory from incremind") and "Now: " in tight.text
-    assert "- Next: port the Stripe webhook handler" in tight.text  # where things stand outlasts the rest
-    assert "- Progress:" not in tight.text
+    assert "[ins-40] Staging runs Postgres 16, not 15" in tight.text
+    assert "- Next: port the Stripe webhook handler" in tight.text
+    assert "- Progress:" not in tight.text and "## Recent sessions" not in tight.text
 
 
 TIGHT_GOLDEN = f"""\
@@ -191,12 +192,49 @@ Now: 2026-12-01 09:30 (Tue) UTC. The last claude session in api was active 2026-
 - Goal: Move the billing service from Flask to FastAPI
 - Progress: ported /customers; added pytest-asyncio; CI runs on Python 3.12
 - Decisions: keep SQLAlchemy 2.0 with the async engine
-- Next: port the Stripe webhook handler"""
+- Next: port the Stripe webhook handler
+
+## Confirmed memory
+### Identity
+- [ins-3] Backend engineer who writes Go and Python
+### Preferences
+- [ins-12] Prefers small commits (when: writing commit messages)
+### Corrections
+- [ins-40] Staging runs Postgres 16, not 15 (when: migrations)"""
 
 
-def test_tight_budget_keeps_where_things_stand_golden() -> None:
-    block = render_context_block(english(), 200)
-    assert block.text == TIGHT_GOLDEN and block.tokens <= 200 and block.dropped == 9
+def test_tight_budget_keeps_state_and_rules_golden() -> None:
+    block = render_context_block(english(), 260)
+    assert block.text == TIGHT_GOLDEN and block.tokens <= 260
+
+
+def test_a_global_block_shows_global_rules_only_and_no_session() -> None:
+    data = english()
+    glob = ContextData(
+        project=None,
+        agent="claude",
+        now=NOW,
+        last_session_at=data.last_session_at,
+        last_session_project="api",
+        insights=tuple(r for r in data.insights if r.insight.scope == "global"),
+    )
+    text = render_context_block(glob, 1500).text
+    assert "[ins-3]" in text and "[ins-12]" in text
+    assert "## Where things stand" not in text and "## Recent sessions" not in text and "[ins-40]" not in text
+
+
+def test_a_statement_said_twice_is_one_line_and_done_work_is_not_next() -> None:
+    data = english()
+    twice = insight(60, "preference", "prefers small commits.", scope="global")
+    state = replace(
+        data.sessions[0],
+        snapshot=replace(data.sessions[0].snapshot, next_steps=("Ported /customers", "port the webhook")),
+    )
+    text = render_context_block(
+        replace(data, insights=(*data.insights, RecalledInsight(twice, 1.0)), sessions=(state,)), 1500
+    ).text
+    assert "[ins-60]" not in text and text.count("mall commits") == 1
+    assert "- Next: port the webhook" in text
 
 
 def _head_tokens(text: str) -> int:
@@ -208,3 +246,9 @@ def test_stored_text_cannot_import_files_or_break_the_markers() -> None:
     assert "`@~/.ssh/id_rsa`" in line and "`@docs/x.md;`" in line and "a@b.com" in line
     assert "<!--" not in line and "-->" not in line
     assert defuse("line one\n# heading\n  two") == "line one # heading two"
+
+
+def test_control_characters_fences_and_invisible_marks_are_taken_out() -> None:
+    line = defuse("a\x00b\x1bc ```python d ~~~ e\u202eevil\u200bx")
+    assert line == "abc ``python d ~~ eevilx"
+    assert defuse("word " * 40, 30).endswith("word…") and len(defuse("word " * 40, 30)) <= 30

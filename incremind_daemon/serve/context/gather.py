@@ -32,15 +32,22 @@ def gather_context(
 ) -> ContextData:
     """Read everything a block for this scope shows; ``now`` is aware and sets the block's time zone.
 
-    The state shown is that of the agent's own latest session in scope, then
-    the latest of any agent when that is another one. A writer rendering many
-    blocks passes the ``pool`` of recallable insights (read once per pass) and
-    a ``scrubbed`` dict that remembers redacted insights across blocks.
+    A global block (``project`` None) shows global insights only. A project
+    block adds the project's own insights and its sessions: the state of the
+    agent's own latest session there, then the latest of any agent when that
+    is another one, and its recent sessions. A writer rendering many blocks
+    passes the ``pool`` of recallable insights (read once per pass) and a
+    ``scrubbed`` dict that remembers redacted insights across blocks.
     """
-    states = recall.latest_sessions(conn, project=project, private=private, agent=agent, limit=1) if agent else []
-    for other in recall.latest_sessions(conn, project=project, private=private, limit=SESSIONS_SHOWN):
-        if len(states) < SESSIONS_SHOWN and all(other.source_id != s.source_id for s in states):
-            states.append(other)
+    states: list[recall.SessionState] = []
+    activity: list[recall.Activity] = []
+    if project is not None:
+        if agent:
+            states = recall.latest_sessions(conn, project=project, private=private, agent=agent, limit=1)
+        for other in recall.latest_sessions(conn, project=project, private=private, limit=SESSIONS_SHOWN):
+            if len(states) < SESSIONS_SHOWN and all(other.source_id != s.source_id for s in states):
+                states.append(other)
+        activity = recall.recent_sessions(conn, project=project, limit=ACTIVITY_SHOWN)
     last = recall.last_session_at(conn, project=project, private=private, agent=agent)
     if pool is None:
         pool = recall.recallable_insights(
@@ -59,13 +66,9 @@ def gather_context(
         last_session_at=last[0] if last else None,
         last_session_project=last[1] if last else None,
         sessions=tuple(_scrub_session(s, scrub) for s in states),
-        activity=tuple(
-            replace(a, index_line=scrub(a.index_line))
-            for a in recall.recent_activity(conn, project=project, private=private, limit=ACTIVITY_SHOWN)
-        ),
+        activity=tuple(replace(a, index_line=scrub(a.index_line)) for a in activity),
         insights=tuple(found),
         conflicts=tuple(recall.conflicting_pairs(conn, (r.insight.id for r in found))),
-        pending=recall.pending_count(conn, project=project, private=private),
     )
 
 

@@ -1,22 +1,27 @@
 """Render what memory recalls for one scope as a context block within a token budget.
 
-Pure: the data comes in as values, the text goes out. The block is Markdown in
-this order: header, time anchor, where the latest session(s) stand, recent
-activity, confirmed insights (lasting categories first, conflicting pairs
-shown together, the rest by hotness), and the pending count. The first two
-lines depend on the clock and nothing else; everything below them changes only
-when memory does, which is how a writer tells a real change from a new minute.
+Pure: the data comes in as values, the text goes out. A global block (no
+project) holds the person's global rules; a project block adds where that
+project's work stands, its own rules and decisions, and its recent sessions.
+The block is Markdown in this order: header, time anchor, where things
+stand, confirmed memory (grouped by category, conflicting pairs together),
+recent sessions. The first two lines depend on the clock and nothing else;
+everything below them changes only when memory does, which is how a writer
+tells a real change from a new minute.
 
-Over budget, lines are cut from the bottom up: the pending line first, then
-the coolest insights, then the oldest activity, then the older session's
-state; a heading goes when nothing under it is left. The header and the time
-anchor always stay.
+Over budget, the lowest-priority lines go first. Highest first: the
+project's corrections and decisions, the latest session's state (its next
+step first), global rules, the project's other rules (hottest first), an
+older session's state, recent sessions. A heading goes when nothing under it
+is left; the header and the time anchor always stay. Every stored text is
+rendered through ``defuse``: one line, inert.
 """
 
 from __future__ import annotations
 
 import logging
 import re
+from collections.abc import Iterable
 from dataclasses import dataclass, field
 from datetime import datetime
 
@@ -41,14 +46,28 @@ CATEGORY_TITLES = {
     "method": "Methods",
 }
 _KEEP = 1 << 30  # rank of lines that are never cut
+# priority tiers, highest kept longest; a tier's lines are ordered within its million
+_PROJECT_FIRST = 6_000_000  # the project's corrections and decisions
+_LATEST_STATE = 5_000_000  # where the project's latest session stands
+_GLOBAL_RULES = 4_000_000
+_PROJECT_RULES = 3_000_000
+_OLDER_STATE = 2_000_000
+_ACTIVITY = 1_000_000
 
 # An @-path at a word start is an import for Claude Code and Gemini CLI; inside a code span it is not.
 _IMPORT = re.compile(r"(?<![\w`@])@(?=[~./\w-])[^\s`]+")
+_FENCE = re.compile(r"`{3,}|~{3,}")
+# control and format characters: NUL, escapes, zero-width and bidirectional marks
+_INVISIBLE = re.compile("[\x00-\x1f\x7f-\x9f\u200b-\u200f\u202a-\u202e\u2060-\u2069\ufeff]")
 
 
 @dataclass(frozen=True, slots=True)
 class ContextData:
-    """Everything one block shows, already in scope and redacted."""
+    """Everything one block shows, already in scope and redacted.
+
+    A global block (``project`` None) has no sessions and no activity; a
+    project block's sessions and activity are that project's own sessions.
+    """
 
     project: str | None  # None: a global block
     agent: str | None  # the agent whose last session anchors the time; None: any
@@ -59,7 +78,6 @@ class ContextData:
     activity: tuple[Activity, ...] = ()
     insights: tuple[RecalledInsight, ...] = ()
     conflicts: tuple[tuple[int, int], ...] = ()
-    pending: int = 0
 
 
 @dataclass(frozen=True, slots=True)
@@ -88,12 +106,22 @@ class _Line:
 
 
 def defuse(text: str, limit: int | None = None) -> str:
-    """Make stored text safe for one block line: one line, no marker or import syntax, clipped."""
-    text = " ".join(text.split())
+    """Make stored text inert on one block line: no markers, imports, fences or control characters."""
+    text = _INVISIBLE.sub("", " ".join(text.split()))
     text = text.replace("<!--", "<!-").replace("-->", "->")  # never a marker or a hidden comment
+    text = _FENCE.sub(lambda m: m.group(0)[:2], text)
     if limit is not None and len(text) > limit:
-        text = text[: limit - 1].rstrip() + "…"
+        text = _clip_at_word(text, limit)
     return _IMPORT.sub(lambda m: f"`{m.group(0)}`", text)
+
+
+def _clip_at_word(text: str, limit: int) -> str:
+    """Clip to ``limit`` characters with an ellipsis, at a word or clause end where one is near."""
+    cut = text[: limit - 1]
+    space = max(cut.rfind(" "), max(cut.rfind(c) for c in "，。；、,;"))
+    if space >= limit * 0.6:
+        cut = cut[: space + 1]
+    return cut.rstrip(" ,;:，；：、") + "…"
 
 
 def head_lines(data: ContextData) -> tuple[str, str]:
@@ -104,14 +132,11 @@ def head_lines(data: ContextData) -> tuple[str, str]:
 
 
 def render_context_block(data: ContextData, budget: int) -> RenderedBlock:
-    """Render the block for one scope, cutting from the bottom up to stay within ``budget`` tokens."""
+    """Render the block for one scope, dropping the lowest-priority lines to stay within ``budget`` tokens."""
     lines: list[_Line] = [_Line(text, _KEEP) for text in head_lines(data)]
     shown_sessions = _add_sessions(lines, data)
-    _add_activity(lines, data, shown_sessions)
     _add_insights(lines, data)
-    if data.pending:
-        noun = "insight waits" if data.pending == 1 else "insights wait"
-        lines.append(_Line(f"\n{data.pending} candidate {noun} for review (`incremind pending` lists them).", 0))
+    _add_activity(lines, data, shown_sessions)
     kept, dropped = _fit(lines, budget)
     text = "\n".join(line.text for line, keep in zip(lines, kept, strict=True) if keep)
     shown = tuple(line.insight for line, keep in zip(lines, kept, strict=True) if keep and line.insight)
@@ -128,93 +153,117 @@ def _add_sessions(lines: list[_Line], data: ContextData) -> set[int]:
         return set()
     section = _heading(lines, "\n## Where things stand")
     for position, session in enumerate(data.sessions):
-        base = 3_000_000 - 10 * position  # an older session's state goes before the newest one's
+        base = _LATEST_STATE if position == 0 else _OLDER_STATE - 10 * position
         when = _moment(session.at, data.now)
         title = defuse(session.index_line, 100)
-        heading = f"### {session.project} · {session.agent} session, active {when}: {title} (src-{session.source_id})"
+        project = defuse(session.project, 64)
+        heading = f"### {project} · {session.agent} session, active {when}: {title} (src-{session.source_id})"
         lines.append(_Line(heading, base + 5, (section,)))
         head = len(lines) - 1
         parts = session.snapshot
-        # within a session: progress goes first, then decisions, then next steps; the goal goes last
+        done = _items(parts.done)
+        # cut first: progress, then the goal, then decisions; the next step (never what is done) stays longest
         for label, value, order in (
-            ("Goal", defuse(parts.goal, 240), 4),
-            ("Progress", _newest(parts.done), 1),
-            ("Decisions", _newest(parts.decisions), 2),
-            ("Next", _newest(parts.next_steps), 3),
+            ("Goal", defuse(parts.goal, 240), 2),
+            ("Progress", "; ".join(done), 1),
+            ("Decisions", "; ".join(_items(parts.decisions)), 3),
+            ("Next", "; ".join(_items(parts.next_steps, without=done)), 4),
         ):
             if value:
                 lines.append(_Line(f"- {label}: {value}", base + order, (section, head)))
     return {session.source_id for session in data.sessions}
 
 
-def _newest(items: tuple[str, ...]) -> str:
-    return "; ".join(defuse(item, 160) for item in items[-SNAPSHOT_ITEMS:])
+def _items(items: tuple[str, ...], without: Iterable[str] = ()) -> list[str]:
+    """Return the newest items of a state list, defused, each once and none of ``without``."""
+    seen = {_same(item) for item in without}
+    out: list[str] = []
+    for item in reversed(items):
+        text = defuse(item, 160)
+        if text and _same(text) not in seen:
+            seen.add(_same(text))
+            out.append(text)
+        if len(out) == SNAPSHOT_ITEMS:
+            break
+    return out[::-1]
+
+
+def _same(text: str) -> str:
+    """Return the form two lines are compared in: case, spaces and end punctuation aside."""
+    return "".join(text.casefold().split()).rstrip(".。!！…")
 
 
 def _add_activity(lines: list[_Line], data: ContextData, shown: set[int]) -> None:
     items = [a for a in data.activity if a.source_id not in shown]
     if not items:
         return
-    section = _heading(lines, "\n## Recent activity")
+    section = _heading(lines, "\n## Recent sessions")
     for position, item in enumerate(items):
         day = _moment(item.at, data.now)[:10]
-        what = f"{item.agent} session" if item.kind == "session" and item.agent else item.kind
-        text = f"- {day} · {item.project} · {what}: {defuse(item.index_line, 120)} ({item_id('raw', item.source_id)})"
-        lines.append(_Line(text, 2_000_000 - position, (section,)))
+        what = f"{item.agent} session" if item.agent else defuse(item.kind, 20)
+        text = f"- {day} · {what}: {defuse(item.index_line, 120)} ({item_id('raw', item.source_id)})"
+        lines.append(_Line(text, _ACTIVITY - position, (section,)))
+
+
+def _insight_rank(recalled: RecalledInsight, data: ContextData) -> int:
+    """Return the priority tier of an insight in this block (see the module docstring)."""
+    insight = recalled.insight
+    if data.project is None or insight.scope == "global" or insight.project != data.project:
+        return _GLOBAL_RULES
+    return _PROJECT_FIRST if insight.category in ("correction", "decision") else _PROJECT_RULES
 
 
 def _add_insights(lines: list[_Line], data: ContextData) -> None:
-    if not data.insights:
+    seen: set[str] = set()
+    unique: list[RecalledInsight] = []
+    for recalled in data.insights:  # the same statement twice (two projects, two saves) is shown once
+        key = _same(defuse(recalled.insight.statement))
+        if key not in seen:
+            seen.add(key)
+            unique.append(recalled)
+    if not unique:
         return
-    by_id = {r.insight.id: r for r in data.insights}
-    paired = {i for pair in data.conflicts for i in pair}
-    lasting = [r for r in data.insights if r.insight.category in LASTING and r.insight.id not in paired]
-    others = [r for r in data.insights if r.insight.category not in LASTING and r.insight.id not in paired]
-    groups: list[tuple[str, list[str], list[int]]] = []
+    by_id = {r.insight.id: r for r in unique}
+    pairs = [(by_id[a], by_id[b]) for a, b in data.conflicts if a in by_id and b in by_id]
+    paired = {r.insight.id for pair in pairs for r in pair}
+    lasting = [r for r in unique if r.insight.category in LASTING and r.insight.id not in paired]
+    others = [r for r in unique if r.insight.category not in LASTING and r.insight.id not in paired]
+    groups: list[tuple[str, list[tuple[str, RecalledInsight]]]] = []
     for category in CATEGORY_TITLES:
         members = [r for r in lasting if r.insight.category == category]
         if members:
-            groups.append((CATEGORY_TITLES[category], [_insight_line(r, data) for r in members], _ids(members)))
-    pairs = [(by_id[a], by_id[b]) for a, b in data.conflicts if a in by_id and b in by_id]
+            groups.append((CATEGORY_TITLES[category], [(_insight_line(r), r) for r in members]))
     if pairs:
-        texts = [f"- {_insight_text(a, data)} ⟷ {_insight_text(b, data)}" for a, b in pairs]
-        position = {r.insight.id: n for n, r in enumerate(data.insights)}
-        first = [min(a.insight.id, b.insight.id, key=position.__getitem__) for a, b in pairs]
-        groups.append(("Conflicting (both confirmed; which holds is not settled)", texts, first))
+        position = {r.insight.id: n for n, r in enumerate(unique)}
+        shown = [
+            (f"- {_insight_text(a)} ⟷ {_insight_text(b)}", min(a, b, key=lambda r: position[r.insight.id]))
+            for a, b in pairs
+        ]
+        groups.append(("Conflicting (both confirmed; which holds is not settled)", shown))
     # the other categories, hottest category first, each by hotness (recall gave them in that order)
-    seen: list[str] = []
-    for r in others:
-        if r.insight.category not in seen:
-            seen.append(r.insight.category)
-    for category in seen:
+    for category in dict.fromkeys(r.insight.category for r in others):
         members = [r for r in others if r.insight.category == category]
-        groups.append((CATEGORY_TITLES[category], [_insight_line(r, data) for r in members], _ids(members)))
+        groups.append((CATEGORY_TITLES[category], [(_insight_line(r), r) for r in members]))
     section = _heading(lines, "\n## Confirmed memory")
-    # cut in recall order (lasting first, then by hotness), whatever group a line is shown in
-    keep_order = {r.insight.id: len(data.insights) - position for position, r in enumerate(data.insights)}
-    for title, texts, ids in groups:
+    # within a tier, cut in recall order (lasting first, then by hotness), whatever group a line is in
+    keep_order = {r.insight.id: len(unique) - position for position, r in enumerate(unique)}
+    for title, entries in groups:
         head = _heading(lines, f"### {title}", (section,))
-        for text, insight in zip(texts, ids, strict=True):
-            lines.append(_Line(text, 1_000_000 + keep_order[insight], (section, head), insight))
+        for text, recalled in entries:
+            rank = _insight_rank(recalled, data) + keep_order[recalled.insight.id]
+            lines.append(_Line(text, rank, (section, head), recalled.insight.id))
 
 
-def _ids(members: list[RecalledInsight]) -> list[int]:
-    return [r.insight.id for r in members]
-
-
-def _insight_text(recalled: RecalledInsight, data: ContextData) -> str:
+def _insight_text(recalled: RecalledInsight) -> str:
     insight = recalled.insight
     text = f"[{item_id('insight', insight.id)}] {defuse(insight.statement, STATEMENT_CHARS)}"
-    notes = []
     if insight.condition.strip():
-        notes.append(f"when: {defuse(insight.condition, CONDITION_CHARS)}")
-    if insight.project != data.project:
-        notes.append(f"from {insight.project}")
-    return text + (f" ({'; '.join(notes)})" if notes else "")
+        text += f" (when: {defuse(insight.condition, CONDITION_CHARS)})"
+    return text
 
 
-def _insight_line(recalled: RecalledInsight, data: ContextData) -> str:
-    return f"- {_insight_text(recalled, data)}"
+def _insight_line(recalled: RecalledInsight) -> str:
+    return f"- {_insight_text(recalled)}"
 
 
 def _moment(stamp: str, now: datetime) -> str:

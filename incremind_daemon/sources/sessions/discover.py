@@ -10,6 +10,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from incremind_daemon.config import AGENT_RUNS, Settings
+from incremind_daemon.names import project_from_folder
 
 log = logging.getLogger(__name__)
 
@@ -122,7 +123,11 @@ def find_transcripts(roots: list[WatchRoot], *, since: float | None = None) -> I
 
 
 def project_for_cwd(cwd: str | None, overrides: dict[str, str]) -> str | None:
-    """Name a session's project: a configured prefix, else its git top folder, else its folder."""
+    """Name a session's project: a configured prefix, else its git top folder, else its folder.
+
+    A folder's name is made into a project name (``names.project_from_folder``):
+    a working directory is text from outside, and it is printed into context blocks.
+    """
     if not cwd:
         return None
     folder = Path(cwd).expanduser()
@@ -135,10 +140,10 @@ def project_for_cwd(cwd: str | None, overrides: dict[str, str]) -> str | None:
             break
         try:
             if (candidate / ".git").exists():
-                return candidate.name
+                return project_from_folder(candidate.name)
         except OSError:
             break
-    return folder.name or None
+    return project_from_folder(folder.name)
 
 
 def is_excluded(cwd: str | None, transcript: Path, *, home: Path, patterns: list[str]) -> str | None:
