@@ -224,14 +224,14 @@ def conflicting_pairs(conn: apsw.Connection, insight_ids: Iterable[int]) -> list
     return [(int(a), int(b)) for a, b in rows if int(a) in wanted and int(b) in wanted and a != b]
 
 
-def active_projects(conn: apsw.Connection, *, since: str, limit: int = 100) -> list[str]:
-    """Return projects with a session whose last message is at or after ``since``, newest first."""
+def active_projects(conn: apsw.Connection, *, limit: int = 200) -> list[str]:
+    """Return the projects with sessions, the most recently active first."""
     rows = fetch_rows(
         conn,
         """SELECT s.project, max(coalesce(ss.last_message_at, ss.started_at, s.created_at)) AS at
            FROM sessions ss JOIN sources s ON s.id = ss.source_id
-           GROUP BY s.project HAVING at >= ? ORDER BY at DESC LIMIT ?""",
-        (since, limit),
+           GROUP BY s.project ORDER BY at DESC LIMIT ?""",
+        (limit,),
     )
     return [str(r[0]) for r in rows]
 

@@ -23,7 +23,7 @@ import threading
 import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from datetime import datetime, timedelta
+from datetime import datetime
 from pathlib import Path
 
 import apsw
@@ -41,8 +41,7 @@ log = logging.getLogger(__name__)
 
 SETTLE_SECONDS = 1.0
 REFRESH_SECONDS = 900.0
-HOOK_ACTIVE_DAYS = 30  # projects with a session this recent get a precompiled hook block
-HOOK_PROJECTS = 100
+HOOK_PROJECTS = 200  # the most recently active projects get a precompiled hook block, however long ago
 HOOK_MAX_CHARS = 9_000  # Claude Code moves additionalContext over 10,000 characters into a file
 HOOK_AGENTS = ("claude", "codex", "gemini")
 _SHRINK_STEPS = 8
@@ -289,11 +288,10 @@ class ContextWriter:
         now: datetime,
         only: set[str | None] | None,
     ) -> None:
-        """Precompile the SessionStart hook's blocks: one per active project, one global, and an index."""
+        """Precompile the SessionStart hook's blocks: one per project with sessions, one global, and an index."""
         folder = self.settings.context_dir / "hook"
-        since = (now - timedelta(days=HOOK_ACTIVE_DAYS)).isoformat(timespec="seconds")
         enabled = {row.project: Path(row.path).parent for row in rows.values() if row.kind == "project" and row.project}
-        projects = list(dict.fromkeys([*enabled, *recall.active_projects(conn, since=since, limit=HOOK_PROJECTS)]))
+        projects = list(dict.fromkeys([*enabled, *recall.active_projects(conn, limit=HOOK_PROJECTS)]))
         files: dict[str, str] = {}
         for project in [None, *projects]:
             name = "global.json" if project is None else f"{t.file_slug(project)}.json"
