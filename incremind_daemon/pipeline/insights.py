@@ -263,6 +263,10 @@ def examine_source(
             if candidates is not None
             else local_candidates(material, limit=settings.insights.max_per_source)
         )
+        if not material.conversational:
+            # what a dropped file says stays in its project: personal notes reach a coding
+            # agent's context only once the person makes one global (incremind edit --scope)
+            picked = [replace(candidate, scope="project") for candidate in picked]
         found = record_increments(
             conn,
             settings,
