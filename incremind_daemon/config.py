@@ -209,7 +209,13 @@ class ContextSettings(_Group):
     """The preloaded context blocks in the agents' instruction files."""
 
     enabled: bool = Field(default=True, description="keep managed blocks current while the daemon runs")
-    budget_tokens: int = Field(default=1_500, ge=200, le=20_000, description="the most one block may hold, in tokens")
+    budget_tokens: int = Field(
+        default=1_500,
+        ge=200,
+        le=20_000,
+        description="the most an agent reads at start-up, in tokens: the global block (at most 40 %) "
+        "and its project's part together",
+    )
     min_interval_seconds: float = Field(
         default=10, ge=0, description="a target is rewritten at most this often (changes are coalesced)"
     )

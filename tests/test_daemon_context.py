@@ -38,6 +38,8 @@ def test_a_confirmed_insight_reaches_claude_md_and_the_users_text_survives(
         wait_until(proposed, timeout=30)
         assert "[ins-1]" not in claude_md.read_text(encoding="utf-8")  # pending never reaches the context
         assert cli.main(["confirm", "--all"]) == 0
+        # a dropped note stays in its project (web) until the person makes it global
+        assert cli.main(["edit", "ins-1", "--scope", "global"]) == 0
 
         def written() -> bool:
             """the confirmed preference is in CLAUDE.md"""

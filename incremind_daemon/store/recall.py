@@ -185,15 +185,26 @@ def recallable_insights(
 
 
 def insights_in_scope(
-    pool: Iterable[RecalledInsight], *, project: str | None, private: frozenset[str], limit: int = 400
+    pool: Iterable[RecalledInsight],
+    *,
+    project: str | None,
+    private: frozenset[str],
+    limit: int = 400,
+    shared: bool = True,
 ) -> list[RecalledInsight]:
-    """Keep the insights of ``pool`` that a block of this scope may show, in pool order."""
+    """Keep the insights of ``pool`` that a block of this scope may show, in pool order.
+
+    ``shared=False`` leaves out the global insights: a project's part of an
+    agent's context, read beside the global block that holds them.
+    """
     chosen: list[RecalledInsight] = []
     for recalled in pool:
         insight = recalled.insight
-        own = project is not None and insight.project == project
-        shared = insight.project not in private and insight.scope == "global"
-        if own or shared:
+        is_global = insight.scope == "global"
+        # a private project's global insights are nowhere else, so its own part keeps them
+        own = project is not None and insight.project == project and (shared or not is_global or project in private)
+        everywhere = shared and is_global and insight.project not in private
+        if own or everywhere:
             chosen.append(recalled)
             if len(chosen) >= limit:
                 break

@@ -226,8 +226,10 @@ def test_secrets_in_stored_text_are_redacted_in_blocks(
 
 def test_conflicting_insights_show_as_a_pair(home_settings: Settings, conn: apsw.Connection) -> None:
     with write_transaction(conn):
-        a = add_insight(conn, project="api", category="preference", statement="Prefers tabs")
-        b = add_insight(conn, project="api", category="preference", statement="Prefers spaces", differs_from=a)
+        a = add_insight(conn, project="api", category="preference", statement="Prefers tabs", scope="project")
+        b = add_insight(
+            conn, project="api", category="preference", statement="Prefers spaces", differs_from=a, scope="project"
+        )
     text = writer(home_settings).render_for(conn, _project_target("api"), NOW).text
     assert f"- [ins-{a}] Prefers tabs ⟷ [ins-{b}] Prefers spaces" in text or (
         f"- [ins-{b}] Prefers spaces ⟷ [ins-{a}] Prefers tabs" in text
@@ -325,3 +327,27 @@ def test_status_lists_each_target_with_mode_tokens_and_time(
     assert row.tokens and 100 < row.tokens <= home_settings.context.budget_tokens
     assert row.last_written_at == NOW.astimezone().isoformat(timespec="seconds")
     assert END in Path(row.path).read_text(encoding="utf-8")
+
+
+def test_a_projects_part_does_not_repeat_the_global_rules_and_both_fit_the_budget(
+    home_settings: Settings, conn: apsw.Connection, memory: dict[str, int]
+) -> None:
+    w = writer(home_settings)
+    w.regenerate(conn, NOW)
+    folder = home_settings.context_dir / "hook"
+    index = json.loads((folder / "index.json").read_text(encoding="utf-8"))
+    assert index["global_in_file"] == {"claude": True, "codex": False, "gemini": False}
+    glob = json.loads((folder / index["global"]).read_text(encoding="utf-8"))
+    api = json.loads((folder / index["projects"]["api"]).read_text(encoding="utf-8"))
+    assert "Prefers small commits" in glob["body"] and "Prefers small commits" not in api["body"]
+    assert "Run make check before pushing" in api["body"] and "Next: port the Stripe webhook" in api["body"]
+    assert "Storybook" not in api["body"]  # another project's rule
+    assert glob["tokens"] + api["tokens"] <= home_settings.context.budget_tokens
+    full = w.render_for(conn, _full_target("api"), NOW).text  # get_recent_context: both parts in one
+    assert "Prefers small commits" in full and "Run make check before pushing" in full
+
+
+def _full_target(project: str):  # type: ignore[no-untyped-def]
+    from incremind_daemon.serve.context.targets import Target
+
+    return Target(Path(project), "full", None, project, "inline")

@@ -29,6 +29,7 @@ def gather_context(
     pool: list[recall.RecalledInsight] | None = None,
     scrubbed: dict[int, recall.RecalledInsight] | None = None,
     limit: int = 400,
+    shared: bool = True,
 ) -> ContextData:
     """Read everything a block for this scope shows; ``now`` is aware and sets the block's time zone.
 
@@ -38,6 +39,7 @@ def gather_context(
     is another one, and its recent sessions. A writer rendering many blocks
     passes the ``pool`` of recallable insights (read once per pass) and a
     ``scrubbed`` dict that remembers redacted insights across blocks.
+    ``shared=False`` leaves the global insights out (``recall.insights_in_scope``).
     """
     states: list[recall.SessionState] = []
     activity: list[recall.Activity] = []
@@ -55,7 +57,7 @@ def gather_context(
         )
     memo = {} if scrubbed is None else scrubbed
     found: list[recall.RecalledInsight] = []
-    for recalled in recall.insights_in_scope(pool, project=project, private=private, limit=limit):
+    for recalled in recall.insights_in_scope(pool, project=project, private=private, limit=limit, shared=shared):
         if recalled.insight.id not in memo:
             memo[recalled.insight.id] = _scrub_insight(recalled, scrub)
         found.append(memo[recalled.insight.id])

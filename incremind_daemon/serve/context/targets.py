@@ -44,7 +44,7 @@ class Target:
     """One file to keep a block in."""
 
     path: Path
-    kind: str  # global or project
+    kind: str  # global, project (an enabled file), hook (a precompiled hook block) or full (both parts)
     agent: str | None  # the agent that reads it (project AGENTS.md: codex)
     project: str | None  # project targets: whose block; global targets: None
     mode: str  # inline or import

@@ -12,6 +12,14 @@ the previous pass, so no file is rewritten more often than that; with the
 defaults a change shows within about 10 seconds. Every ``REFRESH_SECONDS`` a
 pass runs anyway, since insights cool with time alone. Files whose block
 content is unchanged are not rewritten.
+
+An agent starting in a project reads two parts: the block of its global file
+(the person's global rules, at most ``GLOBAL_SHARE`` of
+``context.budget_tokens``) and the project's part (the project's own rules,
+decisions and sessions), from its SessionStart hook or a repository file the
+person enabled, within what the global block leaves of the budget. Global
+rules are never repeated in the project's part, and an agent whose hook does
+not run still has them.
 """
 
 from __future__ import annotations
@@ -41,6 +49,8 @@ log = logging.getLogger(__name__)
 
 SETTLE_SECONDS = 1.0
 REFRESH_SECONDS = 900.0
+GLOBAL_SHARE = 0.4  # of context.budget_tokens: the global block; the project's part gets the rest
+MIN_PART_TOKENS = 200
 HOOK_PROJECTS = 200  # the most recently active projects get a precompiled hook block, however long ago
 HOOK_MAX_CHARS = 9_000  # Claude Code moves additionalContext over 10,000 characters into a file
 HOOK_AGENTS = ("claude", "codex", "gemini")
@@ -81,7 +91,8 @@ class _PassCache:
 
     pool: list[recall.RecalledInsight]
     scrubbed: dict[int, recall.RecalledInsight] = field(default_factory=dict)
-    blocks: dict[tuple[str | None, str | None], ContextData] = field(default_factory=dict)
+    blocks: dict[tuple[str | None, str | None, bool], ContextData] = field(default_factory=dict)
+    global_tokens: int | None = None
 
 
 class ContextWriter:
@@ -181,7 +192,12 @@ class ContextWriter:
                 cold_below=self.settings.insights.cold_below,
             )
         )
-        results = [self._write_target(conn, x, self._data(conn, cache, x, private, local), rows) for x in wanted]
+        results = [
+            self._write_target(
+                conn, x, self._data(conn, cache, x, private, local), self._budget(conn, cache, x, private, local), rows
+            )
+            for x in wanted
+        ]
         self._write_hook_files(conn, cache, rows, private, local, only)
         return results
 
@@ -189,7 +205,8 @@ class ContextWriter:
         self, conn: apsw.Connection, cache: _PassCache | None, target: t.Target, private: frozenset[str], now: datetime
     ) -> ContextData:
         agent = target.agent if target.kind in ("global", "hook") else None
-        key = (target.project, agent)
+        shared = target.project is None or target.kind == "full"
+        key = (target.project, agent, shared)
         if cache is not None and key in cache.blocks:
             return cache.blocks[key]
         data = gather_context(
@@ -203,28 +220,56 @@ class ContextWriter:
             pool=None if cache is None else cache.pool,
             scrubbed=None if cache is None else cache.scrubbed,
             limit=max(40, self.settings.context.budget_tokens // 8),  # more lines than the budget can hold
+            shared=shared,
         )
         if cache is not None:
             cache.blocks[key] = data
         return data
 
+    @property
+    def global_budget(self) -> int:
+        """Return the tokens a global block may hold."""
+        return max(MIN_PART_TOKENS, int(self.settings.context.budget_tokens * GLOBAL_SHARE))
+
+    def _budget(
+        self, conn: apsw.Connection, cache: _PassCache | None, target: t.Target, private: frozenset[str], now: datetime
+    ) -> int:
+        """Return a target's budget: the global share, or what the global block leaves of the whole."""
+        total = self.settings.context.budget_tokens
+        if target.project is None:
+            return self.global_budget
+        if target.kind == "full":
+            return total
+        used = cache.global_tokens if cache is not None else None
+        if used is None:
+            glob = self._data(conn, cache, t.Target(Path("global"), "global", None, None, "inline"), private, now)
+            used = render_context_block(glob, self.global_budget).tokens
+            if cache is not None:
+                cache.global_tokens = used
+        return max(MIN_PART_TOKENS, total - used)
+
     def render_for(self, conn: apsw.Connection, target: t.Target, now: datetime | None = None) -> RenderedBlock:
         """Render the block a target would get now, shrunk to fit the agent's limits."""
         local = (now or now_utc()).astimezone()
-        data = self._data(conn, None, target, private_projects(self.settings), local)
-        return self._fitted(target, data)[0]
+        private = private_projects(self.settings)
+        data = self._data(conn, None, target, private, local)
+        return self._fitted(target, data, self._budget(conn, None, target, private, local))[0]
 
-    def _fitted(self, target: t.Target, data: ContextData) -> tuple[RenderedBlock, str | None]:
-        budget = self.settings.context.budget_tokens
+    def _fitted(self, target: t.Target, data: ContextData, budget: int) -> tuple[RenderedBlock, str | None]:
         if target.is_codex and target.mode == "inline":
             room = t.codex_room(target, self.settings.context.codex_limit_bytes)
             return shrink_to(data, budget, lambda block: len(block.text.encode("utf-8")) + block.text.count("\n"), room)
         return render_context_block(data, budget), None
 
     def _write_target(
-        self, conn: apsw.Connection, target: t.Target, data: ContextData, rows: dict[str, recall.ContextTargetRow]
+        self,
+        conn: apsw.Connection,
+        target: t.Target,
+        data: ContextData,
+        budget: int,
+        rows: dict[str, recall.ContextTargetRow],
     ) -> TargetResult:
-        block, problem = self._fitted(target, data)
+        block, problem = self._fitted(target, data, budget)
         outcome = BlockWrite(target.path, False, problem=problem) if problem else self._write(target, block)
         digest = hashlib.sha256(block.body.encode("utf-8")).hexdigest()[:16]
         written_at = data.now.isoformat(timespec="seconds") if outcome.changed else None
@@ -301,7 +346,8 @@ class ContextWriter:
                 continue
             target = t.Target(folder / name, "hook", "claude" if project is None else None, project, "inline")
             data = self._data(conn, cache, target, private, now)
-            block, _ = shrink_to(data, self.settings.context.budget_tokens, lambda b: len(b.text), HOOK_MAX_CHARS)
+            budget = self._budget(conn, cache, target, private, now)
+            block, _ = shrink_to(data, budget, lambda b: len(b.text), HOOK_MAX_CHARS)
             lasts = {
                 agent: recall.last_session_at(conn, project=project, private=private, agent=agent)
                 for agent in HOOK_AGENTS
@@ -316,9 +362,12 @@ class ContextWriter:
             write_owned_file(folder / name, json.dumps(payload, ensure_ascii=False, sort_keys=True))
         prefixes = {str(Path(p).expanduser()): n for p, n in self.settings.sessions.projects.items()}
         prefixes.update({str(path): project for project, path in enabled.items() if project})
+        # an agent whose global file holds the global block gets only the project's part from its hook
+        in_file = {target.agent: True for target in t.global_targets(self.settings, rows) if target.agent}
         index = {
             "version": 1,
             "global": "global.json",
+            "global_in_file": {agent: in_file.get(agent, False) for agent in HOOK_AGENTS},
             "projects": files,
             "prefixes": sorted(prefixes.items(), key=lambda item: -len(item[0])),
         }
@@ -373,8 +422,8 @@ def render_recent_context(settings: Settings, project: str | None, *, scrub: Scr
     """
     if project is None:
         target = t.Target(Path("global"), "global", None, None, "inline")
-    else:
-        target = t.Target(Path(project), "project", None, project, "inline")
+    else:  # the global rules and the project's part together, as a new session there reads them
+        target = t.Target(Path(project), "full", None, project, "inline")
     conn = connect(settings.database_path, readonly=True)
     try:
         return ContextWriter(settings, scrub=scrub).render_for(conn, target).text + "\n"
