@@ -157,3 +157,139 @@ def may_hold_cue(text: str) -> bool:
         return True
     words = text.lower().encode("utf-8", "replace").translate(_PUNCTUATION_TO_SPACE).split()
     return not _CUE_BYTES.isdisjoint(words)
+
+
+# What follows serves the session state (snapshot.py): who settled what, and when.
+
+# a person's reply that turns down what the agent just proposed or did: "no, …", "不对，…", "停！撤回"
+OVERRULE_CUES = re.compile(
+    "^(?:"
+    + _words(
+        r"no+|nope|nah|not (?:that|this|\(?[a-c]\)?|yet|now)|wrong|stop|wait|hold on|revert|undo|roll ?back|don't"
+        r"|do not|never|why did you|why would you|again\b[^a-z]*(?:never|don't|no)|that's (?:wrong|not)|instead"
+    )
+    + r"|停|撤回|回滚|还原|改回|不对|不是|不行|不要|不用|别(?![的人处家])|错了|算了|等等|等一下|为什么)"
+)
+# a prohibition in the first sentence of a reply: "go.mod 里是 go 1.22，别用 1.23 的新特性"
+PROHIBITION_CUES = re.compile(
+    r"^(?:(?![。！？]|[.!?](?:\s|$)).){0,40}?(?:"
+    + _words(r"(?<!i )(?<!we )(?<!they )(?:don't|do not)|never|not (?:a|the|\(?[a-c]\)?)\b")
+    + r"|别(?![的人处家])|不要|不用|不能|不准)"
+)
+# a reply that takes what the agent proposed: "ok 加 default", "yeah kill it", "行。"
+ACCEPT_CUES = re.compile(
+    "^(?:"
+    + _words(
+        r"ok(?:ay)?|yes|yeah|yep|yup|sure|sounds good|looks good|lgtm|go ahead|do it|do that|agreed?|approved?"
+        r"|good|great|perfect|fine|right|correct|makes sense|let's do (?:it|that)|please do|go for it"
+    )
+    + r"|行|好|可以|嗯|对|没问题|同意|就这么|就这样|加吧|改吧|做吧|按你说的|听你的|👍|👌)"
+)
+# an agent's proposal, which is a decision only once the person accepts it
+PROPOSAL_CUES = re.compile(
+    _words(
+        r"i(?:'d)? (?:suggest|recommend|propose)|i'd (?:go with|lean|pick|prefer)|i lean"
+        r"|my (?:suggestion|recommendation)"
+        r"|recommended|the (?:fix|cleaner fix|simplest fix|best option) is|i can|want me to|should i|shall i"
+        r"|would you like|option \(?[a-c]\)?|\([a-c]\)|plan:|how about|(?:we|you) could|(?:is it )?ok(?:ay)? (?:to|if)"
+        r"|can i|may i"
+    )
+    + r"|建议|我倾向|推荐|不如|要不要我|需要我|我可以|可以[^。！？]{0,40}吗|行吗|好吗|能不能|是否需要|我打算"
+    r"|计划[:：]|方案[:：]"
+    r"|两个选择|要不要"
+)
+# a step the person put off to later: "I'll apply it tonight", "等老唐迁完再合", "don't merge yet"
+LATER_CUES = re.compile(
+    _words(
+        r"tomorrow|tonight|later(?: today| on)?|this (?:afternoon|evening|weekend)|next (?:week|time|session)"
+        r"|on (?:monday|tuesday|wednesday|thursday|friday)|(?:mon|tues|wednes|thurs|fri)day"
+        r"|when (?:i'm|i am|we're) back|(?:wait|waiting) (?:for|until)|until [a-z]+ (?:has|have|is|are|looks?|reviews?)"
+        r"|once [a-z]+ (?:has|have|is|are)"
+        r"|(?:don't|do not) (?:merge|push|deploy|release|apply|ship) (?:it |this |that )?yet"
+        r"|i'll (?:do|apply|push|run|open|check|look|merge|deploy|ask)"
+    )
+    + r"|明天|今晚|晚点|晚些|稍晚|回头|回来再|下午|下周|(?<![上本这])周[一二三四五六日]|下次|之后再|以后再"
+    r"|等[^，。,.]{1,24}?(?:再|后|完|看)"
+    r"|先别|暂时别|还没|我(?:自己|晚点|回头|去)"
+)
+# the person takes back what the agent did
+UNDO_CUES = re.compile(_words(r"revert|undo|roll ?back|put (?:it|that) back") + r"|撤回|回滚|还原|改回|撤销|恢复原")
+# done verbs DONE_CUES leaves out: "Edited 0011 in place", "已加 BOM", "换好了"
+MORE_DONE_CUES = re.compile(
+    "^"
+    + _words(
+        r"edited|squashed|rebased|grouped|marked|saved|skipped|dropped|wrapped|tightened|bumped|pinned|tagged|opened"
+        r"|reset|killed|restarted|started|stopped|ran|reran|renamed|rewrote|regenerated|registered|recorded|noted"
+        r"|documented|pushed|reverted|cleared|filled|swapped|wired|raised|lowered|capped|narrowed|widened|kept"
+    )
+    + r"|^(?:pr|mr) !?#?\d+|^(?:pushed|committed|merged|tagged)\b|\b(?:is|are) (?:up|pushed|merged|saved|green)\b"
+    r"|\bnow (?:runs?|uses?|lives?|has|checks?|returns?|points?|reads?|writes?|says|shares?|waits?|goes|sets?|skips?"
+    r"|loads?|calls?|keeps?|passes|handles?|shows?|defaults? to)\b"
+    r"|已(?:经)?(?:加|改|修|删|装|存|推|撤|回滚|记|注册|标记|跳过|写|建|换|移|合|提|跑|验证|确认|同步|关|开|启|禁|重启|保存"
+    r"|推送|撤回|转|补|去掉|接入|打|发|放|挪|拆|升级|降级|切到)|(?:换|调|配|修|弄|搭|接|补|装|跑|加|存|推|建|写|改)好了"
+    r"|^(?:只|都|也|又|先|还|另外)?(?:加|改|删|补|换|装|建|写|推|存|跑|拆|挪)了|都过了|都通过|全过|全部通过|格式已修|已修"
+    r"|(?:重跑|运行|部署|启动|推送|上传|编译|构建)成功|^(?:新增|新建|新加)|已(?:经)?在[^。，,；;]{1,40}?(?:加|改|删|补|换|装|建|写|放)了?"
+    r"|^new (?:file|override|migration|test|module|script|config|endpoint|component|branch|section|column|table|flag"
+    r"|option|command|job|struct|type|class|function|hook|helper|check|step)\b|^(?:set|launched|relaunched) "
+)
+# a caption that opens an item and only repeats its kind: "Next steps: …", "TODO: …", "下一步："
+ITEM_LABEL = re.compile(
+    _words(r"next steps?|next|todo|to-do|follow-?ups?|done|decisions?|changes(?: made)?|summary|remaining")
+    + r"\s*[:：]\s*|^(?:下一步|接下来|待办|后续|已完成|完成|决定|改动|本次改动|变更)\s*[:：]\s*"
+)
+# a person's sentence that settles how the work is done, beyond asking for the next action:
+# "use pnpm, not npm", "一律存 UTC", "the port is 9300", "别用 1.23 的新特性", "clippy has to pass"
+DIRECTIVE_CUES = re.compile(
+    _words(
+        r"always|never|from now on|going forward|by default|no more|(?<!i )(?<!we )(?<!they )(?:don't|do not)"
+        r"|must|has to|have to|needs? to|required?|instead|rather than|not [\w.-]+ but|stick (?:to|with)|keep using"
+        r"|use|go with|prefer|(?:slipped|pushed|moved|postponed|delayed|brought forward) to|the exception"
+        r"|(?:is|are|should be|stays?|goes (?:down |up )?to|set to|changed? to|bump(?:ed)? to) (?:[\w.-]+ )?\d"
+    )
+    + r"|一律|统一|以后|今后|每次|所有|默认|永远|始终|必须|只能|只用|只跑|只在|得先|要先|也要|别(?![的人处家])"
+    r"|不要|不用|不能"
+    r"|禁止|不准|不许|(?:推迟|延期|提前|改|挪|定)到|例外"
+    r"|(?<![作使费有])用\s*[a-z0-9]|就用|改用|都用|改成|换成|改为|设为|定为|固定|保留|不是.{1,20}?(?:而是|是)"
+)
+# a what-if, which settles nothing: "if we ever move to k8s …", "要是以后上多区域…"
+SUPPOSE_CUES = re.compile(
+    _words(r"if we ever|if you ever|what if|maybe|perhaps|might|probably|not sure|i wonder|hypothetically|in theory")
+    + r"|如果以后|万一|要是|也许|或许|可能|说不定|假如|不确定"
+)
+# a caption over the agent's report of its work: "总结：", "Summary:", "改动汇总："
+SUMMARY_CAPTION = re.compile(r"^(?:summary|recap|总结|小结|摘要|汇总|改动汇总|变更摘要|本次改动|本次变更)")
+# the words of an ask: "add pagination", "帮我加个接口", "today: fix the port"
+ASK_CUES = re.compile(
+    _words(
+        r"(?:please |pls |can you |could you |let's |today:? |task:? |now )?(?:add|fix|make|build|write|create"
+        r"|implement|update|change|move|remove|delete|rename|refactor|migrate|switch|set up|wire|port|convert|replace"
+        r"|clean up|speed up|debug|investigate|check|look at|figure out|find|bump|upgrade|support|handle|paginate"
+        r"|split|merge|deploy|release|prepare|prep|draft|review|get)",
+        r"needs?|want|would like|should|has to|must|plan|going to|the goal is",
+    )
+    + r"|帮我|帮忙|请|麻烦|给我|把|加|改|修|做|写|换|删|看下|看看|看一下|搞|整理|实现|支持|迁移|升级|优化|需要|想|要"
+)
+_STATE_ANCHORS = (
+    "已 好了 过了 全过 格式已修 加了 改了 删了 补了 换了 装了 建了 写了 推了 存了 跑了 拆了 挪了 建议 倾向 推荐 不如"
+    " 成功 新增 新建"
+    " 要不要 需要我 我可以 可以吗 是否 打算 计划 方案 选择"
+)
+_STATE_PAIRS = re.compile("|".join({v for a in _STATE_ANCHORS.split() for v in (a, a.translate(_UNFOLD))}))
+_STATE_BYTES = frozenset(
+    word.encode()
+    for word in wordset(
+        "edited squashed rebased grouped marked saved skipped dropped wrapped tightened bumped pinned tagged opened"
+        " reset killed restarted started stopped ran reran renamed rewrote regenerated registered recorded noted"
+        " documented pushed reverted cleared filled swapped wired raised lowered capped narrowed widened kept pr mr up"
+        " merged green suggest recommend propose lean go pick prefer suggestion recommendation recommended fix can want"
+        " should shall would option plan how could now new set launched relaunched"
+    )
+)
+
+
+def may_hold_state_cue(text: str) -> bool:
+    """Tell quickly whether text may hold any cue, old or new, of a session's state."""
+    if may_hold_cue(text) or _STATE_PAIRS.search(text):
+        return True
+    words = text.lower().encode("utf-8", "replace").translate(_PUNCTUATION_TO_SPACE).split()
+    return not _STATE_BYTES.isdisjoint(words)

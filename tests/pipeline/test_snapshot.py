@@ -21,6 +21,7 @@ from incremind_daemon.sources.sessions import (
     SessionParser,
     parse_gemini_json,
 )
+from incremind_daemon.store.recall import parse_snapshot
 
 FIXTURES = Path(__file__).parent.parent / "fixtures" / "sessions"
 REAL_FILES = sorted(path for agent in ("claude", "codex", "gemini") for path in (FIXTURES / agent).rglob("*.json*"))
@@ -106,16 +107,15 @@ def test_english_session_snapshot_holds_goal_progress_plan_and_files() -> None:
     snapshot = snapshot_session(ENGLISH_SESSION)
 
     assert snapshot.index_line == "Add a dark mode toggle to the settings page?"
-    assert snapshot.goal.startswith("Add a dark mode toggle to the settings page? It should remember the choice.")
-    assert "system preference" in snapshot.goal  # refined by the later "actually, ..."
+    assert snapshot.goal == "Add a dark mode toggle to the settings page? It should remember the choice."
     assert any("ThemeContext" in item for item in snapshot.done)
     assert "All 42 tests pass" in snapshot.done
     assert "Committed: Add dark mode toggle" in snapshot.done
-    assert any("prefers-color-scheme" in item for item in snapshot.decisions)
-    assert snapshot.next_steps[-3:] == (
+    assert any("system preference" in item for item in snapshot.decisions)  # the change of plan
+    # the offer nobody took is no agreed step
+    assert snapshot.next_steps == (
         "Add a test for the localStorage fallback",
         "Still need to update the docs in README.md",
-        "Want me to also add a keyboard shortcut?",
     )
     assert snapshot.files == ("README.md", "src/theme/ThemeContext.tsx", "/home/ana/web/src/settings/SettingsPage.tsx")
 
@@ -124,11 +124,11 @@ def test_chinese_session_snapshot_holds_goal_progress_plan_and_files() -> None:
     snapshot = snapshot_session(CHINESE_SESSION)
 
     assert snapshot.index_line == "给登录页加一个验证码，防止暴力破解。"
-    assert snapshot.goal.startswith("给登录页加一个验证码") and "滑块" in snapshot.goal
+    assert snapshot.goal == "给登录页加一个验证码，防止暴力破解。"
     assert any("已经添加了 `captcha.py`" in item for item in snapshot.done)
     assert any(item.startswith("改好了") for item in snapshot.done)
     assert any("测试全部通过" in item for item in snapshot.done)
-    assert any("改用滑块验证" in item for item in snapshot.decisions)
+    assert any(item.startswith("不用图片验证码了，改用滑块验证") for item in snapshot.decisions)
     assert any("无障碍" in item for item in snapshot.next_steps)
     assert any("docs/auth.md" in item for item in snapshot.next_steps)
     assert snapshot.files == ("docs/auth.md", "src/auth/captcha.py", "src/auth/login.py")
@@ -138,9 +138,9 @@ def test_mixed_session_snapshot_holds_goal_progress_plan_and_files() -> None:
     snapshot = snapshot_session(MIXED_SESSION)
 
     assert snapshot.index_line.startswith("把 config loader 改成支持 TOML")
-    assert "就用 TOML" in snapshot.goal
+    assert snapshot.goal == "把 config loader 改成支持 TOML，现在只支持 JSON。"
     assert any("I've removed the JSON branch" in item for item in snapshot.done)
-    assert any("只保留 TOML" in item for item in snapshot.decisions)
+    assert snapshot.decisions == ("JSON 不用支持了，就用 TOML",)
     assert any("README.md" in item for item in snapshot.next_steps)
     assert snapshot.files[0] == "README.md"
     assert set(snapshot.files) == {"README.md", "incremind/config.py", "tests/test_config.py"}
@@ -157,18 +157,19 @@ def test_goal_skips_opener_when_it_is_only_an_acknowledgement_or_command(opener:
 
 
 @pytest.mark.parametrize(
-    ("later", "kept"),
+    ("later", "decided"),
     [
-        ("Actually, make it a CLI flag instead.", "Actually, make it a CLI flag instead."),
-        ("其实不用配置文件了，用环境变量。", "其实不用配置文件了，用环境变量。"),
-        ("ok, wait: keep the old name for now", "Wait: keep the old name for now"),
+        ("Actually, make it a CLI flag instead.", "CLI flag"),
+        ("其实不用配置文件了，用环境变量。", "用环境变量"),
+        ("Scratch that, switch the cache to SQLite.", "SQLite"),
+        ("算了，改用 SQLite 吧。", "改用 SQLite"),
     ],
 )
-def test_goal_is_refined_when_a_later_request_changes_it(later: str, kept: str) -> None:
+def test_change_of_plan_is_a_decision_and_the_goal_stays_the_first_ask(later: str, decided: str) -> None:
     snapshot = snapshot_session([user("Add a setting for the cache size."), assistant("On it."), user(later)])
 
-    assert snapshot.goal == f"Add a setting for the cache size. → {kept}"
-    assert snapshot.index_line == "Add a setting for the cache size."
+    assert snapshot.goal == snapshot.index_line == "Add a setting for the cache size."
+    assert any(decided in item for item in snapshot.decisions)
 
 
 def test_goal_keeps_the_first_request_when_later_requests_are_not_refinements() -> None:
@@ -318,7 +319,6 @@ def test_long_items_are_cut_at_a_word_boundary() -> None:
     ("reply", "kind"),
     [
         ("我已經完成了登入頁的重構。", "done"),
-        ("決定改用 Redis 當快取。", "decisions"),
         ("之後再補上單元測試的覆蓋率。", "next"),
         ("还没有处理超时的重试逻辑。", "next"),
         ("I haven't fixed the flaky timeout test yet.", "none"),
@@ -404,10 +404,180 @@ def test_files_come_from_tool_markers(marker: str, files: tuple[str, ...]) -> No
     assert set(snapshot_session([user("Update the build."), tool(marker)]).files) == set(files)
 
 
+@pytest.mark.parametrize(
+    ("marker", "done"),
+    [
+        ("Bash: git push -u origin feat/rollback", ("Pushed feat/rollback",)),
+        ("shell: git checkout -b fix/x && git push origin HEAD:fix/x", ("Pushed fix/x",)),
+        ("shell: git push origin --tags", ()),
+        ("shell: git push -u origin fix/ci-testc …", ()),  # a marker cut short names no branch
+    ],
+)
+def test_pushed_branch_is_done(marker: str, done: tuple[str, ...]) -> None:
+    assert snapshot_session([user("Push the branch."), tool(marker)]).done == done
+
+
 def test_render_lists_nonempty_parts_in_order() -> None:
     snapshot = SessionSnapshot("Fix it", "Fix the bug", ("Fixed A", "Fixed B"), (), ("Add tests",), ("a.py", "b.py"))
 
     assert snapshot.render() == "Goal: Fix the bug\nDone: Fixed A; Fixed B\nNext: Add tests\nFiles: a.py, b.py"
+
+
+def next_lines(snapshot: SessionSnapshot) -> list[str]:
+    return [line for line in snapshot.render().splitlines() if line.startswith("Next:")]
+
+
+@pytest.mark.parametrize(
+    ("reply", "step"),
+    [
+        ("I've fixed the retry loop. Next steps: add a test for the backoff cap.", "add a test for the backoff cap"),
+        (
+            "Done: the retry loop is fixed.\n\nNext steps:\n- add a test for the backoff cap",
+            "add a test for the backoff cap",
+        ),
+        ("已经修复了重试循环。下一步：给退避上限补一个测试。", "给退避上限补一个测试"),
+        ("重试循环改好了。\n\n**下一步：**\n- 给退避上限补一个测试", "给退避上限补一个测试"),
+    ],
+)
+def test_next_step_has_one_label_when_the_agent_writes_its_own(reply: str, step: str) -> None:
+    snapshot = snapshot_session([user("Fix the retry loop."), assistant(reply), user("thanks")])
+
+    assert snapshot.next_steps == (step,)
+    assert next_lines(snapshot) == [f"Next: {step}"]
+
+
+@pytest.mark.parametrize(
+    "paste",
+    [
+        "still failing:\nFAIL src/cart/Cart.test.tsx > totals > adds tax\nAssertionError: expected 3 to be 2\n"
+        "    at src/cart/Cart.test.tsx:41:18\nTODO: still need to see why",
+        "还是挂了：\nFAIL src/cart/Cart.test.tsx > totals > adds tax\nAssertionError: expected 3 to be 2\n"
+        "    at src/cart/Cart.test.tsx:41:18\n下一步看看税率",
+        'Traceback (most recent call last):\n  File "app.py", line 3, in <module>\nValueError: next step failed',
+    ],
+)
+def test_pasted_log_line_is_never_the_next_step(paste: str) -> None:
+    turns = [user("Fix the cart totals."), assistant("I've fixed the rounding in `cart.ts`."), user(paste)]
+
+    snapshot = snapshot_session(turns)
+
+    rendered = snapshot.render()
+    assert "FAIL" not in rendered and "AssertionError" not in rendered and "Traceback" not in rendered
+    assert not any("Error" in item or "src/cart" in item for item in snapshot.next_steps)
+
+
+@pytest.mark.parametrize(
+    ("plan", "objection", "rejected", "decided"),
+    [
+        ("测试我用 jest 配一下，接下来用 jest 配一下。", "不对，测试用 vitest，jest 一个都不要装。", "jest", "vitest"),
+        (
+            "Next, I'll set up jest for the tests.",
+            "No, we use vitest here, don't install jest.",
+            "set up jest",
+            "vitest",
+        ),
+        ("Want me to switch the store tests to pgxmock?", "不用。测试里不 mock 数据库，起真库。", "pgxmock", "mock"),
+        ("要不要我把温度改成 learnable？", "No. The temperature stays fixed at 0.02.", "learnable", "0.02"),
+    ],
+)
+def test_plan_the_person_overruled_is_no_next_step_and_what_they_said_is_a_decision(
+    plan: str, objection: str, rejected: str, decided: str
+) -> None:
+    snapshot = snapshot_session([user("给 shipments 页面加筛选"), assistant(plan), user(objection)])
+
+    assert not any(rejected in item for item in snapshot.next_steps)
+    assert not any(rejected in item and decided not in item for item in snapshot.decisions)
+    assert any(decided in item for item in snapshot.decisions)
+
+
+@pytest.mark.parametrize(
+    ("plan", "report"),
+    [
+        ("TODO: add the index on orders.created_at.", "Added the index on orders.created_at; tests pass."),
+        ("接下来给 orders.created_at 加索引。", "已经给 orders.created_at 加好索引了，测试通过。"),
+    ],
+)
+def test_work_done_after_it_was_planned_is_not_a_next_step(plan: str, report: str) -> None:
+    turns = [user("Speed up the orders page."), assistant(plan), tool("Edit: db/schema.sql"), assistant(report)]
+
+    snapshot = snapshot_session(turns)
+
+    assert snapshot.next_steps == ()
+    assert any("created_at" in item for item in snapshot.done)
+
+
+@pytest.mark.parametrize(
+    ("turns", "decided"),
+    [
+        ([user("Add an offline mode."), assistant("I'll keep the Postgres store."),
+          user("Let's switch to SQLite, Postgres is overkill for a desktop app.")], "switch to SQLite"),
+        ([user("加一个离线模式。"), assistant("我先沿用 Postgres。"),
+          user("改用 SQLite 吧，桌面应用用 Postgres 太重了。")], "改用 SQLite"),
+        ([user("Add an offline mode."), assistant("I'd suggest switching the store to SQLite. Should I?"),
+          user("yes"), assistant("Switched the store to SQLite.")], "SQLite"),
+        ([user("加一个离线模式。"), assistant("建议把存储换成 SQLite，可以吗？"), user("行。"),
+          assistant("已经换成 SQLite 了。")], "SQLite"),
+        ([user("Port is 8443, not 8080 — the gateway only forwards 8443. Add the health check.")], "8443"),
+    ],
+)  # fmt: skip
+def test_what_the_person_decided_or_accepted_is_a_decision(turns: list[Turn], decided: str) -> None:
+    assert any(decided in item for item in snapshot_session(turns).decisions)
+
+
+def test_offer_the_person_took_at_the_end_is_the_next_step() -> None:
+    turns = [user("Tag the release."), assistant("Tagged v0.4.0 locally. Want me to push the tag?"), user("yes please")]
+
+    assert snapshot_session(turns).next_steps == ("Want me to push the tag?",)
+
+
+@pytest.mark.parametrize(
+    ("last", "step"),
+    [
+        ("ok. don't merge yet, Sam wants to look at the rollback UX tomorrow.", "Sam wants to look at the rollback UX"),
+        ("好，这个 PR 先别合，等老唐把 ES 数据迁完再说。", "等老唐把 ES 数据迁完"),
+    ],
+)
+def test_step_the_person_put_off_at_the_end_is_the_next_step(last: str, step: str) -> None:
+    turns = [user("Add a rollback command."), assistant("Added `rollback` and pushed feat/rollback."), user(last)]
+
+    assert any(step in item for item in snapshot_session(turns).next_steps)
+
+
+LONG_ASKS = [
+    "Please refactor the ingestion pipeline so that every extractor reports its progress through one callback, "
+    "handles cancellation cleanly when the user closes the window, and retries transient network failures with "
+    "exponential backoff capped at thirty seconds.",
+    "请把导入流程重构一下，让每个解析器都通过同一个回调汇报进度，用户关闭窗口的时候能干净地取消正在进行的任务，"
+    "遇到临时的网络错误时按指数退避重试，最长等待三十秒，所有的重试都要写进日志，方便之后排查线上的问题，"
+    "另外把旧的进度条组件删掉，换成新的状态栏显示，状态栏上要能看到每个文件的名字、大小、已经处理的行数和预计剩余时间，"
+    "顺便把相关的单元测试和集成测试都补齐，所有的新代码都要有类型标注，别忘了更新使用文档和变更日志里的说明。",
+]
+
+
+@pytest.mark.parametrize("ask", LONG_ASKS)
+def test_long_goal_is_shortened_at_a_boundary_with_an_ellipsis(ask: str) -> None:
+    goal = snapshot_session([user(ask)]).goal
+
+    assert len(goal) <= 200 and goal.endswith("…")
+    kept = goal[:-1].rstrip()
+    spoken = ask.removeprefix("Please ").removeprefix("请")
+    assert spoken.lower().startswith(kept.lower()) and len(kept) >= 60
+    after = spoken[len(kept)]
+    assert not (kept[-1].isalnum() and after.isalnum()) or not kept[-1].isascii()  # never inside a Latin word
+    if not kept[-1].isascii():  # CJK: cut at a mark, a particle or a change of script
+        assert kept[-1] in "，、的了和与或在是把给让被将就也都及并从向对" or after in "，、。" or kept[-1].isspace()
+
+
+def test_goal_keeps_the_ask_when_an_introduction_leaves_no_room() -> None:
+    ask = (
+        "Morning. Context: lumen-serve is the Rust inference service for the lumen embedding model, axum and ort "
+        "on CUDA. We're keeping our own Rust service, no Triton, I've been through that debate already. "
+        "Today: add dynamic batching to the /embed handler, right now every request does its own session.run()."
+    )
+    goal = snapshot_session([user(ask)]).goal
+
+    assert "Today: add dynamic batching to the /embed handler" in goal and len(goal) <= 200
+    assert not goal.startswith("Morning")
 
 
 def live_messages(items: list[SessionItem]) -> list[SessionMessage]:
@@ -472,13 +642,31 @@ def test_real_claude_transcript_snapshot_names_the_created_file() -> None:
     assert snapshot.files == ("CLAUDE.md",)
 
 
-def test_real_codex_transcript_snapshot_lists_changes_and_the_open_offer() -> None:
+def test_real_codex_transcript_state_lists_changes_and_leaves_the_unanswered_offer_out() -> None:
     snapshot = real_snapshot(FIXTURES / "codex" / "codex.jsonl")
 
     assert snapshot.index_line.startswith("檢查一下 go.mod")
+    assert snapshot.goal.startswith("檢查一下 go.mod 裡面 為何 go版本是 1.24?") and snapshot.goal.endswith("…")
     assert any(item.startswith("Updated Go version") for item in snapshot.done)
-    assert snapshot.next_steps[-1].startswith("Want me to also scrub or reword the example files")
+    assert "Deleted: TODO.md" in snapshot.done
+    assert any("統一成 1.24" in item for item in snapshot.decisions)
+    assert snapshot.next_steps == ()  # the closing "Want me to also scrub …?" was never answered
     assert {"go.mod", ".python-version", "README.zh-TW.md", "README.zh-CN.md", "TODO.md"} <= set(snapshot.files)
+    assert "Next: Next" not in snapshot.render()
+
+
+def test_real_claude_transcript_state_reads_the_same_through_render_and_parse() -> None:
+    snapshot = real_snapshot(FIXTURES / "claude" / "1af7fc5e-8455-4414-9ccd-011d40f70b2a.jsonl")
+
+    parts = parse_snapshot(snapshot.render())
+    assert (parts.goal, parts.done, parts.decisions, parts.next_steps) == (
+        snapshot.goal,
+        snapshot.done,
+        snapshot.decisions,
+        snapshot.next_steps,
+    )
+    assert parts.goal.startswith("Analyze the codebase and create a CLAUDE.md file")
+    assert parts.decisions == ()  # the agent worked alone: nobody decided anything
 
 
 def test_real_gemini_transcript_snapshot_reports_chinese_progress() -> None:
@@ -544,7 +732,7 @@ def test_snapshot_takes_well_under_half_a_second_for_two_thousand_turns() -> Non
 
     assert elapsed < 0.5, f"{elapsed:.3f}s"
     assert snapshot.done[-1] == "已经修复了第 399 个租户的问题"
-    assert snapshot.next_steps[-1] == "TODO: still need to document csv export for tenant 399"
+    assert snapshot.next_steps[-1] == "still need to document csv export for tenant 399"  # its "TODO:" is the label
     assert snapshot.files[0] == "src/csv_export/tenant_399.py"
 
 
@@ -579,8 +767,8 @@ def test_snapshot_never_raises_and_keeps_every_limit(turns: list[Turn]) -> None:
 
     assert len(snapshot.index_line) <= 80 and len(snapshot.goal) <= 200
     assert not any(c in snapshot.index_line for c in "\n\r")
+    assert len(snapshot.done) <= 6 and len(snapshot.decisions) <= 8 and len(snapshot.next_steps) <= 6
     for items in (snapshot.done, snapshot.decisions, snapshot.next_steps):
-        assert len(items) <= 6
         assert all(0 < len(item) <= 160 and "\n" not in item for item in items)
     assert len(snapshot.files) <= 12 and len(set(snapshot.files)) == len(snapshot.files)
     assert all(name and "\n" not in name for name in snapshot.files)
