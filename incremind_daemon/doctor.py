@@ -27,7 +27,7 @@ from pydantic import ValidationError
 from incremind_daemon.config import DEFAULT_HOME, Settings, config_path, with_agent_homes
 from incremind_daemon.embedding import make_embedder
 from incremind_daemon.errors import ConfigError, IncremindError
-from incremind_daemon.serve import agent_setup
+from incremind_daemon.serve import agent_hooks, agent_setup
 from incremind_daemon.serve.context.targets import global_targets
 from incremind_daemon.serve.disk import format_size, low_space_bytes, measure_disk
 from incremind_daemon.serve.mcp_http import bearer_token
@@ -248,7 +248,33 @@ def check_agents(settings: Settings) -> list[Check]:
             found.append(Check(name, "ok", f"{folder}; memory tools registered in {where}"))
         else:
             found.append(Check(name, "warn", f"{folder}; memory tools not registered", f"incremind setup {agent}"))
+        found.append(check_hook(agent, settings))
     return found
+
+
+def check_hook(agent: str, settings: Settings) -> Check:
+    """Is the agent's SessionStart hook installed, switched on and (Codex) approved."""
+    name = f"hook {agent}"
+    where = agent_hooks.hook_path(agent, settings)
+    only_global = f"until then {agent} gets only the compact global block, not the project's"
+    try:
+        installed = agent_hooks.find_session_hook(agent, settings) is not None
+        off = agent_hooks.hooks_turned_off(agent, settings)
+        trusted = agent_hooks.is_hook_trusted(agent, settings)
+    except IncremindError as exc:
+        return Check(name, "warn", str(exc), f"fix {where} by hand, then incremind setup {agent}")
+    if not installed:
+        return Check(name, "warn", f"no SessionStart hook in {where}; {only_global}", f"incremind setup {agent}")
+    if off:
+        return Check(name, "warn", f"SessionStart hook installed, but {off}; {only_global}", "turn hooks back on there")
+    if not trusted:
+        return Check(
+            name,
+            "warn",
+            f"SessionStart hook in {where} waits for your approval in Codex; {only_global}",
+            "start codex and approve the incremind hook when it says a hook needs review (or in /hooks)",
+        )
+    return Check(name, "ok", f"SessionStart hook in {where}")
 
 
 def mcp_registered(agent: str, settings: Settings) -> tuple[bool, str]:

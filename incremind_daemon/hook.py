@@ -4,17 +4,29 @@ A SessionStart hook runs before every agent session, so this module reads the
 files the daemon precompiled under ``$INCREMIND_HOME/context/hook/`` and
 prints; it never imports the store, pydantic, jieba or a model.
 
-``incremind hook claude-session-start`` (also ``codex-`` and ``gemini-``)
-reads the hook's JSON event on stdin, names the project of its ``cwd`` the way
-the session reader does (a configured or enabled folder prefix, else the git
-top folder's name, else the folder's name), and prints::
+``incremind hook claude-session-start [--home H]`` (also ``codex-`` and
+``gemini-``) reads the hook's JSON event on stdin, names the project of its
+``cwd`` the way the session reader does (a configured or enabled folder
+prefix, else the git top folder's name, else the folder's name), and prints
+that project's block, or the global one when the project has none. The
+header and time anchor are written with the live time. It never fails a
+session: exit 0 always, problems on stderr.
 
-    {"hookSpecificOutput": {"hookEventName": "SessionStart", "additionalContext": "<block>"}}
+What each agent sends and accepts, read from the packages' own code
+(Claude Code 2.1.197, Codex CLI 0.171.0, Gemini CLI 0.61.0):
 
-with that project's block, or the global one when the project has none. The
-header and time anchor are written with the live time. When nothing is
-precompiled yet it prints nothing; it never fails a session (exit 0 always,
-problems on stderr).
+- stdin, all three: ``session_id``, ``transcript_path``, ``cwd``,
+  ``hook_event_name: "SessionStart"``, ``source``. Claude adds ``model``,
+  ``permission_mode``, ``agent_type``, ``session_title``; Codex ``model``,
+  ``permission_mode``; Gemini ``timestamp``. ``source`` is startup, resume,
+  clear or compact (Gemini: no compact).
+- stdout, all three: ``{"hookSpecificOutput": {"hookEventName":
+  "SessionStart", "additionalContext": "..."}}``. Codex validates it against
+  ``session-start.command.output.schema.json`` (no other keys) and Claude
+  against its own schema; Gemini reads ``additionalContext`` and wraps it in
+  ``<hook_context>``. Claude and Codex take empty stdout as "nothing to add";
+  Gemini parses stderr as the output when stdout is empty and shows it to the
+  person, so Gemini gets ``{}`` instead.
 """
 
 from __future__ import annotations
@@ -27,30 +39,58 @@ from datetime import UTC, datetime
 from incremind_daemon.serve.context.anchor import anchor_line, header_line, parse_moment
 
 HOOKS = {"claude-session-start": "claude", "codex-session-start": "codex", "gemini-session-start": "gemini"}
+NOTHING = {"claude": b"", "codex": b"", "gemini": b"{}\n"}  # what each agent takes as "no context"
+AGENT_RUNS = "agent-runs"  # config.AGENT_RUNS: incremind's own headless runs get no memory block
 
 
 def main(argv: list[str]) -> int:
     """Run one hook command; return the exit code."""
-    if len(argv) != 1 or argv[0] not in HOOKS:
-        print(f"incremind hook: unknown hook {' '.join(argv)!r}; known: {', '.join(HOOKS)}", file=sys.stderr)
+    parsed = parse_args(argv)
+    if parsed is None:
+        print(f"incremind hook: unknown hook {' '.join(argv)!r}; known: {', '.join(HOOKS)} [--home H]", file=sys.stderr)
         return 2
+    agent, home = parsed
+    text = None
     try:
         event = read_event(sys.stdin.read())
         cwd = event.get("cwd")
-        text = context_for(
-            cwd if isinstance(cwd, str) and cwd else os.getcwd(),
-            agent=HOOKS[argv[0]],
-            home=hook_home(),
-            now=datetime.now(UTC).astimezone(),
-        )
+        folder = cwd if isinstance(cwd, str) and cwd else os.getcwd()
+        if not is_own_run(folder, home):
+            text = context_for(folder, agent=agent, home=home, now=datetime.now(UTC).astimezone())
     except Exception as exc:  # a hook must never stand in the way of a session
         print(f"incremind hook: no context: {exc}", file=sys.stderr)
-        return 0
-    if text:
-        output = {"hookSpecificOutput": {"hookEventName": "SessionStart", "additionalContext": text}}
-        sys.stdout.buffer.write(json.dumps(output, ensure_ascii=False).encode("utf-8") + b"\n")
+    try:
+        sys.stdout.buffer.write(render_output(agent, text))
         sys.stdout.flush()
+    except OSError:  # the agent stopped reading (timed out or quit): nothing left to tell it
+        pass
     return 0
+
+
+def parse_args(argv: list[str]) -> tuple[str, str] | None:
+    """Return (agent, memory home) for ``NAME [--home H]``, or None for anything else."""
+    if not argv or argv[0] not in HOOKS:
+        return None
+    if len(argv) == 1:
+        return HOOKS[argv[0]], hook_home()
+    if len(argv) == 3 and argv[1] == "--home" and argv[2]:
+        return HOOKS[argv[0]], os.path.expanduser(argv[2])
+    return None
+
+
+def render_output(agent: str, text: str | None) -> bytes:
+    """Return the bytes the agent reads on stdout: its SessionStart JSON, or its "nothing"."""
+    if not text:
+        return NOTHING[agent]
+    output = {"hookSpecificOutput": {"hookEventName": "SessionStart", "additionalContext": text}}
+    return json.dumps(output, ensure_ascii=False).encode("utf-8") + b"\n"
+
+
+def is_own_run(cwd: str, home: str) -> bool:
+    """Tell whether the folder is one of incremind's own headless agent runs."""
+    runs = os.path.normpath(os.path.join(home, AGENT_RUNS))
+    folder = os.path.normpath(os.path.expanduser(cwd))
+    return folder == runs or folder.startswith(runs + os.sep)
 
 
 def read_event(raw: str) -> dict[str, object]:

@@ -17,6 +17,8 @@ from incremind_daemon.config import Settings, load_settings
 from incremind_daemon.daemon import acquire_lock, prepare_home
 from incremind_daemon.doctor import check_daemon, mcp_registered
 from incremind_daemon.models import install_from
+from incremind_daemon.serve import agent_hooks, agent_setup
+from tests.serve.test_agent_setup import approve_in_codex
 from tests.tiny_onnx import build_tiny_model
 
 
@@ -28,7 +30,7 @@ def doctor(capsys: pytest.CaptureFixture[str]) -> tuple[int, dict[str, dict[str,
 
 @pytest.fixture
 def healthy(private_home: Path, settings: Settings, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Settings:
-    """A home with a model, an inbox, and all three agents installed with the memory tools registered."""
+    """A home with a model, an inbox, and all three agents installed with the memory tools and hook set up."""
     prepare_home(settings)
     install_from(build_tiny_model(tmp_path / "tiny").folder, settings.models_dir, name="tiny")
     monkeypatch.setenv("INCREMIND_EMBEDDING__BACKEND", "onnx")
@@ -42,6 +44,9 @@ def healthy(private_home: Path, settings: Settings, tmp_path: Path, monkeypatch:
     )
     (private_home / ".gemini").mkdir()
     (private_home / ".gemini" / "settings.json").write_text(json.dumps({"mcpServers": server}), encoding="utf-8")
+    for agent in agent_setup.AGENTS:
+        agent_hooks.add_session_hook(agent, settings)
+    approve_in_codex(private_home)
     return settings
 
 
@@ -56,6 +61,7 @@ def test_doctor_passes_a_healthy_home(healthy: Settings, capsys: pytest.CaptureF
         assert checks[f"agent {agent}"]["status"] == "ok", checks[f"agent {agent}"]
         assert "registered" in checks[f"agent {agent}"]["detail"]
         assert checks[f"context {agent}"]["status"] == "ok"
+        assert checks[f"hook {agent}"]["status"] == "ok", checks[f"hook {agent}"]
     assert checks["inbox"]["status"] == "ok"
     assert checks["daemon"] == {
         "name": "daemon",
@@ -81,6 +87,45 @@ def test_doctor_reports_each_problem_with_a_fix(
     assert checks["context claude"]["status"] == "fail" and "enabled to false" in checks["context claude"]["fix"]
     assert checks["inbox"]["status"] == "warn" and checks["inbox"]["fix"].startswith("chmod o-w")
     assert all(c["fix"] for c in checks.values() if c["status"] != "ok")
+
+
+@pytest.mark.parametrize("agent", agent_setup.AGENTS)
+def test_doctor_says_how_to_turn_on_a_missing_hook(
+    healthy: Settings, agent: str, capsys: pytest.CaptureFixture[str]
+) -> None:
+    agent_hooks.remove_session_hook(agent, healthy)
+    code, checks = doctor(capsys)
+    assert code == 0 and checks[f"hook {agent}"]["status"] == "warn"
+    assert checks[f"hook {agent}"]["fix"] == f"incremind setup {agent}"
+    assert f"{agent} gets only the compact global block" in checks[f"hook {agent}"]["detail"]
+    assert [c for c in checks if c.startswith("hook") and checks[c]["status"] != "ok"] == [f"hook {agent}"]
+
+
+def test_doctor_warns_of_a_codex_hook_not_yet_approved_and_of_hooks_turned_off(
+    healthy: Settings, private_home: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    (private_home / ".codex" / "config.toml").write_text('[mcp_servers.incremind]\nurl = "u"\n', encoding="utf-8")
+    (private_home / ".gemini" / "settings.json").write_text(
+        json.dumps(
+            {
+                "hooksConfig": {"enabled": False},
+                "hooks": json.loads(agent_hooks.hook_snippet("gemini", healthy))["hooks"],
+            }
+        ),
+        encoding="utf-8",
+    )
+    _, checks = doctor(capsys)
+    assert checks["hook codex"]["status"] == "warn" and "approve" in checks["hook codex"]["fix"]
+    assert (
+        checks["hook gemini"]["status"] == "warn" and "hooksConfig.enabled is false" in checks["hook gemini"]["detail"]
+    )
+
+
+def test_doctor_does_not_ask_for_hooks_of_agents_not_installed(
+    settings: Settings, capsys: pytest.CaptureFixture[str]
+) -> None:
+    _, checks = doctor(capsys)
+    assert not [name for name in checks if name.startswith("hook")]
 
 
 @pytest.mark.skipif(os.geteuid() == 0, reason="root writes into read-only folders")

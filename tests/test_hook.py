@@ -1,4 +1,9 @@
-"""`incremind hook claude-session-start` as Claude Code runs it: a process, JSON in, JSON out."""
+"""`incremind hook <agent>-session-start` as each agent runs it: a process, the agent's JSON in, its JSON out.
+
+The events are the fields each CLI sent to a probe hook (Claude Code 2.1.197,
+Codex CLI 0.171.0, Gemini CLI 0.61.0); the Codex output is checked against
+its published session-start.command.output.schema.json.
+"""
 
 from __future__ import annotations
 
@@ -10,7 +15,8 @@ from pathlib import Path
 
 import pytest
 
-from incremind_daemon.config import Settings, load_settings
+from incremind_daemon import hook
+from incremind_daemon.config import AGENT_RUNS, Settings, load_settings
 from incremind_daemon.pipeline.redact import redact
 from incremind_daemon.serve.context.writer import ContextWriter
 from incremind_daemon.store.db import connect, write_transaction
@@ -19,32 +25,36 @@ from tests.serve.test_context_writer import NOW, add_insight, add_session
 ROOT = Path(__file__).resolve().parents[1]
 
 
-def run_hook(stdin: str, *args: str) -> subprocess.CompletedProcess[str]:
-    env = os.environ | {"PYTHONPATH": str(ROOT)}
+def run_hook(stdin: str, *args: str, env: dict[str, str] | None = None) -> subprocess.CompletedProcess[str]:
+    environment = os.environ | {"PYTHONPATH": str(ROOT)} | (env or {})
     command = [sys.executable, "-m", "incremind_daemon", "hook", *(args or ("claude-session-start",))]
-    return subprocess.run(command, input=stdin, capture_output=True, text=True, timeout=30, env=env, cwd=ROOT)
+    return subprocess.run(command, input=stdin, capture_output=True, text=True, timeout=30, env=environment, cwd=ROOT)
 
 
-def event(cwd: Path | str) -> str:
-    return json.dumps(
-        {
-            "session_id": "0f7c",
-            "transcript_path": "/tmp/t.jsonl",
-            "cwd": str(cwd),
-            "hook_event_name": "SessionStart",
-            "source": "startup",
-            "model": "claude-sonnet-4-5",
-        }
-    )
+def event(cwd: Path | str, agent: str = "claude") -> str:
+    """Return the SessionStart event the agent sends, with its own fields."""
+    common = {"session_id": "0f7c", "transcript_path": "/tmp/t.jsonl", "cwd": str(cwd)}
+    if agent == "claude":
+        extra = {"permission_mode": "default", "source": "startup", "model": "claude-sonnet-4-5", "session_title": "x"}
+    elif agent == "codex":
+        extra = {"model": "gpt-5-codex", "permission_mode": "default", "source": "startup"}
+    else:
+        extra = {"timestamp": "2026-12-01T23:59:41.720Z", "source": "startup"}
+    return json.dumps({**common, "hook_event_name": "SessionStart", **extra})
 
 
-def check_shape(stdout: str) -> str:
-    """Validate the documented SessionStart output shape and return the context text."""
-    assert stdout.startswith("{")
+# codex-rs/hooks/schema/generated/session-start.command.output.schema.json: no other keys at either level
+CODEX_TOP_KEYS = {"continue", "hookSpecificOutput", "stopReason", "suppressOutput", "systemMessage"}
+CODEX_SPECIFIC_KEYS = {"additionalContext", "env", "hookEventName"}
+
+
+def check_shape(stdout: str, agent: str = "claude") -> str:
+    """Validate the agent's SessionStart output shape and return the context text."""
+    assert stdout.startswith("{") and stdout.endswith("\n") and stdout.count("\n") == 1
     output = json.loads(stdout)
-    assert set(output) == {"hookSpecificOutput"}
+    assert set(output) == {"hookSpecificOutput"} and set(output) <= CODEX_TOP_KEYS
     specific = output["hookSpecificOutput"]
-    assert set(specific) == {"hookEventName", "additionalContext"}
+    assert set(specific) == {"hookEventName", "additionalContext"} and set(specific) <= CODEX_SPECIFIC_KEYS
     assert specific["hookEventName"] == "SessionStart"
     text = specific["additionalContext"]
     assert isinstance(text, str) and 0 < len(text) <= 10_000  # longer values are moved to a file by Claude Code
@@ -86,7 +96,8 @@ def test_hook_prints_the_project_block_for_a_folder_in_the_repository(compiled: 
     result = run_hook(event(repo / "src" / "billing"))
     assert result.returncode == 0, result.stderr
     text = check_shape(result.stdout)
-    assert "Run make check before pushing" in text and "喜欢先给结论" in text
+    assert "Run make check before pushing" in text
+    assert "喜欢先给结论" not in text  # a global rule: Claude Code already read it in ~/.claude/CLAUDE.md
     assert "Next: port the Stripe webhook" in text
     assert "The last claude session in api was active" in text
     assert "去医院" not in text
@@ -106,9 +117,40 @@ def test_private_project_sees_its_own_block_in_its_own_folder(compiled: Settings
     assert "去医院复查的日子" in text and "Run make check" not in text
 
 
-def test_hook_without_precompiled_files_prints_nothing_and_succeeds(private_home: Path) -> None:
-    result = run_hook(event(private_home))
-    assert result.returncode == 0 and result.stdout == ""
+@pytest.mark.parametrize("agent", ["claude", "codex", "gemini"])
+def test_each_agent_gets_its_project_block_from_its_own_event(compiled: Settings, tmp_path: Path, agent: str) -> None:
+    repo = tmp_path / "api"
+    (repo / ".git").mkdir(parents=True)
+    result = run_hook(event(repo / "src", agent), f"{agent}-session-start")
+    assert result.returncode == 0 and result.stderr == ""
+    text = check_shape(result.stdout, agent)
+    assert "Run make check before pushing" in text and "去医院" not in text
+
+
+@pytest.mark.parametrize(("agent", "nothing"), [("claude", ""), ("codex", ""), ("gemini", "{}\n")])
+def test_hook_without_precompiled_files_prints_the_agents_nothing(private_home: Path, agent: str, nothing: str) -> None:
+    result = run_hook(event(private_home, agent), f"{agent}-session-start")
+    assert (
+        result.returncode == 0 and result.stdout == nothing
+    )  # Gemini would read stderr as output if stdout were empty
+
+
+def test_hook_reads_the_home_it_is_given(compiled: Settings, tmp_path: Path) -> None:
+    repo = tmp_path / "api"
+    (repo / ".git").mkdir(parents=True)
+    elsewhere = {"INCREMIND_HOME": str(tmp_path / "empty")}
+    assert run_hook(event(repo, "codex"), "codex-session-start", env=elsewhere).stdout == ""
+    given = run_hook(event(repo, "codex"), "codex-session-start", "--home", str(compiled.home_dir), env=elsewhere)
+    assert "Run make check before pushing" in check_shape(given.stdout, "codex")
+
+
+@pytest.mark.parametrize("agent", ["claude", "gemini"])
+def test_incremind_own_agent_runs_get_no_memory(compiled: Settings, agent: str) -> None:
+    folder = compiled.home_dir / AGENT_RUNS / agent
+    folder.mkdir(parents=True)
+    result = run_hook(event(folder, agent), f"{agent}-session-start")
+    assert result.returncode == 0 and result.stdout == hook.NOTHING[agent].decode()
+    assert hook.AGENT_RUNS == AGENT_RUNS
 
 
 @pytest.mark.parametrize("stdin", ["", "not json", "[1, 2]", '{"cwd": 7}'])
@@ -118,8 +160,11 @@ def test_hook_survives_a_malformed_event(compiled: Settings, stdin: str) -> None
     check_shape(result.stdout)
 
 
-def test_unknown_hook_is_a_usage_error() -> None:
-    result = run_hook("{}", "claude-session-end")
+@pytest.mark.parametrize(
+    "args", [("claude-session-end",), ("gemini-session-start", "--home"), ("codex-session-start", "--config", "x")]
+)
+def test_unknown_hook_is_a_usage_error(args: tuple[str, ...]) -> None:
+    result = run_hook("{}", *args)
     assert result.returncode == 2 and "unknown hook" in result.stderr
 
 

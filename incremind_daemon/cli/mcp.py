@@ -17,7 +17,7 @@ from incremind_daemon.config import Settings, load_settings
 from incremind_daemon.embedding import make_embedder
 from incremind_daemon.errors import IncremindError
 from incremind_daemon.pipeline.redact import redact
-from incremind_daemon.serve import agent_setup
+from incremind_daemon.serve import agent_hooks, agent_setup
 from incremind_daemon.serve.context.writer import render_recent_context
 from incremind_daemon.serve.mcp_server import build_mcp_server
 from incremind_daemon.serve.mcp_tools import MemoryBackend, MemoryTools
@@ -29,6 +29,8 @@ from incremind_daemon.store.records import SaveRequest, SaveResult
 from incremind_daemon.store.tokenizer import ensure_segmenter
 
 log = logging.getLogger(__name__)
+
+HOOK = "the incremind SessionStart hook"
 
 
 def register(commands: Commands, common: argparse.ArgumentParser) -> None:  # type: ignore[type-arg]
@@ -46,18 +48,22 @@ def register(commands: Commands, common: argparse.ArgumentParser) -> None:  # ty
         common,
         "setup",
         cmd_setup,
-        "register the memory tools with a coding agent (or remove them with --undo)",
-        "incremind setup claude --hook",
+        "register the memory tools and the session-start hook with a coding agent (or remove them with --undo)",
+        "incremind setup gemini",
     )
-    setup.add_argument("agent", choices=agent_setup.AGENTS, help="the agent to register with")
+    setup.add_argument("agent", choices=agent_setup.AGENTS, help="the agent to set up")
     how = setup.add_mutually_exclusive_group()
     how.add_argument(
         "--http", action="store_true", help="use the daemon's HTTP endpoint (default when the daemon runs)"
     )
     how.add_argument("--stdio", action="store_true", help="let the agent start `incremind mcp` (default otherwise)")
-    setup.add_argument("--print", action="store_true", help="show the entry instead of writing it")
-    setup.add_argument("--hook", action="store_true", help="claude: also preload memory with a SessionStart hook")
-    setup.add_argument("--undo", action="store_true", help="remove the entry (and the hook) again")
+    setup.add_argument("--print", action="store_true", help="show the entries instead of writing them")
+    setup.add_argument(
+        "--no-hook",
+        action="store_true",
+        help="leave out the SessionStart hook that gives each session its project's memory",
+    )
+    setup.add_argument("--undo", action="store_true", help="remove the entries again (with --no-hook: the tools only)")
 
 
 def cmd_mcp(args: argparse.Namespace, settings: Settings) -> int:
@@ -118,29 +124,31 @@ def _serialized_save(
 
 
 def cmd_setup(args: argparse.Namespace, settings: Settings) -> int:
-    """Register the memory tools in an agent's own config file, or remove them."""
+    """Register the memory tools and the SessionStart hook in an agent's own config, or remove them."""
     agent: str = args.agent
-    if args.hook and agent != "claude":
-        raise IncremindError("--hook is for Claude Code only (incremind setup claude --hook)")
     if args.undo:
-        results = [agent_setup.unregister_server(agent, settings)]
-        if agent == "claude":
-            hook = agent_setup.remove_session_hook(settings)
-            print(agent_setup.describe(hook, "the SessionStart hook"))
-        print(agent_setup.describe(results[0]))
+        result = agent_setup.unregister_server(agent, settings)
+        print(agent_setup.describe(result))
+        if not args.no_hook:
+            hook = agent_hooks.remove_session_hook(
+                agent, settings, backup=not _rewrote_hook_file(result, agent, settings)
+            )
+            print(agent_setup.describe(hook, HOOK))
         return 0
     use_http = args.http or (not args.stdio and running_pid(settings) is not None)
     registration = agent_setup.http_registration(settings) if use_http else agent_setup.stdio_registration(settings)
     if args.print:
         print(agent_setup.snippet(agent, registration), end="")
-        if args.hook:
-            print(f"\nSessionStart hook for {agent_setup.claude_settings_path(settings)}:")
-            print(f"  {agent_setup.hook_command()}")
+        if not args.no_hook:
+            print(f"\nSessionStart hook, in {agent_hooks.hook_path(agent, settings)}:")
+            print(agent_hooks.hook_snippet(agent, settings), end="")
         return 0
     result = agent_setup.register_server(agent, registration, settings)
     print(agent_setup.describe(result))
-    if args.hook:
-        print(agent_setup.describe(agent_setup.add_session_hook(settings), "the SessionStart hook"))
+    if not args.no_hook:
+        hook = agent_hooks.add_session_hook(agent, settings, backup=not _rewrote_hook_file(result, agent, settings))
+        print(agent_setup.describe(hook, HOOK))
+        _print_hook_notes(agent, settings)
     if use_http and not args.http:
         print("transport: HTTP (the daemon is running); it must be running whenever the agent is", file=sys.stderr)
     elif use_http and running_pid(settings) is None:
@@ -148,6 +156,29 @@ def cmd_setup(args: argparse.Namespace, settings: Settings) -> int:
     elif not use_http:
         print("transport: stdio (the agent starts `incremind mcp` itself)", file=sys.stderr)
     return 0
+
+
+def _rewrote_hook_file(result: agent_setup.SetupResult, agent: str, settings: Settings) -> bool:
+    """Tell whether the server edit just rewrote the hook's file (Gemini: one file for both).
+
+    Then the backup it kept (or the absence of one, for a new file) stays the file before setup.
+    """
+    return result.action in ("added", "updated", "removed") and result.path == agent_hooks.hook_path(agent, settings)
+
+
+def _print_hook_notes(agent: str, settings: Settings) -> None:
+    """Say what the agent itself still needs before the hook runs."""
+    off = agent_hooks.hooks_turned_off(agent, settings)
+    if off:
+        print(f"note: {off}; until hooks are on, {agent} gets only the global memory block", file=sys.stderr)
+    if not agent_hooks.is_hook_trusted(agent, settings):
+        print(
+            "note: Codex runs a new hook only once you approve it: start codex and approve the incremind hook "
+            "when it says a hook needs review (or in /hooks)",
+            file=sys.stderr,
+        )
+    if agent == "gemini":
+        print("note: Gemini CLI runs hooks only in folders you trust", file=sys.stderr)
 
 
 def serve_stdio(argv: list[str]) -> int:

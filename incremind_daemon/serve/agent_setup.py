@@ -3,10 +3,12 @@
 Claude Code keeps user-scope servers in ``~/.claude.json`` (top-level
 ``mcpServers``; ``$CLAUDE_CONFIG_DIR/.claude.json`` when that is set),
 Codex in ``$CODEX_HOME/config.toml`` (``[mcp_servers.incremind]``), Gemini
-CLI in ``~/.gemini/settings.json`` (``mcpServers``). Only our entry is
+CLI in ``~/.gemini/settings.json`` (``mcpServers``). Only our entries are
 touched: JSON files keep their key order and indentation, the TOML file
 every other line. The previous file is kept as ``<file>.incremind-bak`` and
 the new one replaces it atomically.
+
+The SessionStart hook that goes with the server is installed by ``agent_hooks``.
 """
 
 from __future__ import annotations
@@ -32,9 +34,6 @@ log = logging.getLogger(__name__)
 AGENTS = ("claude", "codex", "gemini")
 SERVER_NAME = "incremind"
 BACKUP_SUFFIX = ".incremind-bak"
-HOOK_ARGS = ("hook", "claude-session-start")
-HOOK_MATCHER = "startup|resume|clear|compact"
-HOOK_TIMEOUT_SECONDS = 10
 
 Action = Literal["added", "updated", "unchanged", "removed", "absent"]
 JsonObject = dict[str, Any]  # a parsed agent config file: its shape is the agent's, not ours
@@ -91,23 +90,20 @@ def stdio_registration(settings: Settings) -> Registration:
     return Registration("stdio", command=command[0], args=(*command[1:], "mcp"), env=env)
 
 
+def agent_home(agent: str, settings: Settings) -> Path:
+    """Return the agent's own folder (``~/.claude``, ``~/.codex``, ``~/.gemini`` or their overrides)."""
+    if agent not in AGENTS:
+        raise IncremindError(f"unknown agent '{agent}'; choose one of {', '.join(AGENTS)}")
+    return getattr(settings.sessions, agent).dir or Path(f"~/.{agent}").expanduser()
+
+
 def config_path(agent: str, settings: Settings) -> Path:
     """Return the file an agent keeps its user-scope MCP servers in."""
+    home = agent_home(agent, settings)
     if agent == "claude":
-        claude_dir = settings.sessions.claude.dir or Path("~/.claude").expanduser()
-        default = Path("~/.claude").expanduser()
         # with CLAUDE_CONFIG_DIR, Claude Code keeps .claude.json inside that folder
-        return Path("~/.claude.json").expanduser() if claude_dir == default else claude_dir / ".claude.json"
-    if agent == "codex":
-        return (settings.sessions.codex.dir or Path("~/.codex").expanduser()) / "config.toml"
-    if agent == "gemini":
-        return (settings.sessions.gemini.dir or Path("~/.gemini").expanduser()) / "settings.json"
-    raise IncremindError(f"unknown agent '{agent}'; choose one of {', '.join(AGENTS)}")
-
-
-def claude_settings_path(settings: Settings) -> Path:
-    """Return Claude Code's user settings.json (where hooks live)."""
-    return (settings.sessions.claude.dir or Path("~/.claude").expanduser()) / "settings.json"
+        return Path("~/.claude.json").expanduser() if home == Path("~/.claude").expanduser() else home / ".claude.json"
+    return home / ("config.toml" if agent == "codex" else "settings.json")
 
 
 # --- the entry each agent expects -----------------------------------------------------
@@ -184,7 +180,7 @@ def register_server(agent: str, reg: Registration, settings: Settings) -> SetupR
         servers[SERVER_NAME] = entry
         return True
 
-    return _edit_json(agent, path, put)
+    return edit_json(agent, path, put)
 
 
 def unregister_server(agent: str, settings: Settings) -> SetupResult:
@@ -200,97 +196,37 @@ def unregister_server(agent: str, settings: Settings) -> SetupResult:
         del servers[SERVER_NAME]
         return True
 
-    return _edit_json(agent, path, take, removing=True)
-
-
-def hook_command() -> str:
-    """Return the SessionStart hook's shell command line."""
-    return " ".join(shlex.quote(part) for part in (*incremind_command(), *HOOK_ARGS))
-
-
-def _is_our_hook(handler: object) -> bool:
-    if not isinstance(handler, dict) or not isinstance(handler.get("command"), str):
-        return False
-    words = handler["command"].split()
-    return words[-2:] == list(HOOK_ARGS) and any("incremind" in w for w in words[:-2])
-
-
-def add_session_hook(settings: Settings) -> SetupResult:
-    """Add (or refresh) the SessionStart hook that preloads memory into Claude Code sessions."""
-    path = claude_settings_path(settings)
-    wanted = {"type": "command", "command": hook_command(), "timeout": HOOK_TIMEOUT_SECONDS}
-
-    def put(data: JsonObject) -> bool:
-        groups = _hook_groups(data, path)
-        for group in groups:
-            handlers = group.get("hooks") if isinstance(group, dict) else None
-            for index, handler in enumerate(handlers if isinstance(handlers, list) else []):
-                if _is_our_hook(handler):
-                    if handler == wanted:
-                        return False
-                    handlers[index] = wanted  # type: ignore[index]  # a list, checked above
-                    return True
-        groups.append({"matcher": HOOK_MATCHER, "hooks": [wanted]})
-        return True
-
-    return _edit_json("claude", path, put)
-
-
-def remove_session_hook(settings: Settings) -> SetupResult:
-    """Remove our SessionStart hook (and the group or keys it leaves empty)."""
-    path = claude_settings_path(settings)
-
-    def take(data: JsonObject) -> bool:
-        hooks = data.get("hooks")
-        groups = hooks.get("SessionStart") if isinstance(hooks, dict) else None
-        if not isinstance(hooks, dict) or not isinstance(groups, list):
-            return False
-        changed = False
-        for group in list(groups):
-            handlers = group.get("hooks") if isinstance(group, dict) else None
-            if not isinstance(handlers, list):
-                continue
-            kept = [h for h in handlers if not _is_our_hook(h)]
-            if len(kept) != len(handlers):
-                changed = True
-                if kept:
-                    group["hooks"] = kept
-                else:
-                    groups.remove(group)
-        if not groups:
-            del hooks["SessionStart"]
-        if not hooks:
-            del data["hooks"]
-        return changed
-
-    return _edit_json("claude", path, take, removing=True)
-
-
-def _hook_groups(data: JsonObject, path: Path) -> list[Any]:
-    hooks = data.setdefault("hooks", {})
-    groups = hooks.setdefault("SessionStart", []) if isinstance(hooks, dict) else None
-    if not isinstance(groups, list):
-        raise IncremindError(f"{path}: hooks.SessionStart is not a list; fix it by hand, then run setup again")
-    return groups
+    return edit_json(agent, path, take, removing=True)
 
 
 # --- files ----------------------------------------------------------------------------
 
 
-def _edit_json(agent: str, path: Path, change: Callable[[JsonObject], bool], *, removing: bool = False) -> SetupResult:
-    """Apply change() to a JSON file; rewrite it (same key order and indent) only if it changed."""
-    text = _read(path)
+def edit_json(
+    agent: str,
+    path: Path,
+    change: Callable[[JsonObject], bool],
+    *,
+    ours: Callable[[JsonObject], bool] | None = None,
+    removing: bool = False,
+    backup: bool = True,
+) -> SetupResult:
+    """Apply change() to a JSON file; rewrite it (same key order and indent) only if it changed.
+
+    ours() tells whether the file already holds our entry (added or updated).
+    """
+    text = read_config(path)
     if text is None and removing:
         return SetupResult(agent, path, "absent")
-    data = _parse_json(text, path) if text else {}
-    existed = bool(text) and _has_our_entry(data)
+    data = parse_config(text, path) if text else {}
+    existed = bool(text) and (ours or _has_our_entry)(data)
     if not change(data):
         return SetupResult(agent, path, "absent" if removing else "unchanged")
     indent = _indent_of(text or "")
     rendered = json.dumps(data, indent=indent, ensure_ascii=False) + "\n"
-    backup = _write(path, rendered, previous=text)
+    kept = _write(path, rendered, previous=text, backup=backup)
     action: Action = "removed" if removing else ("updated" if existed else "added")
-    return SetupResult(agent, path, action, backup)
+    return SetupResult(agent, path, action, kept)
 
 
 def _has_our_entry(data: JsonObject) -> bool:
@@ -299,7 +235,7 @@ def _has_our_entry(data: JsonObject) -> bool:
 
 
 def _edit_text(agent: str, path: Path, change: Callable[[str], str | None], *, removing: bool = False) -> SetupResult:
-    text = _read(path)
+    text = read_config(path)
     if text is None and removing:
         return SetupResult(agent, path, "absent")
     new = change(text or "")
@@ -313,7 +249,7 @@ def _edit_text(agent: str, path: Path, change: Callable[[str], str | None], *, r
     return SetupResult(agent, path, action, backup)
 
 
-def _read(path: Path) -> str | None:
+def read_config(path: Path) -> str | None:
     try:
         return path.read_text(encoding="utf-8")
     except FileNotFoundError:
@@ -322,7 +258,7 @@ def _read(path: Path) -> str | None:
         raise IncremindError(f"cannot read {path}: {exc}") from exc
 
 
-def _parse_json(text: str, path: Path) -> JsonObject:
+def parse_config(text: str, path: Path) -> JsonObject:
     try:
         data = json.loads(text)
     except json.JSONDecodeError as exc:
@@ -345,16 +281,17 @@ def _indent_of(text: str) -> int | str:
     return 2
 
 
-def _write(path: Path, text: str, *, previous: str | None) -> Path | None:
-    """Replace a file atomically, keeping its mode; save the previous content beside it."""
+def _write(path: Path, text: str, *, previous: str | None, backup: bool = True) -> Path | None:
+    """Replace a file atomically, keeping its mode; save the previous content beside it (with backup)."""
     path.parent.mkdir(parents=True, exist_ok=True)
-    backup = None
+    kept = None
     mode = 0o600
     if previous is not None:
-        backup = path.with_name(path.name + BACKUP_SUFFIX)
-        backup.write_text(previous, encoding="utf-8")
         mode = path.stat().st_mode & 0o7777
-        os.chmod(backup, mode)  # the file may hold credentials; the backup is no more readable than it
+    if previous is not None and backup:
+        kept = path.with_name(path.name + BACKUP_SUFFIX)
+        kept.write_text(previous, encoding="utf-8")
+        os.chmod(kept, mode)  # the file may hold credentials; the backup is no more readable than it
     fd, temp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
     try:
         with os.fdopen(fd, "w", encoding="utf-8") as handle:
@@ -367,7 +304,7 @@ def _write(path: Path, text: str, *, previous: str | None) -> Path | None:
         Path(temp).unlink(missing_ok=True)
         raise
     log.info("wrote %s", path)
-    return backup
+    return kept
 
 
 def describe(result: SetupResult, what: str = "the incremind MCP server") -> str:
