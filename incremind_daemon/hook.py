@@ -8,9 +8,10 @@ prints; it never imports the store, pydantic, jieba or a model.
 ``gemini-``) reads the hook's JSON event on stdin, names the project of its
 ``cwd`` the way the session reader does (a configured or enabled folder
 prefix, else the git top folder's name, else the folder's name), and prints
-that project's block, or the global one when the project has none. The
-header and time anchor are written with the live time. It never fails a
-session: exit 0 always, problems on stderr.
+that project's part of the context (``context_for``): the global block is in
+the agent's own global file unless the index says it is not. The header and
+time anchor are written with the live time. It never fails a session: exit 0
+always, problems on stderr.
 
 What each agent sends and accepts, read from the packages' own code
 (Claude Code 2.1.197, Codex CLI 0.171.0, Gemini CLI 0.61.0):
@@ -36,7 +37,8 @@ import os
 import sys
 from datetime import UTC, datetime
 
-from incremind_daemon.serve.context.anchor import anchor_line, header_line, parse_moment
+from incremind_daemon.names import project_from_folder
+from incremind_daemon.serve.context.anchor import anchor_line, parse_moment, part_header_line
 
 HOOKS = {"claude-session-start": "claude", "codex-session-start": "codex", "gemini-session-start": "gemini"}
 NOTHING = {"claude": b"", "codex": b"", "gemini": b"{}\n"}  # what each agent takes as "no context"
@@ -108,25 +110,37 @@ def hook_home() -> str:
 
 
 def context_for(cwd: str, *, agent: str, home: str, now: datetime) -> str | None:
-    """Return the block for a working directory, or None when nothing is precompiled."""
+    """Return what the agent gets in a working directory, or None when there is nothing to add.
+
+    The project's part, under a live header and time anchor; the global block
+    as well when the agent's global instruction file does not hold it (the
+    index says which do). A folder of no known project gets only that global
+    block, and nothing where the global file holds it already.
+    """
     folder = os.path.join(home, "context", "hook")
-    try:
-        with open(os.path.join(folder, "index.json"), encoding="utf-8") as handle:
-            index = json.load(handle)
-    except FileNotFoundError:
+    index = _load(folder, "index.json")
+    if index is None:
         return None
-    project = project_of(cwd, index.get("prefixes", []))
-    name = index.get("projects", {}).get(project) or index.get("global")
-    compiled = _load(folder, name) or _load(folder, index.get("global"))
-    if compiled is None:
+    prefixes = index.get("prefixes")
+    project = project_of(cwd, prefixes if isinstance(prefixes, list) else [])
+    projects = index.get("projects")
+    own = _load(folder, projects.get(project)) if isinstance(projects, dict) else None
+    in_file = index.get("global_in_file")
+    glob = None if isinstance(in_file, dict) and in_file.get(agent) else _load(folder, index.get("global"))
+    compiled = [part for part in (glob, own) if part is not None]
+    if not compiled:
         return None
-    sessions = compiled.get("last_sessions")
+    sessions = compiled[-1].get("last_sessions")
     last = sessions.get(agent) if isinstance(sessions, dict) else None
     last = last if isinstance(last, dict) else {}
     at = parse_moment(last["at"]) if isinstance(last.get("at"), str) else None
-    where = compiled.get("project") or last.get("project")
-    head = [header_line(now), anchor_line(now, at, agent=agent, where=where if isinstance(where, str) else None)]
-    return "\n".join([*head, str(compiled.get("body", ""))]).rstrip("\n")
+    where = project if own is not None else last.get("project")
+    head = [
+        part_header_line(now, project if own is not None else None),
+        anchor_line(now, at, agent=agent, where=where if isinstance(where, str) else None),
+    ]
+    bodies = [str(part.get("body", "")).rstrip("\n") for part in compiled]
+    return "\n".join([*head, *bodies]).rstrip("\n")
 
 
 def _load(folder: str, name: object) -> dict[str, object] | None:
@@ -135,13 +149,17 @@ def _load(folder: str, name: object) -> dict[str, object] | None:
     try:
         with open(os.path.join(folder, name), encoding="utf-8") as handle:
             data = json.load(handle)
-    except FileNotFoundError:
+    except (FileNotFoundError, json.JSONDecodeError):  # not compiled yet, or being replaced by hand
         return None
     return data if isinstance(data, dict) else None
 
 
 def project_of(cwd: str, prefixes: list[list[str]]) -> str:
-    """Name the project of a folder: the longest listed prefix, else its git top folder, else itself."""
+    """Name the project of a folder: the longest listed prefix, else its git top folder, else itself.
+
+    A folder's name is made into a project name as the session reader does
+    (``names.project_from_folder``); '' when nothing of it is usable.
+    """
     folder = os.path.normpath(os.path.expanduser(cwd))
     for prefix, project in sorted(prefixes, key=lambda item: -len(item[0])):
         if folder == prefix or folder.startswith(prefix.rstrip(os.sep) + os.sep):
@@ -152,6 +170,6 @@ def project_of(cwd: str, prefixes: list[list[str]]) -> str:
         if parent == candidate:
             break
         if os.path.exists(os.path.join(candidate, ".git")):
-            return os.path.basename(candidate)
+            return project_from_folder(os.path.basename(candidate)) or ""
         candidate = parent
-    return os.path.basename(folder)
+    return project_from_folder(os.path.basename(folder)) or ""

@@ -103,11 +103,26 @@ def test_hook_prints_the_project_block_for_a_folder_in_the_repository(compiled: 
     assert "去医院" not in text
 
 
-def test_hook_falls_back_to_the_global_block_without_private_content(compiled: Settings, tmp_path: Path) -> None:
-    result = run_hook(event(tmp_path / "somewhere-else"))
-    text = check_shape(result.stdout)
+def test_a_folder_of_no_project_gets_the_global_block_only_where_no_file_holds_it(
+    compiled: Settings, tmp_path: Path
+) -> None:
+    assert run_hook(event(tmp_path / "somewhere-else")).stdout == ""  # ~/.claude/CLAUDE.md holds it
+    result = run_hook(event(tmp_path / "somewhere-else", "codex"), "codex-session-start")  # no ~/.codex
+    text = check_shape(result.stdout, "codex")
     assert "喜欢先给结论" in text and "Run make check before pushing" not in text  # project-scoped: api only
     assert "去医院" not in text and "日记" not in text
+
+
+def test_a_project_part_adds_the_global_rules_only_where_no_global_file_holds_them(
+    compiled: Settings, tmp_path: Path
+) -> None:
+    repo = tmp_path / "api"
+    (repo / ".git").mkdir(parents=True)
+    claude = check_shape(run_hook(event(repo)).stdout)
+    codex = check_shape(run_hook(event(repo, "codex"), "codex-session-start").stdout, "codex")
+    assert "Run make check before pushing" in claude and "Run make check before pushing" in codex
+    assert "喜欢先给结论" not in claude and "喜欢先给结论" in codex
+    assert claude.startswith("Memory from incremind for api, generated ")
 
 
 def test_private_project_sees_its_own_block_in_its_own_folder(compiled: Settings, tmp_path: Path) -> None:
@@ -155,9 +170,9 @@ def test_incremind_own_agent_runs_get_no_memory(compiled: Settings, agent: str) 
 
 @pytest.mark.parametrize("stdin", ["", "not json", "[1, 2]", '{"cwd": 7}'])
 def test_hook_survives_a_malformed_event(compiled: Settings, stdin: str) -> None:
-    result = run_hook(stdin)
+    result = run_hook(stdin, "codex-session-start")  # the working folder is taken instead: the global block
     assert result.returncode == 0
-    check_shape(result.stdout)
+    check_shape(result.stdout, "codex")
 
 
 @pytest.mark.parametrize(
@@ -180,6 +195,7 @@ def test_hook_imports_nothing_heavy() -> None:
     )
     assert json.loads(result.stdout.replace("'", '"')) == [
         "incremind_daemon.hook",
+        "incremind_daemon.names",
         "incremind_daemon.serve",
         "incremind_daemon.serve.context",
         "incremind_daemon.serve.context.anchor",

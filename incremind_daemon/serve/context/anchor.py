@@ -20,6 +20,15 @@ def header_line(now: datetime) -> str:
     )
 
 
+def part_header_line(now: datetime, project: str | None) -> str:
+    """Return the header of what a SessionStart hook adds: whose memory, when, and where to find more."""
+    whose = f" for {project}" if project else ""
+    return (
+        f"Memory from incremind{whose}, generated {format_moment(now)}; the memory MCP tools "
+        f"({MCP_TOOLS}) find more by id or words."
+    )
+
+
 def anchor_line(now: datetime, last: datetime | None, *, agent: str | None, where: str | None) -> str:
     """Return the time anchor: now, and how long since the last session of this agent here."""
     who = f"{agent} session" if agent else "agent session"
