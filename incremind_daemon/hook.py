@@ -127,6 +127,13 @@ def context_for(cwd: str, *, agent: str, home: str, now: datetime) -> str | None
     own = _load(folder, projects.get(project)) if isinstance(projects, dict) else None
     in_file = index.get("global_in_file")
     glob = None if isinstance(in_file, dict) and in_file.get(agent) else _load(folder, index.get("global"))
+    return compose(agent=agent, project=project, own=own, glob=glob, now=now)
+
+
+def compose(
+    *, agent: str, project: str, own: dict[str, object] | None, glob: dict[str, object] | None, now: datetime
+) -> str | None:
+    """Return the text the hook adds from precompiled parts (None: nothing to add)."""
     compiled = [part for part in (glob, own) if part is not None]
     if not compiled:
         return None

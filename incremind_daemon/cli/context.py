@@ -9,16 +9,21 @@ from pathlib import Path
 
 import apsw
 
+from incremind_daemon import hook
 from incremind_daemon.cli.base import Commands, command, project_arg
 from incremind_daemon.config import Settings
 from incremind_daemon.errors import IncremindError, NotFound
 from incremind_daemon.pipeline.redact import redact
+from incremind_daemon.serve import agent_hooks
+from incremind_daemon.serve.agent_setup import AGENTS
 from incremind_daemon.serve.context import targets as t
 from incremind_daemon.serve.context.blockfile import remove_block
+from incremind_daemon.serve.context.tokens import estimate_tokens
 from incremind_daemon.serve.context.writer import ContextWriter, TargetResult, target_statuses
 from incremind_daemon.sources.sessions.discover import project_for_cwd
 from incremind_daemon.store import recall
 from incremind_daemon.store.db import connect, write_transaction
+from incremind_daemon.store.insights import now_utc
 
 ACTIONS = ("show", "write", "enable", "disable", "status")
 
@@ -41,7 +46,10 @@ def register(commands: Commands, common: argparse.ArgumentParser) -> None:  # ty
     )
     context.add_argument("path", nargs="?", type=Path, metavar="PATH", help="enable/disable: a repository or a file")
     context.add_argument("--target", type=Path, metavar="PATH", help="show: the block of this target file")
-    context.add_argument("--project", type=project_arg, metavar="NAME", help="show: the block of this project")
+    context.add_argument(
+        "--project", type=project_arg, metavar="NAME", help="show: what an agent reads at start-up in this project"
+    )
+    context.add_argument("--agent", choices=AGENTS, help="show: as this agent reads it (default claude)")
     context.add_argument(
         "--files",
         metavar="NAMES",
@@ -70,13 +78,13 @@ def _writer(settings: Settings) -> ContextWriter:
 
 def _show(conn: apsw.Connection, args: argparse.Namespace, settings: Settings) -> int:
     rows = {row.path: row for row in recall.context_targets(conn)}
+    if args.project:
+        return _show_start(conn, args, settings, rows)
     if args.target is not None:
         target = _find_target(settings, rows, args.target)
-    elif args.project:
-        target = t.Target(Path(args.project), "project", None, args.project, "inline")
     else:
-        found = t.global_targets(settings, rows)
-        target = found[0] if found else t.Target(Path("CLAUDE.md"), "global", "claude", None, "inline")
+        found = [x for x in t.global_targets(settings, rows) if args.agent in (None, x.agent)]
+        target = found[0] if found else t.Target(Path("CLAUDE.md"), "global", args.agent or "claude", None, "inline")
     block = _writer(settings).render_for(conn, target)
     if args.json:
         data = {"target": str(target.path), "project": target.project, "tokens": block.tokens}
@@ -84,6 +92,50 @@ def _show(conn: apsw.Connection, args: argparse.Namespace, settings: Settings) -
     else:
         print(block.text)
         print(f"\n({block.tokens} tokens estimated of a {block.budget}-token budget; {block.dropped} lines cut)")
+    return 0
+
+
+def _show_start(
+    conn: apsw.Connection, args: argparse.Namespace, settings: Settings, rows: dict[str, recall.ContextTargetRow]
+) -> int:
+    """Print what an agent reads at start-up in a project's folder: its global block, then its project's part."""
+    agent: str = args.agent or "claude"
+    writer = _writer(settings)
+    parts: list[tuple[str, str]] = []  # (where it comes from, text)
+    in_file = next((x for x in t.global_targets(settings, rows) if x.agent == agent), None)
+    if in_file is not None:
+        parts.append((f"{in_file.path} (global block)", writer.render_for(conn, in_file).text))
+    notes: list[str] = []
+    if agent_hooks.find_session_hook(agent, settings) is not None:
+        own = writer.hook_payload(conn, args.project)
+        glob = None if in_file is not None else writer.hook_payload(conn, None)
+        text = hook.compose(agent=agent, project=args.project, own=own, glob=glob, now=now_utc().astimezone())
+        if text:
+            parts.append((f"{agent}'s SessionStart hook", text))
+        if off := agent_hooks.hooks_turned_off(agent, settings):
+            notes.append(f"the hook is installed but {off}")
+        elif not agent_hooks.is_hook_trusted(agent, settings):
+            notes.append(f"{agent} runs the hook only once you approve it (in /hooks)")
+    else:
+        files = [x for x in t.project_targets(rows) if x.project == args.project and x.agent == agent]
+        parts.extend((f"{x.path} (enabled)", writer.render_for(conn, x).text) for x in files)
+        if not files:
+            notes.append(
+                f"{agent} has no SessionStart hook: in {args.project} it reads only the global block "
+                f"(`incremind setup {agent}` adds the hook)"
+            )
+    tokens = sum(estimate_tokens(text) for _, text in parts)
+    budget = settings.context.budget_tokens
+    if args.json:
+        shown = [{"from": where, "tokens": estimate_tokens(text), "text": text} for where, text in parts]
+        data = {"agent": agent, "project": args.project, "parts": shown, "tokens": tokens, "budget": budget}
+        print(json.dumps(data | {"notes": notes}, ensure_ascii=False, indent=2))
+        return 0
+    for where, text in parts:
+        print(f"── {where}, {estimate_tokens(text)} tokens\n{text}\n")
+    for note in notes:
+        print(f"note: {note}")
+    print(f"({tokens} tokens estimated in all, of a {budget}-token budget)")
     return 0
 
 

@@ -67,14 +67,32 @@ def test_disable_takes_the_block_out_and_stops_writing(repo: Path, capsys: pytes
     }
 
 
-def test_show_prints_the_block_and_its_size(repo: Path, capsys: pytest.CaptureFixture[str]) -> None:
+def test_show_prints_what_an_agent_reads_at_start_up_in_a_project(
+    repo: Path, private_home: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    (private_home / ".claude").mkdir()
+    settings = load_settings(home=private_home / ".incremind")
+    conn = connect(settings.database_path)
+    with write_transaction(conn):
+        add_insight(conn, project="web", category="preference", statement="Answer in Chinese", scope="global")
+    conn.close()
     assert main(["context", "show", "--project", "web"]) == 0
     out = capsys.readouterr().out
-    assert "Storybook runs on port 6006" in out and "Run make check" not in out
-    assert "tokens estimated of a" in out
+    assert "CLAUDE.md (global block)" in out and "Answer in Chinese" in out
+    assert "Storybook runs on port 6006" not in out  # no hook yet: only the global block
+    assert "has no SessionStart hook" in out and "incremind setup claude" in out
+    assert main(["setup", "claude", "--stdio"]) == 0
+    capsys.readouterr()
     assert main(["context", "show", "--project", "web", "--json"]) == 0
     data = json.loads(capsys.readouterr().out)
-    assert 0 < data["tokens"] <= data["budget"] <= 1500
+    assert [part["from"] for part in data["parts"]][1] == "claude's SessionStart hook"
+    hooked = data["parts"][1]["text"]
+    assert "Storybook runs on port 6006" in hooked and "Answer in Chinese" not in hooked  # not twice
+    assert "Run make check" not in hooked  # another project's
+    assert 0 < data["tokens"] == sum(p["tokens"] for p in data["parts"]) <= data["budget"] == 1500
+    assert main(["context", "show", "--project", "web", "--agent", "codex", "--json"]) == 0
+    codex = json.loads(capsys.readouterr().out)
+    assert codex["parts"] == [] and "codex has no SessionStart hook" in codex["notes"][0]
 
 
 def test_enable_refuses_an_unknown_file_name(repo: Path, capsys: pytest.CaptureFixture[str]) -> None:

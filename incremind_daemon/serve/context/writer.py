@@ -55,6 +55,7 @@ HOOK_PROJECTS = 200  # the most recently active projects get a precompiled hook 
 HOOK_MAX_CHARS = 9_000  # Claude Code moves additionalContext over 10,000 characters into a file
 HOOK_AGENTS = ("claude", "codex", "gemini")
 _SHRINK_STEPS = 8
+HookPayload = dict[str, object]  # one precompiled hook file, as JSON: hook.py reads it with the standard library
 
 
 @dataclass(frozen=True, slots=True)
@@ -324,6 +325,34 @@ class ContextWriter:
         line = write_block(target.path, t.import_line(owned))
         return BlockWrite(target.path, changed or line.changed, line.created, line.problem)
 
+    def hook_payload(self, conn: apsw.Connection, project: str | None, now: datetime | None = None) -> HookPayload:
+        """Return what the hook file of a project (None: the global one) holds now."""
+        local = (now or now_utc()).astimezone()
+        return self._hook_payload(conn, None, project, private_projects(self.settings), local)
+
+    def _hook_payload(
+        self,
+        conn: apsw.Connection,
+        cache: _PassCache | None,
+        project: str | None,
+        private: frozenset[str],
+        now: datetime,
+    ) -> HookPayload:
+        target = t.Target(Path("hook"), "hook", "claude" if project is None else None, project, "inline")
+        data = self._data(conn, cache, target, private, now)
+        budget = self._budget(conn, cache, target, private, now)
+        block, _ = shrink_to(data, budget, lambda b: len(b.text), HOOK_MAX_CHARS)
+        lasts = {
+            agent: recall.last_session_at(conn, project=project, private=private, agent=agent) for agent in HOOK_AGENTS
+        }
+        return {
+            "version": 1,
+            "project": project,
+            "body": block.body,
+            "tokens": block.tokens,
+            "last_sessions": {agent: {"at": v[0], "project": v[1]} if v else None for agent, v in lasts.items()},
+        }
+
     def _write_hook_files(
         self,
         conn: apsw.Connection,
@@ -344,21 +373,7 @@ class ContextWriter:
                 files[project] = name
             if only is not None and project not in only:
                 continue
-            target = t.Target(folder / name, "hook", "claude" if project is None else None, project, "inline")
-            data = self._data(conn, cache, target, private, now)
-            budget = self._budget(conn, cache, target, private, now)
-            block, _ = shrink_to(data, budget, lambda b: len(b.text), HOOK_MAX_CHARS)
-            lasts = {
-                agent: recall.last_session_at(conn, project=project, private=private, agent=agent)
-                for agent in HOOK_AGENTS
-            }
-            payload = {
-                "version": 1,
-                "project": project,
-                "body": block.body,
-                "tokens": block.tokens,
-                "last_sessions": {agent: {"at": v[0], "project": v[1]} if v else None for agent, v in lasts.items()},
-            }
+            payload = self._hook_payload(conn, cache, project, private, now)
             write_owned_file(folder / name, json.dumps(payload, ensure_ascii=False, sort_keys=True))
         prefixes = {str(Path(p).expanduser()): n for p, n in self.settings.sessions.projects.items()}
         prefixes.update({str(path): project for project, path in enabled.items() if project})
