@@ -28,11 +28,13 @@ from incremind_daemon.config import DEFAULT_HOME, Settings, config_path, with_ag
 from incremind_daemon.embedding import make_embedder
 from incremind_daemon.errors import ConfigError, IncremindError
 from incremind_daemon.serve import agent_hooks, agent_setup
+from incremind_daemon.serve.context.blockfile import BrokenMarkers, find_block, read_text_file
 from incremind_daemon.serve.context.targets import global_targets
 from incremind_daemon.serve.disk import format_size, low_space_bytes, measure_disk
 from incremind_daemon.serve.mcp_http import bearer_token
 from incremind_daemon.serve.status import running_pid
 from incremind_daemon.store.db import connect, fetch_int, load_vectors, vector_version
+from incremind_daemon.store.recall import context_targets
 from incremind_daemon.store.schema import schema_version
 from incremind_daemon.store.search import quote_query
 from incremind_daemon.store.tokenizer import register_tokenizer
@@ -307,11 +309,44 @@ def check_context_targets(settings: Settings) -> list[Check]:
         if problem:
             fix = f"make it writable, or set context.{target.agent}.enabled to false"
             found.append(Check(name, "fail", f"{target.path}: {problem}", fix))
+        elif broken := _broken_markers(target.path):
+            found.append(Check(name, "fail", f"{target.path}: {broken}; its block is not kept", _MARKER_FIX))
         else:
             found.append(Check(name, "ok", f"{target.path} writable"))
+    for path in _enabled_files(settings):
+        if broken := _broken_markers(path):
+            found.append(Check("context file", "fail", f"{path}: {broken}; its block is not kept", _MARKER_FIX))
     if not found:
         found.append(Check("context", "ok", "no agent installed yet: no global file to keep"))
     return found
+
+
+_MARKER_FIX = (
+    "open the file and delete the incremind marker lines left over (or the whole block between them); "
+    "the daemon writes a fresh block within seconds"
+)
+
+
+def _broken_markers(path: Path) -> str:
+    """Say what is wrong with a file's incremind markers (empty when they are fine or absent)."""
+    try:
+        find_block(read_text_file(path).text)
+    except BrokenMarkers as exc:
+        return str(exc)
+    except (OSError, UnicodeDecodeError):
+        return ""  # unreadable: the writability check and status say so
+    return ""
+
+
+def _enabled_files(settings: Settings) -> list[Path]:
+    """Return the repository files the person enabled with ``context enable``."""
+    if not settings.database_path.exists():
+        return []
+    conn = connect(settings.database_path, readonly=True)
+    try:
+        return [Path(row.path) for row in context_targets(conn) if row.kind == "project" and row.enabled]
+    finally:
+        conn.close()
 
 
 def _unwritable(path: Path) -> str:

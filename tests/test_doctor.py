@@ -283,3 +283,29 @@ def _free_port() -> int:
     with socket.socket() as sock:
         sock.bind(("127.0.0.1", 0))
         return int(sock.getsockname()[1])
+
+
+def test_a_block_broken_by_hand_is_reported_with_the_fix_and_the_other_files_keep_updating(
+    healthy: Settings, private_home: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    from incremind_daemon.pipeline.redact import redact
+    from incremind_daemon.serve.context.blockfile import BEGIN, END
+    from incremind_daemon.serve.context.writer import ContextWriter
+    from incremind_daemon.store.db import connect
+
+    claude_md = private_home / ".claude" / "CLAUDE.md"
+    claude_md.write_text(f"# Mine\n{BEGIN}\nold\n{END}\n\n{END}\n", encoding="utf-8")
+    conn = connect(healthy.database_path)
+    try:
+        results = {r.agent: r for r in ContextWriter(healthy, scrub=redact).regenerate(conn)}
+    finally:
+        conn.close()
+    assert results["claude"].problem and "2 end markers" in results["claude"].problem
+    assert results["codex"].problem is None and END in (private_home / ".codex" / "AGENTS.md").read_text()
+    assert claude_md.read_text(encoding="utf-8").endswith(f"\n\n{END}\n")  # left as the person left it
+    code, checks = doctor(capsys)
+    assert code == 1 and checks["context claude"]["status"] == "fail"
+    assert "1 incremind begin and 2 end markers" in checks["context claude"]["detail"]
+    assert "delete the incremind marker lines" in checks["context claude"]["fix"]
+    cli.main(["status"])  # exits 1: it has an error to show
+    assert "CLAUDE.md has 1 incremind begin and 2 end markers" in capsys.readouterr().out
