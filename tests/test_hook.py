@@ -19,6 +19,7 @@ from incremind_daemon import hook
 from incremind_daemon.config import AGENT_RUNS, Settings, load_settings
 from incremind_daemon.pipeline.redact import redact
 from incremind_daemon.serve.context.writer import ContextWriter
+from incremind_daemon.store import recall
 from incremind_daemon.store.db import connect, write_transaction
 from tests.serve.test_context_writer import NOW, add_insight, add_session
 
@@ -200,3 +201,71 @@ def test_hook_imports_nothing_heavy() -> None:
         "incremind_daemon.serve.context",
         "incremind_daemon.serve.context.anchor",
     ]
+
+
+@pytest.fixture
+def two_projects(private_home: Path) -> tuple[Settings, dict[str, Path]]:
+    """Two repositories, each with its rules, a decision and a session; all three agents installed."""
+    for folder in (".claude", ".codex", ".gemini"):
+        (private_home / folder).mkdir()
+    settings = load_settings(home=private_home / ".incremind")
+    repos = {name: private_home / "code" / name for name in ("ledger", "shopfront")}
+    for repo in repos.values():
+        (repo / ".git").mkdir(parents=True)
+    conn = connect(settings.database_path)
+    try:
+        with write_transaction(conn):
+            add_session(
+                conn,
+                agent="claude",
+                sid="l1",
+                project="ledger",
+                days_ago=1,
+                index="迁移",
+                summary="Next: 跑 make migrate-check",
+            )
+            add_session(
+                conn,
+                agent="gemini",
+                sid="s1",
+                project="shopfront",
+                days_ago=2,
+                index="UI",
+                summary="Next: port the cart",
+            )
+            add_insight(conn, project="ledger", category="decision", statement="数据库用 SQLite", scope="project")
+            add_insight(conn, project="ledger", category="method", statement="Never commit certs", scope="project")
+            add_insight(
+                conn, project="shopfront", category="preference", statement="Use pnpm and Tailwind", scope="project"
+            )
+            add_insight(conn, project="daily", category="preference", statement="回答用中文", scope="global")
+            for name, repo in repos.items():
+                recall.save_context_target(
+                    conn,
+                    recall.ContextTargetRow(str(repo / "AGENTS.md"), "project", "codex", name, "inline", True, False),
+                )
+        ContextWriter(settings, scrub=redact).regenerate(conn, NOW)
+    finally:
+        conn.close()
+    return settings, repos
+
+
+OWN = {
+    "ledger": ("数据库用 SQLite", "Never commit certs", "跑 make migrate-check"),
+    "shopfront": ("Use pnpm", "port the cart"),
+}
+
+
+@pytest.mark.parametrize("agent", ["claude", "codex", "gemini"])
+def test_each_project_gets_its_own_part_and_nothing_of_the_other(
+    two_projects: tuple[Settings, dict[str, Path]], agent: str
+) -> None:
+    _, repos = two_projects
+    for name, repo in repos.items():
+        other = next(o for o in OWN if o != name)
+        text = check_shape(run_hook(event(repo / "src", agent), f"{agent}-session-start").stdout, agent)
+        assert all(own in text for own in OWN[name]), (name, text)
+        assert not any(theirs in text for theirs in OWN[other]), (name, text)
+        assert "回答用中文" not in text  # the global rule is in the agent's own global file
+        enabled = (repo / "AGENTS.md").read_text(encoding="utf-8")
+        assert all(own in enabled for own in OWN[name][:2]) and not any(t in enabled for t in OWN[other])

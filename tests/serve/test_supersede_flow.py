@@ -17,6 +17,7 @@ from incremind_daemon.serve.context.targets import Target
 from incremind_daemon.serve.context.writer import ContextWriter
 from incremind_daemon.serve.mcp_server import build_mcp_server
 from incremind_daemon.serve.mcp_tools import MemoryBackend, MemoryTools
+from incremind_daemon.store import recall
 from incremind_daemon.store.db import connect, write_transaction
 from incremind_daemon.store.insights import get_insight, insert_insight, review
 from incremind_daemon.store.records import Candidate, SaveRequest
@@ -97,3 +98,24 @@ def test_a_confirmed_supersede_leaves_only_the_new_decision_in_search_mcp_and_co
     hits = _call(settings, "search_memory", {"query": "database Postgres SQLite", "project": "ledger"})["results"]
     insight_ids = [hit["id"] for hit in hits if hit["tier"] == "insight"]
     assert insight_ids == [saved["id"]]
+    # every file an agent starts from: the global files, an enabled repository file, the hook files
+    home = settings.home_dir.parent
+    for folder in (".claude", ".codex", ".gemini"):
+        (home / folder).mkdir(exist_ok=True)
+    repo = home / "code" / "ledger"
+    repo.mkdir(parents=True)
+    conn = connect(settings.database_path)
+    try:
+        with write_transaction(conn):
+            recall.save_context_target(
+                conn,
+                recall.ContextTargetRow(str(repo / "AGENTS.md"), "project", "codex", "ledger", "inline", True, False),
+            )
+        results = ContextWriter(settings, scrub=redact).regenerate(conn, NOW)
+    finally:
+        conn.close()
+    assert len(results) == 4 and not any(r.problem for r in results)
+    texts = [Path(r.path).read_text(encoding="utf-8") for r in results]
+    texts += [p.read_text(encoding="utf-8") for p in (settings.context_dir / "hook").glob("*.json")]
+    assert sum("SQLite" in text for text in texts) == 2  # the repository file and ledger's hook file
+    assert not any("Postgres" in text for text in texts)
