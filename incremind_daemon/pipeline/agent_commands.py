@@ -245,9 +245,15 @@ def prepare_plain(folder: Path) -> None:
 
 
 def prepare_gemini(folder: Path) -> None:
-    """Write the run folder's Gemini settings: no context file is loaded from anywhere."""
+    """Write the run folder's Gemini settings: no context file is loaded from anywhere, and no hook runs.
+
+    The person's own settings hooks would run too (the run folder is trusted),
+    incremind's SessionStart hook among them; the hook also answers nothing
+    there, but this keeps every other tool's hooks out of the run as well.
+    """
     target = folder / ".gemini" / "settings.json"
-    wanted = json.dumps({"context": {"fileName": [NO_CONTEXT_FILE]}}, indent=2) + "\n"
+    settings = {"context": {"fileName": [NO_CONTEXT_FILE]}, "hooksConfig": {"enabled": False}}
+    wanted = json.dumps(settings, indent=2) + "\n"
     if target.is_file() and target.read_text(encoding="utf-8") == wanted:
         return
     target.parent.mkdir(mode=0o700, parents=True, exist_ok=True)

@@ -290,3 +290,11 @@ def test_a_codex_reconnect_notice_before_the_answer_is_no_failure() -> None:
     assert (read.text, read.error, read.usage) == ("{}", None, TokenUsage(10, 2, estimated=False))
     failed = read_codex(json.dumps({"type": "turn.failed", "error": {"message": "usage limit reached"}}))
     assert (failed.text, failed.error) == (None, "usage limit reached")
+
+
+def test_a_gemini_run_folder_loads_no_context_file_and_runs_no_hook(tmp_path: Path) -> None:
+    from incremind_daemon.pipeline.agent_commands import prepare_gemini
+
+    prepare_gemini(tmp_path)
+    written = json.loads((tmp_path / ".gemini" / "settings.json").read_text(encoding="utf-8"))
+    assert written["hooksConfig"] == {"enabled": False} and written["context"]["fileName"] != ["GEMINI.md"]
