@@ -252,3 +252,17 @@ def test_control_characters_fences_and_invisible_marks_are_taken_out() -> None:
     line = defuse("a\x00b\x1bc ```python d ~~~ e\u202eevil\u200bx")
     assert line == "abc ``python d ~~ eevilx"
     assert defuse("word " * 40, 30).endswith("word…") and len(defuse("word " * 40, 30)) <= 30
+
+
+def test_a_session_decision_already_confirmed_is_not_said_twice() -> None:
+    data = english()
+    state = replace(
+        data.sessions[0],
+        snapshot=replace(
+            data.sessions[0].snapshot,
+            decisions=("Staging runs Postgres 16, not 15.", "Keep the Flask app factory until Friday"),
+        ),
+    )
+    text = render_context_block(replace(data, sessions=(state,)), 1500).text
+    assert text.count("Postgres 16") == 1  # the confirmed correction [ins-40] holds it
+    assert "- Decisions: Keep the Flask app factory until Friday" in text

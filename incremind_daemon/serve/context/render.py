@@ -36,6 +36,7 @@ HEAD_LINES = 2  # header and time anchor: the clock-dependent lines at the top o
 STATEMENT_CHARS = 300
 CONDITION_CHARS = 120
 SNAPSHOT_ITEMS = 3  # the newest items of each list of a session's state
+COVERED_SHARE = 0.6  # of a state item's character pairs found in a confirmed insight: the same thing said
 CATEGORY_TITLES = {
     "identity": "Identity",
     "preference": "Preferences",
@@ -152,6 +153,7 @@ def _add_sessions(lines: list[_Line], data: ContextData) -> set[int]:
     if not data.sessions:
         return set()
     section = _heading(lines, "\n## Where things stand")
+    known = [_bigrams(r.insight.statement) for r in data.insights]
     for position, session in enumerate(data.sessions):
         base = _LATEST_STATE if position == 0 else _OLDER_STATE - 10 * position
         when = _moment(session.at, data.now)
@@ -162,11 +164,13 @@ def _add_sessions(lines: list[_Line], data: ContextData) -> set[int]:
         head = len(lines) - 1
         parts = session.snapshot
         done = _items(parts.done)
+        # a decision the block already holds as a confirmed insight is not said twice
+        decided = [d for d in _items(parts.decisions) if not any(_covers(k, _bigrams(d)) for k in known)]
         # cut first: progress, then the goal, then decisions; the next step (never what is done) stays longest
         for label, value, order in (
             ("Goal", defuse(parts.goal, 240), 2),
             ("Progress", "; ".join(done), 1),
-            ("Decisions", "; ".join(_items(parts.decisions)), 3),
+            ("Decisions", "; ".join(decided), 3),
             ("Next", "; ".join(_items(parts.next_steps, without=done)), 4),
         ):
             if value:
@@ -186,6 +190,17 @@ def _items(items: tuple[str, ...], without: Iterable[str] = ()) -> list[str]:
         if len(out) == SNAPSHOT_ITEMS:
             break
     return out[::-1]
+
+
+def _bigrams(text: str) -> frozenset[str]:
+    """Return the character pairs of a text's compared form: a measure of shared wording in any script."""
+    folded = _same(text)
+    return frozenset(folded[i : i + 2] for i in range(len(folded) - 1))
+
+
+def _covers(known: frozenset[str], item: frozenset[str]) -> bool:
+    """Tell whether most of an item's wording is in a known statement."""
+    return bool(item) and len(item & known) >= COVERED_SHARE * len(item)
 
 
 def _same(text: str) -> str:
