@@ -370,7 +370,7 @@ COMPLAINT = re.compile(
 )
 _GLOBAL = re.compile(
     _words(
-        r"(?:all|every|any) (?:of )?my (?:projects|repos)|across (?:all )?projects|everywhere",
+        r"(?:all|every|any) (?:of )?my (?:projects|repos)|across (?:all )?projects|everywhere I work",
         r"in every (?:project|repo)",
     )
     + r"|所有项目|每个项目|任何项目|所有的项目|所有仓库"

@@ -344,3 +344,15 @@ def test_a_dropped_notes_candidates_stay_in_its_project(settings: Settings) -> N
     conn = _open(settings)
     found = insights.list_insights(conn, status="pending", project="daily", limit=10)
     assert found and {i.scope for i in found} == {"project"}  # global only once the person says so
+
+
+@pytest.mark.parametrize(
+    ("turn", "scope"),
+    [
+        ("Bf16 everywhere, except the similarity logits: upcast those to fp32", "project"),
+        ("Use pnpm in all my projects, never npm", "global"),
+    ],
+)
+def test_everywhere_in_the_code_is_not_every_project(turn: str, scope: str) -> None:
+    found = said(turn)
+    assert found and found[0].scope == scope
