@@ -8,7 +8,8 @@ Claude Code, Codex and Gemini CLI "installed" and 10 repositories enabled, then:
    pass, then a pass after one confirmed insight);
 2. runs ``python -m incremind_daemon hook claude-session-start`` as a whole
    process, ``--runs`` times (default 40), and prints p50/p95 wall time;
-3. renders one block at several budgets and prints the estimated size.
+3. renders the global block and one project's part at several budgets and prints
+   the estimated size.
 
 Run: ``python -m benchmarks.context [--runs 40]``. Figures are printed, never asserted.
 """
@@ -67,7 +68,10 @@ def build(settings_home: Path, *, insights: int, sessions: int, projects: int) -
             items.upsert_summary(conn, source_id, NewSummary(f"{words} #{n}", summary), now=at)
         for n in range(insights):
             at = (NOW - timedelta(days=rng.uniform(0, 40))).isoformat(timespec="seconds")
-            candidate = Candidate(f"{rng.choice(EN + ZH)} ({n})", rng.choice(CATEGORIES), "", "", 0, 0)
+            category = rng.choice(CATEGORIES)
+            # a person's global rules are a small share: identity and some preferences
+            scope = "global" if category in ("identity", "preference") and rng.random() < 0.2 else "project"
+            candidate = Candidate(f"{rng.choice(EN + ZH)} ({n})", category, "", "", 0, 0, scope)
             new = insert_insight(
                 conn, project=rng.choice(names), candidate=candidate, relation="new", source_id=None, now=at
             )
@@ -117,7 +121,7 @@ def main() -> int:
             new = insert_insight(
                 conn,
                 project="proj05",
-                candidate=Candidate("新的偏好：先写测试", "preference", "", "", 0, 0),
+                candidate=Candidate("新的偏好：先写测试", "preference", "", "", 0, 0, "global"),
                 relation="new",
                 source_id=None,
                 now=NOW.isoformat(),
@@ -157,25 +161,27 @@ def main() -> int:
             f"additionalContext {size:,} characters"
         )
 
-        print("block size versus budget (global block, claude):")
-        data = gather_context(
-            conn,
-            project=None,
-            agent="claude",
-            private=frozenset({"proj00", "proj01"}),
-            now=NOW.astimezone(),
-            insights=settings.insights,
-            scrub=redact,
-        )
-        print(f"  in scope: {len(data.insights)} insights recalled, {len(data.activity)} activity lines")
-        for budget in (200, 500, 1_000, 1_500, 3_000, 6_000):
-            started = time.perf_counter()
-            block = render_context_block(data, budget)
-            render_ms = (time.perf_counter() - started) * 1000
-            print(
-                f"  budget {budget:>5}: {block.tokens:>5} tokens estimated, {len(block.text.encode()):>6} bytes, "
-                f"{len(block.shown_insights):>3} insights, {block.dropped:>4} lines cut, render {render_ms:.1f} ms"
+        for project, title in ((None, "global block, claude"), ("proj05", "proj05's part")):
+            print(f"block size versus budget ({title}):")
+            data = gather_context(
+                conn,
+                project=project,
+                agent="claude",
+                private=frozenset({"proj00", "proj01"}),
+                now=NOW.astimezone(),
+                insights=settings.insights,
+                scrub=redact,
+                shared=project is None,
             )
+            print(f"  in scope: {len(data.insights)} insights recalled, {len(data.activity)} activity lines")
+            for budget in (200, 500, 1_000, 1_500, 3_000, 6_000):
+                started = time.perf_counter()
+                block = render_context_block(data, budget)
+                render_ms = (time.perf_counter() - started) * 1000
+                print(
+                    f"  budget {budget:>5}: {block.tokens:>5} tokens estimated, {len(block.text.encode()):>6} bytes, "
+                    f"{len(block.shown_insights):>3} insights, {block.dropped:>4} lines cut, render {render_ms:.1f} ms"
+                )
         conn.close()
     finally:
         shutil.rmtree(ROOT, ignore_errors=True)
