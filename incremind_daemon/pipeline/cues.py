@@ -293,3 +293,84 @@ def may_hold_state_cue(text: str) -> bool:
         return True
     words = text.lower().encode("utf-8", "replace").translate(_PUNCTUATION_TO_SPACE).split()
     return not _STATE_BYTES.isdisjoint(words)
+
+
+# done reports the cues above leave out: "已把 image.tag 改成 …", "`run_helm()` 里加了 …", "重新查了", "build 通过",
+# "测试仍然全绿", "Recreated the cluster", "Seeded `random` with 42"
+REPORT_CUES = re.compile(
+    r"已(?:经)?把[^。！？]{1,60}?(?:改|换|加|删|设|调|移|挪|放|写|拆|合|升|降|钉|固定|替换|统一|切)"
+    r"|(?<![没未别不要想])(?<!如果)(?<!要是)(?<!假如)(?:加|改|删|补|换|装|写|拆|挪|调|卸载|重跑|重建|重启)了(?![吗么没只就也会反])"
+    r"|(?:重新|再)查了|(?:检查|核对|验证|确认)(?:了|过了)|已(?:经)?(?:卸载|检查|核对|重跑|重建|重新)"
+    r"|全绿|都绿|(?:build|tests?|ci|lint|clippy|pytest|vet|tsc)\s*(?:已经?|全部|均|都|也|仍然?|还是)*(?:通过|跑通|过了|绿了)"
+    r"|^改回|^(?:✅\s*)?(?!(?:based|need|seed|speed|feed|embed|proceed|exceed|succeed|red|bed|shred|hundred|failed"
+    r"|crashed|errored|timed|stalled|exited|panicked|expected|assumed|seemed|supposed|used|tried|called|named"
+    r"|related|detailed|advanced|limited|mixed|looked|noticed|wanted|needed|hoped|guessed|wondered|interested"
+    r"|proceeded|blocked|refused|rejected|reported|asked|started|decided|planned|considered|preferred|agreed"
+    r"|opted|figured|realized|realised|suggested|proposed|recommended|intended)\b)[a-z]{3,}ed(?![a-z0-9_-])"
+)
+# a report that names nothing it did, so the ask it answers says what: "改好了：", "Done.", "已添加"
+BARE_REPORT = re.compile(
+    r"(?:ok(?:ay)?[,\s]*)?(?:all )?(?:done|fixed|updated|changed|added|implemented|applied)"
+    r"|(?:好的?[，,\s]*)?(?:已经?(?:添加|修改|修复|完成|更新|实现|处理|调整|加上|改好|弄好|改|加|修|换|调)|(?:改|加|修|弄|做|调|换)好了|搞定了?|完成了?)"
+)
+# a person's sentence that settles how the work is done and that DIRECTIVE_CUES leaves out: a choice for now
+# ("just hardcode it for now", "这次先写死 10 秒", "自己 parse 就好"), a rule of this project, a value set
+# ("调到 30s", "the old build is 9c41e07ab3f2"), a fact put on record, and the how-verbs of an instruction
+# ("mock the webhook")
+SETTLE_CUES = re.compile(
+    _words(
+        r"for now|this time,? just|just (?:\w+ )+this time|for this one|just this once|this (?:project|repo)"
+        r"|in this repo|i (?:disagree|don't agree|do not agree)|for the record"
+        r"|(?:do|run|push|merge|apply|open|tag|deploy|handle|review|write|fix|release)\b[^.,;]{0,20}\bmyself"
+        r"|should never|(?:is|are|=)\s+`?[a-z0-9][\w./:-]*\d[\w./:-]*"
+    )
+    + r"|^(?:just |pls |please )?(?:hardcode|mock|stub|pin|skip|reuse)\b"
+    r"|(?:这次|此次)(?:先|就|只|不|别)|暂时(?:先|用|不|别|只|写死|保留)|暂且|(?<!一下)(?:就行|就好|即可)"
+    r"|这个(?:项目|专案|仓库|repo)|本项目|不同意|我(?:都|会)?自己(?:来|开|跑|推|弄|改|做|处理|执行|合|打|发)"
+    r"|(?:调|设|升|降|提|减|写死)(?:到|成|为)?\s*[\w.]*\d"
+)
+# a step the person holds back until something happens: "don't merge yet, …", "先别推", "等老唐迁完再合"
+HOLD_CUES = re.compile(
+    _words(
+        r"(?:don't|do not) \w+(?: (?:it|this|that|the \w+))? yet|hold off|wait (?:for|until)|not until"
+        r"|(?:don't|do not) (?:merge|push|deploy|release|apply|ship)"
+    )
+    + r"|先别|先不要?|暂时(?:别|不要?)|别急着|等[^，。,.]{1,24}?(?:再|后|完)"
+)
+# what a person says to end a session, once the thanks are said: "that's it for today", "先这样"
+CLOSING_WORDS = re.compile(
+    _words(r"that's (?:it|all)(?: for (?:today|now))?|see you(?: tomorrow)?|bye|good ?night|have a good \w+|cheers")
+    + r"|先这样|就这样|今天就到这|今天先到这|下次见|拜拜|回见|明天见|[\W_\d]+"
+)
+# an object the next step names by pronoun, so its sentence alone does not say what: "I'll push it"
+PRONOUN_OBJECT = re.compile(_words(r"it|them|him|her|he|she|they|that one|this one") + "|[他她它]")
+# an agent's sentence that announces the change its tools then make: "I'll add `lumen/gradcache.py` …",
+# "Yes — I'm capturing the RNG states …", "我在 livenessProbe 下面加一个 readinessProbe"
+ANNOUNCE_CUES = re.compile(
+    r"^(?:(?:ok(?:ay)?|yes|sure|got it|right)\W+)?(?:(?:so |now |first |then )?"
+    r"(?:i'll|i will|i'm going to|i am going to|let me)\s+(?:also\s+)?(?:add|change|update|fix|create|write|move"
+    r"|replace|remove|rename|wire|set|put|switch|implement|refactor|patch|edit|bump|pin|drop|split|extract|convert"
+    r"|make)|(?:i'm|i am) (?:now )?[a-z]{3,}ing)\b"
+    r"|^(?:好的?\W*)?(?:我(?:来|先|会|将|在|把)|下面|接下来)[^。！？?]{0,30}?(?:加|改|写|建|删|换|修|补|替换|实现|重构|更新)"
+)
+# a report of checks alone says what passed, not what was done: "tsc is clean and the tests pass", "测试全部通过"
+CHECK_WORDS = wordset(
+    "tsc mypy ruff clippy fmt lint linting build builds ci test tests spec specs suite suites check checks typecheck"
+    " vet pytest vitest jest unit integration e2e table all the and is are now still again pass passes passed passing"
+    " green clean ok succeeds succeeded works locally both"
+)
+CHECK_CHARS = frozenset("测试单测用例构建编译检查全部都均也仍然还是通过跑通绿了过和个条项")
+
+
+# literal-led, so a long reply with none of them is ruled out fast
+_REPORT_HINT = re.compile(r"[把了绿綠]|通[过過]|我[来來先会會将將在]|下面|接下")
+_ANNOUNCE_WORDS = ("I'll", "I will", "I'm", "I am", "Let me", "let me")
+_PAST_OPENER = re.compile(r"[A-Za-z]{3,}ed\b")
+_LATER_PAST_OPENER = re.compile(r"[.!?;] +[A-Za-z]{3,}ed\b")
+
+
+def may_hold_report_cue(text: str) -> bool:
+    """Tell quickly whether text may hold a done report that only REPORT_CUES knows."""
+    if _REPORT_HINT.search(text) or any(word in text for word in _ANNOUNCE_WORDS):
+        return True
+    return bool(_PAST_OPENER.match(text.lstrip("-*#>• \t\n")) or _LATER_PAST_OPENER.search(text))

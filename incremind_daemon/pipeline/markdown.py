@@ -41,6 +41,7 @@ _CJK_BREAK = re.compile(
     f"(?<=[的了和与或在是把给让被将就也都及并从向对，。、；：！？ ])(?=[{_CJK_CHARS}])"
     f"|(?<=[{_CJK_CHARS}])(?=[^{_CJK_CHARS}])"
 )
+_LAST_SENTENCE = re.compile(r"(?<=[.!?])\s+|(?<=[。！？])")
 _TRAILING = " ,;:、，；：—–-([{（【「"
 
 
@@ -96,11 +97,12 @@ def split_blocks(text: str) -> Iterator[Block]:
             yield Block(" ".join(block), hint, item)
             block = []
         if label is not None:
-            section = _section_of(label)
+            tail = _LAST_SENTENCE.split(label.strip())[-1]  # "Done. Summary of this branch:" captions with its end
+            section = _section_of(tail)
             if section is None:
                 yield Block(label.strip(), None, False)
                 # "已提交到 `feat/x`：" or "I've changed these:" over a list: each item is something done
-                folded = fold(label)
+                folded = fold(tail)
                 done = DONE_CUES.search(folded) or SUMMARY_CAPTION.search(folded)
                 section = DONE if done and not NOT_DONE_CUES.search(folded) else None
     if block:
@@ -110,10 +112,12 @@ def split_blocks(text: str) -> Iterator[Block]:
 def _is_label(line: str, lines: list[str], number: int) -> bool:
     """Return whether line is a short caption such as "Changes made" or "Next steps:" over a list."""
     stripped = line.strip()
-    if len(stripped) > 48 or line[:1] in " \t":
+    if line[:1] in " \t":
         return False
     if stripped.endswith((":", "：")):
-        return True
+        return len(_LAST_SENTENCE.split(stripped)[-1]) <= 48
+    if len(stripped) > 48:
+        return False
     following = next((later for later in lines[number + 1 : number + 3] if later.strip()), "")
     return stripped[-1] not in ".!?。！？" and _ITEM.fullmatch(following) is not None
 

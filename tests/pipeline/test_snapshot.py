@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import re
-import time
 from pathlib import Path
 
 import pytest
@@ -543,6 +542,295 @@ def test_step_the_person_put_off_at_the_end_is_the_next_step(last: str, step: st
     assert any(step in item for item in snapshot_session(turns).next_steps)
 
 
+@pytest.mark.parametrize(
+    ("summary", "complaint", "done"),
+    [
+        ("Done. Summary of everything in this branch so far:\n\n- **tests/test_notify.py**: the test now uses "
+         "`respx.mock`. No network access needed.\n- All 12 tests pass locally.",
+         "Don't write long summaries at the end; three lines are enough.", "respx.mock"),
+        ("了解。\n\n本次變更摘要：\n- 新增 `ProductVariant` model\n- 建立 migration `add_product_variant`\n"
+         "- commit `8f2c1d4`", "還有你回答短一點就好，不用每次最後都幫我列 summary。", "8f2c1d4"),
+    ],
+)  # fmt: skip
+def test_summary_is_done_when_the_reply_objects_only_to_the_agents_manner(
+    summary: str, complaint: str, done: str
+) -> None:
+    snapshot = snapshot_session([user("Mock the webhook in that test."), assistant(summary), user(complaint)])
+
+    assert any(done in item for item in snapshot.done)
+
+
+def test_summary_item_is_done_in_its_first_sentence_only() -> None:
+    reply = "Done. Summary so far:\n\n- cli.py: new `rollback` command. It refuses to run with one revision."
+
+    done = snapshot_session([user("Add a rollback command."), assistant(reply), user("thanks")]).done
+
+    assert "cli.py: new `rollback` command" in done
+    assert not any("refuses" in item for item in done)
+
+
+@pytest.mark.parametrize(
+    "report",
+    [
+        "已把 values-staging.yaml 的 image.tag 改成 `3f9a2c1d7e4b`。",
+        "`run_helm()` 里加了 `timeout=10`，超时会抛 `HelmTimeout`。",
+        "用 hz-prod-admin 重新查了，annotation 指向 `role/shipmate-oss-rw`。",
+        "改回 `[]Point`，build 通过。",
+        "Recreated the `shipmate-it` cluster with 6 GB for Docker.",
+        "Seeded `random` with 42 inside that test only.",
+    ],
+)
+def test_report_in_more_forms_of_english_and_chinese_is_done(report: str) -> None:
+    snapshot = snapshot_session([user("Fix the deploy."), assistant(report), user("ok")])
+
+    assert snapshot.done == (report.rstrip("。."),)
+
+
+@pytest.mark.parametrize(
+    ("ask", "report", "done"),
+    [
+        ("bump the liveness delay to 30s.", "Done.", "Done — bump the liveness delay to 30s."),
+        ("liveness 的 delay 调到 30s 试试。", "改好了：", "改好了 — liveness 的 delay 调到 30s 试试。"),
+        ("don't add moment. Format dates with date-fns.", "tsc is clean and the table tests pass.",
+         "tsc is clean and the table tests pass — don't add moment. Format dates with date-fns."),
+        ("日期统一用 dayjs 格式化。", "测试全部通过。", "测试全部通过 — 日期统一用 dayjs 格式化。"),
+    ],
+)  # fmt: skip
+def test_report_that_names_nothing_takes_the_ask_it_answers(ask: str, report: str, done: str) -> None:
+    snapshot = snapshot_session([user("Fix the probes."), assistant("Looking."), user(ask), assistant(report)])
+
+    assert done in snapshot.done
+
+
+def test_report_that_names_what_it_did_keeps_its_own_words() -> None:
+    turns = [user("Fix the probes."), assistant("Looking."), user("bump it to 30s."), assistant("Done, delay is 30s.")]
+
+    assert snapshot_session(turns).done == ("Done, delay is 30s",)
+
+
+@pytest.mark.parametrize(
+    ("report", "marker", "done"),
+    [
+        ("Moved the timestamp to the server component.", "replace: /app/checkout/OrderSummary.tsx",
+         "Moved the timestamp to the server component (OrderSummary.tsx)"),
+        ("开头加了 `set -euo pipefail`，已修。", "apply_patch: scripts/switch-kubeconfig.sh",
+         "开头加了 `set -euo pipefail`，已修 (switch-kubeconfig.sh)"),
+        ("Fixed the import in `cli.py`.", "Edit: /repo/shipmate/cli.py", "Fixed the import in `cli.py`"),
+    ],
+)  # fmt: skip
+def test_done_report_names_the_file_its_tools_changed_when_it_names_none(report: str, marker: str, done: str) -> None:
+    snapshot = snapshot_session([user("Fix it."), assistant(report), tool(marker), user("ok")])
+
+    assert snapshot.done == (done,)
+
+
+@pytest.mark.parametrize(
+    "announcement",
+    [
+        "I'll add `lumen/gradcache.py` with a `gradcache_step()` and call it from train.py.",
+        "Yes — I'm capturing the CUDA RNG state per chunk and restoring it for the re-forward.",
+        "我在 livenessProbe 下面加一个 readinessProbe，参数都从 values 里取。",
+    ],
+)
+def test_change_an_agent_announces_is_done_when_its_tools_make_it(announcement: str) -> None:
+    edited = snapshot_session([user("Add it."), assistant(announcement), tool("Edit: src/app.py"), user("ok")])
+    read_only = snapshot_session([user("Add it."), assistant(announcement), tool("Read: src/app.py"), user("ok")])
+
+    assert any(announcement.rstrip("。.")[:20] in item for item in edited.done)
+    assert read_only.done == ()
+
+
+def test_reply_that_is_only_a_diff_is_done() -> None:
+    diff = '```diff\n--- a/config.go\n+++ b/config.go\n-\tdir = "~/Hikes"\n+\tdir = "~/Dropbox/hikes"\n```'
+    turns = [user("预设目录改成 ~/Dropbox/hikes。"), assistant(diff), tool("replace: internal/config.go"), user("ok")]
+
+    assert snapshot_session(turns).done == ('Changed config.go: dir = "~/Dropbox/hikes"',)
+
+
+@pytest.mark.parametrize(
+    ("marker", "done"),
+    [
+        ('shell: git checkout -b feat/deploy && git add -A && git commit -m "ci: deploy on tags"',
+         ("Committed on feat/deploy: ci: deploy on tags",)),
+        ('Bash: git commit -am "docs: move the changelog" && git tag v0.4.0 && git tag --list',
+         ("Committed: docs: move the changelog", "Tagged v0.4.0")),
+    ],
+)  # fmt: skip
+def test_commit_names_the_branch_it_started_and_a_version_tag_is_done(marker: str, done: tuple[str, ...]) -> None:
+    assert set(snapshot_session([user("Commit it."), tool(marker)]).done) == set(done)
+
+
+def test_check_reports_give_way_first_when_there_are_too_many_done_items() -> None:
+    reports = [
+        "Added `reader.py` for the CSV input.",
+        "Wrote a parser that keeps quoted commas.",
+        "Removed the old cleaner module.",
+        "Switched the splitter to sentence boundaries.",
+        "Updated `embed.py` to batch 64 texts.",
+        "Created the writer with atomic renames.",
+        "All 12 tests pass.",
+    ]
+    turns = [user("Build the pipeline.")] + [turn for report in reports for turn in (assistant(report), user("ok"))]
+
+    done = snapshot_session(turns).done
+
+    assert len(done) == 6 and "All 12 tests pass" not in done
+
+
+@pytest.mark.parametrize(
+    ("last", "step"),
+    [
+        ("thanks, that's it for today.", "I'll apply it tonight"),
+        ("thanks. if the webhook turns out slow we might bump the timeout, but let's see.", "I'll apply it tonight"),
+        ("好了，两个 pod 都 1/1 Running 了，发布时也没 502 了。谢谢，先这样。", None),
+        ("thanks, the pods are all running now and the 502s are gone.", None),
+    ],
+)
+def test_news_after_the_thanks_opens_an_exchange_with_no_step_agreed(last: str, step: str | None) -> None:
+    turns = [
+        user("Add cert-manager."),
+        assistant("Here is the command:\n\n```\nkubectl apply -f issuer.yaml\n```"),
+        user("fine. I'll apply it tonight after traffic drops."),
+        assistant("OK."),
+        user(last),
+    ]
+
+    steps = snapshot_session(turns).next_steps
+
+    assert any(step in item for item in steps) if step else steps == ()
+
+
+@pytest.mark.parametrize(
+    ("offer", "answer", "step"),
+    [
+        ("Tagged `v0.4.0` locally. Want me to push the tag?", "no, I'll push it.", "no, I'll push it (push the tag)"),
+        ("已推送并创建 MR !47。", "👌 reviewer 填 Sam。don't merge yet，等他周五 sync 的时候看。",
+         "👌 reviewer 填 Sam — don't merge yet，等他周五 sync 的时候看"),
+        ("6 of 7 pass, `test_watch_rollout` fails.",
+         "that one's flaky upstream. skip it for now with a reason, I'll open an issue.",
+         "that one's flaky upstream — skip it for now with a reason, I'll open an issue"),
+    ],
+)  # fmt: skip
+def test_next_step_named_by_a_pronoun_says_what_it_points_to(offer: str, answer: str, step: str) -> None:
+    snapshot = snapshot_session([user("Cut the release."), assistant(offer), user(answer)])
+
+    assert snapshot.next_steps == (step,)
+
+
+def test_pronoun_that_points_inside_its_own_sentence_is_left_alone() -> None:
+    rule = "the exception to the migration rule: if it's still on an unmerged branch, just edit it, no new file"
+    turns = [user("Fix the migration."), assistant("Added 0012."), user(f"no need for 0012. {rule}.")]
+
+    assert rule in snapshot_session(turns).decisions
+
+
+@pytest.mark.parametrize(
+    ("last", "held"),
+    [
+        ("nice. don't merge yet, wait for Sam to look at staging.", "don't merge yet, wait for Sam to look at staging"),
+        ("这个 PR 先别合，等老唐把 ES 数据迁完。", "这个 PR 先别合，等老唐把 ES 数据迁完"),
+        ("commit 吧。先别推。", "先别推"),
+    ],
+)
+def test_step_the_person_holds_back_is_a_decision_too(last: str, held: str) -> None:
+    snapshot = snapshot_session([user("Add the orders page."), assistant("Added `/admin/orders`."), user(last)])
+
+    assert held.casefold() in (item.casefold() for item in snapshot.decisions)
+
+
+@pytest.mark.parametrize(
+    "said",
+    [
+        "CIDR 白名单那块 this time just hardcode it 成 10.20.0.0/16",
+        "helm 调用的 timeout 这次先写死 10 秒，配置项下个 PR 再加",
+        "liveness 的 initialDelaySeconds 调到 30s 看看",
+        "The old webhook build is 9c41e07ab3f2",
+        "這個專案的 integration test 直接打 docker 裡的 test DB（lanhua_test）",
+        "Mock the webhook in that test — respx is already in the dev deps",
+        "config 很简单，自己 parse 就好",
+        "push the branch, I'll open the PR myself",
+        "For the record: the release bar is nDCG@10 ≥ 0.62 on hx-query-2k",
+    ],
+)
+def test_choice_for_now_a_rule_of_this_project_or_a_value_set_is_a_decision(said: str) -> None:
+    turns = [user("Set up the bucket."), assistant("Added the bucket module."), user(said), assistant("OK.")]
+
+    assert said in snapshot_session(turns).decisions
+
+
+@pytest.mark.parametrize(
+    ("said", "decided"),
+    [
+        ("if you're not sure just say so, don't guess — I'd rather hear 'not sure' than a wrong answer", True),
+        ("if we ever go multi-region，这个 module 得拆开，先在 module 里记个 TODO 注释就行", True),
+        ("if it still blows up maybe we try 5e-5, but let's see", False),
+        ("要是以后上多区域，可能得拆 bucket", False),
+    ],
+)
+def test_what_if_is_a_decision_only_when_what_follows_it_directs(said: str, decided: bool) -> None:
+    turns = [user("Add the bucket."), assistant("Added it."), user(said), assistant("OK.")]
+
+    assert (said in snapshot_session(turns).decisions) is decided
+
+
+@pytest.mark.parametrize(
+    ("handed", "step", "shown"),
+    [
+        ("apply 命令留给你：\n\n```\nterraform -chdir=env/staging apply /tmp/stg.tfplan\n```", "apply 我晚点自己跑。",
+         "apply 我晚点自己跑 (`terraform -chdir=env/staging apply /tmp/stg.tfplan`)"),
+        ("Run this after the CRDs:\n\n```bash\n$ kubectl apply -f issuer.yaml\n```\n\n```diff\n+apply: true\n```",
+         "I'll apply it tonight.", "I'll apply it tonight (`kubectl apply -f issuer.yaml`)"),
+    ],
+)  # fmt: skip
+def test_step_the_person_takes_carries_the_command_the_agent_handed_over(handed: str, step: str, shown: str) -> None:
+    snapshot = snapshot_session([user("Add the bucket."), assistant(handed), user(step)])
+
+    assert snapshot.next_steps == (shown,)
+
+
+@pytest.mark.parametrize(
+    ("plan", "answer", "decided"),
+    [
+        ("I'll print the history table and call `typer.confirm()` when env is prod.",
+         "Go. Detect prod from the `--env` flag we already pass.", "Detect prod from the `--env` flag we already pass"),
+        ("我打算在 run_helm 里加一个超时。", "行。超时从配置文件里读。", "超时从配置文件里读"),
+    ],
+)  # fmt: skip
+def test_what_follows_a_bare_yes_to_the_agents_plan_is_a_decision(plan: str, answer: str, decided: str) -> None:
+    snapshot = snapshot_session([user("Add the prompt."), assistant(plan), user(answer)])
+
+    assert decided in snapshot.decisions
+
+
+def test_instruction_after_a_bare_yes_to_no_plan_is_no_decision() -> None:
+    turns = [user("Add the prompt."), assistant("Added the prompt."), user("ok. add a golden for qixing too.")]
+
+    assert snapshot_session(turns).decisions == ()
+
+
+def test_sentence_with_two_decided_clauses_is_one_decision() -> None:
+    said = "Plan 用 staging workspace；no, don't touch the prod workspace for this one"
+    turns = [user("Add the bucket."), assistant("Added it."), user(said), assistant("OK.")]
+
+    assert snapshot_session(turns).decisions == (said,)
+
+
+def test_opening_that_changes_the_plan_is_a_decision_as_well_as_the_goal() -> None:
+    ask = "change of plans for `trailmark export`: default format is json now, markdown only with `--format md`."
+
+    snapshot = snapshot_session([user(ask)])
+
+    assert snapshot.goal == ask
+    assert any("default format is json" in item for item in snapshot.decisions)
+
+
+def test_persons_disagreement_is_a_decision_with_what_it_disagrees_with() -> None:
+    said = "陈屹还是觉得应该直接上 Triton，说 dynamic batching 它自带。我不同意，先记下他的观点。"
+    turns = [user("看看瓶颈。"), assistant("已改。"), user(said), assistant("记下了。")]
+
+    assert any("Triton" in item and "不同意" in item for item in snapshot_session(turns).decisions)
+
+
 LONG_ASKS = [
     "Please refactor the ingestion pipeline so that every extractor reports its progress through one callback, "
     "handles cancellation cleanly when the user closes the window, and retries transient network failures with "
@@ -715,34 +1003,23 @@ def quiet_session(rounds: int) -> list[Turn]:
     return turns
 
 
-def fastest_of_three(turns: list[Turn]) -> tuple[SessionSnapshot, float]:
-    timings = []
-    for _ in range(3):  # the best of three, so a busy machine does not fail the test
-        started = time.perf_counter()
-        snapshot = snapshot_session(turns)
-        timings.append(time.perf_counter() - started)
-    return snapshot, min(timings)
-
-
-def test_snapshot_takes_well_under_half_a_second_for_two_thousand_turns() -> None:
-    turns = long_session(400)
+def test_a_long_working_session_ends_with_its_latest_state() -> None:
+    turns = long_session(400)  # its time is measured by benchmarks/snapshot.py, not here
     assert len(turns) == 2000
 
-    snapshot, elapsed = fastest_of_three(turns)
+    snapshot = snapshot_session(turns)
 
-    assert elapsed < 0.5, f"{elapsed:.3f}s"
     assert snapshot.done[-1] == "已经修复了第 399 个租户的问题"
     assert snapshot.next_steps[-1] == "still need to document csv export for tenant 399"  # its "TODO:" is the label
     assert snapshot.files[0] == "src/csv_export/tenant_399.py"
 
 
-def test_snapshot_takes_well_under_half_a_second_when_every_turn_must_be_read() -> None:
+def test_a_long_session_without_any_cue_has_no_items() -> None:
     turns = quiet_session(500)
     assert len(turns) == 2000
 
-    snapshot, elapsed = fastest_of_three(turns)
+    snapshot = snapshot_session(turns)
 
-    assert elapsed < 0.5, f"{elapsed:.3f}s"
     assert (snapshot.done, snapshot.decisions, snapshot.next_steps) == ((), (), ())
     assert snapshot.index_line == "How does the exporter handle table 0?"
 

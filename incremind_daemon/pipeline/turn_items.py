@@ -1,0 +1,464 @@
+"""Read one turn of a session into state items: what it reports done, decides or leaves to do next.
+
+Each sentence is judged in the light of the dialogue around it: an agent's report by how the
+person answered it and by what its tools changed, a person's sentence by whether it directs the
+work, holds a step back or takes the agent's plan. A report that names nothing ("改好了：",
+"Done.") borrows the ask it answers; a step that names its object by pronoun ("I'll push it")
+borrows it from the sentence or offer it answers.
+"""
+
+from __future__ import annotations
+
+import logging
+import re
+from collections.abc import Iterator
+from dataclasses import dataclass
+
+from incremind_daemon.pipeline.candidates import extract_candidates
+from incremind_daemon.pipeline.cues import (
+    ACCEPT_CUES,
+    ACK,
+    ANNOUNCE_CUES,
+    BARE_REPORT,
+    CHECK_CHARS,
+    CHECK_WORDS,
+    DECISION,
+    DECISION_CUES,
+    DIRECTIVE_CUES,
+    DONE,
+    DONE_CUES,
+    HOLD_CUES,
+    ITEM_LABEL,
+    LATER_CUES,
+    MORE_DONE_CUES,
+    NEXT,
+    NEXT_CUES,
+    NOT_DONE_CUES,
+    NOT_ITEM_CUES,
+    OFFER_CUES,
+    OVERRULE_CUES,
+    POLITE,
+    PRONOUN_OBJECT,
+    PROPOSAL_CUES,
+    REPORT_CUES,
+    SETTLE_CUES,
+    SLASH_COMMAND,
+    SUPPOSE_CUES,
+    UNDO_CUES,
+    WEAK_NEXT_CUES,
+    fold,
+    may_hold_report_cue,
+    may_hold_state_cue,
+    wordset,
+)
+from incremind_daemon.pipeline.lasting import REQUEST
+from incremind_daemon.pipeline.markdown import (
+    CJK_RUN,
+    LATIN_WORD,
+    Block,
+    as_item,
+    clean_sentence,
+    clip,
+    join_sentences,
+    split_blocks,
+    text_weight,
+)
+from incremind_daemon.pipeline.mentions import MentionedFiles
+from incremind_daemon.pipeline.organize import split_sentences
+
+log = logging.getLogger(__name__)
+
+ITEM_CHARS = 160
+TURN_CHARS = 20_000
+SENTENCE_END = re.compile(r"[.!?](?:\s|$)|[。！？…\n]")
+_CLAUSE = re.compile(r"(?<=\S);\s+|；")
+_CHAT_BREAK = re.compile(r"(?<=[a-z0-9)][.!?])\s+(?=[a-z])(?<!\be\.g\. )(?<!\bi\.e\. )")
+_CODE_SPAN = re.compile(r"`[^`\n]+`")
+_FENCE_BODY = re.compile(r"^[ \t]*(`{3,}|~{3,})([^\n]*)\n(.*?)^[ \t]*\1", re.M | re.S)
+_SHELL = frozenset(("", "sh", "bash", "zsh", "fish", "shell", "console", "terminal"))  # fences that hand over commands
+_GO = re.compile(r"(?:go|ship it|let's go|那就这样|就这样)\W*$")
+# an agent's plan, which a bare "Go." takes: "I'll print the table and …", "Plan: …", "我打算…"
+_PLAN = re.compile(r"(?<![a-z])(?:i'll|i will|i'm going to|plan:|i plan to)(?![a-z])|我打算|我会|计划|方案")
+_CLAUSE_HEAD = re.compile(r"[,，:：;；。.!！]")
+_CLAUSE_BREAK = re.compile(r"[,，;；]|\s[—–]\s")
+_QUOTED = re.compile(r"「[^」]*」|“[^”]*”|\"[^\"]*\"|(?<!\w)'[^'\n]+'(?!\w)")  # quoted words settle nothing
+_PROPOSAL_LEAD = re.compile(
+    r"^(?:(?:so |then )?(?:i can(?: also)?|(?:do you )?want me to(?: also)?|should i|shall i|would you like me to"
+    r"|i(?:'d)? (?:suggest|recommend|propose)(?: that)?|how about"
+    r"|我(?:可以|建议)|建议(?:你|我们)?|要不要我?|需要我|是否需要我?)"
+    r"[\s,，:：]*)"
+)
+_PROPOSAL_TAIL = re.compile(r"[\s,，]*(?:可以吗|好吗|吗|呢|吧)?\s*[?？]*$")
+_COMMON = wordset(
+    "the and for with that this from into are was were has have not but you your our its now all also then than just"
+    " only one two add added use used run ran file files test tests make made new fix fixed done"
+)
+
+
+@dataclass(frozen=True, slots=True)
+class TurnView:
+    """What a turn's sentences mean depends on where the turn stands and how the person answered it."""
+
+    role: str
+    round_end: bool  # the agent's last message before the person speaks again
+    closing: bool  # in the last exchange, where the next step is agreed
+    goal: bool  # the opening request
+    verdict: str | None  # the person's answer to this agent turn: ACCEPTED, OVERRULED or None
+    reply: str  # the text of that answer
+    acted: bool  # the agent went on working after the answer
+    bare: bool  # the answer only says yes, so what it took is the agent's proposal
+    deep: bool  # look for the person's lasting statements too
+    before: str  # for the agent, the person's ask it answers; for the person, the agent's turn they answer
+    after: str  # for the person, the agent's turn that answers them
+    edited: tuple[str, ...]  # the names of the files the agent's tools changed in this turn
+
+
+@dataclass(frozen=True, slots=True)
+class Item:
+    """One piece of state read from a turn: done, decided or next."""
+
+    kind: str  # DONE, DECISION or NEXT
+    text: str  # as shown; it may carry words from around its sentence (the ask a bare "Done." answers)
+    rank: int  # which of too many to keep
+    own: str  # the sentence's own words, which say whether later work covers it
+
+
+ACCEPTED, OVERRULED = "accepted", "overruled"
+# how a decision was found: a lasting statement or a choice in the person's words, a rule they set,
+# or a proposal of the agent they took
+_STATED, _DIRECTED, _TAKEN = 3, 2, 1
+
+
+def read_items(text: str, view: TurnView, files: MentionedFiles, at: int) -> Iterator[Item]:
+    """Yield the state items of one turn's cue sentences, in order, and record the files it names."""
+    if len(text) > TURN_CHARS:  # a long paste: its head and tail say what matters, in bounded time
+        text = f"{text[: TURN_CHARS // 2]}\n\n{text[-TURN_CHARS // 2 :]}"
+    blocks = list(split_blocks(text))
+    for block in blocks:
+        files.see_prose(block.text, at)
+    if view.role == "user":
+        yield from _person_items(text, blocks, view)
+    else:
+        yield from _agent_items(blocks, view)
+        if "\n+++ " in text and sum(text_weight(b.text) for b in blocks) < 3 and (shown := _diff_report(text)):
+            yield Item(DONE, clip(shown, ITEM_CHARS), 0, shown)  # a reply that is only the diff of what it changed
+    if view.deep:  # what the person settled, in their own words: the lasting statements of the turn
+        for statement in extract_candidates(text, conversational=True):
+            asks = view.goal and REQUEST.search(strip_prefix(POLITE, fold(statement.statement)))
+            if statement.category != "identity" and not statement.reported and not asks:
+                yield Item(DECISION, clip(statement.statement, ITEM_CHARS), _STATED, statement.statement)
+
+
+def _agent_items(blocks: list[Block], view: TurnView) -> Iterator[Item]:
+    start = len(blocks) == 1  # a lone "改好了：" or "Done." answers the ask before the turn; a summary says more
+    for block in blocks:
+        if block.hint is None and not _may_hold(block.text):
+            start = False
+            continue
+        previous = ""
+        sentences = _sentences(block.text)
+        if block.item and block.hint == DONE:
+            sentences = sentences[:1]  # a summary's item says what in its first sentence; the rest is detail
+        for sentence in sentences:
+            for clause in _CLAUSE.split(sentence):
+                if block.hint is None and clause != block.text and not _may_hold(clause):
+                    start = False
+                    continue
+                item = as_item(clause)
+                # "The launcher never set X. Fixed.": a report too short to stand alone joins the sentence before
+                chained = bool(previous) and text_weight(item) < 3 and _is_done(fold(item))
+                report = f"{previous} — {item}" if chained else _bare_report(item, view, start=start)
+                start, previous = False, previous if chained else item
+                if report:
+                    if not (view.verdict == OVERRULED and _is_undone(item, view)):
+                        yield Item(DONE, clip(_with_file(report, view.edited), ITEM_CHARS), 0, item)
+                    continue
+                found = _judge(item, view, block.hint, settles=False)
+                if found is not None:
+                    kind, rank = found
+                    shown = _proposed(item) if kind == DECISION else _unlabelled(item)
+                    shown = _with_file(shown, view.edited) if kind == DONE and not block.item else shown
+                    yield Item(kind, clip(shown, ITEM_CHARS), rank, item)
+
+
+def _person_items(text: str, blocks: list[Block], view: TurnView) -> Iterator[Item]:
+    # the first sentence of an objection ("不用。测试里不 mock 数据库") says what the person wants instead,
+    # and what follows a bare "Go." to the agent's plan amends the plan
+    first = OVERRULE_CUES.match(fold(text.lstrip()[:40])) is not None
+    amends = _amends(text, view.before)
+    for block in blocks:
+        said = ""  # the sentence before, which a pronoun in the next one may point to
+        # people start a sentence in lower case: "not (a), we don't mock the db. go with ubuntu-latest"
+        for sentence in (part for whole in _sentences(block.text) for part in _CHAT_BREAK.split(whole)):
+            found: list[Item] = []
+            for clause in _CLAUSE.split(sentence):
+                item = as_item(clause)
+                judged = _judge(item, view, block.hint, settles=first or amends)
+                if hold := _held(item, said, view):
+                    found.append(Item(DECISION, hold, _DIRECTED, item))
+                if judged is not None and judged[0] == NEXT:
+                    step = _with_command(_resolved(_unlabelled(item), said, view.before), view)
+                    found.append(Item(NEXT, clip(step, ITEM_CHARS), 0, item))
+                elif judged is not None:
+                    shown = clip(_resolved(_unlabelled(item), said, ""), ITEM_CHARS)
+                    found.append(Item(judged[0], shown, judged[1], item))
+                if text_weight(item) >= 3 and not item.endswith(("?", "？")):
+                    first = False
+            decided = [entry for entry in found if entry.kind == DECISION]
+            if len(decided) > 1:  # "Plan 用 staging workspace；don't touch prod": one sentence, one decision
+                whole = as_item(sentence)
+                rank = max(entry.rank for entry in decided)
+                found = [e for e in found if e.kind != DECISION]
+                found.append(Item(DECISION, clip(whole, ITEM_CHARS), rank, whole))
+            yield from found
+            said = sentence
+
+
+def _judge(item: str, view: TurnView, hint: str | None, *, settles: bool) -> tuple[str, int] | None:
+    """Return the category of one sentence of a turn, seen in the light of how the person answered it."""
+    folded = fold(item)
+    if NOT_ITEM_CUES.search(folded):
+        return None  # "Here's what I changed:", "let me know if …"
+    if hint == DONE and (NOT_DONE_CUES.search(folded) or NEXT_CUES.match(folded) or WEAK_NEXT_CUES.match(folded)):
+        hint = None  # "I did not touch the integration tests yet", "next I'll …" under "Implemented:"
+    if view.role == "user" and (text_weight(item) < 3 or folded.endswith(("?", "？"))):
+        return None
+    # cue words inside `code` name things ("`TODO.md`", "`# TODO(multi-region)`"); they say nothing of the state
+    kind = _classify(_CODE_SPAN.sub("`x`", item) if "`" in item else item, view.role, hint, view.round_end)
+    if view.role == "user":
+        if supposed := SUPPOSE_CUES.search(folded):
+            # "if we ever move to k8s …" settles nothing, unless what follows the what-if directs:
+            # "if we ever go multi-region, 先记个 TODO 就行", "if you're not sure just say so, don't guess"
+            parts = _CLAUSE_BREAK.split(_QUOTED.sub("", folded[supposed.end() :]), maxsplit=1)
+            rest = parts[1] if len(parts) > 1 else ""
+            return (DECISION, _DIRECTED) if _directs(rest) and not SUPPOSE_CUES.search(rest) else None
+        asked = strip_prefix(POLITE, folded)
+        if view.goal and REQUEST.search(asked) and (kind != DECISION or asked != folded.lstrip()):
+            return None  # the ask itself is the goal, though "change of plans: json by default" decides too
+        if kind == DECISION:
+            return DECISION, _STATED
+        if kind is None and LATER_CUES.search(folded):
+            kind = NEXT
+        if kind == NEXT:
+            return (NEXT, 0) if view.closing and not view.goal else None
+        if settles or _directs(_QUOTED.sub("", folded)):
+            return DECISION, _DIRECTED  # a rule for the work, or what the person wants instead of the agent's way
+        return None
+    if view.verdict == OVERRULED:
+        # what the person turned down is neither decided nor next; what they took back is not done,
+        # though a reply about the agent's manner ("不用每次都列 summary") takes back none of its summary
+        return (DONE, 0) if (kind == DONE or _is_done(folded)) and not _is_undone(item, view) else None
+    offer = view.round_end and OFFER_CUES.search(folded) is not None
+    if offer or (view.round_end and PROPOSAL_CUES.search(folded)):
+        if view.verdict == ACCEPTED and not view.acted:
+            return NEXT, 0  # taken at the very end: the step agreed
+        if view.verdict == ACCEPTED:
+            return (DECISION, _TAKEN) if view.bare else None  # else the person's own words say what was taken
+        if offer:
+            return None  # an offer nobody took is no agreed step
+    if kind == DECISION:
+        # the agent's own plan is no decision until the person takes it, though it may say what was done
+        if _is_done(folded):
+            return DONE, 0  # "已改成自己 parse": what the agent did, whoever chose it
+        return (DECISION, _TAKEN) if view.verdict == ACCEPTED and view.bare else None
+    if kind == NEXT:
+        return (NEXT, 0) if view.closing else None
+    if kind is None and text_weight(item) >= 2 and _is_done(folded) and not folded.endswith(("?", "？")):
+        return DONE, 0
+    if kind is None and view.edited and ANNOUNCE_CUES.match(folded) and not folded.endswith(("?", "？")):
+        return DONE, 0  # the tools of the same turn made the change it announces
+    return None if kind is None else (kind, 0)
+
+
+def _classify(item: str, role: str, hint: str | None, round_end: bool) -> str | None:
+    if text_weight(item) < (2 if hint is not None else 3):  # "- commit `8f2c1d4`" under "本次變更摘要："
+        return None
+    folded = fold(item)
+    if NOT_ITEM_CUES.search(folded):
+        return None
+    if round_end and role == "assistant" and OFFER_CUES.search(folded):
+        return NEXT
+    if folded.endswith(("?", "？")):
+        return None
+    if hint is not None:
+        return hint
+    weak_next = round_end or role == "user"
+    if NEXT_CUES.match(folded) or (weak_next and WEAK_NEXT_CUES.match(folded)):
+        return NEXT  # "TODO: switch to TOML" is an open item before it is a decision
+    if DECISION_CUES.search(folded):
+        return DECISION
+    if role == "assistant" and DONE_CUES.search(folded) and not NOT_DONE_CUES.search(folded):
+        return DONE
+    if NEXT_CUES.search(folded) or (weak_next and WEAK_NEXT_CUES.search(folded)):
+        return NEXT
+    return None
+
+
+def _bare_report(item: str, view: TurnView, *, start: bool) -> str | None:
+    """Return a turn's opening report that names nothing ("改好了：", "Done.") with the ask it answers."""
+    if not start or not view.before:
+        return None
+    folded = fold(item)
+    head, *rest = _CLAUSE_HEAD.split(folded, maxsplit=1)
+    bare = BARE_REPORT.fullmatch(head.strip()) is not None and text_weight(" ".join(rest)) < 3
+    if not bare and not (is_checks(folded) and _is_done(folded)):
+        return None
+    ask = _ask_of(view.before)
+    return f"{item} — {ask}" if ask else None
+
+
+def _ask_of(text: str) -> str:
+    """Return what a person's turn asks in their words: its sentences, acknowledgements and questions left out."""
+    kept: list[str] = []
+    for block in split_blocks(text[:2000]):
+        for sentence in split_sentences(block.text):
+            cleaned = clean_sentence(sentence.text)
+            if text_weight(cleaned) >= 2 and not cleaned.endswith(("?", "？")) and not is_ack_or_command(cleaned):
+                kept.append(cleaned)
+    return clip(join_sentences(kept, ITEM_CHARS), ITEM_CHARS // 2) if kept else ""
+
+
+def _with_file(item: str, edited: tuple[str, ...]) -> str:
+    """Name the file a done report is about when the report does not: "Moved the timestamp … (OrderSummary.tsx)"."""
+    if not edited or len(edited) > 2 or any(name.rsplit(".", 1)[0] in item for name in edited):
+        return item
+    if is_checks(fold(item)):
+        return item  # "15 个测试全部通过" is about the suite, not the file
+    return f"{item} ({', '.join(edited)})"
+
+
+def _diff_report(text: str) -> str | None:
+    """Say what a diff shows changed: "Changed config.go: defaultGPXDir = "~/Dropbox/hikes"."""
+    for _, _, body in _FENCE_BODY.findall(text):
+        lines = body.splitlines()
+        target = next((line[4:].strip() for line in lines if line.startswith("+++ ")), "")
+        added = [line[1:].strip() for line in lines if line.startswith("+") and not line.startswith("+++")]
+        if target and any(added):
+            name = target.removeprefix("b/").rsplit("/", 1)[-1]
+            return f"Changed {name}: {clip(next(line for line in added if line), ITEM_CHARS // 2)}"
+    return None
+
+
+def is_checks(folded: str) -> bool:
+    """Tell whether a report names checks alone: "tsc is clean and the table tests pass", "测试全部通过"."""
+    words = LATIN_WORD.findall(folded)
+    return all(w in CHECK_WORDS or w.isdigit() for w in words) and set("".join(CJK_RUN.findall(folded))) <= CHECK_CHARS
+
+
+def _is_done(folded: str) -> bool:
+    reported = DONE_CUES.search(folded) or MORE_DONE_CUES.search(folded) or REPORT_CUES.search(folded)
+    return reported is not None and not NOT_DONE_CUES.search(folded)
+
+
+def _is_undone(item: str, view: TurnView) -> bool:
+    """Tell whether the person's answer takes back what an item reports."""
+    reply = fold(view.reply)
+    objection = SENTENCE_END.split(view.reply.lstrip(), maxsplit=1)[0]  # the words that object, not what follows
+    return bool(UNDO_CUES.search(reply) or (OVERRULE_CUES.match(reply) and _shares_words(item, objection)))
+
+
+def _shares_words(item: str, reply: str) -> bool:
+    ours = {w for w in words_of(item) if w.isascii()}
+    return not ours.isdisjoint(words_of(reply))
+
+
+def words_of(text: str) -> frozenset[str]:
+    """Return the telling words of a text: names and numbers, and its CJK character pairs."""
+    folded = fold(text).casefold()
+    latin = {w for w in LATIN_WORD.findall(folded) if len(w) >= 3 or w.isdigit()} - _COMMON
+    return frozenset(latin | {run[i : i + 2] for run in CJK_RUN.findall(folded) for i in range(len(run) - 1)})
+
+
+def _proposed(item: str) -> str:
+    """Word an accepted proposal as what was decided: "Want me to kill it?" → "kill it"."""
+    folded = fold(item)
+    lead = _PROPOSAL_LEAD.match(folded)
+    rest = item[lead.end() :] if lead else item
+    rest = _PROPOSAL_TAIL.sub("", rest)
+    return rest if text_weight(rest) >= 2 else item
+
+
+def _unlabelled(item: str) -> str:
+    """Drop a caption that only repeats the item's kind: "Next steps: add tests" → "add tests"."""
+    label = ITEM_LABEL.match(fold(item))
+    rest = item[label.end() :] if label else item
+    return rest if text_weight(rest) >= 2 else item
+
+
+def _amends(text: str, before: str) -> bool:
+    """Tell whether a reply opens with a bare yes to the agent's plan, so what follows amends it: "Go. Detect …"."""
+    head = SENTENCE_END.split(fold(text.lstrip()[:200]), maxsplit=1)
+    if len(head) < 2 or text_weight(head[0]) >= 2 or not (ACCEPT_CUES.match(head[0]) or _GO.match(head[0])):
+        return False
+    tail = fold(before[-400:])
+    return any(cue.search(tail) for cue in (PROPOSAL_CUES, OFFER_CUES, _PLAN))
+
+
+def _held(item: str, said: str, view: TurnView) -> str | None:
+    """Return the decision in a step the person holds back: "don't merge yet, wait for Sam", "先别推"."""
+    folded = fold(item)
+    # "skip it for now with a reason, I'll open an issue": put off, and settled how
+    if not HOLD_CUES.search(folded) and not (LATER_CUES.search(folded) and _directs(folded)):
+        return None
+    if text_weight(item) < 1.5 or folded.endswith(("?", "？")):
+        return None
+    return clip(_resolved(item, said, view.before), ITEM_CHARS)
+
+
+def _resolved(step: str, said: str, before: str) -> str:
+    """Say what a step names by pronoun: from the person's sentence before it, or the agent's offer it answers."""
+    pronoun = PRONOUN_OBJECT.search(fold(step))
+    if pronoun is None or text_weight(step[: pronoun.start()]) > 5:
+        return step  # "the exception to the rule: if it's on a branch, edit it" points inside its own sentence
+    said = as_item(said)
+    if text_weight(said) >= 2 and not said.endswith(("?", "？")):
+        return f"{said} — {step}"  # "that one's flaky upstream — skip it for now, I'll open an issue"
+    if not _offers(fold(before[-600:])):
+        return step
+    offers = [s.text for s in split_sentences(before[-600:]) if _offers(fold(s.text))]
+    return f"{step} ({_proposed(as_item(offers[-1]))})" if offers else step  # "I'll push it (push the tag)"
+
+
+def _offers(folded: str) -> bool:
+    return OFFER_CUES.search(folded) is not None or PROPOSAL_CUES.search(folded) is not None
+
+
+def _with_command(step: str, view: TurnView) -> str:
+    """Add the command the agent handed over for a step the person takes: "apply 我晚点自己跑 (`terraform … apply`)"."""
+    words = {w for w in LATIN_WORD.findall(fold(step)) if len(w) >= 3 and w.isalpha()} - _COMMON
+    for text in (view.after, view.before):
+        fences = (body for _, info, body in _FENCE_BODY.findall(text) if info.strip().lower() in _SHELL)
+        lines = [line.strip() for body in fences for line in body.splitlines()]
+        handed = [line for line in lines if 0 < len(line) <= 100 and not words.isdisjoint(LATIN_WORD.findall(line))]
+        if handed:
+            return f"{step} (`{handed[-1].removeprefix('$ ')}`)"
+    return step
+
+
+def _directs(folded: str) -> bool:
+    return DIRECTIVE_CUES.search(folded) is not None or SETTLE_CUES.search(folded) is not None
+
+
+def _sentences(text: str) -> list[str]:
+    # most blocks are one sentence, and splitting costs more than all the rest
+    if SENTENCE_END.search(text.rstrip(".!?。！？… ")) is None:
+        return [text]
+    return [sentence.text for sentence in split_sentences(text)]
+
+
+def _may_hold(text: str) -> bool:
+    return may_hold_state_cue(text) or may_hold_report_cue(text)
+
+
+def is_ack_or_command(text: str) -> bool:
+    stripped = text.strip()
+    if not stripped or SLASH_COMMAND.match(stripped):
+        return True
+    return len(stripped) <= 60 and ACK.fullmatch(fold(stripped)) is not None
+
+
+def strip_prefix(pattern: re.Pattern[str], text: str) -> str:
+    text = text.lstrip()
+    match = pattern.match(fold(text[:400]))  # the fold keeps offsets, so they cut the original
+    rest = text[match.end() :] if match else text
+    return rest if text_weight(rest[:80]) >= 1 else text
