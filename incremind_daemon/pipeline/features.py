@@ -2,15 +2,18 @@
 
 Latin words are lightly stemmed; Chinese words come from jieba plus the character bigrams
 of each run (so a different segmentation still overlaps); numbers are kept with the words
-beside them (their unit); a small bilingual concept map (复习 = review, 间隔 = interval, a list
-of days = an interval schedule) lets the two languages meet on common ground. Similarity is
-the weighted Dice overlap of two texts' features. ``keys_of`` picks the named things: Latin
-words, numbers and concepts, which decide whether two statements say the same.
+beside them (their unit), and a date or a time of day is one value however it is written
+("3/14", "March 14", "3 月 14 日"; "23:00", "11 pm"); a small bilingual concept map (复习 =
+review, 间隔 = interval, a list of days = an interval schedule) lets the two languages meet
+on common ground. Similarity is the weighted Dice overlap of two texts' features. ``keys_of``
+picks the named things: Latin words, numbers and concepts, which decide whether two
+statements say the same.
 """
 
 from __future__ import annotations
 
 import functools
+import itertools
 import logging
 import re
 from dataclasses import dataclass
@@ -32,7 +35,7 @@ _CONCEPTS = (
     " | difficulty: difficulty difficult hard 难度 | day: day daily 天 每天"
     " | week: week weekly 周 每周 星期 | hour: hour 小时 | minute: minute 分钟 | answer: answer 回答 答案 作答"
     " | flip: flip 翻面 翻转 | schedule: schedule 计划 安排 日程 | test: test 测试 单测 用例"
-    " | deploy: deploy deployment release 部署 发布 上线 | database: database db 数据库 | port: port 端口"
+    " | deploy: deploy deployment release launch 部署 发布 上线 发版 | database: database db 数据库 | port: port 端口"
     " | config: config configuration setting 配置 设置 | path: path directory folder dir 路径 目录 文件夹"
     " | version: version 版本 | cache: cache 缓存 | log: log logging logger 日志"
     " | error: error exception 错误 异常 报错 | timeout: timeout 超时 | retry: retry 重试"
@@ -57,8 +60,8 @@ _CONCEPTS = (
     " | upgrade: upgrade 升级 | rollback: rollback revert 回滚 | monitor: monitor 监控"
     " | listen: listen 监听 | service: service 服务 | alert: alert 告警 报警 | disk: disk 磁盘"
     " | week-plan: weekday 工作日 | weekend: weekend 周末"
-    " | chinese: chinese mandarin 中文 汉语 | answer: reply respond 回复 | short: short brief concise 简短 简洁 短"
-    " | summary: summary summarize summarise recap 总结 | comment: comment 注释"
+    " | chinese: chinese mandarin 中文 汉语 | answer: reply respond 回复 回我 | short: short brief concise 简短 简洁 短"
+    " | summary: summary summarize summarise recap wrap-up 总结 | comment: comment 注释"
     " | mock: mock 模拟 | migration: migration 迁移 | style: style styling 样式 | state: state 状态"
     " | page: page 页 每页 | push: push 推送 | main: main master 主干 | pr: pr 合并请求"
     " | backend: backend 后端 | frontend: frontend 前端 | only: only sole 唯一 | team: team 组 组里 小组"
@@ -67,6 +70,18 @@ _CONCEPTS = (
     " | monday: monday mon 周一 星期一 | tuesday: tuesday tue 周二 星期二 | wednesday: wednesday wed 周三 星期三"
     " | thursday: thursday thu 周四 星期四 | friday: friday fri 周五 星期五 | saturday: saturday sat 周六 星期六"
     " | sunday: sunday sun 周日 周天 星期日 | class: class lecture 上课 课 | night: night nights 晚上 夜里"
+    " | command: command 命令 指令 | freeze: freeze frozen 冻结 | ask: ask 问 询问"
+    " | online: online live 线上 | temperature: temperature 温度 | machine: machine host 机器 主机 | date: date 日期"
+    " | default: default 默认 预设 | rollout: rollout canary 灰度 | time: time 时间"
+    " | last: last latest recent 最近 最新 | build: build compile 构建 编译 打包 | crash: crash 崩溃 闪退"
+    " | thread: thread 线程 | layout: layout 布局 | screen: screen 屏幕 | permission: permission 权限"
+    " | notification: notification 通知 | network: network 网络 | login: login 登录 | payment: payment 支付 付款"
+    " | picture: picture photo 图片 照片 | font: font 字体 | color: color colour 颜色 | animation: animation 动画"
+    " | phone: phone mobile 手机 | device: device 设备 真机 | emulator: emulator simulator 模拟器"
+    " | variable: variable 变量 | debug: debug 调试 | warning: warning 警告 | upload: upload 上传"
+    " | download: download 下载 | width: width 宽度 | height: height 高度 | size: size 大小 尺寸"
+    " | review: 评审 审查 | memory: 内存 | translate: translate translation 翻译 | term: term terminology 术语"
+    " | signing: signing signature 签名 | obfuscation: obfuscation obfuscate minify 混淆"
 )
 _STANCE_WORDS = wordset(
     "fixed adjust coarse wrong always never avoid stop instead rather longer too better worse must should "
@@ -77,9 +92,11 @@ _GENERIC = wordset(
     "use using used make do does get go put keep run have has need want try take set also just then now "
     "mean means called one thing things way it's that's there's i'm we're you're "
     "decision decided decide plan plans change changed switch switched let's go going now here repo project "
+    "slip slipped slips pushed moved postponed delayed bumped replaced "
     "codebase always never please pls just still again stay stays keep keeps "
     "before after over under into onto about above below yourself myself itself ourselves each every "
-    "btw pls plz thx thanks ok okay yeah same "
+    "btw pls plz thx thanks ok okay yeah same so then already like got goes went gone told said "
+    "anything everything something but "
     "don't doesn't isn't aren't not no can't "
     "用 使用 做 进行 一下 时候 这样 那样 还是 就是 需要 可以 应该 一些 一个 时先 再 先 之前 以前 之后 以后 每次 都是 "
     "我都 已经 现在 然后 只在 都要 要先 统一 一遍 全部 所有 通过 以内 之内"
@@ -117,20 +134,28 @@ CONCEPT_NAMES = frozenset(_CONCEPT.values())
 _SURFACES: dict[str, tuple[str, ...]] = {}
 for _word, _name in _CONCEPT.items():
     _SURFACES[_name] = (*_SURFACES.get(_name, ()), _word)
-# "don't forget", "别忘了": a reminder, not a negation
 _NUMBER = re.compile(r"\d+(?:\.\d+)*")
 _SPLIT_WORD = re.compile(r"_|\d[a-z]|[a-z]\d")
 _PARTS = re.compile(r"\d+(?:\.\d+)*|[a-z]+")
+_MEASURE = re.compile(r"(\d+(?:\.\d+)?)([a-z]{1,3})")
+# a segment of "gpu-a07" or "api.v2" with letters and digits names the thing itself, so "a07" meets "gpu-a07"
+_NAMED_SEGMENT = re.compile(r"(?<![a-z0-9])(?=[a-z]*\d)(?=\d*[a-z])[a-z0-9]{2,}(?![a-z0-9])")
 _CJK = re.compile(r"[\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff]")
 # "days 1, 2, 4, 7, 15" and "第 1、2、4、7、15 天" are interval schedules, whatever else they say
 _DAY_LIST = re.compile(r"(?:days?|第)\s*\d+(?:\s*(?:,|、|，|and|和|及)\s*\d+){2,}|every \d+ days?|每(?:隔)?\s*\d+\s*天")
+# traditional characters the index's table (store.hanzi, via cues.fold) leaves as they are
+_MORE_TRADITIONAL = str.maketrans(
+    "週凍帳幹彙擇滾漢潔監編腳舊註負責輯適閱佔剛吳壓寬幾帶徑擬暫檻欄湯煩營狀筆簡縮繳職舖蘭虛虧訂討論講貨貼賴輔迴郵鈕錄陳離順顏華",
+    "周冻帐干汇择滚汉洁监编脚旧注负责辑适阅占刚吴压宽几带径拟暂槛栏汤烦营状笔简缩缴职铺兰虚亏订讨论讲货贴赖辅回邮钮录陈离顺颜华",
+)
 
 
 @dataclass(frozen=True, slots=True)
 class Features:
     weights: dict[str, float]  # feature -> weight; a feature is a word, a bigram, a number or a concept
     topical: frozenset[str]  # features that name what the text is about (no stance, no generic verb)
-    units: dict[str, frozenset[str]]  # a word beside numbers -> those numbers ("port" -> {"8080"})
+    # a word beside numbers -> those numbers ("port" -> {"#8080"}); "@date", "@clock" -> the dates and times
+    units: dict[str, frozenset[str]]
 
     @property
     def total(self) -> float:
@@ -138,16 +163,20 @@ class Features:
 
 
 _CN_NUMBER = re.compile(r"[零一二两三四五六七八九十百千万]+(?=分钟|[天个次小秒公元块点周杯遍页章行字倍度岁年号条人])")
+_EN_NUMBERS = ("two", "three", "four", "five", "six", "seven", "eight", "nine", "ten", "eleven", "twelve")
+# "five minutes" meets "5 minutes" and "5 分钟"; "one" is as often a pronoun ("start one per test") as a count
+_EN_NUMBER = re.compile(rf"(?<![a-z-])({'|'.join(_EN_NUMBERS)})(?:-|(?![a-z]))")
 _CN_DIGIT = {c: i for i, c in enumerate("零一二三四五六七八九")} | {"两": 2}
 _CN_UNIT = {"十": 10, "百": 100, "千": 1000, "万": 10000}
 
 
 def _arabic(match: re.Match[str]) -> str:
     """Return a Chinese numeral such as 二十 or 两千五百 in digits, so 五公里 meets 5 公里."""
-    if match.group() == "一":
-        return "一"  # 一周, 一次: "a week", "once" far more often than a count
+    numeral = match.group()
+    if numeral == "一" or any(a in _CN_DIGIT and b in _CN_DIGIT for a, b in itertools.pairwise(numeral)):
+        return numeral  # 一周 "a week"; 唯一一个 "the only one": no numeral has two digits in a row
     total = section = digit = 0
-    for char in match.group():
+    for char in numeral:
         if char in _CN_DIGIT:
             digit = _CN_DIGIT[char]
         elif char == "万":
@@ -158,38 +187,93 @@ def _arabic(match: re.Match[str]) -> str:
     return f" {total + section + digit} "
 
 
+_MONTH = (
+    r"jan(?:uary)?|feb(?:ruary)?|mar(?:ch)?|apr(?:il)?|may|june?|july?|aug(?:ust)?|sep(?:t(?:ember)?)?"
+    r"|oct(?:ober)?|nov(?:ember)?|dec(?:ember)?"
+)
+_MONTHS = ("jan", "feb", "mar", "apr", "may", "jun", "jul", "aug", "sep", "oct", "nov", "dec")
+# a date however it is written ("3/14", "2026-03-14", "3 月 14 日", "March 14th", "14 Mar") and a time of day
+_DATE = re.compile(
+    rf"(?<![\d/.:])(?:\d{{4}}[-/.])?(?P<m>\d{{1,2}})/(?P<d>\d{{1,2}})(?![\d/:]|\.\d)"
+    rf"|(?<![\d.])\d{{4}}-(?P<im>\d{{1,2}})-(?P<id>\d{{1,2}})(?!\d)"
+    rf"|(?<![\d.])(?P<cm>\d{{1,2}})\s*月\s*(?P<cd>\d{{1,2}})\s*[日号]?"
+    rf"|(?<![a-z])(?P<month>{_MONTH})\.?\s+(?P<md>\d{{1,2}})(?:st|nd|rd|th)?(?![\d:])"
+    rf"|(?<![\d.])(?P<dm>\d{{1,2}})(?:st|nd|rd|th)?\s+(?P<month2>{_MONTH})(?![a-z])"
+)
+_CLOCK = re.compile(
+    r"(?<![\d:.])(?P<h>\d{1,2})(?::(?P<min>\d{2})(?![\d:])(?:\s*[ap]\.?m\b\.?)?|\s*[ap]\.?m\b\.?)"
+    r"|(?P<part>上午|早上|中午|下午|晚上)?\s*(?P<ch>\d{1,2})\s*点(?:\s*(?P<half>半)|\s*(?P<cmin>\d{1,2})\s*分)?"
+)
+_DATE_UNIT, _CLOCK_UNIT = "@date", "@clock"  # units of the values above, whatever words stand beside them
+
+
+def _dated(text: str, values: dict[str, set[str]]) -> str:
+    """Blank out the dates and times of day in text, noting each one, as "#3/14" or "#9:30", in values."""
+
+    def date(match: re.Match[str]) -> str:
+        named = _group(match, "month", "month2")
+        month = _MONTHS.index(named[:3]) + 1 if named else int(_group(match, "m", "im", "cm"))
+        day = int(_group(match, "d", "id", "cd", "md", "dm"))
+        if not (1 <= month <= 12 and 1 <= day <= 31):
+            return match.group()
+        values.setdefault(_DATE_UNIT, set()).add(f"#{month}/{day}")
+        return " "
+
+    def clock(match: re.Match[str]) -> str:
+        hour = int(_group(match, "h", "ch"))
+        minute = 30 if match.group("half") else int(_group(match, "min", "cmin") or 0)
+        if hour > 24 or minute > 59:
+            return match.group()
+        # on a twelve-hour dial: "11 pm", "23:00" and "11 点" (said of bedtime) are one time
+        values.setdefault(_CLOCK_UNIT, set()).add(f"#{(hour - 1) % 12 + 1}:{minute:02d}")
+        return f" {match.group('part') or ''} "
+
+    return _CLOCK.sub(clock, _DATE.sub(date, text))
+
+
+def _group(match: re.Match[str], *names: str) -> str:
+    """Return the first of the named groups that took part in the match."""
+    return next((found for name in names if (found := match.group(name))), "")
+
+
 @functools.lru_cache(maxsize=4096)
 def features_of(text: str) -> Features:
-    text = _CN_NUMBER.sub(_arabic, text)
-    weights: dict[str, float] = {}
+    typed: dict[str, set[str]] = {}
+    text = _CN_NUMBER.sub(_arabic, fold(text).translate(_MORE_TRADITIONAL))
+    text = _dated(_EN_NUMBER.sub(lambda m: f" {_EN_NUMBERS.index(m.group(1)) + 2} ", text), typed)
+    weights: dict[str, float] = dict.fromkeys((value for values in typed.values() for value in values), 1.0)
     sequence: list[str] = []  # one entry per token: its feature, or "" when it has none
     previous_end = -1
     run: list[str] = []
     for token in iter_tokens(text, for_query=True):
         word = token.text
         if _CJK.match(word):
-            # bigrams across a CJK run bridge different segmentations of the same words
+            # bigrams across a CJK run bridge different segmentations of the same words ("转成本地" as 成本 + 地)
             run = [*run, word] if token.start == previous_end and run else [word]
             if len(run) > 1:
                 joined = run[-2][-1] + word[0]
-                weights.setdefault(joined, _BIGRAM_WEIGHT)
+                weights.setdefault(_CONCEPT.get(joined, joined), _BIGRAM_WEIGHT)
             feature = _cjk_feature(word, weights)
         else:
             run = []
             feature = _latin_feature(word)
             # "8ms" is "8 ms", "max_batch" is "max batch": each part counts as the other spelling's would
-            for part in _PARTS.findall(word) if _SPLIT_WORD.search(word) else ():
+            parts = _PARTS.findall(word) if _SPLIT_WORD.search(word) else []
+            for part in (*parts, *_NAMED_SEGMENT.findall(word)):
                 part_feature = _latin_feature(part)
                 if part_feature and part_feature != feature:
                     weights.setdefault(part_feature, _SINGLE_WEIGHT)
         previous_end = token.end
         if feature:
             weights[feature] = max(weights.get(feature, 0.0), _SINGLE_WEIGHT if len(feature) == 1 else 1.0)
-        sequence.append(feature)
-    if _DAY_LIST.search(fold(text)):
+        measured = _MEASURE.fullmatch(word)
+        # "from 5ms to 8ms" gives ms two values, as "5 ms" would
+        sequence.extend(("#" + measured.group(1), _latin_feature(measured.group(2))) if measured else (feature,))
+    if _DAY_LIST.search(text):
         weights["interval"] = 1.0
     topical = frozenset(f for f in weights if f not in _STANCE_WORDS and f not in _GENERIC and len(f) > 1)
-    return Features(weights, topical, _units(sequence))
+    units = _units(sequence) | {unit: frozenset(values) for unit, values in typed.items()}
+    return Features(weights, topical, units)
 
 
 def _cjk_feature(word: str, weights: dict[str, float]) -> str:
@@ -212,26 +296,47 @@ def _latin_feature(word: str) -> str:
     if word in STOPWORDS or word in _GENERIC:
         return ""
     stem = _stem(word)
-    return _CONCEPT.get(stem, stem)
+    return _CONCEPT.get(stem) or _CONCEPT.get(stem + "e", stem)  # "cached", "releasing": cache, release
 
 
 def _units(sequence: list[str]) -> dict[str, frozenset[str]]:
-    """Map each word next to a run of numbers to the numbers of that run."""
+    """Map the two words on either side of a run of numbers to the numbers of that run.
+
+    Words without a feature ("to", "的") are passed over, as far as four tokens; a run goes on
+    past one of them ("1, 2 and 4"), not two: in "clip at 1.0 for the 4096 batch" the two
+    numbers are of different things.
+    """
     units: dict[str, set[str]] = {}
     i = 0
     while i < len(sequence):
         if not sequence[i].startswith("#"):
             i += 1
             continue
-        j = i
-        while j < len(sequence) and (sequence[j].startswith("#") or not sequence[j]):
+        j = i + 1
+        while j < len(sequence) and _continues_run(sequence, j):
             j += 1
         numbers = {n for n in sequence[i:j] if n}
-        neighbours = [w for w in (*sequence[max(0, i - 2) : i], *sequence[j : j + 2]) if w and not w.startswith("#")]
-        for word in neighbours:
+        for word in (*_beside(sequence[max(0, i - 4) : i][::-1]), *_beside(sequence[j : j + 4])):
             units.setdefault(word, set()).update(numbers)
         i = j
     return {word: frozenset(numbers) for word, numbers in units.items()}
+
+
+def _beside(nearest_first: list[str]) -> list[str]:
+    """Return the first two words, up to another number; a lone character ("升", "到") is not a unit."""
+    words: list[str] = []
+    for word in nearest_first:
+        if word.startswith("#") or len(words) == 2:
+            break
+        if len(word) > 1:
+            words.append(word)
+    return words
+
+
+def _continues_run(sequence: list[str], j: int) -> bool:
+    if sequence[j].startswith("#"):
+        return True
+    return not sequence[j] and j + 1 < len(sequence) and sequence[j + 1].startswith("#")
 
 
 def bridge_words(text: str) -> list[str]:
@@ -260,6 +365,24 @@ def dice(a: Features, b: Features) -> float:
 def keys_of(features: Features) -> frozenset[str]:
     """Return the named things of a text: Latin words, numbers and bilingual concepts."""
     return frozenset(f for f in features.topical if f.isascii() and len(f) > 1)
+
+
+_WORD = re.compile(r"[A-Za-z0-9][\w.+#-]*")
+
+
+def names_in(text: str) -> frozenset[str]:
+    """Return the features of the proper names in a text: capitalised inside a clause, camel case, or with digits.
+
+    "Postgres", "TestMain", "gpu-a07" name a thing; "Skip" opening a sentence does not.
+    """
+    names: set[str] = set()
+    for match in _WORD.finditer(text):
+        word = match.group()
+        before = text[: match.start()].rstrip()
+        capitalised = word[0].isupper() and bool(before) and before[-1] not in ".!?;:，。！？；："
+        if capitalised or any(c.isupper() for c in word[1:]) or any(c.isdigit() or c in "._-+#" for c in word):
+            names.update(keys_of(features_of(word)))
+    return frozenset(names)
 
 
 def new_numbers(mine: Features, theirs: Features) -> bool:

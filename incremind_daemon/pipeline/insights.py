@@ -30,7 +30,7 @@ from incremind_daemon.pipeline.candidates import extract_candidates
 from incremind_daemon.pipeline.features import bridge_words
 from incremind_daemon.pipeline.ingest import organize_text, utc_now
 from incremind_daemon.pipeline.redact import redact
-from incremind_daemon.pipeline.relate import Known, Relation, relate
+from incremind_daemon.pipeline.relate import Known, Relation, closeness, relate
 from incremind_daemon.store import insight_jobs, insights, items, vectors
 from incremind_daemon.store.db import fetch_rows, write_transaction
 from incremind_daemon.store.embedder import Embedder
@@ -47,6 +47,7 @@ from incremind_daemon.store.records import (
 log = logging.getLogger(__name__)
 
 _LINKED = ("supplement", "supersedes", "different")  # relations that store a candidate linked to a known insight
+_CATCH = 4  # keyword neighbours fetched per neighbour wanted, of which the closest are kept beside bm25's best
 SAVE_AS_ONE_CHARS = 600  # a save up to this long is one statement; a longer one is examined like a file
 _SPACE = re.compile(r"\s+")
 
@@ -210,13 +211,20 @@ def nearest_known(
     private: Collection[str],
     embedder: Embedder | None,
 ) -> list[tuple[Insight, float | None]]:
-    """Return the known insights nearest a candidate, with their cosine similarity when vectors exist."""
+    """Return the known insights nearest a candidate, with their cosine similarity when vectors exist.
+
+    By words: bm25's best ``neighbours``, and as many again that share most named things and
+    values with the candidate of a catch four times as wide; by vectors: the nearest ``neighbours``.
+    """
     limit = settings.insights.neighbours
     text = f"{candidate.statement} {candidate.condition}".strip()
     words = " ".join([text, *bridge_words(text)])
+    # bm25 ranks by any shared word, common ones too: of a wider catch, the ones that share the candidate's
+    # named things and values ("feat", "commit", "3/20") are its neighbours as well
+    caught = insight_jobs.keyword_neighbours(conn, words, project=project, private=private, limit=limit * _CATCH)
+    nearest = sorted(caught, key=lambda insight: -closeness(text, f"{insight.statement} {insight.condition}"))
     found: dict[int, tuple[Insight, float | None]] = {
-        insight.id: (insight, None)
-        for insight in insight_jobs.keyword_neighbours(conn, words, project=project, private=private, limit=limit)
+        insight.id: (insight, None) for insight in (*caught[:limit], *nearest[:limit])
     }
     model = vectors.active_model(conn) if embedder is not None else None
     if embedder is not None and model is not None and model.key == embedder.identity.key:

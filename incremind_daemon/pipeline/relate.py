@@ -19,6 +19,7 @@ from incremind_daemon.pipeline.features import (
     dice,
     features_of,
     keys_of,
+    names_in,
     new_numbers,
     numbers_of,
 )
@@ -26,10 +27,12 @@ from incremind_daemon.pipeline.stance import (
     CHANGE,
     CHANGE_OF_PLAN,
     EXCEPTION,
+    RESTATED,
     contradicts,
     different_numbers,
     flipped,
     negated,
+    used,
 )
 from incremind_daemon.store.records import Candidate
 
@@ -81,7 +84,8 @@ def relate(
     from it. The embedder's cosine, when given, helps rank the neighbours and is averaged in
     without lowering a lexical match; it never decides alone.
     """
-    mine = features_of(_text_of(candidate.statement, candidate.condition))
+    # "like I told the other agents", "还是那句话": words about saying it again, not about what is said
+    mine = features_of(_text_of(RESTATED.sub(" ", fold(candidate.statement)), candidate.condition))
     scored: list[tuple[float, Known, Features]] = []
     for item in known:
         theirs = features_of(_text_of(item.statement, item.condition))
@@ -91,8 +95,9 @@ def relate(
     if not scored:
         return Relation("new", None, 0.0)
     keys = keys_of(mine)
-    # the known insight that shares the most named things comes first, then the most similar
-    scored.sort(key=lambda entry: -(entry[0] + 0.1 * len(keys & keys_of(entry[2]))))
+    # the known insight that shares the most named things comes first, and of those the one they cover
+    # most of ("launch moved to 3/27" is about "上线日期 3/20" more than about a note naming the launch once)
+    scored.sort(key=lambda entry: -(entry[0] + _sharing(mine, entry[2])))
     if keys:
         verdicts = (
             _by_keys(candidate, item, mine, theirs, score, related_similarity, repeat_similarity, ordered)
@@ -102,8 +107,9 @@ def relate(
         # someone else's view matters only where it disagrees, with whichever known insight that is
         if candidate.reported:
             found = [verdict for verdict in found if verdict.kind == "different"] or found
-        if found:
-            return found[0]
+        linked = [verdict for verdict in found if verdict.kind != "new"]
+        if linked or found:
+            return (linked or found)[0]  # "new" only where no known insight relates, however similar the words
     scored.sort(key=lambda entry: -entry[0])
     best, match, theirs = scored[0]
     # named things were read for polarity above; the loose reading of a negation's scope is for texts without them
@@ -135,7 +141,7 @@ def _by_keys(
     repeat_similarity: float,
     ordered: bool,
 ) -> Relation | None:
-    """Relate by the named things and numbers both state; None when they share none."""
+    """Relate by the named things and numbers both state; None when they share none, or no subject."""
     my_keys, their_keys = keys_of(mine), keys_of(theirs)
     shared = my_keys & their_keys
     named = {key for key in shared if not key.startswith("#")}
@@ -151,6 +157,8 @@ def _by_keys(
         return _bounded(candidate, item, score, ordered)  # "not redux" against "use redux"
     if not subject and score < related_similarity:
         return None  # a word in common ("mock server" beside "don't mock"), not a subject
+    if not tools and my_negated - their_keys - CONCEPT_NAMES and not covered:
+        return Relation("new", None, round(score, 4))  # a rule on a thing the known one never names ("no emoji")
     # another number for the same unit, on more than the unit word alone ("metrics on port 9301" is not
     # "the service on port 9300"); or a rule that says it changes things and names something new
     renumbered = different_numbers(mine, theirs) and (covered or len(named) >= 2)
@@ -159,7 +167,9 @@ def _by_keys(
     changed = renumbered or replaced
     if changed and not history:
         return _bounded(candidate, item, score, ordered)
-    if score < related_similarity / 2 and len(named) < 2:
+    # one thing in common, and little else: related only where both say to use it ("CI 里用 pnpm install")
+    both_use = tools & used(candidate.statement) & used(item.statement)
+    if score < related_similarity / 2 and len(named) < 2 and not both_use:
         return None
     if not history and contradicts(candidate.statement, item.statement, mine, theirs, linking=False, negations=False):
         return _conflict(candidate, item, score, ordered)  # "X is overkill", "fixed" against "adaptive"
@@ -170,12 +180,59 @@ def _by_keys(
     if not novel and covered and not candidate.condition and (item.vector_similarity or 0.0) >= _PARAPHRASE_COSINE:
         return Relation("repeat", item.id, round(score, 4))
     # a restatement may name one thing more ("straight to main", "pnpm install"); a step, condition or
-    # example brings a thing and what to do with it, or a condition of its own
-    if len(novel) <= 1 and not novel & my_negated and not candidate.condition and not new_numbers(mine, theirs):
+    # example brings a thing and what to do with it, or a condition of its own; a change that names one
+    # thing more names what replaces it
+    fresh = novel & my_negated or (says_change and novel) or new_numbers(mine, theirs)
+    if fresh or candidate.condition:
+        return Relation("supplement", item.id, round(score, 4))
+    translated = _translates(mine, theirs, novel - names_in(candidate.statement), len(novel))
+    if len(novel) <= 1 or translated:
         extra = sum(mine.weights[f] for f in mine.topical - theirs.weights.keys() if not f.isascii())
-        if extra < 2 * _MATERIAL_WORDS:  # other words for the same things: a paraphrase
+        if extra < 2 * _MATERIAL_WORDS or translated:  # other words for the same things
             return Relation("repeat", item.id, round(score, 4))
     return Relation("supplement", item.id, round(score, 4))
+
+
+def _translates(mine: Features, theirs: Features, unnamed: frozenset[str], novel: int) -> bool:
+    """Tell whether what the candidate names beyond the known insight may be its words in the other language.
+
+    Beside an English insight, a Chinese statement's words are the other language's for its things, and
+    it may name one topic more. Beside a Chinese insight, an English statement that names all it names
+    may have one word for each of its Chinese words, and one more. A name ("dev-dependencies",
+    "Postgres") is never a translation.
+    """
+    if len(unnamed) < novel:
+        return False
+    if not _has_chinese(theirs):
+        return novel <= 1 and unnamed <= CONCEPT_NAMES
+    if _has_chinese(mine) or not keys_of(theirs) <= keys_of(mine):
+        return False
+    return novel <= 1 + sum(1 for f, weight in theirs.weights.items() if not f.isascii() and weight >= 0.5)
+
+
+def closeness(text: str, other: str) -> float:
+    """Return how near two texts are as relate() ranks known insights: similarity and named things shared."""
+    mine, theirs = features_of(text), features_of(other)
+    return dice(mine, theirs) + _sharing(mine, theirs)
+
+
+def _has_chinese(features: Features) -> bool:
+    return any(not f.isascii() for f in features.topical)
+
+
+def _sharing(mine: Features, theirs: Features) -> float:
+    """Weigh the named things two texts share, and the ones both give a value for ("Terraform 1.9.8", "1.7.5")."""
+    keys, their_keys = keys_of(mine), keys_of(theirs)
+    if not their_keys:
+        return 0.0
+    shared = len(keys & their_keys)
+    return 0.1 * (shared + _valued(mine, theirs)) + 0.1 * shared / len(their_keys)
+
+
+def _valued(mine: Features, theirs: Features) -> int:
+    """Count the named things, dates and times of day both give a value for."""
+    keys = keys_of(mine)
+    return sum(1 for unit in mine.units.keys() & theirs.units.keys() if unit in keys or unit.startswith("@"))
 
 
 def _bounded(candidate: Candidate, item: Known, score: float, ordered: bool) -> Relation:

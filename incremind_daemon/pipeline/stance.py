@@ -4,7 +4,8 @@ A negation turns down the one thing right after it ("not redux", "不想上 redu
 db"); a thing turned down flips only against a text that says to use it. A criticism is about
 what precedes it ("fixed intervals are too coarse"); a change of plan ("switch to", "改成") names
 what replaces; opposite words (fixed / adjust, always / never) and another number for the same
-unit disagree too.
+thing disagree too. Words that say a thing is said again ("like I said", "还是那句话") say
+nothing of what it is.
 """
 
 from __future__ import annotations
@@ -14,7 +15,7 @@ import re
 from collections.abc import Iterable, Set
 
 from incremind_daemon.pipeline.cues import fold
-from incremind_daemon.pipeline.features import Features, features_of, keys_of
+from incremind_daemon.pipeline.features import CONCEPT_NAMES, Features, features_of, keys_of, numbers_of
 
 log = logging.getLogger(__name__)
 
@@ -42,11 +43,13 @@ def flipped(mine: str, theirs: str, shared: Iterable[str], my_negated: Set[str],
 
 
 def used(text: str) -> frozenset[str]:
-    """Return the named things a text says to use: after a verb of use, or as the verb of an imperative."""
+    """Return the named things a text says to use: after a verb of use, held better, or an imperative's verb."""
     folded = fold(text)
     out: set[str] = set()
     for match in _USED.finditer(folded):
         out.update(keys_of(features_of(match.group("thing"))))
+    for match in _PRAISED.finditer(folded):
+        out.update(keys_of(features_of(match.group("thing") or match.group("cjk_thing"))))
     first = _FIRST_WORD.match(folded)
     if first is not None:
         out.update(keys_of(features_of(first.group(1))))
@@ -98,24 +101,36 @@ CHANGE = re.compile(
         r"actually|in fact|turns out|switch(?:ed|ing)? (?:to|from|over)|mov(?:ed|ing) (?:to|from)|replaced?"
         r"|now use|migrated|changed? to|no longer|correction|change of plans?|from now on|going forward|instead"
         r"|got (?:pushed|moved|bumped)|(?:we're|we are) on|bumped|now (?:on|at|is|are)|is now|are now"
+        r"|slipp(?:ed|ing)|slips|pushed (?:back )?to|postponed|delayed|retired|decommissioned|no more"
     )
     + r"|其实|实际上|改用|换成|改为|改成|替换|纠正|更正|不再|换用|迁移|迁到|搬到|升到|升级到|现在用"
-    r"|以后不|不是[^，。]{1,20}而是|改到|推迟|提前"
-    r"|不用[^，。]{0,15}了|现在是|升级到|换到"
+    r"|以后不|不是[^，。]{1,20}而是|改到|推迟|提前|延期|延后|以后(?:都|就|一律|统一|全|只)|今后|从现在起|从今天起"
+    r"|不用[^，。]{0,15}了|现在是|升级到|换到|被回收|下线了|退役|作废|取消了"
 )
 # what a document says to replace an older rule; a person's own newer words replace it anyway
 CHANGE_OF_PLAN = re.compile(
     _words(r"switch(?:ed|ing)? to|change of plans?|from now on|going forward|no longer|moved? to|migrat\w* to")
-    + r"|改用|换成|改为|改成|以后不|不再|不是[^，。]{1,20}而是|现在改|换用"
+    + r"|改用|换成|改为|改成|以后不|不再|不是[^，。]{1,20}而是|现在改|换用|以后(?:都|就|一律|统一)|今后|从现在起"
+)
+# the person says they said it before: "like I said", "as I told the other agents", "还是那句话", "又确认了一遍"
+RESTATED = re.compile(
+    _words(
+        r"(?:like|as) (?:i|we)(?:'ve| have)? (?:already )?(?:said|told|mentioned|asked)"
+        r"(?: (?:you|the \w+(?: \w+)?|before|earlier|already|last time))*"
+        r"|(?:i|we)(?:'ve| have)? (?:already )?(?:said|told you) (?:this|that|so)(?: before)?|as before"
+    )
+    + r"|还是那句话|(?:我|之前|上次|早就|已经)+(?:说过|讲过|提过|强调过)(?:了|的)?|又确认了?一遍"
+    r"|再(?:说|强调|重复)一(?:遍|次)|重申一下|老规矩|跟之前一样"
 )
 # The one thing right after a negation is what it turns down: "don't mock the db" turns down mocking,
 # "不想上 redux" redux. A Chinese object counts only after a verb of use ("别在回复里加 emoji" is about emoji).
 _TURNED_DOWN = re.compile(
     r"(?:(?<![a-z])(?:not|no|never|don't|do not|instead of|rather than|without|avoid|stop using|no more)\s+"
-    r"(?:(?:use|using|add|install|touch|pick|go with|bring in)\s+)?(?:the\s+|a\s+|an\s+)?"
+    r"(?:(?:use|using|add|put|include|write|install|touch|pick|go with|bring in|switch to|change to|move to)\s+)?"
+    r"(?:the\s+|a\s+|an\s+|any\s+)?"
     r"(?P<latin>[\w.+#-]+)"
     r"|(?:不要|不用|别|不想|不再|而不是|不是|避免|禁止|不能|不许|不)\s*"
-    r"(?:(?:用|上|引入|装|加|使用|选|要)\s*(?P<used>[a-z0-9][\w.+#-]*|[\u4e00-\u9fff]{1,4})"
+    r"(?:(?:用|上|引入|装|加|使用|选|要|改成|换成|改用)\s*(?P<used>[a-z0-9][\w.+#-]*|[\u4e00-\u9fff]{1,4})"
     # "别在回复和代码里加 emoji": a place between the negation and its verb, then a named thing
     r"|[^，。,；;]{1,8}?(?:用|装|加|引入|写)\s*(?P<placed>[a-z0-9][\w.+#-]*)|(?P<named>[a-z0-9][\w.+#-]*)))"
 )
@@ -124,14 +139,21 @@ _USED = re.compile(
     r"|on|with)\s+(?:the\s+|a\s+)?|(?:就用|改用|换成|换到|都用|一律用|统一用|用|走|上|采用|选)\s*)(?P<thing>[a-z0-9][\w.+#-]*)"
 )
 _FIRST_WORD = re.compile(r"^[\"'“「(\s]*([a-z][\w.+#-]*)\b")
+# what a text holds to be better: "a learnable temperature is always better than …", "org-mode 更好用"
+_PRAISED = re.compile(
+    r"(?P<thing>[a-z0-9][\w.+#-]*)(?:\s+[a-z]+)?\s+(?:is|are) (?:always |much |far |way )?(?:better|superior)"
+    r"|(?P<cjk_thing>[a-z0-9][a-z0-9.+#_-]*)\s*[\u4e00-\u9fff]{0,4}?(?:更好|更好用|效果更好|更合适)"
+)
 # a case of its own: the rule stands, this one is the exception
 EXCEPTION = re.compile(
     r"(?<![a-z])(?:except|unless|the exception|only (?:for|when|in|on)|when |if |on [\w-]+ machines)"
     r"|例外|除外|除了|的时候|时候|如果|只有在|单卡|本地调试"
 )
 # "date-fns 不用了", "Redis is out": what a text drops, named before the words that drop it
-_DROPPED = re.compile(r"([\w.+-]{2,30})\s*(?:不用了|不要了|去掉|is out|is gone|no more)")
-_CLAUSE_BREAK = re.compile(r"[,;:.!?，；：。！？]")
+_DROPPED = re.compile(
+    r"([\w.+/:-]{2,30})\s*(?:不用了|不要了|去掉|is out|is gone|is off|no more|被回收|下线了|退役|作废|取消了?)"
+)
+_CLAUSE_BREAK = re.compile(r"[,;!?，；：。！？]|[:.](?!\d)")  # not inside "23:00" or "1.5"
 # fmt: off
 _OPPOSITES = tuple((re.compile(a), re.compile(b)) for a, b in (
     (_words(r"fixed|static|constant|hard-?coded") + "|固定|静态|写死",
@@ -216,9 +238,30 @@ def _is_about(scope: str, other: Features, *, linking: bool) -> bool:
 
 
 def different_numbers(mine: Features, theirs: Features) -> bool:
-    """Return whether both give a number for the same unit and neither's numbers hold the other's."""
+    """Return whether both give a number for the same thing and neither's numbers hold the other's.
+
+    The same unit is the same thing where the two name the same thing besides it, where one names
+    nothing the other does not, or where it is a named thing either text is mostly about ("pinned
+    to Terraform 1.7.5"): "metrics on port 9301" is not "the service on port 9300", a release date
+    is not a data freeze's, and the v1 score a release must beat is not the temperature swept on v1.
+    """
+    my_named, their_named = keys_of(mine) - numbers_of(mine), keys_of(theirs) - numbers_of(theirs)
+    same_subject = my_named <= their_named or their_named <= my_named
     for unit, numbers in mine.units.items():
         known = theirs.units.get(unit)
-        if known and unit in theirs.topical and not (numbers <= known or known <= numbers):
+        if not known or numbers <= known or known <= numbers:
+            continue
+        if not unit.startswith("@") and unit not in theirs.topical:
+            continue
+        # the words around either number say what it counts ("ten search results" is not "search results
+        # for 5 minutes"); the same thing is named besides them
+        around = {word for word, values in mine.units.items() if values & numbers}
+        around |= {word for word, values in theirs.units.items() if values & known}
+        if same_subject or (my_named & their_named) - around - {unit} or _about(unit, my_named, their_named):
             return True
     return False
+
+
+def _about(unit: str, *named: frozenset[str]) -> bool:
+    """Tell whether a named thing (not a topic word) is half or more of what one of the texts names."""
+    return unit not in CONCEPT_NAMES and any(unit in keys and len(keys) <= 2 for keys in named)

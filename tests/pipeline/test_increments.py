@@ -9,7 +9,7 @@ import apsw
 import pytest
 
 from incremind_daemon import cli
-from incremind_daemon.config import Settings
+from incremind_daemon.config import InsightSettings, Settings
 from incremind_daemon.pipeline.candidates import extract_candidates
 from incremind_daemon.pipeline.insights import record_increments, save_memory
 from incremind_daemon.pipeline.relate import Known, relate
@@ -356,3 +356,56 @@ def test_a_dropped_notes_candidates_stay_in_its_project(settings: Settings) -> N
 def test_everywhere_in_the_code_is_not_every_project(turn: str, scope: str) -> None:
     found = said(turn)
     assert found and found[0].scope == scope
+
+
+def _recorded(conn: apsw.Connection, settings: Settings, statement: str, *, project: str) -> tuple[str, int | None]:
+    candidate = Candidate(statement, "preference", "", statement, 0, len(statement), "project")
+    with write_transaction(conn):
+        [made] = record_increments(
+            conn, settings, project=project, source_id=None, candidates=[candidate], origin="local", ordered=True,
+            now=NOW,
+        )  # fmt: skip
+    return made.relation, made.known_id
+
+
+@pytest.mark.parametrize(
+    ("statement", "dated", "others"),
+    [
+        ("Data freeze slipped to March 14", "训练数据 3/12 冻结，之后不再加新数据",
+         ["V2 发版日期定在 3/20", "数据在 /mnt/nas/lumen/data/v3", "Checkpoint 存 /mnt/nas/lumen/ckpt，保留最近 3 个"]),
+        ("数据冻结推迟到 3 月 14 日", "The training data freeze is on 2026-03-12",
+         ["The v2 release date is March 20", "Training data lives under /mnt/nas/lumen/data/v3"]),
+    ],
+)  # fmt: skip
+def test_a_changed_date_supersedes_the_insight_of_the_same_dated_thing(
+    settings: Settings, statement: str, dated: str, others: list[str]
+) -> None:
+    conn = _open(settings)
+    for other in others:
+        _confirmed(conn, other, project="lumen")
+    target = _confirmed(conn, dated, project="lumen")
+    assert _recorded(conn, settings, statement, project="lumen") == ("supersedes", target)
+
+
+@pytest.mark.parametrize(
+    ("statement", "known", "others"),
+    [
+        ("每次最后别再给我总结一遍了，diff 我自己会看",
+         "Skip the recap at the end of every answer, I read the diff myself",
+         ["每次最后都要跑一遍测试", "别再给我发一遍长日志了", "我自己会看 CI 的结果", "每次最后给我一个命令清单"]),
+        ("Skip the recap at the end of every answer, I read the diff myself",
+         "每次最后别再给我总结一遍了，diff 我自己会看",
+         ["Skip the flaky e2e suite at the end of CI runs", "Answer every question in one paragraph",
+          "I read the logs myself", "At the end of every session, list the commands"]),
+    ],
+)  # fmt: skip
+def test_a_repeat_in_the_other_language_is_found_among_insights_sharing_its_common_words(
+    settings: Settings, statement: str, known: str, others: list[str]
+) -> None:
+    narrow = settings.model_copy(update={"insights": InsightSettings(neighbours=2)})
+    conn = _open(narrow)
+    target = _confirmed(conn, known, project="lumen")
+    for other in others:
+        _confirmed(conn, other, project="lumen")
+    assert _recorded(conn, narrow, statement, project="lumen") == ("repeat", target)
+    assert insights.count_insights(conn, status="pending") == 0

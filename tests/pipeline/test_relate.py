@@ -132,3 +132,143 @@ def test_similarity_is_bounded_and_bilingual(a: str, b: str, low: float, high: f
     value = similarity(a, b)
     assert low <= value <= high
     assert value == pytest.approx(similarity(b, a))
+
+
+def said_after(statement: str, known: list[str], *, ordered: bool = True) -> tuple[str, int | None]:
+    """Relate a person's statement to known insights numbered from 1 in the order given: kind and target."""
+    candidate = Candidate(statement, "preference", "", statement, 0, len(statement))
+    insights = [Known(number, text, "", "preference") for number, text in enumerate(known, start=1)]
+    relation = relate(
+        candidate,
+        insights,
+        repeat_similarity=THRESHOLDS.repeat_similarity,
+        related_similarity=THRESHOLDS.related_similarity,
+        ordered=ordered,
+    )
+    return relation.kind, relation.known_id
+
+
+@pytest.mark.parametrize(
+    ("statement", "known"),
+    [
+        ("a07 is gone, from now on we train on gpu-b12 with 8 H800s", "The training machine is gpu-a07 with 8 A100s"),
+        ("a07 被回收了，以后训练都在 gpu-b12 上跑，8×H800", "机器是 gpu-a07，8 张 A100 80G"),
+    ],
+)  # fmt: skip
+def test_a_thing_named_by_part_of_its_name_is_the_same_subject(statement: str, known: str) -> None:
+    assert said_after(statement, [known]) == ("supersedes", 1)
+
+
+@pytest.mark.parametrize(
+    ("statement", "known"),
+    [
+        ("Data freeze slipped to March 14", ["V2 发版日期定在 3/20", "训练数据 3/12 冻结，之后不再加新数据"]),
+        ("数据冻结推迟到 3 月 14 日", ["The release date is March 20", "The data freeze is on 2026-03-12"]),
+        ("Launch got pushed to 3/27, so 3/20 is off", ["Staging 的 MerchantID 用 ECPay 測試的 3002607",
+                                                       "上線日期：3/20（五）"]),
+    ],
+)  # fmt: skip
+def test_a_date_however_written_links_a_change_to_the_same_dated_thing(statement: str, known: list[str]) -> None:
+    assert said_after(statement, known) == ("supersedes", 2)
+
+
+@pytest.mark.parametrize(
+    ("statement", "known"),
+    [
+        ("Terraform 已经升到 1.9.8 了", ["Terraform plan 这种只读的可以直接跑", "We're pinned to Terraform 1.7.5"]),
+        ("We're on Terraform 1.9.8 now", ["Terraform plan 和 helm diff 可以直接跑", "Terraform 版本固定在 1.7.5"]),
+    ],
+)  # fmt: skip
+def test_the_known_insight_with_a_value_for_the_same_thing_is_changed(statement: str, known: list[str]) -> None:
+    assert said_after(statement, known) == ("supersedes", 2)
+
+
+@pytest.mark.parametrize(
+    ("statement", "known", "ordered"),
+    [
+        ("Prometheus metrics are served on port 9301 at /metrics", "The service listens on port 9300", False),
+        ("监控指标在 9301 端口的 /metrics 上", "服务监听 9300 端口", False),
+        ("Show at most ten search results per page", "Cache search results for 5 minutes", False),
+    ],
+)
+def test_another_number_of_another_thing_is_not_a_changed_value(statement: str, known: str, ordered: bool) -> None:
+    assert said_after(statement, [known], ordered=ordered)[0] in ("new", "supplement")
+
+
+def test_numbers_far_apart_in_one_sentence_are_of_different_things() -> None:
+    relation = said_after("lr 1e-4 and clip grad norm at 1.0 for the 4096 batch", ["Global batch 4096, chunk size 256"])
+    assert relation == ("supplement", 1)
+
+
+@pytest.mark.parametrize(
+    ("statement", "known"),
+    [
+        ("Change of plans: max_seq_len goes down to 384", "Max_seq_len 统一 512"),
+        ("Batch window 从 5ms 改成 8ms，max_batch 还是 64", "Use max_batch 64 and a 5 ms batch window"),
+        ("我把 GPX 都搬到 Dropbox 了，默认目录改成 ~/Dropbox/hikes", "GPX 文件默认从 ~/Hikes/gpx 读"),
+    ],
+)
+def test_a_change_of_what_the_known_one_names_supersedes_it(statement: str, known: str) -> None:
+    assert said_after(statement, [known]) == ("supersedes", 1)
+
+
+@pytest.mark.parametrize(
+    ("statement", "known"),
+    [
+        ("On weekdays I go to bed by 11 pm", "Go to bed by 23:00 on weekdays"),
+        ("工作日晚上 11 点前睡觉", "工作日 23:00 前睡觉"),
+        ("Search results are cached for five minutes", "Cache search results for 5 minutes"),
+        ("搜索结果缓存五分钟", "Cache search results for 5 minutes"),
+    ],
+)
+def test_a_time_or_number_written_another_way_is_a_repeat(statement: str, known: str) -> None:
+    assert said_after(statement, [known]) == ("repeat", 1)
+
+
+@pytest.mark.parametrize(
+    ("statement", "known"),
+    [
+        ("Like I told the other agents: answer in Chinese, keep commands, code and comments in English",
+         "以后回答我用中文，命令、代码和注释保持英文就行"),
+        ("还是那句话，Python 的东西都用 uv，别直接 pip install",
+         "Use uv for everything Python — in any repo of mine, never pip install directly"),
+        ("每次最后别再给我总结一遍了，diff 我自己会看",
+         "Skip the recap at the end of every answer, I read the diff myself"),
+        ("I'm the only backend dev on this team", "我是组里唯一一个后端，前端也是我在维护"),
+        ("Reply in 繁中", "以後回我都用繁體中文，code comment 跟 commit message 維持英文就好"),
+        ("Tue/Thu nights = class (19:10–22:00), so no client calls then",
+         "上課：週二、週四 19:10–22:00，這兩個晚上不排任何 client meeting"),
+    ],
+)  # fmt: skip
+def test_saying_it_again_in_other_words_or_the_other_language_is_a_repeat(statement: str, known: str) -> None:
+    assert said_after(statement, [known]) == ("repeat", 1)
+
+
+def test_a_new_name_beside_an_english_insight_is_not_a_translation() -> None:
+    # the Chinese words of a Chinese statement may all be other words for an English insight's things;
+    # a name the insight lacks ("dev-dependencies") is not one of them
+    statement = "Dev-dependencies 随便加，不用问我；只有 [dependencies] 要先问"
+    assert said_after(statement, ["Don't add new dependencies without asking me first"]) == ("supplement", 1)
+
+
+@pytest.mark.parametrize(
+    ("statement", "known"),
+    [
+        ("也别在回复和代码里加 emoji", "回答用中文就行，代码注释和 commit message 还是写英文"),
+        ("Don't put emoji in replies or in code", "Reply in Chinese, but write code comments in English"),
+    ],
+)
+def test_a_rule_on_a_thing_the_known_one_never_names_is_new(statement: str, known: str) -> None:
+    assert said_after(statement, [known])[0] == "new"
+
+
+@pytest.mark.parametrize(
+    ("statement", "known"),
+    [
+        ("The lecturer argued a learnable temperature is always better than a fixed one",
+         "温度也别改成 learnable，固定 0.02"),
+        ("老师说 learnable 的温度更好", "Keep the temperature fixed at 0.02, don't switch to learnable"),
+    ],
+)  # fmt: skip
+def test_praise_of_what_the_known_one_turns_down_differs_from_it(statement: str, known: str) -> None:
+    assert said_after(statement, [known], ordered=False) == ("different", 1)
