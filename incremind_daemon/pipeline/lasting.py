@@ -57,10 +57,12 @@ COMMUNICATION = re.compile(
         r"(?:short|brief|concise|terse)",
         r"be (?:brief|concise|terse|direct)",
         r"no (?:long )?(?:summaries|summary|recaps?|preamble|apologies)",
+        r"(?:skip|drop|leave out|cut) (?:the |any |your )?(?:final )?(?:recaps?|summar(?:y|ies)|preamble)",
         r"(?:don't|do not|stop|never) (?:summari[sz]e|recap|apologi[sz]e|explain everything)",
         r"comments? (?:in|should be in|can be in|may be in) (?:english|chinese)",
     )
-    + r"|用中文|说中文|讲中文|回复中文|中文回[复答]|英文回[复答]|用英文回|回答.{0,6}(?:中文|英文|简短|简洁|短一?点)"
+    + r"|用(?:繁体|简体)?中文|说中文|讲中文|回复中文|中文回[复答]|英文回[复答]|用英文回"
+    r"|回答.{0,6}(?:中文|英文|简短|简洁|短一?点)|(?:回我|回复我|跟我说|和我说).{0,6}(?:中文|英文|繁体|简体|繁中|简中)"
     r"|简短|简洁|别啰嗦|不要啰嗦|少废话|不用总结|不要(?:每次都?)?总结|别(?:每次都?)?总结|注释.{0,6}(?:英文|中文)"
 )
 # what holds every time, not just for the task at hand

@@ -409,3 +409,16 @@ def test_a_repeat_in_the_other_language_is_found_among_insights_sharing_its_comm
         _confirmed(conn, other, project="lumen")
     assert _recorded(conn, narrow, statement, project="lumen") == ("repeat", target)
     assert insights.count_insights(conn, status="pending") == 0
+
+
+@pytest.mark.parametrize(
+    "turn",
+    [
+        "以後回我都用繁體中文，code comment 跟 commit message 維持英文就好",
+        "以后回我都用简体中文",
+        "skip the recap at the end of every answer, I read the diff myself",
+    ],
+)
+def test_how_to_answer_me_is_global_in_either_script_and_language(turn: str) -> None:
+    found = said(turn)
+    assert found and (found[0].category, found[0].scope) == ("preference", "global")
