@@ -14,7 +14,7 @@ import logging
 import re
 from dataclasses import dataclass
 
-from incremind_daemon.pipeline.cues import ACK, fold
+from incremind_daemon.pipeline.cues import ACK, QUOTED_WORDS, fold
 from incremind_daemon.pipeline.lasting import (
     ACTION_ITEM,
     BOILERPLATE,
@@ -227,7 +227,7 @@ def _score_sentence(
         return None  # a caption over a list, an aside under one, an action item for one person
     if BOILERPLATE.search(folded) or QUESTION.search(bare) or bare.endswith(("?", "？")) or ACK.fullmatch(folded):
         return None
-    if _is_code(folded) or HEDGE.search(folded):
+    if _is_code(folded) or HEDGE.search(QUOTED_WORDS.sub("", folded)):
         return None
     strengths: dict[str, float] = {}
     matched: set[str] = set()

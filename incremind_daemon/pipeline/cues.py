@@ -24,6 +24,10 @@ _FOLD_PAIRS = {**TRADITIONAL_TO_SIMPLIFIED, **dict(zip(_TRADITIONAL, _SIMPLIFIED
 _FOLD = str.maketrans({**_FOLD_PAIRS, **{chr(c): chr(c + 32) for c in range(ord("A"), ord("Z") + 1)}})
 
 
+# words in quotes are named, not said ("I'd rather hear 'not sure'", 「偏红那个」)
+QUOTED_WORDS = re.compile(r"「[^」]*」|“[^”]*”|\"[^\"]*\"|(?<!\w)'[^'\n]+'(?!\w)")
+
+
 def fold(text: str) -> str:
     return text.translate(_FOLD)
 

@@ -58,12 +58,13 @@ COMMUNICATION = re.compile(
         r"be (?:brief|concise|terse|direct)",
         r"no (?:long )?(?:summaries|summary|recaps?|preamble|apologies)",
         r"(?:skip|drop|leave out|cut) (?:the |any |your )?(?:final )?(?:recaps?|summar(?:y|ies)|preamble)",
+        r"(?:don't|do not|never) guess|say (?:so|that you don't know|you don't know) (?:instead of|rather than) guess",
         r"(?:don't|do not|stop|never) (?:summari[sz]e|recap|apologi[sz]e|explain everything)",
         r"comments? (?:in|should be in|can be in|may be in) (?:english|chinese)",
     )
     + r"|用(?:繁体|简体)?中文|说中文|讲中文|回复中文|中文回[复答]|英文回[复答]|用英文回"
     r"|回答.{0,6}(?:中文|英文|简短|简洁|短一?点)|(?:回我|回复我|跟我说|和我说).{0,6}(?:中文|英文|繁体|简体|繁中|简中)"
-    r"|简短|简洁|别啰嗦|不要啰嗦|少废话|不用总结|不要(?:每次都?)?总结|别(?:每次都?)?总结|注释.{0,6}(?:英文|中文)"
+    r"|(?:别|不要|不准)(?:瞎|乱)?猜|不确定就说|不知道就说|简短|简洁|别啰嗦|不要啰嗦|少废话|不用总结|不要(?:每次都?)?总结|别(?:每次都?)?总结|注释.{0,6}(?:英文|中文)"
 )
 # what holds every time, not just for the task at hand
 STANDING = re.compile(
@@ -303,7 +304,7 @@ HEDGE = re.compile(
         r"|^if we ever|what if|might|probably|we could|could we|let's see|let me think|for now|for this (?:one|task|pr)"
         r"|just this once|this time|asked (?:whether|if)|wondered|for this run"
     )
-    + r"|不太确定|不确定|也许|或许|不知道|待确认|还没决定|没决定|待定|有待"
+    + r"|不太确定|(?<!说)不确定(?!就说|的话就说)|也许|或许|(?<!说)不知道(?!就说|的话就说)|待确认|还没决定|没决定|待定|有待"
     r"|^如果以后|^万一|^要是|可能|考虑一下|先这样|这次|暂时先"
     r"|问(?:要不要|是否|能不能)|问问而已|只是问问|随便问问|问一下而已|再议|再算|按我说的|照我说的"
     r"|这个 ?pr|一下就好|一下就行"

@@ -40,6 +40,7 @@ from incremind_daemon.pipeline.cues import (
     POLITE,
     PRONOUN_OBJECT,
     PROPOSAL_CUES,
+    QUOTED_WORDS,
     REPORT_CUES,
     SETTLE_CUES,
     SLASH_COMMAND,
@@ -81,7 +82,6 @@ _GO = re.compile(r"(?:go|ship it|let's go|那就这样|就这样)\W*$")
 _PLAN = re.compile(r"(?<![a-z])(?:i'll|i will|i'm going to|plan:|i plan to)(?![a-z])|我打算|我会|计划|方案")
 _CLAUSE_HEAD = re.compile(r"[,，:：;；。.!！]")
 _CLAUSE_BREAK = re.compile(r"[,，;；]|\s[—–]\s")
-_QUOTED = re.compile(r"「[^」]*」|“[^”]*”|\"[^\"]*\"|(?<!\w)'[^'\n]+'(?!\w)")  # quoted words settle nothing
 _PROPOSAL_LEAD = re.compile(
     r"^(?:(?:so |then )?(?:i can(?: also)?|(?:do you )?want me to(?: also)?|should i|shall i|would you like me to"
     r"|i(?:'d)? (?:suggest|recommend|propose)(?: that)?|how about"
@@ -229,7 +229,7 @@ def _judge(item: str, view: TurnView, hint: str | None, *, settles: bool) -> tup
         if supposed := SUPPOSE_CUES.search(folded):
             # "if we ever move to k8s …" settles nothing, unless what follows the what-if directs:
             # "if we ever go multi-region, 先记个 TODO 就行", "if you're not sure just say so, don't guess"
-            parts = _CLAUSE_BREAK.split(_QUOTED.sub("", folded[supposed.end() :]), maxsplit=1)
+            parts = _CLAUSE_BREAK.split(QUOTED_WORDS.sub("", folded[supposed.end() :]), maxsplit=1)
             rest = parts[1] if len(parts) > 1 else ""
             return (DECISION, _DIRECTED) if _directs(rest) and not SUPPOSE_CUES.search(rest) else None
         asked = strip_prefix(POLITE, folded)
@@ -241,7 +241,7 @@ def _judge(item: str, view: TurnView, hint: str | None, *, settles: bool) -> tup
             kind = NEXT
         if kind == NEXT:
             return (NEXT, 0) if view.closing and not view.goal else None
-        if settles or _directs(_QUOTED.sub("", folded)):
+        if settles or _directs(QUOTED_WORDS.sub("", folded)):
             return DECISION, _DIRECTED  # a rule for the work, or what the person wants instead of the agent's way
         return None
     if view.verdict == OVERRULED:

@@ -422,3 +422,15 @@ def test_a_repeat_in_the_other_language_is_found_among_insights_sharing_its_comm
 def test_how_to_answer_me_is_global_in_either_script_and_language(turn: str) -> None:
     found = said(turn)
     assert found and (found[0].category, found[0].scope) == ("preference", "global")
+
+
+@pytest.mark.parametrize(
+    "turn",
+    [
+        "if you're not sure just say so, don't guess — I'd rather hear 'not sure' than a confident wrong answer",
+        "不确定就说不确定，别瞎猜",
+    ],
+)
+def test_dont_guess_is_a_global_rule_and_a_quoted_hedge_is_not_a_hedge(turn: str) -> None:
+    found = said(turn)
+    assert found and found[0].scope == "global"
