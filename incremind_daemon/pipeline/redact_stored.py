@@ -29,7 +29,9 @@ from incremind_daemon.store.records import item_id
 
 log = logging.getLogger(__name__)
 
-DONE_KEY = "redacted_stored_text"  # meta: when the pass over the store finished
+# meta: when the pass over the store finished; a new key when the redactor learns new formats, so
+# stores it already passed over are read once more (v2: npm, PyPI, SendGrid, Telegram, stated in words …)
+DONE_KEY = "redacted_stored_text_v2"
 
 
 def redact_stored(conn: apsw.Connection, *, now: str) -> int:

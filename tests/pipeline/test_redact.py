@@ -2,11 +2,13 @@
 
 from __future__ import annotations
 
+import re
+
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from incremind_daemon.pipeline.redact import SecretSpan, find_secrets, redact
+from incremind_daemon.pipeline.redact import MARKER_PREFIX, SecretSpan, find_secrets, redact
 
 # Made-up credentials in the real formats; none of them is live.
 OPENAI_PROJECT = "sk-proj-Xq81nBv2LmTz4RwYp0KsJd7Hf3Gc9Ae5"
@@ -70,7 +72,7 @@ def test_english_credentials_are_replaced_by_typed_markers(text: str, expected: 
         ("数据库密码是 hunter2，记得改", "数据库密码是 [REDACTED:password]，记得改"),
         ("口令: 9f8e7d6c", "口令: [REDACTED:password]"),
         ("令牌=q8Vt2mLx7Rz4", "令牌=[REDACTED:token]"),
-        ("我的密码是：Passw0rd!，别告诉别人", "我的密码是：[REDACTED:password]!，别告诉别人"),
+        ("我的密码是：Passw0rd!，别告诉别人", "我的密码是：[REDACTED:password]，别告诉别人"),  # "!" is part of it
         ("密钥为 “k3y-v4lue”。", "密钥为 “[REDACTED:secret]”。"),
         (f"用这个 key：{OPENAI_PROJECT} 调用", "用这个 key：[REDACTED:openai_key] 调用"),
     ],
@@ -186,3 +188,253 @@ def test_assigned_values_with_digits_are_redacted(key: str, value: str, separato
         separator = " is "
 
     assert value not in redact(f"config {key}{separator}{value} done")
+
+
+# --- complete redaction: every format, both languages, nothing of the secret left -------------
+
+INVISIBLES = ("\u200b", "\u200c", "\u200d", "\u2060", "\ufeff", "\u00ad", "\u202e", "\U000e0041")
+NPM = "npm_q8Vt2mLx7Rz4Ny9Kp1Ws6Jd3Hf0Gb5Cm8Ae"
+PYPI = "pypi-AgEIcHlwaS5vcmcCJDU3OTM5MDk0LTk0ZjEtNDA2Ny1hNTE0LWE2NzFhNGQ1ZmI2ZAACKlsz"
+SENDGRID = "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"
+TELEGRAM = "5123456789:AAHk3x9Lr2Tz7Vw4Ny1Ks8Jd5Hf0Gb6CmAe"
+SLACK_BOT = "xoxb-2048-4096-q8Vt2mLx7Rz4Ny9Kp1Ws"
+SLACK_APP = "xapp-1-A0123BCDE-1234567890123-q8Vt2mLx7Rz4"
+SLACK_HOOK = "T04Q7ZT2M/B08XW3KD9PL/q8Vt2mLx7Rz4Ny9Kp1Ws6Jd3"
+STRIPE_LIVE = "sk_live_51Hq8Vt2mLx7Rz4Ny9Kp1Ws6Jd"
+STRIPE_RESTRICTED = "rk_test_51Hq8Vt2mLx7Rz4Ny9Kp1Ws6Jd"
+STRIPE_WEBHOOK = "whsec_q8Vt2mLx7Rz4Ny9Kp1Ws6Jd3Hf0Gb5"
+GITLAB = "glpat-q8Vt2mLx7Rz4Ny9Kp1Ws"
+GITLAB_DEPLOY = "gldt-q8Vt2mLx7Rz4Ny9Kp1Ws6J"
+HUGGING_FACE = "hf_q8Vt2mLx7Rz4Ny9Kp1Ws6Jd3Hf0Gb5Cm"
+GOOGLE_KEY = "AIzaSyB7x-Q2mLp9Tz4Rw8Ny1Vb5Hc3Jd6Gs0Ke"
+GOOGLE_CLIENT = "GOCSPX-q8Vt2mLx7Rz4Ny9Kp1Ws6Jd3Hf0"
+GOOGLE_ACCESS = "ya29.a0AfH6SMBq8Vt2mLx7Rz4Ny9Kp1Ws6Jd3Hf0Gb5"
+GOOGLE_REFRESH = "1//0gq8Vt2mLx7Rz4Ny9Kp1Ws6Jd3Hf0Gb5CmAe2BxR7"
+AZURE_ACCOUNT = "q8Vt2mLx7Rz4Ny9Kp1Ws6Jd3Hf0Gb5Cm8Ae2BxR7q8Vt2mLx7Rz4Ny9Kp1Ws6Jd3Hf0Gb5Cm8Ae2BxR7q8Vt2m+/w=="
+AZURE_SAS = "q8Vt2mLx7Rz4Ny9Kp1Ws6Jd3Hf0Gb5Cm8Ae2BxR7%3D"
+AZURE_CLIENT = "Abc8Q~q8Vt2mLx7Rz4Ny9Kp1Ws6Jd3Hf0Gb5Cm8A"
+AWS_STATED = "wJalrXUtnFEMI/K7MDENG/bPxRfiCYEXAMPLEKEY"
+GITHUB_SPLIT = "ghp_R4nd0mT0k3nV4lu3\u200bXq81nBv2LmTz4RwYp0Ks"
+
+FAMILIES = {
+    "npm": NPM, "pypi": PYPI, "sendgrid": SENDGRID, "telegram": TELEGRAM, "slack-bot": SLACK_BOT,
+    "slack-app": SLACK_APP, "stripe-live": STRIPE_LIVE, "stripe-restricted": STRIPE_RESTRICTED,
+    "stripe-webhook": STRIPE_WEBHOOK, "gitlab": GITLAB, "gitlab-deploy": GITLAB_DEPLOY, "hugging-face": HUGGING_FACE,
+    "google-key": GOOGLE_KEY, "google-client": GOOGLE_CLIENT, "google-access": GOOGLE_ACCESS,
+    "google-refresh": GOOGLE_REFRESH, "azure-client": AZURE_CLIENT, "github-split": GITHUB_SPLIT,
+    "anthropic": ANTHROPIC, "openai": OPENAI_PROJECT,
+}  # fmt: skip
+CARRIERS = {"en": "Use {} for the release job.", "zh": "发布任务用这个：{}，不要外传。"}
+HEX_KEY = "3f9a1c7e5b2d4086a1e3c5b7d9f0a2c4"
+
+# (case, text, the secret as it is written in the text)
+COMPLETE: list[tuple[str, str, str]] = [
+    # token families, in an English and a Chinese sentence each
+    *[
+        (f"{name}-{language}", carrier.format(secret), secret)
+        for name, secret in FAMILIES.items()
+        for language, carrier in CARRIERS.items()
+    ],
+    ("telegram-url", f"curl https://api.telegram.org/bot{TELEGRAM}/getMe", TELEGRAM),
+    ("slack-webhook", f"post to https://hooks.slack.com/services/{SLACK_HOOK}", SLACK_HOOK),
+    ("azure-account-key", f"Protocol=https;AccountName=prod;AccountKey={AZURE_ACCOUNT};", AZURE_ACCOUNT),
+    ("azure-sas", f"https://prod.blob.core.windows.net/c?sv=2022-11-02&sp=r&sig={AZURE_SAS}", AZURE_SAS),
+    ("azure-sas-zh", f"共享访问签名链接：https://prod.blob.core.windows.net/c?sp=r&sig={AZURE_SAS}", AZURE_SAS),
+    # secrets stated in words
+    ("aws-stated-en", f"the aws secret for prod is {AWS_STATED}", AWS_STATED),
+    ("aws-stated-zh", f"生产环境的 AWS 密钥是 {AWS_STATED}", AWS_STATED),
+    ("password-changed-en", "The password for the admin account was changed to Hunter2Xyz!", "Hunter2Xyz!"),
+    ("password-changed-zh", "测试服的密码改成了 Hunter2Xyz!", "Hunter2Xyz!"),
+    ("password-now-en", "fyi the staging db password is now Tr0ub4dor&3 until Friday", "Tr0ub4dor&3"),
+    ("password-now-zh", "Redis 的密码现在是 Tr0ub4dor&3，周五前别改", "Tr0ub4dor&3"),
+    ("api-key-stated-en", f"the API key for the maps service is {HEX_KEY}", HEX_KEY),
+    ("api-key-stated-zh", f"地图服务的 API 密钥为 {HEX_KEY}。", HEX_KEY),
+    ("token-stated-en", "My deploy token is d3pl0y-Q8vT2mLx7Rz4, keep it safe", "d3pl0y-Q8vT2mLx7Rz4"),
+    ("token-stated-zh", "部署令牌是 d3pl0y-Q8vT2mLx7Rz4，注意保密", "d3pl0y-Q8vT2mLx7Rz4"),
+    ("passphrase-quoted-en", 'the passphrase is "correct horse battery staple"', "correct horse battery staple"),
+    ("words-between-en", "the password I gave you yesterday is Summer2024-secure", "Summer2024-secure"),
+    ("words-between-zh", "我昨天给你的那个密码是 Summer2024-secure", "Summer2024-secure"),
+    ("no-separator-zh", "数据库口令 Tr0ub4dor&3", "Tr0ub4dor&3"),
+    ("no-separator-glued-zh", "WiFi密码Tr0ub4dor&3", "Tr0ub4dor&3"),
+    ("no-separator-key-zh", "密钥 9f8e7d6c5b4a39281706f5e4d3c2b1a0 只给运维", "9f8e7d6c5b4a39281706f5e4d3c2b1a0"),
+    ("fullwidth-colon-zh", "密码：Hunter2Xyz!", "Hunter2Xyz!"),
+    ("trailing-question-zh", "口令=Pa55word?", "Pa55word?"),
+    ("ampersand-en", "PASSWORD=Tr0ub4dor&3 make deploy", "Tr0ub4dor&3"),
+    # user / password pairs
+    ("pair-en", "admin / S3cretPassw0rd!", "S3cretPassw0rd!"),
+    ("pair-login-en", "login for the test box: alice / S3cretPassw0rd!", "S3cretPassw0rd!"),
+    ("pair-zh", "测试环境：root / Tr0ub4dor&3", "Tr0ub4dor&3"),
+    ("pair-login-zh", "登录账号 ops/S3cretPassw0rd!", "S3cretPassw0rd!"),
+    ("curl-user", "curl -u admin:S3cretPassw0rd! https://ci.example.com/api", "S3cretPassw0rd!"),
+    # invisible characters and odd spaces inside or around a secret
+    ("zero-width-in-npm", f"{NPM[:12]}\u00ad{NPM[12:]}", f"{NPM[:12]}\u00ad{NPM[12:]}"),
+    ("joiner-in-password-zh", "密码：Hunter\u200d2Xyz!", "Hunter\u200d2Xyz!"),
+    ("zero-width-in-key-name", "pass\u200bword = Hunter2Xyz!", "Hunter2Xyz!"),
+    ("bom-in-sendgrid", f"{SENDGRID[:20]}\ufeff{SENDGRID[20:]}", f"{SENDGRID[:20]}\ufeff{SENDGRID[20:]}"),
+    ("no-break-space", "password:\u00a0Hunter2Xyz!", "Hunter2Xyz!"),
+    (
+        "tag-characters",
+        f"token {GITLAB[:9]}\U000e0041\U000e0042{GITLAB[9:]} ok",
+        f"{GITLAB[:9]}\U000e0041\U000e0042{GITLAB[9:]}",
+    ),
+]
+
+
+def visible(text: str) -> str:
+    return "".join(char for char in text if char not in INVISIBLES and not "\U000e0000" <= char <= "\U000e0fff")
+
+
+def leaked(text: str, secret: str, redacted: str) -> list[str]:
+    """Return each 4-character piece of secret left in redacted text that the rest of text does not hold."""
+    context = visible(text.replace(secret, " "))
+    remains = visible(re.sub(r"\[REDACTED:\w+\]", " ", redacted))
+    shown = visible(secret)
+    pieces = {shown[at : at + 4] for at in range(len(shown) - 3)}
+    return sorted(piece for piece in pieces if piece in remains and piece not in context)
+
+
+@pytest.mark.parametrize(("text", "secret"), [case[1:] for case in COMPLETE], ids=[case[0] for case in COMPLETE])
+def test_nothing_of_a_secret_is_left_beside_its_marker(text: str, secret: str) -> None:
+    redacted = redact(text)
+
+    assert MARKER_PREFIX in redacted
+    assert leaked(text, secret, redacted) == []
+    assert redact(redacted) == redacted
+
+
+def test_a_token_split_by_a_zero_width_space_is_one_span_over_the_text_as_given() -> None:
+    text = f"token {GITHUB_SPLIT} and\u200b more"
+
+    [span] = find_secrets(text)
+
+    assert text[span.start : span.end] == GITHUB_SPLIT
+    assert redact(text) == "token [REDACTED:github_token] and\u200b more"  # invisible characters elsewhere stay
+
+
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [
+        (f"npm {NPM}", "npm [REDACTED:npm_token]"),
+        (f"{PYPI}", "[REDACTED:pypi_token]"),
+        (f"key {SENDGRID}", "key [REDACTED:sendgrid_key]"),
+        (f"bot {TELEGRAM}", "bot [REDACTED:telegram_bot_token]"),
+        (f"{SLACK_APP}", "[REDACTED:slack_token]"),
+        (f"https://hooks.slack.com/services/{SLACK_HOOK}", "https://hooks.slack.com/services/[REDACTED:slack_webhook]"),
+        (f"{STRIPE_WEBHOOK}", "[REDACTED:stripe_key]"),
+        (f"{GITLAB_DEPLOY}", "[REDACTED:gitlab_token]"),
+        (f"{GOOGLE_CLIENT}", "[REDACTED:google_oauth_secret]"),
+        (f"{GOOGLE_ACCESS}", "[REDACTED:google_oauth_token]"),
+        (f"{AZURE_CLIENT}", "[REDACTED:azure_client_secret]"),
+        (f"?sp=r&sig={AZURE_SAS}", "?sp=r&sig=[REDACTED:azure_sas_signature]"),
+        ("the aws secret for prod is " + AWS_STATED, "the aws secret for prod is [REDACTED:aws_secret_access_key]"),
+        ("数据库口令 Tr0ub4dor&3", "数据库口令 [REDACTED:password]"),
+        ("admin / S3cretPassw0rd!", "admin / [REDACTED:password]"),
+        ("密码：Hunter2Xyz!", "密码：[REDACTED:password]"),
+        ("the password is hunter2.", "the password is [REDACTED:password]."),  # a final "." ends the sentence
+    ],
+)
+def test_new_formats_get_their_own_kind(text: str, expected: str) -> None:
+    assert redact(text) == expected
+
+
+# --- ordinary text comes through unchanged ---------------------------------------------------
+
+ORDINARY = [
+    # English prose about credentials
+    "the password field is validated on blur",
+    "The token budget is 1500 per request.",
+    "The password must be at least 8 characters and is checked on submit.",
+    "Your API key is shown only once, so copy it now.",
+    "The access token is a JWT signed with RS256.",
+    "The token is HS256-signed and base64url-encoded.",
+    "the token for user 42 is refreshed every 15 minutes",
+    "The secret to good retries is jitter.",
+    "The key is to retry with exponential backoff.",
+    "The password hash is stored with bcrypt, cost 12.",
+    "The token endpoint is https://auth.example.com/oauth2/token",
+    "API key rotation is scheduled for 2024-06-01.",
+    "The secret key is 32 bytes long.",
+    "the password for the admin account is in 1Password",
+    "my password is the same as before",
+    "The token count is 4096 and the limit is 8192.",
+    "Set the password to something long; the token is valid for 3600 seconds.",
+    "Pass: 120, fail: 3, skipped: 4",
+    "Tokens per second went from 41.5 to 57.2 after the upgrade.",
+    "Bearer tokens expire after an hour; refresh tokens last 30 days.",
+    "read / write access, input / output, client / server, TCP / IP",
+    "Version 2.3.0+cu121 of torch, python 3.11.7, numpy==1.26.4",
+    "commit 3f2a9c1d8e7b6a5f4e3d2c1b0a9f8e7d6c5b4a39 fixes the token refresh race",
+    "request 550e8400-e29b-41d4-a716-446655440000 failed with 401",
+    "see /home/dev/projects/app/src/auth/token_store.py and ~/.config/app/credentials.json",
+    "C:\\Users\\dev\\AppData\\Roaming\\npm\\node_modules",
+    "sha256: 9f86d081884c7d659a2feaa0c55ad015a3bf4f1b2b0b822cd15d6c15b0f00a08",
+    "Copy test/test*.py and docs/*.md into the sdist.",
+    "Run npm install, then npm run build; the npm token is read from ~/.npmrc.",
+    "Uploading to PyPI needs a token; see https://pypi.org/help/#apitoken",
+    "The Slack app posts to #deploys; Telegram bots reply within 2 s.",
+    "The ratio was 3/4 on 2024/05/01 at 08:30.",
+    "ssh-keygen -t ed25519 -C dev@example.com",
+    # code
+    "password: str = Field(min_length=8)",
+    "token = get_token()",
+    "creds = base64.b64encode(user_pass.encode()).decode('ascii')",
+    "api_key = os.environ['API_KEY']",
+    "if token == 'lambda':",
+    "self.secret_key = settings.SECRET_KEY",
+    "password_min_length = 8",
+    "max_tokens = 4096",
+    "TOKEN_TTL=3600",
+    "proxy_pass = http://127.0.0.1:8000",
+    "proxy_pass http://backend;",
+    "def check_password(user: User, password: str) -> bool:",
+    "docker run -u 1000:1000 -e POSTGRES_PASSWORD=$POSTGRES_PASSWORD postgres:16",
+    "git push -u origin main",
+    "const tokenizer = new Tokenizer({ vocab: 'cl100k_base' });",
+    'echo "password reset link sent" >> /var/log/app.log',
+    "https://example.com/search?q=token&page=2&sort=desc",
+    # Chinese prose about credentials
+    "密码长度至少 8 位",
+    "密码忘记了怎么办？请点击“找回密码”。",
+    "密码是否正确由后端校验，前端只校验格式。",
+    "比较两次输入的密码是否一致",
+    "令牌桶算法限流，令牌桶大小为 100000，每秒补充 500 个。",
+    "令牌有效期为 3600 秒，过期后用刷新令牌换新的。",
+    "令牌类型是 Bearer，格式是 JWT。",
+    "密钥对是 RSA2048，私钥文件是 id_ed25519。",
+    "密钥算法是 AES256，密码使用 bcrypt 加密。",
+    "密码 sha256 哈希后存储。",
+    "获取访问令牌失败：HTTP 401",
+    "首次推送可能需要输入 GitHub 用户名和密码/令牌",
+    "OPENAI_API_KEY（必需）：您的 API 密钥",
+    "@param keyBytes 密钥byte数组",
+    "基于口令的加密，加盐后再做 MD5",
+    "随机密码/口令/PIN/Token/UUID/强度检测",
+    "用户名/密码错误，请重试",
+    "今天把 Redis 的 maxmemory-policy 改成 allkeys-lru，令牌桶限流也调了。",
+    "在 src/auth/token.py 里修了第 42 行。",
+]
+
+
+@pytest.mark.parametrize("text", ORDINARY)
+def test_ordinary_prose_and_code_come_through_unchanged(text: str) -> None:
+    assert find_secrets(text) == []
+    assert redact(text) == text
+
+
+def test_ordinary_lines_together_come_through_unchanged() -> None:
+    text = "\n".join(ORDINARY)
+
+    assert redact(text) == text
+
+
+@settings(max_examples=200, deadline=None)
+@given(key=generated_keys(), cuts=st.lists(st.tuples(st.integers(1, 30), st.sampled_from(INVISIBLES)), max_size=3))
+def test_invisible_characters_inside_a_key_do_not_hide_it(key: str, cuts: list[tuple[int, str]]) -> None:
+    hidden = key
+    for at, char in sorted(cuts, reverse=True):
+        hidden = hidden[:at] + char + hidden[at:]
+
+    redacted = redact(f"use {hidden} now")
+
+    assert key not in visible(redacted)
+    assert leaked(f"use {hidden} now", hidden, redacted) == []

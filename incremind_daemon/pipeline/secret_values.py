@@ -1,0 +1,133 @@
+"""What a credential's value looks like, and what only stands in for one.
+
+Shared by the two ways ``redact`` finds credentials: by their format
+(``secret_formats``) and by what names them (``secret_names``). A value is
+read up to the first character no password holds in practice (whitespace, a
+quote, a bracket, a comma or semicolon); ``&`` ends it only where a query
+string goes on (``&page=2``), and only ``.`` and ``:`` at its end are taken
+for the sentence's punctuation, so ``Hunter2Xyz!`` and ``Tr0ub4dor&3`` are
+replaced whole.
+"""
+
+from __future__ import annotations
+
+import logging
+import re
+from typing import NamedTuple
+
+log = logging.getLogger(__name__)
+
+MARKER_PREFIX = "[REDACTED:"
+LONGEST_VALUE = 4096  # characters of an assigned value that are examined
+
+# Priorities decide the kind of overlapping spans: a key format beats a slot beats a name.
+FORMAT, SLOT, NAME = 3, 2, 1
+
+
+class Finding(NamedTuple):
+    start: int  # character offsets into the text that was searched
+    end: int
+    kind: str
+    priority: int
+
+
+# fmt: off
+_PLACEHOLDER_WORDS = frozenset({
+    "password", "passwd", "pass", "pwd", "secret", "token", "apikey", "api_key", "none", "null",
+    "nil", "undefined", "true", "false", "redacted", "placeholder", "example", "changeit",
+    "string", "str",
+})
+# fmt: on
+_PLACEHOLDER_CHARS = frozenset("*xX.•·…-_#?")
+QUOTES = {'"': '"', "'": "'", "`": "`", "“": "”", "「": "」", "‘": "’"}
+# ASCII only (a CJK run is prose, not a password) and bounded, so scanning stays linear.
+_VALUE_CHARS = "".join(char for char in map(chr, range(33, 127)) if char not in "\"'`,;&<>(){}[]\\")
+_BARE_VALUE = re.compile(f"(?:[{re.escape(_VALUE_CHARS)}]|&(?![A-Za-z_][A-Za-z0-9_.-]*=)){{1,{LONGEST_VALUE}}}+")
+_VARIABLE = re.compile(r"\$[{(A-Za-z_]")  # ${PASSWORD}, $TOKEN, $(cat file); not "$2b$12$..."
+WORDISH = re.compile(r"[A-Za-z_][A-Za-z_.-]*")
+_SYMBOLS = frozenset("!@#$%^&*+=?~|")
+# Shapes that ordinary text is full of and no stated secret takes.
+_NOT_SECRET = re.compile(
+    r"[0-9.,:/+-]+"  # 1500, 2024-05-01, 08:30, 3/4
+    r"|[A-Za-z]*[-_]?v?[0-9]+(?:\.[0-9]+)+(?:[-+.][A-Za-z0-9.]+)*"  # v1.2.3, python3.11, 2.3.0+cu121
+    r"|(?:~|\.{1,2})?/\S*|[A-Za-z]:\\\S*|\\\\\S*"  # /etc/hosts, ~/x, ./x, C:\Users, \\server
+    r"|[a-z0-9_.-]+(?:/[a-z0-9_.-]+)+/?"  # src/auth/token_store.py
+    r"|[A-Za-z0-9_.-]+/[A-Za-z0-9_./-]*\.[A-Za-z]{1,5}"  # Sources/App/Login.swift
+    r"|[a-z0-9-]+(?:\.[a-z0-9-]+)+"  # auth.example.com
+    r"|[A-Za-z][A-Za-z0-9+.-]*://\S*|www\.\S*"  # addresses
+    r"|\S*\.(?:py|pyi|js|mjs|ts|tsx|jsx|md|txt|rst|json|ya?ml|toml|cfg|ini|conf|sh|go|rs|c|h|cc|cpp|hpp|java|kt|rb"
+    r"|php|html?|css|scss|log|csv|xml|sql|lock|zip|tar|gz|tgz|png|jpe?g|gif|svg|pdf|docx?|xlsx?|exe|dll|so)"  # test*.py
+)
+_WORD_THEN_NUMBER = re.compile(r"[A-Za-z]+[-_]?[0-9]+")  # sha256, ed25519, x86, hunter22
+# Encodings and algorithms a key or token is described by: "the token is base64url", "HS256-signed".
+_ALGORITHM = re.compile(
+    r"(?:base(?:32|64)(?:url)?|utf-?(?:8|16)|sha-?[0-9]+|md5|[hre]s[0-9]{3}|ed[0-9]+|x[0-9]+|aes-?[0-9]+\S*"
+    r"|rsa-?[0-9]+|pbkdf2\S*|argon2\w*|crc[0-9]+\w*|hmac\S*|oauth[0-9.]*|http[0-9.]*|ipv[46])"
+    r"|[A-Za-z0-9]+-(?:[a-z]+ed|[a-z]+ing|based|like|specific|only|compatible|safe|aware|style|bit)",
+    re.IGNORECASE,
+)
+
+
+def value_at(text: str, position: int) -> tuple[int, int, bool] | None:
+    """Return the value that starts at position: its span and whether it was quoted."""
+    if position >= len(text):
+        return None
+    opening = text[position]
+    if opening in QUOTES:
+        closing = text.find(QUOTES[opening], position + 1, position + 2 + LONGEST_VALUE)
+        if closing < 0 or "\n" in text[position + 1 : closing]:
+            return None
+        return position + 1, closing, True
+    match = _BARE_VALUE.match(text, position)
+    if match is None:
+        return None
+    end = match.end()
+    while end > position and text[end - 1] in ".:":  # the sentence ends, not the password
+        end -= 1
+    return (position, end, False) if end > position else None
+
+
+def is_placeholder(value: str) -> bool:
+    """Tell whether value only stands in for a credential: ``<your key>``, ``${TOKEN}``, ``****``."""
+    stripped = value.strip()
+    lowered = stripped.lower()
+    return (
+        not stripped
+        or MARKER_PREFIX in stripped
+        or stripped[0] in "<%{"
+        or _VARIABLE.match(stripped) is not None
+        or set(stripped) <= _PLACEHOLDER_CHARS
+        or lowered in _PLACEHOLDER_WORDS
+        or lowered.startswith(("your", "my_", "my-"))
+        or lowered.endswith(("_here", "-here"))
+    )
+
+
+def is_secret_shaped(value: str, *, kind: str, strict: bool) -> bool:
+    """Tell whether an unquoted value stated in words looks like a credential rather than prose.
+
+    ``strict`` is for the weakest contexts (a key word with no separator, a
+    ``user / password`` pair): the value must then look made up, by its
+    mixed case, a symbol or its length, not like ``sha256`` or ``hunter22``.
+    """
+    if not value.isascii() or is_placeholder(value) or WORDISH.fullmatch(value):
+        return False
+    if kind == "password" and not strict and value.isdigit():
+        return len(value) >= 6  # "the password is 20240501"; a token of digits is a count
+    if _NOT_SECRET.fullmatch(value) or _ALGORITHM.fullmatch(value):
+        return False
+    has_letter = any(char.isalpha() for char in value)
+    has_digit = any(char.isdigit() for char in value)
+    has_symbol = any(char in _SYMBOLS for char in value)
+    if not has_letter or not (has_digit or has_symbol):
+        return False
+    if not strict:
+        return len(value) >= 6
+    if len(value) >= 16:
+        return True
+    mixed_case = value.lower() != value and value.upper() != value
+    return len(value) >= 8 and (has_symbol or (mixed_case and has_digit)) and not _WORD_THEN_NUMBER.fullmatch(value)
+
+
+def is_word_char(char: str) -> bool:
+    return char.isascii() and char.isalnum()
