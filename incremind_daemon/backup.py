@@ -12,6 +12,10 @@ original the snapshot refers to already exists when it is copied after the
 snapshot; they are content-addressed and never rewritten, so a plain copy is
 consistent. Installed models are not included (reinstall them), nor are the
 vectors' models: the vectors themselves are in the database.
+
+A backup is a copy of the memory, so it is as private as the home: every file
+in it (and the archive) is 0600 and every folder it makes 0700, whatever the
+umask; a DEST folder that already exists keeps its own mode.
 """
 
 from __future__ import annotations
@@ -35,6 +39,7 @@ import apsw
 from incremind_daemon import __version__
 from incremind_daemon.config import CONFIG_NAME, Settings, config_path
 from incremind_daemon.errors import IncremindError
+from incremind_daemon.private import copy_private, make_private_folders, open_private, write_private
 from incremind_daemon.serve.status import running_pid
 from incremind_daemon.store.db import connect, fetch_int, fetch_rows
 from incremind_daemon.store.schema import schema_version
@@ -93,7 +98,8 @@ def take_backup(settings: Settings, dest: Path, *, config: Path | None = None) -
     else:
         if dest.exists() and (not dest.is_dir() or any(dest.iterdir())):
             raise IncremindError(f"{dest} is not an empty folder; name a new one (backups never overwrite)")
-        dest.mkdir(parents=True, exist_ok=True)
+        dest.parent.mkdir(parents=True, exist_ok=True)  # the person's own path, made as any folder of theirs
+        make_private_folders(dest)
         staging = dest
     try:
         result = _fill(settings, staging, config)
@@ -128,7 +134,7 @@ def _fill(settings: Settings, folder: Path, config: Path | None) -> BackupResult
         raw_bytes += size
     conf = config_path(config, settings.home_dir)
     if conf.is_file():
-        shutil.copyfile(conf, folder / CONFIG_NAME)
+        copy_private(conf, folder / CONFIG_NAME)
     conn = _read_only(copy)
     try:
         version = int(conn.pragma("user_version"))
@@ -147,7 +153,7 @@ def _fill(settings: Settings, folder: Path, config: Path | None) -> BackupResult
         "raw_missing": missing,
         "config": CONFIG_NAME if conf.is_file() else None,
     }
-    (folder / MANIFEST).write_text(json.dumps(manifest, ensure_ascii=False, indent=2) + "\n", encoding="utf-8")
+    write_private(folder / MANIFEST, (json.dumps(manifest, ensure_ascii=False, indent=2) + "\n").encode("utf-8"))
     return BackupResult(folder, tables, len(raw), raw_bytes, copy.stat().st_size, tuple(missing))
 
 
@@ -161,6 +167,8 @@ def snapshot_database(source: Path, copy: Path) -> None:
     """
     src = connect(source, readonly=True)
     try:
+        # SQLite would make the copy 0644 less the umask; its journal takes the copy's mode
+        os.close(open_private(copy, os.O_RDWR))
         dest = apsw.Connection(str(copy))
         try:
             with dest.backup("main", src, "main") as job:
@@ -217,16 +225,18 @@ def _inside(base: Path, relative: str) -> Path:
 
 
 def copy_hashed(source: Path, target: Path) -> tuple[str, int]:
-    """Copy a file and return its SHA-256 and size, reading it once."""
-    target.parent.mkdir(parents=True, exist_ok=True)
+    """Copy a file as 0600 and return its SHA-256 and size, reading it once."""
+    make_private_folders(target.parent)
     digest = hashlib.sha256()
     size = 0
-    with source.open("rb") as reader, target.open("wb") as writer:
+    with source.open("rb") as reader, os.fdopen(open_private(target, os.O_WRONLY | os.O_TRUNC), "wb") as writer:
         while block := reader.read(_BLOCK):
             digest.update(block)
             writer.write(block)
             size += len(block)
-    shutil.copystat(source, target)
+    # the times only: the source's mode (0644 in an older home) or ACLs would open the copy to others
+    info = source.stat()
+    os.utime(target, ns=(info.st_atime_ns, info.st_mtime_ns))
     return digest.hexdigest(), size
 
 
@@ -241,7 +251,10 @@ def file_sha256(path: Path) -> str:
 
 def _pack(folder: Path, archive: Path) -> None:
     temp = archive.with_name(f".{archive.name}.tmp")
-    with tarfile.open(temp, "w:gz") as tar:
+    with (
+        os.fdopen(open_private(temp, os.O_WRONLY | os.O_TRUNC), "wb") as out,
+        tarfile.open(fileobj=out, mode="w:gz") as tar,
+    ):
         for entry in sorted(folder.rglob("*")):
             tar.add(entry, arcname=str(entry.relative_to(folder)), recursive=False)
     os.replace(temp, archive)
@@ -274,7 +287,7 @@ def restore_backup(settings: Settings, source: Path) -> RestoreResult:
     source = source.expanduser().absolute()
     with _opened(source) as folder:
         manifest = verify_backup(folder)
-        settings.raw_dir.mkdir(parents=True, exist_ok=True)
+        make_private_folders(settings.raw_dir)
         raw: dict[str, str] = manifest["raw"]
         for relative in raw:  # originals first, as in the daemon: rows never name a missing file
             target = _inside(home, relative)
@@ -284,9 +297,9 @@ def restore_backup(settings: Settings, source: Path) -> RestoreResult:
             written_config = home / CONFIG_NAME
             if written_config.exists():
                 written_config = home / f"{CONFIG_NAME}.from-backup"
-            shutil.copyfile(folder / CONFIG_NAME, written_config)
+            copy_private(folder / CONFIG_NAME, written_config)
         temp = home / f".{DATABASE}.restoring"
-        shutil.copyfile(folder / DATABASE, temp)
+        copy_private(folder / DATABASE, temp)
         os.replace(temp, settings.database_path)
     tables = count_tables(settings.database_path)
     if tables != manifest["tables"]:

@@ -20,6 +20,7 @@ from pydantic_settings import BaseSettings, PydanticBaseSettingsSource, Settings
 
 from incremind_daemon.errors import ConfigError
 from incremind_daemon.names import check_project
+from incremind_daemon.private import make_private_folders, write_private
 
 DEFAULT_HOME = Path("~/.incremind")
 CONFIG_NAME = "config.json"
@@ -478,11 +479,11 @@ def update_config_file(path: Path, group: str, values: dict[str, object]) -> Non
     section = data.get(group)
     merged = {**(section if isinstance(section, dict) else {}), **values}
     data[group] = {key: value for key, value in merged.items() if value is not None}
-    path.parent.mkdir(parents=True, exist_ok=True)
+    make_private_folders(path.parent)
     if path.exists():
-        path.with_name(path.name + ".bak").write_bytes(path.read_bytes())
+        write_private(path.with_name(path.name + ".bak"), path.read_bytes())
     temp = path.with_name(f".{path.name}.tmp")
-    temp.write_text(json.dumps(data, ensure_ascii=False, indent=2) + "\n", encoding="utf-8")
+    write_private(temp, (json.dumps(data, ensure_ascii=False, indent=2) + "\n").encode("utf-8"))
     os.replace(temp, path)
 
 

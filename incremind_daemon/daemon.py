@@ -24,6 +24,7 @@ from incremind_daemon.embedding import make_embedder, may_embed_project
 from incremind_daemon.errors import ConfigError, IncremindError
 from incremind_daemon.pipeline.redact import redact
 from incremind_daemon.pipeline.worker import Worker
+from incremind_daemon.private import make_home_private, make_private_folders, open_private
 from incremind_daemon.serve.context.writer import ContextWriter, render_recent_context
 from incremind_daemon.serve.mcp_http import McpHttpServer
 from incremind_daemon.serve.mcp_tools import MemoryBackend
@@ -49,9 +50,20 @@ FIRST_RUN_GRACE_SECONDS = 3600.0
 
 
 def prepare_home(settings: Settings) -> None:
-    """Create the home, inbox and data folders."""
-    for folder in (settings.home_dir, settings.inbox_dir, settings.raw_dir):
-        folder.mkdir(parents=True, exist_ok=True)
+    """Create the home's folders and make everything in the home private.
+
+    A home made by an earlier version, or under a loose umask, holds 0644
+    files and 0755 folders; they lose the group's and others' access here, on
+    every start, before anything in them is opened.
+    """
+    make_private_folders(settings.home_dir)
+    narrowed = make_home_private(settings.home_dir)
+    if narrowed:
+        log.info("took the group's and others' access off %d paths in %s", narrowed, settings.home_dir)
+    for folder in (settings.inbox_dir, settings.raw_dir):
+        make_private_folders(folder)
+    # made here because acquire_lock's open() would make it 0644 less the umask
+    os.close(open_private(lock_path(settings), os.O_RDWR))
 
 
 def acquire_lock(settings: Settings) -> IO[str]:

@@ -3,22 +3,26 @@
 JSON lines hold one record per line, each with a ``type`` (insight, source,
 summary); Markdown is for reading. Sources carry their metadata and index
 line, and their extracted text only when asked (``--with-text``). Rows are
-streamed, so an export of a large memory does not hold it all at once.
+streamed, so an export of a large memory does not hold it all at once. An
+export file is a copy of memory, so it is written 0600, whatever the umask.
 """
 
 from __future__ import annotations
 
 import json
 import logging
+import os
 from collections.abc import Iterator
 from dataclasses import dataclass
 from datetime import UTC, datetime
+from pathlib import Path
 from typing import Any, TextIO
 
 import apsw
 
 from incremind_daemon.config import Settings
 from incremind_daemon.errors import IncremindError
+from incremind_daemon.private import open_private
 from incremind_daemon.store import insights
 from incremind_daemon.store.db import connect
 from incremind_daemon.store.records import item_id
@@ -56,6 +60,24 @@ def export_memory(
     finally:
         conn.close()
     return ExportCounts(counts["insight"], counts["summary"], counts["source"])
+
+
+def export_to_file(
+    settings: Settings, path: Path, *, fmt: str, project: str | None = None, with_text: bool = False
+) -> ExportCounts:
+    """Write the export to a 0600 file that replaces path once it is whole."""
+    temp = path.with_name(f".{path.name}.tmp")
+    try:
+        with os.fdopen(open_private(temp, os.O_WRONLY | os.O_TRUNC), "w", encoding="utf-8") as out:
+            counts = export_memory(settings, out, fmt=fmt, project=project, with_text=with_text)
+        os.replace(temp, path)
+    except OSError as exc:
+        temp.unlink(missing_ok=True)
+        raise IncremindError(f"cannot write {path}: {exc.strerror or exc}") from exc
+    except BaseException:
+        temp.unlink(missing_ok=True)
+        raise
+    return counts
 
 
 def _records(conn: apsw.Connection, *, project: str | None, with_text: bool) -> Iterator[dict[str, Any]]:

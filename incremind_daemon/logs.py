@@ -10,6 +10,7 @@ the last log lines instead of in a rotated-away file.
 
 from __future__ import annotations
 
+import io
 import logging
 import os
 import sys
@@ -19,6 +20,7 @@ from logging.handlers import RotatingFileHandler
 from pathlib import Path
 
 from incremind_daemon.config import Settings
+from incremind_daemon.private import make_private_folders, open_private
 
 log = logging.getLogger(__name__)
 
@@ -35,12 +37,17 @@ def log_path(settings: Settings) -> Path:
 
 
 class DaemonLogHandler(RotatingFileHandler):
-    """A rotating log file that, when it carries stderr, moves stderr to each new file."""
+    """A rotating 0600 log file that takes stderr along when it carries it."""
 
     def __init__(self, path: Path, *, max_bytes: int = MAX_BYTES, backups: int = BACKUPS) -> None:
-        path.parent.mkdir(parents=True, exist_ok=True)
+        make_private_folders(path.parent)
         super().__init__(path, maxBytes=max_bytes, backupCount=backups, encoding="utf-8")
         self.carries_stderr = is_same_file(sys.stderr, path)
+
+    def _open(self) -> io.TextIOWrapper:  # the logging API's name; called for the first file and after each rotation
+        # log lines quote what was read and searched, so the file is the person's alone
+        fd = open_private(Path(self.baseFilename), os.O_WRONLY | os.O_APPEND)
+        return open(fd, "a", encoding=self.encoding, errors=self.errors)
 
     def doRollover(self) -> None:  # the logging API's name
         super().doRollover()

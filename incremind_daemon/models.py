@@ -28,6 +28,7 @@ import httpx
 from incremind_daemon.backup import file_sha256
 from incremind_daemon.config import Settings
 from incremind_daemon.errors import IncremindError, NotFound
+from incremind_daemon.private import make_private_folders
 from incremind_daemon.store.embedder import MANIFEST_FILE, MANIFEST_TYPES, MODEL_FILE, POOLINGS, TOKENIZER_FILE
 
 log = logging.getLogger(__name__)
@@ -412,8 +413,8 @@ def _retry_after(response: httpx.Response) -> float | None:
 
 @contextmanager
 def _staging(folder: Path, staged: dict[str, _Record]) -> Iterator[None]:
-    """Create folder; on failure delete the .part files staged so far."""
-    folder.mkdir(parents=True, exist_ok=True)
+    """Create folder (0700); on failure delete the .part files staged so far."""
+    make_private_folders(folder)
     try:
         yield
     except BaseException as exc:

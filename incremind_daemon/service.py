@@ -29,6 +29,7 @@ from typing import Literal
 from incremind_daemon.config import DEFAULT_HOME, Settings
 from incremind_daemon.errors import IncremindError
 from incremind_daemon.logs import log_path, tail_lines
+from incremind_daemon.private import make_private_folders
 from incremind_daemon.serve.agent_setup import incremind_command
 from incremind_daemon.serve.status import read_heartbeat, running_pid
 
@@ -332,8 +333,8 @@ def _start_args(kind: Kind) -> tuple[str, ...]:
 def spawn_detached(settings: Settings, *, config: Path | None) -> subprocess.Popen[bytes]:
     """Start `incremind run` in a session of its own, its output appended to the log file."""
     log_file = log_path(settings)
-    log_file.parent.mkdir(parents=True, exist_ok=True)
-    settings.home_dir.mkdir(parents=True, exist_ok=True)
+    make_private_folders(settings.home_dir)
+    make_private_folders(log_file.parent)
     env = dict(os.environ, INCREMIND_HOME=str(settings.home_dir), PYTHONUNBUFFERED="1")
     if config is not None:
         env["INCREMIND_CONFIG"] = str(config)

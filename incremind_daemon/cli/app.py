@@ -31,6 +31,7 @@ from incremind_daemon.logs import log_path, open_daemon_log
 from incremind_daemon.pipeline.ingest import utc_now
 from incremind_daemon.pipeline.work import IngestFile, Outcome
 from incremind_daemon.pipeline.worker import Worker
+from incremind_daemon.private import write_private
 from incremind_daemon.serve.render import render_hits, render_item, render_session, render_sessions
 from incremind_daemon.serve.status import running_pid
 from incremind_daemon.sources.extract import SUPPORTED_SUFFIXES, extract_bytes
@@ -226,7 +227,7 @@ def cmd_init(args: argparse.Namespace, settings: Settings) -> int:
     if config.exists():
         print(f"kept existing {config}")
     else:
-        config.write_text(example_config(), encoding="utf-8")
+        write_private(config, example_config().encode("utf-8"))
         print(f"wrote {config}")
     print(f"drop files into {settings.inbox_dir} (a sub-folder names the project)")
     return 0

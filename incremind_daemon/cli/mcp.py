@@ -17,6 +17,7 @@ from incremind_daemon.config import Settings, load_settings
 from incremind_daemon.embedding import make_embedder
 from incremind_daemon.errors import IncremindError
 from incremind_daemon.pipeline.redact import redact
+from incremind_daemon.private import make_private_folders
 from incremind_daemon.serve import agent_hooks, agent_setup
 from incremind_daemon.serve.context.writer import render_recent_context
 from incremind_daemon.serve.mcp_server import build_mcp_server
@@ -71,7 +72,7 @@ def cmd_mcp(args: argparse.Namespace, settings: Settings) -> int:
 
     Nothing but protocol messages goes to stdout; logs go to stderr.
     """
-    settings.home_dir.mkdir(parents=True, exist_ok=True)
+    make_private_folders(settings.home_dir)
     keep_bit_indexes()  # a session searches many times: scan sign bits in memory
     embedder = functools.cache(lambda: make_embedder(settings))
     write_conn = connect(settings.database_path)  # migrates the schema before any reader opens it

@@ -13,8 +13,7 @@ from incremind_daemon.backup import restore_backup, take_backup
 from incremind_daemon.cli.base import Commands, command, project_arg
 from incremind_daemon.config import Settings
 from incremind_daemon.doctor import format_checks, run_checks
-from incremind_daemon.errors import IncremindError
-from incremind_daemon.export import FORMATS, export_memory
+from incremind_daemon.export import FORMATS, export_memory, export_to_file
 from incremind_daemon.logs import follow, log_path, tail_lines
 from incremind_daemon.service import (
     STOP_TIMEOUT_SECONDS,
@@ -232,14 +231,7 @@ def cmd_export(args: argparse.Namespace, settings: Settings) -> int:
     if args.out is None:
         counts = export_memory(settings, sys.stdout, fmt=args.format, project=args.project, with_text=args.with_text)
     else:
-        temp = args.out.with_name(f".{args.out.name}.tmp")
-        try:
-            with temp.open("w", encoding="utf-8") as out:
-                counts = export_memory(settings, out, fmt=args.format, project=args.project, with_text=args.with_text)
-            temp.replace(args.out)
-        except OSError as exc:
-            temp.unlink(missing_ok=True)
-            raise IncremindError(f"cannot write {args.out}: {exc.strerror}") from exc
+        counts = export_to_file(settings, args.out, fmt=args.format, project=args.project, with_text=args.with_text)
     where = f" to {args.out}" if args.out else ""
     print(
         f"exported {counts.insights} insights, {counts.summaries} summaries and {counts.sources} sources{where}",

@@ -54,6 +54,7 @@ from incremind_daemon.pipeline.chat import (
     record_call,
     utc_now,
 )
+from incremind_daemon.private import make_private_folders
 from incremind_daemon.store import receipts
 from incremind_daemon.store.receipts import BudgetState, Receipt
 
@@ -258,7 +259,7 @@ class AgentClient:
         return found
 
     def _prepare_folder(self) -> None:
-        self.folder.mkdir(mode=0o700, parents=True, exist_ok=True)
+        make_private_folders(self.folder)
         self.cli.prepare(self.folder)
 
     def _answer_text(self, finished: Finished, answer: AgentAnswer) -> str:

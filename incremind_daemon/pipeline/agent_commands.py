@@ -63,6 +63,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from incremind_daemon.pipeline.chat import TokenUsage
+from incremind_daemon.private import make_private_folders, write_private
 
 log = logging.getLogger(__name__)
 
@@ -256,8 +257,8 @@ def prepare_gemini(folder: Path) -> None:
     wanted = json.dumps(settings, indent=2) + "\n"
     if target.is_file() and target.read_text(encoding="utf-8") == wanted:
         return
-    target.parent.mkdir(mode=0o700, parents=True, exist_ok=True)
-    target.write_text(wanted, encoding="utf-8")
+    make_private_folders(target.parent)
+    write_private(target, wanted.encode("utf-8"))
 
 
 AGENT_CLIS: dict[str, AgentCli] = {

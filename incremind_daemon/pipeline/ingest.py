@@ -31,6 +31,7 @@ from incremind_daemon.pipeline.organize import split_passages
 from incremind_daemon.pipeline.redact import redact, redact_between
 from incremind_daemon.pipeline.summarize import summarize_text
 from incremind_daemon.pipeline.work import Extractor, IngestFile, Outcome
+from incremind_daemon.private import make_private, make_private_folders, open_private, write_private
 from incremind_daemon.store import items
 from incremind_daemon.store.db import write_transaction
 from incremind_daemon.store.records import InboxClaim, NewPassage, NewSource, NewSummary, item_id
@@ -163,10 +164,10 @@ def keep_original(data: bytes, sha: str, suffix: str, raw_dir: Path) -> Path:
     target = raw_dir / sha[:2] / (sha + suffix.lower()[:16])
     if target.exists() and target.stat().st_size == len(data):
         return target
-    target.parent.mkdir(parents=True, exist_ok=True)
+    make_private_folders(target.parent)
     temp = target.with_name(f".{target.name}.{os.getpid()}.tmp")
     try:
-        with open(temp, "wb") as handle:
+        with os.fdopen(open_private(temp, os.O_WRONLY | os.O_TRUNC), "wb") as handle:
             handle.write(data)
             handle.flush()
             os.fsync(handle.fileno())
@@ -272,15 +273,16 @@ def move_to_failed(path: Path, reason: str, failed_dir: Path) -> Path:
     The reason is written first, so a crash in between leaves the file in the
     inbox to be tried (and explained) again, never a file without a reason.
     """
-    failed_dir.mkdir(parents=True, exist_ok=True)
+    make_private_folders(failed_dir)
     target = failed_dir / _failed_name(path.name, 1)
     number = 2
     while os.path.lexists(target) or os.path.lexists(_note_for(target)):
         target = failed_dir / _failed_name(path.name, number)
         number += 1
     note = _note_for(target)
-    note.write_text(reason.rstrip() + "\n", encoding="utf-8", errors="backslashreplace")
+    write_private(note, (reason.rstrip() + "\n").encode("utf-8", errors="backslashreplace"))
     os.replace(path, target)
+    make_private(target)  # in the home now, where nothing is anyone else's to read
     return target
 
 

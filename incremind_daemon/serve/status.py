@@ -22,6 +22,7 @@ from pydantic import BaseModel, ValidationError
 
 from incremind_daemon.config import Settings
 from incremind_daemon.errors import IncremindError
+from incremind_daemon.private import PRIVATE_FILE, make_private_folders
 from incremind_daemon.serve.context.writer import target_statuses
 from incremind_daemon.serve.disk import DiskStatus, measure_disk
 from incremind_daemon.store import insight_jobs, insights, receipts, vectors
@@ -187,10 +188,11 @@ class StatusReport(BaseModel):
 
 def write_heartbeat(path: Path, beat: Heartbeat) -> None:
     """Replace status.json atomically with this heartbeat."""
-    path.parent.mkdir(parents=True, exist_ok=True)
+    make_private_folders(path.parent)
     fd, temp = tempfile.mkstemp(prefix=".status.", suffix=".tmp", dir=path.parent)
     try:
         with os.fdopen(fd, "w", encoding="utf-8") as handle:
+            os.fchmod(fd, PRIVATE_FILE)  # mkstemp's 0600 less an odd umask (0o277) would be unreadable
             handle.write(beat.model_dump_json(indent=2))
         os.replace(temp, path)
     except BaseException:

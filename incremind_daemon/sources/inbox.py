@@ -16,6 +16,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from incremind_daemon.pipeline.work import IngestFile
+from incremind_daemon.private import make_private_folders
 
 log = logging.getLogger(__name__)
 
@@ -175,7 +176,7 @@ class InboxFeeder:
         with self._lock:
             self._overflow = False
         try:
-            self._inbox.mkdir(parents=True, exist_ok=True)
+            make_private_folders(self._inbox)  # made again if it was deleted
             self._check_identity()
             for path in scan_inbox(self._inbox):
                 self.notice(path)

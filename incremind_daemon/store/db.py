@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import logging
+import os
 import threading
 import time
 from collections.abc import Iterator
@@ -15,6 +16,7 @@ import apsw.bestpractice
 import sqlite_vec
 
 from incremind_daemon.errors import IncremindError
+from incremind_daemon.private import make_private, make_private_folders, open_private
 from incremind_daemon.store.schema import migrate
 from incremind_daemon.store.tokenizer import register_tokenizer
 
@@ -36,14 +38,12 @@ def connect(path: Path, *, readonly: bool = False) -> apsw.Connection:
     Every connection registers the FTS5 tokenizer and loads sqlite-vec, since
     the full-text tables cannot be read or written without them.
     """
-    if readonly:
-        flags = apsw.SQLITE_OPEN_READONLY
-    else:
-        path.parent.mkdir(parents=True, exist_ok=True)
-        flags = apsw.SQLITE_OPEN_READWRITE | apsw.SQLITE_OPEN_CREATE
+    flags = apsw.SQLITE_OPEN_READONLY if readonly else apsw.SQLITE_OPEN_READWRITE | apsw.SQLITE_OPEN_CREATE
     try:
+        if not readonly:
+            _keep_database_private(path)
         conn = apsw.Connection(str(path), flags=flags)
-    except apsw.CantOpenError as exc:
+    except (apsw.CantOpenError, OSError) as exc:
         raise IncremindError(f"cannot open the memory database {path}: {exc}") from exc
     # readers (search, status, context writer) wait for the writer's short transactions
     conn.set_busy_timeout(BUSY_TIMEOUT_MS)
@@ -56,6 +56,21 @@ def connect(path: Path, *, readonly: bool = False) -> apsw.Connection:
     if not readonly:
         migrate(conn)
     return conn
+
+
+def _keep_database_private(path: Path) -> None:
+    """Make the database, its WAL and SHM 0600, creating an empty one if missing.
+
+    SQLite makes a new database file 0644 less the umask, but gives a new -wal
+    and -shm the database file's own mode (past the umask), so a 0600 database
+    keeps its WAL and SHM 0600. The ones a crash left behind keep their mode,
+    so they are narrowed here as well.
+    """
+    make_private_folders(path.parent)
+    if not path.exists():
+        os.close(open_private(path, os.O_RDWR))  # an empty file is a new database to SQLite
+    for part in (path, Path(f"{path}-wal"), Path(f"{path}-shm"), Path(f"{path}-journal")):
+        make_private(part)
 
 
 def load_vectors(conn: apsw.Connection) -> None:

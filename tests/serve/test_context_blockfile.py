@@ -91,13 +91,7 @@ def test_missing_file_is_created_with_the_block(tmp_path: Path) -> None:
     path = tmp_path / "CLAUDE.local.md"
     result = write_block(path, block(3))
     assert result.created and path.read_text(encoding="utf-8") == f"{BEGIN}\n{block(3)}\n{END}\n"
-    assert stat.S_IMODE(path.stat().st_mode) == 0o666 & ~_umask()
-
-
-def _umask() -> int:
-    mask = os.umask(0)
-    os.umask(mask)
-    return mask
+    assert stat.S_IMODE(path.stat().st_mode) == 0o600  # it holds memory: the person's alone
 
 
 @pytest.mark.parametrize(

@@ -10,7 +10,8 @@ alone and reports a problem.
 
 The file keeps its encoding (UTF-8 with or without BOM), its newline style
 (CRLF or LF, by majority), whether it ends with a newline, and its mode and
-owner; a symlink is followed, so the file it points to is updated. Writes go to
+owner; a file incremind creates is 0600, since the block holds memory. A
+symlink is followed, so the file it points to is updated. Writes go to
 a temp file in the same folder, are fsynced and renamed over the original. A
 block whose lines below the two clock-dependent head lines are unchanged is not
 written at all, so the file's mtime only moves when memory did.
@@ -26,6 +27,8 @@ import stat
 from contextlib import suppress
 from dataclasses import dataclass
 from pathlib import Path
+
+from incremind_daemon.private import PRIVATE_FILE, make_private_folders
 
 log = logging.getLogger(__name__)
 
@@ -214,7 +217,7 @@ def write_owned_file(path: Path, text: str, *, head_lines: int = 0) -> bool:
         current = TextFile("", False, "\n", 0o644)
     if current.mode is not None and same_block(current.text.rstrip("\n").split("\n"), text, head_lines):
         return False
-    path.parent.mkdir(parents=True, exist_ok=True)
+    make_private_folders(path.parent)
     replace_file(path, (text + "\n").encode("utf-8"), like=None if current.mode is None else current)
     return True
 
@@ -227,10 +230,11 @@ def replace_file(path: Path, data: bytes, *, like: TextFile | None) -> bool:
     """
     folder = path.parent
     temp = folder / f".{path.name}.{secrets.token_hex(4)}.incremind-tmp"
-    # a new temp file gets 0o666 less the umask, as any new file of the user's would
-    fd = os.open(temp, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o666)
+    # a new file is 0600 whatever the umask: the block holds memory; an existing one keeps its mode
+    fd = os.open(temp, os.O_WRONLY | os.O_CREAT | os.O_EXCL, PRIVATE_FILE)
     try:
         with os.fdopen(fd, "wb") as handle:
+            os.fchmod(fd, PRIVATE_FILE)
             handle.write(data)
             handle.flush()
             os.fsync(handle.fileno())
