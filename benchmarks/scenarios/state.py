@@ -2,7 +2,7 @@
 
 Run from the repository root:
 
-    PYTHONPATH=. python benchmarks/scenarios/state.py                    # the four tuning halves
+    PYTHONPATH=. python benchmarks/scenarios/state.py                    # the tuning halves
     PYTHONPATH=. python benchmarks/scenarios/state.py --half tune --show # each snapshot beside its labels
     PYTHONPATH=. python benchmarks/scenarios/state.py --file my.json
 
@@ -55,7 +55,7 @@ from incremind_daemon.store.recall import SnapshotParts, parse_snapshot  # noqa:
 from incremind_daemon.store.records import row_number  # noqa: E402
 
 HERE = Path(__file__).resolve().parent
-TUNING = ("tune", "tune2", "tune3", "tune4")
+TUNING = ("tune", "tune2", "tune3", "tune4", "tune5")
 HALVES = {"tuning": TUNING, **{name: (name,) for name in (*TUNING, "heldout")}}
 FIELDS = ("goal", "done", "decisions", "next")
 
@@ -269,7 +269,9 @@ def run_file(number: int, path: Path, *, show_all: bool) -> list[Scored]:
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("--half", choices=tuple(HALVES), default="tuning", help="which half (default: the tuning four)")
+    parser.add_argument(
+        "--half", choices=tuple(HALVES), default="tuning", help="which half (default: the tuning halves)"
+    )
     parser.add_argument("--file", type=Path, action="append", help="score this scenario file instead (repeatable)")
     parser.add_argument("--show", action="store_true", help="print each session's state beside its labels")
     configure_logging(verbose=False)

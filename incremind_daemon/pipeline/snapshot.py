@@ -19,6 +19,7 @@ import re
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 
+from incremind_daemon.pipeline.candidates import extract_candidates
 from incremind_daemon.pipeline.cues import (
     ACCEPT_CUES,
     ACK,
@@ -97,8 +98,15 @@ _QUOTE_MARK = re.compile(r"^[ \t]*>[ \t]?", re.M)
 # an opening sentence that sets the scene rather than asks: "Context: …", "先自我介绍一下", "reminder: …"
 _CONTEXT = re.compile(
     r"^(?:context|background|fyi|btw|reminder|note|ps)\s*[:：]"
-    r"|^(?:my name is|i'm [a-z]+ from|背景|先自我介绍|自我介绍|补充|我叫)"
+    r"|^(?:my name is|i'm [a-z]+ from|i'm [a-z]+, |背景|先自我介绍|自我介绍|补充|我叫|我是[^，,。]{1,16}[，,])"
+    r"|^(?:quick )?intro\b|^(?:a )?new (?:repo|project|codebase) for you|first time you're (?:in|on) this"
 )
+# a caption that says the ask follows: "Today: fct_orders has duplicates", "Problem: …", "问题："
+_ASK_CAPTION = re.compile(r"^(?:today|task|problem|issue|the ask|ask|goal|bug|todo|今天|任务|问题|需求|目标)\s*[:：]")
+# who wants it, before the ask: "I want proper flushing", "we need a replay script", "我想要…"
+_WANTER = re.compile(r"^(?:i|we)(?:'d| would)? (?=(?:want|need|like|have to|must)\b)|^我们?(?=想|要|需要|希望)")
+# a short ask that leans on the sentence before it: "Can you find out why?", "帮我看看为什么"
+_LEANING = re.compile(r"\b(?:why|it|this|that|these|those)\b|为什么|这个|这些|它")
 _CAPTION = re.compile(r"^(?:today|task|goal|todo|ask|今天|任务|目标)\s*[:：]?\s*")
 _EDIT_MARKER = re.compile(
     r"(?:\[tool\][ \t]*)?(?:edit|multiedit|multi_edit|write|writefile|write_file|replace|apply_patch|create"
@@ -320,13 +328,32 @@ def _goal(request: list[str]) -> str:
     whole = " ".join(join_sentences(request, len(" ".join(request))).split())
     if len(whole) <= GOAL_CHARS:
         return whole
-    ranked = sorted(range(len(request)), key=lambda i: (-_asking(request[i], i), i))
+    ranks = [_asking(sentence, i) for i, sentence in enumerate(request)]
+    ranked = sorted(range(len(request)), key=lambda i: (-ranks[i], i))
     chosen: list[int] = []
     size = 0
     for i in ranked:
         if size + len(request[i]) + 2 <= GOAL_CHARS:
             chosen.append(i)
             size += len(request[i]) + 2
+    for i in list(chosen):  # "Can you find out why?" asks about the sentence before it
+        before = i - 1
+        if (
+            before >= 0
+            and before not in chosen
+            and ranks[before] >= 0
+            and len(request[i]) < 60
+            and _LEANING.search(fold(request[i]))
+        ):
+            while chosen and size + len(request[before]) + 2 > GOAL_CHARS:
+                dropped = min((c for c in chosen if c != i), key=lambda c: (ranks[c], -c), default=None)
+                if dropped is None or ranks[dropped] >= ranks[before]:
+                    break
+                chosen.remove(dropped)
+                size -= len(request[dropped]) + 2
+            if size + len(request[before]) + 2 <= GOAL_CHARS:
+                chosen.append(before)
+                size += len(request[before]) + 2
     if not chosen:  # one sentence longer than the goal: cut it at a clause or a word
         return clip(request[ranked[0]], GOAL_CHARS, clause=True)
     chosen.sort()
@@ -347,7 +374,11 @@ def _asking(sentence: str, position: int) -> int:
     folded = fold(sentence)
     if _CONTEXT.match(folded):
         return -1
-    rank = 2 if REQUEST.search(folded) or ASK_CUES.match(_CAPTION.sub("", folded)) else 0
+    asks = REQUEST.search(folded) or ASK_CUES.match(_WANTER.sub("", _CAPTION.sub("", folded)))
+    if not asks and extract_candidates(sentence, limit=1, conversational=True):
+        return -1  # how to work, said on the way in ("answer in English", "poetry, not pip"): not the ask
+    rank = 2 if asks else 0
+    rank += 3 if _ASK_CAPTION.match(folded) else 0
     return rank + (1 if position == 0 else 0) + (1 if ASK_CUES.search(folded) else 0)
 
 

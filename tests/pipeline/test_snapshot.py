@@ -1052,3 +1052,33 @@ def test_snapshot_never_raises_and_keeps_every_limit(turns: list[Turn]) -> None:
     if not any(turn.role in ("user", "assistant") for turn in turns):
         assert snapshot.index_line == "" and snapshot.goal == ""
     snapshot.render()
+
+
+@pytest.mark.parametrize(
+    ("opening", "wanted"),
+    [
+        (
+            "Morning! Quick intro since it's the first time you're in this repo. I'm Yifan, data engineer here. "
+            "Answer in whatever language I write in. Today: fct_orders has duplicate order_ids since Friday's run. "
+            "Can you find out why?",
+            ("duplicate order_ids", "find out why"),
+        ),
+        (
+            "New repo for you: this is pulse-ingest, a Python service that writes Parquet to S3. Dependencies are "
+            "managed with poetry, so poetry add / poetry run, not pip. Athena queries are crawling. "
+            "I want proper flushing — buffer and write bigger files.",
+            ("proper flushing",),
+        ),
+        (
+            "晚上好。先说一下，以后回复都用中文。问题：fct_orders 的 merge 每次都全表扫描，跑了四十分钟。"
+            "帮我看看为什么。",
+            ("全表扫描", "为什么"),
+        ),
+    ],
+)
+def test_the_goal_is_the_ask_not_the_introduction_or_the_rules_said_on_the_way(
+    opening: str, wanted: tuple[str, ...]
+) -> None:
+    goal = snapshot_session([user(opening), assistant("On it.")]).goal
+
+    assert all(part in goal for part in wanted), goal
