@@ -68,7 +68,9 @@ _ASIDE = re.compile(
     r"|open a pr$|commit it)(?![a-z])|顺便|一下$|改掉$|都检查|照这个来|先不管|等真有|再说$"
 )
 # a value that configures something: a number with a unit or a name=value pair
-_IMPERATIVE_START = re.compile(r"(?:use|set|keep|run|make|give|train|cap|limit|clip|pin|default to|stick to)\b")
+_IMPERATIVE_START = re.compile(
+    r"(?:use|set|keep|run|make|give|train|cap|limit|clip|pin|default to|stick to|flush|poll|retry|subscribe)\b"
+)
 _SETTING = re.compile(r"\d+(?:\.\d+)?\s*(?:ms|s|sec|seconds?|min|minutes?|h|hours?|days?|%|mb|gb|px|k)?\b|\w+=\S")
 _NARRATED = re.compile(r"(?<![a-z])(?:was|were|got|had|did|used to)(?![a-z])")
 # a note's "label: value" line, but not its metadata ("Author:", "Next sync:", "参会：") nor an action item

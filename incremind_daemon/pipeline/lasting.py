@@ -28,7 +28,7 @@ _IMPERATIVE_VERBS = (
     "|delete|deploy|disable|do|don't|drink|eat|enable|explain|export|focus|keep|leave|limit|log|make|mark|measure"
     "|merge|move|never|always|note|open|pin|practice|practise|prefer|put|read|rebase|recall|record|reduce|remember"
     "|remove|rename|repeat|restart|retry|review|rotate|run|save|schedule|set|skip|sleep|space|split|start|stop"
-    "|store|study|switch|take|test|try|turn|update|upgrade|use|wait|warm up|watch|write"
+    "|store|study|switch|take|test|try|turn|update|upgrade|use|wait|warm up|watch|write|flush|subscribe|poll"
 )
 IDENTITY = re.compile(
     _words(
@@ -53,6 +53,7 @@ COMMUNICATION = re.compile(
         r"|mandarin|\w+ (?:chinese|english))",
         r"in (?:chinese|english) (?:please|only|from now on)",
         r"(?:answer|reply|respond|write)(?:s|ing)?(?: to me)? in (?:繁中|简中|繁体|简体|中文|英文)",
+        r"(?:answer|reply|respond|talk|write)(?:s|ing)?(?: to me| me)? in (?:whatever|the same|my) language",
         r"(?:keep|make) (?:your |the )?(?:answers?|replies|responses|it|them|explanations?|messages?|[\w-]+) "
         r"(?:short|brief|concise|terse)",
         r"be (?:brief|concise|terse|direct)",
@@ -107,6 +108,9 @@ STANDING = re.compile(
         r"only (?:ever )?(?:use|add|write|run|edit|touch|deploy|commit|merge)",
         r"otherwise",
         r"(?:has|have|needs?) to be",
+        r"in (?:all|each|every one) of my (?:repos|projects)|in all my (?:repos|projects)",
+        r"one (?:concern|thing|change|feature|fix|topic|model) per (?:pr|mr|commit|branch|review)",
+        r"make [^.;,]{1,40} the default",
     )
     + r"|(?:^|[,;—–] |[，；—])\s*(?:don't|do not|never|no need to|stop) (?!worry|know|care|think|mind|bother)[a-z]+"
     r"(?! (?:anything|it|this|that|these|those|them)\b)"
@@ -209,6 +213,9 @@ ENTITY = re.compile(
         r"(?:lr|learning rate|batch(?: size)?|epochs?|warmup|dropout|temperature|seed|timeout|retries|workers"
         r"|threads|replicas|max_[a-z_]+|grad(?:ient)? norm)\s*(?:=|:|is|at|of|to)?\s*\d",
         r"^(?:owner|contact|lead|on-?call|maintainer|infra contact)[^:]{0,20}:\s*\S",
+        r"(?:is|are) (?:managed|named|called|prefixed|suffixed|versioned|tagged) (?:with|by|as|like|after)",
+        r"(?:names?|naming|prefix) (?:is|are) [\w<>{}/.-]*[<{/_.-]",
+        r"(?:prod|production|staging|dev|ci) (?:runs|uses|has) \d+",
     )
     + r"|https?://[^\s]+|(?:^|[\s(（\"'`“：:=])(?:~|\.{1,2})?/[\w.-]+/[\w./-]*|[a-z]:\\[\w\\.-]+"
     r"|[\w.-]+/[\w.-]+/|是\s*[\w.-]*\d|(?:放|存|写|配|读)(?:在|到|从)\s*[a-z.]|从[^，。]{0,10}[a-z_]{3,}[^，。]{0,6}读"

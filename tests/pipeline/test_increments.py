@@ -434,3 +434,17 @@ def test_how_to_answer_me_is_global_in_either_script_and_language(turn: str) -> 
 def test_dont_guess_is_a_global_rule_and_a_quoted_hedge_is_not_a_hedge(turn: str) -> None:
     found = said(turn)
     assert found and found[0].scope == "global"
+
+
+@pytest.mark.parametrize(
+    ("turn", "scope"),
+    [
+        ("Answer in whatever language I write in.", "global"),
+        ("one concern per PR", "global"),
+        ("Flush at 50,000 records or 60 seconds, whichever comes first.", "project"),
+        ("Prod runs 6 replicas, one per two partitions of rider.location.v2.", "project"),
+    ],
+)
+def test_plain_english_rules_and_settings_are_found(turn: str, scope: str) -> None:
+    found = said(turn)
+    assert found and found[0].scope == scope
