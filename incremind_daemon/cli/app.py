@@ -40,7 +40,7 @@ from incremind_daemon.store import insights, items, sessions, vectors
 from incremind_daemon.store.db import connect
 from incremind_daemon.store.embedder import Embedder
 from incremind_daemon.store.records import INSIGHT_STATUSES, TIERS, Hit, row_number
-from incremind_daemon.store.search import MODES, search
+from incremind_daemon.store.search import MODES, cut_query, search
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -314,6 +314,9 @@ def cmd_search(args: argparse.Namespace, settings: Settings) -> int:
             _count_use(settings, hits)
     if not args.json:
         print(f"mode: {answered}", file=sys.stderr)
+    note = cut_query(args.query).note()
+    if note is not None:
+        print(f"incremind: {note}", file=sys.stderr)
     if args.json:
         print(json.dumps([asdict(h) for h in hits], ensure_ascii=False, indent=2))
     else:

@@ -24,6 +24,11 @@ from incremind_daemon.store.embedder import ModelIdentity, Vectors, normalize_ro
 log = logging.getLogger(__name__)
 
 _PROBE_TEXT = "dimension probe"
+# The endpoint's tokenizer is not at hand, so characters stand in for its tokens: 4,096 hold any
+# organized passage (768 at most) and a cut query (2,000), and fit the 8,192-token window of the
+# common embedding models even for Chinese; a longer text (a long session message) is embedded
+# from its start rather than refused by the endpoint, which would stop embedding altogether.
+MAX_INPUT_CHARS = 4_096
 
 
 def embeddings_url(base_url: str) -> str:
@@ -37,7 +42,8 @@ def embeddings_url(base_url: str) -> str:
 class HttpEmbedder:
     """Embed through an OpenAI-compatible embeddings endpoint.
 
-    Queries and passages are embedded alike. 429, 5xx and network failures are
+    Queries and passages are embedded alike, each from its first
+    ``MAX_INPUT_CHARS`` characters. 429, 5xx and network failures are
     retried with exponential backoff (``retry_delay`` doubling, or the server's
     Retry-After, never above ``max_retry_delay`` seconds); anything else that
     goes wrong raises IncremindError. Without ``dimension`` the first answer
@@ -116,7 +122,8 @@ class HttpEmbedder:
 
     def _post(self, texts: list[str]) -> object:
         policy = RetryPolicy(self._max_retries, self._retry_delay, self._max_retry_delay)
-        exchange = post_json(self._client, self.url, {"model": self._model, "input": texts}, policy, label="embedding")
+        inputs = [text[:MAX_INPUT_CHARS] for text in texts]
+        exchange = post_json(self._client, self.url, {"model": self._model, "input": inputs}, policy, label="embedding")
         response = exchange.response
         if response is None:
             raise IncremindError(

@@ -42,6 +42,7 @@ from incremind_daemon.store.records import (
     SaveRequest,
     SaveResult,
     item_id,
+    save_refusal,
 )
 
 log = logging.getLogger(__name__)
@@ -305,7 +306,11 @@ def save_memory(
 
     A short note is one statement (its category given or guessed); a long
     one is examined like a dropped file and reports its first increment.
+    A text over MAX_SAVE_BYTES is refused before any work.
     """
+    refusal = save_refusal(request.text)
+    if refusal is not None:
+        raise IncremindError(refusal)
     text = redact(request.text.strip())  # stored, indexed and examined without its credentials
     if not text:
         raise IncremindError("nothing to save: the text is empty")

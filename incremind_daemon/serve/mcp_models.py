@@ -105,9 +105,10 @@ class MemoryHit(_Out):
 
 
 class SearchResult(_Out):
-    query: str
+    query: str = Field(description="the query as searched (a long one is cut: see cut)")
     mode: Literal["keyword", "hybrid"] = Field(description="hybrid: by words and meaning; keyword: by words only")
     results: list[MemoryHit]
+    cut: str | None = Field(default=None, description="set when the query was too long: how it was cut")
 
 
 class RawOut(_Out):

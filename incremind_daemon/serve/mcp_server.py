@@ -27,6 +27,8 @@ from incremind_daemon.errors import IncremindError
 from incremind_daemon.serve.mcp_models import InsightOut, MemoryItem, PendingList, SaveOutcome, SearchResult
 from incremind_daemon.serve.mcp_tools import MAX_LIMIT, MemoryTools
 from incremind_daemon.store.insights import now_utc
+from incremind_daemon.store.records import MAX_SAVE_BYTES
+from incremind_daemon.store.search import MAX_QUERY_CHARS, MAX_QUERY_WORDS
 from incremind_daemon.store.tool_calls import ToolCall
 
 log = logging.getLogger(__name__)
@@ -41,6 +43,13 @@ INSTRUCTIONS = (
     "Save only what the person asks you to remember; saves stay pending until the person confirms them."
 )
 
+QUERY_DESCRIPTION = (
+    f"words or a question, in any language; only the first {MAX_QUERY_WORDS} words "
+    f"({MAX_QUERY_CHARS:,} characters at most) are searched"
+)
+SAVE_TEXT_DESCRIPTION = (
+    f"the fact, preference or note to remember, in the person's words; at most {MAX_SAVE_BYTES // 1000} KB"
+)
 Project = Annotated[
     str | None,
     Field(description="limit to one project (an inbox folder or a repository name); leave out for all projects"),
@@ -70,7 +79,7 @@ def build_mcp_server(
 
     @mcp.tool(annotations=READ_ONLY)
     def search_memory(
-        query: Annotated[str, Field(description="words or a question, in any language")],
+        query: Annotated[str, Field(description=QUERY_DESCRIPTION)],
         project: Project = None,
         tier: Annotated[
             Tier | None,
@@ -82,7 +91,8 @@ def build_mcp_server(
 
         Results are best first; each has an id, its tier, the text, its source and the offsets of the text in
         the original. Insights also carry their status (only 'confirmed' ones were approved by the person),
-        the condition under which they apply and their relation to earlier knowledge.
+        the condition under which they apply and their relation to earlier knowledge. A long query is cut to
+        its first words; the answer's 'cut' then says so.
         """
         return _act(lambda: tools.search_memory(query, project=project, tier=tier, limit=limit))
 
@@ -104,7 +114,7 @@ def build_mcp_server(
 
     @mcp.tool(annotations=ToolAnnotations(read_only_hint=False, destructive_hint=False, idempotent_hint=True))
     def save_memory(
-        text: Annotated[str, Field(description="the fact, preference or note to remember, in the person's words")],
+        text: Annotated[str, Field(description=SAVE_TEXT_DESCRIPTION)],
         project: Project = None,
         category: Annotated[
             Category | None, Field(description="what kind of knowledge it is; leave out to let memory decide")

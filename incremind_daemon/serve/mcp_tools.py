@@ -38,8 +38,8 @@ from incremind_daemon.serve.mcp_models import (
 from incremind_daemon.store import drill, insights, items, vectors
 from incremind_daemon.store.db import write_transaction
 from incremind_daemon.store.embedder import Embedder
-from incremind_daemon.store.records import Insight, SaveRequest, SaveResult, item_id, row_number
-from incremind_daemon.store.search import search
+from incremind_daemon.store.records import Insight, SaveRequest, SaveResult, item_id, row_number, save_refusal
+from incremind_daemon.store.search import cut_query, search
 from incremind_daemon.store.tool_calls import ToolCall, log_tool_call
 
 log = logging.getLogger(__name__)
@@ -129,6 +129,7 @@ class MemoryTools:
             raise QueryError("the query is empty; give a few words or a question to look for")
         if not 1 <= limit <= MAX_LIMIT:
             raise QueryError(f"limit must be between 1 and {MAX_LIMIT}")
+        cut = cut_query(query)  # search cuts it alike; this says how, to the model
         with self.pool.connection() as conn:
             self._check_project(conn, project)
             embedder = self._query_embedder(conn)
@@ -144,7 +145,8 @@ class MemoryTools:
             found = {h.id: _insight_or_none(conn, h.id) for h in hits if h.id.startswith("ins-")}
             self._record_use(conn, [row_number(i) for i in found])
         results = [MemoryHit.of(h, found.get(h.id)) for h in hits]
-        return SearchResult(query=query, mode="hybrid" if embedder is not None else "keyword", results=results)
+        mode: Literal["keyword", "hybrid"] = "hybrid" if embedder is not None else "keyword"
+        return SearchResult(query=cut.text, mode=mode, results=results, cut=cut.note())
 
     def read_memory(self, memory_id: str, *, offset: int | None, length: int | None) -> MemoryItem:
         kind, rowid = items.split_item_id(memory_id)
@@ -183,6 +185,9 @@ class MemoryTools:
     def save_memory(
         self, text: str, *, project: str | None, category: str | None, condition: str | None, actor: str
     ) -> SaveOutcome:
+        refusal = save_refusal(text)  # before the request reaches the writer, which it would hold
+        if refusal is not None:
+            raise QueryError(refusal)
         if not text.strip():
             raise QueryError("nothing to save: the text is empty; pass the fact or note to remember")
         request = SaveRequest(

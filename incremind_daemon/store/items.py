@@ -21,6 +21,7 @@ from incremind_daemon.store.records import (
     SourceRef,
     SummaryRecord,
     item_id,
+    parse_row_number,
 )
 
 
@@ -141,13 +142,31 @@ def append_audit(
     )
 
 
+_KIND_NAMES = {
+    "raw": "source",
+    "message": "message",
+    "organized": "passage",
+    "summary": "summary",
+    "insight": "insight",
+}
+
+
 def split_item_id(value: str) -> tuple[str, int]:
-    """Parse ``pas-12`` into ("organized", 12), or raise NotFound."""
-    prefix, _, number = value.strip().partition("-")
+    """Parse ``pas-12`` into ("organized", 12), or raise NotFound.
+
+    The number is ASCII digits within SQLite's integer range; the message
+    quotes at most the first 40 characters of what was given.
+    """
+    prefix, _, digits = value.strip().partition("-")
     kind = KIND_BY_PREFIX.get(prefix.lower())
-    if kind is None or not number.isdigit():
-        raise NotFound(f"'{value}' is not a memory id; ids look like src-1, msg-7, pas-12, sum-3 or ins-4")
-    return kind, int(number)
+    number = parse_row_number(digits)
+    given = value.strip()
+    shown = given if len(given) <= 40 else given[:40] + "…"
+    if kind is None or number is None:
+        if kind is not None and digits.isascii() and digits.isdigit():  # digits, but past any row
+            raise NotFound(f"no {_KIND_NAMES[kind]} {shown} in memory; its number is larger than any id can be")
+        raise NotFound(f"'{shown}' is not a memory id; ids look like src-1, msg-7, pas-12, sum-3 or ins-4 (digits 0-9)")
+    return kind, number
 
 
 # select these (with SOURCE_JOIN) wherever a row names its source; make_source_ref reads them

@@ -16,9 +16,27 @@ def item_id(kind: str, rowid: int) -> str:
     return f"{ID_PREFIX[kind]}-{rowid}"
 
 
+MAX_ROWID = 2**63 - 1  # SQLite's largest integer: no row number is larger
+
+
+def parse_row_number(text: str) -> int | None:
+    """Return the row number ASCII digits spell, or None for anything else or past MAX_ROWID.
+
+    ``int()`` alone would take other scripts' digits (``١`` as 1) and, from
+    SQLite, an OverflowError for a number no row can have.
+    """
+    if not (text.isascii() and text.isdigit()) or len(text) > len(str(MAX_ROWID)):
+        return None
+    number = int(text)
+    return number if number <= MAX_ROWID else None
+
+
 def row_number(public_id: str) -> int:
-    """Return the row number of a public id such as ``src-7``."""
-    return int(public_id.rsplit("-", 1)[1])
+    """Return the row number of a public id such as ``src-7``; ValueError for any other text."""
+    number = parse_row_number(public_id.rpartition("-")[2])
+    if number is None:
+        raise ValueError(f"{public_id[:40]!r} is not a public id such as src-7")
+    return number
 
 
 @dataclass(frozen=True, slots=True)
@@ -187,6 +205,23 @@ class SaveRequest:
     condition: str | None = None
     actor: str = "cli"  # cli, mcp:<client>, ...
     trusted: bool = False  # counts as confirmed at once (config mcp.trust_saves, or the person's own save)
+
+
+# A note, a decision, a page of minutes: a save is stored, organized and examined inside the
+# writer's transaction, so it must stay short (a 10 MB save once held the writer for 15 minutes);
+# whole documents go through the inbox, which takes files in step by step.
+MAX_SAVE_BYTES = 200_000
+
+
+def save_refusal(text: str) -> str | None:
+    """Return the sentence refusing a save of more than MAX_SAVE_BYTES (UTF-8), or None when it fits."""
+    size = len(text) if text.isascii() else len(text.encode("utf-8", "surrogatepass"))
+    if size <= MAX_SAVE_BYTES:
+        return None
+    return (
+        f"the text to save is {size / 1000:,.0f} KB, and a save holds at most {MAX_SAVE_BYTES // 1000} KB; "
+        "save the facts worth remembering in a few sentences, or drop the whole text into the inbox as a file"
+    )
 
 
 @dataclass(frozen=True, slots=True)

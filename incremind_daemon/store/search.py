@@ -11,6 +11,11 @@ most the newest MAX_SCORED rows of its match set, and the any-word fallback
 leaves out words that alone match more than that (they add little to BM25
 and most of its cost). Below MAX_SCORED matches, ranking is exact.
 
+Every query is cut before any work (``cut_query``): to MAX_QUERY_CHARS
+characters, then to MAX_QUERY_WORDS words, and the any-word fallback probes
+at most MAX_ANY_WORDS of them per kind of item; so no query, however long,
+costs more than a bounded number of FTS5 queries and tokens embedded.
+
 Each mode ranks items without reading their rows; rows are read, and
 snippets marked, only for the hits that are returned (see semantic.py for
 ranking by meaning and for fusion).
@@ -39,7 +44,7 @@ from incremind_daemon.store.semantic import (
     rank_by_meaning,
     word_coverage,
 )
-from incremind_daemon.store.tokenizer import fold_text, query_words
+from incremind_daemon.store.tokenizer import fold_text, iter_tokens, query_words
 
 log = logging.getLogger(__name__)
 
@@ -50,6 +55,63 @@ MARK_CLOSE = "»"
 _LOOSE_FACTOR = 0.5  # an any-word hit ranks below an all-words hit of equal BM25
 _TIER_WEIGHT = {"insight": 1.2, "summary": 1.1, "organized": 1.0, "raw": 0.9}
 MAX_SCORED = 2_000  # rows of one kind BM25 ranks per query: p95 latency at 100k passages (benchmarks/semantic.py)
+# A question or a pasted error message fits. Uncut, a 450 KB query made the embedder take 2 GB
+# and a 300 KB one ran the any-word step for 7 minutes (issue 17; see benchmarks/attack_inputs.py).
+MAX_QUERY_CHARS = 2_000
+MAX_QUERY_WORDS = 64
+MAX_ANY_WORDS = 32  # words the any-word fallback probes, each with one FTS5 query per kind of item
+
+
+@dataclass(frozen=True, slots=True)
+class QueryCut:
+    """A query as it is searched: at most MAX_QUERY_CHARS characters and MAX_QUERY_WORDS words.
+
+    ``text`` is a prefix of the query as given, ending at the end of a word;
+    ``words`` are its distinct searchable words (stopwords dropped when
+    others remain), in order.
+    """
+
+    text: str
+    words: tuple[str, ...]
+    given_chars: int  # the length of the query as given
+    kept_words: int  # words (token positions) left in text
+
+    @property
+    def is_cut(self) -> bool:
+        return len(self.text) < self.given_chars
+
+    def note(self) -> str | None:
+        """Say how the query was cut, in a sentence for the person or the model; None when it was not."""
+        if not self.is_cut:
+            return None
+        words = "word" if self.kept_words == 1 else f"{self.kept_words} words"
+        return (
+            f"The query was cut: only its first {words} ({len(self.text):,} of "
+            f"{self.given_chars:,} characters) were searched, as a query is cut to {MAX_QUERY_WORDS} words "
+            f"and {MAX_QUERY_CHARS:,} characters; search for the few words that matter."
+        )
+
+
+def cut_query(query: str) -> QueryCut:
+    """Cut a query to MAX_QUERY_CHARS characters, then to MAX_QUERY_WORDS words, at a word's end.
+
+    The characters are cut first, so the tokenizer never sees more than
+    MAX_QUERY_CHARS of them. A word the character cut splits is left out
+    (unless it is the only one): its first letters would match other words.
+    """
+    text = query[:MAX_QUERY_CHARS]
+    tokens = list(iter_tokens(text, for_query=True))
+    end = len(text)
+    split_word = len(query) > end and text[-1:].isalnum() and query[end].isalnum()
+    if split_word and len(tokens) > 1 and tokens[-1].end == end:
+        tokens.pop()
+        end = tokens[-1].end
+    if len(tokens) > MAX_QUERY_WORDS:
+        del tokens[MAX_QUERY_WORDS:]
+        end = tokens[-1].end
+    text = text[:end]
+    words = query_words(text)[:MAX_QUERY_WORDS]  # a long Chinese word may give several pieces
+    return QueryCut(text, tuple(words), len(query), len(tokens))
 
 
 @dataclass(frozen=True, slots=True)
@@ -121,11 +183,13 @@ _QUERIES = (
 def quote_query(query: str, *, any_word: bool = False) -> str:
     """Turn user text into a safe FTS5 expression of quoted words.
 
-    Raises QueryError when the text holds no searchable word.
+    The text is cut first, as every query is (see ``cut_query``). Raises
+    QueryError when the text holds no searchable word.
     """
-    words = query_words(query)
+    words = list(cut_query(query).words)
     if not words:
-        raise QueryError(f"the query {query!r} has no searchable words; use letters, digits or Chinese characters")
+        shown = query if len(query) <= 80 else query[:80] + "…"
+        raise QueryError(f"the query {shown!r} has no searchable words; use letters, digits or Chinese characters")
     return quote_words(words, any_word=any_word)
 
 
@@ -150,10 +214,12 @@ def search(
 ) -> list[Hit]:
     """Find passages, summaries and messages by words and by meaning; best first.
 
-    ``mode`` is keyword, vector or hybrid; None picks hybrid when an embedder
-    with vectors is at hand, else keyword. Each hit's ``start``/``end`` index
-    into its source's raw text, so ``raw_text[start:end] == text`` for
-    passages, and every hit's ``mode`` holds the score each mode gave it.
+    The query is cut first (``cut_query`` tells a caller whether and how).
+    ``mode`` is keyword, vector or hybrid; None picks hybrid when an
+    embedder with vectors is at hand, else keyword. Each hit's
+    ``start``/``end`` index into its source's raw text, so
+    ``raw_text[start:end] == text`` for passages, and every hit's ``mode``
+    holds the score each mode gave it.
     """
     if tier is not None and tier not in TIERS:
         raise QueryError(f"unknown tier {tier!r}; choose one of {', '.join(TIERS)}")
@@ -168,11 +234,12 @@ def search(
     wanted = mode or ("hybrid" if embedder is not None else "keyword")
     if wanted != "keyword" and embedder is None:
         raise QueryError(f"{wanted} search needs an embedding model; set embedding.backend or use --mode keyword")
-    words = query_words(query)
+    cut = cut_query(query)
+    words = list(cut.words)
     depth = limit if wanted == "vector" else max(limit, FUSION_DEPTH)
     vector = None
     if embedder is not None and wanted != "keyword":
-        vector = rank_by_meaning(conn, embedder, query, project=project, tier=tier, limit=depth)
+        vector = rank_by_meaning(conn, embedder, cut.text, project=project, tier=tier, limit=depth)
     status = insight_status
     if vector is None:  # keyword mode, or no vectors for this model yet: keywords answer, and each hit says so
         ranked = rank_by_words(conn, words, project=project, tier=tier, limit=limit, insight_status=status)
@@ -196,7 +263,7 @@ def keyword_search(
     limit: int = 10,
 ) -> list[Hit]:
     """Find items by words alone (FTS5 BM25); best first."""
-    words = query_words(query)
+    words = list(cut_query(query).words)
     return read_hits(conn, rank_by_words(conn, words, project=project, tier=tier, limit=limit), home, words)
 
 
@@ -211,8 +278,9 @@ def vector_search(
     limit: int = 10,
 ) -> list[Hit] | None:
     """Find items by meaning alone; None when no vectors of the embedder's model exist."""
-    ranked = rank_by_meaning(conn, embedder, query, project=project, tier=tier, limit=limit)
-    return None if ranked is None else read_hits(conn, ranked, home, query_words(query))
+    cut = cut_query(query)
+    ranked = rank_by_meaning(conn, embedder, cut.text, project=project, tier=tier, limit=limit)
+    return None if ranked is None else read_hits(conn, ranked, home, list(cut.words))
 
 
 def rank_by_words(
@@ -224,7 +292,8 @@ def rank_by_words(
     limit: int,
     insight_status: str = "confirmed",
 ) -> list[Ranked]:
-    """Rank items by BM25 over already-cut query words; no row is read here."""
+    """Rank items by BM25 over already-cut query words (at most MAX_QUERY_WORDS used); no row is read here."""
+    words = words[:MAX_QUERY_WORDS]
     if not words:
         return []  # only punctuation or symbols: nothing can match, and that is no error
     ranked = _rank(conn, words, project=project, tier=tier, limit=limit, loose=False, insight_status=insight_status)
@@ -276,13 +345,17 @@ def _rank(
 
 
 def _telling_words(conn: apsw.Connection, spec: _TierQuery, words: list[str]) -> list[str]:
-    """Return the words that alone match at most MAX_SCORED rows of a table; all of them when none does."""
+    """Return those of the first MAX_ANY_WORDS words that alone match at most MAX_SCORED rows of a table.
+
+    All of those first words when none does; one FTS5 query per word probed.
+    """
+    probed = words[:MAX_ANY_WORDS]
     rare = [
         word
-        for word in words
+        for word in probed
         if fetch_row(conn, spec.exceeds_sql(), {"match": quote_words([word]), "cap": MAX_SCORED - 1}) is None
     ]
-    return rare or words
+    return rare or probed
 
 
 def _hit_row(conn: apsw.Connection, item: Ranked, insight_status: str) -> Row | None:

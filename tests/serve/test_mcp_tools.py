@@ -22,7 +22,8 @@ from incremind_daemon.serve.mcp_tools import MemoryBackend, MemoryTools
 from incremind_daemon.sources.extract import extract_bytes
 from incremind_daemon.store.db import connect, write_transaction
 from incremind_daemon.store.insights import get_insight, insert_insight, review
-from incremind_daemon.store.records import Candidate, SaveRequest, SaveResult
+from incremind_daemon.store.records import MAX_SAVE_BYTES, Candidate, SaveRequest, SaveResult
+from incremind_daemon.store.search import MAX_QUERY_CHARS, MAX_QUERY_WORDS
 
 DOC = (
     "# Storage decisions\n\nWe keep memory in SQLite with WAL so readers never block the single writer.\n\n"
@@ -251,6 +252,9 @@ def test_read_memory_of_a_source_pages_through_the_original(memory: Memory) -> N
         ({"id": "banana"}, "is not a memory id; ids look like src-1"),
         ({"id": "pas-1", "offset": 5}, "offset and length apply to sources"),
         ({"id": "src-1", "offset": 10_000}, "past the end of src-1"),
+        ({"id": "src-99999999999999999999"}, "no source src-99999999999999999999 in memory; its number is larger"),
+        ({"id": "ins-" + "9" * 5_000}, "no insight ins-999999999999999999999999999999999999… in memory"),
+        ({"id": "src-\u0661"}, "'src-\u0661' is not a memory id"),  # an Arabic-Indic 1 is no ASCII digit
     ],
 )
 def test_read_memory_errors_name_the_fix(memory: Memory, arguments: dict[str, Any], says: str) -> None:
@@ -258,6 +262,48 @@ def test_read_memory_errors_name_the_fix(memory: Memory, arguments: dict[str, An
         assert says in error_text(await client.call_tool("read_memory", arguments))
 
     run_session(memory.settings, memory, body)
+
+
+def test_an_oversize_query_is_cut_and_the_answer_says_so(memory: Memory) -> None:
+    answers: list[dict[str, Any]] = []
+    query = "readers never block " + "zebra quagga okapi " * 25_000  # about 450 KB
+
+    async def body(client: Client) -> None:
+        result = await client.call_tool("search_memory", {"query": query, "project": "infra"})
+        assert not result.is_error and result.structured_content is not None
+        answers.append(result.structured_content)
+
+    run_session(memory.settings, memory, body)
+    answer = answers[0]
+    assert len(answer["query"]) <= MAX_QUERY_CHARS and query.startswith(answer["query"])
+    assert f"only its first {MAX_QUERY_WORDS} words" in answer["cut"]
+    assert f"of {len(query):,} characters" in answer["cut"]
+    assert any("readers never block" in hit["text"] for hit in answer["results"])
+
+
+def test_a_short_query_is_not_cut(memory: Memory) -> None:
+    answers: list[dict[str, Any]] = []
+
+    async def body(client: Client) -> None:
+        result = await client.call_tool("search_memory", {"query": "readers never block"})
+        assert result.structured_content is not None
+        answers.append(result.structured_content)
+
+    run_session(memory.settings, memory, body)
+    assert answers[0]["query"] == "readers never block" and answers[0]["cut"] is None
+
+
+def test_an_oversize_save_is_refused_before_it_reaches_the_writer(memory: Memory) -> None:
+    text = "We decided to keep every note. " * 10_000  # 310 KB
+
+    async def body(client: Client) -> None:
+        says = error_text(await client.call_tool("save_memory", {"text": text, "project": "infra"}))
+        assert f"the text to save is 310 KB, and a save holds at most {MAX_SAVE_BYTES // 1000} KB" in says
+        assert "drop the whole text into the inbox" in says
+
+    run_session(memory.settings, memory, body)
+    assert memory.saves == []
+    assert memory.rows("SELECT count(*) FROM sources") == [(1,)]
 
 
 def test_save_memory_reports_new_then_repeat_naming_the_known_insight(memory: Memory) -> None:

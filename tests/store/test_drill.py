@@ -16,7 +16,7 @@ from incremind_daemon.sources.extract import extract_bytes
 from incremind_daemon.store import drill
 from incremind_daemon.store.db import connect, write_transaction
 from incremind_daemon.store.insights import insert_insight
-from incremind_daemon.store.records import Candidate, row_number
+from incremind_daemon.store.records import MAX_ROWID, Candidate, row_number
 from incremind_daemon.store.tool_calls import ToolCall, log_tool_call, recent_tool_calls, summarize_tool_calls
 
 FILLER = "Background paragraph about unrelated matters, kept to pad the original. " * 150
@@ -114,6 +114,32 @@ def test_drill_of_a_missing_or_malformed_id_raises_not_found(
 ) -> None:
     with pytest.raises(NotFound):
         drill.drill(conn, bad, home=settings.home_dir)
+
+
+@pytest.mark.parametrize(
+    ("bad", "says"),
+    [
+        ("src-99999999999999999999", "no source src-99999999999999999999 in memory; its number is larger"),
+        ("pas-9223372036854775808", "no passage pas-9223372036854775808 in memory"),  # SQLite's largest + 1
+        ("sum-" + "9" * 5_000, "no summary sum-999999999999999999999999999999999999… in memory"),
+        ("src-\u0661", "'src-\u0661' is not a memory id"),  # an Arabic-Indic 1, which int() would take
+        ("ins-\uff11", "'ins-\uff11' is not a memory id"),  # a full-width 1
+        ("msg-+1", "'msg-+1' is not a memory id"),
+        ("src-" + "x" * 5_000, "'src-xxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxx…' is not a memory id"),
+    ],
+)
+def test_an_id_of_other_digits_or_past_sqlite_integers_is_not_found_with_the_rule(
+    conn: apsw.Connection, settings: Settings, bad: str, says: str
+) -> None:
+    with pytest.raises(NotFound) as raised:
+        drill.drill(conn, bad, home=settings.home_dir)
+    assert says in str(raised.value) and len(str(raised.value)) < 200
+
+
+def test_the_largest_sqlite_integer_is_an_id_that_is_simply_absent(conn: apsw.Connection, settings: Settings) -> None:
+    with pytest.raises(NotFound, match=r"^no source src-9223372036854775807 in memory$"):
+        drill.drill(conn, f"src-{MAX_ROWID}", home=settings.home_dir)
+    assert row_number(f"ins-{MAX_ROWID}") == MAX_ROWID
 
 
 def test_summary_drill_points_into_its_source(conn: apsw.Connection, settings: Settings) -> None:

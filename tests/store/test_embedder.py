@@ -298,3 +298,26 @@ def test_use_m3_refuses_to_embed_after_close() -> None:
     embedder.close()
     with pytest.raises(IncremindError, match="closed"):
         embedder.embed_query("记得牢")
+
+
+def test_use_m3_embeds_a_long_text_from_its_first_tokens() -> None:
+    embedder = UseM3Embedder(threads=1, max_tokens=8)  # <s> + 6 words + </s>
+    words = ("one two three four five six seven eight nine ten " * 50_000).split()  # about 2.5 MB
+    long, head, shorter = embedder.embed_passages([" ".join(words), " ".join(words[:6]), " ".join(words[:5])])
+    np.testing.assert_allclose(long, head, atol=1e-6)
+    assert not np.allclose(head, shorter, atol=1e-3)
+    embedder.close()
+
+
+def test_use_m3_window_holds_a_whole_passage(use_m3: UseM3Embedder) -> None:
+    passage = "间隔重复：按第1、2、4、7、15天复习单词，可以记得更牢。" * 25  # 750 characters, the longest passages
+    longer = use_m3.embed_passages([passage + " and then some words that follow it"])[0]
+    assert not np.allclose(use_m3.embed_passages([passage])[0], longer, atol=1e-4)
+
+
+def test_onnx_embeds_a_huge_text_from_its_first_tokens(tmp_path: Path) -> None:
+    tiny = build_tiny_model(tmp_path / "tiny", manifest={"max_tokens": 8, "passage_prefix": ""})
+    words = ("one two three four five six seven eight nine ten " * 200_000).split()  # about 10 MB
+    embedder = OnnxEmbedder(tiny.folder)
+    long, head = embedder.embed_passages([" ".join(words), " ".join(words[:6])])
+    np.testing.assert_allclose(long, head, atol=1e-6)

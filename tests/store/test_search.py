@@ -1,6 +1,7 @@
 from __future__ import annotations
 
 from collections.abc import Iterator
+from dataclasses import dataclass, field
 from pathlib import Path
 
 import apsw
@@ -13,7 +14,14 @@ from incremind_daemon.store import items
 from incremind_daemon.store import search as search_module
 from incremind_daemon.store.db import connect
 from incremind_daemon.store.records import NewPassage, NewSource, NewSummary
-from incremind_daemon.store.search import quote_query, search
+from incremind_daemon.store.search import (
+    MAX_ANY_WORDS,
+    MAX_QUERY_CHARS,
+    MAX_QUERY_WORDS,
+    cut_query,
+    quote_query,
+    search,
+)
 
 NOTES = {
     "study": ("学习笔记", "间隔重复是一种记忆方法。按第 1、2、4、7、15 天复习，效果最好。"),
@@ -157,3 +165,68 @@ def test_summary_hit_says_its_top_sentence_once(tmp_path: Path, index_line: str,
     hits = search(db, "复习 API", home=tmp_path, tier="summary")
     db.close()
     assert [hit.text for hit in hits] == [expected]
+
+
+# bounded work: a query is cut before any work, and the any-word step probes a bounded number of words
+
+
+def test_a_short_query_is_searched_whole() -> None:
+    cut = cut_query("端口 配置 of the API")
+    assert (cut.text, cut.is_cut, cut.note()) == ("端口 配置 of the API", False, None)
+
+
+def test_a_huge_query_is_cut_to_its_first_characters_at_a_word_end() -> None:
+    query = "port 8080 " + "configure listening sockets " * 17_000  # about 450 KB
+    cut = cut_query(query)
+    assert len(cut.text) <= MAX_QUERY_CHARS and query.startswith(cut.text)
+    assert cut.text.endswith(("configure", "listening", "sockets"))  # no word split by the cut
+    assert cut.kept_words <= MAX_QUERY_WORDS and len(cut.words) <= MAX_QUERY_WORDS
+    note = cut.note()
+    assert note is not None and f"{len(query):,} characters" in note and f"{MAX_QUERY_WORDS} words" in note
+
+
+def test_a_query_of_many_short_words_is_cut_to_max_words() -> None:
+    words = [f"w{n}" for n in range(200)]
+    cut = cut_query(" ".join(words))
+    assert cut.text == " ".join(words[:MAX_QUERY_WORDS])
+    assert cut.words == tuple(words[:MAX_QUERY_WORDS]) and cut.kept_words == MAX_QUERY_WORDS
+
+
+def test_a_single_word_longer_than_the_cut_is_kept_cut() -> None:
+    cut = cut_query("x" * (MAX_QUERY_CHARS * 3))
+    assert cut.text == "x" * MAX_QUERY_CHARS and cut.is_cut
+
+
+def test_search_answers_an_oversize_query_from_its_first_words(conn: apsw.Connection, tmp_path: Path) -> None:
+    query = "备份 " + "zebra quagga okapi " * 25_000
+    hits = search(conn, query, home=tmp_path, tier="organized")
+    assert [hit.source.project for hit in hits] == ["ops"]
+    assert "«备份»" in hits[0].snippet
+
+
+@dataclass
+class MatchLog:
+    """Every FTS5 statement a connection ran, with its match expression."""
+
+    matches: list[str] = field(default_factory=list)
+
+    def __call__(self, _cursor: apsw.Cursor, sql: str, bindings: object) -> bool:
+        if " MATCH " in sql and isinstance(bindings, dict):
+            self.matches.append(str(bindings["match"]))
+        return True
+
+
+def test_the_any_word_step_runs_a_bounded_number_of_fts_queries(conn: apsw.Connection, tmp_path: Path) -> None:
+    words = [f"absent{n}" for n in range(MAX_QUERY_WORDS * 3)]
+    log = MatchLog()
+    conn.exec_trace = log
+    try:
+        assert search(conn, "端口 " + " ".join(words), home=tmp_path) != []  # found by any word: 端口
+    finally:
+        conn.exec_trace = None
+    kinds = 4  # passages, summaries, messages, insights
+    # all words: floor and rank per kind; any word: one probe per word probed, then floor and rank
+    assert len(log.matches) <= kinds * (2 + MAX_ANY_WORDS + 2)
+    loose = [m for m in log.matches if " OR " in m]
+    assert loose and all(m.count(" OR ") < MAX_ANY_WORDS for m in loose)
+    assert all(m.count(" AND ") < MAX_QUERY_WORDS for m in log.matches)
