@@ -111,3 +111,11 @@ def test_http_embedder_sends_at_most_its_input_limit_of_each_text(endpoint: _Emb
         embedder.close()
     assert [len(text) for text in endpoint.inputs] == [5, MAX_INPUT_CHARS, MAX_INPUT_CHARS]
     assert endpoint.inputs[1] == "长" * MAX_INPUT_CHARS
+
+
+@pytest.mark.parametrize("bad", ["١", "99999999999999999999", "４"])
+def test_review_commands_refuse_an_id_no_row_can_have(bad: str, capsys: pytest.CaptureFixture[str]) -> None:
+    from incremind_daemon.cli import main
+
+    assert main(["confirm", bad]) != 0
+    assert "is not an insight id" in capsys.readouterr().err

@@ -17,7 +17,7 @@ from incremind_daemon.serve.insight_view import insight_data, render_history, re
 from incremind_daemon.store import insights, receipts
 from incremind_daemon.store.db import connect, write_transaction
 from incremind_daemon.store.items import split_item_id
-from incremind_daemon.store.records import CATEGORIES, INSIGHT_STATUSES, SCOPES, item_id
+from incremind_daemon.store.records import CATEGORIES, INSIGHT_STATUSES, SCOPES, item_id, parse_row_number
 
 
 def register(commands: Commands, common: argparse.ArgumentParser) -> None:  # type: ignore[type-arg]
@@ -110,8 +110,12 @@ def _open(settings: Settings) -> apsw.Connection:
 
 def insight_number(value: str) -> int:
     """Parse ``ins-12`` (or ``12``) into 12, or raise NotFound."""
-    if value.strip().isdigit():
-        return int(value)
+    bare = value.strip()
+    if bare.isdigit():  # any script's digits: only ASCII ones within an id's range are one
+        number = parse_row_number(bare)
+        if number is None:
+            raise NotFound(f"'{bare[:40]}' is not an insight id; insight ids look like ins-4 (digits 0-9)")
+        return number
     kind, number = split_item_id(value)
     if kind != "insight":
         raise NotFound(f"'{value}' is not an insight id; insight ids look like ins-4")
