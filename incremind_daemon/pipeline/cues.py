@@ -378,3 +378,122 @@ def may_hold_report_cue(text: str) -> bool:
     if _REPORT_HINT.search(text) or any(word in text for word in _ANNOUNCE_WORDS):
         return True
     return bool(_PAST_OPENER.match(text.lstrip("-*#>• \t\n")) or _LATER_PAST_OPENER.search(text))
+
+
+# What follows reads what the cues above leave out: reports in more forms, a reply that turns the agent's
+# way round, more times a step is put off to, and more ways a person settles the work.
+
+# a reply that turns the agent's way round: "Other way round: use UTC in the code", "反过来"
+REVERSE_CUES = re.compile("^(?:" + _words(r"(?:the )?other way (?:a)?round|the opposite") + r"|反过来|倒过来|相反)")
+# times LATER_CUES leaves out: "明早我自己 clear task", "next sprint", "end of day"
+MORE_LATER_CUES = re.compile(
+    _words(r"next (?:month|sprint|release|iteration)|first thing|end of (?:the )?(?:day|week|month)|eod")
+    + r"|明早|明晚|明儿|后天|周末|月底|下个?月|下个?(?:迭代|版本|sprint)"
+)
+# done reports the cues above leave out: "已 squash merge #279", "注释改成英文了", "full refresh 6 分 42 秒",
+# "built in 4m 46s", "Two commits on `flush-buffer`, pushed", "The dry run was clean", "CI 那套也跑过了"
+_CJK_REPORT_CUES = re.compile(
+    r"已(?:经)?\s+(?:squash\s+)?(?:merge|push|commit|rebase|deploy|revert|tag|bump|apply|release|cherry-pick)\s*\S"
+    r"|(?:改|换|转|设|调|统一|切)(?:成|为|到)[^，。；！？,;?!]{1,24}?了(?![吗么])|(?:跑|测|验证)过了|\d\s*分\s*\d+\s*秒"
+)
+_MORE_REPORT_CJK = re.compile(r"已\s|[成为為到][^，。；！？]{1,24}了|[过過]了|\d\s*分")
+_MORE_REPORT_WORDS = wordset("pushed committed merged deployed tagged released published clean green successful")
+_MEASURED = re.compile(r"m ?[0-9]")  # "4m 46s": led by a literal, which re finds far faster than a digit class
+_MEASURED_RUN = re.compile(r"(?<![\w.])[0-9]+m ?[0-9]+(?:\.[0-9]+)?s(?![a-z])")
+_TAIL_WORDS = ("pushed", "committed", "merged", "deployed", "tagged", "released", "published")
+# a report of a result, which says how a check or a run went: "`mypy --strict` is clean", "The dry run was clean"
+RESULT_CUES = re.compile(_words(r"(?:was|were|came back|is|are) (?:all )?(?:clean|green|successful)"))
+
+
+def is_more_report(folded: str) -> bool:
+    """Tell whether folded text reports something done in a form the older cues leave out."""
+    # one pattern of every form would try each at every position; cheap tests pick the one that can match
+    if not folded.isascii() and _CJK_REPORT_CUES.search(folded):
+        return True
+    tail = folded.rstrip(" .!")
+    if tail.endswith(_TAIL_WORDS):  # "Two commits on `flush-buffer`, pushed"
+        head = tail[: tail.rfind(" ") + 1].rstrip() if " " in tail else ""
+        if not head or head.endswith((",", "，")) or head == "and" or head.endswith(" and"):
+            return True
+    if _is_measured(folded) and _MEASURED_RUN.search(folded):
+        return True
+    return any(word in folded for word in ("clean", "green", "successful")) and RESULT_CUES.search(folded) is not None
+
+
+def may_hold_more_report_cue(text: str) -> bool:
+    """Tell quickly whether text may hold a done report that only is_more_report knows."""
+    if not text.isascii() and _MORE_REPORT_CJK.search(text):
+        return True
+    lowered = text.lower()  # a substring test per word is many times faster than one pattern of them all
+    return any(word in lowered for word in _MORE_REPORT_WORDS) or _is_measured(text)
+
+
+def _is_measured(text: str) -> bool:
+    return any(text[m.start() - 1 : m.start()].isdigit() for m in _MEASURED.finditer(text))
+
+
+# a done report whose object is a pronoun, so the clause before says what: "…and a missing space; fixed both"
+REPORT_OF_THOSE = re.compile(
+    r"^(?:and |then )?(?:(?:i|we)(?:'ve| have)? )?(?:fixed|addressed|resolved|handled|removed|changed|updated"
+    r"|corrected|cleaned up|sorted out) (?:both|them|it|those|these|all (?:of them|three|four|five))(?![a-z])"
+    r"|^(?:这|那)?(?:两个|两处|几个|几处|些|它们|都|全)+(?:都)?(?:修|改|处理|解决|补)(?:好|掉|上|完)?了"
+)
+# a person's sentence that settles the work and that DIRECTIVE_CUES and SETTLE_CUES leave out: a scope
+# ("covers scripts/ too, not just the package", "X and Y only"), a default, a value changed ("from 6 to 8"),
+# a split ("one thing per PR", "goes in its own PR"), a naming rule, and a recap of what was agreed ("So: …")
+MORE_SETTLE_CUES = re.compile(
+    _words(
+        r"not (?:just|only)|(?:the|as(?: the)?) default|defaults? to|explicit(?:ly)?|from [\w.-]+ to [\w.-]*\d"
+        r"|one \w+ per \w+|(?:in|into|gets?) (?:its|their) own \w+|(?:are|is|be) (?:named|called|prefixed|suffixed)"
+    )
+    + r"|(?<=[\w`'\"])\s+only(?=\s*(?:$|[—–,;.:!]))|^(?:so|ok(?:ay)? so|to sum up|in short|所以|那就|总结一下)\s*[:：]"
+    + r"|从\s*[\w.]+\s*(?:改|调|升|降|提|减|扩|缩)?到\s*[\w.]*\d|单独(?:一个|开|提|拆|放)|命名"
+)
+_SETTLE_WORDS = frozenset(("only", "not just", "default", "explicit", "from ", " per ", " own ", "named", "called"))
+_SETTLE_WORDS |= {"prefixed", "suffixed"}
+_SETTLE_CJK = ("所以", "那就", "总结", "从", "单独", "命名")
+_RECAP_OPENERS = ("so", "ok", "to sum", "in short")
+
+
+def settles_more(folded: str) -> bool:
+    """Tell whether a person's folded sentence settles the work in a way only MORE_SETTLE_CUES knows."""
+    # substring tests first: the pattern opens with a lookbehind, which re tries at every position
+    hinted = any(word in folded for word in _SETTLE_WORDS) or folded.lstrip().startswith(_RECAP_OPENERS)
+    hinted = hinted or (not folded.isascii() and any(word in folded for word in _SETTLE_CJK))
+    return hinted and MORE_SETTLE_CUES.search(folded) is not None
+
+
+def is_later_more(folded: str) -> bool:
+    """Tell whether a folded sentence puts a step off to a time only MORE_LATER_CUES knows."""
+    hinted = not folded.isascii() or any(word in folded for word in ("next ", "first thing", "end of", "eod"))
+    return hinted and MORE_LATER_CUES.search(folded) is not None
+
+
+# an agent's caption over what it proposes, so the person's reply answers it: "Proposal:", "两个方案："
+PROPOSAL_CAPTION = re.compile(
+    r"^[ \t>*#-]*(?:\*\*)?(?:proposal|proposed (?:fix|plan|change)s?|plan|options?|two options|(?:两|几)?个?方案"
+    r"|建议|提议)(?:\*\*)?\s*[:：]",
+    re.M,
+)
+# an opening sentence that sets the scene rather than asks: "Context: …", "reminder: …"
+SCENE_CAPTION = re.compile(r"^(?:context|background|fyi|btw|reminder|note|ps)\s*[:：]")
+# an introduction on the way in: "Quick intro since …", "New repo for you: …", "先自我介绍一下", "我是嘉禾，…"
+INTRO_CUES = re.compile(
+    r"^(?:my name is|i'm [a-z]+ from|i'm [a-z]+, |背景|先自我介绍|自我介绍|补充|我叫|我是[^，,。]{1,16}[，,])"
+    r"|^(?:quick )?intro\b|^(?:a )?new (?:repo|project|codebase) for you|first time you're (?:in|on) this"
+)
+# a caption that says the ask follows: "Today: fct_orders has duplicates", "Problem: …", "问题："
+ASK_CAPTION = re.compile(r"^(?:today|task|problem|issue|the ask|ask|goal|bug|todo|今天|任务|问题|需求|目标)\s*[:：]")
+# a reply that takes or names a choice, so an answer to the agent's question settles it: "3-day lookback is fine",
+# "目标表只扫最近 7 天就够了", "dev 上可以跑"
+CHOICE_CUES = re.compile(
+    _words(r"(?:is|are|'s|sounds|looks|seems) (?:fine|enough|ok|okay|good|right)|works(?: for me)?|go with|let's do")
+    + r"|可以|就够|够了|没问题|就行|就好|选"
+)
+# a sentence that forbids, so the sentence after it may say what to do instead: "Don't write credentials into
+# files. Locally they come from 1Password: op run …", "别在代码里写密钥。本地从 .env 读。"
+FORBID_CUES = re.compile(
+    r"^(?:please |pls )?" + _words(r"don't|do not|never|no more") + r"|^请?(?:别|不要|不准|禁止|不许|绝对不要)"
+)
+# a reply that says what the agent did is wrong, rather than only answering its question: "no, that's wrong, …"
+CORRECTION_CUES = re.compile(_words(r"wrong|that's not|that isn't|isn't right") + r"|不对|错了|不是这样|搞错")

@@ -20,6 +20,7 @@ from incremind_daemon.pipeline.cues import (
     SECTION_CUES,
     SUMMARY_CAPTION,
     fold,
+    wordset,
 )
 
 log = logging.getLogger(__name__)
@@ -40,6 +41,29 @@ _CLAUSE_CUT = re.compile(r"[,，;；:：、]|\s[—–-]\s")
 _CJK_BREAK = re.compile(
     f"(?<=[的了和与或在是把给让被将就也都及并从向对，。、；：！？ ])(?=[{_CJK_CHARS}])"
     f"|(?<=[{_CJK_CHARS}])(?=[^{_CJK_CHARS}])"
+)
+# a value a sentence names: something in backticks, a PR or MR number, a path, an identifier, a version, a
+# number with its unit ("TRANSFORM_WH_M", "fk-lake-raw", "eu-central-1", "#279", "3-day", "7 天")
+_UNIT = (  # a unit joined to its number ("30s", "200k") or one of the units people write apart ("60 seconds")
+    r"(?:[a-zA-Z]{1,3}\b|\s?(?:ms|s|secs?|seconds?|mins?|minutes?|h|hours?|days?|weeks?|[kKMGT]i?B|records?|rows?"
+    r"|items?|messages?|files?|partitions?|replicas?|pods?|nodes?|gpus?|steps?|epochs?|tokens?|px|%)\b"
+    r"|\s?(?:[天秒个条行次]|分钟|小时))"
+)
+_NAME_CHAR = rf"[^\W{_CJK_CHARS}]|[.~/:=+@-]"
+_NAMED = re.compile(
+    rf"`[^`\n]{{1,80}}`|(?<![\w/])[#!][0-9]+\b"
+    rf"|(?<![\w.,])[0-9]{{1,3}}(?:,[0-9]{{3}})+(?:\.[0-9]+)?{_UNIT}?"  # "50,000 records"
+    rf"|(?<![\w.])[0-9]+(?:\.[0-9]+)?{_UNIT}"  # a number with its unit: "60 seconds", "7 天"
+    # a word with a mark in it ("fk-lake-raw", "order_id", "v0.9.0"); the lookahead leaves plain words to re
+    rf"|(?<![\w.~/@-])(?=(?:{_NAME_CHAR})*?(?:[_./=+@:0-9]|-(?:{_NAME_CHAR})*-))(?:{_NAME_CHAR})+"
+)
+_NAME_MARKS = re.compile(r"[_./=+@:]|-.*-|\d")
+_NOT_NAMES = frozenset(("e.g", "i.e", "etc", "vs"))
+_PULL_REQUEST = re.compile(r"^[#!]\d+$|^pull/\d+$|/pull/\d+")
+# words too common to tell two items apart
+COMMON_WORDS = wordset(
+    "the and for with that this from into are was were has have not but you your our its now all also then than just"
+    " only one two add added use used run ran file files test tests make made new fix fixed done"
 )
 _LAST_SENTENCE = re.compile(r"(?<=[.!?])\s+|(?<=[。！？])")
 _TRAILING = " ,;:、，；：—–-([{（【「"
@@ -137,11 +161,36 @@ def clean_sentence(text: str) -> str:
 
 def as_item(text: str) -> str:
     item = clean_sentence(text)
-    return item if item.endswith(("...", "…")) else item.rstrip(" :：.。!！")
+    return item if item.endswith(("...", "…")) else item.rstrip(" :：.。!！;；")
 
 
 def text_weight(text: str) -> float:
     return len(LATIN_WORD.findall(text)) + sum(map(len, CJK_RUN.findall(text))) / 2
+
+
+def named_values(text: str) -> list[str]:
+    """Return the values a text names, in order: paths, identifiers, versions, numbers, PR numbers, `code`."""
+    values: list[str] = []
+    for match in _NAMED.finditer(text):
+        token = match.group()
+        if not token.startswith("`"):
+            token = token.strip(".:/-~=+@")
+        named = token.startswith(("`", "#", "!")) or (_NAME_MARKS.search(token) and token.casefold() not in _NOT_NAMES)
+        if named and token not in values:
+            values.append(token)
+    return values
+
+
+def words_of(text: str) -> frozenset[str]:
+    """Return the telling words of a text: names and numbers, and its CJK character pairs."""
+    folded = fold(text).casefold()
+    latin = {w for w in LATIN_WORD.findall(folded) if len(w) >= 3 or w.isdigit()} - COMMON_WORDS
+    return frozenset(latin | {run[i : i + 2] for run in CJK_RUN.findall(folded) for i in range(len(run) - 1)})
+
+
+def value_weight(value: str) -> int:
+    """Weigh a named value by how much it says: a PR or MR number is the handle a reader follows first."""
+    return 2 if _PULL_REQUEST.search(value) else 1
 
 
 def join_sentences(sentences: Sequence[str], limit: int) -> str:

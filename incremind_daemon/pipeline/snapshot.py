@@ -6,7 +6,8 @@ is the opening ask in the person's words; done is what the agent reports finishe
 person did not take back; a decision is what the person said or accepted, changes of plan
 included (an agent's plan counts once the person takes it); the next step is the one agreed
 at the end, never a pasted log line, a plan the person turned down or work done since. When a
-category has more candidates than slots, later turns win, since the state *now* matters most.
+category has more candidates than slots, later turns win, since the state *now* matters most;
+of two near-duplicate items the one that names more (a PR number, a branch, a value) stays.
 
 This module reads the session as a dialogue (who answered what, where the closing exchange is)
 and keeps the goal; turn_items.py reads each turn's sentences in that light.
@@ -23,15 +24,20 @@ from incremind_daemon.pipeline.candidates import extract_candidates
 from incremind_daemon.pipeline.cues import (
     ACCEPT_CUES,
     ACK,
+    ASK_CAPTION,
     ASK_CUES,
     CLOSING_WORDS,
     DECISION,
     DONE,
+    INTRO_CUES,
     NEXT,
     OPENING,
     OVERRULE_CUES,
     POLITE,
     PROHIBITION_CUES,
+    RESULT_CUES,
+    REVERSE_CUES,
+    SCENE_CAPTION,
     SUPPOSE_CUES,
     fold,
 )
@@ -43,8 +49,11 @@ from incremind_daemon.pipeline.markdown import (
     clean_sentence,
     clip,
     join_sentences,
+    named_values,
     split_blocks,
     text_weight,
+    value_weight,
+    words_of,
 )
 from incremind_daemon.pipeline.mentions import MentionedFiles
 from incremind_daemon.pipeline.organize import split_sentences
@@ -60,7 +69,6 @@ from incremind_daemon.pipeline.turn_items import (
     is_checks,
     read_items,
     strip_prefix,
-    words_of,
 )
 
 log = logging.getLogger(__name__)
@@ -94,15 +102,8 @@ class SessionSnapshot:
 
 
 _FENCED = re.compile(r"^[ \t]*(`{3,}|~{3,})[^\n]*\n.*?(?:^[ \t]*\1[ \t]*$|\Z)", re.M | re.S)
+_CODE = re.compile(r"`[^`\n]*`")
 _QUOTE_MARK = re.compile(r"^[ \t]*>[ \t]?", re.M)
-# an opening sentence that sets the scene rather than asks: "Context: …", "先自我介绍一下", "reminder: …"
-_CONTEXT = re.compile(
-    r"^(?:context|background|fyi|btw|reminder|note|ps)\s*[:：]"
-    r"|^(?:my name is|i'm [a-z]+ from|i'm [a-z]+, |背景|先自我介绍|自我介绍|补充|我叫|我是[^，,。]{1,16}[，,])"
-    r"|^(?:quick )?intro\b|^(?:a )?new (?:repo|project|codebase) for you|first time you're (?:in|on) this"
-)
-# a caption that says the ask follows: "Today: fct_orders has duplicates", "Problem: …", "问题："
-_ASK_CAPTION = re.compile(r"^(?:today|task|problem|issue|the ask|ask|goal|bug|todo|今天|任务|问题|需求|目标)\s*[:：]")
 # who wants it, before the ask: "I want proper flushing", "we need a replay script", "我想要…"
 _WANTER = re.compile(r"^(?:i|we)(?:'d| would)? (?=(?:want|need|like|have to|must)\b)|^我们?(?=想|要|需要|希望)")
 # a short ask that leans on the sentence before it: "Can you find out why?", "帮我看看为什么"
@@ -114,7 +115,9 @@ _EDIT_MARKER = re.compile(
     re.I,
 )
 _PUSH = re.compile(r"\bgit push\b(?:\s+-\S+)*\s+\S+\s+(?:HEAD:)?([\w.][\w./-]*)(?=\s*(?:$|&&|;|\|\||\n))")
-_NEW_BRANCH = re.compile(r"\bgit (?:checkout -b|switch -c)\s+([\w.][\w./-]*)(?=\s*(?:$|&&|;|\n))")
+_NEW_BRANCH = re.compile(r"\bgit (?:checkout|switch)(?:\s+-q)?\s+-q?[bcBC]\s+([\w.][\w./-]*)(?=\s*(?:$|&&|;|\n))")
+# a commit whose message the transcript cut short: "git commit -qm 'feat(consumer): buffer records and flush at 50 …"
+_CUT_COMMIT = re.compile(r"\bgit\s+commit\b.*?\s-[a-z]*m\s*[\"']([^\"'\n]{12,}?)\s*…$")
 _TAG = re.compile(r"\bgit tag\s+(?:-[as]\s+)?(v?\d[\w.-]*)(?=\s*(?:$|&&|;|\n|-m))")
 _FIRST_CLAUSE = re.compile(r"[^,，.。!！;；\n]{1,16}(?=[,，.。!！;；\n]|$)")
 _YES = re.compile(r"可以|行|没问题|同意|\b(?:ok|okay|sure|fine|yes|yeah|go ahead)\b")
@@ -168,6 +171,7 @@ def snapshot_session(turns: Sequence[Turn]) -> SessionSnapshot:
         view = TurnView(
             role, round_end, index >= window, index == goal_at, verdict, answer, acted, _is_bare(answer), deep,
             texts[before] if before >= 0 else "", handed, edited.get(index, ()),
+            role == "assistant" and text.rstrip().endswith(("?", "？")),
         )  # fmt: skip
         for item in reversed(list(read_items(text, view, files, index))):
             if item.kind == NEXT and _is_covered(item.own, found[DONE]):
@@ -208,7 +212,8 @@ def _context(turns: Sequence[Turn], asked: set[int]) -> tuple[list[int], list[in
 
 def _tool_done(marker: str, files: MentionedFiles, at: int) -> Iterator[str]:
     """Yield what a tool call finished: a commit's message and the branch it started, a tag, a branch pushed."""
-    if message := files.see_marker(marker, at):
+    cut = _CUT_COMMIT.search(marker.split("\n", 1)[0].strip()) if "…" in marker else None
+    if message := files.see_marker(marker, at) or (f"{cut.group(1)}…" if cut else ""):
         branch = _NEW_BRANCH.search(marker)
         yield clip(f"Committed on {branch.group(1)}: {message}" if branch else f"Committed: {message}", ITEM_CHARS)
     if tagged := _TAG.search(marker):
@@ -272,7 +277,8 @@ def _verdict(text: str) -> str | None:
     head = _FIRST_CLAUSE.match(folded)
     # "sha2 可以加": a short first clause that says yes takes the proposal too
     accepted = ACCEPT_CUES.match(folded) is not None or (head is not None and _YES.search(head.group()) is not None)
-    if (OVERRULE_CUES.match(folded) or PROHIBITION_CUES.search(folded)) and not accepted:
+    turned = OVERRULE_CUES.match(folded) or PROHIBITION_CUES.search(folded) or REVERSE_CUES.match(folded)
+    if turned and not accepted:
         return OVERRULED
     return ACCEPTED if accepted else None
 
@@ -372,13 +378,13 @@ def _is_bare(answer: str) -> bool:
 def _asking(sentence: str, position: int) -> int:
     """Rank a sentence of the opening request by how much of the ask it carries."""
     folded = fold(sentence)
-    if _CONTEXT.match(folded):
+    if SCENE_CAPTION.match(folded) or INTRO_CUES.match(folded):
         return -1
     asks = REQUEST.search(folded) or ASK_CUES.match(_WANTER.sub("", _CAPTION.sub("", folded)))
     if not asks and extract_candidates(sentence, limit=1, conversational=True):
         return -1  # how to work, said on the way in ("answer in English", "poetry, not pip"): not the ask
     rank = 2 if asks else 0
-    rank += 3 if _ASK_CAPTION.match(folded) else 0
+    rank += 3 if ASK_CAPTION.match(folded) else 0
     return rank + (1 if position == 0 else 0) + (1 if ASK_CUES.search(folded) else 0)
 
 
@@ -397,7 +403,11 @@ def _is_full(kind: str, kept: list[_Kept], *, early: bool) -> bool:
 
 
 def _rank_done(item: str) -> int:
-    return 0 if is_checks(fold(item)) else _TELLING
+    folded = fold(item)
+    # "`mypy --strict` is clean" says how a check went; "The dry run was clean" says a run was done
+    result = RESULT_CUES.search(folded) if "clean" in folded or "green" in folded else None
+    subject = _CODE.sub(" ", folded[: result.start()]) if result else ""
+    return 0 if is_checks(folded) or (result and is_checks(subject)) else _TELLING
 
 
 def _offer(kept: list[_Kept], item: str, room: int, rank: int = 0) -> None:
@@ -409,9 +419,21 @@ def _offer(kept: list[_Kept], item: str, room: int, rank: int = 0) -> None:
     tokens = frozenset(LATIN_WORD.findall(folded))
     tokens |= {run[i : i + 2] for run in CJK_RUN.findall(folded) for i in range(max(1, len(run) - 1))}
     # the same after case and space, or near: one holds 3/4 of the other's tokens (CJK counted in character pairs)
-    near = (key == k.key or len(tokens & k.tokens) >= 0.75 * min(len(tokens), len(k.tokens)) for k in kept)
-    if not any(near):
-        kept.append(_Kept(item, key, tokens, rank))
+    for at, other in enumerate(kept):
+        if key == other.key or len(tokens & other.tokens) >= 0.75 * min(len(tokens), len(other.tokens)):
+            # of two near duplicates the one that names more stays: "已提交并开 PR #279：…" over "Committed on …";
+            # it holds more tokens the other lacks than the other holds tokens it lacks
+            if len(tokens) > len(other.tokens):
+                ours, theirs = named_values(item), named_values(other.item)
+                if _weigh(ours, fold(other.item).casefold()) > _weigh(theirs, folded):
+                    kept[at] = _Kept(item, key, tokens, max(rank, other.rank))
+            return
+    kept.append(_Kept(item, key, tokens, rank))
+
+
+def _weigh(values: list[str], other: str) -> int:
+    """Weigh the values an item names that the other item (folded) does not."""
+    return sum(value_weight(value) for value in values if value.strip("`").casefold() not in other)
 
 
 def _best(kept: list[_Kept], kind: str) -> list[_Kept]:

@@ -2,9 +2,10 @@
 
 Each sentence is judged in the light of the dialogue around it: an agent's report by how the
 person answered it and by what its tools changed, a person's sentence by whether it directs the
-work, holds a step back or takes the agent's plan. A report that names nothing ("改好了：",
-"Done.") borrows the ask it answers; a step that names its object by pronoun ("I'll push it")
-borrows it from the sentence or offer it answers.
+work, holds a step back, takes the agent's plan or answers its question. A report that names
+nothing ("改好了：", "Done.") borrows the ask it answers, one that leaves out the value the ask
+set borrows the value (report_values.py), and "fixed both" borrows the clause before it; a step
+that names its object by pronoun ("I'll push it") borrows it from the sentence or offer it answers.
 """
 
 from __future__ import annotations
@@ -19,15 +20,20 @@ from incremind_daemon.pipeline.cues import (
     ACCEPT_CUES,
     ACK,
     ANNOUNCE_CUES,
+    ASK_CAPTION,
     BARE_REPORT,
     CHECK_CHARS,
     CHECK_WORDS,
+    CHOICE_CUES,
+    CORRECTION_CUES,
     DECISION,
     DECISION_CUES,
     DIRECTIVE_CUES,
     DONE,
     DONE_CUES,
+    FORBID_CUES,
     HOLD_CUES,
+    INTRO_CUES,
     ITEM_LABEL,
     LATER_CUES,
     MORE_DONE_CUES,
@@ -39,40 +45,53 @@ from incremind_daemon.pipeline.cues import (
     OVERRULE_CUES,
     POLITE,
     PRONOUN_OBJECT,
+    PROPOSAL_CAPTION,
     PROPOSAL_CUES,
     QUOTED_WORDS,
     REPORT_CUES,
+    REPORT_OF_THOSE,
+    REVERSE_CUES,
     SETTLE_CUES,
     SLASH_COMMAND,
     SUPPOSE_CUES,
     UNDO_CUES,
     WEAK_NEXT_CUES,
     fold,
+    is_later_more,
+    is_more_report,
+    may_hold_more_report_cue,
     may_hold_report_cue,
     may_hold_state_cue,
-    wordset,
+    settles_more,
 )
 from incremind_daemon.pipeline.lasting import REQUEST
 from incremind_daemon.pipeline.markdown import (
     CJK_RUN,
+    COMMON_WORDS,
     LATIN_WORD,
     Block,
     as_item,
     clean_sentence,
     clip,
     join_sentences,
+    named_values,
     split_blocks,
     text_weight,
+    words_of,
 )
 from incremind_daemon.pipeline.mentions import MentionedFiles
 from incremind_daemon.pipeline.organize import split_sentences
+from incremind_daemon.pipeline.report_values import with_asked
 
 log = logging.getLogger(__name__)
 
 ITEM_CHARS = 160
 TURN_CHARS = 20_000
 SENTENCE_END = re.compile(r"[.!?](?:\s|$)|[。！？…\n]")
-_CLAUSE = re.compile(r"(?<=\S);\s+|；")
+# a clause, or a report and the offer a dash hangs on it: "The dry run was clean — want me to run --apply?"
+_CLAUSE = re.compile(
+    r"(?<=\S);\s+|；|\s[—–]\s(?=(?:want me|should i|shall i|do you want|would you like|要不要|需要我))"
+)
 _CHAT_BREAK = re.compile(r"(?<=[a-z0-9)][.!?])\s+(?=[a-z])(?<!\be\.g\. )(?<!\bi\.e\. )")
 _CODE_SPAN = re.compile(r"`[^`\n]+`")
 _FENCE_BODY = re.compile(r"^[ \t]*(`{3,}|~{3,})([^\n]*)\n(.*?)^[ \t]*\1", re.M | re.S)
@@ -80,6 +99,7 @@ _SHELL = frozenset(("", "sh", "bash", "zsh", "fish", "shell", "console", "termin
 _GO = re.compile(r"(?:go|ship it|let's go|那就这样|就这样)\W*$")
 # an agent's plan, which a bare "Go." takes: "I'll print the table and …", "Plan: …", "我打算…"
 _PLAN = re.compile(r"(?<![a-z])(?:i'll|i will|i'm going to|plan:|i plan to)(?![a-z])|我打算|我会|计划|方案")
+_CAPTION_WORDS = ("propos", "plan", "option", "方案", "建议", "提议", "建議", "提議")
 _CLAUSE_HEAD = re.compile(r"[,，:：;；。.!！]")
 _CLAUSE_BREAK = re.compile(r"[,，;；]|\s[—–]\s")
 _PROPOSAL_LEAD = re.compile(
@@ -89,10 +109,6 @@ _PROPOSAL_LEAD = re.compile(
     r"[\s,，:：]*)"
 )
 _PROPOSAL_TAIL = re.compile(r"[\s,，]*(?:可以吗|好吗|吗|呢|吧)?\s*[?？]*$")
-_COMMON = wordset(
-    "the and for with that this from into are was were has have not but you your our its now all also then than just"
-    " only one two add added use used run ran file files test tests make made new fix fixed done"
-)
 
 
 @dataclass(frozen=True, slots=True)
@@ -111,6 +127,7 @@ class TurnView:
     before: str  # for the agent, the person's ask it answers; for the person, the agent's turn they answer
     after: str  # for the person, the agent's turn that answers them
     edited: tuple[str, ...]  # the names of the files the agent's tools changed in this turn
+    asks: bool = False  # the agent's turn ends with a question, which the person's answer answers
 
 
 @dataclass(frozen=True, slots=True)
@@ -144,39 +161,49 @@ def read_items(text: str, view: TurnView, files: MentionedFiles, at: int) -> Ite
             yield Item(DONE, clip(shown, ITEM_CHARS), 0, shown)  # a reply that is only the diff of what it changed
     if view.deep:  # what the person settled, in their own words: the lasting statements of the turn
         for statement in extract_candidates(text, conversational=True):
-            asks = view.goal and REQUEST.search(strip_prefix(POLITE, fold(statement.statement)))
+            folded = fold(statement.statement)
+            asks = view.goal and (REQUEST.search(strip_prefix(POLITE, folded)) or _opens(folded))
             if statement.category != "identity" and not statement.reported and not asks:
                 yield Item(DECISION, clip(statement.statement, ITEM_CHARS), _STATED, statement.statement)
 
 
 def _agent_items(blocks: list[Block], view: TurnView) -> Iterator[Item]:
     start = len(blocks) == 1  # a lone "改好了：" or "Done." answers the ask before the turn; a summary says more
+    opening = True  # the turn's first report, which may say less than the ask it answers named
     for block in blocks:
         if block.hint is None and not _may_hold(block.text):
             start = False
             continue
-        previous = ""
+        previous = said = ""  # said: the clause before, which "fixed both" points to
         sentences = _sentences(block.text)
         if block.item and block.hint == DONE:
             sentences = sentences[:1]  # a summary's item says what in its first sentence; the rest is detail
         for sentence in sentences:
             for clause in _CLAUSE.split(sentence):
                 if block.hint is None and clause != block.text and not _may_hold(clause):
-                    start = False
+                    start, said = False, clause
                     continue
                 item = as_item(clause)
                 # "The launcher never set X. Fixed.": a report too short to stand alone joins the sentence before
                 chained = bool(previous) and text_weight(item) < 3 and _is_done(fold(item))
-                report = f"{previous} — {item}" if chained else _bare_report(item, view, start=start)
-                start, previous = False, previous if chained else item
+                those = not chained and bool(said) and REPORT_OF_THOSE.match(fold(item)) is not None
+                those = those and text_weight(said) >= 2
+                bare = None if chained or those else _bare_report(item, view, start=start)
+                before = as_item(_CHAT_BREAK.split(said)[-1]) if those else ""
+                report = f"{previous} — {item}" if chained else f"{before} — {item}" if those else bare
+                start, previous, said = False, previous if chained else item, item
                 if report:
                     if not (view.verdict == OVERRULED and _is_undone(item, view)):
-                        yield Item(DONE, clip(_with_file(report, view.edited), ITEM_CHARS), 0, item)
+                        shown = report if bare or not opening else with_asked(report, view.before, ITEM_CHARS)
+                        opening = False
+                        yield Item(DONE, clip(_with_file(shown, view.edited), ITEM_CHARS), 0, item)
                     continue
                 found = _judge(item, view, block.hint, settles=False)
                 if found is not None:
                     kind, rank = found
                     shown = _proposed(item) if kind == DECISION else _unlabelled(item)
+                    if kind == DONE and opening:
+                        shown, opening = with_asked(shown, view.before, ITEM_CHARS), False
                     shown = _with_file(shown, view.edited) if kind == DONE and not block.item else shown
                     yield Item(kind, clip(shown, ITEM_CHARS), rank, item)
 
@@ -184,16 +211,21 @@ def _agent_items(blocks: list[Block], view: TurnView) -> Iterator[Item]:
 def _person_items(text: str, blocks: list[Block], view: TurnView) -> Iterator[Item]:
     # the first sentence of an objection ("不用。测试里不 mock 数据库") says what the person wants instead,
     # and what follows a bare "Go." to the agent's plan amends the plan
-    first = OVERRULE_CUES.match(fold(text.lstrip()[:40])) is not None
+    # a reply to the agent's question settles it when it takes or names a choice ("3-day lookback is fine")
+    opening = fold(text.lstrip()[:40])
+    turned = OVERRULE_CUES.match(opening) is not None or REVERSE_CUES.match(opening) is not None
+    first = turned or _answers(view.before)
     amends = _amends(text, view.before)
     for block in blocks:
         said = ""  # the sentence before, which a pronoun in the next one may point to
+        instead = False  # the sentence before forbade something, so this one may say what to do instead
         # people start a sentence in lower case: "not (a), we don't mock the db. go with ubuntu-latest"
         for sentence in (part for whole in _sentences(block.text) for part in _CHAT_BREAK.split(whole)):
             found: list[Item] = []
             for clause in _CLAUSE.split(sentence):
                 item = as_item(clause)
-                judged = _judge(item, view, block.hint, settles=first or amends)
+                chooses = first and (turned or named_values(item) or CHOICE_CUES.search(fold(item)) is not None)
+                judged = _judge(item, view, block.hint, settles=bool(chooses) or amends or instead)
                 if hold := _held(item, said, view):
                     found.append(Item(DECISION, hold, _DIRECTED, item))
                 if judged is not None and judged[0] == NEXT:
@@ -212,6 +244,7 @@ def _person_items(text: str, blocks: list[Block], view: TurnView) -> Iterator[It
                 found.append(Item(DECISION, clip(whole, ITEM_CHARS), rank, whole))
             yield from found
             said = sentence
+            instead = bool(decided) and FORBID_CUES.match(fold(sentence.lstrip())) is not None
 
 
 def _judge(item: str, view: TurnView, hint: str | None, *, settles: bool) -> tuple[str, int] | None:
@@ -235,19 +268,24 @@ def _judge(item: str, view: TurnView, hint: str | None, *, settles: bool) -> tup
         asked = strip_prefix(POLITE, folded)
         if view.goal and REQUEST.search(asked) and (kind != DECISION or asked != folded.lstrip()):
             return None  # the ask itself is the goal, though "change of plans: json by default" decides too
+        if view.goal and _opens(folded):
+            return None
         if kind == DECISION:
             return DECISION, _STATED
-        if kind is None and LATER_CUES.search(folded):
-            kind = NEXT
-        if kind == NEXT:
-            return (NEXT, 0) if view.closing and not view.goal else None
+        later = kind is None and _is_later(folded)
+        if later or kind == NEXT:
+            if view.closing and not view.goal:
+                return NEXT, 0
+            # a step the person puts off to a time before the end is settled: "prod 那次我跟 Marta 约了周四一起做"
+            return (DECISION, _DIRECTED) if later and not view.goal else None
         if settles or _directs(QUOTED_WORDS.sub("", folded)):
             return DECISION, _DIRECTED  # a rule for the work, or what the person wants instead of the agent's way
         return None
     if view.verdict == OVERRULED:
         # what the person turned down is neither decided nor next; what they took back is not done,
         # though a reply about the agent's manner ("不用每次都列 summary") takes back none of its summary
-        return (DONE, 0) if (kind == DONE or _is_done(folded)) and not _is_undone(item, view) else None
+        done = (kind == DONE or _is_done(folded)) and not folded.endswith(("?", "？"))
+        return (DONE, 0) if done and not _is_undone(item, view) else None
     offer = view.round_end and OFFER_CUES.search(folded) is not None
     if offer or (view.round_end and PROPOSAL_CUES.search(folded)):
         if view.verdict == ACCEPTED and not view.acted:
@@ -346,27 +384,24 @@ def is_checks(folded: str) -> bool:
 
 
 def _is_done(folded: str) -> bool:
-    reported = DONE_CUES.search(folded) or MORE_DONE_CUES.search(folded) or REPORT_CUES.search(folded)
-    return reported is not None and not NOT_DONE_CUES.search(folded)
+    reported = any(cue.search(folded) for cue in (DONE_CUES, MORE_DONE_CUES, REPORT_CUES)) or is_more_report(folded)
+    return reported and not NOT_DONE_CUES.search(folded)
 
 
 def _is_undone(item: str, view: TurnView) -> bool:
     """Tell whether the person's answer takes back what an item reports."""
     reply = fold(view.reply)
+    if UNDO_CUES.search(reply):
+        return True
+    if view.asks and not CORRECTION_CUES.search(reply):
+        return False  # "No — wait for Priya's review" answers "Want me to merge it?", not the commit before it
     objection = SENTENCE_END.split(view.reply.lstrip(), maxsplit=1)[0]  # the words that object, not what follows
-    return bool(UNDO_CUES.search(reply) or (OVERRULE_CUES.match(reply) and _shares_words(item, objection)))
+    return OVERRULE_CUES.match(reply) is not None and _shares_words(item, objection)
 
 
 def _shares_words(item: str, reply: str) -> bool:
     ours = {w for w in words_of(item) if w.isascii()}
     return not ours.isdisjoint(words_of(reply))
-
-
-def words_of(text: str) -> frozenset[str]:
-    """Return the telling words of a text: names and numbers, and its CJK character pairs."""
-    folded = fold(text).casefold()
-    latin = {w for w in LATIN_WORD.findall(folded) if len(w) >= 3 or w.isdigit()} - _COMMON
-    return frozenset(latin | {run[i : i + 2] for run in CJK_RUN.findall(folded) for i in range(len(run) - 1)})
 
 
 def _proposed(item: str) -> str:
@@ -394,11 +429,31 @@ def _amends(text: str, before: str) -> bool:
     return any(cue.search(tail) for cue in (PROPOSAL_CUES, OFFER_CUES, _PLAN))
 
 
+def _opens(folded: str) -> bool:
+    """Tell whether a sentence of the opening leads into the ask ("Today: …", "Quick intro since …"): the goal's."""
+    return INTRO_CUES.match(folded) is not None or ASK_CAPTION.match(folded) is not None
+
+
+def _answers(before: str) -> bool:
+    """Tell whether the agent's turn asks the person to choose, so the first words of the reply settle it.
+
+    "How many days should the lookback be?" is answered by "3-day lookback is fine"; a list under
+    "Proposal:" by "DLQ topics are named <topic>.dlq".
+    """
+    tail = before.rstrip()
+    if tail.endswith(("?", "？")):
+        return True
+    tail = tail[-1500:]
+    # most turns hold no caption word at all, and a substring test rules them out faster than the pattern
+    lowered = tail.lower()
+    return any(word in lowered for word in _CAPTION_WORDS) and PROPOSAL_CAPTION.search(fold(tail)) is not None
+
+
 def _held(item: str, said: str, view: TurnView) -> str | None:
     """Return the decision in a step the person holds back: "don't merge yet, wait for Sam", "先别推"."""
     folded = fold(item)
     # "skip it for now with a reason, I'll open an issue": put off, and settled how
-    if not HOLD_CUES.search(folded) and not (LATER_CUES.search(folded) and _directs(folded)):
+    if not HOLD_CUES.search(folded) and not (_is_later(folded) and _directs(folded)):
         return None
     if text_weight(item) < 1.5 or folded.endswith(("?", "？")):
         return None
@@ -425,7 +480,7 @@ def _offers(folded: str) -> bool:
 
 def _with_command(step: str, view: TurnView) -> str:
     """Add the command the agent handed over for a step the person takes: "apply 我晚点自己跑 (`terraform … apply`)"."""
-    words = {w for w in LATIN_WORD.findall(fold(step)) if len(w) >= 3 and w.isalpha()} - _COMMON
+    words = {w for w in LATIN_WORD.findall(fold(step)) if len(w) >= 3 and w.isalpha()} - COMMON_WORDS
     for text in (view.after, view.before):
         fences = (body for _, info, body in _FENCE_BODY.findall(text) if info.strip().lower() in _SHELL)
         lines = [line.strip() for body in fences for line in body.splitlines()]
@@ -436,18 +491,26 @@ def _with_command(step: str, view: TurnView) -> str:
 
 
 def _directs(folded: str) -> bool:
-    return DIRECTIVE_CUES.search(folded) is not None or SETTLE_CUES.search(folded) is not None
+    return DIRECTIVE_CUES.search(folded) is not None or SETTLE_CUES.search(folded) is not None or settles_more(folded)
+
+
+def _is_later(folded: str) -> bool:
+    return LATER_CUES.search(folded) is not None or is_later_more(folded)
 
 
 def _sentences(text: str) -> list[str]:
     # most blocks are one sentence, and splitting costs more than all the rest
     if SENTENCE_END.search(text.rstrip(".!?。！？… ")) is None:
         return [text]
-    return [sentence.text for sentence in split_sentences(text)]
+    if "`" not in text:
+        return [sentence.text for sentence in split_sentences(text)]
+    # a sentence never ends inside `code`: "flagged my `QUALIFY ... OVER` and a missing space; fixed both"
+    masked = _CODE_SPAN.sub(lambda code: "`" + "x" * (len(code.group()) - 2) + "`", text)
+    return [text[sentence.start : sentence.end] for sentence in split_sentences(masked)]
 
 
 def _may_hold(text: str) -> bool:
-    return may_hold_state_cue(text) or may_hold_report_cue(text)
+    return may_hold_state_cue(text) or may_hold_report_cue(text) or may_hold_more_report_cue(text)
 
 
 def is_ack_or_command(text: str) -> bool:

@@ -1082,3 +1082,252 @@ def test_the_goal_is_the_ask_not_the_introduction_or_the_rules_said_on_the_way(
     goal = snapshot_session([user(opening), assistant("On it.")]).goal
 
     assert all(part in goal for part in wanted), goal
+
+
+@pytest.mark.parametrize(
+    ("report", "marker", "named"),
+    [
+        ("Committed on `yz/DATA-440-dlq` as `feat(consumer): send bad messages to the dlq` and opened PR #61.",
+         "Bash: git checkout -qb yz/DATA-440-dlq && git commit -qm 'feat(consumer): send bad messages to the dlq'",
+         "#61"),
+        ("sqlfluff 通过。已提交并开 PR #279：`perf(fct_orders): limit merge scan to the last 7 days`。",
+         "Bash: git checkout -b perf/merge-scan && git commit -qam 'perf(fct_orders): limit merge scan to the last "
+         "7 days' && git push -qu origin perf/merge-scan",
+         "#279"),
+    ],
+)  # fmt: skip
+def test_of_two_near_duplicate_reports_the_one_naming_more_stays(report: str, marker: str, named: str) -> None:
+    done = snapshot_session([user("Commit it and open a PR."), assistant(report), tool(marker), user("ok")]).done
+
+    assert any(named in item for item in done)
+    assert not any(item.startswith("Committed: ") for item in done)  # the tool's bare line gave way
+
+
+def test_commit_started_with_quiet_flags_names_its_branch_and_a_cut_message_keeps_what_is_left() -> None:
+    marker = "shell: git checkout -qb flush-buffer && git add -A && git commit -qm 'feat(consumer): flush at 50 …"
+
+    done = snapshot_session([user("Commit it."), tool(marker)]).done
+
+    assert done == ("Committed on flush-buffer: feat(consumer): flush at 50…",)
+
+
+@pytest.mark.parametrize(
+    ("ask", "report", "wanted", "unwanted"),
+    [
+        ("14 分钟……dev 的 warehouse 以后都换成 TRANSFORM_WH_M 吧，S 跑太慢了。profiles.yml 你直接改就行。",
+         "改了 `~/.dbt/profiles.yml` 的 dev warehouse，重跑：3 分 58 秒，测试都过。",
+         "dev warehouse → TRANSFORM_WH_M", None),
+        ("Switch the dev warehouse to TRANSFORM_WH_M, not TRANSFORM_WH_XS.",
+         "Changed the warehouse in the dev profile.", "dev profile → TRANSFORM_WH_M", "TRANSFORM_WH_XS"),
+        ("settings.py is wrong there: the bucket is fk-lake-raw in eu-central-1, not eu-west-1.",
+         "Fixed the defaults.", "fk-lake-raw", None),
+        ("默认 bucket 改成 fk-lake-raw，region 用 eu-central-1。", "已修正默认配置。", "fk-lake-raw", None),
+        ("incremental_predicates 可以，目标表只扫最近 7 天就够了。加完在 dev 上跑一下看看多久。",
+         "加好了，dev 上跑通了，但用了 14 分钟，3 个测试都过。", "incremental_predicates", None),
+    ],
+)  # fmt: skip
+def test_report_that_leaves_out_the_value_it_was_asked_for_takes_it_from_the_ask(
+    ask: str, report: str, wanted: str, unwanted: str | None
+) -> None:
+    turns = [user("Fix the build."), assistant("Looking."), user(ask), assistant(report), user("ok")]
+
+    done = snapshot_session(turns).done
+
+    assert any(wanted in item for item in done), done
+    assert unwanted is None or not any(unwanted in item for item in done)
+
+
+def test_report_that_names_its_own_change_does_not_take_the_ask() -> None:
+    turns = [user("Fix the build."), assistant("Looking."), user("go with ubuntu-latest, we don't mock the db."),
+             assistant("CI now runs on ubuntu-latest."), user("ok")]  # fmt: skip
+
+    assert snapshot_session(turns).done == ("CI now runs on ubuntu-latest",)
+
+
+@pytest.mark.parametrize(
+    ("reply", "wanted"),
+    [
+        ("You're right, I hadn't. sqlfluff flagged my `QUALIFY ... OVER` and a missing space; fixed both, lint passes.",
+         "sqlfluff flagged my `QUALIFY ... OVER` and a missing space — fixed both"),
+        ("flake8 报了两处没用到的 import；两个都修好了，测试也过了。", "flake8 报了两处没用到的 import — 两个都修好了"),
+    ],
+)  # fmt: skip
+def test_report_of_fixing_both_says_what_both_were(reply: str, wanted: str) -> None:
+    done = snapshot_session([user("Lint it."), assistant(reply), user("ok")]).done
+
+    assert any(item.startswith(wanted) for item in done), done
+
+
+@pytest.mark.parametrize(
+    "report",
+    [
+        "已 squash merge #279。",
+        "注释改成英文了。",
+        "dev 上 full refresh 6 分 42 秒，之后跑一次普通增量只要 38 秒。",
+        "Two commits on `flush-buffer`, pushed.",
+        "The dry run was clean.",
+        "Model built in 4m 46s on the small warehouse.",
+    ],
+)
+def test_report_in_still_more_forms_of_english_and_chinese_is_done(report: str) -> None:
+    snapshot = snapshot_session([user("Run it."), assistant(report), user("ok")])
+
+    assert snapshot.done == (report.rstrip("。."),)
+
+
+@pytest.mark.parametrize(
+    ("question", "reply", "decided"),
+    [
+        ("How many days should the lookback be?", "3-day lookback is fine, payment updates land within 48h.",
+         "3-day lookback is fine, payment updates land within 48h"),
+        ("Plan: flush at 128 MB or 60 s. Do those thresholds work for you?",
+         "Flush at 50,000 records or 60 seconds, whichever comes first.",
+         "Flush at 50,000 records or 60 seconds, whichever comes first"),
+        ("要加 incremental_predicates 吗？N 用多少？", "可以，目标表只扫最近 7 天就够了。加完跑一下。",
+         "可以，目标表只扫最近 7 天就够了"),
+        ("cluster_by 变了要重建表，dev 上跑一次 `--full-refresh`，可以吗？", "dev 上可以跑。", "dev 上可以跑"),
+    ],
+)  # fmt: skip
+def test_answer_to_the_agents_question_that_takes_or_names_a_choice_is_a_decision(
+    question: str, reply: str, decided: str
+) -> None:
+    snapshot = snapshot_session([user("Fix the model."), assistant(question), user(reply), assistant("OK.")])
+
+    assert decided in snapshot.decisions
+
+
+@pytest.mark.parametrize("reply", ["CI is red again.", "CI 又挂了，还是那个超时。"])
+def test_news_in_answer_to_the_agents_question_is_no_decision(reply: str) -> None:
+    turns = [user("Add the webhook."), assistant("Which image tag should I pin?"), user(reply), assistant("Looking.")]
+
+    assert snapshot_session(turns).decisions == ()
+
+
+@pytest.mark.parametrize(
+    ("plan", "reply"),
+    [
+        ("The test compares an aware timestamp to a naive one. I'll make the test fixture naive so they match.",
+         "Other way round: use datetime.now(tz=UTC) in the code."),
+        ("测试里比较的是带时区的时间。我把测试 fixture 改成不带时区的。", "反过来：代码里统一用 UTC 时间，测试别动。"),
+    ],
+)  # fmt: skip
+def test_other_way_round_turns_the_plan_down_and_decides(plan: str, reply: str) -> None:
+    turns = [user("Fix the test."), assistant(plan), tool("Edit: tests/test_dlq.py"), user(reply), assistant("Done.")]
+
+    snapshot = snapshot_session(turns)
+
+    assert not any("naive" in item or "不带时区" in item for item in snapshot.done)
+    assert any("UTC" in item for item in snapshot.decisions)
+
+
+@pytest.mark.parametrize(
+    ("report", "reply", "kept"),
+    [
+        ("Committed as `feat(marts): add fct_rider_shifts`, pushed, and opened PR #287. "
+         "Want me to merge it as soon as the checks are green?",
+         "No — it touches marts, so wait for Priya's review before merging.", "PR #287"),
+        ("已提交并创建 MR !47。要我等 CI 绿了直接合并吗？", "不用，等 Sam review 完我自己合。", "MR !47"),
+    ],
+)  # fmt: skip
+def test_no_to_the_closing_offer_takes_back_neither_the_reports_before_it_nor_makes_the_offer_done(
+    report: str, reply: str, kept: str
+) -> None:
+    done = snapshot_session([user("Commit and open the PR."), assistant(report), user(reply)]).done
+
+    assert any(kept in item for item in done)
+    assert not any(item.endswith(("?", "？")) or "merge it" in item or "直接合并" in item for item in done)
+
+
+@pytest.mark.parametrize(
+    "said",
+    [
+        "prod 那次 full refresh 我跟 Marta 约了周四晚上一起盯着做",
+        "The prod backfill I'll do with Marta on Thursday night",
+    ],
+)
+def test_step_the_person_puts_off_before_the_end_is_a_decision(said: str) -> None:
+    turns = [user("Rebuild the table."), assistant("Done on dev."), user(f"{said}."), assistant("Noted."),
+             user("Also bump the timeout to 30s."), assistant("Bumped it to 30s.")]  # fmt: skip
+
+    snapshot = snapshot_session(turns)
+
+    assert said in snapshot.decisions and not any(said in step for step in snapshot.next_steps)
+
+
+@pytest.mark.parametrize(
+    ("last", "step"),
+    [
+        ("不用，Airflow 那边我明早自己 clear task 重跑。今天就到这，谢谢～", "Airflow 那边我明早自己 clear task 重跑"),
+        ("No, I'll rerun the task end of day myself. Thanks, that's all.", "I'll rerun the task end of day myself"),
+    ],
+)  # fmt: skip
+def test_step_put_off_to_tomorrow_morning_or_end_of_day_is_the_next_step(last: str, step: str) -> None:
+    turns = [user("Fix the merge."), assistant("Merged. Want me to clear the Airflow task now?"), user(last)]
+
+    assert any(step in item for item in snapshot_session(turns).next_steps)
+
+
+@pytest.mark.parametrize(
+    "said",
+    [
+        "mypy --strict covers scripts/ too, not just the package",
+        "Make --dry-run the default; actually writing needs an explicit --apply",
+        "Also bump replicas from 6 to 8 in values-prod.yaml",
+        "The replica bump goes in its own PR, one thing per PR",
+        "DLQ topics are named <topic>.dlq",
+        "Subscribe to rider.location.v2 and order.status.v1 only",
+        "So: merge, unique_key order_id, 3-day lookback",
+        "副本数从 6 调到 8",
+        "replica 的改动单独开一个 PR",
+        "DLQ topic 按 <topic>.dlq 命名",
+        "所以：merge，unique_key 用 order_id，回看 3 天",
+    ],
+)
+def test_scope_default_value_change_split_naming_and_recap_are_decisions(said: str) -> None:
+    turns = [user("Set up the consumer."), assistant("Added the consumer."), user(said), assistant("OK.")]
+
+    assert said in snapshot_session(turns).decisions
+
+
+@pytest.mark.parametrize(
+    ("said", "instead"),
+    [
+        ("Don't write credentials into files, ever. Locally they come from 1Password: op run --env-file=.env.tpl.",
+         "1Password"),
+        ("别把密钥写进文件。本地一律从 1Password 读，用 op run 跑测试。", "1Password"),
+    ],
+)  # fmt: skip
+def test_sentence_after_a_prohibition_says_what_to_do_instead_and_is_a_decision(said: str, instead: str) -> None:
+    turns = [user("Add the integration test."), assistant("Added it."), user(said), assistant("OK.")]
+
+    assert any(instead in item for item in snapshot_session(turns).decisions)
+
+
+@pytest.mark.parametrize(
+    "opening",
+    [
+        "Quick intro since it's the first time you're in this repo. Code and commit messages are always in English. "
+        "Today: fct_orders has duplicate order_ids since Friday's run. Can you find out why?",
+        "先自我介绍一下，我是嘉禾，这个 repo 是 lumen-train。代码注释一律写英文。今天：v2 的训练配置理一遍。",
+    ],
+)
+def test_introduction_and_ask_caption_of_the_opening_are_no_decisions(opening: str) -> None:
+    decisions = snapshot_session([user(opening), assistant("Looking.")]).decisions
+
+    assert decisions and not any(item.startswith(("Quick intro", "Today", "先自我介绍", "今天")) for item in decisions)
+    assert any("English" in item or "英文" in item for item in decisions)
+
+
+@pytest.mark.parametrize(
+    ("report", "reply"),
+    [
+        ("Set the port to 9090. Want me to restart the server?", "No, that's wrong, the port is 8080."),
+        ("端口改成 9090 了。要我重启服务吗？", "不对，9090 是错的，端口是 8080。"),
+    ],
+)
+def test_reply_that_calls_the_report_wrong_takes_it_back_though_the_turn_ends_with_a_question(
+    report: str, reply: str
+) -> None:
+    done = snapshot_session([user("Set the port."), assistant(report), user(reply)]).done
+
+    assert not any("9090" in item for item in done)
