@@ -346,18 +346,6 @@ def test_a_dropped_notes_candidates_stay_in_its_project(settings: Settings) -> N
     assert found and {i.scope for i in found} == {"project"}  # global only once the person says so
 
 
-@pytest.mark.parametrize(
-    ("turn", "scope"),
-    [
-        ("Bf16 everywhere, except the similarity logits: upcast those to fp32", "project"),
-        ("Use pnpm in all my projects, never npm", "global"),
-    ],
-)
-def test_everywhere_in_the_code_is_not_every_project(turn: str, scope: str) -> None:
-    found = said(turn)
-    assert found and found[0].scope == scope
-
-
 def _recorded(conn: apsw.Connection, settings: Settings, statement: str, *, project: str) -> tuple[str, int | None]:
     candidate = Candidate(statement, "preference", "", statement, 0, len(statement), "project")
     with write_transaction(conn):
@@ -412,39 +400,29 @@ def test_a_repeat_in_the_other_language_is_found_among_insights_sharing_its_comm
 
 
 @pytest.mark.parametrize(
-    "turn",
+    ("turn", "category", "scope"),
     [
-        "以後回我都用繁體中文，code comment 跟 commit message 維持英文就好",
-        "以后回我都用简体中文",
-        "skip the recap at the end of every answer, I read the diff myself",
+        # "everywhere" in the code is not every project
+        ("Bf16 everywhere, except the similarity logits: upcast those to fp32", "preference", "project"),
+        ("Use pnpm in all my projects, never npm", "preference", "global"),
+        # how to talk to the person holds everywhere, in either script and language
+        ("以後回我都用繁體中文，code comment 跟 commit message 維持英文就好", "preference", "global"),
+        ("以后回我都用简体中文", "preference", "global"),
+        ("skip the recap at the end of every answer, I read the diff myself", "preference", "global"),
+        ("Answer in whatever language I write in.", "preference", "global"),
+        # "don't guess" is a rule, and a quoted hedge ('not sure') is not the person hedging
+        (
+            "if you're not sure just say so, don't guess — I'd rather hear 'not sure' than a confident wrong answer",
+            "preference",
+            "global",
+        ),
+        ("不确定就说不确定，别瞎猜", "preference", "global"),
+        # rules and settings said plainly
+        ("one concern per PR", "preference", "global"),
+        ("Flush at 50,000 records or 60 seconds, whichever comes first.", "preference", "project"),
+        ("Prod runs 6 replicas, one per two partitions of rider.location.v2.", "entity", "project"),
     ],
 )
-def test_how_to_answer_me_is_global_in_either_script_and_language(turn: str) -> None:
+def test_a_rule_is_found_with_its_category_and_scope(turn: str, category: str, scope: str) -> None:
     found = said(turn)
-    assert found and (found[0].category, found[0].scope) == ("preference", "global")
-
-
-@pytest.mark.parametrize(
-    "turn",
-    [
-        "if you're not sure just say so, don't guess — I'd rather hear 'not sure' than a confident wrong answer",
-        "不确定就说不确定，别瞎猜",
-    ],
-)
-def test_dont_guess_is_a_global_rule_and_a_quoted_hedge_is_not_a_hedge(turn: str) -> None:
-    found = said(turn)
-    assert found and found[0].scope == "global"
-
-
-@pytest.mark.parametrize(
-    ("turn", "scope"),
-    [
-        ("Answer in whatever language I write in.", "global"),
-        ("one concern per PR", "global"),
-        ("Flush at 50,000 records or 60 seconds, whichever comes first.", "project"),
-        ("Prod runs 6 replicas, one per two partitions of rider.location.v2.", "project"),
-    ],
-)
-def test_plain_english_rules_and_settings_are_found(turn: str, scope: str) -> None:
-    found = said(turn)
-    assert found and found[0].scope == scope
+    assert found and (found[0].category, found[0].scope) == (category, scope)
