@@ -215,8 +215,7 @@ def _add_activity(lines: list[_Line], data: ContextData, shown: set[int]) -> Non
     section = _heading(lines, "\n## Recent sessions")
     for position, item in enumerate(items):
         day = _moment(item.at, data.now)[:10]
-        what = f"{item.agent} session" if item.agent else defuse(item.kind, 20)
-        text = f"- {day} · {what}: {defuse(item.index_line, 120)} ({item_id('raw', item.source_id)})"
+        text = f"- {day} · {item.agent} session: {defuse(item.index_line, 120)} ({item_id('raw', item.source_id)})"
         lines.append(_Line(text, _ACTIVITY - position, (section,)))
 
 
