@@ -52,13 +52,6 @@ def project_from_folder(folder_name: str) -> str | None:
         return None
 
 
-def is_project_name(name: str) -> bool:
-    """Tell whether a stored name has the shape ``check_project`` lets in."""
-    try:
-        return check_project(name) == name
-    except ProjectNameError:
-        return False
-
 
 def _quote(name: str) -> str:
     """Return a name shown safely in a message: printable, clipped."""

@@ -10,7 +10,6 @@ import pytest
 from incremind_daemon.cli import main
 from incremind_daemon.config import load_settings
 from incremind_daemon.serve.context.blockfile import BEGIN
-from incremind_daemon.serve.context.targets import claude_hook_settings_entry
 from incremind_daemon.store.db import connect, write_transaction
 from tests.serve.test_context_writer import add_insight
 
@@ -98,11 +97,3 @@ def test_show_prints_what_an_agent_reads_at_start_up_in_a_project(
 def test_enable_refuses_an_unknown_file_name(repo: Path, capsys: pytest.CaptureFixture[str]) -> None:
     assert main(["context", "enable", str(repo), "--files", "README.md"]) == 1
     assert "unknown file 'README.md'" in capsys.readouterr().err
-
-
-def test_claude_hook_settings_entry_has_the_documented_shape() -> None:
-    entry = claude_hook_settings_entry(["/opt/bin/incremind", "hook", "claude-session-start"])
-    assert entry == {
-        "matcher": "startup|resume|clear|compact",
-        "hooks": [{"type": "command", "command": "/opt/bin/incremind hook claude-session-start", "timeout": 10}],
-    }

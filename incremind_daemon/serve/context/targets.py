@@ -21,7 +21,6 @@ import hashlib
 import logging
 import os
 import re
-import shlex
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -209,16 +208,3 @@ def remove_git_exclude(repo: Path, file: Path) -> bool:
     if removed:
         exclude.write_text("\n".join(kept), encoding="utf-8")
     return removed
-
-
-def claude_hook_settings_entry(command: list[str]) -> dict[str, object]:
-    """Return the SessionStart entry for Claude Code's settings.json that runs the hook command.
-
-    Add it to ``settings["hooks"]["SessionStart"]`` (a list); ``command`` is the
-    argv, e.g. ``["/path/to/incremind", "hook", "claude-session-start"]``. The
-    matcher covers compaction and /clear, which drop the earlier context.
-    """
-    return {
-        "matcher": "startup|resume|clear|compact",
-        "hooks": [{"type": "command", "command": shlex.join(command), "timeout": 10}],
-    }
