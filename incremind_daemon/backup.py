@@ -37,8 +37,9 @@ from typing import Any
 import apsw
 
 from incremind_daemon import __version__
-from incremind_daemon.config import CONFIG_NAME, Settings, config_path
+from incremind_daemon.config import Settings
 from incremind_daemon.errors import IncremindError
+from incremind_daemon.locate import CONFIG_NAME, config_path
 from incremind_daemon.private import copy_private, make_private_folders, open_private, write_private
 from incremind_daemon.serve.status import running_pid
 from incremind_daemon.store.db import connect, fetch_int, fetch_rows

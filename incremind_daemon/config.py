@@ -9,7 +9,6 @@ from __future__ import annotations
 import contextlib
 import json
 import os
-import re
 from contextvars import ContextVar
 from pathlib import Path
 from typing import Any, Literal
@@ -19,11 +18,10 @@ from pydantic.fields import FieldInfo
 from pydantic_settings import BaseSettings, PydanticBaseSettingsSource, SettingsConfigDict
 
 from incremind_daemon.errors import ConfigError
+from incremind_daemon.locate import DEFAULT_HOME, config_path, strip_comments
 from incremind_daemon.names import check_project
 from incremind_daemon.private import make_private_folders, write_private
 
-DEFAULT_HOME = Path("~/.incremind")
-CONFIG_NAME = "config.json"
 AGENT_RUNS = "agent-runs"  # under the home: the working folder of headless agent runs, never read as sessions
 
 
@@ -346,21 +344,6 @@ class _JsoncSource(PydanticBaseSettingsSource):
         return read_jsonc(path)
 
 
-_COMMENT = re.compile(r'"(?:\\.|[^"\\])*"|//[^\n]*|/\*.*?\*/', re.DOTALL)
-
-
-def strip_comments(text: str) -> str:
-    """Remove // and /* */ comments outside strings, keeping line numbers."""
-
-    def keep(match: re.Match[str]) -> str:
-        token = match.group()
-        if token.startswith('"'):
-            return token
-        return "\n" * token.count("\n")
-
-    return _COMMENT.sub(keep, text)
-
-
 def read_jsonc(path: Path) -> dict[str, Any]:
     """Parse a JSON-with-comments file into a dict, or raise ConfigError naming the line."""
     try:
@@ -374,16 +357,6 @@ def read_jsonc(path: Path) -> dict[str, Any]:
     if not isinstance(data, dict):
         raise ConfigError(f"{path}: the top level must be a JSON object")
     return data
-
-
-def config_path(explicit: Path | None = None, home: Path | None = None) -> Path:
-    """Return the config file in effect: --config, INCREMIND_CONFIG, or <home>/config.json."""
-    if explicit is not None:
-        return explicit.expanduser()
-    if env := os.environ.get("INCREMIND_CONFIG"):
-        return Path(env).expanduser()
-    base = home or Path(os.environ.get("INCREMIND_HOME") or DEFAULT_HOME)
-    return base.expanduser() / CONFIG_NAME
 
 
 def load_settings(config: Path | None = None, *, home: Path | None = None, **overrides: Any) -> Settings:

@@ -24,14 +24,14 @@ import apsw
 import httpx
 from pydantic import ValidationError
 
-from incremind_daemon.config import DEFAULT_HOME, Settings, config_path, with_agent_homes
+from incremind_daemon.config import Settings, with_agent_homes
 from incremind_daemon.embedding import make_embedder
 from incremind_daemon.errors import ConfigError, IncremindError
+from incremind_daemon.locate import DEFAULT_HOME, config_path
 from incremind_daemon.serve import agent_hooks, agent_setup
 from incremind_daemon.serve.context.blockfile import BrokenMarkers, find_block, read_text_file
 from incremind_daemon.serve.context.targets import global_targets
 from incremind_daemon.serve.disk import format_size, low_space_bytes, measure_disk
-from incremind_daemon.serve.mcp_http import bearer_token
 from incremind_daemon.serve.status import running_pid
 from incremind_daemon.store.db import connect, fetch_int, load_vectors, vector_version
 from incremind_daemon.store.recall import context_targets
@@ -115,6 +115,8 @@ def check_config(settings: Settings, config: Path | None, error: ConfigError | N
         )
         return Check("config", "fail", str(error), fix)
     where = str(path) if path.exists() else f"defaults (no {path})"
+    from incremind_daemon.serve.mcp_http import bearer_token  # the HTTP server's stack loads only here
+
     try:
         bearer_token(settings)
     except IncremindError as exc:
@@ -392,6 +394,8 @@ def check_daemon(settings: Settings) -> Check:
         return Check("daemon", "ok", f"running (pid {pid}); MCP over HTTP is off (mcp.enabled)")
     url = f"http://127.0.0.1:{settings.mcp.port}/health"
     headers = {}
+    from incremind_daemon.serve.mcp_http import bearer_token
+
     try:
         token = bearer_token(settings)
     except IncremindError:

@@ -26,8 +26,9 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Literal
 
-from incremind_daemon.config import DEFAULT_HOME, Settings
+from incremind_daemon.config import Settings
 from incremind_daemon.errors import IncremindError
+from incremind_daemon.locate import DEFAULT_HOME
 from incremind_daemon.logs import log_path, tail_lines
 from incremind_daemon.private import make_private_folders
 from incremind_daemon.serve.agent_setup import incremind_command

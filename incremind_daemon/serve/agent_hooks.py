@@ -39,8 +39,9 @@ import tomllib
 from pathlib import Path
 from typing import Any
 
-from incremind_daemon.config import DEFAULT_HOME, Settings
+from incremind_daemon.config import Settings
 from incremind_daemon.errors import IncremindError
+from incremind_daemon.locate import DEFAULT_HOME
 from incremind_daemon.serve.agent_setup import (
     JsonObject,
     SetupResult,

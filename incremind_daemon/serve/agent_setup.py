@@ -25,8 +25,9 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Literal
 
-from incremind_daemon.config import DEFAULT_HOME, Settings
+from incremind_daemon.config import Settings
 from incremind_daemon.errors import IncremindError
+from incremind_daemon.locate import DEFAULT_HOME
 from incremind_daemon.serve.mcp_toml import TomlValue, remove_table, render_value, set_table
 
 log = logging.getLogger(__name__)
