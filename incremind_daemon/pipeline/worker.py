@@ -14,6 +14,7 @@ from concurrent.futures import Future
 from dataclasses import dataclass, field, replace
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
+from typing import Any, TypeVar
 
 import apsw
 
@@ -38,6 +39,8 @@ SUMMARY_DEBOUNCE_SECONDS = 3.0  # a session's summary is renewed once it has bee
 IDLE_WAKE = 60.0  # seconds an idle worker sleeps before looking for due retries
 INSIGHT_BATCH = 8  # sources examined for increments per idle turn, so new work never waits long
 _STOP = object()
+_WAKE = object()  # something waits in the urgent lane
+T = TypeVar("T")
 
 
 @dataclass(slots=True)
@@ -121,6 +124,8 @@ class Worker:
         self._chat_client: ChatModel | None = None  # built on the writer's connection (receipts)
         self._next_model: ModelSettings | None = None  # a changed model choice, taken up by the writer thread
         self._queue: queue.Queue[tuple[WorkItem, Future[Outcome]] | object] = queue.Queue(QUEUE_LIMIT)
+        # saves and calls of people and agents, who wait for them: served before the next queued file
+        self._urgent: queue.SimpleQueue[tuple[_Save | _Call | _Switch, Future[Any]]] = queue.SimpleQueue()
         self._pending: dict[Path, Future[Outcome]] = {}
         self._lock = threading.Lock()
         self._stopping = threading.Event()
@@ -142,8 +147,23 @@ class Worker:
     def save(self, request: SaveRequest) -> Future[SaveResult]:
         """Run a save on the writer thread (the daemon's one writer); the future holds the result."""
         future: Future[SaveResult] = Future()
-        self._queue.put((_Save(request), future))
+        self._put_urgent(_Save(request), future)
         return future
+
+    def call(self, write: Callable[[apsw.Connection], T]) -> Future[T]:
+        """Run ``write(conn)`` on the writer thread, in a write transaction; the future holds what it returns.
+
+        This is how the daemon's other threads (a review from the command line, a
+        search counting what it used) write without a second write connection.
+        """
+        future: Future[T] = Future()
+        self._put_urgent(_Call(write), future)
+        return future
+
+    def _put_urgent(self, entry: _Save | _Call | _Switch, future: Future[Any]) -> None:
+        self._urgent.put((entry, future))
+        with contextlib.suppress(queue.Full):  # a full queue means a busy writer, which looks here next anyway
+            self._queue.put_nowait(_WAKE)
 
     @property
     def embedder(self) -> Embedder | None:
@@ -156,8 +176,7 @@ class Worker:
         The new model's vectors are built beside the old ones, which keep
         answering searches until the new table is complete.
         """
-        future: Future[SaveResult] = Future()
-        self._queue.put((_Switch(embedder), future))
+        self._put_urgent(_Switch(embedder), Future())
 
     def depth(self) -> int:
         """Return how many items wait in the queue."""
@@ -210,6 +229,9 @@ class Worker:
             background = True  # insight steps and vectors may be due
             worked = False  # since the last time the worker went idle
             while not self._stopping.is_set():
+                if self._serve_urgent(conn):
+                    background = True
+                    continue
                 try:
                     # background work runs only when no item waits, a batch at a time; when none is
                     # due either, wake now and then for retries whose time has come
@@ -233,17 +255,10 @@ class Worker:
                     continue
                 if entry is _STOP:
                     break
+                if entry is _WAKE:
+                    continue
                 assert isinstance(entry, tuple)
                 item, future = entry
-                if isinstance(item, _Save):
-                    self._run_save(conn, item.request, future)
-                    background = True
-                    continue
-                if isinstance(item, _Switch):
-                    self._embedder, self._model_key = item.embedder, None
-                    background = True
-                    log.info("embedding with %s", item.embedder.identity.name if item.embedder else "nothing")
-                    continue
                 with self._lock:
                     self._pending.pop(item.path, None)
                 if self._stopping.is_set():
@@ -256,13 +271,27 @@ class Worker:
             self._close_chat()
             conn.close()
 
-    def _run_save(self, conn: apsw.Connection, request: SaveRequest, future: Future[SaveResult]) -> None:
-        if not future.set_running_or_notify_cancel():
-            return
+    def _serve_urgent(self, conn: apsw.Connection) -> bool:
+        """Run one save, call or model switch that waits; return whether there was one."""
         try:
-            future.set_result(save_memory(conn, self._settings, request, embedder=self._embedder))
+            entry, future = self._urgent.get_nowait()
+        except queue.Empty:
+            return False
+        if isinstance(entry, _Switch):
+            self._embedder, self._model_key = entry.embedder, None
+            log.info("embedding with %s", entry.embedder.identity.name if entry.embedder else "nothing")
+            return True
+        if not future.set_running_or_notify_cancel():
+            return True
+        try:
+            if isinstance(entry, _Save):
+                future.set_result(save_memory(conn, self._settings, entry.request, embedder=self._embedder))
+            else:
+                with write_transaction(conn):
+                    future.set_result(entry.write(conn))
         except Exception as exc:  # handed to the caller (an MCP tool error), never kills the thread
             future.set_exception(exc)
+        return True
 
     def examine_pending(self, conn: apsw.Connection | None = None, *, limit: int = 1_000_000) -> int:
         """Examine sources waiting for the insight step; return how many were examined."""
@@ -441,6 +470,11 @@ class Worker:
     def _cancel_waiting(self) -> None:
         while True:
             try:
+                self._urgent.get_nowait()[1].cancel()
+            except queue.Empty:
+                break
+        while True:
+            try:
                 entry = self._queue.get_nowait()
             except queue.Empty:
                 break
@@ -462,6 +496,13 @@ class _Save:
     """A save queued for the writer thread."""
 
     request: SaveRequest
+
+
+@dataclass(frozen=True, slots=True)
+class _Call:
+    """A write of another thread, run on the writer thread."""
+
+    write: Callable[[apsw.Connection], Any]
 
 
 def _later(seconds: float) -> str:
