@@ -19,9 +19,12 @@ from typing import IO
 from watchdog.observers.api import BaseObserver
 
 from incremind_daemon import __version__
-from incremind_daemon.config import Settings, config_path, load_settings
+from incremind_daemon.cli.runtime import Runtime
+from incremind_daemon.cli.served import serve_command
+from incremind_daemon.config import Settings, load_settings
 from incremind_daemon.embedding import make_embedder, may_embed_project
 from incremind_daemon.errors import ConfigError, IncremindError
+from incremind_daemon.locate import config_path, socket_path
 from incremind_daemon.pipeline.redact import redact
 from incremind_daemon.pipeline.worker import Worker
 from incremind_daemon.private import make_home_private, make_private_folders, open_private
@@ -142,9 +145,8 @@ class Daemon:
                 since=since,
             )
             self._sessions.start()
-            if self.settings.mcp.enabled:
-                keep_bit_indexes()  # agents search many times: scan sign bits in memory
-                self._start_mcp()
+            keep_bit_indexes()  # agents and thin clients search many times: scan sign bits in memory
+            self._start_mcp()
         except BaseException:
             self.stop()
             raise
@@ -212,7 +214,7 @@ class Daemon:
             messages=stats.messages,
             last_message_at=stats.last_message_at,
             embedded=stats.embedded,
-            mcp_url=self.mcp_http.url if self.mcp_http is not None else None,
+            mcp_url=self.mcp_http.url if self.mcp_http is not None and self.mcp_http.serves_tcp else None,
             disk_full_since=stats.disk_full_since,
             disk_full=stats.disk_full,
         )
@@ -250,18 +252,31 @@ class Daemon:
         log.info("embedding model switched to %s", fresh.embedding.model or fresh.embedding.backend)
 
     def _start_mcp(self) -> None:
-        """Serve the MCP tools over HTTP; a busy port is reported, and the rest of the daemon runs on."""
-        server = McpHttpServer(self.settings, self._memory_backend())
+        """Serve the MCP tools and the thin client's commands; a busy port is reported, and the rest runs on.
+
+        The home's Unix socket always answers (stdio relays and commands); TCP
+        only with ``mcp.enabled``.
+        """
+        runtime = Runtime(call=self.worker.call, embedder=lambda: self.worker.embedder, timeout=SAVE_TIMEOUT_SECONDS)
+        server = McpHttpServer(
+            self.settings,
+            self._memory_backend(),
+            local_socket=socket_path(self.settings.home_dir),
+            commands=lambda request: serve_command(request, self.settings, runtime),
+        )
         try:
             server.start()
         except ConfigError:
             raise  # a non-loopback bind without a token: refuse to start at all
         except IncremindError as exc:
-            log.error("MCP over HTTP is off: %s", exc)
+            log.error("MCP and the command socket are off: %s", exc)
             self.worker.stats.last_error = f"{datetime.now(UTC).isoformat(timespec='seconds')} mcp: {exc}"
             return
+        if server.tcp_error is not None:
+            self.worker.stats.last_error = f"{datetime.now(UTC).isoformat(timespec='seconds')} mcp: {server.tcp_error}"
         self.mcp_http = server
-        log.info("MCP tools at %s", server.url)
+        if server.serves_tcp:
+            log.info("MCP tools at %s", server.url)
 
     def _memory_backend(self) -> MemoryBackend:
         """What the MCP tools use: reads on their own connections, saves on the worker's thread."""

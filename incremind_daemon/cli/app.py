@@ -12,25 +12,21 @@ from collections.abc import Iterator
 from dataclasses import asdict
 from datetime import date
 from pathlib import Path
-from typing import TextIO
+from typing import TYPE_CHECKING, TextIO
 
 import apsw
-import jieba
 
 from incremind_daemon import __version__
-from incremind_daemon.backfill import Progress, plan_backfill, run_backfill
-from incremind_daemon.cli import context, mcp, model, ops, review, status
+from incremind_daemon.cli import context, mcp, model, ops, review, runtime, status
 from incremind_daemon.cli.base import command, project_arg
-from incremind_daemon.config import Settings, config_path, example_config, load_settings
-from incremind_daemon.daemon import prepare_home, run
-from incremind_daemon.doctor import settings_despite
+from incremind_daemon.config import Settings, example_config, load_settings
 from incremind_daemon.embedding import make_embedder, may_embed_project
 from incremind_daemon.errors import ConfigError, DaemonNotRunning, IncremindError, NotFound
+from incremind_daemon.locate import config_path
 from incremind_daemon.logs import FORMAT as LOG_FORMAT
 from incremind_daemon.logs import log_path, open_daemon_log
 from incremind_daemon.pipeline.ingest import utc_now
 from incremind_daemon.pipeline.work import IngestFile, Outcome
-from incremind_daemon.pipeline.worker import Worker
 from incremind_daemon.private import write_private
 from incremind_daemon.serve.render import render_hits, render_item, render_session, render_sessions
 from incremind_daemon.serve.status import running_pid
@@ -41,6 +37,9 @@ from incremind_daemon.store.db import connect
 from incremind_daemon.store.embedder import Embedder
 from incremind_daemon.store.records import INSIGHT_STATUSES, TIERS, Hit, row_number
 from incremind_daemon.store.search import MODES, cut_query, search
+
+if TYPE_CHECKING:
+    from incremind_daemon.backfill import Progress
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -163,18 +162,25 @@ def build_parser() -> argparse.ArgumentParser:
 def main(argv: list[str] | None = None) -> int:
     """Run the command line; return the exit code."""
     args = build_parser().parse_args(argv)
+    try:
+        settings = load_settings(getattr(args, "config", None), home=getattr(args, "home", None))
+    except ConfigError as exc:
+        if args.command != "doctor":
+            return _fail(exc, bool(getattr(args, "json", False)), 1)
+        from incremind_daemon.doctor import settings_despite
+
+        # doctor runs every check it can on the defaults; the config check fails with this error
+        settings = settings_despite(getattr(args, "home", None))
+        args.config_error = exc
+    daemon = args.command == "run"
+    configure_logging(verbose=daemon, log_file=log_path(settings) if daemon else None)
+    return run_command(args, settings)
+
+
+def run_command(args: argparse.Namespace, settings: Settings) -> int:
+    """Call the parsed command's handler; an error becomes its one-line message and exit code."""
     wants_json = bool(getattr(args, "json", False))
     try:
-        try:
-            settings = load_settings(getattr(args, "config", None), home=getattr(args, "home", None))
-        except ConfigError as exc:
-            if args.command != "doctor":
-                raise
-            # doctor runs every check it can on the defaults; the config check fails with this error
-            settings = settings_despite(getattr(args, "home", None))
-            args.config_error = exc
-        daemon = args.command == "run"
-        configure_logging(verbose=daemon, log_file=log_path(settings) if daemon else None)
         code: int = args.handler(args, settings)
         return code
     except DaemonNotRunning as exc:
@@ -203,7 +209,6 @@ def configure_logging(*, verbose: bool, log_file: Path | None = None) -> None:
     Records are written once: when stderr already is the log file (a detached
     start), only the file handler writes.
     """
-    jieba.setLogLevel(logging.WARNING)
     if logging.getLogger().handlers:
         return  # configured already (an embedding program or a test runner)
     handlers: list[logging.Handler] = []
@@ -217,11 +222,15 @@ def configure_logging(*, verbose: bool, log_file: Path | None = None) -> None:
 
 def cmd_run(args: argparse.Namespace, settings: Settings) -> int:
     """Run the daemon until Ctrl-C or SIGTERM."""
+    from incremind_daemon.daemon import run  # the daemon's servers load only for the daemon
+
     return run(settings, config_file=config_path(getattr(args, "config", None), settings.home_dir))
 
 
 def cmd_init(args: argparse.Namespace, settings: Settings) -> int:
     """Create the home folder, the inbox and a commented config.json."""
+    from incremind_daemon.daemon import prepare_home
+
     prepare_home(settings)
     config = settings.home_dir / "config.json"
     if config.exists():
@@ -235,6 +244,9 @@ def cmd_init(args: argparse.Namespace, settings: Settings) -> int:
 
 def cmd_ingest(args: argparse.Namespace, settings: Settings) -> int:
     """Take files in synchronously and report each outcome."""
+    from incremind_daemon.daemon import prepare_home
+    from incremind_daemon.pipeline.worker import Worker
+
     prepare_home(settings)
     # a running daemon embeds in the background; without one, embed here once the files are in
     embedder = make_embedder(settings) if running_pid(settings) is None else None
@@ -329,9 +341,12 @@ def _count_use(settings: Settings, hits: list[Hit]) -> None:
     used = [row_number(hit.id) for hit in hits if hit.tier == "insight"]
     if not used:
         return
+    half_life, now = settings.insights.half_life_days, utc_now()
+    if runtime.write_later(settings, lambda conn: insights.record_use(conn, used, half_life_days=half_life, now=now)):
+        return  # the daemon's writer counts it; the answer does not wait
     conn = connect(settings.database_path)
     try:  # the daemon busy writing: this use goes uncounted, the answer stands
-        insights.try_record_use(conn, used, half_life_days=settings.insights.half_life_days, now=utc_now())
+        insights.try_record_use(conn, used, half_life_days=half_life, now=now)
     finally:
         conn.close()
 
@@ -340,7 +355,7 @@ def _query_embedder(conn: apsw.Connection, settings: Settings, mode: str | None)
     """Load the embedder only when its vectors exist and the mode wants them."""
     if mode == "keyword":
         return None
-    embedder = make_embedder(settings)
+    embedder = runtime.query_embedder(settings)
     model = vectors.active_model(conn)
     if embedder is None or model is None or model.key != embedder.identity.key:
         if mode in ("vector", "hybrid"):
@@ -385,6 +400,9 @@ def cmd_sessions(args: argparse.Namespace, settings: Settings) -> int:
 
 def cmd_backfill(args: argparse.Namespace, settings: Settings) -> int:
     """Take in (or with --dry-run, count) the agents' existing transcripts."""
+    from incremind_daemon.backfill import plan_backfill, run_backfill
+    from incremind_daemon.daemon import prepare_home
+
     prepare_home(settings)
     planned = plan_backfill(settings, agent=args.agent, since=args.since)
     show = ProgressLine(sys.stderr, verb="counted" if args.dry_run else "read")

@@ -9,25 +9,21 @@ import sys
 import threading
 from collections.abc import Callable
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import apsw
 
 from incremind_daemon.cli.base import Commands, command
 from incremind_daemon.config import Settings, load_settings
-from incremind_daemon.embedding import make_embedder
 from incremind_daemon.errors import IncremindError
-from incremind_daemon.pipeline.redact import redact
 from incremind_daemon.private import make_private_folders
 from incremind_daemon.serve import agent_hooks, agent_setup
-from incremind_daemon.serve.context.writer import render_recent_context
-from incremind_daemon.serve.mcp_server import build_mcp_server
-from incremind_daemon.serve.mcp_tools import MemoryBackend, MemoryTools
 from incremind_daemon.serve.status import running_pid
-from incremind_daemon.store.bitindex import keep_bit_indexes
-from incremind_daemon.store.db import connect
-from incremind_daemon.store.embedder import Embedder
 from incremind_daemon.store.records import SaveRequest, SaveResult
-from incremind_daemon.store.tokenizer import ensure_segmenter
+
+if TYPE_CHECKING:
+    from incremind_daemon.serve.mcp_tools import MemoryTools
+    from incremind_daemon.store.embedder import Embedder
 
 log = logging.getLogger(__name__)
 
@@ -70,8 +66,17 @@ def register(commands: Commands, common: argparse.ArgumentParser) -> None:  # ty
 def cmd_mcp(args: argparse.Namespace, settings: Settings) -> int:
     """Serve the MCP tools on stdin/stdout until the agent closes the pipe.
 
-    Nothing but protocol messages goes to stdout; logs go to stderr.
+    Nothing but protocol messages goes to stdout; logs go to stderr. The MCP
+    SDK and the store load here, not when the command line starts.
     """
+    from incremind_daemon.embedding import make_embedder
+    from incremind_daemon.pipeline.redact import redact
+    from incremind_daemon.serve.context.writer import render_recent_context
+    from incremind_daemon.serve.mcp_server import build_mcp_server
+    from incremind_daemon.serve.mcp_tools import MemoryBackend, MemoryTools
+    from incremind_daemon.store.bitindex import keep_bit_indexes
+    from incremind_daemon.store.db import connect
+
     make_private_folders(settings.home_dir)
     keep_bit_indexes()  # a session searches many times: scan sign bits in memory
     embedder = functools.cache(lambda: make_embedder(settings))
@@ -97,6 +102,8 @@ def cmd_mcp(args: argparse.Namespace, settings: Settings) -> int:
 
 
 def _warm_up(tools: MemoryTools) -> None:
+    from incremind_daemon.store.tokenizer import ensure_segmenter
+
     try:
         ensure_segmenter()
         tools.warm_up()

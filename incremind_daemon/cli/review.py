@@ -9,13 +9,14 @@ from datetime import UTC, datetime
 
 import apsw
 
+from incremind_daemon.cli import runtime
 from incremind_daemon.cli.base import Commands, command, project_arg
 from incremind_daemon.config import Settings
 from incremind_daemon.errors import IncremindError, NotFound
 from incremind_daemon.pipeline.ingest import utc_now
 from incremind_daemon.serve.insight_view import insight_data, render_history, render_insight
 from incremind_daemon.store import insights, receipts
-from incremind_daemon.store.db import connect, write_transaction
+from incremind_daemon.store.db import connect
 from incremind_daemon.store.items import split_item_id
 from incremind_daemon.store.records import CATEGORIES, INSIGHT_STATUSES, SCOPES, item_id, parse_row_number
 
@@ -174,15 +175,14 @@ def cmd_restore(args: argparse.Namespace, settings: Settings) -> int:
 
 
 def _review(settings: Settings, ids: list[int], verb: str, *, wants_json: bool) -> int:
-    conn = _open(settings)
-    done: list[dict[str, str]] = []
-    try:
-        with write_transaction(conn):  # all or nothing: a bad id changes nothing
-            for insight_id in ids:
-                insight = insights.review(conn, insight_id, verb, actor="cli", now=utc_now())
-                done.append({"id": item_id("insight", insight_id), "status": insight.status})
-    finally:
-        conn.close()
+    def change(conn: apsw.Connection) -> list[dict[str, str]]:  # all or nothing: a bad id changes nothing
+        done = []
+        for insight_id in ids:
+            insight = insights.review(conn, insight_id, verb, actor="cli", now=utc_now())
+            done.append({"id": item_id("insight", insight_id), "status": insight.status})
+        return done
+
+    done = runtime.write(settings, change)
     if wants_json:
         print(json.dumps(done, ensure_ascii=False, indent=2))
     elif not done:
@@ -195,22 +195,21 @@ def _review(settings: Settings, ids: list[int], verb: str, *, wants_json: bool) 
 
 def cmd_edit(args: argparse.Namespace, settings: Settings) -> int:
     """Rewrite an insight as a new revision."""
-    conn = _open(settings)
-    try:
-        number = insight_number(args.id)
-        if args.text is None and args.scope is None:
-            raise IncremindError("give the new statement, --scope global|project, or both")
-        with write_transaction(conn):
-            insight = insights.get_insight(conn, number)
-            if args.text is not None:
-                insight = insights.edit_insight(
-                    conn, number, statement=args.text, condition=args.condition, actor="cli", now=utc_now()
-                )
-            if args.scope is not None:
-                insight = insights.set_scope(conn, number, args.scope, actor="cli", now=utc_now())
-        data = insight_data(conn, insight, home=settings.home_dir)
-    finally:
-        conn.close()
+    number = insight_number(args.id)
+    if args.text is None and args.scope is None:
+        raise IncremindError("give the new statement, --scope global|project, or both")
+
+    def change(conn: apsw.Connection) -> dict[str, object]:
+        insight = insights.get_insight(conn, number)
+        if args.text is not None:
+            insight = insights.edit_insight(
+                conn, number, statement=args.text, condition=args.condition, actor="cli", now=utc_now()
+            )
+        if args.scope is not None:
+            insight = insights.set_scope(conn, number, args.scope, actor="cli", now=utc_now())
+        return insight_data(conn, insight, home=settings.home_dir)
+
+    data = runtime.write(settings, change)
     print(json.dumps(data, ensure_ascii=False, indent=2) if args.json else render_insight(data))
     return 0
 

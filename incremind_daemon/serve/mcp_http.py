@@ -1,5 +1,11 @@
 """Serve the MCP tools over Streamable HTTP (``/mcp``) and ``GET /health`` from a daemon thread.
 
+The same app answers on two sockets: TCP on ``mcp.host:mcp.port`` for agents
+registered over HTTP, and the home's Unix socket (mode 0600) for the thin
+client, which relays stdio MCP sessions and runs commands (``POST /cli``,
+served nowhere else). Only this user can open the Unix socket, so requests
+over it need no token.
+
 Security follows the MCP transport rules for local servers: bind loopback
 by default; refuse a present Origin that is not a loopback origin or one the
 person allowed (403); refuse a Host header that does not name this server
@@ -10,16 +16,22 @@ all. Binding any other address needs a bearer token, read from the variable
 
 from __future__ import annotations
 
+import contextlib
 import hmac
 import ipaddress
+import json
 import logging
 import os
 import socket
+import stat
 import threading
 import time
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
+from pathlib import Path
+from typing import Any
 from urllib.parse import urlsplit
 
+import anyio.to_thread
 import uvicorn
 from mcp.server.transport_security import RequestBodyLimitMiddleware, TransportSecuritySettings
 from starlette.datastructures import Headers
@@ -38,6 +50,10 @@ log = logging.getLogger(__name__)
 MCP_PATH = "/mcp"
 START_TIMEOUT_SECONDS = 10.0
 MIN_TOKEN_CHARS = 16
+COMMAND_BYTES = 1_048_576  # a command's argument list, as JSON
+LOCAL_KEY = "incremind.local"  # set in the scope of a request that came over the Unix socket
+
+Commands = Callable[[dict[str, Any]], dict[str, Any]]
 LOOPBACK_NAMES = ("localhost", "127.0.0.1", "[::1]")
 
 
@@ -87,13 +103,13 @@ class _Guard:
             await self._app(scope, receive, send)
             return
         headers = Headers(scope=scope)
-        refusal = self._refusal(headers)
+        refusal = self._refusal(headers, local=bool(scope.get(LOCAL_KEY)))
         if refusal is not None:
             await refusal(scope, receive, send)
             return
         await self._app(scope, receive, send)
 
-    def _refusal(self, headers: Headers) -> Response | None:
+    def _refusal(self, headers: Headers, *, local: bool) -> Response | None:
         host = headers.get("host", "").lower()
         if host not in self._hosts:
             log.warning("refused a request for Host %r (allowed: %s)", host, ", ".join(sorted(self._hosts)))
@@ -102,7 +118,7 @@ class _Guard:
         if origin is not None and not self._origin_allowed(origin.lower()):
             log.warning("refused a request from Origin %r", origin)
             return _error(403, "this origin may not use the memory server")
-        if self._token is not None:
+        if self._token is not None and not local:
             scheme, _, given = headers.get("authorization", "").partition(" ")
             if scheme.lower() != "bearer" or not hmac.compare_digest(given.strip().encode(), self._token):
                 return _error(401, "a valid bearer token is required", {"WWW-Authenticate": "Bearer"})
@@ -120,6 +136,57 @@ class _Guard:
         except ValueError:
             return False
         return parts.scheme in ("http", "https") and parts.hostname in ("localhost", "127.0.0.1", "::1")
+
+
+class _LocalSocket:
+    """ASGI middleware for requests over the Unix socket: commands at ``/cli``, the rest as from loopback.
+
+    Such a request names no host (the socket has none), so it is given the
+    one this server answers to, and marked local: no browser can reach the
+    socket, and the file's mode leaves it to this user.
+    """
+
+    def __init__(self, app: ASGIApp, *, host: str, commands: Commands | None) -> None:
+        self._app = app
+        self._host = host.encode()
+        self._commands = commands
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        server = scope.get("server")
+        if scope["type"] != "http" or not server or server[1] is not None:
+            if scope["type"] == "http" and scope["path"] == "/cli":
+                await _error(404, "not found")(scope, receive, send)
+                return
+            await self._app(scope, receive, send)
+            return
+        if scope["path"] == "/cli":
+            await self._command(scope, receive, send)
+            return
+        headers = [(k, v) for k, v in scope["headers"] if k != b"host"] + [(b"host", self._host)]
+        await self._app({**scope, "headers": headers, LOCAL_KEY: True}, receive, send)
+
+    async def _command(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["method"] != "POST" or self._commands is None:
+            await _error(404, "no commands are served here")(scope, receive, send)
+            return
+        body = b""
+        while True:
+            message = await receive()
+            body += message.get("body", b"")
+            if len(body) > COMMAND_BYTES:
+                await _error(413, "the command is too long")(scope, receive, send)
+                return
+            if not message.get("more_body"):
+                break
+        try:
+            request = json.loads(body)
+        except ValueError:
+            request = None
+        if not isinstance(request, dict):
+            await _error(400, "the body must be a JSON object")(scope, receive, send)
+            return
+        reply = await anyio.to_thread.run_sync(self._commands, request)
+        await JSONResponse(reply)(scope, receive, send)
 
 
 def _error(status: int, message: str, headers: dict[str, str] | None = None) -> Response:
@@ -151,13 +218,25 @@ class McpHttpServer:
     with port 0).
     """
 
-    def __init__(self, settings: Settings, backend: MemoryBackend) -> None:
+    def __init__(
+        self,
+        settings: Settings,
+        backend: MemoryBackend,
+        *,
+        local_socket: Path | None = None,
+        commands: Commands | None = None,
+    ) -> None:
         self._settings = settings
         self._token = bearer_token(settings)  # refuse an unsafe configuration before binding anything
         self._tools = MemoryTools(settings, backend)
         self._server: uvicorn.Server | None = None
         self._thread: threading.Thread | None = None
         self._port = settings.mcp.port
+        self._local_socket = local_socket
+        self._commands = commands
+        self._bound_local: Path | None = None
+        self.tcp_error: str | None = None  # why TCP is not served, when the Unix socket is
+        self.serves_tcp = False
 
     @property
     def port(self) -> int:
@@ -175,8 +254,22 @@ class McpHttpServer:
     def start(self) -> None:
         """Bind, start serving on a thread, and wait until connections are accepted."""
         conf = self._settings.mcp
-        sock = _bind(conf.host, conf.port)
-        self._port = int(sock.getsockname()[1])
+        sockets = []
+        if self._local_socket is not None:
+            sockets.append(_bind_local(self._local_socket))
+            self._bound_local = self._local_socket
+        if conf.enabled:
+            try:
+                tcp = _bind(conf.host, conf.port)
+            except IncremindError as exc:
+                if not sockets:
+                    raise
+                self.tcp_error = str(exc)
+                log.error("MCP over HTTP is off: %s", exc)
+            else:
+                sockets.append(tcp)
+                self._port = int(tcp.getsockname()[1])
+                self.serves_tcp = True
         hosts = allowed_hosts(conf.host, self._port)
         origins = allowed_origins(conf.allowed_origins, self._port)
         mcp = build_mcp_server(self._settings, self._tools, transport="http")
@@ -195,12 +288,16 @@ class McpHttpServer:
             transport_security=security,
             host=conf.host,
         )
-        guarded = _Guard(
-            RequestBodyLimitMiddleware(app, conf.max_request_bytes),
-            hosts=hosts,
-            origins=origins,
-            loopback_ports=True,
-            token=self._token,
+        guarded = _LocalSocket(
+            _Guard(
+                RequestBodyLimitMiddleware(app, conf.max_request_bytes),
+                hosts=hosts,
+                origins=origins,
+                loopback_ports=True,
+                token=self._token,
+            ),
+            host=min(hosts),
+            commands=self._commands,
         )
         config = uvicorn.Config(
             guarded,
@@ -214,11 +311,12 @@ class McpHttpServer:
             h11_max_incomplete_event_size=conf.max_request_bytes,
         )
         server = uvicorn.Server(config)
-        thread = threading.Thread(target=server.run, kwargs={"sockets": [sock]}, name="incremind-mcp-http")
+        thread = threading.Thread(target=server.run, kwargs={"sockets": sockets}, name="incremind-mcp-http")
         self._server, self._thread = server, thread
         thread.start()
-        _wait_started(server, thread, sock, START_TIMEOUT_SECONDS)
-        log.info("MCP over HTTP at %s", self.url)
+        _wait_started(server, thread, sockets, START_TIMEOUT_SECONDS)
+        if self.serves_tcp:
+            log.info("MCP over HTTP at %s", self.url)
 
     def stop(self, timeout: float = 10.0) -> None:
         """Stop serving (open requests get a few seconds to finish) and close the database connections."""
@@ -232,6 +330,10 @@ class McpHttpServer:
             if thread.is_alive():
                 log.error("the MCP HTTP thread did not stop within %.0f s", timeout)
         self._server = self._thread = None
+        if self._bound_local is not None:
+            with contextlib.suppress(FileNotFoundError):
+                self._bound_local.unlink()
+            self._bound_local = None
         self._tools.close()
 
 
@@ -259,12 +361,37 @@ def _bind(host: str, port: int) -> socket.socket:
     return sock
 
 
-def _wait_started(server: uvicorn.Server, thread: threading.Thread, sock: socket.socket, timeout: float) -> None:
+def _bind_local(path: Path) -> socket.socket:
+    """Listen on the home's Unix socket, mode 0600, replacing one a dead daemon left (the caller holds the lock)."""
+    folder = path.parent
+    if not folder.exists():
+        folder.mkdir(mode=0o700, parents=True)
+    info = folder.lstat()
+    if info.st_uid != os.getuid() or info.st_mode & 0o077 or not stat.S_ISDIR(info.st_mode):
+        raise IncremindError(f"{folder} is not a folder only this user can use; the command socket needs one")
+    with contextlib.suppress(FileNotFoundError):
+        if not stat.S_ISSOCK(path.lstat().st_mode):
+            raise IncremindError(f"{path} is in the way of the command socket; move it elsewhere")
+        path.unlink()
+    sock = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+    try:
+        sock.bind(str(path))
+        os.chmod(path, 0o600)
+        sock.listen(128)
+    except OSError as exc:
+        sock.close()
+        raise IncremindError(f"cannot listen on {path}: {exc.strerror}") from exc
+    sock.setblocking(False)
+    return sock
+
+
+def _wait_started(server: uvicorn.Server, thread: threading.Thread, socks: list[socket.socket], timeout: float) -> None:
     deadline = time.monotonic() + timeout
     while not server.started and thread.is_alive() and time.monotonic() < deadline:
         time.sleep(0.01)  # uvicorn offers no start event; startup takes a few milliseconds
     if not server.started:
         server.should_exit = True
         thread.join(timeout)
-        sock.close()
+        for sock in socks:
+            sock.close()
         raise IncremindError("the MCP HTTP server did not start; see the log for the reason")

@@ -29,6 +29,7 @@ import jieba
 from incremind_daemon.store.hanzi import TRADITIONAL_TO_SIMPLIFIED
 
 log = logging.getLogger(__name__)
+jieba.setLogLevel(logging.WARNING)  # jieba prints its dictionary loading at DEBUG on stderr otherwise
 
 TOKENIZER_NAME = "incremind"
 

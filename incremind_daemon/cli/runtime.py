@@ -1,0 +1,91 @@
+"""How a command reaches the store: on connections of its own, or, inside the daemon, through the daemon's.
+
+A command the daemon runs for a thin client (``served``) runs on one of the
+daemon's threads. It must not open a second write connection beside the
+daemon's one writer, nor load a second embedding model: while it runs,
+``write`` hands its change to the writer thread and ``query_embedder``
+returns the model the daemon already holds. Run on its own, a command is
+its own writer and loads the model it needs.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterator
+from concurrent.futures import Future
+from contextlib import contextmanager
+from contextvars import ContextVar
+from dataclasses import dataclass
+from typing import Any, TypeVar, cast
+
+import apsw
+
+from incremind_daemon.config import Settings
+from incremind_daemon.embedding import make_embedder
+from incremind_daemon.errors import NotFound
+from incremind_daemon.store.db import connect, write_transaction
+from incremind_daemon.store.embedder import Embedder
+
+T = TypeVar("T")
+
+
+@dataclass(frozen=True, slots=True)
+class Runtime:
+    """What the daemon lends a command it runs: its writer (``Worker.call``) and its embedding model."""
+
+    call: Callable[[Callable[[apsw.Connection], Any]], Future[Any]]
+    embedder: Callable[[], Embedder | None]
+    timeout: float  # seconds a command waits for the writer
+
+
+_CURRENT: ContextVar[Runtime | None] = ContextVar("incremind_runtime", default=None)
+
+
+@contextmanager
+def lent(runtime: Runtime) -> Iterator[None]:
+    """Run the commands of this block on the daemon's writer and model."""
+    token = _CURRENT.set(runtime)
+    try:
+        yield
+    finally:
+        _CURRENT.reset(token)
+
+
+def in_daemon() -> bool:
+    """Tell whether the command runs inside the daemon."""
+    return _CURRENT.get() is not None
+
+
+def write(settings: Settings, change: Callable[[apsw.Connection], T]) -> T:
+    """Run change(conn) in one write transaction and return its result.
+
+    Inside the daemon the change runs on its writer thread; on its own, the
+    command opens the store, writes, and closes it.
+    """
+    runtime = _CURRENT.get()
+    if runtime is not None:
+        return cast(T, runtime.call(change).result(timeout=runtime.timeout))
+    if not settings.database_path.exists():
+        raise NotFound(f"no memory at {settings.home_dir} yet; start the daemon or `incremind ingest` a file")
+    conn = connect(settings.database_path)
+    try:
+        with write_transaction(conn):
+            return change(conn)
+    finally:
+        conn.close()
+
+
+def write_later(settings: Settings, change: Callable[[apsw.Connection], object]) -> bool:
+    """Hand a change that nobody waits for (hotness) to the daemon's writer; False when there is none."""
+    runtime = _CURRENT.get()
+    if runtime is None:
+        return False
+    runtime.call(change)
+    return True
+
+
+def query_embedder(settings: Settings) -> Embedder | None:
+    """Return the model that embeds a query: the daemon's, or one loaded now."""
+    runtime = _CURRENT.get()
+    if runtime is not None:
+        return runtime.embedder()
+    return make_embedder(settings)

@@ -1,0 +1,233 @@
+"""With the daemon running, commands and stdio MCP sessions go through it; without one, they run in-process."""
+
+from __future__ import annotations
+
+import os
+import stat
+import subprocess
+import sys
+import threading
+from pathlib import Path
+from typing import Any
+
+import anyio
+import pytest
+from mcp import Client, StdioServerParameters
+
+from incremind_daemon.cli.client import forward, scan
+from incremind_daemon.config import Settings
+from incremind_daemon.locate import home_in_effect, is_own_socket, socket_path
+from incremind_daemon.pipeline.worker import Worker
+from incremind_daemon.sources.extract import extract_bytes
+from incremind_daemon.store.db import fetch_row
+from tests.daemon_process import REPO, DaemonProcess, daemon_env
+from tests.waiting import wait_until
+
+NOTE = "网关只转发 8443，端口是 8443，不是 8080。\n\nAlways use pnpm in this repo, never npm.\n"
+
+
+def incremind(env: dict[str, str], *args: str, stdin: str | None = None) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(
+        [sys.executable, "-m", "incremind_daemon", *args],
+        env=env,
+        input=stdin,
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+
+
+@pytest.fixture
+def running(private_home: Path, tmp_path: Path) -> Any:
+    home = private_home / ".incremind"
+    env = daemon_env(INCREMIND_EMBEDDING__BACKEND="none")
+    process = DaemonProcess(home, env)
+    process.start()
+    wait_until(lambda: is_own_socket(socket_path(home)), timeout=20)
+    note = tmp_path / "gateway.md"
+    note.write_text(NOTE, encoding="utf-8")
+    try:
+        assert incremind(env, "ingest", str(note), "--project", "api").returncode == 0
+        yield process, env, home
+    finally:
+        process.stop()
+
+
+def test_reads_and_reviews_are_answered_by_the_daemon(running: Any, capsys: pytest.CaptureFixture[str]) -> None:
+    process, env, home = running
+    # this process's own environment names the same home: the client gets an answer, not a "run it here"
+    assert forward(["pending", "--project", "api"]) == 0
+    assert "8443" in capsys.readouterr().out
+    assert forward(["search", "pnpm", "--json"]) == 0 and '"pas-1"' in capsys.readouterr().out
+    assert forward(["ingest", "x.md"]) is None  # not served: ingest runs in the client
+    # with the socket gone the same commands answer in-process: the replies must be the same
+    through = {cmd: incremind(env, *cmd.split()) for cmd in ("pending", "insights", "search 8443", "show pas-1")}
+    for cmd, done in through.items():
+        assert done.returncode == 0, (cmd, done.stderr)
+    assert "8443" in through["pending"].stdout and "pnpm" in through["pending"].stdout
+    assert "8443" in through["search 8443"].stdout
+    status = incremind(env, "status", "--json")
+    assert status.returncode == 0 and '"running": true' in status.stdout
+
+    bad = incremind(env, "confirm", "ins-999")  # an error keeps its message and exit code
+    assert bad.returncode == 1 and "ins-999" in bad.stderr and "Traceback" not in bad.stderr
+    usage = incremind(env, "search")  # so does a usage error
+    assert usage.returncode == 2 and "usage:" in usage.stderr
+    helped = incremind(env, "search", "--help")
+    assert helped.returncode == 0 and "--mode" in helped.stdout
+
+    confirmed = incremind(env, "confirm", "--all")
+    assert confirmed.returncode == 0 and "confirmed" in confirmed.stdout
+    edited = incremind(env, "edit", "ins-1", "--scope", "global")
+    assert edited.returncode == 0, edited.stderr
+    # the daemon's writer made these changes: the audit trail names the command line
+    from incremind_daemon.store.db import connect
+
+    conn = connect(home / "memory.db", readonly=True)
+    try:
+        row = fetch_row(conn, "SELECT count(*) FROM audit WHERE actor = 'cli'")
+    finally:
+        conn.close()
+    assert row is not None and int(row[0]) >= 3
+
+    sock = socket_path(home)
+    assert stat.S_IMODE(sock.stat().st_mode) == 0o600
+    hidden = sock.with_name("hidden.sock")
+    sock.rename(hidden)  # the daemon seems gone: every command still works, on its own
+    try:
+        alone = {cmd: incremind(env, *cmd.split()) for cmd in ("insights", "search 8443 --mode keyword", "show pas-1")}
+    finally:
+        hidden.rename(sock)
+    assert alone["insights"].stdout == incremind(env, "insights").stdout
+    assert alone["search 8443 --mode keyword"].stdout == incremind(env, "search", "8443", "--mode", "keyword").stdout
+    assert alone["show pas-1"].stdout == through["show pas-1"].stdout
+
+
+def test_an_agents_stdio_session_is_relayed_to_the_daemon(running: Any) -> None:
+    process, env, home = running
+    params = StdioServerParameters(command=sys.executable, args=["-m", "incremind_daemon", "mcp"], env=env)
+
+    async def session() -> dict[str, Any]:
+        seen: dict[str, Any] = {}
+        async with Client(params, mode="legacy") as client:
+            names = {tool.name for tool in (await client.list_tools()).tools}
+            seen["names"] = names
+            results = await _concurrently(
+                client,
+                [
+                    ("search_memory", {"query": "8443", "project": "api"}),
+                    ("save_memory", {"text": "Deploys go out on Tuesdays only.", "project": "api"}),
+                    ("list_pending", {"project": "api"}),
+                ],
+            )
+            seen.update(results)
+            seen["bad"] = await client.call_tool("read_memory", {"id": "sum-77"})
+        return seen
+
+    seen = anyio.run(session)
+    assert "search_memory" in seen["names"]
+    assert any("8443" in str(hit["text"]) for hit in seen["search_memory"].structured_content["results"])
+    assert seen["save_memory"].structured_content["status"] == "pending"
+    assert seen["bad"].is_error
+    # the save went through the daemon's writer: it is in the daemon's store, and no relay is left behind
+    pending = incremind(env, "pending", "--project", "api")
+    assert "Tuesdays" in pending.stdout
+
+
+async def _concurrently(client: Client, calls: list[tuple[str, dict[str, Any]]]) -> dict[str, Any]:
+    found: dict[str, Any] = {}
+
+    async def one(name: str, arguments: dict[str, Any]) -> None:
+        found[name] = await client.call_tool(name, arguments)
+
+    async with anyio.create_task_group() as group:
+        for name, arguments in calls:
+            group.start_soon(one, name, arguments)
+    return found
+
+
+def test_a_relay_survives_a_daemon_restart_and_exits_with_its_agent(running: Any) -> None:
+    process, env, home = running
+    relay = subprocess.Popen(
+        [sys.executable, "-m", "incremind_daemon", "mcp"],
+        env=env,
+        stdin=subprocess.PIPE,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+    )
+    assert relay.stdin is not None and relay.stdout is not None
+    try:
+
+        def ask(line: str) -> bytes:
+            assert relay.stdin is not None and relay.stdout is not None
+            relay.stdin.write(line.encode() + b"\n")
+            relay.stdin.flush()
+            return relay.stdout.readline()
+
+        opening = (
+            '{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-06-18",'
+            '"capabilities":{},"clientInfo":{"name":"t","version":"1"}}}'
+        )
+        assert b'"serverInfo"' in ask(opening)
+        relay.stdin.write(b'{"jsonrpc":"2.0","method":"notifications/initialized"}\n')
+        listed = ask('{"jsonrpc":"2.0","id":2,"method":"tools/list"}')
+        assert b"search_memory" in listed
+        process.stop()
+        down = ask('{"jsonrpc":"2.0","id":3,"method":"tools/list"}')
+        assert b'"id":3' in down.replace(b" ", b"") and b"not answering" in down
+        process.start()
+        wait_until(lambda: is_own_socket(socket_path(home)), timeout=20)
+        again = ask('{"jsonrpc":"2.0","id":4,"method":"tools/list"}')  # a new session, opened by the relay
+        assert b"search_memory" in again and b'"id":4' in again.replace(b" ", b"")
+        relay.stdin.close()  # the agent goes away: so does the relay
+        assert relay.wait(timeout=10) == 0
+    finally:
+        if relay.poll() is None:
+            relay.kill()
+            relay.wait()
+        for pipe in (relay.stdin, relay.stdout, relay.stderr):
+            if pipe is not None:
+                pipe.close()
+
+
+def test_version_needs_no_daemon_and_no_store(private_home: Path) -> None:
+    done = incremind(dict(os.environ, PYTHONPATH=str(REPO)), "--version")
+    assert done.returncode == 0 and done.stdout.startswith("incremind ")
+    assert not (private_home / ".incremind").exists()
+
+
+def test_the_client_reads_home_and_config_as_argparse_and_the_settings_do(tmp_path: Path, monkeypatch: Any) -> None:
+    assert scan(["--home", "/a", "search", "x", "--config=/c.json"]) == ("search", {"--home": "/a", "--config": "/c.json"})
+    assert scan(["search", "--", "--home"]) == ("search", {})
+    monkeypatch.delenv("INCREMIND_HOME")
+    config = tmp_path / "c.json"
+    config.write_text('// mine\n{"home": "%s"}\n' % (tmp_path / "h"), encoding="utf-8")
+    assert home_in_effect(None, config) == tmp_path / "h"
+    assert home_in_effect(tmp_path / "x", config) == tmp_path / "x"
+    config.write_text("{broken", encoding="utf-8")
+    assert home_in_effect(None, config) is None  # the settings report it; the client does not guess
+    monkeypatch.setenv("INCREMIND_HOME", str(tmp_path / "e"))
+    assert home_in_effect(None, config) == tmp_path / "e"
+
+
+def test_a_deep_home_gets_a_short_private_socket_path(tmp_path: Path) -> None:
+    deep = tmp_path / ("d" * 60) / ("e" * 60) / ".incremind"
+    path = socket_path(deep)
+    assert len(os.fsencode(path)) <= 100 and path.parent.name == f"incremind-{os.getuid()}"
+    assert socket_path(deep) == path and socket_path(tmp_path / "short") == tmp_path / "short" / "daemon.sock"
+    assert not is_own_socket(path)  # nothing listens there yet
+
+
+def test_writes_of_other_threads_run_on_the_writer_before_queued_files(settings: Settings) -> None:
+    worker = Worker(settings, extract_bytes)
+    worker.start()
+    try:
+        seen: list[str] = []
+        future = worker.call(lambda conn: seen.append(threading.current_thread().name) or 7)
+        assert future.result(timeout=30) == 7 and seen == ["incremind-worker"]
+        failing = worker.call(lambda conn: conn.execute("SELECT * FROM no_such_table"))
+        with pytest.raises(Exception, match="no_such_table"):
+            failing.result(timeout=30)
+        assert worker.call(lambda conn: 1).result(timeout=30) == 1  # the writer lives on
+    finally:
+        worker.stop()
