@@ -197,6 +197,8 @@ def test_show_drills_down_from_summary_and_passage(tmp_path: Path, capsys: pytes
     summary_id = json.loads(out)["summary_id"]
     code, out = run_cli(capsys, "show", summary_id)
     assert code == 0 and "incremind show src-1" in out
+    code, out = run_cli(capsys, "show", "src-1")
+    assert code == 0 and "file        note.md" in out  # the name it was dropped as, beside the kept copy
 
 
 def test_show_unknown_id_is_a_clear_error(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:

@@ -147,6 +147,7 @@ def _render_source(conn: apsw.Connection, source: SourceRecord, home: Path) -> t
         f"{source.id}  {source.title}",
         f"project     {source.project}",
         f"kind        {source.kind} ({source.media_type or '-'}, {source.size_bytes} bytes)",
+        f"file        {source.original_name or '-'}",
         f"original    {original or '-'}",
         f"taken in    {source.created_at}" + (f", seen {source.seen_count} times" if source.seen_count > 1 else ""),
         f"derived     {passages} passages" + (f", summary {item_id('summary', summary_id)}" if summary_id else ""),

@@ -36,6 +36,9 @@ def test_docx_keeps_body_order_with_table_rows_as_lines(tmp_path: Path) -> None:
         (None, BLOCKS, "Design Notes"),
         (None, ["intro", "# Later Heading"], "Later Heading"),
         (None, ["no heading"], "notes"),
+        ("Document1", BLOCKS, "Design Notes"),  # an editor's placeholder gives way to the heading
+        ("Microsoft Word - Doc1.docx", ["no heading"], "notes"),
+        ("未命名文档", BLOCKS, "Design Notes"),
     ],
 )
 def test_docx_title_is_core_title_then_first_heading(

@@ -51,7 +51,17 @@ def test_pdf_blank_page_gets_no_entry_and_keeps_numbering(tmp_path: Path) -> Non
     assert (extracted.text, extracted.pages) == ("one\n\nthree", ((0, 1), (5, 3)))
 
 
-@pytest.mark.parametrize(("title", "expected"), [("Quarterly Report", "Quarterly Report"), (None, "scan-free")])
+@pytest.mark.parametrize(
+    ("title", "expected"),
+    [
+        ("Quarterly Report", "Quarterly Report"),
+        (None, "scan-free"),
+        ("untitled", "scan-free"),
+        ("Untitled Document 2", "scan-free"),
+        ("Microsoft Word - Quarterly Report.docx", "Quarterly Report"),
+        ("Documentation of the API", "Documentation of the API"),
+    ],
+)
 def test_pdf_title_is_metadata_title_else_stem(tmp_path: Path, title: str | None, expected: str) -> None:
     path = make_pdf(tmp_path / "scan-free.pdf", ["text"], title=title)
     assert extract_bytes(path.read_bytes(), path.name).title == expected

@@ -11,7 +11,7 @@ from collections.abc import Iterator
 
 from incremind_daemon.errors import ExtractError
 
-from .extracted import Extracted, display_name, finish, memory_error
+from .extracted import Extracted, display_name, finish, is_generic_title, memory_error
 from .tabular import CELL_SEPARATOR
 from .text import normalise_newlines
 
@@ -72,7 +72,7 @@ def extract_docx(data: bytes, name: str) -> Extracted:
     text = normalise_newlines("\n".join(line for line, _ in blocks))
     return finish(
         text,
-        title=core_title or first_heading,
+        title=first_heading if is_generic_title(core_title) else core_title,
         name=name,
         media_type="application/vnd.openxmlformats-officedocument.wordprocessingml.document",
     )

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import bisect
 import logging
+import re
 from dataclasses import dataclass
 from pathlib import PurePath
 
@@ -12,6 +13,17 @@ from incremind_daemon.errors import ExtractError
 log = logging.getLogger(__name__)
 
 _TITLE_MAX_CHARS = 200
+# what editors put in a file's title field when nobody gave it one; the file name says more
+_GENERIC_TITLE = re.compile(
+    r"(?:untitled|no title|none|null|unknown|title|new document|document|doc|presentation|slide|book|"
+    r"untitled document|microsoft word|无标题(?:文档)?|未命名(?:文档)?|新建文档|文档|演示文稿)"
+    r"[\s_-]*\d*(?:\.(?:docx?|pdf|pptx?|txt|md))?",
+    re.IGNORECASE,
+)
+# "Microsoft Word - Q3 plan.docx": the editor's name and the file's extension around the real title
+_EDITOR_PREFIX = re.compile(
+    r"^(?:microsoft (?:word|powerpoint|excel)|wps 文字) - (.*?)(?:\.(?:docx?|pptx?|xlsx?))?$", re.IGNORECASE
+)
 
 
 @dataclass(frozen=True, slots=True)
@@ -35,9 +47,17 @@ def display_name(name: str) -> str:
     return PurePath(name).name or name
 
 
+def is_generic_title(title: str) -> bool:
+    """Tell whether a title field holds an editor's placeholder ("Untitled", "Document1", "无标题") or nothing."""
+    bare = _EDITOR_PREFIX.sub(r"\1", " ".join(title.split()))
+    return not bare.strip(" .-_") or _GENERIC_TITLE.fullmatch(bare) is not None
+
+
 def clean_title(title: str, name: str) -> str:
-    """Collapse whitespace in title; fall back to the file stem."""
-    collapsed = " ".join(title.split())[:_TITLE_MAX_CHARS].strip()
+    """Collapse whitespace in title; fall back to the file stem when it is empty or a placeholder."""
+    collapsed = _EDITOR_PREFIX.sub(r"\1", " ".join(title.split()))[:_TITLE_MAX_CHARS].strip()
+    if is_generic_title(collapsed):
+        collapsed = ""
     return collapsed or PurePath(display_name(name)).stem or display_name(name)
 
 
