@@ -89,7 +89,7 @@ def build_parser() -> argparse.ArgumentParser:
         common,
         "search",
         cmd_search,
-        "find passages and summaries by words",
+        "find passages, summaries and insights by words and by meaning",
         'incremind search "端口 配置" --project api --json',
     )
     find.add_argument("query", help="words to look for, in any language; never parsed as syntax")
