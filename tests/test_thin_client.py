@@ -54,7 +54,7 @@ def running(private_home: Path, tmp_path: Path) -> Any:
 
 
 def test_reads_and_reviews_are_answered_by_the_daemon(running: Any, capsys: pytest.CaptureFixture[str]) -> None:
-    process, env, home = running
+    _, env, home = running
     # this process's own environment names the same home: the client gets an answer, not a "run it here"
     assert forward(["pending", "--project", "api"]) == 0
     assert "8443" in capsys.readouterr().out
@@ -104,7 +104,7 @@ def test_reads_and_reviews_are_answered_by_the_daemon(running: Any, capsys: pyte
 
 
 def test_an_agents_stdio_session_is_relayed_to_the_daemon(running: Any) -> None:
-    process, env, home = running
+    _, env, _ = running
     params = StdioServerParameters(command=sys.executable, args=["-m", "incremind_daemon", "mcp"], env=env)
 
     async def session() -> dict[str, Any]:
@@ -197,7 +197,8 @@ def test_version_needs_no_daemon_and_no_store(private_home: Path) -> None:
 
 
 def test_the_client_reads_home_and_config_as_argparse_and_the_settings_do(tmp_path: Path, monkeypatch: Any) -> None:
-    assert scan(["--home", "/a", "search", "x", "--config=/c.json"]) == ("search", {"--home": "/a", "--config": "/c.json"})
+    found = scan(["--home", "/a", "search", "x", "--config=/c.json"])
+    assert found == ("search", {"--home": "/a", "--config": "/c.json"})
     assert scan(["search", "--", "--home"]) == ("search", {})
     monkeypatch.delenv("INCREMIND_HOME")
     config = tmp_path / "c.json"

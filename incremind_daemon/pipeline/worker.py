@@ -151,10 +151,12 @@ class Worker:
         return future
 
     def call(self, write: Callable[[apsw.Connection], T]) -> Future[T]:
-        """Run ``write(conn)`` on the writer thread, in a write transaction; the future holds what it returns.
+        """Run ``write(conn)`` on the writer thread; the future holds what it returns, or its error.
 
         This is how the daemon's other threads (a review from the command line, a
-        search counting what it used) write without a second write connection.
+        search counting what it used, the tool-call log) write without a second
+        write connection. ``write`` opens its own transaction, as the store's
+        functions do.
         """
         future: Future[T] = Future()
         self._put_urgent(_Call(write), future)
@@ -287,8 +289,7 @@ class Worker:
             if isinstance(entry, _Save):
                 future.set_result(save_memory(conn, self._settings, entry.request, embedder=self._embedder))
             else:
-                with write_transaction(conn):
-                    future.set_result(entry.write(conn))
+                future.set_result(entry.write(conn))
         except Exception as exc:  # handed to the caller (an MCP tool error), never kills the thread
             future.set_exception(exc)
         return True

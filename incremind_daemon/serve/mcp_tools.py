@@ -59,7 +59,9 @@ class MemoryBackend:
     it on its writer thread). ``recent_context`` renders a project's
     preloaded block (None: the default project). ``review`` applies
     confirm/reject as ``review(insight_id, verb, actor)``; None applies it
-    here in a short write transaction.
+    here in a short write transaction. ``write`` hands a change nobody waits
+    for (hotness, the tool-call log; it opens its own transaction) to the
+    process's one writer; None writes it here.
     """
 
     open_conn: Callable[[], apsw.Connection]
@@ -67,6 +69,7 @@ class MemoryBackend:
     recent_context: Callable[[str | None], str]
     embedder: Callable[[], Embedder | None] = lambda: None
     review: Callable[[int, str, str], Insight] | None = None
+    write: Callable[[Callable[[apsw.Connection], object]], object] | None = None
 
 
 class ConnectionPool:
@@ -212,12 +215,15 @@ class MemoryTools:
             raise NotFound(f"'{memory_id}' is not an insight; only ins- ids can be {verb}ed (see list_pending)")
         if self.backend.review is not None:
             return InsightOut.of(self.backend.review(rowid, verb, actor))
-        with self.pool.connection() as conn, write_transaction(conn):
-            changed = insights.review(conn, rowid, verb, actor=actor, now=_now())
+        with self.pool.connection() as conn:
+            changed = apply_review(conn, rowid, verb, actor)
         return InsightOut.of(changed)
 
     def log_call(self, call: ToolCall) -> None:
         """Record a tool call; a busy database costs the record, never the answer."""
+        if self.backend.write is not None:
+            self.backend.write(lambda conn: log_tool_call(conn, call))
+            return
         try:
             with self.pool.connection() as conn:
                 log_tool_call(conn, call)
@@ -259,10 +265,18 @@ class MemoryTools:
     def _record_use(self, conn: apsw.Connection, insight_ids: list[int]) -> None:
         if not insight_ids:
             return
-        if not insights.try_record_use(
-            conn, insight_ids, half_life_days=self.settings.insights.half_life_days, now=_now()
-        ):
+        half_life, now = self.settings.insights.half_life_days, _now()
+        if self.backend.write is not None:
+            self.backend.write(lambda c: insights.try_record_use(c, insight_ids, half_life_days=half_life, now=now))
+            return
+        if not insights.try_record_use(conn, insight_ids, half_life_days=half_life, now=now):
             log.warning("could not record use of %d insights: the database stayed busy", len(insight_ids))
+
+
+def apply_review(conn: apsw.Connection, insight_id: int, verb: str, actor: str) -> Insight:
+    """Confirm or reject an insight in one write transaction."""
+    with write_transaction(conn):
+        return insights.review(conn, insight_id, verb, actor=actor, now=_now())
 
 
 def _insight_or_none(conn: apsw.Connection, public_id: str) -> Insight | None:

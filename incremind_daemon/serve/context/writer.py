@@ -99,9 +99,21 @@ class _PassCache:
 class ContextWriter:
     """Render and write context blocks; safe to mark dirty from any thread."""
 
-    def __init__(self, settings: Settings, *, scrub: Scrub, clock: Callable[[], float] = time.monotonic) -> None:
+    def __init__(
+        self,
+        settings: Settings,
+        *,
+        scrub: Scrub,
+        clock: Callable[[], float] = time.monotonic,
+        write: Callable[[Callable[[apsw.Connection], None]], None] | None = None,
+    ) -> None:
+        """``write`` runs a change of the bookkeeping rows on the process's one writer and waits for it.
+
+        Without one, the writer's own connection writes them.
+        """
         self.settings = settings
         self._scrub = scrub
+        self._write_rows = write
         self._clock = clock
         self._cond = threading.Condition()
         self._dirty: set[str | None] = {None}  # the first pass covers everything
@@ -287,17 +299,24 @@ class ContextWriter:
             and previous.tokens is not None
         )
         if not unchanged:
-            with write_transaction(conn):
-                recall.save_context_target(conn, record)
-                recall.record_context_write(
-                    conn,
-                    str(target.path),
-                    digest=digest,
-                    tokens=block.tokens,
-                    written_at=written_at,
-                    problem=outcome.problem,
-                    created_file=outcome.created,
-                )
+
+            def bookkeep(conn: apsw.Connection) -> None:
+                with write_transaction(conn):
+                    recall.save_context_target(conn, record)
+                    recall.record_context_write(
+                        conn,
+                        str(target.path),
+                        digest=digest,
+                        tokens=block.tokens,
+                        written_at=written_at,
+                        problem=outcome.problem,
+                        created_file=outcome.created,
+                    )
+
+            if self._write_rows is not None:
+                self._write_rows(bookkeep)
+            else:
+                bookkeep(conn)
         if outcome.problem:
             log.warning("context target %s: %s", target.path, outcome.problem)
         elif outcome.changed:
