@@ -30,7 +30,7 @@ from incremind_daemon.pipeline.worker import Worker
 from incremind_daemon.private import make_home_private, make_private_folders, open_private
 from incremind_daemon.serve.context.writer import ContextWriter, render_recent_context
 from incremind_daemon.serve.mcp_http import McpHttpServer
-from incremind_daemon.serve.mcp_tools import MemoryBackend
+from incremind_daemon.serve.mcp_tools import MemoryBackend, apply_review
 from incremind_daemon.serve.status import Heartbeat, lock_path, write_heartbeat
 from incremind_daemon.sources.extract.isolated import IsolatedExtractor
 from incremind_daemon.sources.inbox import InboxFeeder
@@ -41,6 +41,7 @@ from incremind_daemon.sources.watcher import watch_inbox
 from incremind_daemon.store import sessions
 from incremind_daemon.store.bitindex import keep_bit_indexes
 from incremind_daemon.store.db import connect, fetch_row
+from incremind_daemon.store.records import Insight
 from incremind_daemon.store.tokenizer import ensure_segmenter
 
 log = logging.getLogger(__name__)
@@ -124,7 +125,15 @@ class Daemon:
         self._sessions: SessionWatcher | None = None
         self._lock: IO[str] | None = None
         self._heart: threading.Thread | None = None
-        self.context = ContextWriter(settings, scrub=redact) if settings.context.enabled else None
+        self.context = (
+            ContextWriter(
+                settings,
+                scrub=redact,
+                write=lambda change: self.worker.call(change).result(timeout=SAVE_TIMEOUT_SECONDS),
+            )
+            if settings.context.enabled
+            else None
+        )
         self._context_thread: threading.Thread | None = None
         self.mcp_http: McpHttpServer | None = None
 
@@ -257,7 +266,13 @@ class Daemon:
         The home's Unix socket always answers (stdio relays and commands); TCP
         only with ``mcp.enabled``.
         """
-        runtime = Runtime(call=self.worker.call, embedder=lambda: self.worker.embedder, timeout=SAVE_TIMEOUT_SECONDS)
+        runtime = Runtime(
+            call=self.worker.call,
+            submit=self.worker.submit,
+            examine=lambda: self.worker.call(lambda conn: self.worker.examine_pending(conn)),
+            embedder=lambda: self.worker.embedder,
+            timeout=SAVE_TIMEOUT_SECONDS,
+        )
         server = McpHttpServer(
             self.settings,
             self._memory_backend(),
@@ -279,13 +294,21 @@ class Daemon:
             log.info("MCP tools at %s", server.url)
 
     def _memory_backend(self) -> MemoryBackend:
-        """What the MCP tools use: reads on their own connections, saves on the worker's thread."""
+        """What the MCP tools use: reads on their own connections, every write on the worker's thread."""
+
+        worker = self.worker
+
+        def review(insight_id: int, verb: str, actor: str) -> Insight:
+            change = functools.partial(apply_review, insight_id=insight_id, verb=verb, actor=actor)
+            return worker.call(change).result(timeout=SAVE_TIMEOUT_SECONDS)
 
         return MemoryBackend(
             open_conn=lambda: connect(self.settings.database_path),
-            save=lambda request: self.worker.save(request).result(timeout=SAVE_TIMEOUT_SECONDS),
+            save=lambda request: worker.save(request).result(timeout=SAVE_TIMEOUT_SECONDS),
             recent_context=functools.partial(render_recent_context, self.settings, scrub=redact),
-            embedder=lambda: self.worker.embedder,
+            embedder=lambda: worker.embedder,
+            review=review,
+            write=worker.call,
         )
 
     def _summary_renewed(self, project: str) -> None:

@@ -26,10 +26,13 @@ from tests.waiting import wait_until
 NOTE = "网关只转发 8443，端口是 8443，不是 8080。\n\nAlways use pnpm in this repo, never npm.\n"
 
 
-def incremind(env: dict[str, str], *args: str, stdin: str | None = None) -> subprocess.CompletedProcess[str]:
+def incremind(
+    env: dict[str, str], *args: str, stdin: str | None = None, cwd: Path | None = None
+) -> subprocess.CompletedProcess[str]:
     return subprocess.run(
         [sys.executable, "-m", "incremind_daemon", *args],
         env=env,
+        cwd=cwd,
         input=stdin,
         capture_output=True,
         text=True,
@@ -47,7 +50,9 @@ def running(private_home: Path, tmp_path: Path) -> Any:
     note = tmp_path / "gateway.md"
     note.write_text(NOTE, encoding="utf-8")
     try:
-        assert incremind(env, "ingest", str(note), "--project", "api").returncode == 0
+        # through the daemon's writer; a relative path means the one in the client's working folder
+        taken = incremind(env, "ingest", note.name, "--project", "api", cwd=tmp_path)
+        assert taken.returncode == 0 and "1 added" in taken.stdout, taken.stderr
         yield process, env, home
     finally:
         process.stop()
@@ -59,7 +64,7 @@ def test_reads_and_reviews_are_answered_by_the_daemon(running: Any, capsys: pyte
     assert forward(["pending", "--project", "api"]) == 0
     assert "8443" in capsys.readouterr().out
     assert forward(["search", "pnpm", "--json"]) == 0 and '"pas-1"' in capsys.readouterr().out
-    assert forward(["ingest", "x.md"]) is None  # not served: ingest runs in the client
+    assert forward(["backfill", "--dry-run"]) is None  # not served: the back-fill runs in the client
     # with the socket gone the same commands answer in-process: the replies must be the same
     through = {cmd: incremind(env, *cmd.split()) for cmd in ("pending", "insights", "search 8443", "show pas-1")}
     for cmd, done in through.items():

@@ -244,6 +244,28 @@ def cmd_init(args: argparse.Namespace, settings: Settings) -> int:
 
 def cmd_ingest(args: argparse.Namespace, settings: Settings) -> int:
     """Take files in synchronously and report each outcome."""
+    paths = [runtime.resolve(path) for path in args.paths]
+    project = args.project or settings.default_project
+    files = list(_expand(paths))
+    # inside the daemon its writer takes them in, in turn with its other work
+    served = runtime.take_in([IngestFile(path, project) for path in files])
+    if served is None:
+        outcomes = _ingest_here(settings, files, project, quiet=args.json)
+    else:
+        outcomes = served
+        if not args.json:
+            for outcome in outcomes:
+                print(_describe(outcome))
+    if args.json:
+        print(json.dumps([asdict(o) for o in outcomes], ensure_ascii=False, indent=2))
+    else:
+        counts = {s: sum(o.status == s for o in outcomes) for s in ("added", "duplicate", "failed")}
+        print(f"{counts['added']} added, {counts['duplicate']} duplicate, {counts['failed']} failed")
+    return 1 if any(o.status == "failed" for o in outcomes) else 0
+
+
+def _ingest_here(settings: Settings, files: list[Path], project: str, *, quiet: bool) -> list[Outcome]:
+    """Be the writer: take the files in on this process's own connection, then examine and embed them."""
     from incremind_daemon.daemon import prepare_home
     from incremind_daemon.pipeline.worker import Worker
 
@@ -258,25 +280,18 @@ def cmd_ingest(args: argparse.Namespace, settings: Settings) -> int:
         actor="cli",
     )
     outcomes: list[Outcome] = []
-    project = args.project
     try:
-        for path in _expand(args.paths):
-            item = IngestFile(path.absolute(), project or settings.default_project)
-            outcome = worker.process(item)
+        for path in files:
+            outcome = worker.process(IngestFile(path, project))
             outcomes.append(outcome)
-            if not args.json:
+            if not quiet:
                 print(_describe(outcome), flush=True)
         if any(o.status == "added" for o in outcomes):
             worker.examine_pending()  # increments show in `incremind pending` at once
             worker.embed_pending()
     finally:
         worker.close()
-    if args.json:
-        print(json.dumps([asdict(o) for o in outcomes], ensure_ascii=False, indent=2))
-    else:
-        counts = {s: sum(o.status == s for o in outcomes) for s in ("added", "duplicate", "failed")}
-        print(f"{counts['added']} added, {counts['duplicate']} duplicate, {counts['failed']} failed")
-    return 1 if any(o.status == "failed" for o in outcomes) else 0
+    return outcomes
 
 
 def _expand(paths: list[Path]) -> Iterator[Path]:
@@ -342,7 +357,7 @@ def _count_use(settings: Settings, hits: list[Hit]) -> None:
     if not used:
         return
     half_life, now = settings.insights.half_life_days, utc_now()
-    if runtime.write_later(settings, lambda conn: insights.record_use(conn, used, half_life_days=half_life, now=now)):
+    if runtime.write_later(settings, lambda c: insights.try_record_use(c, used, half_life_days=half_life, now=now)):
         return  # the daemon's writer counts it; the answer does not wait
     conn = connect(settings.database_path)
     try:  # the daemon busy writing: this use goes uncounted, the answer stands

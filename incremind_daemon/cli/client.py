@@ -37,10 +37,11 @@ SERVED = frozenset(
         "forget",
         "restore",
         "edit",
+        "ingest",
     }
 )
 CONNECT_TIMEOUT = 2.0
-ANSWER_TIMEOUT = 600.0  # a command waits for the writer at most this long
+ANSWER_TIMEOUT = 600.0  # an agent's call waits for the daemon at most this long
 MCP_PATH = "/mcp"
 _VALUED = ("--home", "--config")
 _HELP = ("-h", "--help")
@@ -49,7 +50,7 @@ _HELP = ("-h", "--help")
 class UnixConnection(http.client.HTTPConnection):
     """HTTP over a Unix socket."""
 
-    def __init__(self, path: Path, timeout: float = ANSWER_TIMEOUT) -> None:
+    def __init__(self, path: Path, timeout: float | None = ANSWER_TIMEOUT) -> None:
         super().__init__("incremind", timeout=timeout)
         self._path = path
 
@@ -110,11 +111,19 @@ def forward(argv: list[str]) -> int | None:
     path = daemon_socket(options)
     if path is None:
         return None
-    body = {"argv": argv, "tty": sys.stdout.isatty(), "version": __version__}
+    body = {"argv": argv, "tty": sys.stdout.isatty(), "version": __version__, "cwd": os.getcwd()}
+    conn = UnixConnection(path, timeout=None)  # an ingest of many files takes as long as it takes
     try:
-        reply = _post_json(path, "/cli", body)
-    except (OSError, http.client.HTTPException, ValueError):
-        return None  # no daemon answers here (a stale socket, or one that stops): run it here
+        conn.connect()
+    except OSError:
+        conn.close()
+        return None  # no daemon answers here (a stale socket): run it here
+    try:
+        reply = _post_json(conn, "/cli", body)
+    except (OSError, http.client.HTTPException, ValueError) as exc:
+        # the command may have run: running it again here could do it twice
+        print(f"incremind: the daemon stopped answering ({exc}); see `incremind logs`", file=sys.stderr)
+        return 1
     if not reply.get("served"):
         reason = reply.get("reason")
         if isinstance(reason, str) and reason.startswith("the daemon is version"):
@@ -130,8 +139,7 @@ def forward(argv: list[str]) -> int | None:
     return code if isinstance(code, int) else 1
 
 
-def _post_json(path: Path, route: str, body: dict[str, Any]) -> dict[str, Any]:
-    conn = UnixConnection(path)
+def _post_json(conn: UnixConnection, route: str, body: dict[str, Any]) -> dict[str, Any]:
     try:
         conn.request("POST", route, json.dumps(body).encode(), {"Content-Type": "application/json"})
         response = conn.getresponse()

@@ -10,11 +10,13 @@ its own writer and loads the model it needs.
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Callable, Iterator
 from concurrent.futures import Future
 from contextlib import contextmanager
 from contextvars import ContextVar
 from dataclasses import dataclass
+from pathlib import Path
 from typing import Any, TypeVar, cast
 
 import apsw
@@ -22,6 +24,7 @@ import apsw
 from incremind_daemon.config import Settings
 from incremind_daemon.embedding import make_embedder
 from incremind_daemon.errors import NotFound
+from incremind_daemon.pipeline.work import Outcome, WorkItem
 from incremind_daemon.store.db import connect, write_transaction
 from incremind_daemon.store.embedder import Embedder
 
@@ -30,11 +33,14 @@ T = TypeVar("T")
 
 @dataclass(frozen=True, slots=True)
 class Runtime:
-    """What the daemon lends a command it runs: its writer (``Worker.call``) and its embedding model."""
+    """What the daemon lends a command it runs: its writer, its work queue and its embedding model."""
 
-    call: Callable[[Callable[[apsw.Connection], Any]], Future[Any]]
+    call: Callable[[Callable[[apsw.Connection], Any]], Future[Any]]  # Worker.call
+    submit: Callable[[WorkItem], Future[Outcome]]  # Worker.submit: a file to take in, in queue order
+    examine: Callable[[], Future[int]]  # run the insight step on what waits for it, on the writer
     embedder: Callable[[], Embedder | None]
     timeout: float  # seconds a command waits for the writer
+    cwd: Path | None = None  # the client's working folder, which its relative paths start from
 
 
 _CURRENT: ContextVar[Runtime | None] = ContextVar("incremind_runtime", default=None)
@@ -63,24 +69,55 @@ def write(settings: Settings, change: Callable[[apsw.Connection], T]) -> T:
     """
     runtime = _CURRENT.get()
     if runtime is not None:
-        return cast(T, runtime.call(change).result(timeout=runtime.timeout))
+        return cast(T, runtime.call(functools.partial(_in_transaction, change)).result(timeout=runtime.timeout))
     if not settings.database_path.exists():
         raise NotFound(f"no memory at {settings.home_dir} yet; start the daemon or `incremind ingest` a file")
     conn = connect(settings.database_path)
     try:
-        with write_transaction(conn):
-            return change(conn)
+        return _in_transaction(change, conn)
     finally:
         conn.close()
 
 
+def _in_transaction(change: Callable[[apsw.Connection], T], conn: apsw.Connection) -> T:
+    with write_transaction(conn):
+        return change(conn)
+
+
 def write_later(settings: Settings, change: Callable[[apsw.Connection], object]) -> bool:
-    """Hand a change that nobody waits for (hotness) to the daemon's writer; False when there is none."""
+    """Hand a change that nobody waits for (hotness) to the daemon's writer; False when there is none.
+
+    The change opens its own transaction.
+    """
     runtime = _CURRENT.get()
     if runtime is None:
         return False
     runtime.call(change)
     return True
+
+
+def resolve(path: Path) -> Path:
+    """Return path as the person meant it: relative to their working folder, even inside the daemon."""
+    runtime = _CURRENT.get()
+    if path.is_absolute() or runtime is None or runtime.cwd is None:
+        return path.absolute()
+    return runtime.cwd / path
+
+
+def take_in(items: list[WorkItem]) -> list[Outcome] | None:
+    """Have the daemon's writer take the items in and examine them; None outside the daemon.
+
+    Increments show in `incremind pending` as soon as this returns, as when the
+    command does the work itself.
+    """
+    runtime = _CURRENT.get()
+    if runtime is None:
+        return None
+    waiting = [runtime.submit(item) for item in items]
+    outcomes = [future.result() for future in waiting]
+    if any(outcome.status == "added" for outcome in outcomes):
+        runtime.examine().result()
+    return outcomes
 
 
 def query_embedder(settings: Settings) -> Embedder | None:

@@ -10,13 +10,16 @@ thread, so two clients served at once never see each other's lines.
 from __future__ import annotations
 
 import argparse
+import dataclasses
 import functools
 import io
 import logging
+import os
 import sys
 import threading
 from collections.abc import Iterator
 from contextlib import contextmanager
+from pathlib import Path
 from typing import Any, TextIO
 
 from incremind_daemon import __version__
@@ -95,6 +98,9 @@ def serve_command(request: dict[str, Any], settings: Settings, runtime: Runtime)
         return {"served": False, "reason": "argv must be a list of strings"}
     if request.get("version") != __version__:
         return {"served": False, "reason": f"the daemon is version {__version__}"}
+    cwd = request.get("cwd")
+    if isinstance(cwd, str) and os.path.isabs(cwd):
+        runtime = dataclasses.replace(runtime, cwd=Path(cwd))
     with _caught(bool(request.get("tty"))) as out, lent(runtime):
         try:
             args = _parser().parse_args(argv)
