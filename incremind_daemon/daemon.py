@@ -11,6 +11,7 @@ import logging
 import os
 import signal
 import threading
+from dataclasses import asdict
 from datetime import UTC, datetime
 from pathlib import Path
 from types import FrameType
@@ -22,6 +23,7 @@ from incremind_daemon import __version__
 from incremind_daemon.cli.runtime import Runtime
 from incremind_daemon.cli.served import serve_command
 from incremind_daemon.config import Settings, load_settings
+from incremind_daemon.doctor import daemon_checks
 from incremind_daemon.embedding import make_embedder, may_embed_project
 from incremind_daemon.errors import ConfigError, IncremindError
 from incremind_daemon.locate import config_path, socket_path
@@ -165,7 +167,18 @@ class Daemon:
             self.context.mark_dirty(None)  # the blocks are brought up to date at start
             self._context_thread = threading.Thread(target=self._keep_context, name="incremind-context")
             self._context_thread.start()
+        warm = threading.Thread(target=self._warm_up, name="incremind-warm-up", daemon=True)
+        warm.start()
         log.info("incremind %s running for %s (pid %d)", __version__, self.settings.home_dir, os.getpid())
+
+    def _warm_up(self) -> None:
+        """Load the embedding model now: the first search of a person or an agent should not wait for it."""
+        embedder = self.worker.embedder
+        try:
+            if embedder is not None:
+                embedder.embed_query("warm up")
+        except Exception:  # an optimisation; the first query loads it, or reports why it cannot
+            log.warning("could not load the embedding model ahead of the first search", exc_info=True)
 
     def _first_run(self) -> float:
         """Migrate the store and return when the daemon first ran for this home (epoch seconds)."""
@@ -278,6 +291,7 @@ class Daemon:
             self._memory_backend(),
             local_socket=socket_path(self.settings.home_dir),
             commands=lambda request: serve_command(request, self.settings, runtime),
+            checks=lambda: [asdict(check) for check in daemon_checks(self.settings, self.worker.embedder)],
         )
         try:
             server.start()

@@ -8,6 +8,7 @@ an unexpected error becomes that check's failure.
 
 from __future__ import annotations
 
+import http.client
 import json
 import logging
 import os
@@ -24,16 +25,19 @@ import apsw
 import httpx
 from pydantic import ValidationError
 
+from incremind_daemon.cli.client import UnixConnection
 from incremind_daemon.config import Settings, with_agent_homes
 from incremind_daemon.embedding import make_embedder
 from incremind_daemon.errors import ConfigError, IncremindError
-from incremind_daemon.locate import DEFAULT_HOME, config_path
+from incremind_daemon.locate import DEFAULT_HOME, config_path, is_own_socket, socket_path
 from incremind_daemon.serve import agent_hooks, agent_setup
 from incremind_daemon.serve.context.blockfile import BrokenMarkers, find_block, read_text_file
 from incremind_daemon.serve.context.targets import global_targets
 from incremind_daemon.serve.disk import format_size, low_space_bytes, measure_disk
-from incremind_daemon.serve.status import running_pid
+from incremind_daemon.serve.mcp_auth import bearer_token
+from incremind_daemon.serve.status import read_heartbeat, running_pid
 from incremind_daemon.store.db import connect, fetch_int, load_vectors, vector_version
+from incremind_daemon.store.embedder import Embedder
 from incremind_daemon.store.recall import context_targets
 from incremind_daemon.store.schema import schema_version
 from incremind_daemon.store.search import quote_query
@@ -87,8 +91,7 @@ def run_checks(
         lambda: [check_config(settings, config, config_error)],
         lambda: [check_sqlite()],
         lambda: [check_database(settings)],
-        lambda: [check_tokenizer()],
-        lambda: [check_embedding(settings)],
+        lambda: checks_of_the_daemon(settings) or [check_tokenizer(), check_embedding(settings)],
         lambda: [check_disk(settings)],
         lambda: check_agents(settings),
         lambda: check_context_targets(settings),
@@ -115,8 +118,6 @@ def check_config(settings: Settings, config: Path | None, error: ConfigError | N
         )
         return Check("config", "fail", str(error), fix)
     where = str(path) if path.exists() else f"defaults (no {path})"
-    from incremind_daemon.serve.mcp_http import bearer_token  # the HTTP server's stack loads only here
-
     try:
         bearer_token(settings)
     except IncremindError as exc:
@@ -184,7 +185,36 @@ def check_tokenizer() -> Check:
     return Check("tokenizer", "ok", f"FTS5 with jieba: {TOKENIZER_QUERY} is found inside {TOKENIZER_TEXT}")
 
 
-def check_embedding(settings: Settings) -> Check:
+def checks_of_the_daemon(settings: Settings) -> list[Check]:
+    """Have the running daemon check its segmenter and embedding model, which it holds loaded; [] without one.
+
+    Loading them here would cost seconds and hundreds of megabytes for what
+    the daemon can answer at once.
+    """
+    path = socket_path(settings.home_dir)
+    if not is_own_socket(path):
+        return []
+    conn = UnixConnection(path, timeout=HEALTH_TIMEOUT_SECONDS * 4)
+    try:
+        conn.request("POST", "/checks", b"{}", {"Content-Type": "application/json"})
+        response = conn.getresponse()
+        found = json.loads(response.read()) if response.status == 200 else None
+    except (OSError, http.client.HTTPException, ValueError):
+        return []  # the daemon check below says what is wrong with it
+    finally:
+        conn.close()
+    if not isinstance(found, list):
+        return []
+    return [Check(**entry) for entry in found if isinstance(entry, dict)]
+
+
+def daemon_checks(settings: Settings, embedder: Embedder | None) -> list[Check]:
+    """The checks the daemon runs for doctor, with the embedder it holds."""
+    return [check_tokenizer(), check_embedding(settings, embedder, held=True)]
+
+
+def check_embedding(settings: Settings, embedder: Embedder | None = None, *, held: bool = False) -> Check:
+    """Embed a sentence with the configured model: loaded here, or the daemon's (``held``)."""
     backend = settings.embedding.backend
     if backend == "none":
         return Check(
@@ -195,14 +225,16 @@ def check_embedding(settings: Settings) -> Check:
         )
     started = time.monotonic()
     try:
-        embedder = make_embedder(settings)
+        if not held:
+            embedder = make_embedder(settings)
         if embedder is None:
             return Check("embedding", "warn", f"backend {backend} gives no embedder", "check embedding in config.json")
         try:
             vector = embedder.embed_query("How do I review vocabulary? 怎么复习单词?")
             identity = embedder.identity
         finally:
-            embedder.close()
+            if not held:
+                embedder.close()
     except (IncremindError, OSError, RuntimeError, ValueError) as exc:
         fix = {
             "onnx": "install the model (incremind model list; incremind model install NAME) or choose another",
@@ -213,7 +245,9 @@ def check_embedding(settings: Settings) -> Check:
     return Check(
         "embedding",
         "ok",
-        f"backend {backend}: {identity.name}, {len(vector)}-d, loaded and embedded a sentence in {seconds:.1f} s",
+        f"backend {backend}: {identity.name}, {len(vector)}-d, "
+        + ("the running daemon's model embedded" if held else "loaded and embedded")
+        + f" a sentence in {seconds:.1f} s",
     )
 
 
@@ -387,33 +421,62 @@ def check_inbox(settings: Settings) -> Check:
 
 
 def check_daemon(settings: Settings) -> Check:
+    """The daemon answers on its socket, and over HTTP where it says it serves MCP."""
     pid = running_pid(settings)
     if pid is None:
         return Check("daemon", "warn", "not running", "incremind start (or incremind service install)")
+    if not _socket_answers(settings):
+        return Check(
+            "daemon",
+            "fail",
+            f"running (pid {pid}) but its socket {socket_path(settings.home_dir)} does not answer",
+            "incremind restart; if it persists, see incremind logs",
+        )
     if not settings.mcp.enabled:
-        return Check("daemon", "ok", f"running (pid {pid}); MCP over HTTP is off (mcp.enabled)")
-    url = f"http://127.0.0.1:{settings.mcp.port}/health"
-    headers = {}
-    from incremind_daemon.serve.mcp_http import bearer_token
-
+        return Check("daemon", "ok", f"running (pid {pid}), answering on its socket; MCP over HTTP off (mcp.enabled)")
+    beat = read_heartbeat(settings.status_path)
+    url = beat.mcp_url if beat is not None and beat.pid == pid else None
+    if url is None:
+        why = beat.last_error if beat is not None and beat.last_error and " mcp: " in beat.last_error else ""
+        return Check(
+            "daemon",
+            "fail",
+            f"running (pid {pid}) but not serving MCP over HTTP" + (f" ({why.split(' mcp: ', 1)[1]})" if why else ""),
+            "set mcp.port to a free port (or stop what holds it) and incremind restart; agents set up with "
+            "--http cannot reach memory until then",
+        )
+    health = url.removesuffix("/mcp") + "/health"
     try:
         token = bearer_token(settings)
     except IncremindError:
         token = None  # the config check says why
-    if token:
-        headers["Authorization"] = f"Bearer {token}"
+    headers = {"Authorization": f"Bearer {token}"} if token else {}
     try:
-        reply = httpx.get(url, headers=headers, timeout=HEALTH_TIMEOUT_SECONDS)
+        reply = httpx.get(health, headers=headers, timeout=HEALTH_TIMEOUT_SECONDS)
     except httpx.HTTPError as exc:
         return Check(
             "daemon",
             "fail",
-            f"running (pid {pid}) but {url} does not answer ({type(exc).__name__})",
+            f"running (pid {pid}) but {health} does not answer ({type(exc).__name__})",
             "incremind restart; if it persists, see incremind logs",
         )
     if reply.status_code != 200:
-        return Check("daemon", "fail", f"{url} answered {reply.status_code}", "incremind restart; see incremind logs")
-    return Check("daemon", "ok", f"running (pid {pid}); {url} answers")
+        return Check("daemon", "fail", f"{health} answered {reply.status_code}", "incremind restart; see the log")
+    return Check("daemon", "ok", f"running (pid {pid}); {health} answers")
+
+
+def _socket_answers(settings: Settings) -> bool:
+    path = socket_path(settings.home_dir)
+    if not is_own_socket(path):
+        return False
+    conn = UnixConnection(path, timeout=HEALTH_TIMEOUT_SECONDS)
+    try:
+        conn.request("GET", "/health")
+        return conn.getresponse().status == 200
+    except (OSError, http.client.HTTPException):
+        return False
+    finally:
+        conn.close()
 
 
 def format_checks(checks: list[Check]) -> str:

@@ -5,19 +5,17 @@ from __future__ import annotations
 import json
 import os
 import socket
-import threading
-from collections.abc import Iterator
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 
 import pytest
 
 from incremind_daemon import cli
 from incremind_daemon.config import Settings, load_settings
-from incremind_daemon.daemon import acquire_lock, prepare_home
-from incremind_daemon.doctor import check_daemon, mcp_registered
+from incremind_daemon.daemon import prepare_home
+from incremind_daemon.doctor import check_daemon, checks_of_the_daemon, mcp_registered
 from incremind_daemon.models import install_from
 from incremind_daemon.serve import agent_hooks, agent_setup
+from tests.daemon_process import DaemonProcess, daemon_env
 from tests.serve.test_agent_setup import approve_in_codex
 from tests.tiny_onnx import build_tiny_model
 
@@ -241,42 +239,33 @@ def test_mcp_registration_is_read_tolerantly(
     assert registered == expected[0] and expected[1] in problem
 
 
-class _Health(BaseHTTPRequestHandler):
-    def do_GET(self) -> None:
-        body = b'{"ok": true}'
-        self.send_response(200 if self.path == "/health" else 404)
-        self.send_header("Content-Type", "application/json")
-        self.send_header("Content-Length", str(len(body)))
-        self.end_headers()
-        self.wfile.write(body)
-
-    def log_message(self, format: str, *args: object) -> None:
-        pass
-
-
-@pytest.fixture
-def health_server() -> Iterator[int]:
-    server = ThreadingHTTPServer(("127.0.0.1", 0), _Health)
-    thread = threading.Thread(target=server.serve_forever, name="test-health")
-    thread.start()
-    yield server.server_address[1]
-    server.shutdown()
-    server.server_close()
-    thread.join(5)
-
-
-def test_daemon_check_asks_the_health_endpoint(settings: Settings, health_server: int) -> None:
-    prepare_home(settings)
-    lock = acquire_lock(settings)  # this process plays the running daemon
+def test_daemon_check_asks_the_daemon_on_its_socket_and_over_http(settings: Settings, private_home: Path) -> None:
+    home = private_home / ".incremind"
+    held = socket.socket()  # another program holds the configured port
+    held.bind(("127.0.0.1", 0))
+    held.listen(1)
+    taken = int(held.getsockname()[1])
+    process = DaemonProcess(home, daemon_env(INCREMIND_MCP__PORT=str(taken), INCREMIND_EMBEDDING__BACKEND="none"))
+    process.start()
     try:
-        answering = load_settings(home=settings.home_dir, mcp={"port": health_server})
-        check = check_daemon(answering)
-        assert check.status == "ok" and f"pid {os.getpid()}" in check.detail
-        silent = load_settings(home=settings.home_dir, mcp={"port": _free_port()})
-        check = check_daemon(silent)
-        assert check.status == "fail" and "does not answer" in check.detail and check.fix
+        check = check_daemon(load_settings(home=home, mcp={"port": taken}))
+        assert check.status == "fail" and "not serving MCP over HTTP" in check.detail and str(taken) in check.detail
+        assert "mcp.port" in check.fix
     finally:
-        lock.close()
+        process.stop()
+        held.close()
+    process = DaemonProcess(home, daemon_env(INCREMIND_EMBEDDING__BACKEND="none"))
+    process.start()
+    try:
+        check = check_daemon(load_settings(home=home))
+        assert check.status == "ok" and f"pid {process.proc.pid}" in check.detail  # type: ignore[union-attr]
+        assert "/health answers" in check.detail
+        doctor = checks_of_the_daemon(load_settings(home=home))  # its loaded segmenter and model
+        assert [c.name for c in doctor] == ["tokenizer", "embedding"] and doctor[0].status == "ok"
+    finally:
+        process.stop()
+    check = check_daemon(load_settings(home=home))
+    assert check.status == "warn" and "not running" in check.detail
 
 
 def _free_port() -> int:

@@ -2,8 +2,9 @@
 
 The same app answers on two sockets: TCP on ``mcp.host:mcp.port`` for agents
 registered over HTTP, and the home's Unix socket (mode 0600) for the thin
-client, which relays stdio MCP sessions and runs commands (``POST /cli``,
-served nowhere else). Only this user can open the Unix socket, so requests
+client, which relays stdio MCP sessions and runs commands (``POST /cli``),
+and for doctor's checks of the loaded model (``/checks``); those two routes
+are served nowhere else. Only this user can open the Unix socket, so requests
 over it need no token.
 
 Security follows the MCP transport rules for local servers: bind loopback
@@ -18,7 +19,6 @@ from __future__ import annotations
 
 import contextlib
 import hmac
-import ipaddress
 import json
 import logging
 import os
@@ -40,8 +40,9 @@ from starlette.responses import JSONResponse, Response
 from starlette.types import ASGIApp, Receive, Scope, Send
 
 from incremind_daemon import __version__
-from incremind_daemon.config import Settings, secret_from_env
-from incremind_daemon.errors import ConfigError, IncremindError
+from incremind_daemon.config import Settings
+from incremind_daemon.errors import IncremindError
+from incremind_daemon.serve.mcp_auth import LOOPBACK_NAMES, bearer_token, is_loopback
 from incremind_daemon.serve.mcp_server import build_mcp_server
 from incremind_daemon.serve.mcp_tools import MemoryBackend, MemoryTools
 
@@ -49,41 +50,10 @@ log = logging.getLogger(__name__)
 
 MCP_PATH = "/mcp"
 START_TIMEOUT_SECONDS = 10.0
-MIN_TOKEN_CHARS = 16
 COMMAND_BYTES = 1_048_576  # a command's argument list, as JSON
 LOCAL_KEY = "incremind.local"  # set in the scope of a request that came over the Unix socket
 
 Commands = Callable[[dict[str, Any]], dict[str, Any]]
-LOOPBACK_NAMES = ("localhost", "127.0.0.1", "[::1]")
-
-
-def is_loopback(host: str) -> bool:
-    """Tell whether a bind address only accepts connections from this machine."""
-    if host == "localhost":
-        return True
-    try:
-        return ipaddress.ip_address(host.strip("[]")).is_loopback
-    except ValueError:
-        return False
-
-
-def bearer_token(settings: Settings) -> str | None:
-    """Return the token every request must carry, or None; refuse an unsafe configuration."""
-    conf = settings.mcp
-    if conf.token_env is None:
-        if not is_loopback(conf.host):
-            raise ConfigError(
-                f"mcp.host is {conf.host}, which other machines can reach: set mcp.token_env to the name of an "
-                "environment variable holding a long random token, or bind mcp.host to 127.0.0.1"
-            )
-        return None
-    token = secret_from_env(conf.token_env)
-    if token is None or len(token.strip()) < MIN_TOKEN_CHARS:
-        raise ConfigError(
-            f"the token in {conf.token_env} is shorter than {MIN_TOKEN_CHARS} characters; "
-            "use a long random one (python -c 'import secrets; print(secrets.token_urlsafe(32))')"
-        )
-    return token.strip()
 
 
 class _Guard:
@@ -146,21 +116,27 @@ class _LocalSocket:
     socket, and the file's mode leaves it to this user.
     """
 
-    def __init__(self, app: ASGIApp, *, host: str, commands: Commands | None) -> None:
+    def __init__(
+        self, app: ASGIApp, *, host: str, commands: Commands | None, checks: Callable[[], list[Any]] | None
+    ) -> None:
         self._app = app
         self._host = host.encode()
         self._commands = commands
+        self._checks = checks
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         server = scope.get("server")
         if scope["type"] != "http" or not server or server[1] is not None:
-            if scope["type"] == "http" and scope["path"] == "/cli":
+            if scope["type"] == "http" and scope["path"] in ("/cli", "/checks"):
                 await _error(404, "not found")(scope, receive, send)
                 return
             await self._app(scope, receive, send)
             return
         if scope["path"] == "/cli":
             await self._command(scope, receive, send)
+            return
+        if scope["path"] == "/checks" and self._checks is not None:  # doctor asks what the daemon holds loaded
+            await JSONResponse(await anyio.to_thread.run_sync(self._checks))(scope, receive, send)
             return
         headers = [(k, v) for k, v in scope["headers"] if k != b"host"] + [(b"host", self._host)]
         await self._app({**scope, "headers": headers, LOCAL_KEY: True}, receive, send)
@@ -225,6 +201,7 @@ class McpHttpServer:
         *,
         local_socket: Path | None = None,
         commands: Commands | None = None,
+        checks: Callable[[], list[Any]] | None = None,
     ) -> None:
         self._settings = settings
         self._token = bearer_token(settings)  # refuse an unsafe configuration before binding anything
@@ -234,6 +211,7 @@ class McpHttpServer:
         self._port = settings.mcp.port
         self._local_socket = local_socket
         self._commands = commands
+        self._checks = checks
         self._bound_local: Path | None = None
         self.tcp_error: str | None = None  # why TCP is not served, when the Unix socket is
         self.serves_tcp = False
@@ -298,6 +276,7 @@ class McpHttpServer:
             ),
             host=min(hosts),
             commands=self._commands,
+            checks=self._checks,
         )
         config = uvicorn.Config(
             guarded,
