@@ -5,6 +5,8 @@ from __future__ import annotations
 import json
 import os
 import socket
+import subprocess
+import sys
 from pathlib import Path
 
 import pytest
@@ -251,6 +253,10 @@ def test_daemon_check_asks_the_daemon_on_its_socket_and_over_http(settings: Sett
         check = check_daemon(load_settings(home=home, mcp={"port": taken}))
         assert check.status == "fail" and "not serving MCP over HTTP" in check.detail and str(taken) in check.detail
         assert "mcp.port" in check.fix
+        status = subprocess.run(
+            [sys.executable, "-m", "incremind_daemon", "status"], env=process.env, capture_output=True, text=True
+        )
+        assert "ERROR not served over HTTP" in status.stdout and str(taken) in status.stdout
     finally:
         process.stop()
         held.close()

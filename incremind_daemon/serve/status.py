@@ -182,6 +182,7 @@ class StatusReport(BaseModel):
     last_errors: dict[str, str] = {}  # component -> its last error (daemon heartbeat, sessions, context)
     context_targets: list[ContextTargetStatus] = []
     mcp_url: str | None = None
+    mcp_problem: str | None = None  # why the running daemon does not serve MCP over HTTP although it should
     agent_use: list[AgentUse] = []
     disk: DiskStatus | None = None  # None only when the file system could not be measured
 
@@ -307,9 +308,19 @@ def collect_status(settings: Settings, inbox: InboxCounts) -> StatusReport:
         last_errors=errors,
         context_targets=targets,
         mcp_url=beat.mcp_url if beat is not None else None,
+        mcp_problem=_mcp_problem(settings, beat),
         agent_use=agent_use,
         disk=disk,
     )
+
+
+def _mcp_problem(settings: Settings, beat: Heartbeat | None) -> str | None:
+    """Say why a running daemon that should serve MCP over HTTP does not (its port taken, say)."""
+    if beat is None or beat.mcp_url is not None or not settings.mcp.enabled:
+        return None
+    said = beat.last_error or ""
+    reason = said.split(" mcp: ", 1)[1] if " mcp: " in said else "see incremind logs"
+    return f"not served over HTTP: {reason}"
 
 
 def _heartbeat_age(settings: Settings, beat: Heartbeat | None) -> float:

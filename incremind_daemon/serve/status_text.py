@@ -81,7 +81,10 @@ def format_status(report: StatusReport) -> str:
             f"{source.agent:<13} {where}: {source.files_tracked} files, {source.messages} messages, "
             f"last {source.last_message_at or 'never'}{lag}{errors}"
         )
-    lines.append(f"mcp           {report.mcp_url or 'not served over HTTP'} (incremind mcp serves stdio)")
+    if report.mcp_problem is not None:
+        lines.append(f"mcp           ERROR {report.mcp_problem}; agents set up with --http cannot reach memory")
+    else:
+        lines.append(f"mcp           {report.mcp_url or 'not served over HTTP'} (incremind mcp serves stdio)")
     for use in report.agent_use:
         failed = f", {use.errors} errors" if use.errors else ""
         lines.append(f"  {use.client} ({use.transport}): {use.calls} calls this week{failed}, last {use.last_at}")
