@@ -9,7 +9,7 @@ from datetime import UTC, date, datetime
 
 from incremind_daemon.config import Settings
 from incremind_daemon.errors import IncremindError
-from incremind_daemon.pipeline.work import FileMark, SessionMessage, TailSession
+from incremind_daemon.pipeline.work import FileMark, Outcome, SessionMessage, TailSession, WorkItem
 from incremind_daemon.pipeline.worker import Worker
 from incremind_daemon.sources.extract import extract_bytes
 from incremind_daemon.sources.sessions.discover import AGENTS, Transcript, find_transcripts, watch_roots
@@ -60,22 +60,29 @@ def run_backfill(
     dry_run: bool,
     report: Callable[[Progress], None],
     with_model: bool = False,
+    queue: Callable[[WorkItem], Outcome] | None = None,
 ) -> Progress:
-    """Read every planned transcript into memory (or only count it, with dry_run)."""
+    """Read every planned transcript into memory (or only count it, with dry_run).
+
+    ``queue`` is the running daemon's writer (``runtime.daemon_queue``): given
+    one, it takes each transcript in, and summarises and examines in its own
+    time; without one, this is the writer.
+    """
     progress = Progress(len(planned), sum(size for _, size in planned))
     reader = TranscriptReader(ReadRules.from_settings(settings))
     worker = (
         None
-        if dry_run
+        if dry_run or queue is not None
         else Worker(settings, extract_bytes, read_session=reader, actor="backfill", use_model=with_model)
     )
+    process = queue if queue is not None else (worker.process if worker is not None else None)
     try:
         for transcript, size in planned:
             item = TailSession(transcript.path, transcript.agent, history=not with_model)
-            if worker is None:
+            if dry_run or process is None:
                 _count(reader, item, progress)
             else:
-                outcome = worker.process(item)
+                outcome = process(item)
                 progress.messages += outcome.passages
                 if outcome.status == "skipped":
                     progress.skipped += 1

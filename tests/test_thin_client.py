@@ -7,6 +7,7 @@ import stat
 import subprocess
 import sys
 import threading
+import time
 from pathlib import Path
 from typing import Any
 
@@ -21,6 +22,7 @@ from incremind_daemon.pipeline.worker import Worker
 from incremind_daemon.sources.extract import extract_bytes
 from incremind_daemon.store.db import fetch_row
 from tests.daemon_process import REPO, DaemonProcess, daemon_env
+from tests.transcripts import ClaudeLog
 from tests.waiting import wait_until
 
 NOTE = "网关只转发 8443，端口是 8443，不是 8080。\n\nAlways use pnpm in this repo, never npm.\n"
@@ -237,3 +239,28 @@ def test_writes_of_other_threads_run_on_the_writer_before_queued_files(settings:
         assert worker.call(lambda conn: 1).result(timeout=30) == 1  # the writer lives on
     finally:
         worker.stop()
+
+
+def test_a_backfill_is_taken_in_by_the_daemons_writer(running: Any, private_home: Path) -> None:
+    _, env, home = running
+    session = "77777777-2222-3333-4444-555555555555"
+    log = ClaudeLog(private_home / ".claude", session, str(private_home / "code" / "api"))
+    rule = "From now on, always run make check before you push."
+    log.append(log.user("u1", rule), log.assistant("a1", "msg_1", "Got it, make check before every push."))
+    old = time.time() - 30 * 86400  # written before the daemon first ran: only a back-fill reads it
+    os.utime(log.path, (old, old))
+    counted = incremind(env, "backfill", "--dry-run", "--json")
+    assert counted.returncode == 0 and '"messages": 2' in counted.stdout, counted.stderr
+    done = incremind(env, "backfill", "--json")
+    assert done.returncode == 0 and '"messages": 2' in done.stdout, done.stderr
+    listed = incremind(env, "sessions", "--json")
+    assert session in listed.stdout
+    assert "make check" in incremind(env, "pending").stdout  # examined before the command returned
+    from incremind_daemon.store.db import connect
+
+    conn = connect(home / "memory.db", readonly=True)
+    try:
+        row = fetch_row(conn, "SELECT count(*) FROM audit WHERE actor = 'backfill'")
+    finally:
+        conn.close()
+    assert row is not None and int(row[0]) == 0  # the daemon's own writer examined it, not a back-fill worker

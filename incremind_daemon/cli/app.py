@@ -421,7 +421,15 @@ def cmd_backfill(args: argparse.Namespace, settings: Settings) -> int:
     prepare_home(settings)
     planned = plan_backfill(settings, agent=args.agent, since=args.since)
     show = ProgressLine(sys.stderr, verb="counted" if args.dry_run else "read")
-    done = run_backfill(settings, planned, dry_run=args.dry_run, report=show, with_model=args.with_model)
+    done = run_backfill(
+        settings,
+        planned,
+        dry_run=args.dry_run,
+        report=show,
+        with_model=args.with_model,
+        queue=runtime.daemon_queue(),  # inside the daemon: its writer takes the transcripts in
+    )
+    runtime.settle()
     show.finish()
     totals = {
         "files": done.files,

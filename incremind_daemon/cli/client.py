@@ -38,6 +38,7 @@ SERVED = frozenset(
         "restore",
         "edit",
         "ingest",
+        "backfill",
     }
 )
 CONNECT_TIMEOUT = 2.0

@@ -104,6 +104,15 @@ def resolve(path: Path) -> Path:
     return runtime.cwd / path
 
 
+def daemon_queue() -> Callable[[WorkItem], Outcome] | None:
+    """Return what has the daemon's writer take one item in and waits for it; None outside the daemon."""
+    runtime = _CURRENT.get()
+    if runtime is None:
+        return None
+    submit = runtime.submit
+    return lambda item: submit(item).result()
+
+
 def take_in(items: list[WorkItem]) -> list[Outcome] | None:
     """Have the daemon's writer take the items in and examine them; None outside the daemon.
 
@@ -116,8 +125,15 @@ def take_in(items: list[WorkItem]) -> list[Outcome] | None:
     waiting = [runtime.submit(item) for item in items]
     outcomes = [future.result() for future in waiting]
     if any(outcome.status == "added" for outcome in outcomes):
-        runtime.examine().result()
+        settle()
     return outcomes
+
+
+def settle() -> None:
+    """Inside the daemon, run the insight step on what waits for it now, and wait for that."""
+    runtime = _CURRENT.get()
+    if runtime is not None:
+        runtime.examine().result()
 
 
 def query_embedder(settings: Settings) -> Embedder | None:
