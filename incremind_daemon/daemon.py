@@ -145,7 +145,6 @@ class Daemon:
         self._lock = acquire_lock(self.settings)
         try:
             since = self._first_run() - FIRST_RUN_GRACE_SECONDS
-            ensure_segmenter()
             self.worker.start()
             self.feeder.start()
             self._observer = watch_inbox(self.settings.inbox_dir, self.feeder)
@@ -172,13 +171,14 @@ class Daemon:
         log.info("incremind %s running for %s (pid %d)", __version__, self.settings.home_dir, os.getpid())
 
     def _warm_up(self) -> None:
-        """Load the embedding model now: the first search of a person or an agent should not wait for it."""
+        """Load jieba's dictionary and the embedding model now, after start: the first search should not wait."""
         embedder = self.worker.embedder
         try:
+            ensure_segmenter()
             if embedder is not None:
                 embedder.embed_query("warm up")
         except Exception:  # an optimisation; the first query loads it, or reports why it cannot
-            log.warning("could not load the embedding model ahead of the first search", exc_info=True)
+            log.warning("could not load the segmenter or the model ahead of the first search", exc_info=True)
 
     def _first_run(self) -> float:
         """Migrate the store and return when the daemon first ran for this home (epoch seconds)."""

@@ -66,7 +66,7 @@ def test_reads_and_reviews_are_answered_by_the_daemon(running: Any, capsys: pyte
     assert forward(["pending", "--project", "api"]) == 0
     assert "8443" in capsys.readouterr().out
     assert forward(["search", "pnpm", "--json"]) == 0 and '"pas-1"' in capsys.readouterr().out
-    assert forward(["backfill", "--dry-run"]) is None  # not served: the back-fill runs in the client
+    assert forward(["export", "--format", "jsonl"]) is None  # not served: an export runs in the client
     # with the socket gone the same commands answer in-process: the replies must be the same
     through = {cmd: incremind(env, *cmd.split()) for cmd in ("pending", "insights", "search 8443", "show pas-1")}
     for cmd, done in through.items():

@@ -72,7 +72,6 @@ def cmd_mcp(args: argparse.Namespace, settings: Settings) -> int:
     from incremind_daemon.embedding import make_embedder
     from incremind_daemon.pipeline.redact import redact
     from incremind_daemon.serve.context.writer import render_recent_context
-    from incremind_daemon.serve.mcp_server import build_mcp_server
     from incremind_daemon.serve.mcp_tools import MemoryBackend, MemoryTools
     from incremind_daemon.store.bitindex import keep_bit_indexes
     from incremind_daemon.store.db import connect
@@ -88,11 +87,12 @@ def cmd_mcp(args: argparse.Namespace, settings: Settings) -> int:
         embedder=embedder,
     )
     tools = MemoryTools(settings, backend)
-    # jieba's dictionary and the query embedder take seconds to load: load them once the agent is
-    # connected (loading during the handshake held its answer up by one to two seconds), well
-    # before a session's first search in practice
-    warm_up = threading.Thread(target=_warm_up, args=(tools,), name="incremind-mcp-warm-up", daemon=True)
-    server = build_mcp_server(settings, tools, transport="stdio", after_handshake=warm_up.start)
+    # jieba's dictionary and the query embedder take seconds to load: with no daemon to answer, they
+    # load from the start, beside the MCP SDK's import, so that the first search waits least
+    threading.Thread(target=_warm_up, args=(tools,), name="incremind-mcp-warm-up", daemon=True).start()
+    from incremind_daemon.serve.mcp_server import build_mcp_server
+
+    server = build_mcp_server(settings, tools, transport="stdio")
     try:
         server.run("stdio")
     finally:

@@ -64,18 +64,10 @@ def build_mcp_server(
     tools: MemoryTools,
     *,
     transport: Transport,
-    after_handshake: Callable[[], None] | None = None,
 ) -> MCPServer:
-    """Return an MCPServer with the memory tools; review tools only when settings.mcp.allow_review.
-
-    ``after_handshake`` runs once, when the first request after the handshake (``initialize``, or
-    ``server/discover`` in newer protocol versions) has been answered: work started there (loading
-    dictionaries and models) does not hold up the agent's connection.
-    """
+    """Return an MCPServer with the memory tools; review tools only when settings.mcp.allow_review."""
     mcp = MCPServer("incremind", instructions=INSTRUCTIONS, version=__version__)
     mcp.middleware.append(_CallLog(tools, transport))
-    if after_handshake is not None:
-        mcp.middleware.append(_AfterHandshake(after_handshake))
 
     @mcp.tool(annotations=READ_ONLY)
     def search_memory(
@@ -184,23 +176,6 @@ def client_name(ctx: Context | ServerRequestContext[Any, Any] | None) -> str | N
     if params is None or not params.client_info.name:
         return None
     return str(params.client_info.name)[:100]
-
-
-HANDSHAKE = frozenset({"initialize", "server/discover"})
-
-
-class _AfterHandshake:
-    """Server middleware: run a callback once, after the first request that is not the handshake."""
-
-    def __init__(self, callback: Callable[[], None]) -> None:
-        self._callback: Callable[[], None] | None = callback
-
-    async def __call__(self, ctx: ServerRequestContext[Any, Any], call_next: CallNext) -> HandlerResult:
-        result = await call_next(ctx)
-        if self._callback is not None and ctx.method not in HANDSHAKE:
-            callback, self._callback = self._callback, None
-            callback()
-        return result
 
 
 class _CallLog:

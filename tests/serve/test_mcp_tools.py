@@ -113,27 +113,6 @@ def error_text(result: CallToolResult) -> str:
     return " ".join(getattr(block, "text", "") for block in result.content)
 
 
-@pytest.mark.parametrize("mode", ["auto", "legacy"])
-def test_warm_up_starts_once_the_handshake_is_answered(memory: Memory, mode: str) -> None:
-    tools = MemoryTools(memory.settings, memory.backend())
-    calls: list[str] = []
-    server = build_mcp_server(memory.settings, tools, transport="stdio", after_handshake=lambda: calls.append("warm"))
-
-    async def main() -> None:
-        async with Client(server, mode=mode) as client:
-            assert calls == []  # connecting never waits for the warm-up
-            await client.list_tools()
-            assert calls == ["warm"]
-            await client.call_tool("search_memory", {"query": "端口"})
-            await client.list_tools()
-
-    try:
-        anyio.run(main)
-    finally:
-        tools.close()
-    assert calls == ["warm"]
-
-
 @pytest.mark.parametrize(("allow_review", "names"), [(False, 5), (True, 7)])
 def test_review_tools_are_listed_only_when_allowed(memory: Memory, allow_review: bool, names: int) -> None:
     settings = load_settings(home=memory.settings.home_dir, mcp={"allow_review": allow_review})
@@ -406,3 +385,35 @@ def test_a_busy_database_costs_the_log_row_not_the_answer(memory: Memory) -> Non
         tools.close()
         blocker.close()
     assert memory.rows("SELECT count(*) FROM tool_calls") == [(0,)]
+
+
+def test_with_a_writer_every_write_of_the_tools_goes_through_it(memory: Memory) -> None:
+    """In the daemon the tools' writes (hotness, the call log, reviews) run on its one writer thread."""
+    with write_transaction(memory.conn):
+        review(memory.conn, memory.insight_id, "confirm", actor="test", now="2026-12-01T00:00:00+00:00")
+    handed: list[str] = []
+
+    def writer(change: Callable[[apsw.Connection], object]) -> object:
+        handed.append(getattr(change, "__name__", "change"))
+        return change(memory.conn)  # as the worker would, on its own connection
+
+    def read_only() -> apsw.Connection:
+        return connect(memory.settings.database_path, readonly=True)  # a write here would fail
+
+    backend = replace(memory.backend(), open_conn=read_only, write=writer)
+    tools = MemoryTools(memory.settings, backend)
+    server = build_mcp_server(memory.settings, tools, transport="stdio")
+
+    async def main() -> None:
+        async with Client(server) as client:
+            found = await client.call_tool("search_memory", {"query": "SQLite WAL", "tier": "insight"})
+            assert not found.is_error and found.structured_content is not None
+            assert found.structured_content["results"][0]["id"] == f"ins-{memory.insight_id}"
+
+    try:
+        anyio.run(main)
+    finally:
+        tools.close()
+    assert len(handed) == 2  # the use of the insight, and the call's log row
+    assert get_insight(memory.conn, memory.insight_id).use_count == 1
+    assert memory.rows("SELECT tool FROM tool_calls") == [("search_memory",)]
