@@ -264,3 +264,18 @@ def test_a_backfill_is_taken_in_by_the_daemons_writer(running: Any, private_home
     finally:
         conn.close()
     assert row is not None and int(row[0]) == 0  # the daemon's own writer examined it, not a back-fill worker
+
+
+def test_context_commands_are_run_by_the_daemon_with_the_clients_paths(running: Any, tmp_path: Path) -> None:
+    _, env, _ = running
+    repo = tmp_path / "ledger"
+    (repo / ".git").mkdir(parents=True)
+    enabled = incremind(env, "context", "enable", "ledger", "--files", "AGENTS.md", cwd=tmp_path)
+    assert enabled.returncode == 0, enabled.stderr
+    block = (repo / "AGENTS.md").read_text(encoding="utf-8")
+    assert "incremind:begin" in block and "incremind:end" in block
+    listed = incremind(env, "context", "status")
+    assert str(repo / "AGENTS.md") in listed.stdout
+    disabled = incremind(env, "context", "disable", str(repo))
+    assert disabled.returncode == 0 and "removed" in disabled.stdout, disabled.stderr
+    assert not (repo / "AGENTS.md").exists()  # incremind made it, and it is empty again

@@ -39,6 +39,7 @@ SERVED = frozenset(
         "edit",
         "ingest",
         "backfill",
+        "context",
     }
 )
 CONNECT_TIMEOUT = 2.0

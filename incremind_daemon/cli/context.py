@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+import functools
 import json
 from dataclasses import asdict
 from pathlib import Path
@@ -10,6 +11,7 @@ from pathlib import Path
 import apsw
 
 from incremind_daemon import hook
+from incremind_daemon.cli import runtime
 from incremind_daemon.cli.base import Commands, command, project_arg
 from incremind_daemon.config import Settings
 from incremind_daemon.errors import IncremindError, NotFound
@@ -22,7 +24,7 @@ from incremind_daemon.serve.context.tokens import estimate_tokens
 from incremind_daemon.serve.context.writer import ContextWriter, TargetResult, target_statuses
 from incremind_daemon.sources.sessions.discover import project_for_cwd
 from incremind_daemon.store import recall
-from incremind_daemon.store.db import connect, write_transaction
+from incremind_daemon.store.db import connect
 from incremind_daemon.store.insights import now_utc
 
 ACTIONS = ("show", "write", "enable", "disable", "status")
@@ -64,7 +66,8 @@ def cmd_context(args: argparse.Namespace, settings: Settings) -> int:
         raise IncremindError(f"context {args.action} needs a PATH (a repository folder or a target file)")
     if args.action in ("show", "status") and not settings.database_path.exists():
         raise NotFound(f"no memory at {settings.home_dir} yet; run `incremind run` or `incremind ingest` first")
-    conn = connect(settings.database_path, readonly=args.action in ("show", "status"))
+    # inside the daemon every write goes to its writer: this connection only reads
+    conn = connect(settings.database_path, readonly=args.action in ("show", "status") or runtime.in_daemon())
     try:
         handler = {"show": _show, "write": _write, "enable": _enable, "disable": _disable, "status": _status}
         return handler[args.action](conn, args, settings)
@@ -73,7 +76,7 @@ def cmd_context(args: argparse.Namespace, settings: Settings) -> int:
 
 
 def _writer(settings: Settings) -> ContextWriter:
-    return ContextWriter(settings, scrub=redact)
+    return ContextWriter(settings, scrub=redact, write=runtime.row_writer())
 
 
 def _show(conn: apsw.Connection, args: argparse.Namespace, settings: Settings) -> int:
@@ -140,7 +143,7 @@ def _show_start(
 
 
 def _find_target(settings: Settings, rows: dict[str, recall.ContextTargetRow], path: Path) -> t.Target:
-    wanted = path.expanduser().absolute()
+    wanted = runtime.resolve(path.expanduser())
     for target in t.global_targets(settings, rows) + t.project_targets(rows):
         if target.path == wanted or target.path.resolve() == wanted.resolve():
             return target
@@ -169,11 +172,11 @@ def _print_results(results: list[TargetResult], as_json: bool) -> None:
 
 
 def _enable(conn: apsw.Connection, args: argparse.Namespace, settings: Settings) -> int:
-    path = Path(args.path).expanduser().absolute()
+    path = runtime.resolve(Path(args.path).expanduser())
     rows = {row.path: row for row in recall.context_targets(conn)}
     if str(path) in rows and rows[str(path)].kind == "global":
-        with write_transaction(conn):
-            recall.save_context_target(conn, _switched(rows[str(path)], enabled=True))
+        switched = _switched(rows[str(path)], enabled=True)
+        runtime.write(settings, lambda c: recall.save_context_target(c, switched), conn=conn)
         return _write(conn, args, settings)
     if path.is_dir():
         repo, names = path, _file_names(args.files, settings)
@@ -184,13 +187,19 @@ def _enable(conn: apsw.Connection, args: argparse.Namespace, settings: Settings)
     if ".git" in repo.parts:
         raise IncremindError(f"{repo} is inside a .git folder; incremind never writes there")
     project = project_for_cwd(str(repo), settings.sessions.projects) or repo.name
-    with write_transaction(conn):
-        for name in names:
-            target = repo / name
-            existing = rows.get(str(target))
-            created = existing.created_file if existing else not target.exists()
-            row = recall.ContextTargetRow(str(target), "project", t.FILE_AGENTS[name], project, "inline", True, created)
-            recall.save_context_target(conn, row)
+    added = []
+    for name in names:
+        target = repo / name
+        existing = rows.get(str(target))
+        created = existing.created_file if existing else not target.exists()
+        agent = t.FILE_AGENTS[name]
+        added.append(recall.ContextTargetRow(str(target), "project", agent, project, "inline", True, created))
+
+    def save(c: apsw.Connection) -> None:
+        for row in added:
+            recall.save_context_target(c, row)
+
+    runtime.write(settings, save, conn=conn)
     results = _writer(settings).regenerate(conn)
     mine = [r for r in results if Path(r.path).parent == repo and Path(r.path).name in names]
     for result in mine:
@@ -221,7 +230,7 @@ def _switched(row: recall.ContextTargetRow, *, enabled: bool) -> recall.ContextT
 
 
 def _disable(conn: apsw.Connection, args: argparse.Namespace, settings: Settings) -> int:
-    path = Path(args.path).expanduser().absolute()
+    path = runtime.resolve(Path(args.path).expanduser())
     rows = {row.path: row for row in recall.context_targets(conn)}
     chosen = [
         row
@@ -237,11 +246,7 @@ def _disable(conn: apsw.Connection, args: argparse.Namespace, settings: Settings
     failed = False
     for row in chosen:
         outcome = remove_block(Path(row.path))
-        with write_transaction(conn):
-            recall.save_context_target(conn, _switched(row, enabled=False))
-            recall.record_context_write(
-                conn, row.path, digest=None, tokens=None, written_at=None, problem=outcome.problem
-            )
+        runtime.write(settings, functools.partial(_switch_off, row, outcome.problem), conn=conn)
         if outcome.problem:
             failed = True
             print(f"problem   {row.path}: {outcome.problem}")
@@ -254,6 +259,11 @@ def _disable(conn: apsw.Connection, args: argparse.Namespace, settings: Settings
             t.import_file(settings, t.Target(file, "global", row.agent, None, "import")).unlink(missing_ok=True)
         print(f"{'removed' if outcome.changed else 'no block'}   {row.path}; incremind no longer writes there")
     return 1 if failed else 0
+
+
+def _switch_off(row: recall.ContextTargetRow, problem: str | None, conn: apsw.Connection) -> None:
+    recall.save_context_target(conn, _switched(row, enabled=False))
+    recall.record_context_write(conn, row.path, digest=None, tokens=None, written_at=None, problem=problem)
 
 
 def _status(conn: apsw.Connection, args: argparse.Namespace, settings: Settings) -> int:

@@ -61,15 +61,17 @@ def in_daemon() -> bool:
     return _CURRENT.get() is not None
 
 
-def write(settings: Settings, change: Callable[[apsw.Connection], T]) -> T:
+def write(settings: Settings, change: Callable[[apsw.Connection], T], *, conn: apsw.Connection | None = None) -> T:
     """Run change(conn) in one write transaction and return its result.
 
     Inside the daemon the change runs on its writer thread; on its own, the
-    command opens the store, writes, and closes it.
+    command writes on ``conn``, or opens the store, writes, and closes it.
     """
     runtime = _CURRENT.get()
     if runtime is not None:
         return cast(T, runtime.call(functools.partial(_in_transaction, change)).result(timeout=runtime.timeout))
+    if conn is not None:
+        return _in_transaction(change, conn)
     if not settings.database_path.exists():
         raise NotFound(f"no memory at {settings.home_dir} yet; start the daemon or `incremind ingest` a file")
     conn = connect(settings.database_path)
@@ -82,6 +84,15 @@ def write(settings: Settings, change: Callable[[apsw.Connection], T]) -> T:
 def _in_transaction(change: Callable[[apsw.Connection], T], conn: apsw.Connection) -> T:
     with write_transaction(conn):
         return change(conn)
+
+
+def row_writer() -> Callable[[Callable[[apsw.Connection], None]], None] | None:
+    """Inside the daemon, what runs a change (with its own transaction) on the writer and waits; else None."""
+    runtime = _CURRENT.get()
+    if runtime is None:
+        return None
+    call, timeout = runtime.call, runtime.timeout
+    return lambda change: call(change).result(timeout=timeout)
 
 
 def write_later(settings: Settings, change: Callable[[apsw.Connection], object]) -> bool:
