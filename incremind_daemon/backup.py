@@ -40,7 +40,7 @@ from incremind_daemon import __version__
 from incremind_daemon.config import Settings
 from incremind_daemon.errors import IncremindError
 from incremind_daemon.locate import CONFIG_NAME, config_path
-from incremind_daemon.private import copy_private, make_private_folders, open_private, write_private
+from incremind_daemon.private import copy_private, make_private_folders, open_private, replacing, write_private
 from incremind_daemon.serve.status import running_pid
 from incremind_daemon.store.db import connect, fetch_int, fetch_rows
 from incremind_daemon.store.schema import schema_version
@@ -251,14 +251,9 @@ def file_sha256(path: Path) -> str:
 
 
 def _pack(folder: Path, archive: Path) -> None:
-    temp = archive.with_name(f".{archive.name}.tmp")
-    with (
-        os.fdopen(open_private(temp, os.O_WRONLY | os.O_TRUNC), "wb") as out,
-        tarfile.open(fileobj=out, mode="w:gz") as tar,
-    ):
+    with replacing(archive) as out, tarfile.open(fileobj=out, mode="w:gz") as tar:
         for entry in sorted(folder.rglob("*")):
             tar.add(entry, arcname=str(entry.relative_to(folder)), recursive=False)
-    os.replace(temp, archive)
 
 
 def _clear(folder: Path) -> None:
@@ -299,9 +294,8 @@ def restore_backup(settings: Settings, source: Path) -> RestoreResult:
             if written_config.exists():
                 written_config = home / f"{CONFIG_NAME}.from-backup"
             copy_private(folder / CONFIG_NAME, written_config)
-        temp = home / f".{DATABASE}.restoring"
-        copy_private(folder / DATABASE, temp)
-        os.replace(temp, settings.database_path)
+        with (folder / DATABASE).open("rb") as reader, replacing(settings.database_path) as writer:
+            shutil.copyfileobj(reader, writer)
     tables = count_tables(settings.database_path)
     if tables != manifest["tables"]:
         raise IncremindError(f"the restored database in {home} does not hold what the manifest counts; try again")

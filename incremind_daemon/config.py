@@ -20,7 +20,7 @@ from pydantic_settings import BaseSettings, PydanticBaseSettingsSource, Settings
 from incremind_daemon.errors import ConfigError
 from incremind_daemon.locate import DEFAULT_HOME, config_path, strip_comments
 from incremind_daemon.names import check_project
-from incremind_daemon.private import make_private_folders, write_private
+from incremind_daemon.private import make_private_folders, replace_file, write_private
 
 AGENT_RUNS = "agent-runs"  # under the home: the working folder of headless agent runs, never read as sessions
 
@@ -455,9 +455,7 @@ def update_config_file(path: Path, group: str, values: dict[str, object]) -> Non
     make_private_folders(path.parent)
     if path.exists():
         write_private(path.with_name(path.name + ".bak"), path.read_bytes())
-    temp = path.with_name(f".{path.name}.tmp")
-    write_private(temp, (json.dumps(data, ensure_ascii=False, indent=2) + "\n").encode("utf-8"))
-    os.replace(temp, path)
+    replace_file(path, (json.dumps(data, ensure_ascii=False, indent=2) + "\n").encode("utf-8"))
 
 
 PRIVATE_MARKER = ".private"

@@ -9,9 +9,9 @@ export file is a copy of memory, so it is written 0600, whatever the umask.
 
 from __future__ import annotations
 
+import io
 import json
 import logging
-import os
 from collections.abc import Iterator
 from dataclasses import dataclass
 from datetime import UTC, datetime
@@ -22,7 +22,7 @@ import apsw
 
 from incremind_daemon.config import Settings
 from incremind_daemon.errors import IncremindError
-from incremind_daemon.private import open_private
+from incremind_daemon.private import replacing
 from incremind_daemon.store import insights
 from incremind_daemon.store.db import connect
 from incremind_daemon.store.records import item_id
@@ -66,17 +66,13 @@ def export_to_file(
     settings: Settings, path: Path, *, fmt: str, project: str | None = None, with_text: bool = False
 ) -> ExportCounts:
     """Write the export to a 0600 file that replaces path once it is whole."""
-    temp = path.with_name(f".{path.name}.tmp")
     try:
-        with os.fdopen(open_private(temp, os.O_WRONLY | os.O_TRUNC), "w", encoding="utf-8") as out:
+        with replacing(path) as handle:
+            out = io.TextIOWrapper(handle, encoding="utf-8", write_through=True)
             counts = export_memory(settings, out, fmt=fmt, project=project, with_text=with_text)
-        os.replace(temp, path)
+            out.detach()  # every byte is written through; replacing syncs and closes the file
     except OSError as exc:
-        temp.unlink(missing_ok=True)
         raise IncremindError(f"cannot write {path}: {exc.strerror or exc}") from exc
-    except BaseException:
-        temp.unlink(missing_ok=True)
-        raise
     return counts
 
 

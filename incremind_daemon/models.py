@@ -28,7 +28,7 @@ import httpx
 from incremind_daemon.backup import file_sha256
 from incremind_daemon.config import Settings
 from incremind_daemon.errors import IncremindError, NotFound
-from incremind_daemon.private import make_private_folders
+from incremind_daemon.private import make_private_folders, replace_file
 from incremind_daemon.store.embedder import MANIFEST_FILE, MANIFEST_TYPES, MODEL_FILE, POOLINGS, TOKENIZER_FILE
 
 log = logging.getLogger(__name__)
@@ -502,9 +502,7 @@ def _read_hashes(folder: Path, name: str) -> dict[str, _Record]:
 
 def _write_hashes(folder: Path, records: dict[str, _Record]) -> None:
     data = {target: {"sha256": r.sha256, "source": r.source, "url": r.url} for target, r in sorted(records.items())}
-    temporary = folder / f"{HASHES_FILE}.part"
-    temporary.write_text(json.dumps(data, indent=2) + "\n", encoding="utf-8")
-    os.replace(temporary, folder / HASHES_FILE)
+    replace_file(folder / HASHES_FILE, (json.dumps(data, indent=2) + "\n").encode("utf-8"))
 
 
 def _installed_files(folder: Path, records: dict[str, _Record]) -> tuple[InstalledFile, ...]:

@@ -12,9 +12,13 @@ from __future__ import annotations
 
 import logging
 import os
+import secrets
 import shutil
 import stat
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from pathlib import Path
+from typing import BinaryIO
 
 log = logging.getLogger(__name__)
 
@@ -61,6 +65,57 @@ def write_private(path: Path, data: bytes) -> None:
     """Write a file whole as 0600, replacing what it held."""
     with os.fdopen(open_private(path, os.O_WRONLY | os.O_TRUNC), "wb") as out:
         out.write(data)
+
+
+@contextmanager
+def replacing(
+    path: Path, *, mode: int = PRIVATE_FILE, sync: bool = True, before_rename: Callable[[Path], None] | None = None
+) -> Iterator[BinaryIO]:
+    """Yield a new file beside path; once the block ends, fsync it, give it mode and rename it over path.
+
+    The one way incremind replaces a file: a reader sees the old file or the
+    new one whole, a crash leaves the old one, and a failure inside the block
+    removes the temporary file and changes nothing. ``sync=False`` skips the
+    fsync, for a file whose loss in a crash costs nothing (the heartbeat).
+    ``before_rename(temp)`` runs last, on the finished temporary file; what it
+    raises cancels the replacement.
+    """
+    temp = path.with_name(f".{path.name}.{secrets.token_hex(4)}.tmp")
+    fd = os.open(temp, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_CLOEXEC, PRIVATE_FILE)
+    try:
+        with os.fdopen(fd, "wb") as handle:
+            os.fchmod(handle.fileno(), mode)  # exactly mode, whatever the umask
+            yield handle
+            handle.flush()
+            if sync:
+                os.fsync(handle.fileno())
+        if before_rename is not None:
+            before_rename(temp)
+        os.replace(temp, path)
+    except BaseException:
+        temp.unlink(missing_ok=True)
+        raise
+    if sync:
+        _sync_folder(path.parent)  # the rename itself survives a crash
+
+
+def _sync_folder(folder: Path) -> None:
+    try:
+        fd = os.open(folder, os.O_RDONLY | os.O_CLOEXEC)
+    except OSError:
+        return
+    try:
+        os.fsync(fd)
+    except OSError:
+        pass  # some file systems cannot sync a folder; the file itself is synced
+    finally:
+        os.close(fd)
+
+
+def replace_file(path: Path, data: bytes, *, mode: int = PRIVATE_FILE, sync: bool = True) -> None:
+    """Replace path with data atomically and durably (``replacing``), as a file of mode."""
+    with replacing(path, mode=mode, sync=sync) as handle:
+        handle.write(data)
 
 
 def copy_private(source: Path, target: Path) -> None:

@@ -30,7 +30,7 @@ from incremind_daemon.config import Settings
 from incremind_daemon.errors import IncremindError
 from incremind_daemon.locate import DEFAULT_HOME
 from incremind_daemon.logs import log_path, tail_lines
-from incremind_daemon.private import make_private_folders
+from incremind_daemon.private import make_private_folders, replace_file
 from incremind_daemon.serve.agent_setup import incremind_command
 from incremind_daemon.serve.status import read_heartbeat, running_pid
 
@@ -475,6 +475,4 @@ def _first_line(done: subprocess.CompletedProcess[str]) -> str:
 
 def _write_atomically(path: Path, text: str) -> None:
     path.parent.mkdir(parents=True, exist_ok=True)
-    temp = path.with_name(f".{path.name}.tmp")
-    temp.write_text(text, encoding="utf-8")
-    os.replace(temp, path)
+    replace_file(path, text.encode("utf-8"), mode=0o644)  # a unit file, which the service manager reads

@@ -19,6 +19,7 @@ from incremind_daemon.config import Settings, load_settings
 from incremind_daemon.daemon import acquire_lock, prepare_home
 from incremind_daemon.export import export_to_file
 from incremind_daemon.logs import DaemonLogHandler, log_path
+from incremind_daemon.private import replace_file, replacing
 from incremind_daemon.serve.context.blockfile import write_block, write_owned_file
 from incremind_daemon.serve.status import Heartbeat, write_heartbeat
 from incremind_daemon.store.db import connect, write_transaction
@@ -183,7 +184,7 @@ def test_export_file_is_private(settings: Settings, tmp_path: Path) -> None:
     out = tmp_path / "memory.jsonl"
     counts = export_to_file(settings, out, fmt="jsonl", with_text=True)
     assert counts.sources == 1 and "Modeprobe01" in out.read_text(encoding="utf-8")
-    assert mode(out) == 0o600 and not list(tmp_path.glob(".memory.jsonl.tmp"))
+    assert mode(out) == 0o600 and not list(tmp_path.glob(".memory.jsonl.*"))
 
 
 def test_new_context_file_is_private(tmp_path: Path) -> None:
@@ -239,3 +240,27 @@ def test_what_the_daemon_writes_while_it_runs_is_private(settings: Settings, tmp
     assert cli.main(["export", "--out", str(tmp_path / "memory.jsonl")]) == 0
     assert mode(tmp_path / "memory.jsonl") == 0o600
     assert open_to_others(settings.home_dir) == {}
+
+
+def test_a_replaced_file_is_whole_or_untouched_and_exactly_its_mode(tmp_path: Path) -> None:
+    path = tmp_path / "settings.json"
+    path.write_text("old", encoding="utf-8")
+    old_umask = os.umask(0o077)
+    try:
+        replace_file(path, b"new", mode=0o644)  # a unit file others may read, whatever the umask
+    finally:
+        os.umask(old_umask)
+    assert path.read_text(encoding="utf-8") == "new" and mode(path) == 0o644
+    with pytest.raises(RuntimeError), replacing(path) as handle:
+        handle.write(b"half of it")
+        raise RuntimeError("the writer failed midway")
+    assert path.read_text(encoding="utf-8") == "new"
+
+    def refuse(temp: Path) -> None:
+        assert temp.read_bytes() == b"newer" and temp.parent == path.parent
+        raise FileExistsError("changed meanwhile")
+
+    with pytest.raises(FileExistsError), replacing(path, before_rename=refuse) as handle:
+        handle.write(b"newer")
+    assert path.read_text(encoding="utf-8") == "new"
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["settings.json"]  # no temporary file is left

@@ -31,7 +31,7 @@ from incremind_daemon.pipeline.organize import split_passages
 from incremind_daemon.pipeline.redact import redact, redact_between
 from incremind_daemon.pipeline.summarize import summarize_text
 from incremind_daemon.pipeline.work import Extractor, IngestFile, Outcome
-from incremind_daemon.private import make_private, make_private_folders, open_private, write_private
+from incremind_daemon.private import make_private, make_private_folders, replace_file, write_private
 from incremind_daemon.store import items
 from incremind_daemon.store.db import write_transaction
 from incremind_daemon.store.records import InboxClaim, NewPassage, NewSource, NewSummary, item_id
@@ -165,18 +165,7 @@ def keep_original(data: bytes, sha: str, suffix: str, raw_dir: Path) -> Path:
     if target.exists() and target.stat().st_size == len(data):
         return target
     make_private_folders(target.parent)
-    temp = target.with_name(f".{target.name}.{os.getpid()}.tmp")
-    try:
-        with os.fdopen(open_private(temp, os.O_WRONLY | os.O_TRUNC), "wb") as handle:
-            handle.write(data)
-            handle.flush()
-            os.fsync(handle.fileno())
-        os.replace(temp, target)
-    except OSError:
-        # a full disk, say: leave no half-written copy behind; the inbox file stays for a retry
-        with contextlib.suppress(OSError):
-            temp.unlink()
-        raise
+    replace_file(target, data)  # a full disk leaves no half-written copy; the inbox file stays for a retry
     return target
 
 

@@ -19,7 +19,6 @@ import os
 import shlex
 import shutil
 import sys
-import tempfile
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
@@ -28,6 +27,7 @@ from typing import Any, Literal
 from incremind_daemon.config import Settings
 from incremind_daemon.errors import IncremindError
 from incremind_daemon.locate import DEFAULT_HOME
+from incremind_daemon.private import replace_file
 from incremind_daemon.serve.mcp_toml import TomlValue, remove_table, render_value, set_table
 
 log = logging.getLogger(__name__)
@@ -293,17 +293,7 @@ def _write(path: Path, text: str, *, previous: str | None, backup: bool = True) 
         kept = path.with_name(path.name + BACKUP_SUFFIX)
         kept.write_text(previous, encoding="utf-8")
         os.chmod(kept, mode)  # the file may hold credentials; the backup is no more readable than it
-    fd, temp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
-    try:
-        with os.fdopen(fd, "w", encoding="utf-8") as handle:
-            handle.write(text)
-            handle.flush()
-            os.fsync(handle.fileno())
-        os.chmod(temp, mode)
-        os.replace(temp, path)
-    except BaseException:
-        Path(temp).unlink(missing_ok=True)
-        raise
+    replace_file(path, text.encode("utf-8"), mode=mode)
     log.info("wrote %s", path)
     return kept
 

@@ -7,11 +7,9 @@ the lock it holds, not by the file, so a crashed daemon never looks alive.
 
 from __future__ import annotations
 
-import contextlib
 import fcntl
 import json
 import os
-import tempfile
 import time
 from dataclasses import asdict
 from datetime import UTC, datetime, timedelta
@@ -22,7 +20,7 @@ from pydantic import BaseModel, ValidationError
 
 from incremind_daemon.config import Settings
 from incremind_daemon.errors import IncremindError
-from incremind_daemon.private import PRIVATE_FILE, make_private_folders
+from incremind_daemon.private import make_private_folders, replace_file
 from incremind_daemon.serve.context.writer import target_statuses
 from incremind_daemon.serve.disk import DiskStatus, measure_disk
 from incremind_daemon.store import insight_jobs, insights, receipts, vectors
@@ -190,17 +188,8 @@ class StatusReport(BaseModel):
 def write_heartbeat(path: Path, beat: Heartbeat) -> None:
     """Replace status.json atomically with this heartbeat."""
     make_private_folders(path.parent)
-    fd, temp = tempfile.mkstemp(prefix=".status.", suffix=".tmp", dir=path.parent)
-    try:
-        with os.fdopen(fd, "w", encoding="utf-8") as handle:
-            os.fchmod(fd, PRIVATE_FILE)  # mkstemp's 0600 less an odd umask (0o277) would be unreadable
-            handle.write(beat.model_dump_json(indent=2))
-        os.replace(temp, path)
-    except BaseException:
-        # a full disk fails every beat: leave no temp file behind each time
-        with contextlib.suppress(OSError):
-            os.unlink(temp)
-        raise
+    # the next beat replaces a lost one: no fsync, so a full disk (which fails fsync first) still shows in it
+    replace_file(path, beat.model_dump_json(indent=2).encode("utf-8"), sync=False)
 
 
 def read_heartbeat(path: Path) -> Heartbeat | None:

@@ -22,13 +22,12 @@ from __future__ import annotations
 import logging
 import os
 import re
-import secrets
 import stat
 from contextlib import suppress
 from dataclasses import dataclass
 from pathlib import Path
 
-from incremind_daemon.private import PRIVATE_FILE, make_private_folders
+from incremind_daemon.private import PRIVATE_FILE, make_private_folders, replacing
 
 log = logging.getLogger(__name__)
 
@@ -228,32 +227,28 @@ def replace_file(path: Path, data: bytes, *, like: TextFile | None) -> bool:
     Return False (and write nothing) when the file changed since ``like`` was
     read, so the caller can read it again instead of losing the user's edit.
     """
-    folder = path.parent
-    temp = folder / f".{path.name}.{secrets.token_hex(4)}.incremind-tmp"
+
+    def unless_changed(temp: Path) -> None:
+        if like is None:
+            return
+        if like.mode is not None and os.geteuid() == 0 and like.uid >= 0:
+            with suppress(OSError):
+                os.chown(temp, like.uid, like.gid)
+        if _changed_since(path, like):
+            raise _Changed
+
     # a new file is 0600 whatever the umask: the block holds memory; an existing one keeps its mode
-    fd = os.open(temp, os.O_WRONLY | os.O_CREAT | os.O_EXCL, PRIVATE_FILE)
+    mode = like.mode if like is not None and like.mode is not None else PRIVATE_FILE
     try:
-        with os.fdopen(fd, "wb") as handle:
-            os.fchmod(fd, PRIVATE_FILE)
+        with replacing(path, mode=mode, before_rename=unless_changed) as handle:
             handle.write(data)
-            handle.flush()
-            os.fsync(handle.fileno())
-        if like is not None:
-            if like.mode is not None:
-                os.chmod(temp, like.mode)
-                if os.geteuid() == 0 and like.uid >= 0:
-                    with suppress(OSError):
-                        os.chown(temp, like.uid, like.gid)
-            if _changed_since(path, like):
-                os.unlink(temp)
-                return False
-        os.replace(temp, path)
-    except BaseException:
-        with suppress(OSError):
-            os.unlink(temp)
-        raise
-    _sync_folder(folder)
+    except _Changed:
+        return False
     return True
+
+
+class _Changed(Exception):
+    """The file changed since it was read: it is read again, not overwritten."""
 
 
 def _changed_since(path: Path, like: TextFile) -> bool:
@@ -264,15 +259,6 @@ def _changed_since(path: Path, like: TextFile) -> bool:
     if like.mode is None:
         return True  # created by someone else meanwhile
     return info.st_mtime_ns != like.mtime_ns or info.st_size != like.size
-
-
-def _sync_folder(folder: Path) -> None:
-    with suppress(OSError):
-        fd = os.open(folder, os.O_RDONLY)
-        try:
-            os.fsync(fd)
-        finally:
-            os.close(fd)
 
 
 def _resolved(path: Path) -> Path:
