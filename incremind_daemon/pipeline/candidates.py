@@ -43,6 +43,7 @@ from incremind_daemon.pipeline.organize import split_sentences
 from incremind_daemon.pipeline.prose import prose_spans
 from incremind_daemon.pipeline.redact import find_secrets, redact
 from incremind_daemon.pipeline.statement import clean_statement, split_condition, strip_lead_in
+from incremind_daemon.store.charsets import CJK_CHAR
 from incremind_daemon.store.records import Candidate
 
 log = logging.getLogger(__name__)
@@ -54,7 +55,6 @@ _CODE = re.compile(r"[{}\[\]();=<>$\\|]")
 _CODE_WORDS = re.compile(
     r"\b(?:def|class|import|return|const|let|var|fn|func)\s+\w+\s*[(=:{<]|=>|::|&&|\|\||\)\s*\{|^\s*[@$#>]"
 )
-_CJK_CHAR = re.compile(r"[\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff\u3040-\u30ff\uac00-\ud7af]")
 _LATIN_WORD = re.compile(r"[a-z0-9]+(?:['.-][a-z0-9]+)*")
 _DIGIT = re.compile(r"\d")
 _HEADING = re.compile(r"^(?:#{1,6}\s+\S.*|\*\*[^*]+\*\*[:：]?|[^-*+•\d\s][^:：]{0,30}[:：])$")
@@ -326,5 +326,5 @@ def _is_code(folded: str) -> bool:
 
 
 def _weight(text: str) -> float:
-    cjk = len(_CJK_CHAR.findall(text))
+    cjk = len(CJK_CHAR.findall(text))
     return len(_LATIN_WORD.findall(text.lower())) + cjk / 2

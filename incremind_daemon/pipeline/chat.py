@@ -13,7 +13,6 @@ from __future__ import annotations
 import dataclasses
 import logging
 import math
-import re
 import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
@@ -35,6 +34,7 @@ from incremind_daemon.pipeline.endpoints import (
     post_json,
     public_url,
 )
+from incremind_daemon.store.charsets import CJK_CHAR
 from incremind_daemon.store.receipts import BudgetState, Receipt
 
 log = logging.getLogger(__name__)
@@ -44,7 +44,6 @@ T = TypeVar("T")
 _MESSAGE_OVERHEAD = 4  # tokens a chat message costs beyond its text, as OpenAI counts them
 _REPLY_PRIMING = 3
 _MAX_OUTCOME_CHARS = 500
-_CJK = re.compile(r"[\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uac00-\ud7af\uf900-\ufaff\U00020000-\U0003134f]")
 
 
 class ModelError(IncremindError):
@@ -187,7 +186,7 @@ def chat_url(base_url: str) -> str:
 
 def estimate_tokens(text: str) -> int:
     """A rough, deliberately generous token count: one per CJK character, one per four others."""
-    cjk = len(_CJK.findall(text))
+    cjk = len(CJK_CHAR.findall(text))
     return math.ceil(cjk + (len(text) - cjk) / 4)
 
 

@@ -19,6 +19,7 @@ import re
 from dataclasses import dataclass
 
 from incremind_daemon.pipeline.cues import fold, wordset
+from incremind_daemon.store.charsets import HAN
 from incremind_daemon.store.tokenizer import STOPWORDS, iter_tokens
 
 log = logging.getLogger(__name__)
@@ -140,7 +141,7 @@ _PARTS = re.compile(r"\d+(?:\.\d+)*|[a-z]+")
 _MEASURE = re.compile(r"(\d+(?:\.\d+)?)([a-z]{1,3})")
 # a segment of "gpu-a07" or "api.v2" with letters and digits names the thing itself, so "a07" meets "gpu-a07"
 _NAMED_SEGMENT = re.compile(r"(?<![a-z0-9])(?=[a-z]*\d)(?=\d*[a-z])[a-z0-9]{2,}(?![a-z0-9])")
-_CJK = re.compile(r"[\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff]")
+_HAN = re.compile(f"[{HAN}]")
 # "days 1, 2, 4, 7, 15" and "第 1、2、4、7、15 天" are interval schedules, whatever else they say
 _DAY_LIST = re.compile(r"(?:days?|第)\s*\d+(?:\s*(?:,|、|，|and|和|及)\s*\d+){2,}|every \d+ days?|每(?:隔)?\s*\d+\s*天")
 # traditional characters the index's table (store.hanzi, via cues.fold) leaves as they are
@@ -247,7 +248,7 @@ def features_of(text: str) -> Features:
     run: list[str] = []
     for token in iter_tokens(text, for_query=True):
         word = token.text
-        if _CJK.match(word):
+        if _HAN.match(word):
             # bigrams across a CJK run bridge different segmentations of the same words ("转成本地" as 成本 + 地)
             run = [*run, word] if token.start == previous_end and run else [word]
             if len(run) > 1:

@@ -22,6 +22,7 @@ from incremind_daemon.pipeline.cues import (
     fold,
     wordset,
 )
+from incremind_daemon.store.charsets import CJK, WIDE_PUNCTUATION
 
 log = logging.getLogger(__name__)
 
@@ -33,14 +34,13 @@ _RULE = re.compile(r"[ \t]*(?:(?:[-*_][ \t]*){3,}|\|.*|[=-]+)[ \t]*")
 _LINK = re.compile(r"!?\[([^\]\n]*)\]\([^)\s]*\)")
 _EMPHASIS = re.compile(r"\*\*|~~")  # not "__": it belongs to __init__.py
 _LEAD_NOISE = re.compile(r"^[\s#>*•·\-+–—|=]+|^\[[ xX]\]\s+|^\d{1,3}[.)、]\s+")
-_CJK_CHARS = "\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff\u3040-\u30ff\uac00-\ud7af"
-_WIDE = re.compile(f"[{_CJK_CHARS}\u3000-\u303f\uff00-\uffef]")
-LATIN_WORD = re.compile(rf"[^\W_{_CJK_CHARS}]+")
-CJK_RUN = re.compile(f"[{_CJK_CHARS}]+")
+_WIDE = re.compile(f"[{CJK}{WIDE_PUNCTUATION}]")
+LATIN_WORD = re.compile(rf"[^\W_{CJK}]+")
+CJK_RUN = re.compile(f"[{CJK}]+")
 _CLAUSE_CUT = re.compile(r"[,，;；:：、]|\s[—–-]\s")
 _CJK_BREAK = re.compile(
-    f"(?<=[的了和与或在是把给让被将就也都及并从向对，。、；：！？ ])(?=[{_CJK_CHARS}])"
-    f"|(?<=[{_CJK_CHARS}])(?=[^{_CJK_CHARS}])"
+    f"(?<=[的了和与或在是把给让被将就也都及并从向对，。、；：！？ ])(?=[{CJK}])"
+    f"|(?<=[{CJK}])(?=[^{CJK}])"
 )
 # a value a sentence names: something in backticks, a PR or MR number, a path, an identifier, a version, a
 # number with its unit ("TRANSFORM_WH_M", "fk-lake-raw", "eu-central-1", "#279", "3-day", "7 天")
@@ -49,7 +49,7 @@ _UNIT = (  # a unit joined to its number ("30s", "200k") or one of the units peo
     r"|items?|messages?|files?|partitions?|replicas?|pods?|nodes?|gpus?|steps?|epochs?|tokens?|px|%)\b"
     r"|\s?(?:[天秒个条行次]|分钟|小时))"
 )
-_NAME_CHAR = rf"[^\W{_CJK_CHARS}]|[.~/:=+@-]"
+_NAME_CHAR = rf"[^\W{CJK}]|[.~/:=+@-]"
 _NAMED = re.compile(
     rf"`[^`\n]{{1,80}}`|(?<![\w/])[#!][0-9]+\b"
     rf"|(?<![\w.,])[0-9]{{1,3}}(?:,[0-9]{{3}})+(?:\.[0-9]+)?{_UNIT}?"  # "50,000 records"

@@ -15,15 +15,11 @@ import re
 import unicodedata
 from dataclasses import dataclass
 
+from incremind_daemon.store.charsets import CJK, CJK_CHAR
+
 log = logging.getLogger(__name__)
 
-_CJK = (
-    "\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff\U00020000-\U0003134f"  # Han
-    "\u3040-\u30ff\u31f0-\u31ff"  # kana
-    "\uac00-\ud7af"  # Hangul syllables
-)
-_CJK_CHAR = re.compile(f"[{_CJK}]")
-_WORD_CHAR = re.compile(rf"[^\W_{_CJK}]")
+_WORD_CHAR = re.compile(rf"[^\W_{CJK}]")
 _CLOSERS = "\"'”’」』）)\\]】》〉"
 
 # Cut positions by preference; each pattern names the cut by its start or its end.
@@ -40,8 +36,8 @@ _LEVELS: tuple[tuple[re.Pattern[str], bool], ...] = (
     (_CLAUSE_END, True),
     (_WHITESPACE, False),
 )
-_WORD_RUN = re.compile(rf"[^\W_{_CJK}]+")
-_WORD_TAIL = re.compile(rf"[^\W_{_CJK}]*+\Z")
+_WORD_RUN = re.compile(rf"[^\W_{CJK}]+")
+_WORD_TAIL = re.compile(rf"[^\W_{CJK}]*+\Z")
 
 # Where the content after an overlap may begin, by preference.
 _SENTENCE_START = re.compile(
@@ -223,10 +219,10 @@ def _last_match(text: str, pattern: re.Pattern[str], at_end: bool, scan_from: in
 
 
 def _last_cjk_boundary(text: str, low: int, high: int) -> int | None:
-    if _CJK_CHAR.search(text, max(0, low - 1), min(len(text), high + 1)) is None:
+    if CJK_CHAR.search(text, max(0, low - 1), min(len(text), high + 1)) is None:
         return None
     for cut in range(high, low - 1, -1):
-        if (_CJK_CHAR.match(text[cut - 1]) or _CJK_CHAR.match(text[cut])) and _is_free(text, cut):
+        if (CJK_CHAR.match(text[cut - 1]) or CJK_CHAR.match(text[cut])) and _is_free(text, cut):
             return cut
     return None
 
@@ -294,7 +290,7 @@ def _line_start(text: str, index: int) -> int | None:
 
 def _is_latin_sentence_end(text: str, match: re.Match[str]) -> bool:
     end = match.end()
-    if end >= len(text) or _CJK_CHAR.match(text[end]):
+    if end >= len(text) or CJK_CHAR.match(text[end]):
         return True
     if not text[end].isspace():
         return False  # v1.2, 3.14, example.com, ?query=1
@@ -323,4 +319,4 @@ def _is_line_sentence_end(text: str, match: re.Match[str]) -> bool:
     previous_line = text[line_start : match.start()].rstrip()  # drops the \r of \r\n
     after = text[match.end()]
     # hard-wrapped Latin prose continues on the next line in lower case
-    return not (previous_line and after.islower() and not _CJK_CHAR.match(previous_line[-1]))
+    return not (previous_line and after.islower() and not CJK_CHAR.match(previous_line[-1]))

@@ -16,6 +16,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 
 from incremind_daemon.pipeline.organize import Passage, split_sentences
+from incremind_daemon.store.charsets import CJK, CJK_CHAR, WIDE_PUNCTUATION
 from incremind_daemon.store.tokenizer import STOPWORDS, Token, iter_tokens
 
 log = logging.getLogger(__name__)
@@ -25,10 +26,8 @@ _MAX_SCORED_SENTENCES = 2_000
 
 _Surfaces = dict[str, Counter[str]]  # word key -> how often each spelling of it occurs
 
-_CJK_CHARS = "\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff\U00020000-\U0003134f\u3040-\u30ff\uac00-\ud7af"
-_CJK = re.compile(f"[{_CJK_CHARS}]")
-_WIDE = re.compile(f"[{_CJK_CHARS}\u3000-\u303f\uff00-\uffef]")
-_WORD = re.compile(rf"[^\W_{_CJK_CHARS}]")
+_WIDE = re.compile(f"[{CJK}{WIDE_PUNCTUATION}]")
+_WORD = re.compile(rf"[^\W_{CJK}]")
 _LINK_TARGET = re.compile(r"https?://\S+|\]\([^)]*\)|`[^`]*`")
 _HEADING = re.compile(r"[ \t]{0,3}#{1,6}(?:[ \t]|$)")
 _SETEXT_UNDERLINE = re.compile(r"[ \t]*(?:=+|-+)[ \t]*")
@@ -151,7 +150,7 @@ def _collect_candidates(text: str) -> tuple[list[_Candidate], list[Passage], _Su
         if not any(c.isalpha() for c in cleaned):
             continue
         tokens = list(iter_tokens(cleaned, for_query=True))
-        size = sum(len(t.text) if _CJK.match(t.text) else 2 for t in tokens)
+        size = sum(len(t.text) if CJK_CHAR.match(t.text) else 2 for t in tokens)
         words = frozenset(_content_keys(cleaned, tokens, surface))
         candidates.append(_Candidate(sentence, len(candidates), words, size, opens_section))
     return candidates, headings, surface
@@ -254,7 +253,7 @@ def _index_line(title: str, keywords: list[str], top_sentence: str) -> str:
     if _is_informative_title(title):
         head = _readable_title(title)
         if keywords:
-            separator = "、" if all(_CJK.match(k) for k in keywords) else ", "
+            separator = "、" if all(CJK_CHAR.match(k) for k in keywords) else ", "
             return _truncate(f"{head} — {separator.join(keywords)}")
         return _truncate(f"{head} — {top_sentence}" if top_sentence else head)
     return _truncate(top_sentence or title)
@@ -270,8 +269,8 @@ def _is_informative_title(title: str) -> bool:
         for p in parts
         if any(c.isalpha() for c in p) and p.lower() not in _GENERIC_TITLE_WORDS and not _VERSION_OR_NUMBER.fullmatch(p)
     ]
-    if any(_CJK.match(c) for c in stem):
-        return sum(len(_CJK.findall(p)) >= 2 for p in meaningful) >= 1
+    if any(CJK_CHAR.match(c) for c in stem):
+        return sum(len(CJK_CHAR.findall(p)) >= 2 for p in meaningful) >= 1
     # a bare file stem (notes_2024_v2) says little; a spaced title says what it is
     return len(meaningful) >= (1 if " " in stem else 2)
 

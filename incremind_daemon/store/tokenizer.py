@@ -26,6 +26,7 @@ import apsw
 import apsw.fts5
 import jieba
 
+from incremind_daemon.store.charsets import HAN_BASIC, HANGUL, KANA
 from incremind_daemon.store.hanzi import TRADITIONAL_TO_SIMPLIFIED
 
 log = logging.getLogger(__name__)
@@ -33,11 +34,9 @@ jieba.setLogLevel(logging.WARNING)  # jieba prints its dictionary loading at DEB
 
 TOKENIZER_NAME = "incremind"
 
-_CJK = (
-    "\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff"  # Han
-    "\u3040-\u30ff\u31f0-\u31ff"  # kana
-    "\uac00-\ud7af"  # Hangul syllables
-)
+# the index has always been built with these ranges: a supplementary-plane ideograph (charsets.HAN)
+# stays a letter here until a re-index, or stored documents and queries would disagree
+_CJK = HAN_BASIC + KANA + HANGUL
 _LETTER = rf"[^\W_{_CJK}]"
 _RUN = re.compile(rf"[{_CJK}]+|_*{_LETTER}+(?:[._\-']{_LETTER}+)*_*")
 _CJK_RUN = re.compile(rf"[{_CJK}]+")

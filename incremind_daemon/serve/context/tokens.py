@@ -24,8 +24,9 @@ from __future__ import annotations
 import math
 import re
 
-CJK = re.compile(r"[\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff\uac00-\ud7af]")
-WIDE_PUNCT = re.compile(r"[\u3000-\u303f\uff00-\uffef\u2014\u2018-\u201d\u2026]")
+from incremind_daemon.store.charsets import CJK_CHAR, WIDE_PUNCTUATION
+
+WIDE_PUNCT = re.compile(f"[{WIDE_PUNCTUATION}\u2014\u2018-\u201d\u2026]")
 LATIN_WORD = re.compile(r"[A-Za-z]+")
 NUMBER = re.compile(r"[0-9]+")
 
@@ -43,9 +44,9 @@ def estimate_tokens(text: str) -> int:
 
 def token_weight(text: str) -> float:
     """Return the unrounded estimate; weights of lines add up to the weight of their join."""
-    weight = PER_CJK * len(CJK.findall(text)) + PER_WIDE_PUNCT * len(WIDE_PUNCT.findall(text))
+    weight = PER_CJK * len(CJK_CHAR.findall(text)) + PER_WIDE_PUNCT * len(WIDE_PUNCT.findall(text))
     weight += sum(1 + (len(word) - 1) // LETTERS_PER_EXTRA_TOKEN for word in LATIN_WORD.findall(text))
     weight += sum(math.ceil(len(number) / DIGITS_PER_TOKEN) for number in NUMBER.findall(text))
-    rest = NUMBER.sub("", LATIN_WORD.sub("", WIDE_PUNCT.sub("", CJK.sub("", text))))
+    rest = NUMBER.sub("", LATIN_WORD.sub("", WIDE_PUNCT.sub("", CJK_CHAR.sub("", text))))
     weight += sum(1 for char in rest if not char.isspace())
     return weight + PER_NEWLINE * text.count("\n")
