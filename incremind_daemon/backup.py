@@ -30,7 +30,6 @@ import tempfile
 from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
-from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
@@ -42,6 +41,7 @@ from incremind_daemon.errors import IncremindError
 from incremind_daemon.locate import CONFIG_NAME, config_path
 from incremind_daemon.private import copy_private, make_private_folders, open_private, replacing, write_private
 from incremind_daemon.serve.status import running_pid
+from incremind_daemon.store import clock
 from incremind_daemon.store.db import connect, fetch_int, fetch_rows
 from incremind_daemon.store.schema import schema_version
 
@@ -145,7 +145,7 @@ def _fill(settings: Settings, folder: Path, config: Path | None) -> BackupResult
         "format": FORMAT,
         "version": FORMAT_VERSION,
         "incremind": __version__,
-        "created_at": datetime.now(UTC).isoformat(timespec="seconds"),
+        "created_at": clock.stamp(),
         "home": str(settings.home_dir),
         "schema_version": version,
         "database": {"file": DATABASE, "sha256": file_sha256(copy), "bytes": copy.stat().st_size},

@@ -12,7 +12,7 @@ import os
 import signal
 import threading
 from dataclasses import asdict
-from datetime import UTC, datetime
+from datetime import datetime
 from pathlib import Path
 from types import FrameType
 from typing import IO
@@ -40,7 +40,7 @@ from incremind_daemon.sources.sessions.discover import watch_roots
 from incremind_daemon.sources.sessions.reader import ReadRules, TranscriptReader
 from incremind_daemon.sources.sessions.watch import SessionWatcher
 from incremind_daemon.sources.watcher import watch_inbox
-from incremind_daemon.store import sessions
+from incremind_daemon.store import clock, sessions
 from incremind_daemon.store.bitindex import keep_bit_indexes
 from incremind_daemon.store.db import connect, fetch_row
 from incremind_daemon.store.records import Insight
@@ -122,7 +122,7 @@ class Daemon:
             rescan_seconds=settings.inbox.rescan_seconds,
         )
         self.stopping = threading.Event()
-        self.started_at = datetime.now(UTC).isoformat(timespec="seconds")
+        self.started_at = clock.stamp()
         self._observer: BaseObserver | None = None
         self._sessions: SessionWatcher | None = None
         self._lock: IO[str] | None = None
@@ -186,7 +186,7 @@ class Daemon:
         try:
             with conn:
                 stored = sessions.get_meta(conn, "first_run_at")
-                first = stored or datetime.now(UTC).isoformat(timespec="seconds")
+                first = stored or clock.stamp()
                 if stored is None:
                     sessions.set_meta(conn, "first_run_at", first)
         finally:
@@ -225,7 +225,7 @@ class Daemon:
             pid=os.getpid(),
             started_at=self.started_at,
             version=__version__,
-            heartbeat_at=datetime.now(UTC).isoformat(timespec="seconds"),
+            heartbeat_at=clock.stamp(),
             queue_depth=self.worker.depth(),
             busy_with=stats.busy_with,
             inbox_waiting=self.feeder.waiting(),
@@ -255,7 +255,7 @@ class Daemon:
             fresh = load_settings(self._config_file, home=self.settings.home_dir)
         except ConfigError as exc:
             log.error("config changed but cannot be read, keeping the running settings: %s", exc)
-            self.worker.stats.last_error = f"{datetime.now(UTC).isoformat(timespec='seconds')} config: {exc}"
+            self.worker.stats.last_error = f"{clock.stamp()} config: {exc}"
             return
         if fresh.model != self.settings.model:
             self.settings = self.settings.model_copy(update={"model": fresh.model})
@@ -267,7 +267,7 @@ class Daemon:
             embedder = make_embedder(fresh)
         except IncremindError as exc:
             log.error("cannot switch the embedding model: %s", exc)
-            self.worker.stats.last_error = f"{datetime.now(UTC).isoformat(timespec='seconds')} embedding: {exc}"
+            self.worker.stats.last_error = f"{clock.stamp()} embedding: {exc}"
             return
         self.settings = self.settings.model_copy(update={"embedding": fresh.embedding})
         self.worker.switch_embedder(embedder)
@@ -299,10 +299,10 @@ class Daemon:
             raise  # a non-loopback bind without a token: refuse to start at all
         except IncremindError as exc:
             log.error("MCP and the command socket are off: %s", exc)
-            self.worker.stats.last_error = f"{datetime.now(UTC).isoformat(timespec='seconds')} mcp: {exc}"
+            self.worker.stats.last_error = f"{clock.stamp()} mcp: {exc}"
             return
         if server.tcp_error is not None:
-            self.worker.stats.last_error = f"{datetime.now(UTC).isoformat(timespec='seconds')} mcp: {server.tcp_error}"
+            self.worker.stats.last_error = f"{clock.stamp()} mcp: {server.tcp_error}"
         self.mcp_http = server
         if server.serves_tcp:
             log.info("MCP tools at %s", server.url)
@@ -353,7 +353,7 @@ class Daemon:
                     except Exception as exc:  # the thread's top loop: a bad pass must not end the writer
                         log.exception("could not write the context blocks")
                         self.worker.stats.last_error = (
-                            f"{datetime.now(UTC).isoformat(timespec='seconds')} context: {exc}"
+                            f"{clock.stamp()} context: {exc}"
                         )
                         self.worker.stats.note_failure("context", exc)
         finally:

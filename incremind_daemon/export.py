@@ -14,7 +14,6 @@ import json
 import logging
 from collections.abc import Iterator
 from dataclasses import dataclass
-from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any, TextIO
 
@@ -23,7 +22,7 @@ import apsw
 from incremind_daemon.config import Settings
 from incremind_daemon.errors import IncremindError
 from incremind_daemon.private import replacing
-from incremind_daemon.store import insights
+from incremind_daemon.store import clock, insights
 from incremind_daemon.store.db import connect
 from incremind_daemon.store.records import item_id
 
@@ -145,7 +144,7 @@ def _records(conn: apsw.Connection, *, project: str | None, with_text: bool) -> 
 def _write_markdown(out: TextIO, records: Iterator[dict[str, Any]], *, project: str | None) -> dict[str, int]:
     counts = {"insight": 0, "summary": 0, "source": 0}
     scope = f" (project {project})" if project else ""
-    out.write(f"# incremind export{scope}\n\n_{datetime.now(UTC).isoformat(timespec='seconds')}_\n")
+    out.write(f"# incremind export{scope}\n\n_{clock.stamp()}_\n")
     section = ""
     for record in records:
         kind = record["type"]

@@ -35,10 +35,11 @@ from __future__ import annotations
 import json
 import os
 import sys
-from datetime import UTC, datetime
+from datetime import datetime
 
 from incremind_daemon.names import project_from_folder
 from incremind_daemon.serve.context.anchor import anchor_line, parse_moment, part_header_line
+from incremind_daemon.store import clock
 
 HOOKS = {"claude-session-start": "claude", "codex-session-start": "codex", "gemini-session-start": "gemini"}
 NOTHING = {"claude": b"", "codex": b"", "gemini": b"{}\n"}  # what each agent takes as "no context"
@@ -58,7 +59,7 @@ def main(argv: list[str]) -> int:
         cwd = event.get("cwd")
         folder = cwd if isinstance(cwd, str) and cwd else os.getcwd()
         if not is_own_run(folder, home):
-            text = context_for(folder, agent=agent, home=home, now=datetime.now(UTC).astimezone())
+            text = context_for(folder, agent=agent, home=home, now=clock.now().astimezone())
     except Exception as exc:  # a hook must never stand in the way of a session
         print(f"incremind hook: no context: {exc}", file=sys.stderr)
     try:

@@ -200,6 +200,8 @@ def test_hook_imports_nothing_heavy() -> None:
         "incremind_daemon.serve",
         "incremind_daemon.serve.context",
         "incremind_daemon.serve.context.anchor",
+        "incremind_daemon.store",  # an empty package
+        "incremind_daemon.store.clock",  # datetime only
     ]
 
 

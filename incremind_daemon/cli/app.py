@@ -25,14 +25,13 @@ from incremind_daemon.errors import ConfigError, DaemonNotRunning, IncremindErro
 from incremind_daemon.locate import config_path
 from incremind_daemon.logs import FORMAT as LOG_FORMAT
 from incremind_daemon.logs import log_path, open_daemon_log
-from incremind_daemon.pipeline.ingest import utc_now
 from incremind_daemon.pipeline.work import IngestFile, Outcome
 from incremind_daemon.private import write_private
 from incremind_daemon.serve.render import render_hits, render_item, render_session, render_sessions
 from incremind_daemon.serve.status import running_pid
 from incremind_daemon.sources.extract import SUPPORTED_SUFFIXES, extract_bytes
 from incremind_daemon.sources.sessions.discover import AGENTS
-from incremind_daemon.store import insights, items, sessions, vectors
+from incremind_daemon.store import clock, insights, items, sessions, vectors
 from incremind_daemon.store.db import connect
 from incremind_daemon.store.embedder import Embedder
 from incremind_daemon.store.records import INSIGHT_STATUSES, TIERS, Hit, row_number
@@ -356,7 +355,7 @@ def _count_use(settings: Settings, hits: list[Hit]) -> None:
     used = [row_number(hit.id) for hit in hits if hit.tier == "insight"]
     if not used:
         return
-    half_life, now = settings.insights.half_life_days, utc_now()
+    half_life, now = settings.insights.half_life_days, clock.stamp()
     if runtime.write_later(settings, lambda c: insights.try_record_use(c, used, half_life_days=half_life, now=now)):
         return  # the daemon's writer counts it; the answer does not wait
     conn = connect(settings.database_path)

@@ -23,9 +23,8 @@ from incremind_daemon.serve.context.blockfile import remove_block
 from incremind_daemon.serve.context.tokens import estimate_tokens
 from incremind_daemon.serve.context.writer import ContextWriter, TargetResult, target_statuses
 from incremind_daemon.sources.sessions.discover import project_for_cwd
-from incremind_daemon.store import recall
+from incremind_daemon.store import clock, recall
 from incremind_daemon.store.db import connect
-from incremind_daemon.store.insights import now_utc
 
 ACTIONS = ("show", "write", "enable", "disable", "status")
 
@@ -112,7 +111,7 @@ def _show_start(
     if agent_hooks.find_session_hook(agent, settings) is not None:
         own = writer.hook_payload(conn, args.project)
         glob = None if in_file is not None else writer.hook_payload(conn, None)
-        text = hook.compose(agent=agent, project=args.project, own=own, glob=glob, now=now_utc().astimezone())
+        text = hook.compose(agent=agent, project=args.project, own=own, glob=glob, now=clock.now().astimezone())
         if text:
             parts.append((f"{agent}'s SessionStart hook", text))
         if off := agent_hooks.hooks_turned_off(agent, settings):

@@ -7,7 +7,6 @@ import contextlib
 import json
 import sys
 from dataclasses import asdict
-from datetime import UTC, datetime
 from pathlib import Path
 
 import apsw
@@ -20,7 +19,7 @@ from incremind_daemon.models import PRESETS, install_from, install_preset, list_
 from incremind_daemon.pipeline.agent_cli import find_executable
 from incremind_daemon.pipeline.agent_commands import AGENT_CLIS
 from incremind_daemon.serve.status import running_pid
-from incremind_daemon.store import receipts
+from incremind_daemon.store import clock, receipts
 from incremind_daemon.store.db import connect
 
 ACTIONS = ("list", "install", "use", "remove", "use-agent", "status")
@@ -205,7 +204,7 @@ def _budget_today(settings: Settings) -> receipts.BudgetState | None:
     with contextlib.suppress(IncremindError, apsw.Error):
         conn = connect(settings.database_path, readonly=True)
         try:
-            return receipts.budget_state(conn, settings.model, datetime.now(UTC).date())
+            return receipts.budget_state(conn, settings.model, clock.now().date())
         finally:
             conn.close()
     return None

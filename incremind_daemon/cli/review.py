@@ -5,7 +5,6 @@ from __future__ import annotations
 import argparse
 import json
 from dataclasses import asdict
-from datetime import UTC, datetime
 
 import apsw
 
@@ -13,9 +12,8 @@ from incremind_daemon.cli import runtime
 from incremind_daemon.cli.base import Commands, command, project_arg
 from incremind_daemon.config import Settings
 from incremind_daemon.errors import IncremindError, NotFound
-from incremind_daemon.pipeline.ingest import utc_now
 from incremind_daemon.serve.insight_view import insight_data, render_history, render_insight
-from incremind_daemon.store import insights, receipts
+from incremind_daemon.store import clock, insights, receipts
 from incremind_daemon.store.db import connect
 from incremind_daemon.store.items import split_item_id
 from incremind_daemon.store.records import CATEGORIES, INSIGHT_STATUSES, SCOPES, item_id, parse_row_number
@@ -178,7 +176,7 @@ def _review(settings: Settings, ids: list[int], verb: str, *, wants_json: bool) 
     def change(conn: apsw.Connection) -> list[dict[str, str]]:  # all or nothing: a bad id changes nothing
         done = []
         for insight_id in ids:
-            insight = insights.review(conn, insight_id, verb, actor="cli", now=utc_now())
+            insight = insights.review(conn, insight_id, verb, actor="cli", now=clock.stamp())
             done.append({"id": item_id("insight", insight_id), "status": insight.status})
         return done
 
@@ -203,10 +201,10 @@ def cmd_edit(args: argparse.Namespace, settings: Settings) -> int:
         insight = insights.get_insight(conn, number)
         if args.text is not None:
             insight = insights.edit_insight(
-                conn, number, statement=args.text, condition=args.condition, actor="cli", now=utc_now()
+                conn, number, statement=args.text, condition=args.condition, actor="cli", now=clock.stamp()
             )
         if args.scope is not None:
-            insight = insights.set_scope(conn, number, args.scope, actor="cli", now=utc_now())
+            insight = insights.set_scope(conn, number, args.scope, actor="cli", now=clock.stamp())
         return insight_data(conn, insight, home=settings.home_dir)
 
     data = runtime.write(settings, change)
@@ -251,7 +249,7 @@ def cmd_receipts(args: argparse.Namespace, settings: Settings) -> int:
         conn = connect(settings.database_path, readonly=True)
         try:
             found = receipts.list_receipts(conn, since=args.since, limit=args.limit)
-            budget = receipts.budget_state(conn, settings.model, datetime.now(UTC).date())
+            budget = receipts.budget_state(conn, settings.model, clock.now().date())
         finally:
             conn.close()
     if args.json:

@@ -52,9 +52,9 @@ from incremind_daemon.pipeline.chat import (
     estimate_prompt_tokens,
     estimate_tokens,
     record_call,
-    utc_now,
 )
 from incremind_daemon.private import make_private_folders
+from incremind_daemon.store import clock as wall_clock
 from incremind_daemon.store import receipts
 from incremind_daemon.store.receipts import BudgetState, Receipt
 
@@ -117,7 +117,7 @@ class AgentClient:
         *,
         record: Callable[[Receipt], object],
         spent: Callable[[date], int],
-        clock: Callable[[], datetime] = utc_now,
+        clock: Callable[[], datetime] = wall_clock.now,
     ) -> None:
         model = settings.model
         if model.agent is None or model.agent not in AGENT_CLIS:

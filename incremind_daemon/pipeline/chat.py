@@ -34,6 +34,7 @@ from incremind_daemon.pipeline.endpoints import (
     post_json,
     public_url,
 )
+from incremind_daemon.store import clock as wall_clock
 from incremind_daemon.store.charsets import CJK_CHAR
 from incremind_daemon.store.receipts import BudgetState, Receipt
 
@@ -195,10 +196,6 @@ def estimate_prompt_tokens(messages: Sequence[ChatMessage]) -> int:
     return sum(estimate_tokens(m.content) + _MESSAGE_OVERHEAD for m in messages) + _REPLY_PRIMING
 
 
-def utc_now() -> datetime:
-    return datetime.now(UTC)
-
-
 class ChatClient:
     """Ask an OpenAI-compatible chat model, with the guards described in this module.
 
@@ -218,7 +215,7 @@ class ChatClient:
         spent: Callable[[date], int],
         retry_delay: float = 0.5,
         max_retry_delay: float = 20.0,
-        clock: Callable[[], datetime] = utc_now,
+        clock: Callable[[], datetime] = wall_clock.now,
         transport: httpx.BaseTransport | None = None,
     ) -> None:
         model = settings.model

@@ -11,10 +11,12 @@ import ipaddress
 import logging
 import time
 from dataclasses import dataclass
-from datetime import UTC, datetime
+from datetime import UTC
 from urllib.parse import urlsplit, urlunsplit
 
 import httpx
+
+from incremind_daemon.store import clock
 
 log = logging.getLogger(__name__)
 
@@ -134,7 +136,7 @@ def retry_after_seconds(value: str | None) -> float | None:
         return None
     if when.tzinfo is None:
         when = when.replace(tzinfo=UTC)
-    return max(0.0, (when - datetime.now(UTC)).total_seconds())
+    return max(0.0, (when - clock.now()).total_seconds())
 
 
 def error_message(response: httpx.Response) -> str:

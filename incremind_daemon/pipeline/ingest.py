@@ -20,7 +20,6 @@ import logging
 import os
 import re
 import stat
-from datetime import UTC, datetime
 from pathlib import Path
 
 import apsw
@@ -32,7 +31,7 @@ from incremind_daemon.pipeline.redact import redact, redact_between
 from incremind_daemon.pipeline.summarize import summarize_text
 from incremind_daemon.pipeline.work import Extractor, IngestFile, Outcome
 from incremind_daemon.private import make_private, make_private_folders, replace_file, write_private
-from incremind_daemon.store import items
+from incremind_daemon.store import clock, items
 from incremind_daemon.store.db import write_transaction
 from incremind_daemon.store.records import InboxClaim, NewPassage, NewSource, NewSummary, item_id
 
@@ -41,11 +40,6 @@ log = logging.getLogger(__name__)
 NAME_MAX_BYTES = 255  # the longest file name most file systems take
 _FAILED_NOTE = ".error.txt"
 _UNPRINTABLE = re.compile(r"[\x00-\x1f\x7f-\x9f\ud800-\udfff]")
-
-
-def utc_now() -> str:
-    """Return the current UTC time as an ISO 8601 string with seconds."""
-    return datetime.now(UTC).isoformat(timespec="seconds")
 
 
 def ingest_file(
@@ -91,7 +85,7 @@ def ingest_file(
         size_bytes=len(data),
         pages=pages,
     )
-    now = utc_now()
+    now = clock.stamp()
     with write_transaction(conn):
         # another process (`incremind ingest` beside the daemon) may have stored the same bytes meanwhile
         existing = items.find_source_by_sha(conn, sha)
@@ -120,7 +114,7 @@ def ingest_file(
 def _record_duplicate(
     conn: apsw.Connection, item: IngestFile, claim: InboxClaim, existing: int, *, actor: str
 ) -> Outcome:
-    now = utc_now()
+    now = clock.stamp()
     with write_transaction(conn):
         items.mark_seen(conn, existing, now=now)
         if item.from_inbox:
@@ -250,7 +244,7 @@ def _fail(
             actor=actor,
             action="failed",
             target=shown,
-            now=utc_now(),
+            now=clock.stamp(),
             detail={"reason": reason, "kept_at": shown_failed},
         )
     return Outcome("failed", shown, item.project, reason)

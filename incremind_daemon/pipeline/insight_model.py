@@ -9,14 +9,13 @@ waiting with its reason; after a few failures the local rules take it.
 from __future__ import annotations
 
 import logging
-from datetime import UTC, datetime, timedelta
+from datetime import timedelta
 from functools import partial
 
 import apsw
 
 from incremind_daemon.config import Settings, is_private
 from incremind_daemon.pipeline.chat import ChatClient, ChatModel, ModelError, ModelWithheld
-from incremind_daemon.pipeline.ingest import utc_now
 from incremind_daemon.pipeline.insights import (
     Increment,
     examine_source,
@@ -25,7 +24,7 @@ from incremind_daemon.pipeline.insights import (
     model_window,
 )
 from incremind_daemon.pipeline.model_extract import extract_with_model
-from incremind_daemon.store import insight_jobs, receipts
+from incremind_daemon.store import clock, insight_jobs, receipts
 from incremind_daemon.store.db import write_transaction
 from incremind_daemon.store.embedder import Embedder
 from incremind_daemon.store.insight_jobs import MAX_ATTEMPTS, InsightJob
@@ -67,9 +66,9 @@ def examine_job(
         return examine_source(conn, settings, job, embedder=embedder, actor=actor)
     except ModelError as exc:
         delay = RETRY_SECONDS * 2**job.attempts
-        retry_at = (datetime.now(UTC) + timedelta(seconds=delay)).isoformat(timespec="seconds")
+        retry_at = (clock.now() + timedelta(seconds=delay)).isoformat(timespec="seconds")
         with write_transaction(conn):
-            insight_jobs.fail_job(conn, job.source_id, error=f"model: {exc}", retry_at=retry_at, now=utc_now())
+            insight_jobs.fail_job(conn, job.source_id, error=f"model: {exc}", retry_at=retry_at, now=clock.stamp())
         log.warning("model step for %s failed, retrying at %s: %s", item_id("raw", job.source_id), retry_at, exc)
         return None
     return examine_source(conn, settings, job, candidates=candidates, origin="model", embedder=embedder, actor=actor)

@@ -28,10 +28,10 @@ from incremind_daemon.errors import IncremindError
 from incremind_daemon.names import ProjectNameError, check_project
 from incremind_daemon.pipeline.candidates import extract_candidates
 from incremind_daemon.pipeline.features import bridge_words
-from incremind_daemon.pipeline.ingest import organize_text, utc_now
+from incremind_daemon.pipeline.ingest import organize_text
 from incremind_daemon.pipeline.redact import redact
 from incremind_daemon.pipeline.relate import Known, Relation, closeness, relate
-from incremind_daemon.store import insight_jobs, insights, items, vectors
+from incremind_daemon.store import clock, insight_jobs, insights, items, vectors
 from incremind_daemon.store.db import fetch_rows, write_transaction
 from incremind_daemon.store.embedder import Embedder
 from incremind_daemon.store.records import (
@@ -264,7 +264,7 @@ def examine_source(
     ``candidates`` come from the model when given; otherwise the local rules
     pick them. Either way the relation to what is known is decided here.
     """
-    now = utc_now()
+    now = clock.stamp()
     with write_transaction(conn):
         material = material_of(conn, job)
         picked = (
@@ -320,7 +320,7 @@ def save_memory(
         project = check_project(request.project) if request.project else settings.default_project
     except ProjectNameError as exc:
         raise IncremindError(str(exc)) from None
-    now = utc_now()
+    now = clock.stamp()
     sha = hashlib.sha256(f"note\0{project}\0{text}".encode()).hexdigest()
     with write_transaction(conn):
         source_id = _store_note(conn, text, project=project, sha=sha, actor=request.actor, now=now)

@@ -21,7 +21,6 @@ from itertools import pairwise
 import apsw
 
 from incremind_daemon.errors import IncremindError
-from incremind_daemon.pipeline.ingest import utc_now
 from incremind_daemon.pipeline.organize import split_passages
 from incremind_daemon.pipeline.redact import redact
 from incremind_daemon.pipeline.snapshot import Turn, snapshot_session
@@ -35,7 +34,7 @@ from incremind_daemon.pipeline.work import (
     SessionReader,
     TailSession,
 )
-from incremind_daemon.store import insight_jobs, items, sessions
+from incremind_daemon.store import clock, insight_jobs, items, sessions
 from incremind_daemon.store.db import write_transaction
 from incremind_daemon.store.records import NewPassage, NewSummary, item_id
 from incremind_daemon.store.sessions import MessageRow, NewMessage, SessionInfo, TailState
@@ -66,9 +65,9 @@ def take_session(
         except (OSError, IncremindError) as exc:
             # kept for status; the file is tried again when it changes or the daemon restarts
             if saved is not None:
-                sessions.save_tail(conn, replace(saved, last_error=str(exc)), now=utc_now())
+                sessions.save_tail(conn, replace(saved, last_error=str(exc)), now=clock.stamp())
             return Outcome("failed", path, default_project, str(exc)), False
-        now = utc_now()
+        now = clock.stamp()
         project = result.project or default_project
         if result.skipped is None:
             for session_id, group in _by_session(result.items).items():

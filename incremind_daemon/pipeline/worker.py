@@ -12,7 +12,7 @@ import time
 from collections.abc import Callable
 from concurrent.futures import Future
 from dataclasses import dataclass, field, replace
-from datetime import UTC, datetime, timedelta
+from datetime import timedelta
 from pathlib import Path
 from typing import Any, TypeVar
 
@@ -21,13 +21,13 @@ import apsw
 from incremind_daemon.config import ModelSettings, Settings
 from incremind_daemon.pipeline.agent_cli import make_agent_client
 from incremind_daemon.pipeline.chat import ChatModel
-from incremind_daemon.pipeline.ingest import ingest_file, utc_now
+from incremind_daemon.pipeline.ingest import ingest_file
 from incremind_daemon.pipeline.insight_model import examine_job, make_chat_client
 from incremind_daemon.pipeline.insights import save_memory
 from incremind_daemon.pipeline.redact_stored import redact_stored
 from incremind_daemon.pipeline.sessions import summarize_session, take_session
 from incremind_daemon.pipeline.work import Extractor, Outcome, SessionReader, TailSession, WorkItem
-from incremind_daemon.store import insight_jobs, items, sessions, vectors
+from incremind_daemon.store import clock, insight_jobs, items, sessions, vectors
 from incremind_daemon.store.db import connect, write_transaction
 from incremind_daemon.store.embedder import Embedder
 from incremind_daemon.store.records import SaveRequest, SaveResult, item_id, row_number
@@ -66,7 +66,7 @@ class WorkerStats:
         """Remember a failure that was a full disk (until a write succeeds); other errors are ignored here."""
         full = disk_full_error(exc)
         if full is not None:
-            self.disk_full_since = self.disk_full_since or utc_now()
+            self.disk_full_since = self.disk_full_since or clock.stamp()
             self.disk_full = f"{part}: {full}"
 
     def note_written(self) -> None:
@@ -223,10 +223,10 @@ class Worker:
         self._stale.update(dict.fromkeys(sessions.stale_sessions(conn, limit=10_000), 0.0))
         try:
             try:
-                redact_stored(conn, now=utc_now())  # once per store: what earlier versions kept unredacted
+                redact_stored(conn, now=clock.stamp())  # once per store: what earlier versions kept unredacted
             except Exception as exc:  # tried again at the next start; new work must not wait on it
                 log.exception("could not redact the text stored by an earlier version")
-                self.stats.last_error = f"{utc_now()} redact: {exc}"
+                self.stats.last_error = f"{clock.stamp()} redact: {exc}"
                 self.stats.note_failure("redact", exc)
             background = True  # insight steps and vectors may be due
             worked = False  # since the last time the worker went idle
@@ -245,7 +245,7 @@ class Worker:
                         background = self.examine_pending(conn, limit=INSIGHT_BATCH) > 0 or self._embed_batch(conn)
                     except Exception as exc:  # a full disk, say: the one writer must outlive it and retry later
                         log.exception("the insight step failed")
-                        self.stats.last_error = f"{utc_now()} insights: {exc}"
+                        self.stats.last_error = f"{clock.stamp()} insights: {exc}"
                         self.stats.note_failure("insights", exc)
                         background = False
                     if background:
@@ -300,7 +300,7 @@ class Worker:
             if self._conn is None:
                 self._conn = connect(self._settings.database_path)
             conn = self._conn
-        now = utc_now()
+        now = clock.stamp()
         with write_transaction(conn):
             self._jobs_after = insight_jobs.open_new_jobs(conn, after=self._jobs_after, now=now)
             due = insight_jobs.due_jobs(conn, now=now, limit=limit)
@@ -313,9 +313,9 @@ class Worker:
                 )
             except Exception as exc:  # one bad source must not stop the others; it is retried later
                 log.exception("could not examine %s", item_id("raw", job.source_id))
-                self.stats.last_error = f"{utc_now()} insights of {item_id('raw', job.source_id)}: {exc}"
+                self.stats.last_error = f"{clock.stamp()} insights of {item_id('raw', job.source_id)}: {exc}"
                 with write_transaction(conn):
-                    insight_jobs.fail_job(conn, job.source_id, error=str(exc), retry_at=_later(3600), now=utc_now())
+                    insight_jobs.fail_job(conn, job.source_id, error=str(exc), retry_at=_later(3600), now=clock.stamp())
                 continue
             if found is None:
                 continue  # the model failed: the job waits for its retry, the reason is in status
@@ -355,7 +355,7 @@ class Worker:
             outcome = self._handle(conn, item)
         except Exception as exc:  # the thread's top loop: log, report, carry on
             log.exception("could not process %s", item.path)
-            self.stats.last_error = f"{utc_now()} {item.path}: {exc}"
+            self.stats.last_error = f"{clock.stamp()} {item.path}: {exc}"
             self.stats.note_failure(str(item.path), exc)
             future.set_exception(exc)
         else:
@@ -386,7 +386,7 @@ class Worker:
             if outcome.source_id is not None and outcome.status == "added":
                 self._stale[row_number(outcome.source_id)] = time.monotonic()
                 self.stats.messages += outcome.passages
-                self.stats.last_message_at = utc_now()
+                self.stats.last_message_at = clock.stamp()
             if not more or self._stopping.is_set():
                 return replace(outcome, passages=messages)
 
@@ -407,7 +407,7 @@ class Worker:
             return self._embed_one_batch(conn, self._embedder)
         except Exception as exc:  # a failing model must not stop ingest: keywords still answer
             log.exception("embedding failed")
-            self.stats.last_error = f"{utc_now()} embedding: {exc}"
+            self.stats.last_error = f"{clock.stamp()} embedding: {exc}"
             self.stats.note_failure("embedding", exc)
             if disk_full_error(exc) is None:  # no room is no fault of the model: retried when space returns
                 self._embedder = None
@@ -417,7 +417,7 @@ class Worker:
         identity = embedder.identity
         if self._model_key is None:
             with write_transaction(conn):
-                vectors.register_model(conn, identity.key, identity.name, identity.dimension, now=utc_now())
+                vectors.register_model(conn, identity.key, identity.name, identity.dimension, now=clock.stamp())
             self._model_key = identity.key
         key = self._model_key
         with write_transaction(conn):
@@ -447,13 +447,13 @@ class Worker:
         for source_id in due:
             self._stale.pop(source_id, None)
             try:
-                summarize_session(conn, source_id, now=utc_now())
+                summarize_session(conn, source_id, now=clock.stamp())
                 with write_transaction(conn):
-                    insight_jobs.reopen_job(conn, source_id, now=utc_now())
+                    insight_jobs.reopen_job(conn, source_id, now=clock.stamp())
                 self._on_summary(items.get_source(conn, source_id).project)
             except Exception as exc:  # the thread's top loop for summaries: log and carry on
                 log.exception("could not summarize session %s", source_id)
-                self.stats.last_error = f"{utc_now()} summary of {item_id('raw', source_id)}: {exc}"
+                self.stats.last_error = f"{clock.stamp()} summary of {item_id('raw', source_id)}: {exc}"
         return len(due)
 
     def _count(self, outcome: Outcome) -> None:
@@ -461,10 +461,10 @@ class Worker:
         stats.by_status[outcome.status] = stats.by_status.get(outcome.status, 0) + 1
         if outcome.status == "added":
             stats.added += 1
-            stats.last_ingest_at = utc_now()
+            stats.last_ingest_at = clock.stamp()
         elif outcome.status == "duplicate":
             stats.duplicates += 1
-            stats.last_ingest_at = utc_now()
+            stats.last_ingest_at = clock.stamp()
         elif outcome.status == "failed":
             stats.failed += 1
 
@@ -507,4 +507,4 @@ class _Call:
 
 
 def _later(seconds: float) -> str:
-    return (datetime.now(UTC) + timedelta(seconds=seconds)).isoformat(timespec="seconds")
+    return (clock.now() + timedelta(seconds=seconds)).isoformat(timespec="seconds")

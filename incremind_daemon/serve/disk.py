@@ -10,12 +10,12 @@ and the WAL: about four times its size, and never less than 200 MB.
 from __future__ import annotations
 
 import shutil
-from datetime import UTC, datetime
 from pathlib import Path
 
 from pydantic import BaseModel
 
 from incremind_daemon.config import Settings
+from incremind_daemon.store import clock
 
 LOW_SPACE_FLOOR_BYTES = 200 * 1024 * 1024
 ROOM_PER_LARGEST_FILE = 4  # kept original + extracted text + FTS5 rows + WAL frames, at worst
@@ -91,5 +91,5 @@ def _clock(stamp: str) -> str:
     day, _, time = stamp.partition("T")
     if len(time) < 5:
         return stamp
-    today = datetime.now(UTC).date().isoformat()
+    today = clock.now().date().isoformat()
     return f"{time[:5]} UTC" if day == today else f"{day} {time[:5]} UTC"

@@ -26,7 +26,7 @@ from incremind_daemon.config import Settings
 from incremind_daemon.errors import IncremindError
 from incremind_daemon.serve.mcp_models import InsightOut, MemoryItem, PendingList, SaveOutcome, SearchResult
 from incremind_daemon.serve.mcp_tools import MAX_LIMIT, MemoryTools
-from incremind_daemon.store.insights import now_utc
+from incremind_daemon.store import clock
 from incremind_daemon.store.records import MAX_SAVE_BYTES
 from incremind_daemon.store.search import MAX_QUERY_CHARS, MAX_QUERY_WORDS
 from incremind_daemon.store.tool_calls import ToolCall
@@ -188,7 +188,7 @@ class _CallLog:
     async def __call__(self, ctx: ServerRequestContext[Any, Any], call_next: CallNext) -> HandlerResult:
         if ctx.method != "tools/call" or ctx.request_id is None:
             return await call_next(ctx)
-        at = now_utc().isoformat(timespec="milliseconds")
+        at = clock.now().isoformat(timespec="milliseconds")
         started = time.monotonic()
         outcome = "error: the call did not finish"
         try:

@@ -35,7 +35,7 @@ from incremind_daemon.serve.mcp_models import (
     SearchResult,
     SourceOut,
 )
-from incremind_daemon.store import drill, insights, items, vectors
+from incremind_daemon.store import clock, drill, insights, items, vectors
 from incremind_daemon.store.db import write_transaction
 from incremind_daemon.store.embedder import Embedder
 from incremind_daemon.store.records import Insight, SaveRequest, SaveResult, item_id, row_number, save_refusal
@@ -265,7 +265,7 @@ class MemoryTools:
     def _record_use(self, conn: apsw.Connection, insight_ids: list[int]) -> None:
         if not insight_ids:
             return
-        half_life, now = self.settings.insights.half_life_days, _now()
+        half_life, now = self.settings.insights.half_life_days, clock.stamp()
         if self.backend.write is not None:
             self.backend.write(lambda c: insights.try_record_use(c, insight_ids, half_life_days=half_life, now=now))
             return
@@ -276,7 +276,7 @@ class MemoryTools:
 def apply_review(conn: apsw.Connection, insight_id: int, verb: str, actor: str) -> Insight:
     """Confirm or reject an insight in one write transaction."""
     with write_transaction(conn):
-        return insights.review(conn, insight_id, verb, actor=actor, now=_now())
+        return insights.review(conn, insight_id, verb, actor=actor, now=clock.stamp())
 
 
 def _insight_or_none(conn: apsw.Connection, public_id: str) -> Insight | None:
@@ -284,10 +284,6 @@ def _insight_or_none(conn: apsw.Connection, public_id: str) -> Insight | None:
         return insights.get_insight(conn, row_number(public_id))
     except NotFound:
         return None
-
-
-def _now() -> str:
-    return insights.now_utc().isoformat(timespec="seconds")
 
 
 def _source_of(found: drill.Drill) -> str:

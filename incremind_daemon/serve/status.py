@@ -12,7 +12,7 @@ import json
 import os
 import time
 from dataclasses import asdict
-from datetime import UTC, datetime, timedelta
+from datetime import datetime, timedelta
 from pathlib import Path
 
 import apsw
@@ -23,7 +23,7 @@ from incremind_daemon.errors import IncremindError
 from incremind_daemon.private import make_private_folders, replace_file
 from incremind_daemon.serve.context.writer import target_statuses
 from incremind_daemon.serve.disk import DiskStatus, measure_disk
-from incremind_daemon.store import insight_jobs, insights, receipts, vectors
+from incremind_daemon.store import clock, insight_jobs, insights, receipts, vectors
 from incremind_daemon.store.db import connect, fetch_int, fetch_row, fetch_rows
 from incremind_daemon.store.schema import schema_version
 from incremind_daemon.store.tool_calls import summarize_tool_calls
@@ -238,7 +238,7 @@ def collect_status(settings: Settings, inbox: InboxCounts) -> StatusReport:
             pid=pid,
             started_at=beat.started_at,
             heartbeat_at=beat.heartbeat_at,
-            uptime_seconds=int((datetime.now(UTC) - started).total_seconds()),
+            uptime_seconds=int((clock.now() - started).total_seconds()),
             queue_depth=beat.queue_depth,
             busy_with=beat.busy_with,
             last_error=beat.last_error,
@@ -251,7 +251,7 @@ def collect_status(settings: Settings, inbox: InboxCounts) -> StatusReport:
     last_ingest: str | None = None
     embeddings: list[EmbeddingStatus] = []
     insight_status = InsightStatus(extraction=settings.model.insight_path)
-    today = TodayCounts(day=datetime.now(UTC).date().isoformat())
+    today = TodayCounts(day=clock.now().date().isoformat())
     errors = dict(beat.errors) if beat is not None else {}
     disk = _disk(settings, beat, stale=stale)
     if disk is not None and disk.full:
@@ -343,7 +343,7 @@ def _disk(settings: Settings, beat: Heartbeat | None, *, stale: bool) -> DiskSta
 
 
 def _agent_use(conn: apsw.Connection) -> list[AgentUse]:
-    since = (datetime.now(UTC) - timedelta(days=7)).isoformat(timespec="seconds")
+    since = (clock.now() - timedelta(days=7)).isoformat(timespec="seconds")
     per_client: dict[tuple[str, str], AgentUse] = {}
     for use in summarize_tool_calls(conn, since=since):
         key = (use.client or "unnamed client", use.transport)
@@ -417,7 +417,7 @@ def _stored_errors(conn: apsw.Connection) -> dict[str, str]:
 
 def _insight_status(conn: apsw.Connection, settings: Settings) -> InsightStatus:
     jobs = insight_jobs.job_counts(conn)
-    budget = receipts.budget_state(conn, settings.model, datetime.now(UTC).date())
+    budget = receipts.budget_state(conn, settings.model, clock.now().date())
     configured = settings.model.insight_path != "local"
     return InsightStatus(
         pending=insights.count_insights(conn, status="pending"),

@@ -463,6 +463,3 @@ def history_of(conn: apsw.Connection, insight_id: int) -> list[tuple[str, str, s
     return [(str(r[0]), str(r[1]), str(r[2]), str(r[3])) for r in rows]
 
 
-def now_utc() -> datetime:
-    """Return the current time, timezone-aware (one clock for hotness)."""
-    return datetime.now(UTC)

@@ -41,9 +41,9 @@ from incremind_daemon.serve.context import targets as t
 from incremind_daemon.serve.context.blockfile import BlockWrite, write_block, write_owned_file
 from incremind_daemon.serve.context.gather import Scrub, gather_context
 from incremind_daemon.serve.context.render import HEAD_LINES, ContextData, RenderedBlock, render_context_block
+from incremind_daemon.store import clock as wall_clock
 from incremind_daemon.store import recall
 from incremind_daemon.store.db import connect, write_transaction
-from incremind_daemon.store.insights import now_utc
 
 log = logging.getLogger(__name__)
 
@@ -173,7 +173,7 @@ class ContextWriter:
             self._dirty_since = None
             self._last_pass = self._clock()
         try:
-            return self._pass(conn, now or now_utc(), dirty)
+            return self._pass(conn, now or wall_clock.now(), dirty)
         except BaseException:
             self.mark_dirty(None)  # try everything again next time
             raise
@@ -184,7 +184,7 @@ class ContextWriter:
             self._dirty.clear()
             self._dirty_since = None
             self._last_pass = self._clock()
-        return self._pass(conn, now or now_utc(), {None})
+        return self._pass(conn, now or wall_clock.now(), {None})
 
     def _pass(self, conn: apsw.Connection, now: datetime, dirty: set[str | None]) -> list[TargetResult]:
         if not self.settings.context.enabled:
@@ -263,7 +263,7 @@ class ContextWriter:
 
     def render_for(self, conn: apsw.Connection, target: t.Target, now: datetime | None = None) -> RenderedBlock:
         """Render the block a target would get now, shrunk to fit the agent's limits."""
-        local = (now or now_utc()).astimezone()
+        local = (now or wall_clock.now()).astimezone()
         private = private_projects(self.settings)
         data = self._data(conn, None, target, private, local)
         return self._fitted(target, data, self._budget(conn, None, target, private, local))[0]
@@ -346,7 +346,7 @@ class ContextWriter:
 
     def hook_payload(self, conn: apsw.Connection, project: str | None, now: datetime | None = None) -> HookPayload:
         """Return what the hook file of a project (None: the global one) holds now."""
-        local = (now or now_utc()).astimezone()
+        local = (now or wall_clock.now()).astimezone()
         return self._hook_payload(conn, None, project, private_projects(self.settings), local)
 
     def _hook_payload(
