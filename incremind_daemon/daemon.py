@@ -145,6 +145,10 @@ class Daemon:
         self._lock = acquire_lock(self.settings)
         try:
             since = self._first_run() - FIRST_RUN_GRACE_SECONDS
+            keep_bit_indexes()  # agents and thin clients search many times: scan sign bits in memory
+            # the sockets first, while nothing else runs: a worker busy from the start (a back-log, a
+            # first pass over an upgraded store) must not keep the server from starting in time
+            self._start_mcp()
             self.worker.start()
             self.feeder.start()
             self._observer = watch_inbox(self.settings.inbox_dir, self.feeder)
@@ -155,8 +159,6 @@ class Daemon:
                 since=since,
             )
             self._sessions.start()
-            keep_bit_indexes()  # agents and thin clients search many times: scan sign bits in memory
-            self._start_mcp()
         except BaseException:
             self.stop()
             raise
