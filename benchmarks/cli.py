@@ -36,7 +36,7 @@ import numpy as np  # noqa: E402
 
 from benchmarks.corpus import generate_documents  # noqa: E402
 from benchmarks.figures import machine_line, percentile, progress  # noqa: E402
-from benchmarks.processes import daemon_env, start_daemon, stop_daemon, wait_for  # noqa: E402
+from benchmarks.processes import cpu_seconds, daemon_env, start_daemon, stop_daemon, wait_for  # noqa: E402
 from benchmarks.search_db import build_search_db  # noqa: E402
 from benchmarks.semantic_search import fill_vectors  # noqa: E402
 from incremind_daemon.locate import is_own_socket, socket_path  # noqa: E402
@@ -170,6 +170,17 @@ def time_start_stop(env: dict[str, str], runs: int) -> dict[str, Timing]:
     return found
 
 
+def wait_idle(pid: int, timeout: float) -> float:
+    """Wait until the daemon uses under a tenth of a core over two seconds; return how long that took."""
+    started = time.monotonic()
+    while time.monotonic() - started < timeout:
+        before = cpu_seconds(pid)
+        time.sleep(2.0)
+        if cpu_seconds(pid) - before < 0.2:
+            return time.monotonic() - started
+    raise TimeoutError(f"the daemon was still busy after {timeout:.0f} s")
+
+
 def build_store(passages: int) -> None:
     progress(f"building a store of {passages:,} passages with vectors")
     started = time.perf_counter()
@@ -278,7 +289,8 @@ def main(argv: list[str] | None = None) -> int:
         try:
             wait_for(lambda: is_own_socket(socket_path(HOME)), 120, "the daemon's socket")
             run_once(["-m", "incremind_daemon", "search", "warm up"], env)  # the daemon loads its model once
-            progress("with the daemon running")
+            settled = wait_idle(daemon.pid, 1800)  # its first pass over the store's sources, by the local rules
+            progress(f"with the daemon running (idle after {settled:.0f} s)")
             served = time_commands(env, args.runs)
             load = load_test(env, args.agents, args.backlog, log_path) if args.agents and args.backlog else []
         finally:
