@@ -14,8 +14,7 @@ import apsw
 
 from benchmarks.corpus import iter_passages
 from benchmarks.figures import progress
-from incremind_daemon.pipeline.ingest import utc_now
-from incremind_daemon.store import items
+from incremind_daemon.store import clock, items
 from incremind_daemon.store.db import connect, fetch_int
 from incremind_daemon.store.records import NewPassage, NewSource, NewSummary
 
@@ -78,7 +77,7 @@ def build_search_db(db_path: Path, passage_count: int) -> float:
 
 
 def insert_source(conn: apsw.Connection, number: int, passages: list[str]) -> None:
-    now = utc_now()
+    now = clock.stamp()
     source, pieces = make_source(number, passages)
     source_id = items.insert_source(conn, source, now=now)
     items.insert_passages(conn, source_id, pieces)

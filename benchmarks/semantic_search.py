@@ -22,7 +22,7 @@ from benchmarks.search_db import PASSAGES_PER_SOURCE, build_search_db, checkpoin
 from benchmarks.semantic_embed import embed_in_batches
 from benchmarks.semantic_report import Latency, Plan, Report, clock
 from incremind_daemon.config import load_settings
-from incremind_daemon.pipeline.ingest import utc_now
+from incremind_daemon.store import clock as wall_clock
 from incremind_daemon.store import vectors
 from incremind_daemon.store.bitindex import keep_bit_indexes, stop_keeping_bit_indexes
 from incremind_daemon.store.db import connect, fetch_rows
@@ -81,7 +81,7 @@ def fill_vectors(
     try:
         identity = embedder.identity
         with conn:
-            vectors.register_model(conn, identity.key, identity.name, identity.dimension, now=utc_now())
+            vectors.register_model(conn, identity.key, identity.name, identity.dimension, now=wall_clock.stamp())
         while True:
             with conn:
                 entries = vectors.pending(conn, identity.key, limit=STORE_BATCH)

@@ -40,12 +40,11 @@ from benchmarks.scenarios.run import ROOT, play_half  # first: isolates HOME bef
 from benchmarks.scenarios.scenario import Half, load_half
 from incremind_daemon import hook
 from incremind_daemon.config import Settings
-from incremind_daemon.pipeline.ingest import utc_now
 from incremind_daemon.pipeline.redact import redact
 from incremind_daemon.serve.context.blockfile import BEGIN, END
 from incremind_daemon.serve.context.tokens import estimate_tokens
 from incremind_daemon.serve.context.writer import ContextWriter
-from incremind_daemon.store import insights
+from incremind_daemon.store import clock, insights
 from incremind_daemon.store.db import connect, write_transaction
 from incremind_daemon.store.records import Candidate
 
@@ -100,7 +99,7 @@ def judge(labels: dict[str, Any], project: str, agent: str, text: str) -> Judgem
 def confirm_labelled(settings: Settings, half: Half) -> None:
     """Replace the product's insights by the labelled statements, confirmed as a person would write them."""
     conn = connect(settings.database_path)
-    now = utc_now()
+    now = clock.stamp()
     try:
         held: dict[str, int] = {}
         project_of = {source.id: source.project for source in half.sources}
