@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import ast
+import importlib
+import importlib.util
 from pathlib import Path
 
 import pytest
@@ -74,3 +76,17 @@ def test_library_code_never_prints() -> None:
             if isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id == "print"
         ]
         assert not calls, f"{path.relative_to(PACKAGE)} calls print()"
+
+
+def test_every_incremind_name_the_benchmarks_import_exists() -> None:
+    """mypy checks only the package: a renamed function must not silently break a benchmark script."""
+    missing = []
+    for path in (PACKAGE.parent / "benchmarks").rglob("*.py"):
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            if not (isinstance(node, ast.ImportFrom) and (node.module or "").startswith("incremind_daemon")):
+                continue
+            module = importlib.import_module(str(node.module))
+            for alias in node.names:
+                if not hasattr(module, alias.name) and importlib.util.find_spec(f"{node.module}.{alias.name}") is None:
+                    missing.append(f"{path.name}: {node.module}.{alias.name}")
+    assert not missing, missing
