@@ -433,29 +433,31 @@ def _insight_status(conn: apsw.Connection, settings: Settings) -> InsightStatus:
 
 
 def _count(conn: apsw.Connection) -> tuple[dict[str, int], dict[str, ProjectCounts], str | None]:
+    """Count each tier per project; the totals are their sums (one pass over each table, not two)."""
     projects: dict[str, ProjectCounts] = {}
-    rows = fetch_rows(
-        conn,
-        """SELECT project,
-                  count(*),
-                  (SELECT count(*) FROM chunks c JOIN sources t ON t.id = c.source_id WHERE t.project = s.project),
-                  (SELECT count(*) FROM summaries m JOIN sources t ON t.id = m.source_id WHERE t.project = s.project)
-           FROM sources s GROUP BY project ORDER BY project""",
-    )
-    for project, sources, passages, summaries in rows:
-        projects[project] = ProjectCounts(sources=sources, passages=passages, summaries=summaries)
+    for project, sources in fetch_rows(conn, "SELECT project, count(*) FROM sources GROUP BY project"):
+        projects[project] = ProjectCounts(sources=sources)
+    for table in ("chunks", "summaries"):
+        for project, count in fetch_rows(
+            conn, f"SELECT s.project, count(*) FROM {table} x JOIN sources s ON s.id = x.source_id GROUP BY s.project"
+        ):
+            counts = projects.setdefault(project, ProjectCounts())
+            if table == "chunks":
+                counts.passages = count
+            else:
+                counts.summaries = count
     for project, count in fetch_rows(
         conn, "SELECT project, count(*) FROM insights WHERE status NOT IN ('rejected') GROUP BY project"
     ):
         projects.setdefault(project, ProjectCounts()).insights = count
     tiers = {
-        "raw": fetch_int(conn, "SELECT count(*) FROM sources"),
-        "organized": fetch_int(conn, "SELECT count(*) FROM chunks"),
-        "summary": fetch_int(conn, "SELECT count(*) FROM summaries"),
-        "insight": fetch_int(conn, "SELECT count(*) FROM insights WHERE status NOT IN ('rejected')"),
+        "raw": sum(c.sources for c in projects.values()),
+        "organized": sum(c.passages for c in projects.values()),
+        "summary": sum(c.summaries for c in projects.values()),
+        "insight": sum(c.insights for c in projects.values()),
     }
     last = fetch_row(conn, "SELECT max(last_seen_at) FROM sources")
-    return tiers, projects, None if last is None else last[0]
+    return tiers, dict(sorted(projects.items())), None if last is None else last[0]
 
 
 def status_json(report: StatusReport) -> str:

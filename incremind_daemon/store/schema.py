@@ -396,7 +396,12 @@ CREATE TRIGGER insights_embed_au AFTER UPDATE OF statement, condition, status ON
 END;
 """
 
-MIGRATIONS: tuple[str, ...] = (SCHEMA_V1, SCHEMA_V2, SCHEMA_V3, SCHEMA_V4, SCHEMA_V5)
+# v6: when anything was last taken in, which `status` shows, without reading every source's text
+SCHEMA_V6 = """
+CREATE INDEX sources_by_last_seen ON sources (last_seen_at);
+"""
+
+MIGRATIONS: tuple[str, ...] = (SCHEMA_V1, SCHEMA_V2, SCHEMA_V3, SCHEMA_V4, SCHEMA_V5, SCHEMA_V6)
 
 
 def migrate(conn: apsw.Connection) -> None:
