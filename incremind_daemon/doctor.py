@@ -25,7 +25,7 @@ import apsw
 import httpx
 from pydantic import ValidationError
 
-from incremind_daemon.cli.client import UnixConnection
+from incremind_daemon.cli.client import UnixConnection, daemon_answers, post_json
 from incremind_daemon.config import Settings, with_agent_homes
 from incremind_daemon.embedding import make_embedder
 from incremind_daemon.errors import ConfigError, IncremindError
@@ -35,7 +35,7 @@ from incremind_daemon.serve.context.blockfile import BrokenMarkers, find_block, 
 from incremind_daemon.serve.context.targets import global_targets
 from incremind_daemon.serve.disk import format_size, low_space_bytes, measure_disk
 from incremind_daemon.serve.mcp_auth import bearer_token
-from incremind_daemon.serve.status import read_heartbeat, running_pid
+from incremind_daemon.serve.status import mcp_off_reason, read_heartbeat, running_pid
 from incremind_daemon.store.db import connect, fetch_int, load_vectors, vector_version
 from incremind_daemon.store.embedder import Embedder
 from incremind_daemon.store.recall import context_targets
@@ -194,15 +194,10 @@ def checks_of_the_daemon(settings: Settings) -> list[Check]:
     path = socket_path(settings.home_dir)
     if not is_own_socket(path):
         return []
-    conn = UnixConnection(path, timeout=HEALTH_TIMEOUT_SECONDS * 4)
     try:
-        conn.request("POST", "/checks", b"{}", {"Content-Type": "application/json"})
-        response = conn.getresponse()
-        found = json.loads(response.read()) if response.status == 200 else None
+        found = post_json(UnixConnection(path, timeout=HEALTH_TIMEOUT_SECONDS * 4), "/checks", {})
     except (OSError, http.client.HTTPException, ValueError):
         return []  # the daemon check below says what is wrong with it
-    finally:
-        conn.close()
     if not isinstance(found, list):
         return []
     return [Check(**entry) for entry in found if isinstance(entry, dict)]
@@ -425,11 +420,12 @@ def check_daemon(settings: Settings) -> Check:
     pid = running_pid(settings)
     if pid is None:
         return Check("daemon", "warn", "not running", "incremind start (or incremind service install)")
-    if not _socket_answers(settings):
+    path = socket_path(settings.home_dir)
+    if not (is_own_socket(path) and daemon_answers(path, HEALTH_TIMEOUT_SECONDS)):
         return Check(
             "daemon",
             "fail",
-            f"running (pid {pid}) but its socket {socket_path(settings.home_dir)} does not answer",
+            f"running (pid {pid}) but its socket {path} does not answer",
             "incremind restart; if it persists, see incremind logs",
         )
     if not settings.mcp.enabled:
@@ -437,11 +433,11 @@ def check_daemon(settings: Settings) -> Check:
     beat = read_heartbeat(settings.status_path)
     url = beat.mcp_url if beat is not None and beat.pid == pid else None
     if url is None:
-        why = beat.last_error if beat is not None and beat.last_error and " mcp: " in beat.last_error else ""
+        why = mcp_off_reason(beat) if beat is not None else None
         return Check(
             "daemon",
             "fail",
-            f"running (pid {pid}) but not serving MCP over HTTP" + (f" ({why.split(' mcp: ', 1)[1]})" if why else ""),
+            f"running (pid {pid}) but not serving MCP over HTTP" + (f" ({why})" if why else ""),
             "set mcp.port to a free port (or stop what holds it) and incremind restart; agents set up with "
             "--http cannot reach memory until then",
         )
@@ -463,20 +459,6 @@ def check_daemon(settings: Settings) -> Check:
     if reply.status_code != 200:
         return Check("daemon", "fail", f"{health} answered {reply.status_code}", "incremind restart; see the log")
     return Check("daemon", "ok", f"running (pid {pid}); {health} answers")
-
-
-def _socket_answers(settings: Settings) -> bool:
-    path = socket_path(settings.home_dir)
-    if not is_own_socket(path):
-        return False
-    conn = UnixConnection(path, timeout=HEALTH_TIMEOUT_SECONDS)
-    try:
-        conn.request("GET", "/health")
-        return conn.getresponse().status == 200
-    except (OSError, http.client.HTTPException):
-        return False
-    finally:
-        conn.close()
 
 
 def format_checks(checks: list[Check]) -> str:

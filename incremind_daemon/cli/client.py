@@ -121,7 +121,9 @@ def forward(argv: list[str]) -> int | None:
         conn.close()
         return None  # no daemon answers here (a stale socket): run it here
     try:
-        reply = _post_json(conn, "/cli", body)
+        reply = post_json(conn, "/cli", body)
+        if not isinstance(reply, dict):
+            raise ValueError("the daemon's answer is not an object")
     except (OSError, http.client.HTTPException, ValueError) as exc:
         # the command may have run: running it again here could do it twice
         print(f"incremind: the daemon stopped answering ({exc}); see `incremind logs`", file=sys.stderr)
@@ -141,16 +143,29 @@ def forward(argv: list[str]) -> int | None:
     return code if isinstance(code, int) else 1
 
 
-def _post_json(conn: UnixConnection, route: str, body: dict[str, Any]) -> dict[str, Any]:
+def post_json(conn: UnixConnection, route: str, body: dict[str, Any]) -> object:
+    """POST body as JSON on conn (then closed) and return the parsed answer; ValueError unless it is a 200."""
     try:
         conn.request("POST", route, json.dumps(body).encode(), {"Content-Type": "application/json"})
         response = conn.getresponse()
-        data = json.loads(response.read())
+        data: object = json.loads(response.read())
     finally:
         conn.close()
-    if response.status != 200 or not isinstance(data, dict):
+    if response.status != 200:
         raise ValueError(f"the daemon answered {response.status}")
     return data
+
+
+def daemon_answers(path: Path, timeout: float = CONNECT_TIMEOUT) -> bool:
+    """Tell whether a daemon answers its health check on the socket at path."""
+    conn = UnixConnection(path, timeout=timeout)
+    try:
+        conn.request("GET", "/health")
+        return conn.getresponse().status == 200
+    except (OSError, http.client.HTTPException):
+        return False
+    finally:
+        conn.close()
 
 
 class McpRelay:
@@ -277,18 +292,7 @@ def relay_mcp(argv: list[str]) -> int | None:
     """Serve `incremind mcp` through the daemon; None when no daemon answers for this home."""
     _, options = scan(argv)
     path = daemon_socket(options)
-    if path is None:
-        return None
-    try:
-        conn = UnixConnection(path, timeout=CONNECT_TIMEOUT)
-        try:
-            conn.request("GET", "/health")
-            alive = conn.getresponse().status == 200
-        finally:
-            conn.close()
-    except (OSError, http.client.HTTPException):
-        return None
-    if not alive:
+    if path is None or not daemon_answers(path):
         return None
     try:
         return McpRelay(path, sys.stdout.buffer).run(sys.stdin.buffer)

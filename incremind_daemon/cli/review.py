@@ -101,12 +101,6 @@ def register(commands: Commands, common: argparse.ArgumentParser) -> None:  # ty
     spent.add_argument("--json", action="store_true", help="print machine-readable JSON")
 
 
-def _open(settings: Settings) -> apsw.Connection:
-    if not settings.database_path.exists():
-        raise NotFound(f"no memory at {settings.home_dir} yet; start the daemon or `incremind ingest` a file")
-    return connect(settings.database_path)
-
-
 def insight_number(value: str) -> int:
     """Parse ``ins-12`` (or ``12``) into 12, or raise NotFound."""
     bare = value.strip()
@@ -123,7 +117,7 @@ def insight_number(value: str) -> int:
 
 def cmd_pending(args: argparse.Namespace, settings: Settings) -> int:
     """List candidate insights waiting for review."""
-    conn = _open(settings)
+    conn = runtime.open_store(settings)
     try:
         found = insights.list_insights(conn, status="pending", project=args.project)
         data = [insight_data(conn, insight, home=settings.home_dir) for insight in reversed(found)]
@@ -145,7 +139,7 @@ def cmd_confirm(args: argparse.Namespace, settings: Settings) -> int:
     if args.all == bool(args.ids):
         raise IncremindError("name insight ids to confirm, or use --all (not both)")
     if args.all:
-        conn = _open(settings)
+        conn = runtime.open_store(settings)
         try:
             ids = [i.id for i in insights.list_insights(conn, status="pending", project=args.project)]
         finally:
@@ -215,7 +209,7 @@ def cmd_edit(args: argparse.Namespace, settings: Settings) -> int:
 def cmd_insights(args: argparse.Namespace, settings: Settings) -> int:
     """List insights by status, project and category."""
     statuses = args.status or [s for s in INSIGHT_STATUSES if s != "rejected"]
-    conn = _open(settings)
+    conn = runtime.open_store(settings)
     try:
         found = insights.list_insights(
             conn, status=statuses, project=args.project, category=args.category, limit=args.limit
@@ -232,7 +226,7 @@ def cmd_insights(args: argparse.Namespace, settings: Settings) -> int:
 
 def cmd_history(args: argparse.Namespace, settings: Settings) -> int:
     """Show an insight's revisions and audit trail."""
-    conn = _open(settings)
+    conn = runtime.open_store(settings)
     try:
         text, data = render_history(conn, insight_number(args.id))
     finally:

@@ -72,13 +72,18 @@ def write(settings: Settings, change: Callable[[apsw.Connection], T], *, conn: a
         return cast(T, runtime.call(functools.partial(_in_transaction, change)).result(timeout=runtime.timeout))
     if conn is not None:
         return _in_transaction(change, conn)
-    if not settings.database_path.exists():
-        raise NotFound(f"no memory at {settings.home_dir} yet; start the daemon or `incremind ingest` a file")
-    conn = connect(settings.database_path)
+    conn = open_store(settings)
     try:
         return _in_transaction(change, conn)
     finally:
         conn.close()
+
+
+def open_store(settings: Settings) -> apsw.Connection:
+    """Open the store to write; NotFound when nothing has been taken in yet."""
+    if not settings.database_path.exists():
+        raise NotFound(f"no memory at {settings.home_dir} yet; start the daemon or `incremind ingest` a file")
+    return connect(settings.database_path)
 
 
 def _in_transaction(change: Callable[[apsw.Connection], T], conn: apsw.Connection) -> T:

@@ -307,9 +307,13 @@ def _mcp_problem(settings: Settings, beat: Heartbeat | None) -> str | None:
     """Say why a running daemon that should serve MCP over HTTP does not (its port taken, say)."""
     if beat is None or beat.mcp_url is not None or not settings.mcp.enabled:
         return None
+    return f"not served over HTTP: {mcp_off_reason(beat) or 'see incremind logs'}"
+
+
+def mcp_off_reason(beat: Heartbeat) -> str | None:
+    """Return what the daemon said when it could not serve MCP over HTTP, if that is its last error."""
     said = beat.last_error or ""
-    reason = said.split(" mcp: ", 1)[1] if " mcp: " in said else "see incremind logs"
-    return f"not served over HTTP: {reason}"
+    return said.split(" mcp: ", 1)[1] if " mcp: " in said else None
 
 
 def _heartbeat_age(settings: Settings, beat: Heartbeat | None) -> float:
