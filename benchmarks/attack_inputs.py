@@ -40,7 +40,7 @@ from benchmarks.corpus import generate_documents  # noqa: E402
 from benchmarks.figures import machine_line, progress  # noqa: E402
 from benchmarks.processes import proc_status_kb  # noqa: E402
 from incremind_daemon.config import Settings, load_settings  # noqa: E402
-from incremind_daemon.embedding import make_embedder  # noqa: E402
+from incremind_daemon.embedding.configured import make_embedder  # noqa: E402
 from incremind_daemon.pipeline.insights import save_memory  # noqa: E402
 from incremind_daemon.pipeline.work import IngestFile  # noqa: E402
 from incremind_daemon.pipeline.worker import Worker  # noqa: E402

@@ -39,11 +39,11 @@ from benchmarks.figures import machine_line, percentile, progress  # noqa: E402
 from benchmarks.processes import cpu_seconds, daemon_env, start_daemon, stop_daemon, wait_for  # noqa: E402
 from benchmarks.search_db import build_search_db  # noqa: E402
 from benchmarks.semantic_search import fill_vectors  # noqa: E402
+from incremind_daemon.embedding.use_m3 import UseM3Embedder  # noqa: E402
 from incremind_daemon.locate import is_own_socket, socket_path  # noqa: E402
 from incremind_daemon.pipeline.redact_stored import DONE_KEY  # noqa: E402
 from incremind_daemon.store import clock, insight_jobs  # noqa: E402
 from incremind_daemon.store.db import connect, write_transaction  # noqa: E402
-from incremind_daemon.store.embedder import UseM3Embedder  # noqa: E402
 from incremind_daemon.store.sessions import set_meta  # noqa: E402
 
 HOME = Path(os.environ["INCREMIND_HOME"])

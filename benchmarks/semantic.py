@@ -31,7 +31,8 @@ from benchmarks.semantic_embed import bench_embedding  # noqa: E402
 from benchmarks.semantic_memory import bench_daemon_rss, bench_model_rss  # noqa: E402
 from benchmarks.semantic_report import Plan, Report, render_table, write_json  # noqa: E402
 from benchmarks.semantic_search import NOISE_SIGMA, bench_search  # noqa: E402
-from incremind_daemon.store.embedder import UseM3Embedder, Vectors  # noqa: E402
+from incremind_daemon.embedding.use_m3 import UseM3Embedder  # noqa: E402
+from incremind_daemon.store.embedder import Vectors  # noqa: E402
 
 BENCHMARKS = ("embed", "search", "rss")
 

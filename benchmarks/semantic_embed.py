@@ -18,8 +18,10 @@ import numpy as np
 
 from benchmarks.corpus import iter_passages
 from benchmarks.semantic_report import Plan, Report
-from incremind_daemon.pipeline.embed_http import HttpEmbedder
-from incremind_daemon.store.embedder import Embedder, OnnxEmbedder, UseM3Embedder, Vectors
+from incremind_daemon.embedding.http import HttpEmbedder
+from incremind_daemon.embedding.onnx import OnnxEmbedder
+from incremind_daemon.embedding.use_m3 import UseM3Embedder
+from incremind_daemon.store.embedder import Embedder, Vectors
 from tests.tiny_onnx import build_tiny_model
 
 EMBED_BATCH = 32  # the worker's default embedding.batch_size

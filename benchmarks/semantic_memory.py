@@ -28,7 +28,7 @@ from incremind_daemon.store.db import connect, fetch_rows
 
 RSS_PROBE = """
 import json, sys
-from incremind_daemon.store.embedder import UseM3Embedder
+from incremind_daemon.embedding.use_m3 import UseM3Embedder
 def kb(key):
     with open("/proc/self/status", encoding="ascii") as handle:
         return next(int(line.split()[1]) for line in handle if line.startswith(key + ":"))

@@ -22,11 +22,13 @@ from benchmarks.search_db import PASSAGES_PER_SOURCE, build_search_db, checkpoin
 from benchmarks.semantic_embed import embed_in_batches
 from benchmarks.semantic_report import Latency, Plan, Report, clock
 from incremind_daemon.config import load_settings
+from incremind_daemon.embedding.cache import query_cache
+from incremind_daemon.embedding.use_m3 import UseM3Embedder
 from incremind_daemon.store import clock as wall_clock
 from incremind_daemon.store import vectors
 from incremind_daemon.store.bitindex import keep_bit_indexes, stop_keeping_bit_indexes
 from incremind_daemon.store.db import connect, fetch_rows
-from incremind_daemon.store.embedder import Embedder, UseM3Embedder, Vectors, query_cache
+from incremind_daemon.store.embedder import Embedder, Vectors
 from incremind_daemon.store.records import Hit
 from incremind_daemon.store.search import DEFAULT_FUSION, rank_by_words, read_hits, search
 from incremind_daemon.store.semantic import FUSION_DEPTH, Ranked, fuse, kinds_for, rank_by_meaning

@@ -55,8 +55,8 @@ from benchmarks.transcript_history import (  # noqa: E402
     append_lines,
     generate_history,
 )
-from incremind_daemon.backfill import Progress, plan_backfill, run_backfill  # noqa: E402
 from incremind_daemon.config import Settings, load_settings  # noqa: E402
+from incremind_daemon.ops.backfill import Progress, plan_backfill, run_backfill  # noqa: E402
 from incremind_daemon.store.db import connect, fetch_int  # noqa: E402
 from incremind_daemon.store.search import search  # noqa: E402
 from incremind_daemon.store.tokenizer import ensure_segmenter  # noqa: E402

@@ -23,10 +23,10 @@ from incremind_daemon import __version__
 from incremind_daemon.cli.runtime import Runtime
 from incremind_daemon.cli.served import serve_command
 from incremind_daemon.config import Settings, load_settings
-from incremind_daemon.doctor import daemon_checks
-from incremind_daemon.embedding import make_embedder, may_embed_project
+from incremind_daemon.embedding.configured import make_embedder, may_embed_project
 from incremind_daemon.errors import ConfigError, IncremindError
 from incremind_daemon.locate import config_path, socket_path
+from incremind_daemon.ops.doctor import daemon_checks
 from incremind_daemon.pipeline.redact import redact
 from incremind_daemon.pipeline.worker import Worker
 from incremind_daemon.private import make_home_private, make_private_folders, open_private

@@ -10,6 +10,7 @@ narrowed on each start by ``make_home_private``.
 
 from __future__ import annotations
 
+import hashlib
 import logging
 import os
 import secrets
@@ -187,3 +188,9 @@ def _narrow(path: Path, folder_fd: int, name: str | None, me: int) -> int:
         _skipped(exc)
         return 0
     return 1
+
+
+def file_sha256(path: Path) -> str:
+    """Return the SHA-256 of a file, read in blocks."""
+    with path.open("rb") as handle:
+        return hashlib.file_digest(handle, "sha256").hexdigest()

@@ -11,7 +11,8 @@ from pathlib import Path
 import pytest
 
 from incremind_daemon.config import Settings, load_settings
-from incremind_daemon.store.embedder import Embedder, UseM3Embedder
+from incremind_daemon.embedding.use_m3 import UseM3Embedder
+from incremind_daemon.store.embedder import Embedder
 
 _AGENT_VARS = ("CLAUDE_CONFIG_DIR", "CODEX_HOME", "GEMINI_CLI_HOME", "INCREMIND_CONFIG")
 REAL_HOME = Path(os.path.expanduser("~")).resolve()

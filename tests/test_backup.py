@@ -13,9 +13,9 @@ import apsw
 import pytest
 
 from incremind_daemon import cli
-from incremind_daemon.backup import BackupResult, restore_backup, take_backup
 from incremind_daemon.config import Settings, load_settings
 from incremind_daemon.errors import IncremindError
+from incremind_daemon.ops.backup import BackupResult, restore_backup, take_backup
 from incremind_daemon.pipeline.work import IngestFile, Outcome, TailSession
 from incremind_daemon.pipeline.worker import Worker
 from incremind_daemon.sources.extract import extract_bytes

@@ -17,8 +17,8 @@ import pytest
 
 from incremind_daemon import cli
 from incremind_daemon.config import Settings
+from incremind_daemon.embedding.http import MAX_INPUT_CHARS, HttpEmbedder
 from incremind_daemon.errors import IncremindError
-from incremind_daemon.pipeline.embed_http import MAX_INPUT_CHARS, HttpEmbedder
 from incremind_daemon.pipeline.insights import save_memory
 from incremind_daemon.store.db import connect, fetch_int
 from incremind_daemon.store.records import MAX_SAVE_BYTES, SaveRequest

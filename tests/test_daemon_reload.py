@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 
 from incremind_daemon import cli
-from incremind_daemon.models import install_from
+from incremind_daemon.embedding.models import install_from
 from tests.daemon_process import DaemonProcess, daemon_env
 from tests.tiny_onnx import build_tiny_model
 from tests.waiting import wait_until

@@ -14,8 +14,8 @@ import pytest
 from incremind_daemon import cli
 from incremind_daemon.config import Settings, load_settings
 from incremind_daemon.daemon import prepare_home
-from incremind_daemon.doctor import check_daemon, checks_of_the_daemon, mcp_registered
-from incremind_daemon.models import install_from
+from incremind_daemon.embedding.models import install_from
+from incremind_daemon.ops.doctor import check_daemon, checks_of_the_daemon, mcp_registered
 from incremind_daemon.serve import agent_hooks, agent_setup
 from tests.daemon_process import DaemonProcess, daemon_env
 from tests.serve.test_agent_setup import approve_in_codex

@@ -14,11 +14,11 @@ import apsw
 import pytest
 
 from incremind_daemon import cli
-from incremind_daemon.backup import restore_backup, take_backup
 from incremind_daemon.config import Settings, load_settings
 from incremind_daemon.daemon import acquire_lock, prepare_home
-from incremind_daemon.export import export_to_file
-from incremind_daemon.logs import DaemonLogHandler, log_path
+from incremind_daemon.ops.backup import restore_backup, take_backup
+from incremind_daemon.ops.export import export_to_file
+from incremind_daemon.ops.logs import DaemonLogHandler, log_path
 from incremind_daemon.private import replace_file, replacing
 from incremind_daemon.serve.context.blockfile import write_block, write_owned_file
 from incremind_daemon.serve.status import Heartbeat, write_heartbeat

@@ -15,9 +15,9 @@ from pathlib import Path
 
 import pytest
 
-from incremind_daemon import hook
 from incremind_daemon.config import AGENT_RUNS, Settings, load_settings
 from incremind_daemon.pipeline.redact import redact
+from incremind_daemon.serve.context import hook
 from incremind_daemon.serve.context.writer import ContextWriter
 from incremind_daemon.store import recall
 from incremind_daemon.store.db import connect, write_transaction
@@ -186,7 +186,7 @@ def test_unknown_hook_is_a_usage_error(args: tuple[str, ...]) -> None:
 
 def test_hook_imports_nothing_heavy() -> None:
     probe = (
-        "import sys; import incremind_daemon.hook; "
+        "import sys; import incremind_daemon.serve.context.hook; "
         "print(sorted(m for m in sys.modules if m.split('.')[0] in "
         "{'apsw', 'pydantic', 'pydantic_settings', 'jieba', 'sqlite_vec', 'onnxruntime', 'numpy', 'argparse'} "
         "or m.startswith('incremind_daemon.')))"
@@ -195,11 +195,11 @@ def test_hook_imports_nothing_heavy() -> None:
         [sys.executable, "-c", probe], capture_output=True, text=True, timeout=30, cwd=ROOT, check=True
     )
     assert json.loads(result.stdout.replace("'", '"')) == [
-        "incremind_daemon.hook",
         "incremind_daemon.names",
         "incremind_daemon.serve",
         "incremind_daemon.serve.context",
         "incremind_daemon.serve.context.anchor",
+        "incremind_daemon.serve.context.hook",
         "incremind_daemon.store",  # an empty package
         "incremind_daemon.store.clock",  # datetime only
     ]

@@ -14,7 +14,7 @@ from pathlib import Path
 import pytest
 
 from incremind_daemon import cli
-from incremind_daemon.logs import DaemonLogHandler, follow, tail_lines
+from incremind_daemon.ops.logs import DaemonLogHandler, follow, tail_lines
 from tests.daemon_process import REPO
 from tests.waiting import wait_until
 
@@ -136,7 +136,7 @@ def test_daemon_writes_each_record_once_to_its_log(tmp_path: Path, stderr_to_log
 ROTATE_WITH_STDERR = """
 import logging, sys
 from pathlib import Path
-from incremind_daemon.logs import DaemonLogHandler
+from incremind_daemon.ops.logs import DaemonLogHandler
 handler = DaemonLogHandler(Path({path!r}), max_bytes=1_000, backups=2)
 assert handler.carries_stderr
 log = logging.getLogger("rotating")

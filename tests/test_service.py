@@ -20,8 +20,7 @@ import pytest
 
 from incremind_daemon import cli
 from incremind_daemon.config import Settings
-from incremind_daemon.serve.status import running_pid
-from incremind_daemon.service import (
+from incremind_daemon.ops.service import (
     ServiceSpec,
     _served_home,
     manual_steps,
@@ -29,6 +28,7 @@ from incremind_daemon.service import (
     render_unit,
     service_spec,
 )
+from incremind_daemon.serve.status import running_pid
 from tests.daemon_process import REPO, daemon_env
 
 FAKE_SYSTEMCTL = """#!{python}

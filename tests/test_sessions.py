@@ -11,8 +11,8 @@ import apsw
 import pytest
 
 from incremind_daemon import cli
-from incremind_daemon.backfill import plan_backfill
 from incremind_daemon.config import Settings, load_settings
+from incremind_daemon.ops.backfill import plan_backfill
 from incremind_daemon.pipeline.work import TailSession
 from incremind_daemon.pipeline.worker import Worker
 from incremind_daemon.sources.extract import extract_bytes

@@ -15,10 +15,10 @@ import anyio
 import pytest
 from mcp import Client, StdioServerParameters
 
-from incremind_daemon.cli.client import forward, scan
 from incremind_daemon.config import Settings
 from incremind_daemon.locate import home_in_effect, is_own_socket, socket_path
 from incremind_daemon.pipeline.worker import Worker
+from incremind_daemon.serve.client import forward, scan
 from incremind_daemon.sources.extract import extract_bytes
 from incremind_daemon.store.db import fetch_row
 from tests.daemon_process import REPO, DaemonProcess, daemon_env

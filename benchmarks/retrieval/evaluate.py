@@ -33,10 +33,12 @@ import apsw  # noqa: E402
 
 from benchmarks.figures import machine_line  # noqa: E402
 from benchmarks.retrieval.metrics import COLUMNS, Scores, mean_scores, score_query  # noqa: E402
+from incremind_daemon.embedding.onnx import OnnxEmbedder  # noqa: E402
+from incremind_daemon.embedding.use_m3 import UseM3Embedder  # noqa: E402
 from incremind_daemon.errors import IncremindError, QueryError  # noqa: E402
 from incremind_daemon.store import items, vectors  # noqa: E402
 from incremind_daemon.store.db import connect, fetch_int  # noqa: E402
-from incremind_daemon.store.embedder import Embedder, OnnxEmbedder, UseM3Embedder  # noqa: E402
+from incremind_daemon.store.embedder import Embedder  # noqa: E402
 from incremind_daemon.store.records import Hit, NewPassage, NewSource, item_id  # noqa: E402
 from incremind_daemon.store.search import search  # noqa: E402
 

@@ -38,9 +38,9 @@ from typing import Any
 
 from benchmarks.scenarios.run import ROOT, play_half  # first: isolates HOME before incremind is imported
 from benchmarks.scenarios.scenario import Half, load_half
-from incremind_daemon import hook
 from incremind_daemon.config import Settings
 from incremind_daemon.pipeline.redact import redact
+from incremind_daemon.serve.context import hook
 from incremind_daemon.serve.context.blockfile import BEGIN, END
 from incremind_daemon.serve.context.tokens import estimate_tokens
 from incremind_daemon.serve.context.writer import ContextWriter

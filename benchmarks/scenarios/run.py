@@ -62,7 +62,7 @@ from incremind_daemon.cli import review  # noqa: E402
 from incremind_daemon.cli.app import configure_logging  # noqa: E402
 from incremind_daemon.config import Settings, load_settings  # noqa: E402
 from incremind_daemon.daemon import prepare_home  # noqa: E402
-from incremind_daemon.embedding import make_embedder, may_embed_project  # noqa: E402
+from incremind_daemon.embedding.configured import make_embedder, may_embed_project  # noqa: E402
 from incremind_daemon.errors import IncremindError  # noqa: E402
 from incremind_daemon.pipeline.work import IngestFile, Outcome, TailSession  # noqa: E402
 from incremind_daemon.pipeline.worker import Worker  # noqa: E402

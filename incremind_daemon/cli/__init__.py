@@ -20,10 +20,10 @@ def main(argv: list[str] | None = None) -> int:
     """Run the command line; return the exit code."""
     args = sys.argv[1:] if argv is None else argv
     if args[:1] == ["hook"]:
-        from incremind_daemon.hook import main as hook_main
+        from incremind_daemon.serve.context.hook import main as hook_main
 
         return hook_main(args[1:])
-    from incremind_daemon.cli.client import forward, relay_mcp  # the standard library only
+    from incremind_daemon.serve.client import forward, relay_mcp  # the standard library only
 
     if args[:1] == ["mcp"] and not {"-h", "--help"} & set(args):
         relayed = relay_mcp(args[1:])  # agents start this per session: the daemon answers, if it runs

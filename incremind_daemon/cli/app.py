@@ -20,11 +20,11 @@ from incremind_daemon import __version__
 from incremind_daemon.cli import context, mcp, model, ops, review, runtime, status
 from incremind_daemon.cli.base import command, project_arg
 from incremind_daemon.config import Settings, example_config, load_settings
-from incremind_daemon.embedding import make_embedder, may_embed_project
+from incremind_daemon.embedding.configured import make_embedder, may_embed_project
 from incremind_daemon.errors import ConfigError, DaemonNotRunning, IncremindError, NotFound
 from incremind_daemon.locate import config_path
-from incremind_daemon.logs import FORMAT as LOG_FORMAT
-from incremind_daemon.logs import log_path, open_daemon_log
+from incremind_daemon.ops.logs import FORMAT as LOG_FORMAT
+from incremind_daemon.ops.logs import log_path, open_daemon_log
 from incremind_daemon.pipeline.work import IngestFile, Outcome
 from incremind_daemon.private import write_private
 from incremind_daemon.serve.render import render_hits, render_item, render_session, render_sessions
@@ -38,7 +38,7 @@ from incremind_daemon.store.records import INSIGHT_STATUSES, TIERS, Hit, row_num
 from incremind_daemon.store.search import MODES, cut_query, search
 
 if TYPE_CHECKING:
-    from incremind_daemon.backfill import Progress
+    from incremind_daemon.ops.backfill import Progress
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -166,7 +166,7 @@ def main(argv: list[str] | None = None) -> int:
     except ConfigError as exc:
         if args.command != "doctor":
             return _fail(exc, bool(getattr(args, "json", False)), 1)
-        from incremind_daemon.doctor import settings_despite
+        from incremind_daemon.ops.doctor import settings_despite
 
         # doctor runs every check it can on the defaults; the config check fails with this error
         settings = settings_despite(getattr(args, "home", None))
@@ -414,8 +414,8 @@ def cmd_sessions(args: argparse.Namespace, settings: Settings) -> int:
 
 def cmd_backfill(args: argparse.Namespace, settings: Settings) -> int:
     """Take in (or with --dry-run, count) the agents' existing transcripts."""
-    from incremind_daemon.backfill import plan_backfill, run_backfill
     from incremind_daemon.daemon import prepare_home
+    from incremind_daemon.ops.backfill import plan_backfill, run_backfill
 
     prepare_home(settings)
     planned = plan_backfill(settings, agent=args.agent, since=args.since)

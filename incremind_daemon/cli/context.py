@@ -10,7 +10,6 @@ from pathlib import Path
 
 import apsw
 
-from incremind_daemon import hook
 from incremind_daemon.cli import runtime
 from incremind_daemon.cli.base import Commands, command, project_arg
 from incremind_daemon.config import Settings
@@ -18,6 +17,7 @@ from incremind_daemon.errors import IncremindError, NotFound
 from incremind_daemon.pipeline.redact import redact
 from incremind_daemon.serve import agent_hooks
 from incremind_daemon.serve.agent_setup import AGENTS
+from incremind_daemon.serve.context import hook
 from incremind_daemon.serve.context import targets as t
 from incremind_daemon.serve.context.blockfile import remove_block
 from incremind_daemon.serve.context.tokens import estimate_tokens

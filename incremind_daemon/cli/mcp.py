@@ -69,7 +69,7 @@ def cmd_mcp(args: argparse.Namespace, settings: Settings) -> int:
     Nothing but protocol messages goes to stdout; logs go to stderr. The MCP
     SDK and the store load here, not when the command line starts.
     """
-    from incremind_daemon.embedding import make_embedder
+    from incremind_daemon.embedding.configured import make_embedder
     from incremind_daemon.pipeline.redact import redact
     from incremind_daemon.serve.context.writer import render_recent_context
     from incremind_daemon.serve.mcp_tools import MemoryBackend, MemoryTools

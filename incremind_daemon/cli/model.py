@@ -13,9 +13,16 @@ import apsw
 
 from incremind_daemon.cli.base import Commands, command
 from incremind_daemon.config import Settings, update_config_file
+from incremind_daemon.embedding.models import (
+    PRESETS,
+    install_from,
+    install_preset,
+    list_models,
+    remove_model,
+    verify_model,
+)
 from incremind_daemon.errors import IncremindError
 from incremind_daemon.locate import config_path
-from incremind_daemon.models import PRESETS, install_from, install_preset, list_models, remove_model, verify_model
 from incremind_daemon.pipeline.agent_cli import find_executable
 from incremind_daemon.pipeline.agent_commands import AGENT_CLIS
 from incremind_daemon.serve.status import running_pid

@@ -9,12 +9,12 @@ import sys
 from dataclasses import asdict
 from pathlib import Path
 
-from incremind_daemon.backup import restore_backup, take_backup
 from incremind_daemon.cli.base import Commands, command, project_arg
 from incremind_daemon.config import Settings
-from incremind_daemon.export import FORMATS, export_memory, export_to_file
-from incremind_daemon.logs import follow, log_path, tail_lines
-from incremind_daemon.service import (
+from incremind_daemon.ops.backup import restore_backup, take_backup
+from incremind_daemon.ops.export import FORMATS, export_memory, export_to_file
+from incremind_daemon.ops.logs import follow, log_path, tail_lines
+from incremind_daemon.ops.service import (
     STOP_TIMEOUT_SECONDS,
     install_service,
     service_kind,
@@ -183,7 +183,7 @@ def cmd_logs(args: argparse.Namespace, settings: Settings) -> int:
 
 def cmd_doctor(args: argparse.Namespace, settings: Settings) -> int:
     """Run every check; exit 1 when any failed."""
-    from incremind_daemon.doctor import format_checks, run_checks  # its checks load what they check
+    from incremind_daemon.ops.doctor import format_checks, run_checks  # its checks load what they check
 
     checks = run_checks(
         settings, config=getattr(args, "config", None), config_error=getattr(args, "config_error", None)

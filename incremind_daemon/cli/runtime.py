@@ -22,7 +22,7 @@ from typing import Any, TypeVar, cast
 import apsw
 
 from incremind_daemon.config import Settings
-from incremind_daemon.embedding import make_embedder
+from incremind_daemon.embedding.configured import make_embedder
 from incremind_daemon.errors import NotFound
 from incremind_daemon.pipeline.work import Outcome, WorkItem
 from incremind_daemon.store.db import connect, write_transaction

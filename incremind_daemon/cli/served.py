@@ -23,9 +23,9 @@ from pathlib import Path
 from typing import Any, TextIO
 
 from incremind_daemon import __version__
-from incremind_daemon.cli.client import SERVED
 from incremind_daemon.cli.runtime import Runtime, lent
 from incremind_daemon.config import Settings
+from incremind_daemon.serve.client import SERVED
 
 log = logging.getLogger(__name__)
 _local = threading.local()

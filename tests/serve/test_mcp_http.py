@@ -18,7 +18,7 @@ from mcp.client.streamable_http import streamable_http_client
 from mcp.types import Implementation
 
 from incremind_daemon.config import Settings, load_settings
-from incremind_daemon.embedding import make_embedder
+from incremind_daemon.embedding.configured import make_embedder
 from incremind_daemon.errors import ConfigError, IncremindError
 from incremind_daemon.pipeline.work import IngestFile, Outcome
 from incremind_daemon.pipeline.worker import Worker

@@ -16,7 +16,7 @@ import pytest
 from incremind_daemon import cli
 from incremind_daemon.config import Settings, load_settings
 from incremind_daemon.daemon import acquire_lock, prepare_home
-from incremind_daemon.doctor import check_disk
+from incremind_daemon.ops.doctor import check_disk
 from incremind_daemon.serve.disk import LOW_SPACE_FLOOR_BYTES, low_space_bytes
 from incremind_daemon.serve.status import Heartbeat, write_heartbeat
 

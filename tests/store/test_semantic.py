@@ -9,13 +9,14 @@ import apsw
 import pytest
 
 from incremind_daemon.config import Settings, load_settings
-from incremind_daemon.embedding import may_embed_project
+from incremind_daemon.embedding.configured import may_embed_project
+from incremind_daemon.embedding.onnx import OnnxEmbedder
 from incremind_daemon.errors import QueryError
 from incremind_daemon.pipeline.worker import Worker
 from incremind_daemon.sources.extract import extract_bytes
 from incremind_daemon.store import items, vectors
 from incremind_daemon.store.db import connect
-from incremind_daemon.store.embedder import Embedder, OnnxEmbedder
+from incremind_daemon.store.embedder import Embedder
 from incremind_daemon.store.records import NewPassage, NewSource
 from incremind_daemon.store.search import search
 from tests.tiny_onnx import build_tiny_model

@@ -25,12 +25,12 @@ import apsw
 import httpx
 from pydantic import ValidationError
 
-from incremind_daemon.cli.client import UnixConnection, daemon_answers, post_json
 from incremind_daemon.config import Settings, with_agent_homes
-from incremind_daemon.embedding import make_embedder
+from incremind_daemon.embedding.configured import make_embedder
 from incremind_daemon.errors import ConfigError, IncremindError
 from incremind_daemon.locate import DEFAULT_HOME, config_path, is_own_socket, socket_path
 from incremind_daemon.serve import agent_hooks, agent_setup
+from incremind_daemon.serve.client import UnixConnection, daemon_answers, post_json
 from incremind_daemon.serve.context.blockfile import BrokenMarkers, find_block, read_text_file
 from incremind_daemon.serve.context.targets import global_targets
 from incremind_daemon.serve.disk import format_size, low_space_bytes, measure_disk

@@ -5,9 +5,12 @@ from __future__ import annotations
 import logging
 
 from incremind_daemon.config import Settings, is_private, secret_from_env
+from incremind_daemon.embedding.cache import query_cache
+from incremind_daemon.embedding.http import HttpEmbedder, is_loopback
+from incremind_daemon.embedding.onnx import OnnxEmbedder
+from incremind_daemon.embedding.use_m3 import UseM3Embedder
 from incremind_daemon.errors import ConfigError
-from incremind_daemon.pipeline.embed_http import HttpEmbedder, is_loopback
-from incremind_daemon.store.embedder import Embedder, OnnxEmbedder, UseM3Embedder, query_cache
+from incremind_daemon.store.embedder import Embedder
 
 log = logging.getLogger(__name__)
 

@@ -14,8 +14,7 @@ from pathlib import Path
 import pytest
 
 from incremind_daemon.config import Settings
-from incremind_daemon.errors import IncremindError, NotFound
-from incremind_daemon.models import (
+from incremind_daemon.embedding.models import (
     PRESETS,
     ModelFile,
     Preset,
@@ -29,6 +28,7 @@ from incremind_daemon.models import (
     remove_model,
     verify_model,
 )
+from incremind_daemon.errors import IncremindError, NotFound
 
 REVISION = "0123456789abcdef0123456789abcdef01234567"
 MODEL_PATH = f"/test/tiny-embedder/resolve/{REVISION}/onnx/model_quantized.onnx"

@@ -39,7 +39,14 @@ from incremind_daemon import __version__
 from incremind_daemon.config import Settings
 from incremind_daemon.errors import IncremindError
 from incremind_daemon.locate import CONFIG_NAME, config_path
-from incremind_daemon.private import copy_private, make_private_folders, open_private, replacing, write_private
+from incremind_daemon.private import (
+    copy_private,
+    file_sha256,
+    make_private_folders,
+    open_private,
+    replacing,
+    write_private,
+)
 from incremind_daemon.serve.status import running_pid
 from incremind_daemon.store import clock
 from incremind_daemon.store.db import connect, fetch_int, fetch_rows
@@ -239,15 +246,6 @@ def copy_hashed(source: Path, target: Path) -> tuple[str, int]:
     info = source.stat()
     os.utime(target, ns=(info.st_atime_ns, info.st_mtime_ns))
     return digest.hexdigest(), size
-
-
-def file_sha256(path: Path) -> str:
-    """Return the SHA-256 of a file."""
-    digest = hashlib.sha256()
-    with path.open("rb") as handle:
-        while block := handle.read(_BLOCK):
-            digest.update(block)
-    return digest.hexdigest()
 
 
 def _pack(folder: Path, archive: Path) -> None:

@@ -29,7 +29,7 @@ from typing import Literal
 from incremind_daemon.config import Settings
 from incremind_daemon.errors import IncremindError
 from incremind_daemon.locate import DEFAULT_HOME
-from incremind_daemon.logs import log_path, tail_lines
+from incremind_daemon.ops.logs import log_path, tail_lines
 from incremind_daemon.private import make_private_folders, replace_file
 from incremind_daemon.serve.agent_setup import incremind_command
 from incremind_daemon.serve.status import read_heartbeat, running_pid

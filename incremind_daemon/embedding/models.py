@@ -25,11 +25,10 @@ from urllib.parse import urlsplit
 
 import httpx
 
-from incremind_daemon.backup import file_sha256
 from incremind_daemon.config import Settings
+from incremind_daemon.embedding.onnx import MANIFEST_FILE, MANIFEST_TYPES, MODEL_FILE, POOLINGS, TOKENIZER_FILE
 from incremind_daemon.errors import IncremindError, NotFound
-from incremind_daemon.private import make_private_folders, replace_file
-from incremind_daemon.store.embedder import MANIFEST_FILE, MANIFEST_TYPES, MODEL_FILE, POOLINGS, TOKENIZER_FILE
+from incremind_daemon.private import file_sha256, make_private_folders, replace_file
 
 log = logging.getLogger(__name__)
 

@@ -7,18 +7,11 @@ from pathlib import Path
 import numpy as np
 import pytest
 
+from incremind_daemon.embedding.cache import query_cache
+from incremind_daemon.embedding.onnx import OnnxEmbedder, load_manifest
+from incremind_daemon.embedding.use_m3 import UseM3Embedder
 from incremind_daemon.errors import ConfigError, IncremindError
-from incremind_daemon.store.embedder import (
-    Embedder,
-    ModelIdentity,
-    NoEmbedder,
-    OnnxEmbedder,
-    UseM3Embedder,
-    Vectors,
-    is_semantic,
-    load_manifest,
-    query_cache,
-)
+from incremind_daemon.store.embedder import Embedder, ModelIdentity, NoEmbedder, Vectors, is_semantic
 from tests.tiny_onnx import DIMENSION, TinyModel, build_tiny_model
 
 TEXTS = [

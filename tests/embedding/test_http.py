@@ -12,8 +12,8 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 import numpy as np
 import pytest
 
+from incremind_daemon.embedding.http import HttpEmbedder, is_loopback, retry_after_seconds
 from incremind_daemon.errors import ConfigError, IncremindError
-from incremind_daemon.pipeline.embed_http import HttpEmbedder, is_loopback, retry_after_seconds
 
 DIMENSION = 6
 

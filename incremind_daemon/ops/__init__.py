@@ -1,0 +1,1 @@
+"""Operations on a home as a whole: the service, backups, export, doctor, logs and back-fill."""
