@@ -60,13 +60,13 @@ from benchmarks.scenarios.score import (  # noqa: E402
 )
 from incremind_daemon.cli import review  # noqa: E402
 from incremind_daemon.cli.app import configure_logging  # noqa: E402
+from incremind_daemon.cli.insight_view import render_insight  # noqa: E402
 from incremind_daemon.config import Settings, load_settings  # noqa: E402
 from incremind_daemon.daemon import prepare_home  # noqa: E402
 from incremind_daemon.embedding.configured import make_embedder, may_embed_project  # noqa: E402
 from incremind_daemon.errors import IncremindError  # noqa: E402
 from incremind_daemon.pipeline.work import IngestFile, Outcome, TailSession  # noqa: E402
 from incremind_daemon.pipeline.worker import Worker  # noqa: E402
-from incremind_daemon.serve.insight_view import render_insight  # noqa: E402
 from incremind_daemon.sources.extract import extract_bytes  # noqa: E402
 from incremind_daemon.sources.inbox import project_for  # noqa: E402
 from incremind_daemon.sources.sessions.reader import ReadRules, TranscriptReader  # noqa: E402

@@ -19,6 +19,7 @@ import apsw
 from incremind_daemon import __version__
 from incremind_daemon.cli import context, mcp, model, ops, review, runtime, status
 from incremind_daemon.cli.base import command, project_arg
+from incremind_daemon.cli.render import render_hits, render_item, render_session, render_sessions
 from incremind_daemon.config import Settings, example_config, load_settings
 from incremind_daemon.embedding.configured import make_embedder, may_embed_project
 from incremind_daemon.errors import ConfigError, DaemonNotRunning, IncremindError, NotFound
@@ -27,7 +28,6 @@ from incremind_daemon.ops.logs import FORMAT as LOG_FORMAT
 from incremind_daemon.ops.logs import log_path, open_daemon_log
 from incremind_daemon.pipeline.work import IngestFile, Outcome
 from incremind_daemon.private import write_private
-from incremind_daemon.serve.render import render_hits, render_item, render_session, render_sessions
 from incremind_daemon.serve.status import running_pid
 from incremind_daemon.sources.extract import SUPPORTED_SUFFIXES, extract_bytes
 from incremind_daemon.sources.sessions.discover import AGENTS

@@ -10,9 +10,9 @@ import apsw
 
 from incremind_daemon.cli import runtime
 from incremind_daemon.cli.base import Commands, command, project_arg
+from incremind_daemon.cli.insight_view import insight_data, render_history, render_insight
 from incremind_daemon.config import Settings
 from incremind_daemon.errors import IncremindError, NotFound
-from incremind_daemon.serve.insight_view import insight_data, render_history, render_insight
 from incremind_daemon.store import clock, insights, receipts
 from incremind_daemon.store.db import connect
 from incremind_daemon.store.items import split_item_id

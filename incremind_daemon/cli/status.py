@@ -10,10 +10,10 @@ from pathlib import Path
 import apsw
 
 from incremind_daemon.cli.base import Commands, command
+from incremind_daemon.cli.status_text import format_status
 from incremind_daemon.config import Settings
 from incremind_daemon.errors import IncremindError
 from incremind_daemon.serve.status import InboxCounts, SessionSourceStatus, collect_status, status_json
-from incremind_daemon.serve.status_text import format_status
 from incremind_daemon.sources.inbox import scan_inbox
 from incremind_daemon.sources.sessions.discover import find_transcripts, watch_roots
 from incremind_daemon.store import sessions

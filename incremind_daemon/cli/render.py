@@ -7,8 +7,8 @@ from pathlib import Path
 
 import apsw
 
+from incremind_daemon.cli.insight_view import insight_data, render_insight
 from incremind_daemon.errors import NotFound
-from incremind_daemon.serve.insight_view import insight_data, render_insight
 from incremind_daemon.store import insights, items, sessions
 from incremind_daemon.store.records import Hit, SourceRecord, item_id, row_number
 from incremind_daemon.store.search import MARK_CLOSE, MARK_OPEN
