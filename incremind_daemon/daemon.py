@@ -40,9 +40,9 @@ from incremind_daemon.sources.sessions.discover import watch_roots
 from incremind_daemon.sources.sessions.reader import ReadRules, TranscriptReader
 from incremind_daemon.sources.sessions.watch import SessionWatcher
 from incremind_daemon.sources.watcher import watch_inbox
-from incremind_daemon.store import clock, sessions
+from incremind_daemon.store import clock, report, sessions
 from incremind_daemon.store.bitindex import keep_bit_indexes
-from incremind_daemon.store.db import connect, fetch_row
+from incremind_daemon.store.db import connect
 from incremind_daemon.store.records import Insight
 from incremind_daemon.store.tokenizer import ensure_segmenter
 
@@ -341,12 +341,13 @@ class Daemon:
         """
         assert self.context is not None
         conn = connect(self.settings.database_path)
-        seen: object = None
+        unread = object()
+        seen: object = unread
         try:
             while not self.stopping.is_set():
-                mark = fetch_row(conn, "SELECT max(id) FROM audit")
+                mark = report.audit_mark(conn)
                 if mark != seen:
-                    if seen is not None:
+                    if seen is not unread:
                         self.context.mark_dirty(None)
                     seen = mark
                 if self.context.wait_due(CHANGE_POLL_SECONDS) and not self.stopping.is_set():

@@ -5,6 +5,7 @@ from __future__ import annotations
 import ast
 import importlib
 import importlib.util
+import re
 from pathlib import Path
 
 import pytest
@@ -100,3 +101,28 @@ def test_every_incremind_name_the_benchmarks_import_exists() -> None:
                 if not hasattr(module, alias.name) and importlib.util.find_spec(f"{node.module}.{alias.name}") is None:
                     missing.append(f"{path.name}: {node.module}.{alias.name}")
     assert not missing, missing
+
+
+_SQL = re.compile(
+    r"\b(?:SELECT\s.+\sFROM|INSERT\s+(?:OR\s+\w+\s+)?INTO|UPDATE\s+\w+\s+SET|DELETE\s+FROM|CREATE\s+(?:VIRTUAL\s+)?"
+    r"(?:TABLE|INDEX|TRIGGER)|PRAGMA\s|BEGIN(?:\s+IMMEDIATE)?$|ROLLBACK$|COMMIT$)",
+    re.S,
+)
+
+
+def test_sql_lives_in_the_store_only() -> None:
+    """DESIGN.md: all SQL lives in store/; the other parts call its functions."""
+    found = []
+    for path in PACKAGE.rglob("*.py"):
+        if path.relative_to(PACKAGE).parts[0] == "store":
+            continue
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            calls_sql = (
+                isinstance(node, ast.Call)
+                and isinstance(node.func, ast.Attribute)
+                and node.func.attr in {"execute", "executemany", "pragma"}
+            )
+            writes_sql = isinstance(node, ast.Constant) and isinstance(node.value, str) and _SQL.search(node.value)
+            if calls_sql or writes_sql:
+                found.append(f"{path.relative_to(PACKAGE)}:{getattr(node, 'lineno', '?')}")
+    assert not found, f"SQL outside store/: {found}"

@@ -33,8 +33,6 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-import apsw
-
 from incremind_daemon import __version__
 from incremind_daemon.config import Settings
 from incremind_daemon.errors import IncremindError
@@ -48,8 +46,8 @@ from incremind_daemon.private import (
     write_private,
 )
 from incremind_daemon.serve.status import running_pid
-from incremind_daemon.store import clock
-from incremind_daemon.store.db import connect, fetch_int, fetch_rows
+from incremind_daemon.store import clock, report
+from incremind_daemon.store.db import copy_database, open_plain
 from incremind_daemon.store.schema import schema_version
 
 log = logging.getLogger(__name__)
@@ -124,7 +122,7 @@ def take_backup(settings: Settings, dest: Path, *, config: Path | None = None) -
 
 def _fill(settings: Settings, folder: Path, config: Path | None) -> BackupResult:
     copy = folder / DATABASE
-    snapshot_database(settings.database_path, copy)
+    copy_database(settings.database_path, copy)
     tables = count_tables(copy)
     raw: dict[str, str] = {}
     missing: list[str] = []
@@ -143,9 +141,9 @@ def _fill(settings: Settings, folder: Path, config: Path | None) -> BackupResult
     conf = config_path(config, settings.home_dir)
     if conf.is_file():
         copy_private(conf, folder / CONFIG_NAME)
-    conn = _read_only(copy)
+    conn = open_plain(copy)
     try:
-        version = int(conn.pragma("user_version"))
+        version = report.stored_version(conn)
     finally:
         conn.close()
     manifest = {
@@ -165,63 +163,24 @@ def _fill(settings: Settings, folder: Path, config: Path | None) -> BackupResult
     return BackupResult(folder, tables, len(raw), raw_bytes, copy.stat().st_size, tuple(missing))
 
 
-def snapshot_database(source: Path, copy: Path) -> None:
-    """Copy a live database with SQLite's backup API, as one consistent moment.
-
-    The whole copy is one step, so it runs in one read transaction: in WAL
-    mode the daemon keeps writing meanwhile, and nothing it commits later is
-    half in the copy. The copy is switched to a rollback journal so it is one
-    self-contained file.
-    """
-    src = connect(source, readonly=True)
-    try:
-        # SQLite would make the copy 0644 less the umask; its journal takes the copy's mode
-        os.close(open_private(copy, os.O_RDWR))
-        dest = apsw.Connection(str(copy))
-        try:
-            with dest.backup("main", src, "main") as job:
-                job.step(-1)
-            dest.pragma("journal_mode", "delete")
-        finally:
-            dest.close()
-    finally:
-        src.close()
-
-
-def _read_only(path: Path) -> apsw.Connection:
-    # plain tables only: no tokenizer or sqlite-vec is needed to count or read them
-    return apsw.Connection(str(path), flags=apsw.SQLITE_OPEN_READONLY)
-
-
 def count_tables(path: Path) -> dict[str, int]:
     """Count the rows of each ordinary table (not full-text or vector indexes, which are derived)."""
-    conn = _read_only(path)
+    conn = open_plain(path)
     try:
-        rows = fetch_rows(conn, "SELECT name, sql FROM sqlite_master WHERE type = 'table' ORDER BY name")
-        virtual = [str(name) for name, sql in rows if str(sql or "").upper().startswith("CREATE VIRTUAL")]
-        counts: dict[str, int] = {}
-        for name, _sql in rows:
-            table = str(name)
-            if table.startswith("sqlite_") or any(table == v or table.startswith(f"{v}_") for v in virtual):
-                continue
-            quoted = '"' + table.replace('"', '""') + '"'
-            counts[table] = fetch_int(conn, f"SELECT count(*) FROM {quoted}")
-        return counts
+        return report.table_counts(conn)
     finally:
         conn.close()
 
 
 def referenced_originals(path: Path) -> list[tuple[str, str | None]]:
     """Return (home-relative path, sha256) of every kept original the database names."""
-    conn = _read_only(path)
+    conn = open_plain(path)
     try:
-        rows = conn.execute(
-            "SELECT raw_path, max(sha256) FROM sources WHERE raw_path IS NOT NULL GROUP BY raw_path ORDER BY raw_path"
-        ).fetchall()
+        rows = report.kept_originals(conn)
     finally:
         conn.close()
     # a session's raw_path names the agent's own transcript (absolute); its messages are in the database
-    return [(str(raw), None if sha is None else str(sha)) for raw, sha in rows if not Path(str(raw)).is_absolute()]
+    return [(raw, sha) for raw, sha in rows if not Path(raw).is_absolute()]
 
 
 def _inside(base: Path, relative: str) -> Path:

@@ -36,12 +36,12 @@ from incremind_daemon.serve.context.targets import global_targets
 from incremind_daemon.serve.disk import format_size, low_space_bytes, measure_disk
 from incremind_daemon.serve.mcp_auth import bearer_token
 from incremind_daemon.serve.status import mcp_off_reason, read_heartbeat, running_pid
-from incremind_daemon.store.db import connect, fetch_int, load_vectors, vector_version
+from incremind_daemon.store import report
+from incremind_daemon.store.db import connect, load_vectors, vector_version
 from incremind_daemon.store.embedder import Embedder
 from incremind_daemon.store.recall import context_targets
 from incremind_daemon.store.schema import schema_version
-from incremind_daemon.store.search import quote_query
-from incremind_daemon.store.tokenizer import register_tokenizer
+from incremind_daemon.store.search import probe_index
 
 log = logging.getLogger(__name__)
 
@@ -147,8 +147,8 @@ def check_database(settings: Settings) -> Check:
     except (IncremindError, apsw.Error) as exc:
         return Check("database", "fail", f"cannot open {db}: {exc}", f"check the file's owner and permissions: {db}")
     try:
-        version = int(conn.pragma("user_version"))
-        sources = fetch_int(conn, "SELECT count(*) FROM sources") if version else 0
+        version = report.stored_version(conn)
+        sources = report.count_sources(conn) if version else 0
     except apsw.Error as exc:
         return Check("database", "fail", f"{db}: {exc}", "restore it from a backup: incremind restore-backup SRC")
     finally:
@@ -165,16 +165,10 @@ def check_database(settings: Settings) -> Check:
 
 
 def check_tokenizer() -> Check:
-    conn = apsw.Connection(":memory:")
     try:
-        register_tokenizer(conn)
-        conn.execute("CREATE VIRTUAL TABLE probe USING fts5 (text, tokenize='porter incremind')")
-        conn.execute("INSERT INTO probe (text) VALUES (?)", (TOKENIZER_TEXT,))
-        hits = fetch_int(conn, "SELECT count(*) FROM probe WHERE probe MATCH ?", (quote_query(TOKENIZER_QUERY),))
+        hits = probe_index(TOKENIZER_TEXT, TOKENIZER_QUERY)
     except apsw.Error as exc:
         return Check("tokenizer", "fail", f"the FTS5 tokenizer failed: {exc}", "reinstall: pip install -U apsw jieba")
-    finally:
-        conn.close()
     if hits != 1:
         return Check(
             "tokenizer",

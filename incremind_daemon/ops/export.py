@@ -22,7 +22,7 @@ import apsw
 from incremind_daemon.config import Settings
 from incremind_daemon.errors import IncremindError
 from incremind_daemon.private import replacing
-from incremind_daemon.store import clock, insights
+from incremind_daemon.store import clock, insights, report
 from incremind_daemon.store.db import connect
 from incremind_daemon.store.records import item_id
 
@@ -96,48 +96,27 @@ def _records(conn: apsw.Connection, *, project: str | None, with_text: bool) -> 
                 for e in insights.evidence_of(conn, ins.id)
             ],
         }
-    text = "s.raw_text" if with_text else "NULL"
-    where = " WHERE s.project = ?" if project is not None else ""
-    cursor = conn.execute(
-        f"""SELECT s.id, s.kind, s.project, s.title, s.original_name, s.media_type, s.size_bytes, s.sha256,
-                   s.raw_path, s.created_at, s.last_seen_at, ss.agent, ss.session_id,
-                   m.id, m.index_line, m.summary, m.updated_at, {text}
-            FROM sources s LEFT JOIN summaries m ON m.source_id = s.id
-            LEFT JOIN sessions ss ON ss.source_id = s.id{where} ORDER BY s.id""",
-        (project,) if project is not None else None,
-    )
-    for row in cursor:
-        (sid, kind, proj, title, name, media, size, sha, raw_path, created, seen, agent, session) = row[:13]
-        summary_id, index_line, summary, updated, raw_text = row[13:]
+    for row in report.export_sources(conn, project=project, with_text=with_text):
         source: dict[str, Any] = {
             "type": "source",
-            "id": item_id("raw", sid),
-            "kind": kind,
-            "project": proj,
-            "title": title,
-            "index_line": index_line,
-            "original_name": name,
-            "media_type": media,
-            "size_bytes": size,
-            "sha256": sha,
-            "raw_path": raw_path,
-            "agent": agent,
-            "session_id": session,
-            "created_at": created,
-            "last_seen_at": seen,
+            "id": item_id("raw", row["id"]),
+            **{key: row[key] for key in ("kind", "project", "title", "index_line", "original_name", "media_type")},
+            **{key: row[key] for key in ("size_bytes", "sha256", "raw_path", "agent", "session_id")},
+            "created_at": row["created_at"],
+            "last_seen_at": row["last_seen_at"],
         }
         if with_text:
-            source["text"] = raw_text
+            source["text"] = row["text"]
         yield source
-        if summary_id is not None:
+        if row["summary_id"] is not None:
             yield {
                 "type": "summary",
-                "id": item_id("summary", summary_id),
-                "source": item_id("raw", sid),
-                "project": proj,
-                "index_line": index_line,
-                "summary": summary,
-                "updated_at": updated,
+                "id": item_id("summary", row["summary_id"]),
+                "source": item_id("raw", row["id"]),
+                "project": row["project"],
+                "index_line": row["index_line"],
+                "summary": row["summary"],
+                "updated_at": row["summary_updated_at"],
             }
 
 

@@ -31,8 +31,8 @@ from incremind_daemon.pipeline.features import bridge_words
 from incremind_daemon.pipeline.ingest import organize_text
 from incremind_daemon.pipeline.redact import redact
 from incremind_daemon.pipeline.relate import Known, Relation, closeness, relate
-from incremind_daemon.store import clock, insight_jobs, insights, items, vectors
-from incremind_daemon.store.db import fetch_rows, write_transaction
+from incremind_daemon.store import clock, insight_jobs, insights, items, sessions, vectors
+from incremind_daemon.store.db import write_transaction
 from incremind_daemon.store.embedder import Embedder
 from incremind_daemon.store.records import (
     CATEGORIES,
@@ -85,13 +85,8 @@ def material_of(conn: apsw.Connection, job: insight_jobs.InsightJob) -> Material
     source = items.get_source(conn, job.source_id)
     if job.kind != "session":
         return Material(job.source_id, job.project, source.raw_text, ((0, len(source.raw_text)),), len(source.raw_text))
-    rows = fetch_rows(
-        conn,
-        """SELECT start, "end" FROM messages WHERE source_id = ? AND role = 'user' AND dropped = 0
-               AND "end" > ? ORDER BY start""",
-        (job.source_id, job.upto),
-    )
-    spans = tuple((max(int(start), job.upto), int(end)) for start, end in rows)
+    rows = sessions.user_spans(conn, job.source_id, after=job.upto)
+    spans = tuple((max(start, job.upto), end) for start, end in rows)
     upto = max([job.upto, *(end for _, end in spans)])
     return Material(job.source_id, job.project, source.raw_text, spans, upto, conversational=True)
 

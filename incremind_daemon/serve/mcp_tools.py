@@ -10,10 +10,8 @@ saves go through the injected ``save`` callable.
 from __future__ import annotations
 
 import logging
-import queue
 import threading
-from collections.abc import Callable, Iterator
-from contextlib import contextmanager
+from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Literal
 
@@ -36,7 +34,7 @@ from incremind_daemon.serve.mcp_models import (
     SourceOut,
 )
 from incremind_daemon.store import clock, drill, insights, items, vectors
-from incremind_daemon.store.db import write_transaction
+from incremind_daemon.store.db import ConnectionPool, write_transaction
 from incremind_daemon.store.embedder import Embedder
 from incremind_daemon.store.records import Insight, SaveRequest, SaveResult, item_id, row_number, save_refusal
 from incremind_daemon.store.search import cut_query, search
@@ -70,43 +68,6 @@ class MemoryBackend:
     embedder: Callable[[], Embedder | None] = lambda: None
     review: Callable[[int, str, str], Insight] | None = None
     write: Callable[[Callable[[apsw.Connection], object]], object] | None = None
-
-
-class ConnectionPool:
-    """Hand out database connections, one thread at a time each, and close them all at the end."""
-
-    def __init__(self, open_conn: Callable[[], apsw.Connection]) -> None:
-        self._open = open_conn
-        self._idle: queue.SimpleQueue[apsw.Connection] = queue.SimpleQueue()
-        self._all: list[apsw.Connection] = []
-        self._lock = threading.Lock()
-        self._closed = False
-
-    @contextmanager
-    def connection(self) -> Iterator[apsw.Connection]:
-        try:
-            conn = self._idle.get_nowait()
-        except queue.Empty:
-            conn = self._open()
-            with self._lock:
-                if self._closed:
-                    conn.close()
-                    raise IncremindError("the memory server is shutting down; try again in a moment") from None
-                self._all.append(conn)
-        try:
-            yield conn
-        finally:
-            if conn.in_transaction:  # a failed statement must not leave the next user inside a transaction
-                conn.execute("ROLLBACK")
-            self._idle.put(conn)
-
-    def close(self) -> None:
-        """Close every connection; calls in flight finish first on theirs (apsw closes them safely)."""
-        with self._lock:
-            self._closed = True
-            conns, self._all = self._all, []
-        for conn in conns:
-            conn.close()
 
 
 class MemoryTools:

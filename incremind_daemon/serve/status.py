@@ -23,8 +23,8 @@ from incremind_daemon.errors import IncremindError
 from incremind_daemon.private import make_private_folders, replace_file
 from incremind_daemon.serve.context.writer import target_statuses
 from incremind_daemon.serve.disk import DiskStatus, measure_disk
-from incremind_daemon.store import clock, insight_jobs, insights, receipts, vectors
-from incremind_daemon.store.db import connect, fetch_int, fetch_row, fetch_rows
+from incremind_daemon.store import clock, insight_jobs, insights, receipts, report, vectors
+from incremind_daemon.store.db import connect
 from incremind_daemon.store.schema import schema_version
 from incremind_daemon.store.tool_calls import summarize_tool_calls
 
@@ -389,33 +389,19 @@ def process_usage(pid: int) -> ProcessUsage | None:
 
 
 def _today(conn: apsw.Connection, day: str) -> TodayCounts:
-    # timestamps are ISO 8601 in UTC, so those of today sort at or after the bare date
-    sources = fetch_int(conn, "SELECT count(*) FROM sources WHERE created_at >= ?", (day,))
-    messages = fetch_int(
-        conn,
-        """SELECT count(*) FROM sessions s JOIN messages m ON m.source_id = s.source_id
-           WHERE s.last_message_at >= ? AND m.at >= ? AND m.dropped = 0""",
-        (day, day),
-    )
+    sources, messages = report.counts_since(conn, day)
     return TodayCounts(day=day, sources=sources, messages=messages)
 
 
 def _stored_errors(conn: apsw.Connection) -> dict[str, str]:
     """Return the last problem the store records for transcripts and context files."""
     found: dict[str, str] = {}
-    row = fetch_row(
-        conn,
-        "SELECT path, last_error, updated_at FROM tail_files WHERE last_error IS NOT NULL "
-        "ORDER BY updated_at DESC LIMIT 1",
-    )
-    if row is not None:
-        found["sessions"] = f"{row[2]} {row[0]}: {row[1]}"
-    row = fetch_row(
-        conn,
-        "SELECT path, problem FROM context_targets WHERE problem IS NOT NULL ORDER BY last_written_at DESC LIMIT 1",
-    )
-    if row is not None:
-        found["context"] = f"{row[0]}: {row[1]}"
+    tail = report.last_tail_error(conn)
+    if tail is not None:
+        found["sessions"] = f"{tail[0]} {tail[1]}: {tail[2]}"
+    context = report.last_context_problem(conn)
+    if context is not None:
+        found["context"] = f"{context[0]}: {context[1]}"
     return found
 
 
@@ -438,30 +424,14 @@ def _insight_status(conn: apsw.Connection, settings: Settings) -> InsightStatus:
 
 def _count(conn: apsw.Connection) -> tuple[dict[str, int], dict[str, ProjectCounts], str | None]:
     """Count each tier per project; the totals are their sums (one pass over each table, not two)."""
-    projects: dict[str, ProjectCounts] = {}
-    for project, sources in fetch_rows(conn, "SELECT project, count(*) FROM sources GROUP BY project"):
-        projects[project] = ProjectCounts(sources=sources)
-    for table in ("chunks", "summaries"):
-        for project, count in fetch_rows(
-            conn, f"SELECT s.project, count(*) FROM {table} x JOIN sources s ON s.id = x.source_id GROUP BY s.project"
-        ):
-            counts = projects.setdefault(project, ProjectCounts())
-            if table == "chunks":
-                counts.passages = count
-            else:
-                counts.summaries = count
-    for project, count in fetch_rows(
-        conn, "SELECT project, count(*) FROM insights WHERE status NOT IN ('rejected') GROUP BY project"
-    ):
-        projects.setdefault(project, ProjectCounts()).insights = count
+    projects = {name: ProjectCounts(**counts) for name, counts in report.tier_counts(conn).items()}
     tiers = {
         "raw": sum(c.sources for c in projects.values()),
         "organized": sum(c.passages for c in projects.values()),
         "summary": sum(c.summaries for c in projects.values()),
         "insight": sum(c.insights for c in projects.values()),
     }
-    last = fetch_row(conn, "SELECT max(last_seen_at) FROM sources")
-    return tiers, dict(sorted(projects.items())), None if last is None else last[0]
+    return tiers, projects, report.last_intake_at(conn)
 
 
 def status_json(report: StatusReport) -> str:

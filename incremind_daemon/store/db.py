@@ -4,9 +4,10 @@ from __future__ import annotations
 
 import logging
 import os
+import queue
 import threading
 import time
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
@@ -71,6 +72,34 @@ def _keep_database_private(path: Path) -> None:
         os.close(open_private(path, os.O_RDWR))  # an empty file is a new database to SQLite
     for part in (path, Path(f"{path}-wal"), Path(f"{path}-shm"), Path(f"{path}-journal")):
         make_private(part)
+
+
+def copy_database(source: Path, copy: Path) -> None:
+    """Copy a live database with SQLite's backup API, as one consistent moment.
+
+    The whole copy is one step, so it runs in one read transaction: in WAL
+    mode the daemon keeps writing meanwhile, and nothing it commits later is
+    half in the copy. The copy is switched to a rollback journal so it is one
+    self-contained file.
+    """
+    src = connect(source, readonly=True)
+    try:
+        # SQLite would make the copy 0644 less the umask; its journal takes the copy's mode
+        os.close(open_private(copy, os.O_RDWR))
+        dest = apsw.Connection(str(copy))
+        try:
+            with dest.backup("main", src, "main") as job:
+                job.step(-1)
+            dest.pragma("journal_mode", "delete")
+        finally:
+            dest.close()
+    finally:
+        src.close()
+
+
+def open_plain(path: Path) -> apsw.Connection:
+    """Open a database read-only with no tokenizer or sqlite-vec: enough to count or read its plain tables."""
+    return apsw.Connection(str(path), flags=apsw.SQLITE_OPEN_READONLY)
 
 
 def load_vectors(conn: apsw.Connection) -> None:
@@ -142,3 +171,40 @@ def fetch_int(conn: apsw.Connection, sql: str, params: apsw.Bindings | None = No
 def vector_version(conn: apsw.Connection) -> str:
     """Return the loaded sqlite-vec version."""
     return str(conn.execute("SELECT vec_version()").fetchall()[0][0])
+
+
+class ConnectionPool:
+    """Hand out database connections, one thread at a time each, and close them all at the end."""
+
+    def __init__(self, open_conn: Callable[[], apsw.Connection]) -> None:
+        self._open = open_conn
+        self._idle: queue.SimpleQueue[apsw.Connection] = queue.SimpleQueue()
+        self._all: list[apsw.Connection] = []
+        self._lock = threading.Lock()
+        self._closed = False
+
+    @contextmanager
+    def connection(self) -> Iterator[apsw.Connection]:
+        try:
+            conn = self._idle.get_nowait()
+        except queue.Empty:
+            conn = self._open()
+            with self._lock:
+                if self._closed:
+                    conn.close()
+                    raise IncremindError("the memory server is shutting down; try again in a moment") from None
+                self._all.append(conn)
+        try:
+            yield conn
+        finally:
+            if conn.in_transaction:  # a failed statement must not leave the next user inside a transaction
+                conn.execute("ROLLBACK")
+            self._idle.put(conn)
+
+    def close(self) -> None:
+        """Close every connection; calls in flight finish first on theirs (apsw closes them safely)."""
+        with self._lock:
+            self._closed = True
+            conns, self._all = self._all, []
+        for conn in conns:
+            conn.close()

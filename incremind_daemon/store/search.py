@@ -44,7 +44,7 @@ from incremind_daemon.store.semantic import (
     rank_by_meaning,
     word_coverage,
 )
-from incremind_daemon.store.tokenizer import fold_text, iter_tokens, query_words
+from incremind_daemon.store.tokenizer import fold_text, iter_tokens, query_words, register_tokenizer
 
 log = logging.getLogger(__name__)
 
@@ -419,3 +419,19 @@ def mark_snippet(text: str, words: list[str], *, width: int = SNIPPET_WIDTH) -> 
         cursor = stop
     out += [text[cursor:end], "…" if end < len(text) else ""]
     return " ".join("".join(out).split())
+
+
+def probe_index(text: str, query: str) -> int:
+    """Index ``text`` alone in a scratch FTS5 table, as passages are indexed, and count matches of ``query``.
+
+    This is doctor's check of the segmenter: raises apsw.Error if the tokenizer cannot run.
+    """
+    conn = apsw.Connection(":memory:")
+    try:
+        register_tokenizer(conn)
+        conn.execute("CREATE VIRTUAL TABLE probe USING fts5 (text, tokenize='porter incremind')")
+        conn.execute("INSERT INTO probe (text) VALUES (?)", (text,))
+        row = fetch_row(conn, "SELECT count(*) FROM probe WHERE probe MATCH ?", (quote_query(query),))
+        return 0 if row is None else int(row[0])
+    finally:
+        conn.close()

@@ -396,6 +396,17 @@ def unplaced_messages(conn: apsw.Connection, source_id: int) -> list[MessageRow]
     return [MessageRow(*row) for row in rows]
 
 
+def user_spans(conn: apsw.Connection, source_id: int, *, after: int) -> list[tuple[int, int]]:
+    """Return (start, end) in the session text of the person's live messages that end past ``after``."""
+    rows = fetch_rows(
+        conn,
+        """SELECT start, "end" FROM messages WHERE source_id = ? AND role = 'user' AND dropped = 0
+               AND "end" > ? ORDER BY start""",
+        (source_id, after),
+    )
+    return [(int(start), int(end)) for start, end in rows]
+
+
 def last_turn_start(conn: apsw.Connection, source_id: int, *, before: int | None) -> int:
     """Return where the last turn before a message begins in the session text (its user label)."""
     row = fetch_row(
