@@ -68,6 +68,16 @@ def home_in_effect(home: Path | None, config: Path | None) -> Path | None:
     return Path(chosen).expanduser() if isinstance(chosen, str) else None
 
 
+def cache_dir() -> Path:
+    """Return incremind's cache folder: ``$XDG_CACHE_HOME/incremind``, else ``~/.cache/incremind``.
+
+    It holds what can be rebuilt (the unpacked embedding model), never memory.
+    """
+    base = os.environ.get("XDG_CACHE_HOME", "")
+    root = Path(base) if os.path.isabs(base) else Path("~/.cache").expanduser()  # as the XDG spec says
+    return root / "incremind"
+
+
 def socket_path(home: Path) -> Path:
     """Return where the daemon of a home listens: ``<home>/daemon.sock``, or a short path for a deep home.
 

@@ -28,6 +28,8 @@ def private_home(tmp_path_factory: pytest.TempPathFactory, monkeypatch: pytest.M
     home = tmp_path_factory.mktemp("home")
     monkeypatch.setenv("HOME", str(home))
     monkeypatch.setenv("INCREMIND_HOME", str(home / ".incremind"))
+    # one cache for the session: the unpacked model is written once, not once per test
+    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path_factory.getbasetemp() / "cache"))
     for name in _AGENT_VARS:
         monkeypatch.delenv(name, raising=False)
     for name in list(os.environ):

