@@ -16,7 +16,11 @@ characters. Folding per character keeps a map back to the original offsets.
 from __future__ import annotations
 
 import logging
+import os
 import re
+import shutil
+import stat
+import tempfile
 import threading
 import unicodedata
 from collections.abc import Callable, Iterator
@@ -26,6 +30,8 @@ import apsw
 import apsw.fts5
 import jieba
 
+from incremind_daemon.locate import cache_dir
+from incremind_daemon.private import make_private_folders
 from incremind_daemon.store.charsets import HAN_BASIC, HANGUL, KANA
 from incremind_daemon.store.hanzi import TRADITIONAL_TO_SIMPLIFIED
 
@@ -65,13 +71,47 @@ class Token:
 
 _jieba = jieba.Tokenizer()
 _jieba_lock = threading.Lock()
+_OTHERS_WRITE = stat.S_IWGRP | stat.S_IWOTH
 
 
 def ensure_segmenter() -> None:
     """Load jieba's dictionary now, so the first query does not pay for it."""
     with _jieba_lock:
         if not _jieba.initialized:
-            _jieba.initialize()
+            folder = _private_cache_folder()
+            _jieba.tmp_dir = folder or tempfile.mkdtemp(prefix="incremind-jieba-")
+            try:
+                _jieba.initialize()
+            finally:
+                if folder is None:  # a one-off cache: not left behind in the temp folder
+                    shutil.rmtree(_jieba.tmp_dir, ignore_errors=True)
+
+
+def _private_cache_folder() -> str | None:
+    """Return where jieba may keep its dictionary cache: incremind's own cache folder.
+
+    jieba's default is ``jieba.cache`` in the shared temp folder, which it
+    loads without a look at who wrote it: another user of the machine could
+    plant a dictionary that hides words from every search. The cache folder is
+    the person's (0700). None when it is not theirs, or others may write it:
+    the dictionary is then built in a private temp folder (a second or two).
+    """
+    folder = cache_dir()
+    try:
+        make_private_folders(folder)
+        info = folder.stat()
+        if info.st_uid != os.getuid() or info.st_mode & _OTHERS_WRITE:
+            log.warning("%s is not only yours; building jieba's dictionary without a cache", folder)
+            return None
+        cache = folder / "jieba.cache"
+        if os.path.lexists(cache):
+            own = cache.lstat()
+            if not stat.S_ISREG(own.st_mode) or own.st_uid != os.getuid() or own.st_mode & _OTHERS_WRITE:
+                cache.unlink()  # not the person's own: built again rather than trusted
+    except OSError as exc:
+        log.warning("jieba's cache cannot live in %s (%s); building the dictionary without it", folder, exc)
+        return None
+    return str(folder)
 
 
 def fold_text(text: str) -> tuple[str, list[int]]:
