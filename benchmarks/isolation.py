@@ -23,6 +23,7 @@ def isolate_home(prefix: str) -> Path:
     root = Path(tempfile.mkdtemp(prefix=prefix)).resolve()
     for name in [key for key in os.environ if key.startswith("INCREMIND_") or key in AGENT_OVERRIDES]:
         del os.environ[name]
+    os.environ.pop("XDG_CACHE_HOME", None)  # the model cache goes under the run's HOME, not the person's
     os.environ["HOME"] = str(root / "home")
     os.environ["INCREMIND_HOME"] = str(root / "home" / ".incremind")
     (root / "home" / ".incremind").mkdir(parents=True)
