@@ -36,6 +36,7 @@ from incremind_daemon.sources.sessions.records import (
     ROLE_ASSISTANT,
     ROLE_TOOL,
     ROLE_USER,
+    SessionFacts,
     SessionMessage,
     SessionMeta,
 )
@@ -74,19 +75,11 @@ class ClaudeParser:
     def __init__(self, *, session_id: str | None = None, subagent: bool = False) -> None:
         self._decoder = RecordDecoder(AGENT)
         self._fallback_session = session_id
-        self._subagent_file = subagent
+        self._facts = SessionFacts(subagent=subagent)  # a sidechain record can make it one later
         self._open: _Reply | None = None
         self._recent: OrderedDict[str, _Reply] = OrderedDict()
         self._last_end: int | None = None
         self._skip_file = False
-        self._session_id: str | None = None
-        self._cwd: str | None = None
-        self._git_branch: str | None = None
-        self._started: str | None = None
-        self._model: str | None = None
-        self._title: str | None = None
-        self._version: str | None = None
-        self._sidechain = False
         self._seen_uuids: set[str] = set()
         self._pending_summaries: dict[str, str] = {}
 
@@ -108,20 +101,7 @@ class ClaudeParser:
 
     @property
     def meta(self) -> SessionMeta | None:
-        session_id = self._session_id or self._fallback_session
-        if session_id is None:
-            return None
-        return SessionMeta(
-            agent=AGENT,
-            session_id=session_id,
-            cwd=self._cwd,
-            started=self._started,
-            model=self._model,
-            title=self._title,
-            git_branch=self._git_branch,
-            version=self._version,
-            subagent=self._is_subagent,
-        )
+        return self._facts.meta(AGENT, self._fallback_session)
 
     @property
     def resume_offset(self) -> int | None:
@@ -151,28 +131,24 @@ class ClaudeParser:
             return []
         return self._emit_reply(self._open)
 
-    @property
-    def _is_subagent(self) -> bool:
-        return self._subagent_file or self._sidechain
-
     def _absorb_envelope(self, record: JsonObject) -> None:
-        self._session_id = get_str(record, "sessionId") or self._session_id
-        self._cwd = get_str(record, "cwd") or self._cwd
+        facts = self._facts
+        facts.note("session_id", get_str(record, "sessionId"))
+        facts.note("cwd", get_str(record, "cwd"))
         branch = get_str(record, "gitBranch")
         if branch is not None:
-            self._git_branch = branch or None  # "" means "not in a git repository"
-        self._version = get_str(record, "version") or self._version
-        self._started = self._started or get_str(record, "timestamp")
+            facts.git_branch = branch or None  # "" means "not in a git repository": it clears
+        facts.note("version", get_str(record, "version"))
+        facts.note("started", get_str(record, "timestamp"), first=True)
         if record.get("isSidechain") is True:
-            self._sidechain = True
+            facts.subagent = True
         agent_id = get_str(record, "agentId")
         if agent_id is not None and agent_id.startswith(_COMPACT_AGENT_PREFIX):
             self._skip_file = True
         uuid = get_str(record, "uuid")
         if uuid is not None:
             self._seen_uuids.add(uuid)
-            summary = self._pending_summaries.pop(uuid, None)
-            self._title = summary or self._title
+            facts.note("title", self._pending_summaries.pop(uuid, None))
 
     def _on_record(self, record: JsonObject, offset: int | None) -> list[SessionMessage]:
         kind = get_str(record, "type")
@@ -181,7 +157,7 @@ class ClaudeParser:
         if kind == "user":
             return self._on_user(record)
         if kind in _TITLE_TYPES:
-            self._title = get_str(record, _TITLE_TYPES[kind]) or self._title
+            self._facts.note("title", get_str(record, _TITLE_TYPES[kind]))
         elif kind == "summary":
             self._on_summary(record)
         return []
@@ -192,7 +168,7 @@ class ClaudeParser:
         if summary is None or leaf is None:
             return
         if leaf in self._seen_uuids:
-            self._title = summary
+            self._facts.title = summary  # the local leaf vouches for it: taken as written, even ""
         else:
             self._pending_summaries[leaf] = summary
 
@@ -214,7 +190,7 @@ class ClaudeParser:
         message = get_object(record, "message")
         if message is None or get_str(message, "model") == "<synthetic>" or record.get("isApiErrorMessage") is True:
             return []  # harness-made notices such as "API Error" or "No response requested."
-        self._model = get_str(message, "model") or self._model
+        self._facts.note("model", get_str(message, "model"))
         uuid = get_str(record, "uuid") or ""
         message_id = get_str(message, "id") or uuid
         if not message_id:
@@ -252,9 +228,9 @@ class ClaudeParser:
             message_id=message_id,
             session_id=self._current_session(),
             timestamp=get_str(record, "timestamp"),
-            cwd=self._cwd,
-            git_branch=self._git_branch,
-            subagent=self._is_subagent,
+            cwd=self._facts.cwd,
+            git_branch=self._facts.git_branch,
+            subagent=self._facts.subagent,
             start_offset=offset,
         )
         self._open = reply
@@ -296,13 +272,13 @@ class ClaudeParser:
             role=role,
             text=text,
             timestamp=get_str(record, "timestamp"),
-            cwd=self._cwd,
-            git_branch=self._git_branch,
-            subagent=self._is_subagent,
+            cwd=self._facts.cwd,
+            git_branch=self._facts.git_branch,
+            subagent=self._facts.subagent,
         )
 
     def _current_session(self) -> str:
-        return self._session_id or self._fallback_session or "unknown"
+        return self._facts.current_session(self._fallback_session)
 
 
 def _user_text(content: object) -> str:

@@ -42,6 +42,7 @@ from incremind_daemon.sources.sessions.records import (
     ROLE_ASSISTANT,
     ROLE_TOOL,
     ROLE_USER,
+    SessionFacts,
     SessionMessage,
     SessionMeta,
 )
@@ -61,13 +62,7 @@ class CodexParser:
     def __init__(self, *, session_id: str | None = None) -> None:
         self._decoder = RecordDecoder(AGENT)
         self._fallback_session = session_id
-        self._session_id: str | None = None
-        self._cwd: str | None = None
-        self._git_branch: str | None = None
-        self._started: str | None = None
-        self._model: str | None = None
-        self._version: str | None = None
-        self._subagent = False
+        self._facts = SessionFacts()
         self._enveloped = False
         self._line_index = 0
         self._last_end: int | None = None
@@ -84,19 +79,7 @@ class CodexParser:
 
     @property
     def meta(self) -> SessionMeta | None:
-        session_id = self._session_id or self._fallback_session
-        if session_id is None:
-            return None
-        return SessionMeta(
-            agent=AGENT,
-            session_id=session_id,
-            cwd=self._cwd,
-            started=self._started,
-            model=self._model,
-            git_branch=self._git_branch,
-            version=self._version,
-            subagent=self._subagent,
-        )
+        return self._facts.meta(AGENT, self._fallback_session)
 
     @property
     def resume_offset(self) -> int | None:
@@ -129,8 +112,8 @@ class CodexParser:
         if kind == "session_meta":
             self._on_session_meta(payload)
         elif kind == "turn_context":
-            self._cwd = get_str(payload, "cwd") or self._cwd
-            self._model = get_str(payload, "model") or self._model
+            self._facts.note("cwd", get_str(payload, "cwd"))
+            self._facts.note("model", get_str(payload, "model"))
         elif kind == "event_msg" and get_str(payload, "type") == "user_message":
             if get_str(payload, "kind") in (None, "plain"):  # older builds tagged injected context
                 return self._message(ROLE_USER, clean_prompt(get_str(payload, "message") or ""), stamp, ordinal)
@@ -140,7 +123,7 @@ class CodexParser:
 
     def _on_bare(self, record: JsonObject, kind: str | None) -> list[SessionMessage]:
         # The envelope-less layout of 2025 builds: a meta line, then response items.
-        if kind is None and get_str(record, "id") is not None and self._session_id is None:
+        if kind is None and get_str(record, "id") is not None and self._facts.session_id is None:
             self._on_session_meta(record)
             return []
         if kind in _BARE_ITEM_TYPES and not self._enveloped:
@@ -148,15 +131,16 @@ class CodexParser:
         return []
 
     def _on_session_meta(self, payload: JsonObject) -> None:
-        self._session_id = get_str(payload, "id") or self._session_id
-        self._cwd = get_str(payload, "cwd") or self._cwd
-        self._started = self._started or get_str(payload, "timestamp")
-        self._version = get_str(payload, "cli_version") or self._version
+        facts = self._facts
+        facts.note("session_id", get_str(payload, "id"))
+        facts.note("cwd", get_str(payload, "cwd"))
+        facts.note("started", get_str(payload, "timestamp"), first=True)
+        facts.note("version", get_str(payload, "cli_version"))
         git = get_object(payload, "git")
         if git is not None:
-            self._git_branch = get_str(git, "branch") or self._git_branch
+            facts.note("git_branch", get_str(git, "branch"))
         if get_str(payload, "parent_thread_id"):
-            self._subagent = True
+            facts.subagent = True
 
     def _on_item(self, item: JsonObject, stamp: str | None, ordinal: int | None) -> list[SessionMessage]:
         item_type = get_str(item, "type")
@@ -188,14 +172,14 @@ class CodexParser:
     def _build(self, message_id: str, role: str, text: str, stamp: str | None) -> SessionMessage:
         return SessionMessage(
             agent=AGENT,
-            session_id=self._session_id or self._fallback_session or "unknown",
+            session_id=self._facts.current_session(self._fallback_session),
             message_id=message_id,
             role=role,
             text=text,
             timestamp=stamp,
-            cwd=self._cwd,
-            git_branch=self._git_branch,
-            subagent=self._subagent,
+            cwd=self._facts.cwd,
+            git_branch=self._facts.git_branch,
+            subagent=self._facts.subagent,
         )
 
 

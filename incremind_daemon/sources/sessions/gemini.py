@@ -38,6 +38,7 @@ from incremind_daemon.sources.sessions.records import (
     ROLE_TOOL,
     ROLE_USER,
     Rewind,
+    SessionFacts,
     SessionMessage,
     SessionMeta,
 )
@@ -54,12 +55,8 @@ class GeminiParser:
     def __init__(self, *, session_id: str | None = None, cwd: str | None = None) -> None:
         self._decoder = RecordDecoder(AGENT)
         self._fallback_session = session_id
-        self._session_id: str | None = None
-        self._cwd = cwd  # chats do not record it; the caller may know it from .project_root
-        self._started: str | None = None
-        self._model: str | None = None
-        self._title: str | None = None
-        self._subagent = False
+        # Chats do not record the cwd; the caller may know it from .project_root.
+        self._facts = SessionFacts(cwd=cwd)
         self._last_end: int | None = None
         # record id -> ids emitted for it (message and tool markers), in first-seen order
         self._records: dict[str, list[str]] = {}
@@ -71,18 +68,7 @@ class GeminiParser:
 
     @property
     def meta(self) -> SessionMeta | None:
-        session_id = self._session_id or self._fallback_session
-        if session_id is None:
-            return None
-        return SessionMeta(
-            agent=AGENT,
-            session_id=session_id,
-            cwd=self._cwd,
-            started=self._started,
-            model=self._model,
-            title=self._title,
-            subagent=self._subagent,
-        )
+        return self._facts.meta(AGENT, self._fallback_session)
 
     @property
     def resume_offset(self) -> int | None:
@@ -118,17 +104,18 @@ class GeminiParser:
         return []
 
     def _absorb_metadata(self, record: JsonObject) -> None:
-        self._session_id = get_str(record, "sessionId") or self._session_id
-        self._started = self._started or get_str(record, "startTime")
-        self._title = get_str(record, "summary") or self._title
+        facts = self._facts
+        facts.note("session_id", get_str(record, "sessionId"))
+        facts.note("started", get_str(record, "startTime"), first=True)
+        facts.note("title", get_str(record, "summary"))
         if get_str(record, "kind") == "subagent":
-            self._subagent = True
-        if self._cwd is None:
+            facts.subagent = True
+        if facts.cwd is None:  # the caller's .project_root, then the first directory
             directories = [entry for entry in get_list(record, "directories") if isinstance(entry, str)]
-            self._cwd = directories[0] if directories else None
+            facts.cwd = directories[0] if directories else None
 
     def _on_set(self, update: JsonObject) -> list[SessionMessage | Rewind]:
-        self._title = get_str(update, "summary") or self._title
+        self._facts.note("title", get_str(update, "summary"))
         if not isinstance(update.get("messages"), list):
             return []
         out: list[SessionMessage | Rewind] = [self._rewind(None)]
@@ -153,7 +140,7 @@ class GeminiParser:
         role = _ROLES.get(get_str(record, "type") or "")
         if role is None:
             return []
-        self._model = get_str(record, "model") or self._model
+        self._facts.note("model", get_str(record, "model"))
         stamp = get_str(record, "timestamp")
         ids = self._records.setdefault(record_id, [])
         out: list[SessionMessage] = []
@@ -185,13 +172,13 @@ class GeminiParser:
             role=role,
             text=text,
             timestamp=stamp,
-            cwd=self._cwd,
-            subagent=self._subagent,
+            cwd=self._facts.cwd,
+            subagent=self._facts.subagent,
         )
         return [message]
 
     def _current_session(self) -> str:
-        return self._session_id or self._fallback_session or "unknown"
+        return self._facts.current_session(self._fallback_session)
 
 
 def parse_gemini_json(data: bytes, *, cwd: str | None = None) -> list[SessionMessage]:

@@ -14,7 +14,7 @@ import hashlib
 import logging
 import stat
 from collections.abc import Iterator, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import BinaryIO
 
@@ -25,7 +25,7 @@ from incremind_daemon.sources.sessions.codex import CodexParser, open_rollout
 from incremind_daemon.sources.sessions.discover import is_excluded, project_for_cwd
 from incremind_daemon.sources.sessions.gemini import GeminiParser, parse_gemini_json
 from incremind_daemon.sources.sessions.generic import parse_chat_markdown
-from incremind_daemon.sources.sessions.records import SessionParser
+from incremind_daemon.sources.sessions.records import SessionFacts, SessionParser
 from incremind_daemon.sources.sessions.tail import (
     FileIdentity,
     identify,
@@ -131,7 +131,7 @@ class TranscriptReader:
             text = _read_all(path).decode("utf-8", errors="replace")
             session_id = _chat_session_id(path)
             found = list(parse_chat_markdown(text, agent=item.agent, session_id=session_id, cwd=str(path.parent)))
-            meta = SessionMeta(item.agent, session_id, cwd=str(path.parent))
+            meta = SessionFacts(cwd=str(path.parent)).meta(item.agent, session_id)
         return self._finish(item, meta, found, _mark(identity, identity.size), more=False)
 
     def _finish(
@@ -147,17 +147,7 @@ class TranscriptReader:
             return SessionRead((), meta, mark, None, skipped=skipped)
         project = project_for_cwd(cwd, self._rules.projects)
         if meta is not None and meta.cwd is None and cwd is not None:
-            meta = SessionMeta(
-                meta.agent,
-                meta.session_id,
-                cwd,
-                meta.started,
-                meta.model,
-                meta.title,
-                meta.git_branch,
-                meta.version,
-                meta.subagent,
-            )
+            meta = replace(meta, cwd=cwd)
         return SessionRead(tuple(found), meta, mark, project, more=more)
 
 

@@ -1,4 +1,4 @@
-"""Values the session-log parsers produce: messages, rewinds and session metadata.
+"""Values the session-log parsers produce (messages, rewinds, metadata), and their facts.
 
 Every parser follows one contract, written here once:
 
@@ -15,12 +15,15 @@ Every parser follows one contract, written here once:
 * When a fresh parser resumes a file at an offset > 0, call ``prime(first_line)`` with the
   file's first line first: Codex and Gemini keep the session id there, and priming emits
   nothing.
+* What a parser learns about the session (id, cwd, model, ...) goes into one ``SessionFacts``,
+  which alone builds the ``SessionMeta`` the parser reports.
 """
 
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import Protocol
+from dataclasses import dataclass
+from typing import Literal, Protocol
 
 from incremind_daemon.pipeline.work import Rewind, SessionItem, SessionMessage, SessionMeta
 
@@ -36,11 +39,60 @@ __all__ = [
     "ROLE_TOOL",
     "ROLE_USER",
     "Rewind",
+    "SessionFacts",
     "SessionItem",
     "SessionMessage",
     "SessionMeta",
     "SessionParser",
 ]
+
+Fact = Literal["session_id", "cwd", "started", "model", "title", "git_branch", "version"]
+
+
+@dataclass(slots=True)
+class SessionFacts:
+    """What one parser has learned about its session so far, updated line by line.
+
+    Mutable, unlike the ``SessionMeta`` it becomes: a parser holds one and reports
+    ``meta(...)`` of it whenever asked.
+    """
+
+    session_id: str | None = None
+    cwd: str | None = None
+    started: str | None = None
+    model: str | None = None
+    title: str | None = None
+    git_branch: str | None = None
+    version: str | None = None
+    subagent: bool = False  # once true, stays true
+
+    def note(self, fact: Fact, value: str | None, *, first: bool = False) -> None:
+        """Take a value from the transcript: the latest non-empty wins, or the first."""
+        # Transcripts restate most facts on later lines (a new model, a moved cwd), so the
+        # latest wins; ``first`` is for facts fixed at the start, such as when it started.
+        current: str | None = getattr(self, fact)
+        setattr(self, fact, (current or value) if first else (value or current))
+
+    def current_session(self, fallback: str | None) -> str:
+        """Return the session id messages carry: the recorded one, else ``fallback``."""
+        return self.session_id or fallback or "unknown"
+
+    def meta(self, agent: str, fallback_session_id: str | None) -> SessionMeta | None:
+        """Return the session's metadata, or None while no session id is known."""
+        session_id = self.session_id or fallback_session_id
+        if session_id is None:
+            return None
+        return SessionMeta(
+            agent=agent,
+            session_id=session_id,
+            cwd=self.cwd,
+            started=self.started,
+            model=self.model,
+            title=self.title,
+            git_branch=self.git_branch,
+            version=self.version,
+            subagent=self.subagent,
+        )
 
 
 class SessionParser(Protocol):
