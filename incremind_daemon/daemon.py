@@ -215,10 +215,11 @@ class Daemon:
             self._context_thread.join(30)
         if self._heart is not None:
             self._heart.join(5)
+        # logged before the lock goes: whoever waits for the lock to come free (stop) then finds this line
+        log.info("incremind stopped")
         if self._lock is not None:
             self._lock.close()
             self._lock = None
-        log.info("incremind stopped")
 
     def heartbeat(self) -> Heartbeat:
         """Return the figures to publish now."""
