@@ -21,6 +21,7 @@ from incremind_daemon.serve.context import hook
 from incremind_daemon.serve.context.writer import ContextWriter
 from incremind_daemon.store import recall
 from incremind_daemon.store.db import connect, write_transaction
+from incremind_daemon.store.snapshots import SnapshotParts
 from tests.serve.test_context_writer import NOW, add_insight, add_session
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -76,10 +77,16 @@ def compiled(private_home: Path) -> Settings:
                 project="api",
                 days_ago=1,
                 index="Move billing to FastAPI",
-                summary="Goal: Move billing to FastAPI\nNext: port the Stripe webhook",
+                state=SnapshotParts("Move billing to FastAPI", next_steps=("port the Stripe webhook",)),
             )
             add_session(
-                conn, agent="codex", sid="s2", project="diary", days_ago=0.5, index="日记", summary="Goal: 写日记"
+                conn,
+                agent="codex",
+                sid="s2",
+                project="diary",
+                days_ago=0.5,
+                index="日记",
+                state=SnapshotParts("写日记"),
             )
             add_insight(conn, project="api", category="method", statement="Run make check before pushing")
             add_insight(conn, project="diary", category="event", statement="去医院复查的日子")
@@ -224,7 +231,7 @@ def two_projects(private_home: Path) -> tuple[Settings, dict[str, Path]]:
                 project="ledger",
                 days_ago=1,
                 index="迁移",
-                summary="Next: 跑 make migrate-check",
+                state=SnapshotParts(next_steps=("跑 make migrate-check",)),
             )
             add_session(
                 conn,
@@ -233,7 +240,7 @@ def two_projects(private_home: Path) -> tuple[Settings, dict[str, Path]]:
                 project="shopfront",
                 days_ago=2,
                 index="UI",
-                summary="Next: port the cart",
+                state=SnapshotParts(next_steps=("port the cart",)),
             )
             add_insight(conn, project="ledger", category="decision", statement="数据库用 SQLite", scope="project")
             add_insight(conn, project="ledger", category="method", statement="Never commit certs", scope="project")

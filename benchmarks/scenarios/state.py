@@ -51,8 +51,8 @@ from incremind_daemon.sources.extract import extract_bytes  # noqa: E402
 from incremind_daemon.sources.sessions.reader import ReadRules, TranscriptReader  # noqa: E402
 from incremind_daemon.store import sessions  # noqa: E402
 from incremind_daemon.store.db import connect  # noqa: E402
-from incremind_daemon.store.recall import SnapshotParts, parse_snapshot  # noqa: E402
 from incremind_daemon.store.records import row_number  # noqa: E402
+from incremind_daemon.store.snapshots import SnapshotParts  # noqa: E402
 
 HERE = Path(__file__).resolve().parent
 TUNING = ("tune", "tune2", "tune3", "tune4", "tune5")
@@ -185,7 +185,7 @@ def read_states(half: Half, home: Path) -> dict[str, SnapshotParts]:
         states = {}
         for source_id, row in stored.items():
             turns = [Turn(m.role, m.text) for m in sessions.live_messages(conn, row)]
-            states[source_id] = parse_snapshot(snapshot_session(turns).render())
+            states[source_id] = snapshot_session(turns).parts()
         return states
     finally:
         conn.close()

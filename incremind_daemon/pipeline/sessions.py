@@ -277,5 +277,6 @@ def summarize_session(conn: apsw.Connection, source_id: int, *, now: str) -> Non
     with conn:
         if turns:
             index_line = snapshot.index_line or "(no request yet)"
-            items.upsert_summary(conn, source_id, NewSummary(index_line, snapshot.render()), now=now)
+            summary = NewSummary(index_line, snapshot.render())
+            sessions.save_session_summary(conn, source_id, summary, snapshot.parts(), now=now)
         sessions.mark_summarized(conn, source_id, snapshot.index_line)

@@ -70,6 +70,7 @@ from incremind_daemon.pipeline.turn_items import (
     read_items,
     strip_prefix,
 )
+from incremind_daemon.store.snapshots import SnapshotParts
 
 log = logging.getLogger(__name__)
 
@@ -95,7 +96,12 @@ class SessionSnapshot:
     next_steps: tuple[str, ...]
     files: tuple[str, ...]  # most recent first
 
+    def parts(self) -> SnapshotParts:
+        """Return the state as the store keeps it, item by item."""
+        return SnapshotParts(self.goal, self.done, self.decisions, self.next_steps, self.files)
+
     def render(self) -> str:
+        """Return the state as summary text, one labelled line per part, for search and display."""
         lists = ("; ".join(self.done), "; ".join(self.decisions), "; ".join(self.next_steps), ", ".join(self.files))
         parts = zip(("Goal", "Done", "Decisions", "Next", "Files"), (self.goal, *lists), strict=True)
         return "\n".join(f"{label}: {value}" for label, value in parts if value)

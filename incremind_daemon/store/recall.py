@@ -31,38 +31,9 @@ import apsw
 from incremind_daemon.store.db import fetch_row, fetch_rows
 from incremind_daemon.store.insights import INSIGHT_COLUMNS, effective_hotness, insight_from_row
 from incremind_daemon.store.records import LASTING, Insight
+from incremind_daemon.store.snapshots import SnapshotParts, snapshot_from_json
 
 log = logging.getLogger(__name__)
-
-# the labels of SessionSnapshot.render() (pipeline/snapshot.py), in the order it writes them
-SNAPSHOT_LABELS = ("Goal", "Done", "Decisions", "Next", "Files")
-
-
-@dataclass(frozen=True, slots=True)
-class SnapshotParts:
-    """A session summary's state snapshot, split back into its parts (oldest item first)."""
-
-    goal: str = ""
-    done: tuple[str, ...] = ()
-    decisions: tuple[str, ...] = ()
-    next_steps: tuple[str, ...] = ()
-    files: tuple[str, ...] = ()
-
-
-def parse_snapshot(summary: str) -> SnapshotParts:
-    """Split the text of ``SessionSnapshot.render()`` into its parts; unknown lines are ignored."""
-    found: dict[str, str] = {}
-    for line in summary.splitlines():
-        label, sep, value = line.partition(": ")
-        if sep and label in SNAPSHOT_LABELS and label not in found:
-            found[label] = value.strip()
-
-    def items(label: str, sep: str) -> tuple[str, ...]:
-        return tuple(part.strip() for part in found.get(label, "").split(sep) if part.strip())
-
-    return SnapshotParts(
-        found.get("Goal", ""), items("Done", "; "), items("Decisions", "; "), items("Next", "; "), items("Files", ", ")
-    )
 
 
 @dataclass(frozen=True, slots=True)
@@ -114,17 +85,18 @@ def latest_sessions(
     rows = fetch_rows(
         conn,
         """SELECT s.id, ss.agent, ss.session_id, s.project,
-                  coalesce(ss.last_message_at, ss.started_at, s.created_at) AS at, su.index_line, su.summary
+                  coalesce(ss.last_message_at, ss.started_at, s.created_at) AS at, su.index_line, ss.snapshot
            FROM sessions ss JOIN sources s ON s.id = ss.source_id JOIN summaries su ON su.source_id = s.id
            WHERE (:project IS NULL OR s.project = :project) AND (:agent IS NULL OR ss.agent = :agent)
              AND (:project IS NOT NULL OR s.project NOT IN (SELECT value FROM json_each(:private)))
            ORDER BY at DESC, s.id DESC LIMIT :limit""",
         {"project": project, "agent": agent, "private": _excluded(private), "limit": limit},
     )
-    return [
-        SessionState(int(r[0]), str(r[1]), str(r[2]), str(r[3]), str(r[4]), str(r[5]), parse_snapshot(str(r[6])))
-        for r in rows
-    ]
+    states: list[SessionState] = []
+    for r in rows:
+        snapshot = snapshot_from_json(None if r[6] is None else str(r[6]))
+        states.append(SessionState(int(r[0]), str(r[1]), str(r[2]), str(r[3]), str(r[4]), str(r[5]), snapshot))
+    return states
 
 
 def last_session_at(

@@ -2,7 +2,11 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
+
 import apsw
+
+from incremind_daemon.store.snapshots import parse_rendered_snapshot, snapshot_json
 
 SCHEMA_V1 = """
 CREATE TABLE sources (
@@ -401,7 +405,36 @@ SCHEMA_V6 = """
 CREATE INDEX sources_by_last_seen ON sources (last_seen_at);
 """
 
-MIGRATIONS: tuple[str, ...] = (SCHEMA_V1, SCHEMA_V2, SCHEMA_V3, SCHEMA_V4, SCHEMA_V5, SCHEMA_V6)
+# v7: a session's state snapshot as structured parts, so readers no longer split the rendered summary
+SCHEMA_V7 = """
+ALTER TABLE sessions ADD COLUMN snapshot TEXT;   -- JSON {goal, done, decisions, next, files}; NULL until summarized
+"""
+
+MIGRATIONS: tuple[str, ...] = (SCHEMA_V1, SCHEMA_V2, SCHEMA_V3, SCHEMA_V4, SCHEMA_V5, SCHEMA_V6, SCHEMA_V7)
+
+
+def _fill_session_snapshots(conn: apsw.Connection) -> None:
+    """Give every session summarized before v7 the parts its rendered summary shows.
+
+    Read from the text once, as the context blocks read it until now: an
+    upgraded store's blocks show the same state from its first start, with no
+    pass of the pipeline's summarizer (which the store cannot call) over every
+    session. The next change to a session summarizes it anew, into parts.
+    """
+    rows = list(
+        conn.execute(
+            """SELECT ss.source_id, su.summary FROM sessions ss JOIN summaries su ON su.source_id = ss.source_id
+               WHERE ss.snapshot IS NULL"""
+        )
+    )
+    conn.executemany(
+        "UPDATE sessions SET snapshot = ? WHERE source_id = ?",
+        [(snapshot_json(parse_rendered_snapshot(str(summary))), source_id) for source_id, summary in rows],
+    )
+
+
+# data steps run after a version's SQL, in its transaction
+_FILLS: dict[int, Callable[[apsw.Connection], None]] = {7: _fill_session_snapshots}
 
 
 def migrate(conn: apsw.Connection) -> None:
@@ -417,6 +450,8 @@ def migrate(conn: apsw.Connection) -> None:
         for version, sql in enumerate(MIGRATIONS[current:], start=current + 1):
             with conn:  # the schema change and its version bump commit together
                 conn.execute(sql)
+                if fill := _FILLS.get(version):
+                    fill(conn)
                 broken = list(conn.execute("PRAGMA foreign_key_check"))
                 if broken:
                     raise apsw.ConstraintError(f"schema step {version} left {len(broken)} broken references")

@@ -7,6 +7,9 @@ from dataclasses import dataclass
 import apsw
 
 from incremind_daemon.store.db import fetch_int, fetch_row, fetch_rows
+from incremind_daemon.store.items import upsert_summary
+from incremind_daemon.store.records import NewSummary
+from incremind_daemon.store.snapshots import SnapshotParts, snapshot_json
 
 
 @dataclass(frozen=True, slots=True)
@@ -242,6 +245,19 @@ def stale_sessions(conn: apsw.Connection, *, limit: int = 20) -> list[int]:
     """Return sessions whose summary needs renewing."""
     rows = fetch_rows(conn, "SELECT source_id FROM sessions WHERE summary_stale = 1 LIMIT ?", (limit,))
     return [int(row[0]) for row in rows]
+
+
+def save_session_summary(
+    conn: apsw.Connection, source_id: int, summary: NewSummary, snapshot: SnapshotParts, *, now: str
+) -> int:
+    """Store a session's summary text and its state snapshot together; return the summary id.
+
+    The text is what search finds and ``show`` prints; the context blocks
+    read the snapshot's parts as written, never split back out of the text.
+    """
+    summary_id = upsert_summary(conn, source_id, summary, now=now)
+    conn.execute("UPDATE sessions SET snapshot = ? WHERE source_id = ?", (snapshot_json(snapshot), source_id))
+    return summary_id
 
 
 def mark_summarized(conn: apsw.Connection, source_id: int, title: str) -> None:

@@ -20,7 +20,7 @@ from incremind_daemon.sources.sessions import (
     SessionParser,
     parse_gemini_json,
 )
-from incremind_daemon.store.recall import parse_snapshot
+from incremind_daemon.store.snapshots import snapshot_from_json, snapshot_json
 
 FIXTURES = Path(__file__).parent.parent / "fixtures" / "sessions"
 REAL_FILES = sorted(path for agent in ("claude", "codex", "gemini") for path in (FIXTURES / agent).rglob("*.json*"))
@@ -943,15 +943,16 @@ def test_real_codex_transcript_state_lists_changes_and_leaves_the_unanswered_off
     assert "Next: Next" not in snapshot.render()
 
 
-def test_real_claude_transcript_state_reads_the_same_through_render_and_parse() -> None:
+def test_real_claude_transcript_state_reads_the_same_through_its_stored_form() -> None:
     snapshot = real_snapshot(FIXTURES / "claude" / "1af7fc5e-8455-4414-9ccd-011d40f70b2a.jsonl")
 
-    parts = parse_snapshot(snapshot.render())
-    assert (parts.goal, parts.done, parts.decisions, parts.next_steps) == (
+    parts = snapshot_from_json(snapshot_json(snapshot.parts()))
+    assert (parts.goal, parts.done, parts.decisions, parts.next_steps, parts.files) == (
         snapshot.goal,
         snapshot.done,
         snapshot.decisions,
         snapshot.next_steps,
+        snapshot.files,
     )
     assert parts.goal.startswith("Analyze the codebase and create a CLAUDE.md file")
     assert parts.decisions == ()  # the agent worked alone: nobody decided anything

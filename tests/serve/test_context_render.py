@@ -7,8 +7,9 @@ from datetime import UTC, datetime, timedelta, timezone
 
 from incremind_daemon.serve.context.render import ContextData, defuse, render_context_block
 from incremind_daemon.serve.context.tokens import estimate_tokens
-from incremind_daemon.store.recall import Activity, RecalledInsight, SessionState, parse_snapshot
+from incremind_daemon.store.recall import Activity, RecalledInsight, SessionState
 from incremind_daemon.store.records import Insight
+from incremind_daemon.store.snapshots import SnapshotParts
 
 NOW = datetime(2026, 12, 1, 9, 30, tzinfo=UTC)
 
@@ -22,16 +23,14 @@ def insight(
 
 
 def english() -> ContextData:
-    summary = (
-        "Goal: Move the billing service from Flask to FastAPI\n"
-        "Done: ported /invoices; ported /customers; added pytest-asyncio; CI runs on Python 3.12\n"
-        "Decisions: keep SQLAlchemy 2.0 with the async engine\n"
-        "Next: port the Stripe webhook handler\n"
-        "Files: src/app/billing.py, tests/test_billing.py"
+    state = SnapshotParts(
+        goal="Move the billing service from Flask to FastAPI",
+        done=("ported /invoices", "ported /customers", "added pytest-asyncio", "CI runs on Python 3.12"),
+        decisions=("keep SQLAlchemy 2.0 with the async engine",),
+        next_steps=("port the Stripe webhook handler",),
+        files=("src/app/billing.py", "tests/test_billing.py"),
     )
-    session = SessionState(
-        41, "claude", "abc", "api", "2026-11-30T21:30:00Z", "Move billing to FastAPI", parse_snapshot(summary)
-    )
+    session = SessionState(41, "claude", "abc", "api", "2026-11-30T21:30:00Z", "Move billing to FastAPI", state)
     return ContextData(
         project="api",
         agent="claude",
@@ -107,11 +106,11 @@ def test_english_block_matches_the_golden_text() -> None:
 
 
 def chinese() -> ContextData:
-    summary = (
-        "Goal: 把计费服务从 Flask 迁移到 FastAPI，不能破坏对外的 webhook\n"
-        "Done: 已迁移 /invoices 和 /customers\n"
-        "Decisions: 继续使用 SQLAlchemy 2.0 的异步引擎\n"
-        "Next: 迁移 Stripe 的 webhook 处理函数; 删除 Flask 的应用工厂"
+    state = SnapshotParts(
+        goal="把计费服务从 Flask 迁移到 FastAPI，不能破坏对外的 webhook",
+        done=("已迁移 /invoices 和 /customers",),
+        decisions=("继续使用 SQLAlchemy 2.0 的异步引擎",),
+        next_steps=("迁移 Stripe 的 webhook 处理函数", "删除 Flask 的应用工厂"),
     )
     at = "2026-12-01T05:30:00+08:00"
     return ContextData(
@@ -120,7 +119,7 @@ def chinese() -> ContextData:
         now=NOW.astimezone(timezone(timedelta(hours=8))),
         last_session_at=at,
         last_session_project="计费服务",
-        sessions=(SessionState(9, "codex", "x", "计费服务", at, "把计费服务迁移到 FastAPI", parse_snapshot(summary)),),
+        sessions=(SessionState(9, "codex", "x", "计费服务", at, "把计费服务迁移到 FastAPI", state),),
         activity=(Activity(5, "session", "claude", "计费服务", "2026-11-28T08:00:00Z", "支付回调的签名与重试"),),
         insights=(
             RecalledInsight(insight(1, "identity", "在上海工作的后端工程师", project="daily", scope="global"), 1.0),

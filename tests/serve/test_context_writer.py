@@ -19,7 +19,8 @@ from incremind_daemon.store import items, recall
 from incremind_daemon.store.db import connect, write_transaction
 from incremind_daemon.store.insights import insert_insight, review
 from incremind_daemon.store.records import Candidate, NewSource, NewSummary
-from incremind_daemon.store.sessions import SessionInfo, upsert_session
+from incremind_daemon.store.sessions import SessionInfo, save_session_summary, upsert_session
+from incremind_daemon.store.snapshots import SnapshotParts
 
 NOW = datetime(2026, 12, 1, 9, 30, tzinfo=UTC)
 
@@ -29,13 +30,14 @@ def stamp(days_ago: float = 0.0) -> str:
 
 
 def add_session(
-    conn: apsw.Connection, *, agent: str, sid: str, project: str, days_ago: float, index: str, summary: str
+    conn: apsw.Connection, *, agent: str, sid: str, project: str, days_ago: float, index: str, state: SnapshotParts
 ) -> int:
     at = stamp(days_ago)
     info = SessionInfo(agent, sid, project, index, f"/transcripts/{sid}.jsonl", cwd=f"/code/{project}")
     source_id = upsert_session(conn, info, now=at)
     conn.execute("UPDATE sessions SET last_message_at = ? WHERE source_id = ?", (at, source_id))
-    items.upsert_summary(conn, source_id, NewSummary(index, summary), now=at)
+    text = "\n".join((state.goal, *state.done, *state.decisions, *state.next_steps))
+    save_session_summary(conn, source_id, NewSummary(index, text), state, now=at)
     return source_id
 
 
@@ -99,7 +101,9 @@ def memory(conn: apsw.Connection) -> dict[str, int]:
                 project="api",
                 days_ago=0.5,
                 index="Move billing to FastAPI",
-                summary="Goal: Move billing to FastAPI\nDone: ported /invoices\nNext: port the Stripe webhook",
+                state=SnapshotParts(
+                    "Move billing to FastAPI", done=("ported /invoices",), next_steps=("port the Stripe webhook",)
+                ),
             ),
             "diary_session": add_session(
                 conn,
@@ -108,7 +112,7 @@ def memory(conn: apsw.Connection) -> dict[str, int]:
                 project="diary",
                 days_ago=0.1,
                 index="Write about the hospital visit",
-                summary="Goal: Write about the hospital visit",
+                state=SnapshotParts("Write about the hospital visit"),
             ),
             "file": add_file(conn, project="thesis", title="RAG", index="RAG paper: retrieval beats size", days_ago=2),
             "pref": add_insight(

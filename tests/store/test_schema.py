@@ -1,4 +1,4 @@
-"""Schema steps on a store made by an earlier version: rows, links and indexes survive."""
+"""Schema steps on a store made by an earlier version: rows, links, indexes and session states survive."""
 
 from __future__ import annotations
 
@@ -6,25 +6,32 @@ from pathlib import Path
 
 import apsw
 
-from incremind_daemon.store import insights
+from incremind_daemon.store import insights, recall
 from incremind_daemon.store.db import connect, fetch_rows, load_vectors
-from incremind_daemon.store.items import insert_source
-from incremind_daemon.store.records import NewSource
+from incremind_daemon.store.items import insert_source, upsert_summary
+from incremind_daemon.store.records import NewSource, NewSummary
 from incremind_daemon.store.schema import MIGRATIONS, schema_version
+from incremind_daemon.store.sessions import SessionInfo, upsert_session
+from incremind_daemon.store.snapshots import SnapshotParts
 from incremind_daemon.store.tokenizer import register_tokenizer
 
 NOW = "2026-11-01T09:00:00Z"
 
 
-def _store_at_version_4(path: Path) -> None:
+def _store_at_version(path: Path, version: int) -> apsw.Connection:
     conn = apsw.Connection(str(path))
     conn.pragma("foreign_keys", "ON")
     load_vectors(conn)
     register_tokenizer(conn)
-    for version, sql in enumerate(MIGRATIONS[:4], start=1):
+    for step, sql in enumerate(MIGRATIONS[:version], start=1):
         with conn:
             conn.execute(sql)
-            conn.pragma("user_version", version)
+            conn.pragma("user_version", step)
+    return conn
+
+
+def _store_at_version_4(path: Path) -> None:
+    conn = _store_at_version(path, 4)
     with conn:
         note = NewSource(kind="note", project="api", title="t", raw_text="x", sha256="s")
         source = insert_source(conn, note, now=NOW)
@@ -50,7 +57,7 @@ def test_a_version_4_store_gains_scopes_and_keeps_its_insights(tmp_path: Path) -
     path = tmp_path / "memory.db"
     _store_at_version_4(path)
     conn = connect(path)
-    assert int(conn.pragma("user_version")) == schema_version() == 6
+    assert int(conn.pragma("user_version")) == schema_version() == 7
     pref, method = insights.get_insight(conn, 1), insights.get_insight(conn, 2)
     assert (pref.statement, pref.status, pref.scope) == ("Prefers small commits", "confirmed", "global")
     assert (method.status, method.scope) == ("pending", "project")  # only the lasting categories were shared
@@ -63,4 +70,47 @@ def test_a_version_4_store_gains_scopes_and_keeps_its_insights(tmp_path: Path) -
     with conn:  # the rebuilt table's triggers keep the index in step
         conn.execute("UPDATE insights SET statement = 'Prefers tiny commits' WHERE id = 1")
     assert fetch_rows(conn, "SELECT rowid FROM insights_fts WHERE insights_fts MATCH 'tiny'") == [(1,)]
+    conn.close()
+
+
+# what SessionSnapshot.render() wrote as a session's summary before v7
+RENDERED = (
+    "Goal: Move the billing service to FastAPI\n"
+    "Done: ported /invoices; ported /customers\n"
+    "Decisions: keep SQLAlchemy 2.0\n"
+    "Next: port the Stripe webhook\n"
+    "Files: src/app/billing.py, tests/test_billing.py"
+)
+
+
+def _store_at_version_6(path: Path) -> None:
+    conn = _store_at_version(path, 6)
+    with conn:
+        for sid, at in (("s1", "2026-10-30T09:00:00Z"), ("s2", "2026-10-31T09:00:00Z")):
+            info = SessionInfo("claude", sid, "api", f"session {sid}", f"/t/{sid}.jsonl")
+            source_id = upsert_session(conn, info, now=at)
+            conn.execute("UPDATE sessions SET last_message_at = ? WHERE source_id = ?", (at, source_id))
+        upsert_summary(conn, 1, NewSummary("Move billing to FastAPI", RENDERED), now=NOW)  # s2 is not summarized yet
+        note = insert_source(conn, NewSource(kind="note", project="api", title="n", raw_text="x", sha256="n"), now=NOW)
+        upsert_summary(conn, note, NewSummary("a note", "Goal: not a session"), now=NOW)
+    conn.close()
+
+
+def test_a_version_6_store_keeps_its_sessions_state_as_parts(tmp_path: Path) -> None:
+    path = tmp_path / "memory.db"
+    _store_at_version_6(path)
+    conn = connect(path)
+    assert int(conn.pragma("user_version")) == 7
+    states = recall.latest_sessions(conn, project="api", private=frozenset(), limit=5)
+    assert [(s.source_id, s.index_line) for s in states] == [(1, "Move billing to FastAPI")]
+    assert states[0].snapshot == SnapshotParts(
+        "Move the billing service to FastAPI",
+        ("ported /invoices", "ported /customers"),
+        ("keep SQLAlchemy 2.0",),
+        ("port the Stripe webhook",),
+        ("src/app/billing.py", "tests/test_billing.py"),
+    )
+    # a session summarized later gets its parts then; the summary text itself is unchanged
+    assert fetch_rows(conn, "SELECT source_id, snapshot IS NULL FROM sessions ORDER BY source_id") == [(1, 0), (2, 1)]
+    assert fetch_rows(conn, "SELECT summary FROM summaries WHERE source_id = 1") == [(RENDERED,)]
     conn.close()
