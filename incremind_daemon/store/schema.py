@@ -410,7 +410,55 @@ SCHEMA_V7 = """
 ALTER TABLE sessions ADD COLUMN snapshot TEXT;   -- JSON {goal, done, decisions, next, files}; NULL until summarized
 """
 
-MIGRATIONS: tuple[str, ...] = (SCHEMA_V1, SCHEMA_V2, SCHEMA_V3, SCHEMA_V4, SCHEMA_V5, SCHEMA_V6, SCHEMA_V7)
+# v8: the embedding queue's triggers skip what is queued already instead of relying on OR IGNORE. An
+# outer statement's conflict policy overrides a trigger's: a summary renewed by UPSERT (ON CONFLICT DO
+# UPDATE, policy ABORT) while its embedding was still queued failed on the queue's primary key.
+SCHEMA_V8 = """
+DROP TRIGGER chunks_embed;
+CREATE TRIGGER chunks_embed AFTER INSERT ON chunks BEGIN
+    INSERT INTO embed_queue SELECT key, 'organized', new.id FROM vector_models v
+        WHERE v.state IN ('active', 'building') AND NOT EXISTS (
+            SELECT 1 FROM embed_queue q WHERE q.model_key = v.key AND q.kind = 'organized' AND q.item = new.id);
+END;
+DROP TRIGGER summaries_embed_ai;
+CREATE TRIGGER summaries_embed_ai AFTER INSERT ON summaries BEGIN
+    INSERT INTO embed_queue SELECT key, 'summary', new.id FROM vector_models v
+        WHERE v.state IN ('active', 'building') AND NOT EXISTS (
+            SELECT 1 FROM embed_queue q WHERE q.model_key = v.key AND q.kind = 'summary' AND q.item = new.id);
+END;
+DROP TRIGGER summaries_embed_au;
+CREATE TRIGGER summaries_embed_au AFTER UPDATE OF index_line, summary ON summaries BEGIN
+    INSERT INTO embed_queue SELECT key, 'summary', new.id FROM vector_models v
+        WHERE v.state IN ('active', 'building') AND NOT EXISTS (
+            SELECT 1 FROM embed_queue q WHERE q.model_key = v.key AND q.kind = 'summary' AND q.item = new.id);
+END;
+DROP TRIGGER messages_embed_ai;
+CREATE TRIGGER messages_embed_ai AFTER INSERT ON messages BEGIN
+    INSERT INTO embed_queue SELECT key, 'message', new.id FROM vector_models v
+        WHERE v.state IN ('active', 'building') AND new.role != 'tool' AND NOT EXISTS (
+            SELECT 1 FROM embed_queue q WHERE q.model_key = v.key AND q.kind = 'message' AND q.item = new.id);
+END;
+DROP TRIGGER messages_embed_au;
+CREATE TRIGGER messages_embed_au AFTER UPDATE OF text, dropped ON messages BEGIN
+    INSERT INTO embed_queue SELECT key, 'message', new.id FROM vector_models v
+        WHERE v.state IN ('active', 'building') AND NOT EXISTS (
+            SELECT 1 FROM embed_queue q WHERE q.model_key = v.key AND q.kind = 'message' AND q.item = new.id);
+END;
+DROP TRIGGER insights_embed_ai;
+CREATE TRIGGER insights_embed_ai AFTER INSERT ON insights BEGIN
+    INSERT INTO embed_queue SELECT key, 'insight', new.id FROM vector_models v
+        WHERE v.state IN ('active', 'building') AND NOT EXISTS (
+            SELECT 1 FROM embed_queue q WHERE q.model_key = v.key AND q.kind = 'insight' AND q.item = new.id);
+END;
+DROP TRIGGER insights_embed_au;
+CREATE TRIGGER insights_embed_au AFTER UPDATE OF statement, condition, status ON insights BEGIN
+    INSERT INTO embed_queue SELECT key, 'insight', new.id FROM vector_models v
+        WHERE v.state IN ('active', 'building') AND NOT EXISTS (
+            SELECT 1 FROM embed_queue q WHERE q.model_key = v.key AND q.kind = 'insight' AND q.item = new.id);
+END;
+"""
+
+MIGRATIONS: tuple[str, ...] = (SCHEMA_V1, SCHEMA_V2, SCHEMA_V3, SCHEMA_V4, SCHEMA_V5, SCHEMA_V6, SCHEMA_V7, SCHEMA_V8)
 
 
 def _fill_session_snapshots(conn: apsw.Connection) -> None:

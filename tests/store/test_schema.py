@@ -6,7 +6,7 @@ from pathlib import Path
 
 import apsw
 
-from incremind_daemon.store import insights, recall
+from incremind_daemon.store import insights, recall, vectors
 from incremind_daemon.store.db import connect, fetch_rows, load_vectors
 from incremind_daemon.store.items import insert_source, upsert_summary
 from incremind_daemon.store.records import NewSource, NewSummary
@@ -57,7 +57,7 @@ def test_a_version_4_store_gains_scopes_and_keeps_its_insights(tmp_path: Path) -
     path = tmp_path / "memory.db"
     _store_at_version_4(path)
     conn = connect(path)
-    assert int(conn.pragma("user_version")) == schema_version() == 7
+    assert int(conn.pragma("user_version")) == schema_version() == 8
     pref, method = insights.get_insight(conn, 1), insights.get_insight(conn, 2)
     assert (pref.statement, pref.status, pref.scope) == ("Prefers small commits", "confirmed", "global")
     assert (method.status, method.scope) == ("pending", "project")  # only the lasting categories were shared
@@ -100,7 +100,7 @@ def test_a_version_6_store_keeps_its_sessions_state_as_parts(tmp_path: Path) -> 
     path = tmp_path / "memory.db"
     _store_at_version_6(path)
     conn = connect(path)
-    assert int(conn.pragma("user_version")) == 7
+    assert int(conn.pragma("user_version")) == schema_version()
     states = recall.latest_sessions(conn, project="api", private=frozenset(), limit=5)
     assert [(s.source_id, s.index_line) for s in states] == [(1, "Move billing to FastAPI")]
     assert states[0].snapshot == SnapshotParts(
@@ -113,4 +113,19 @@ def test_a_version_6_store_keeps_its_sessions_state_as_parts(tmp_path: Path) -> 
     # a session summarized later gets its parts then; the summary text itself is unchanged
     assert fetch_rows(conn, "SELECT source_id, snapshot IS NULL FROM sessions ORDER BY source_id") == [(1, 0), (2, 1)]
     assert fetch_rows(conn, "SELECT summary FROM summaries WHERE source_id = 1") == [(RENDERED,)]
+    conn.close()
+
+
+def test_a_summary_renewed_while_its_embedding_waits_is_queued_once(tmp_path: Path) -> None:
+    """The upsert's ABORT policy overrides a trigger's OR IGNORE: the queue's triggers must not conflict."""
+    conn = connect(tmp_path / "memory.db")
+    with conn:
+        vectors.register_model(conn, "m", "m", 4, now=NOW)
+        note = insert_source(conn, NewSource(kind="note", project="api", title="t", raw_text="x", sha256="s"), now=NOW)
+        summary = upsert_summary(conn, note, NewSummary("first", "the first summary"), now=NOW)
+    for text in ("renewed once", "renewed twice"):
+        with conn:
+            upsert_summary(conn, note, NewSummary(text, text), now=NOW)
+    queued = fetch_rows(conn, "SELECT kind, item FROM embed_queue WHERE model_key = 'm' AND kind = 'summary'")
+    assert queued == [("summary", summary)]
     conn.close()
