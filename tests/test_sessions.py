@@ -13,6 +13,7 @@ import pytest
 from incremind_daemon import cli
 from incremind_daemon.config import Settings, load_settings
 from incremind_daemon.ops.backfill import plan_backfill
+from incremind_daemon.pipeline.sessions import take_session
 from incremind_daemon.pipeline.work import TailSession
 from incremind_daemon.pipeline.worker import Worker
 from incremind_daemon.sources.extract import extract_bytes
@@ -229,3 +230,35 @@ def test_status_lists_each_agent_source(
     claude = by_agent["claude"]
     assert (claude["files_tracked"], claude["messages"], claude["exists"]) == (1, 2, True)
     assert claude["unread_bytes"] > 0 and claude["errors"] == 0
+
+
+def test_a_complete_transcript_ending_in_tool_output_is_not_behind(
+    settings: Settings, repo: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """The open reply is read again from its start when the file grows, but its bytes are read: not behind."""
+    log = ClaudeLog(settings.sessions.claude.dir or Path(), "99999999-2222-3333-4444-666666666666", str(repo))
+    tool_use = json.loads(log.assistant("a2", "msg_2", "running the tests"))
+    tool_use["message"]["content"] = [{"type": "tool_use", "id": "toolu_1", "name": "Bash", "input": {"command": "ls"}}]
+    tool_result = json.loads(log.user("u2", ""))
+    tool_result["message"]["content"] = [{"type": "tool_result", "tool_use_id": "toolu_1", "content": "a.py\nb.py"}]
+    log.append(
+        log.user("u1", "run the tests please"),
+        log.assistant("a1", "msg_2", "I will run them."),
+        json.dumps(tool_use) + "\n",
+        json.dumps(tool_result) + "\n",
+    )
+    conn = connect(settings.database_path)
+    try:
+        read = TranscriptReader(ReadRules.from_settings(settings))
+        outcome, _more = take_session(conn, TailSession(log.path, "claude"), read=read, default_project="daily")
+    finally:
+        conn.close()
+    assert outcome.status == "added"
+
+    def claude_status() -> dict[str, int]:
+        cli.main(["status", "--json"])
+        return {s["agent"]: s for s in json.loads(capsys.readouterr().out)["sessions"]}["claude"]
+
+    assert claude_status()["unread_bytes"] == 0
+    log.append(log.user("u3", "and now?"))
+    assert claude_status()["unread_bytes"] == len(log.user("u4", "and now?").encode())

@@ -56,7 +56,9 @@ def take_session(
         mark = (
             None
             if saved is None
-            else FileMark(saved.dev, saved.inode, saved.size, saved.head_hash, saved.head_len, saved.offset)
+            else FileMark(
+                saved.dev, saved.inode, saved.size, saved.head_hash, saved.head_len, saved.offset, saved.read_to
+            )
         )
         try:
             result = read(item, mark)
@@ -91,7 +93,19 @@ def _tail_state(
     m = result.mark
     source_id = source_ids[0] if source_ids else (saved.source_id if saved else None)
     return TailState(
-        path, agent, m.dev, m.inode, m.size, m.head_hash, m.head_len, m.offset, source_id, total, result.skipped, None
+        path,
+        agent,
+        m.dev,
+        m.inode,
+        m.size,
+        m.head_hash,
+        m.head_len,
+        m.offset,
+        source_id,
+        total,
+        result.skipped,
+        None,
+        read_to=m.read_to,
     )
 
 

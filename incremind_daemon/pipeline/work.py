@@ -107,7 +107,8 @@ class FileMark:
     size: int
     head_hash: str
     head_len: int
-    offset: int
+    offset: int  # where the next read starts: an agent's reply still open is read again from its start
+    read_to: int = 0  # the end of the complete lines read so far; bytes past it may still become messages
 
 
 @dataclass(frozen=True, slots=True)

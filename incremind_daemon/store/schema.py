@@ -458,7 +458,23 @@ CREATE TRIGGER insights_embed_au AFTER UPDATE OF statement, condition, status ON
 END;
 """
 
-MIGRATIONS: tuple[str, ...] = (SCHEMA_V1, SCHEMA_V2, SCHEMA_V3, SCHEMA_V4, SCHEMA_V5, SCHEMA_V6, SCHEMA_V7, SCHEMA_V8)
+# v9: how far each transcript has been read, besides where the next read starts (status's "behind")
+SCHEMA_V9 = """
+ALTER TABLE tail_files ADD COLUMN read_to INTEGER NOT NULL DEFAULT 0;
+UPDATE tail_files SET read_to = offset;
+"""
+
+MIGRATIONS: tuple[str, ...] = (
+    SCHEMA_V1,
+    SCHEMA_V2,
+    SCHEMA_V3,
+    SCHEMA_V4,
+    SCHEMA_V5,
+    SCHEMA_V6,
+    SCHEMA_V7,
+    SCHEMA_V8,
+    SCHEMA_V9,
+)
 
 
 def _fill_session_snapshots(conn: apsw.Connection) -> None:

@@ -28,6 +28,7 @@ class TailState:
     messages: int = 0
     skipped: str | None = None
     last_error: str | None = None
+    read_to: int = 0  # the end of the complete lines read: what status counts as not read yet starts here
 
 
 @dataclass(frozen=True, slots=True)
@@ -70,7 +71,7 @@ def get_tail(conn: apsw.Connection, path: str) -> TailState | None:
     row = fetch_row(
         conn,
         """SELECT path, agent, dev, inode, size, head_hash, head_len, offset, source_id, messages,
-                  skipped, last_error FROM tail_files WHERE path = ?""",
+                  skipped, last_error, read_to FROM tail_files WHERE path = ?""",
         (path,),
     )
     return None if row is None else TailState(*row)
@@ -80,14 +81,14 @@ def save_tail(conn: apsw.Connection, state: TailState, *, now: str) -> None:
     """Save the read progress of a transcript file (inside the caller's transaction)."""
     conn.execute(
         """INSERT INTO tail_files (path, agent, dev, inode, size, head_hash, head_len, offset, source_id,
-                                   messages, skipped, last_error, updated_at)
-           VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+                                   messages, skipped, last_error, updated_at, read_to)
+           VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
            ON CONFLICT (path) DO UPDATE SET
                agent = excluded.agent, dev = excluded.dev, inode = excluded.inode, size = excluded.size,
                head_hash = excluded.head_hash, head_len = excluded.head_len, offset = excluded.offset,
                source_id = coalesce(excluded.source_id, tail_files.source_id),
                messages = excluded.messages, skipped = excluded.skipped,
-               last_error = excluded.last_error, updated_at = excluded.updated_at""",
+               last_error = excluded.last_error, updated_at = excluded.updated_at, read_to = excluded.read_to""",
         (
             state.path,
             state.agent,
@@ -102,6 +103,7 @@ def save_tail(conn: apsw.Connection, state: TailState, *, now: str) -> None:
             state.skipped,
             state.last_error,
             now,
+            max(state.offset, state.read_to),
         ),
     )
 
@@ -380,10 +382,14 @@ def tail_progress(conn: apsw.Connection) -> list[SourceProgress]:
 
 
 def tail_marks(conn: apsw.Connection) -> dict[str, tuple[str, int]]:
-    """Return each tracked transcript's agent and committed offset."""
+    """Return each tracked transcript's agent and how far it has been read.
+
+    That is past an agent's reply still open (read again from its start when
+    the file grows): only bytes after it can still become messages.
+    """
     return {
-        str(path): (str(agent), int(offset))
-        for path, agent, offset in fetch_rows(conn, "SELECT path, agent, offset FROM tail_files")
+        str(path): (str(agent), max(int(offset), int(read_to)))
+        for path, agent, offset, read_to in fetch_rows(conn, "SELECT path, agent, offset, read_to FROM tail_files")
     }
 
 

@@ -99,7 +99,7 @@ class TranscriptReader:
         resume = parser.resume_offset
         next_offset = chunk.end if resume is None or resume <= offset or resume > chunk.end else resume
         more = chunk.end > chunk.start and chunk.end < identity.size
-        return self._finish(item, parser.meta, found, _mark(identity, next_offset), more=more)
+        return self._finish(item, parser.meta, found, _mark(identity, next_offset, read_to=chunk.end), more=more)
 
     def _read_whole(self, item: TailSession, mark: FileMark | None) -> SessionRead:
         path = item.path
@@ -207,8 +207,9 @@ def _identity_of(mark: FileMark | None) -> FileIdentity | None:
     return FileIdentity(mark.dev, mark.inode, mark.size, mark.head_hash, mark.head_len)
 
 
-def _mark(identity: FileIdentity, offset: int) -> FileMark:
-    return FileMark(identity.dev, identity.inode, identity.size, identity.head_hash, identity.head_len, offset)
+def _mark(identity: FileIdentity, offset: int, *, read_to: int | None = None) -> FileMark:
+    read = offset if read_to is None else max(offset, read_to)
+    return FileMark(identity.dev, identity.inode, identity.size, identity.head_hash, identity.head_len, offset, read)
 
 
 def _link_identity(path: Path) -> FileIdentity:
