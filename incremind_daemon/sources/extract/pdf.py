@@ -6,7 +6,7 @@ import io
 import logging
 
 from pypdf import PasswordType, PdfReader
-from pypdf.errors import DependencyError
+from pypdf.errors import DependencyError, LimitReachedError
 
 from incremind_daemon.errors import ExtractError
 
@@ -35,6 +35,12 @@ def extract_pdf(data: bytes, name: str) -> Extracted:
         raise
     except MemoryError:
         raise memory_error(name) from None
+    except LimitReachedError as exc:  # a valid file can be this large: say so, not that it is damaged
+        log.info("pypdf's limits stopped reading %s: %s", shown, exc)
+        raise ExtractError(
+            f"{shown} has more pages or parts than the PDF reader takes at once (its limit is 100,000: {exc}); "
+            f"split it into smaller files (e.g. qpdf --split-pages=10000 {shown} part.pdf) and drop those."
+        ) from None
     except Exception as exc:  # pypdf raises any type on a broken file
         log.info("pypdf could not open %s: %r", shown, exc)
         raise _damaged(shown) from None
