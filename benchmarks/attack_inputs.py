@@ -42,8 +42,14 @@ from benchmarks.processes import proc_status_kb  # noqa: E402
 from incremind_daemon.config import Settings, load_settings  # noqa: E402
 from incremind_daemon.embedding.configured import make_embedder  # noqa: E402
 from incremind_daemon.pipeline.insights import save_memory  # noqa: E402
+from incremind_daemon.pipeline.steps import (  # noqa: E402
+    StepState,
+    embed_pending,
+    examine_pending,
+    ingest_item,
+    open_writer,
+)
 from incremind_daemon.pipeline.work import IngestFile  # noqa: E402
-from incremind_daemon.pipeline.worker import Worker  # noqa: E402
 from incremind_daemon.serve.mcp_server import build_mcp_server  # noqa: E402
 from incremind_daemon.serve.mcp_tools import MemoryBackend, MemoryTools  # noqa: E402
 from incremind_daemon.sources.extract import extract_bytes  # noqa: E402
@@ -92,16 +98,14 @@ def build_store(settings: Settings, documents: list[str]) -> None:
     """Take the documents in, examine them and embed them, as `incremind ingest` does."""
     folder = BENCH_ROOT / "documents"
     folder.mkdir()
-    worker = Worker(settings, extract_bytes, embedder=make_embedder(settings), actor="bench")
-    try:
+    state = StepState(settings, extract_bytes, embedder=make_embedder(settings), actor="bench")
+    with open_writer(state) as conn:
         for number, text in enumerate(documents):
             path = folder / f"{number:03d}.md"
             path.write_text(text, encoding="utf-8")
-            worker.process(IngestFile(path, PROJECT))
-        worker.examine_pending()
-        worker.embed_pending()
-    finally:
-        worker.close()
+            ingest_item(conn, state, IngestFile(path, PROJECT))
+        examine_pending(conn, state)
+        embed_pending(conn, state)
 
 
 def reset_peak() -> bool:

@@ -45,8 +45,8 @@ from benchmarks.processes import (  # noqa: E402
 )
 from benchmarks.search_db import PROJECT, build_search_db, checkpointed_db_bytes, query_int  # noqa: E402
 from incremind_daemon.config import load_settings  # noqa: E402
+from incremind_daemon.pipeline.steps import StepState, ingest_item, open_writer  # noqa: E402
 from incremind_daemon.pipeline.work import IngestFile, Outcome  # noqa: E402
-from incremind_daemon.pipeline.worker import Worker  # noqa: E402
 from incremind_daemon.sources.extract import extract_bytes  # noqa: E402
 from incremind_daemon.store.db import connect  # noqa: E402
 from incremind_daemon.store.search import search  # noqa: E402
@@ -93,13 +93,11 @@ def ingest_folder(folder: Path, home: Path) -> tuple[list[Outcome], float]:
     settings = load_settings(home=home)
     ensure_segmenter()  # jieba's dictionary load is start-up cost, not ingest cost
     paths = sorted(folder.iterdir())
-    worker = Worker(settings, extract_bytes, actor="bench")
-    try:
-        started = time.perf_counter()
-        outcomes = [worker.process(IngestFile(path, PROJECT)) for path in paths]
+    state = StepState(settings, extract_bytes, actor="bench")
+    started = time.perf_counter()
+    with open_writer(state) as conn:  # opening the store is part of the timed ingest
+        outcomes = [ingest_item(conn, state, IngestFile(path, PROJECT)) for path in paths]
         elapsed = time.perf_counter() - started
-    finally:
-        worker.close()
     return outcomes, elapsed
 
 

@@ -285,7 +285,7 @@ class Daemon:
         runtime = Runtime(
             call=self.worker.call,
             submit=self.worker.submit,
-            examine=lambda: self.worker.call(lambda conn: self.worker.examine_pending(conn)),
+            examine=self.worker.examine,
             embedder=lambda: self.worker.embedder,
             timeout=SAVE_TIMEOUT_SECONDS,
         )

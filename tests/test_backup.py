@@ -2,10 +2,11 @@
 
 from __future__ import annotations
 
+import functools
 import hashlib
 import json
 import threading
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from concurrent.futures import Future
 from pathlib import Path
 
@@ -16,7 +17,8 @@ from incremind_daemon import cli
 from incremind_daemon.config import Settings, load_settings
 from incremind_daemon.errors import IncremindError
 from incremind_daemon.ops.backup import BackupResult, restore_backup, take_backup
-from incremind_daemon.pipeline.work import IngestFile, Outcome, TailSession
+from incremind_daemon.pipeline.steps import StepState, examine_pending, ingest_item, open_writer
+from incremind_daemon.pipeline.work import IngestFile, Outcome, TailSession, WorkItem
 from incremind_daemon.pipeline.worker import Worker
 from incremind_daemon.sources.extract import extract_bytes
 from incremind_daemon.sources.sessions.reader import ReadRules, TranscriptReader
@@ -143,23 +145,21 @@ def test_backup_taken_while_the_worker_writes_restores_item_by_item(
 
 @pytest.fixture
 def filled(settings: Settings, tmp_path: Path) -> Settings:
-    made = Worker(settings, extract_bytes, read_session=TranscriptReader(ReadRules.from_settings(settings)))
-    try:
-        for outcome in feed_sync(made, settings, tmp_path / "notes"):
+    state = StepState(settings, extract_bytes, read_session=TranscriptReader(ReadRules.from_settings(settings)))
+    with open_writer(state) as conn:
+        for outcome in feed_sync(functools.partial(ingest_item, conn, state), tmp_path / "notes"):
             assert outcome.status == "added", outcome
-        made.examine_pending()
-    finally:
-        made.close()
+        examine_pending(conn, state)
     return settings
 
 
-def feed_sync(worker: Worker, settings: Settings, folder: Path) -> list[Outcome]:
+def feed_sync(take_in: Callable[[WorkItem], Outcome], folder: Path) -> list[Outcome]:
     folder.mkdir(parents=True, exist_ok=True)
     outcomes = []
     for n in range(3):
         note = folder / f"note-{n}.md"
         note.write_text(NOTE.format(n=n, port=9000 + n), encoding="utf-8")
-        outcomes.append(worker.process(IngestFile(note.absolute(), "study" if n % 2 else "daily")))
+        outcomes.append(take_in(IngestFile(note.absolute(), "study" if n % 2 else "daily")))
     return outcomes
 
 

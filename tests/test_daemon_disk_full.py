@@ -13,8 +13,10 @@ import pytest
 from incremind_daemon import cli
 from incremind_daemon.config import Settings, load_settings
 from incremind_daemon.daemon import Daemon, prepare_home
+from incremind_daemon.pipeline.stats import disk_full_error
+from incremind_daemon.pipeline.steps import StepState, ingest_item, open_writer
 from incremind_daemon.pipeline.work import IngestFile
-from incremind_daemon.pipeline.worker import Worker, disk_full_error
+from incremind_daemon.pipeline.worker import Worker
 from incremind_daemon.sources.extract import extract_bytes
 from incremind_daemon.store.db import connect, fetch_int, write_transaction
 from tests.full_disk import FullDisk
@@ -113,12 +115,13 @@ def test_status_says_the_disk_is_full_until_a_write_succeeds(
 
 def test_worker_outlives_a_full_disk_in_the_insight_step(disk: FullDisk, quiet: Settings, tmp_path: Path) -> None:
     prepare_home(quiet)
-    worker = Worker(quiet, extract_bytes, use_model=False)
     first = tmp_path / "first.md"
     first.write_text("Insightstep01: review words on days 1, 2, 4 and 7.\n", encoding="utf-8")
-    assert worker.process(IngestFile(first, "daily")).status == "added"
-    worker.close()
+    state = StepState(quiet, extract_bytes, use_model=False)
+    with open_writer(state) as conn:
+        assert ingest_item(conn, state, IngestFile(first, "daily")).status == "added"
     disk.fill(files=False)  # the new source's insight job cannot be opened
+    worker = Worker(quiet, extract_bytes, use_model=False)
     worker.start()
     try:
         wait_until(lambda: worker.stats.disk_full is not None)

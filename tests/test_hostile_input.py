@@ -24,7 +24,7 @@ from pathlib import Path
 import pytest
 
 import incremind_daemon.daemon
-import incremind_daemon.pipeline.worker
+import incremind_daemon.pipeline.steps
 from incremind_daemon.config import load_settings
 from incremind_daemon.pipeline.ingest import move_to_failed, printable
 from incremind_daemon.serve.status import InboxCounts, collect_status, status_json
@@ -38,9 +38,9 @@ EXTRACT_TIMEOUT_SECONDS = 3
 # The slow PDF only joins the corpus once the daemon reads PDFs under a time limit
 # (daemon.py builds an IsolatedExtractor); before that it would hold the worker for minutes.
 DAEMON_ISOLATES_PARSERS = "IsolatedExtractor" in inspect.getsource(incremind_daemon.daemon)
-# A dangling link is failed with a reason once the worker checks for the link itself
+# A dangling link is failed with a reason once the ingest step checks for the link itself
 # (os.path.lexists); until then it is left in the inbox, untouched and never stored.
-WORKER_SEES_DANGLING_LINKS = "lexists" in inspect.getsource(incremind_daemon.pipeline.worker)
+WORKER_SEES_DANGLING_LINKS = "lexists" in inspect.getsource(incremind_daemon.pipeline.steps)
 
 
 @pytest.fixture

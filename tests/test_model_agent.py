@@ -65,13 +65,15 @@ def test_a_running_daemon_takes_up_the_agent_without_a_restart(
     daemon = Daemon(settings)
     note = tmp_path / "note.md"
     note.write_text("复习时先自答再翻面。\n", encoding="utf-8")
+    daemon.worker.start()
     try:
-        daemon.worker.process(IngestFile(note, "study"))
         assert cli.main(["model", "use-agent", "codex"]) == 0
         daemon.reload_if_changed()  # what the heartbeat does every few seconds
-        assert daemon.worker.examine_pending() == 1
+        assert daemon.worker.submit(IngestFile(note, "study")).result(timeout=30).status == "added"
+        daemon.worker.examine().result(timeout=30)  # by now the note is examined, by this call or in the background
+        assert daemon.worker.stats.examined == 1
     finally:
-        daemon.worker.close()
+        daemon.worker.stop()
         daemon.extractor.close()
     conn = connect(settings.database_path)
     assert [i.origin for i in insights.list_insights(conn)] == ["model"]

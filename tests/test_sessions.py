@@ -2,9 +2,10 @@
 
 from __future__ import annotations
 
+import functools
 import json
 import shutil
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from pathlib import Path
 
 import apsw
@@ -14,21 +15,27 @@ from incremind_daemon import cli
 from incremind_daemon.config import Settings, load_settings
 from incremind_daemon.ops.backfill import plan_backfill
 from incremind_daemon.pipeline.sessions import take_session
-from incremind_daemon.pipeline.work import TailSession
-from incremind_daemon.pipeline.worker import Worker
+from incremind_daemon.pipeline.steps import StepState, ingest_item, open_writer, summarize_due
+from incremind_daemon.pipeline.work import Outcome, TailSession, WorkItem
 from incremind_daemon.sources.extract import extract_bytes
 from incremind_daemon.sources.sessions.reader import ReadRules, TranscriptReader
 from incremind_daemon.store.db import connect
 from tests.transcripts import ClaudeLog, CodexLog, GeminiLog
 
 SAMPLES = Path(__file__).parent / "fixtures" / "sessions"
+TakeIn = Callable[[WorkItem], Outcome]  # the ingest step on the test's own write connection
 
 
 @pytest.fixture
-def worker(settings: Settings) -> Iterator[Worker]:
-    made = Worker(settings, extract_bytes, read_session=TranscriptReader(ReadRules.from_settings(settings)))
-    yield made
-    made.close()
+def state(settings: Settings) -> StepState:
+    return StepState(settings, extract_bytes, read_session=TranscriptReader(ReadRules.from_settings(settings)))
+
+
+@pytest.fixture
+def take_in(state: StepState) -> Iterator[TakeIn]:
+    """Take items in on this thread, as the one writer, the way `incremind backfill` does with no daemon."""
+    with open_writer(state) as conn:
+        yield functools.partial(ingest_item, conn, state)
 
 
 @pytest.fixture
@@ -58,14 +65,14 @@ def search(capsys: pytest.CaptureFixture[str], query: str, *extra: str) -> list[
 
 
 def test_claude_messages_are_searchable_with_agent_session_and_project(
-    worker: Worker, settings: Settings, repo: Path, capsys: pytest.CaptureFixture[str]
+    take_in: TakeIn, settings: Settings, repo: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
     log = ClaudeLog(settings.sessions.claude.dir or Path(), "11111111-2222-3333-4444-555555555555", str(repo / "src"))
     log.append(
         log.user("u1", "把数据库连接池的大小改成 20，然后跑一下测试"),
         log.assistant("a1", "msg_1", "已修改 pool_size 为 20，测试全部通过。"),
     )
-    outcome = worker.process(TailSession(log.path, "claude"))
+    outcome = take_in(TailSession(log.path, "claude"))
     assert outcome.status == "added" and outcome.passages == 2
     hits = search(capsys, "连接池", "--tier", "raw")
     assert hits, "the user message is found in the raw tier"
@@ -75,48 +82,48 @@ def test_claude_messages_are_searchable_with_agent_session_and_project(
     assert search(capsys, "pool_size", "--tier", "organized")
 
 
-def test_rereading_a_transcript_adds_nothing(worker: Worker, settings: Settings, repo: Path) -> None:
+def test_rereading_a_transcript_adds_nothing(take_in: TakeIn, settings: Settings, repo: Path) -> None:
     log = CodexLog(settings.sessions.codex.dir or Path(), "019b64e5-57fa-7463-b644-fba7e456f905", str(repo))
     log.append(log.meta(), log.user("rename the config loader"), log.assistant("Renamed it to load_settings."))
-    worker.process(TailSession(log.path, "codex"))
+    take_in(TailSession(log.path, "codex"))
     assert message_count(settings) == 2
     conn = connect(settings.database_path)
     with conn:
         conn.execute("DELETE FROM tail_files")  # forget the mark: the whole file is read again
     conn.close()
-    worker.process(TailSession(log.path, "codex"))
+    take_in(TailSession(log.path, "codex"))
     assert message_count(settings) == 2
 
 
-def test_truncated_log_line_is_retried_after_append(worker: Worker, settings: Settings, repo: Path) -> None:
+def test_truncated_log_line_is_retried_after_append(take_in: TakeIn, settings: Settings, repo: Path) -> None:
     log = ClaudeLog(settings.sessions.claude.dir or Path(), "22222222-2222-3333-4444-555555555555", str(repo))
     whole = log.user("u1", "first question about the parser") + log.user("u2", "second question about redaction")
     cut = len(whole.encode()) - 20
     log.path.write_bytes(whole.encode()[:cut])
-    worker.process(TailSession(log.path, "claude"))
+    take_in(TailSession(log.path, "claude"))
     assert message_count(settings) == 1
     with log.path.open("ab") as handle:
         handle.write(whole.encode()[cut:])
-    worker.process(TailSession(log.path, "claude"))
+    take_in(TailSession(log.path, "claude"))
     texts = [row[0] for row in read_db(settings, "SELECT text FROM messages ORDER BY seq")]
     assert texts == ["first question about the parser", "second question about redaction"]
 
 
 def test_file_replaced_by_shorter_one_is_reread_without_duplicates(
-    worker: Worker, settings: Settings, repo: Path
+    take_in: TakeIn, settings: Settings, repo: Path
 ) -> None:
     log = ClaudeLog(settings.sessions.claude.dir or Path(), "33333333-2222-3333-4444-555555555555", str(repo))
     first = log.user("u1", "keep this message")
     log.append(first, log.user("u2", "a long second message " * 10), log.user("u3", "and a third"))
-    worker.process(TailSession(log.path, "claude"))
+    take_in(TailSession(log.path, "claude"))
     log.path.write_text(first + log.user("u4", "new"), encoding="utf-8")
-    worker.process(TailSession(log.path, "claude"))
+    take_in(TailSession(log.path, "claude"))
     ids = [row[0] for row in read_db(settings, "SELECT message_id FROM messages ORDER BY seq")]
     assert len(ids) == len(set(ids)) == 4
 
 
 def test_gemini_rewind_drops_messages_from_search(
-    worker: Worker, settings: Settings, repo: Path, capsys: pytest.CaptureFixture[str]
+    take_in: TakeIn, settings: Settings, repo: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
     log = GeminiLog(settings.sessions.gemini.dir or Path(), "0ab84937-9fe7-4284-986a-33c832af0b6a", str(repo))
     log.append(
@@ -125,42 +132,43 @@ def test_gemini_rewind_drops_messages_from_search(
         log.message("m2", "gemini", "The zebra cache keeps hot rows."),
         log.message("m3", "user", "now talk about the walrus index"),
     )
-    worker.process(TailSession(log.path, "gemini"))
+    take_in(TailSession(log.path, "gemini"))
     assert search(capsys, "walrus")
     log.append(log.rewind("m3"))
-    worker.process(TailSession(log.path, "gemini"))
+    take_in(TailSession(log.path, "gemini"))
     assert not search(capsys, "walrus")
     assert search(capsys, "zebra")[0]["source"]["project"] == "billing-api"  # type: ignore[index]
 
 
 def test_secrets_are_redacted_before_storing(
-    worker: Worker, settings: Settings, repo: Path, capsys: pytest.CaptureFixture[str]
+    take_in: TakeIn, settings: Settings, repo: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
     key = "sk-proj-" + "Ab3dEf6hIj9kLm2nOp5qRs8tUv1wXy4z"
     log = ClaudeLog(settings.sessions.claude.dir or Path(), "44444444-2222-3333-4444-555555555555", str(repo))
     log.append(log.user("u1", f"use OPENAI_API_KEY={key} for the billing job"))
-    worker.process(TailSession(log.path, "claude"))
+    take_in(TailSession(log.path, "claude"))
     stored = read_db(settings, "SELECT text FROM messages")[0][0]
     assert key not in str(stored) and "[REDACTED" in str(stored)
     assert not search(capsys, key)
 
 
-def test_session_inside_the_incremind_home_is_skipped(worker: Worker, settings: Settings) -> None:
+def test_session_inside_the_incremind_home_is_skipped(take_in: TakeIn, settings: Settings) -> None:
     log = ClaudeLog(
         settings.sessions.claude.dir or Path(), "55555555-2222-3333-4444-555555555555", str(settings.home_dir / "inbox")
     )
     log.append(log.user("u1", "this is the daemon talking to itself"))
-    assert worker.process(TailSession(log.path, "claude")).status == "skipped"
+    assert take_in(TailSession(log.path, "claude")).status == "skipped"
     assert message_count(settings) == 0
 
 
-def test_real_samples_are_taken_in(worker: Worker, settings: Settings, capsys: pytest.CaptureFixture[str]) -> None:
+def test_real_samples_are_taken_in(state: StepState, settings: Settings, capsys: pytest.CaptureFixture[str]) -> None:
     claude = settings.sessions.claude.dir or Path()
     target = claude / "projects" / "-home-marco-projects-spotter" / "55604662-cf2a-4331-851a-ec234028f8ca.jsonl"
     target.parent.mkdir(parents=True)
     shutil.copy(SAMPLES / "claude" / "short.jsonl", target)
-    assert worker.process(TailSession(target, "claude")).status == "added"
-    worker.summarize_pending(force=True)
+    with open_writer(state) as conn:
+        assert ingest_item(conn, state, TailSession(target, "claude")).status == "added"
+        assert summarize_due(conn, state, force=True) == 1
     assert cli.main(["sessions", "--json"]) == 0
     listed = json.loads(capsys.readouterr().out)
     assert listed[0]["agent"] == "claude" and listed[0]["project"] == "spotter" and listed[0]["index_line"]
@@ -189,13 +197,11 @@ def test_chat_log_folder_is_read_as_sessions(tmp_path: Path, capsys: pytest.Capt
     shutil.copy(SAMPLES / "aider" / ".aider.chat.history.md", code / ".aider.chat.history.md")
     chat_logs = [{"dir": str(tmp_path / "code"), "agent": "aider", "pattern": ".aider.chat.history.md"}]
     settings = load_settings(sessions={"chat_logs": chat_logs})
-    worker = Worker(settings, extract_bytes, read_session=TranscriptReader(ReadRules.from_settings(settings)))
-    try:
+    state = StepState(settings, extract_bytes, read_session=TranscriptReader(ReadRules.from_settings(settings)))
+    with open_writer(state) as conn:
         planned = plan_backfill(settings, agent=None, since=None)
         assert [t.agent for t, _ in planned] == ["aider"]
-        outcome = worker.process(TailSession(planned[0][0].path, "aider"))
-    finally:
-        worker.close()
+        outcome = ingest_item(conn, state, TailSession(planned[0][0].path, "aider"))
     assert outcome.status == "added" and outcome.passages > 0
     assert cli.main(["sessions", "--json"]) == 0
     assert json.loads(capsys.readouterr().out)[0]["agent"] == "aider"
@@ -204,25 +210,23 @@ def test_chat_log_folder_is_read_as_sessions(tmp_path: Path, capsys: pytest.Capt
 def test_project_mapping_and_exclude_rules_apply(repo: Path) -> None:
     settings = load_settings(sessions={"projects": {str(repo): "billing"}, "exclude": [str(repo.parent / "secret*")]})
     claude = settings.sessions.claude.dir or Path()
-    worker = Worker(settings, extract_bytes, read_session=TranscriptReader(ReadRules.from_settings(settings)))
-    try:
+    state = StepState(settings, extract_bytes, read_session=TranscriptReader(ReadRules.from_settings(settings)))
+    with open_writer(state) as conn:
         mapped = ClaudeLog(claude, "77777777-2222-3333-4444-555555555555", str(repo / "src"))
         mapped.append(mapped.user("u1", "mapped project message"))
-        assert worker.process(TailSession(mapped.path, "claude")).project == "billing"
+        assert ingest_item(conn, state, TailSession(mapped.path, "claude")).project == "billing"
         hidden = ClaudeLog(claude, "88888888-2222-3333-4444-555555555555", str(repo.parent / "secret-work"))
         hidden.append(hidden.user("u1", "never stored"))
-        assert worker.process(TailSession(hidden.path, "claude")).status == "skipped"
-    finally:
-        worker.close()
+        assert ingest_item(conn, state, TailSession(hidden.path, "claude")).status == "skipped"
     assert message_count(settings) == 1
 
 
 def test_status_lists_each_agent_source(
-    worker: Worker, settings: Settings, repo: Path, capsys: pytest.CaptureFixture[str]
+    take_in: TakeIn, settings: Settings, repo: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
     log = ClaudeLog(settings.sessions.claude.dir or Path(), "99999999-2222-3333-4444-555555555555", str(repo))
     log.append(log.user("u1", "status check message"), log.assistant("a1", "msg_1", "ok"))
-    worker.process(TailSession(log.path, "claude"))
+    take_in(TailSession(log.path, "claude"))
     log.append(log.user("u2", "not read yet"))
     assert cli.main(["status", "--json"]) == 3
     by_agent = {s["agent"]: s for s in json.loads(capsys.readouterr().out)["sessions"]}

@@ -39,6 +39,8 @@ from dataclasses import dataclass, field  # noqa: E402
 from pathlib import Path  # noqa: E402
 from typing import Any  # noqa: E402
 
+import apsw  # noqa: E402
+
 from benchmarks.scenarios.render import write_note, write_session  # noqa: E402
 from benchmarks.scenarios.scenario import Half, ScenarioError, Source, Statement, load_half  # noqa: E402
 from benchmarks.scenarios.score import (  # noqa: E402
@@ -65,8 +67,15 @@ from incremind_daemon.config import Settings, load_settings  # noqa: E402
 from incremind_daemon.daemon import prepare_home  # noqa: E402
 from incremind_daemon.embedding.configured import make_embedder, may_embed_project  # noqa: E402
 from incremind_daemon.errors import IncremindError  # noqa: E402
+from incremind_daemon.pipeline.steps import (  # noqa: E402
+    StepState,
+    embed_pending,
+    examine_pending,
+    ingest_item,
+    open_writer,
+    summarize_due,
+)
 from incremind_daemon.pipeline.work import IngestFile, Outcome, TailSession  # noqa: E402
-from incremind_daemon.pipeline.worker import Worker  # noqa: E402
 from incremind_daemon.sources.extract import extract_bytes  # noqa: E402
 from incremind_daemon.sources.inbox import project_for  # noqa: E402
 from incremind_daemon.sources.sessions.reader import ReadRules, TranscriptReader  # noqa: E402
@@ -96,7 +105,8 @@ class HalfRun:
     half: Half
     home: Path  # HOME of this half: the agents' folders and code/<project> are inside
     settings: Settings
-    worker: Worker
+    state: StepState  # the writer's steps, run in-process as `incremind ingest` and `backfill` run them
+    writer: apsw.Connection
     show: bool
     holder: dict[str, str] = field(default_factory=dict)  # statement id -> the insight that holds it
     examined: set[str] = field(default_factory=set)  # candidate ids already reviewed
@@ -124,14 +134,14 @@ class HalfRun:
         """Write one source where the product finds it and run it through the writer to the end."""
         if source.kind == "session":
             path = write_session(source, home=self.home, code=self.home / "code", seed=self.half.name)
-            outcome = self.worker.process(TailSession(path, str(source.agent)))
-            self.worker.summarize_pending(force=True)
+            outcome = ingest_item(self.writer, self.state, TailSession(path, str(source.agent)))
+            summarize_due(self.writer, self.state, force=True)
         else:
             path = write_note(source, inbox=self.settings.inbox_dir)
             project = project_for(path, self.settings.inbox_dir, self.settings.default_project)
-            outcome = self.worker.process(IngestFile(path, project, from_inbox=True))
-        self.worker.examine_pending()
-        self.worker.embed_pending()
+            outcome = ingest_item(self.writer, self.state, IngestFile(path, project, from_inbox=True))
+        examine_pending(self.writer, self.state)
+        embed_pending(self.writer, self.state)
         return outcome
 
     def review(self, source: Source, product_id: str | None) -> None:
@@ -252,7 +262,7 @@ def play_half(half: Half, home: Path, *, embedder: str, show: bool) -> HalfRun:
     os.environ["HOME"], os.environ["INCREMIND_HOME"] = str(home), str(home / ".incremind")
     settings = load_settings(embedding={"backend": embedder})
     prepare_home(settings)
-    worker = Worker(
+    state = StepState(
         settings,
         extract_bytes,
         read_session=TranscriptReader(ReadRules.from_settings(settings)),
@@ -261,11 +271,9 @@ def play_half(half: Half, home: Path, *, embedder: str, show: bool) -> HalfRun:
         actor="daemon",
         use_model=False,  # as `incremind backfill` by default: the local rules, never a model or a headless agent
     )
-    run = HalfRun(half, home, settings, worker, show)
-    try:
+    with open_writer(state) as writer:
+        run = HalfRun(half, home, settings, state, writer, show)
         run.play()
-    finally:
-        worker.close()
     return run
 
 

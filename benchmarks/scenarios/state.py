@@ -45,8 +45,8 @@ from incremind_daemon.cli.app import configure_logging  # noqa: E402
 from incremind_daemon.config import load_settings  # noqa: E402
 from incremind_daemon.daemon import prepare_home  # noqa: E402
 from incremind_daemon.pipeline.snapshot import Turn, snapshot_session  # noqa: E402
+from incremind_daemon.pipeline.steps import StepState, ingest_item, open_writer  # noqa: E402
 from incremind_daemon.pipeline.work import TailSession  # noqa: E402
-from incremind_daemon.pipeline.worker import Worker  # noqa: E402
 from incremind_daemon.sources.extract import extract_bytes  # noqa: E402
 from incremind_daemon.sources.sessions.reader import ReadRules, TranscriptReader  # noqa: E402
 from incremind_daemon.store import sessions  # noqa: E402
@@ -168,18 +168,16 @@ def read_states(half: Half, home: Path) -> dict[str, SnapshotParts]:
     settings = load_settings()
     prepare_home(settings)
     reader = TranscriptReader(ReadRules.from_settings(settings))
-    worker = Worker(settings, extract_bytes, read_session=reader, use_model=False)
+    state = StepState(settings, extract_bytes, read_session=reader, use_model=False)
     stored: dict[str, int] = {}
-    try:
+    with open_writer(state) as writer:
         for source in half.sources:
             if source.kind != "session":
                 continue
             path = write_session(source, home=home, code=home / "code", seed=half.name)
-            outcome = worker.process(TailSession(path, str(source.agent)))
+            outcome = ingest_item(writer, state, TailSession(path, str(source.agent)))
             if outcome.source_id is not None:
                 stored[source.id] = row_number(outcome.source_id)
-    finally:
-        worker.close()
     conn = connect(settings.database_path, readonly=True)
     try:
         states = {}

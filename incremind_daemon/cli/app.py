@@ -266,12 +266,14 @@ def cmd_ingest(args: argparse.Namespace, settings: Settings) -> int:
 def _ingest_here(settings: Settings, files: list[Path], project: str, *, quiet: bool) -> list[Outcome]:
     """Be the writer: take the files in on this process's own connection, then examine and embed them."""
     from incremind_daemon.daemon import prepare_home
-    from incremind_daemon.pipeline.worker import Worker
+    from incremind_daemon.pipeline.steps import StepState, embed_pending, examine_pending, ingest_item, open_writer
 
     prepare_home(settings)
     # a running daemon embeds in the background; without one, embed here once the files are in
     embedder = make_embedder(settings) if running_pid(settings) is None else None
-    worker = Worker(
+    if not files:  # nothing to take in: the store is neither opened nor made
+        return []
+    state = StepState(
         settings,
         extract_bytes,
         embedder=embedder,
@@ -279,17 +281,15 @@ def _ingest_here(settings: Settings, files: list[Path], project: str, *, quiet: 
         actor="cli",
     )
     outcomes: list[Outcome] = []
-    try:
+    with open_writer(state) as conn:
         for path in files:
-            outcome = worker.process(IngestFile(path, project))
+            outcome = ingest_item(conn, state, IngestFile(path, project))
             outcomes.append(outcome)
             if not quiet:
                 print(_describe(outcome), flush=True)
         if any(o.status == "added" for o in outcomes):
-            worker.examine_pending()  # increments show in `incremind pending` at once
-            worker.embed_pending()
-    finally:
-        worker.close()
+            examine_pending(conn, state)  # increments show in `incremind pending` at once
+            embed_pending(conn, state)
     return outcomes
 
 

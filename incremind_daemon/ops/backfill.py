@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import functools
 import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
@@ -9,8 +10,8 @@ from datetime import UTC, date, datetime
 
 from incremind_daemon.config import Settings
 from incremind_daemon.errors import IncremindError
+from incremind_daemon.pipeline.steps import StepState, examine_pending, ingest_item, open_writer, summarize_due
 from incremind_daemon.pipeline.work import FileMark, Outcome, SessionMessage, TailSession, WorkItem
-from incremind_daemon.pipeline.worker import Worker
 from incremind_daemon.sources.extract import extract_bytes
 from incremind_daemon.sources.sessions.discover import AGENTS, Transcript, find_transcripts, watch_roots
 from incremind_daemon.sources.sessions.reader import ReadRules, TranscriptReader
@@ -70,34 +71,42 @@ def run_backfill(
     """
     progress = Progress(len(planned), sum(size for _, size in planned))
     reader = TranscriptReader(ReadRules.from_settings(settings))
-    worker = (
-        None
-        if dry_run or queue is not None
-        else Worker(settings, extract_bytes, read_session=reader, actor="backfill", use_model=with_model)
-    )
-    process = queue if queue is not None else (worker.process if worker is not None else None)
-    try:
-        for transcript, size in planned:
-            item = TailSession(transcript.path, transcript.agent, history=not with_model)
-            if dry_run or process is None:
-                _count(reader, item, progress)
-            else:
-                outcome = process(item)
-                progress.messages += outcome.passages
-                if outcome.status == "skipped":
-                    progress.skipped += 1
-                elif outcome.status == "failed":
-                    progress.failed.append(f"{transcript.path}: {outcome.message}")
-            progress.files += 1
-            progress.bytes += size
-            report(progress)
-        if worker is not None:
-            worker.summarize_pending(force=True)
-            worker.examine_pending()  # local rules unless --with-model
-    finally:
-        if worker is not None:
-            worker.close()
+    if dry_run or queue is not None:
+        _read_all(planned, reader, progress, report, take=None if dry_run else queue, with_model=with_model)
+        return progress
+    state = StepState(settings, extract_bytes, read_session=reader, actor="backfill", use_model=with_model)
+    with open_writer(state) as conn:
+        take = functools.partial(ingest_item, conn, state)
+        _read_all(planned, reader, progress, report, take=take, with_model=with_model)
+        summarize_due(conn, state, force=True)
+        examine_pending(conn, state)  # local rules unless --with-model
     return progress
+
+
+def _read_all(
+    planned: list[tuple[Transcript, int]],
+    reader: TranscriptReader,
+    progress: Progress,
+    report: Callable[[Progress], None],
+    *,
+    take: Callable[[WorkItem], Outcome] | None,
+    with_model: bool,
+) -> None:
+    """Take each transcript in with ``take`` (only count it, without one), reporting after each."""
+    for transcript, size in planned:
+        item = TailSession(transcript.path, transcript.agent, history=not with_model)
+        if take is None:
+            _count(reader, item, progress)
+        else:
+            outcome = take(item)
+            progress.messages += outcome.passages
+            if outcome.status == "skipped":
+                progress.skipped += 1
+            elif outcome.status == "failed":
+                progress.failed.append(f"{transcript.path}: {outcome.message}")
+        progress.files += 1
+        progress.bytes += size
+        report(progress)
 
 
 def _count(reader: TranscriptReader, item: TailSession, progress: Progress) -> None:

@@ -1,4 +1,4 @@
-"""The insight step's headless-agent path, through the real worker, against stub CLIs on PATH."""
+"""The insight step's headless-agent path, through the real steps, against stub CLIs on PATH."""
 
 from __future__ import annotations
 
@@ -12,8 +12,8 @@ from incremind_daemon.config import Settings, load_settings
 from incremind_daemon.pipeline.agent_commands import read_codex, read_gemini
 from incremind_daemon.pipeline.chat import TokenUsage
 from incremind_daemon.pipeline.model_extract import SYSTEM_PROMPT
+from incremind_daemon.pipeline.steps import StepState, examine_pending, ingest_item, open_writer
 from incremind_daemon.pipeline.work import IngestFile, TailSession
-from incremind_daemon.pipeline.worker import Worker
 from incremind_daemon.sources.extract import extract_bytes
 from incremind_daemon.sources.sessions.discover import find_transcripts, watch_roots
 from incremind_daemon.sources.sessions.reader import ReadRules, TranscriptReader
@@ -49,12 +49,10 @@ def _settings(home: Path, agent: str, **model: object) -> Settings:
 def _examine(settings: Settings, tmp_path: Path, text: str = ACTIVE, project: str = "study") -> None:
     path = tmp_path / "active.md"
     path.write_text(text, encoding="utf-8")
-    worker = Worker(settings, extract_bytes, actor="test")
-    try:
-        worker.process(IngestFile(path, project))
-        assert worker.examine_pending() == 1
-    finally:
-        worker.close()
+    state = StepState(settings, extract_bytes, actor="test")
+    with open_writer(state) as conn:
+        ingest_item(conn, state, IngestFile(path, project))
+        assert examine_pending(conn, state) == 1
 
 
 @pytest.mark.parametrize("agent", ["claude", "codex", "gemini"])
@@ -255,11 +253,9 @@ def test_the_runs_own_transcript_is_not_taken_in(
     settings = _settings(private_home, agent)
     _examine(settings, tmp_path)
     [transcript] = list(find_transcripts(watch_roots(settings, agents=(agent,))))
-    worker = Worker(settings, extract_bytes, read_session=TranscriptReader(ReadRules.from_settings(settings)))
-    try:
-        outcome = worker.process(TailSession(transcript.path, agent))
-    finally:
-        worker.close()
+    state = StepState(settings, extract_bytes, read_session=TranscriptReader(ReadRules.from_settings(settings)))
+    with open_writer(state) as conn:
+        outcome = ingest_item(conn, state, TailSession(transcript.path, agent))
     assert outcome.status == "skipped" and "headless run of incremind's own insight step" in outcome.message
     conn = connect(settings.database_path)
     assert sessions.list_sessions(conn) == []

@@ -328,19 +328,17 @@ def test_exceptions_supplement_and_a_mention_is_not_a_use(candidate: str, known:
 
 
 def test_a_dropped_notes_candidates_stay_in_its_project(settings: Settings) -> None:
+    from incremind_daemon.pipeline.steps import StepState, examine_pending, ingest_item, open_writer
     from incremind_daemon.pipeline.work import IngestFile
-    from incremind_daemon.pipeline.worker import Worker
     from incremind_daemon.sources.extract import extract_bytes
 
     note = settings.inbox_dir / "daily" / "日记.md"
     note.parent.mkdir(parents=True)
     note.write_text("我乳糖不耐受，咖啡只喝美式。\n\n以后回答我都用中文。\n", encoding="utf-8")
-    worker = Worker(settings, extract_bytes, actor="test", use_model=False)
-    try:
-        worker.process(IngestFile(note, "daily", from_inbox=True))
-        worker.examine_pending()
-    finally:
-        worker.close()
+    state = StepState(settings, extract_bytes, actor="test", use_model=False)
+    with open_writer(state) as conn:
+        ingest_item(conn, state, IngestFile(note, "daily", from_inbox=True))
+        examine_pending(conn, state)
     conn = _open(settings)
     found = insights.list_insights(conn, status="pending", project="daily", limit=10)
     assert found and {i.scope for i in found} == {"project"}  # global only once the person says so

@@ -10,8 +10,8 @@ import pytest
 from incremind_daemon import cli
 from incremind_daemon.config import Settings
 from incremind_daemon.pipeline.insights import save_memory
+from incremind_daemon.pipeline.steps import StepState, examine_pending, ingest_item, open_writer
 from incremind_daemon.pipeline.work import IngestFile
-from incremind_daemon.pipeline.worker import Worker
 from incremind_daemon.sources.extract import extract_bytes
 from incremind_daemon.store import insights
 from incremind_daemon.store.db import connect, fetch_rows
@@ -164,15 +164,13 @@ def test_a_saved_note_is_stored_without_its_credentials(settings: Settings) -> N
 
 
 def test_a_session_is_examined_only_in_the_persons_new_messages(settings: Settings, tmp_path: Path) -> None:
-    worker = Worker(settings, extract_bytes, actor="test")
-    try:
+    state = StepState(settings, extract_bytes, actor="test")
+    with open_writer(state) as conn:
         path = tmp_path / "n.md"
         path.write_text("We switched from Flask to FastAPI for the gateway.\n", encoding="utf-8")
-        worker.process(IngestFile(path, "api"))
-        assert worker.examine_pending() == 1
-        assert worker.examine_pending() == 0  # done once, not again
-    finally:
-        worker.close()
+        ingest_item(conn, state, IngestFile(path, "api"))
+        assert examine_pending(conn, state) == 1
+        assert examine_pending(conn, state) == 0  # done once, not again
     conn = connect(settings.database_path)
     [made] = insights.list_insights(conn, status="pending")
     assert "FastAPI" in made.statement and made.project == "api"

@@ -20,6 +20,7 @@ from incremind_daemon.pipeline.ingest import organize_text
 from incremind_daemon.pipeline.insights import save_memory
 from incremind_daemon.pipeline.redact import redact
 from incremind_daemon.pipeline.redact_stored import DONE_KEY, redact_stored
+from incremind_daemon.pipeline.steps import StepState, examine_pending, ingest_item, open_writer
 from incremind_daemon.pipeline.work import IngestFile
 from incremind_daemon.pipeline.worker import Worker
 from incremind_daemon.serve.context.writer import ContextWriter
@@ -173,12 +174,10 @@ def test_secrets_dropped_or_saved_are_absent_from_the_database_its_wal_and_every
     dropped = settings.inbox_dir / "ops" / "runbook.md"
     dropped.parent.mkdir(parents=True)
     dropped.write_text(RUNBOOK, encoding="utf-8")
-    worker = Worker(settings, extract_bytes, actor="test")
-    try:
-        assert worker.process(IngestFile(dropped, "ops", from_inbox=True)).status == "added"
-        worker.examine_pending()
-    finally:
-        worker.close()
+    state = StepState(settings, extract_bytes, actor="test")
+    with open_writer(state) as conn:
+        assert ingest_item(conn, state, IngestFile(dropped, "ops", from_inbox=True)).status == "added"
+        examine_pending(conn, state)
     conn = connect(settings.database_path)  # held open, so the WAL stays on disk
     try:
         saved = save_memory(conn, settings, SaveRequest(SAVED, project="ops", actor="mcp:test", trusted=True))

@@ -15,8 +15,8 @@ from mcp import Client, StdioServerParameters
 from mcp.types import Implementation
 
 from incremind_daemon.config import Settings
+from incremind_daemon.pipeline.steps import StepState, ingest_item, open_writer
 from incremind_daemon.pipeline.work import IngestFile
-from incremind_daemon.pipeline.worker import Worker
 from incremind_daemon.sources.extract import extract_bytes
 from incremind_daemon.store.db import connect
 
@@ -37,11 +37,9 @@ def server_params(**env: str) -> StdioServerParameters:
 def ingested(settings: Settings, tmp_path: Path) -> Settings:
     path = tmp_path / "editor.md"
     path.write_text(DOC, encoding="utf-8")
-    worker = Worker(settings, extract_bytes)
-    try:
-        assert worker.process(IngestFile(path, "tools")).status == "added"
-    finally:
-        worker.close()
+    state = StepState(settings, extract_bytes)
+    with open_writer(state) as writer:
+        assert ingest_item(writer, state, IngestFile(path, "tools")).status == "added"
     return settings
 
 

@@ -15,8 +15,8 @@ from mcp.types import CallToolResult, Implementation
 
 from incremind_daemon.config import Settings, load_settings
 from incremind_daemon.pipeline.insights import save_memory
+from incremind_daemon.pipeline.steps import StepState, ingest_item, open_writer
 from incremind_daemon.pipeline.work import IngestFile
-from incremind_daemon.pipeline.worker import Worker
 from incremind_daemon.serve.mcp_server import build_mcp_server
 from incremind_daemon.serve.mcp_tools import MemoryBackend, MemoryTools
 from incremind_daemon.sources.extract import extract_bytes
@@ -38,11 +38,9 @@ class Memory:
         self.settings = settings
         path = tmp_path / "storage.md"
         path.write_text(DOC, encoding="utf-8")
-        worker = Worker(settings, extract_bytes)
-        try:
-            assert worker.process(IngestFile(path, "infra")).status == "added"
-        finally:
-            worker.close()
+        state = StepState(settings, extract_bytes)
+        with open_writer(state) as writer:
+            assert ingest_item(writer, state, IngestFile(path, "infra")).status == "added"
         self.conn = connect(settings.database_path)
         quote = "We keep memory in SQLite with WAL so readers never block the single writer."
         start = DOC.index(quote)

@@ -10,8 +10,8 @@ import pytest
 
 from incremind_daemon.config import Settings
 from incremind_daemon.errors import NotFound, QueryError
+from incremind_daemon.pipeline.steps import StepState, ingest_item, open_writer
 from incremind_daemon.pipeline.work import IngestFile
-from incremind_daemon.pipeline.worker import Worker
 from incremind_daemon.sources.extract import extract_bytes
 from incremind_daemon.store import drill
 from incremind_daemon.store.db import connect, write_transaction
@@ -28,11 +28,9 @@ NOTE = f"# Release rules\n\n{FILLER}\n\n{KEY}\n\n{FILLER}\n\n发布规则：周�
 def conn(settings: Settings, tmp_path: Path) -> Iterator[apsw.Connection]:
     path = tmp_path / "release.md"
     path.write_text(NOTE, encoding="utf-8")
-    worker = Worker(settings, extract_bytes)
-    try:
-        assert worker.process(IngestFile(path, "ops")).status == "added"
-    finally:
-        worker.close()
+    state = StepState(settings, extract_bytes)
+    with open_writer(state) as writer:
+        assert ingest_item(writer, state, IngestFile(path, "ops")).status == "added"
     connection = connect(settings.database_path)
     yield connection
     connection.close()

@@ -12,7 +12,7 @@ from incremind_daemon.config import Settings, load_settings
 from incremind_daemon.embedding.configured import may_embed_project
 from incremind_daemon.embedding.onnx import OnnxEmbedder
 from incremind_daemon.errors import QueryError
-from incremind_daemon.pipeline.worker import Worker
+from incremind_daemon.pipeline.steps import StepState, embed_pending, open_writer
 from incremind_daemon.sources.extract import extract_bytes
 from incremind_daemon.store import items, vectors
 from incremind_daemon.store.db import connect
@@ -43,12 +43,10 @@ def memory(settings: Settings) -> Iterator[apsw.Connection]:
     conn.close()
 
 
-def embed_all(settings: Settings, embedder: Embedder) -> None:
-    worker = Worker(settings, extract_bytes, embedder=embedder)
-    try:
-        worker.embed_pending()
-    finally:
-        worker.close()
+def embed_all(state: StepState) -> None:
+    """Embed every queued passage, as `incremind ingest` does with no daemon."""
+    with open_writer(state) as conn:
+        embed_pending(conn, state)
 
 
 @pytest.mark.parametrize(
@@ -63,14 +61,14 @@ def embed_all(settings: Settings, embedder: Embedder) -> None:
 def test_default_model_finds_paraphrase_and_cross_language(
     memory: apsw.Connection, settings: Settings, use_m3: Embedder, query: str, expected: str
 ) -> None:
-    embed_all(settings, use_m3)
+    embed_all(StepState(settings, extract_bytes, embedder=use_m3))
     hits = search(memory, query, home=settings.home_dir, mode="vector", embedder=use_m3, limit=3)
     assert expected in hits[0].text
     assert "vector" in hits[0].mode
 
 
 def test_hybrid_hits_carry_both_mode_scores(memory: apsw.Connection, settings: Settings, use_m3: Embedder) -> None:
-    embed_all(settings, use_m3)
+    embed_all(StepState(settings, extract_bytes, embedder=use_m3))
     hits = search(memory, "连接池 pool size", home=settings.home_dir, embedder=use_m3, limit=3)
     assert "connection pool" in hits[0].text
     assert set(hits[0].mode) == {"keyword", "vector"}
@@ -79,7 +77,7 @@ def test_hybrid_hits_carry_both_mode_scores(memory: apsw.Connection, settings: S
 def test_changed_text_never_answers_with_its_old_vector(
     memory: apsw.Connection, settings: Settings, use_m3: Embedder
 ) -> None:
-    embed_all(settings, use_m3)
+    embed_all(StepState(settings, extract_bytes, embedder=use_m3))
     with memory:
         memory.execute("UPDATE chunks SET text = 'completely unrelated words about gardening' WHERE text LIKE '%pool%'")
     hits = search(memory, "数据库连接池多大", home=settings.home_dir, mode="vector", embedder=use_m3, limit=5)
@@ -100,18 +98,16 @@ def test_vector_mode_without_an_embedder_is_a_clear_error(memory: apsw.Connectio
 def test_model_switch_rebuilds_without_mixing_spaces(
     memory: apsw.Connection, settings: Settings, use_m3: Embedder, tmp_path: Path
 ) -> None:
-    embed_all(settings, use_m3)
+    embed_all(StepState(settings, extract_bytes, embedder=use_m3))
     tiny = OnnxEmbedder(build_tiny_model(tmp_path / "tiny").folder)
     try:
-        worker = Worker(settings, extract_bytes, embedder=tiny)
         with memory:
             vectors.register_model(memory, tiny.identity.key, "tiny-test", tiny.identity.dimension, now="x")
         assert [m.state for m in vectors.models(memory)] == ["active", "building"]
         # while the new model builds, the old one still answers, and the new one never does
         assert search(memory, "怎么才能记得牢", home=settings.home_dir, mode="vector", embedder=use_m3)
         assert search(memory, "ruff", home=settings.home_dir, embedder=tiny)[0].mode.keys() == {"keyword"}
-        worker.embed_pending()
-        worker.close()
+        embed_all(StepState(settings, extract_bytes, embedder=tiny))
         assert [(m.name, m.state) for m in vectors.models(memory)] == [("tiny-test", "active")]
         assert vectors.coverage(memory)[0].embedded["organized"] == len(NOTES)
         with pytest.raises(apsw.SQLError):
@@ -140,14 +136,11 @@ def test_private_project_is_never_sent_to_a_remote_embedder(memory: apsw.Connect
         def close(self) -> None:
             tiny.close()
 
-    worker = Worker(
+    state = StepState(
         settings,
         extract_bytes,
         embedder=Recording(),  # type: ignore[arg-type]
         may_embed=lambda project: may_embed_project(settings, project),
     )
-    try:
-        worker.embed_pending()
-    finally:
-        worker.close()
+    embed_all(state)
     assert sent and not any("pool" in text or "Nginx" in text for text in sent)
