@@ -279,8 +279,9 @@ def test_a_chinese_save_is_found_by_an_english_paraphrase(settings: Settings) ->
                 assert not saved.is_error, saved.content
 
                 def embedded() -> bool:
-                    """the worker embedded the saved note"""
-                    return query(running.settings, "SELECT count(*) FROM embed_queue") == [(0,)]
+                    """the worker registered its model (which queues what is stored) and emptied the queue"""
+                    models = query(running.settings, "SELECT count(*) FROM vector_models WHERE state = 'active'")
+                    return models == [(1,)] and query(running.settings, "SELECT count(*) FROM embed_queue") == [(0,)]
 
                 await anyio.to_thread.run_sync(lambda: wait_until(embedded, timeout=120))
                 found = await client.call_tool("search_memory", {"query": "what time do I wake up to go jogging"})
