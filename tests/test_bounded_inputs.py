@@ -21,7 +21,7 @@ from incremind_daemon.embedding.http import MAX_INPUT_CHARS, HttpEmbedder
 from incremind_daemon.errors import IncremindError
 from incremind_daemon.pipeline.insights import save_memory
 from incremind_daemon.store.db import connect, fetch_int
-from incremind_daemon.store.records import MAX_SAVE_BYTES, SaveRequest
+from incremind_daemon.store.records import MAX_CONDITION_CHARS, MAX_SAVE_BYTES, SaveRequest
 from incremind_daemon.store.search import MAX_QUERY_WORDS
 
 
@@ -44,6 +44,34 @@ def test_the_writer_takes_a_save_of_exactly_the_limit(settings: Settings) -> Non
     try:
         result = save_memory(conn, settings, SaveRequest(text, project="notes"))
         assert fetch_int(conn, "SELECT count(*) FROM sources WHERE id = ?", (result.source_id,)) == 1
+    finally:
+        conn.close()
+
+
+def test_a_save_with_a_condition_past_its_limit_is_refused_and_stores_nothing(settings: Settings) -> None:
+    conn = connect(settings.database_path)
+    try:
+        request = SaveRequest("Use ruff for linting.", project="notes", condition="when " * MAX_CONDITION_CHARS)
+        with pytest.raises(IncremindError, match=f"a condition holds at most {MAX_CONDITION_CHARS}"):
+            save_memory(conn, settings, request)
+        assert fetch_int(conn, "SELECT count(*) FROM sources") == 0
+    finally:
+        conn.close()
+
+
+def test_a_saved_condition_is_stored_without_its_credentials(settings: Settings) -> None:
+    token = "ghp_" + "a1B2c3D4e5F6g7H8i9J0k1L2m3N4o5P6q7R8"
+    conn = connect(settings.database_path)
+    try:
+        result = save_memory(
+            conn,
+            settings,
+            SaveRequest("Deploy with the release script.", project="ops", condition=f"when the token is {token}"),
+        )
+        assert result.insight_id is not None
+        stored = fetch_int(conn, "SELECT count(*) FROM insights WHERE condition LIKE ?", (f"%{token[4:20]}%",))
+        assert stored == 0
+        assert fetch_int(conn, "SELECT count(*) FROM insights WHERE condition LIKE 'when the token is %'") == 1
     finally:
         conn.close()
 

@@ -303,10 +303,12 @@ def save_memory(
     one is examined like a dropped file and reports its first increment.
     A text over MAX_SAVE_BYTES is refused before any work.
     """
-    refusal = save_refusal(request.text)
+    refusal = save_refusal(request.text, request.condition)
     if refusal is not None:
         raise IncremindError(refusal)
     text = redact(request.text.strip())  # stored, indexed and examined without its credentials
+    if request.condition:  # printed beside the insight in context blocks: no credentials either
+        request = replace(request, condition=redact(request.condition.strip()))
     if not text:
         raise IncremindError("nothing to save: the text is empty")
     if request.category is not None and request.category not in CATEGORIES:

@@ -149,7 +149,7 @@ class MemoryTools:
     def save_memory(
         self, text: str, *, project: str | None, category: str | None, condition: str | None, actor: str
     ) -> SaveOutcome:
-        refusal = save_refusal(text)  # before the request reaches the writer, which it would hold
+        refusal = save_refusal(text, condition)  # before the request reaches the writer, which it would hold
         if refusal is not None:
             raise QueryError(refusal)
         if not text.strip():

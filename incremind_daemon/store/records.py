@@ -211,10 +211,17 @@ class SaveRequest:
 # writer's transaction, so it must stay short (a 10 MB save once held the writer for 15 minutes);
 # whole documents go through the inbox, which takes files in step by step.
 MAX_SAVE_BYTES = 200_000
+# when an insight applies ("when writing SQL"): a phrase, printed beside the insight in every context block
+MAX_CONDITION_CHARS = 300
 
 
-def save_refusal(text: str) -> str | None:
-    """Return the sentence refusing a save of more than MAX_SAVE_BYTES (UTF-8), or None when it fits."""
+def save_refusal(text: str, condition: str | None = None) -> str | None:
+    """Return the sentence refusing a save over MAX_SAVE_BYTES (UTF-8) or MAX_CONDITION_CHARS, or None."""
+    if condition is not None and len(condition) > MAX_CONDITION_CHARS:
+        return (
+            f"the condition is {len(condition):,} characters, and a condition holds at most {MAX_CONDITION_CHARS}; "
+            "say when it applies in a short phrase (e.g. 'when writing SQL') and put the rest in the text"
+        )
     size = len(text) if text.isascii() else len(text.encode("utf-8", "surrogatepass"))
     if size <= MAX_SAVE_BYTES:
         return None
