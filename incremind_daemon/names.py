@@ -17,6 +17,7 @@ from __future__ import annotations
 import re
 import unicodedata
 
+AGENTS = ("claude", "codex", "gemini")  # the coding agents whose sessions incremind reads and which it sets up
 MAX_PROJECT_CHARS = 64
 _PROJECT = re.compile(rf"\w(?:[\w.+-]| (?! )){{0,{MAX_PROJECT_CHARS - 1}}}")
 _UNSAFE_RUN = re.compile(r"[^\w.+ -]+|\s{2,}")
@@ -50,7 +51,6 @@ def project_from_folder(folder_name: str) -> str | None:
         return check_project(name)
     except ProjectNameError:
         return None
-
 
 
 def _quote(name: str) -> str:

@@ -14,31 +14,22 @@ from datetime import date
 from pathlib import Path
 from typing import TYPE_CHECKING, TextIO
 
-import apsw
-
 from incremind_daemon import __version__
 from incremind_daemon.cli import context, mcp, model, ops, review, runtime, status
 from incremind_daemon.cli.base import command, project_arg
-from incremind_daemon.cli.render import render_hits, render_item, render_session, render_sessions
 from incremind_daemon.config import Settings, example_config, load_settings
-from incremind_daemon.embedding.configured import make_embedder, may_embed_project
 from incremind_daemon.errors import ConfigError, DaemonNotRunning, IncremindError, NotFound
 from incremind_daemon.locate import config_path
-from incremind_daemon.ops.logs import FORMAT as LOG_FORMAT
-from incremind_daemon.ops.logs import log_path, open_daemon_log
-from incremind_daemon.pipeline.work import IngestFile, Outcome
-from incremind_daemon.private import write_private
-from incremind_daemon.serve.status import running_pid
-from incremind_daemon.sources.extract import SUPPORTED_SUFFIXES, extract_bytes
-from incremind_daemon.sources.sessions.discover import AGENTS
-from incremind_daemon.store import clock, insights, items, sessions, vectors
-from incremind_daemon.store.db import connect
-from incremind_daemon.store.embedder import Embedder
-from incremind_daemon.store.records import INSIGHT_STATUSES, TIERS, Hit, row_number
-from incremind_daemon.store.search import MODES, cut_query, search
+from incremind_daemon.names import AGENTS
+from incremind_daemon.store.records import INSIGHT_STATUSES, MODES, TIERS, Hit, row_number
 
 if TYPE_CHECKING:
+    import apsw
+
     from incremind_daemon.ops.backfill import Progress
+    from incremind_daemon.pipeline.work import Outcome
+    from incremind_daemon.store import sessions
+    from incremind_daemon.store.embedder import Embedder
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -160,6 +151,8 @@ def build_parser() -> argparse.ArgumentParser:
 
 def main(argv: list[str] | None = None) -> int:
     """Run the command line; return the exit code."""
+    from incremind_daemon.ops.logs import log_path
+
     args = build_parser().parse_args(argv)
     try:
         settings = load_settings(getattr(args, "config", None), home=getattr(args, "home", None))
@@ -208,6 +201,9 @@ def configure_logging(*, verbose: bool, log_file: Path | None = None) -> None:
     Records are written once: when stderr already is the log file (a detached
     start), only the file handler writes.
     """
+    from incremind_daemon.ops.logs import FORMAT as LOG_FORMAT
+    from incremind_daemon.ops.logs import open_daemon_log
+
     if logging.getLogger().handlers:
         return  # configured already (an embedding program or a test runner)
     handlers: list[logging.Handler] = []
@@ -229,6 +225,7 @@ def cmd_run(args: argparse.Namespace, settings: Settings) -> int:
 def cmd_init(args: argparse.Namespace, settings: Settings) -> int:
     """Create the home folder, the inbox and a commented config.json."""
     from incremind_daemon.daemon import prepare_home
+    from incremind_daemon.private import write_private
 
     prepare_home(settings)
     config = settings.home_dir / "config.json"
@@ -243,6 +240,8 @@ def cmd_init(args: argparse.Namespace, settings: Settings) -> int:
 
 def cmd_ingest(args: argparse.Namespace, settings: Settings) -> int:
     """Take files in synchronously and report each outcome."""
+    from incremind_daemon.pipeline.work import IngestFile
+
     paths = [runtime.resolve(path) for path in args.paths]
     project = args.project or settings.default_project
     files = list(_expand(paths))
@@ -266,7 +265,11 @@ def cmd_ingest(args: argparse.Namespace, settings: Settings) -> int:
 def _ingest_here(settings: Settings, files: list[Path], project: str, *, quiet: bool) -> list[Outcome]:
     """Be the writer: take the files in on this process's own connection, then examine and embed them."""
     from incremind_daemon.daemon import prepare_home
+    from incremind_daemon.embedding.configured import make_embedder, may_embed_project
     from incremind_daemon.pipeline.steps import StepState, embed_pending, examine_pending, ingest_item, open_writer
+    from incremind_daemon.pipeline.work import IngestFile
+    from incremind_daemon.serve.status import running_pid
+    from incremind_daemon.sources.extract import extract_bytes
 
     prepare_home(settings)
     # a running daemon embeds in the background; without one, embed here once the files are in
@@ -294,6 +297,8 @@ def _ingest_here(settings: Settings, files: list[Path], project: str, *, quiet: 
 
 
 def _expand(paths: list[Path]) -> Iterator[Path]:
+    from incremind_daemon.sources.extract import SUPPORTED_SUFFIXES
+
     for path in paths:
         if path.is_dir():
             for root, dirs, files in os.walk(path):
@@ -315,6 +320,10 @@ def _describe(outcome: Outcome) -> str:
 
 def cmd_search(args: argparse.Namespace, settings: Settings) -> int:
     """Search memory and print the hits."""
+    from incremind_daemon.cli.render import render_hits
+    from incremind_daemon.store.db import connect
+    from incremind_daemon.store.search import cut_query, search
+
     hits: list[Hit] = []
     answered = "keyword"
     if settings.database_path.exists():
@@ -352,6 +361,9 @@ def cmd_search(args: argparse.Namespace, settings: Settings) -> int:
 
 def _count_use(settings: Settings, hits: list[Hit]) -> None:
     """Warm the insights a search returned (hotness decides what the preloaded context recalls)."""
+    from incremind_daemon.store import clock, insights
+    from incremind_daemon.store.db import connect
+
     used = [row_number(hit.id) for hit in hits if hit.tier == "insight"]
     if not used:
         return
@@ -367,6 +379,8 @@ def _count_use(settings: Settings, hits: list[Hit]) -> None:
 
 def _query_embedder(conn: apsw.Connection, settings: Settings, mode: str | None) -> Embedder | None:
     """Load the embedder only when its vectors exist and the mode wants them."""
+    from incremind_daemon.store import vectors
+
     if mode == "keyword":
         return None
     embedder = runtime.query_embedder(settings)
@@ -383,6 +397,10 @@ def _query_embedder(conn: apsw.Connection, settings: Settings, mode: str | None)
 
 def cmd_show(args: argparse.Namespace, settings: Settings) -> int:
     """Print one item, or a session's conversation, and drill down to its original."""
+    from incremind_daemon.cli.render import render_item, render_session
+    from incremind_daemon.store import items, sessions
+    from incremind_daemon.store.db import connect
+
     if not settings.database_path.exists():
         raise NotFound(f"no memory at {settings.home_dir} yet; nothing has been taken in")
     conn = connect(settings.database_path, readonly=True)
@@ -401,6 +419,10 @@ def cmd_show(args: argparse.Namespace, settings: Settings) -> int:
 
 def cmd_sessions(args: argparse.Namespace, settings: Settings) -> int:
     """List recent agent sessions, newest first."""
+    from incremind_daemon.cli.render import render_sessions
+    from incremind_daemon.store import sessions
+    from incremind_daemon.store.db import connect
+
     found: list[sessions.SessionRecord] = []
     if settings.database_path.exists():
         conn = connect(settings.database_path, readonly=True)

@@ -7,24 +7,20 @@ import functools
 import json
 from dataclasses import asdict
 from pathlib import Path
-
-import apsw
+from typing import TYPE_CHECKING
 
 from incremind_daemon.cli import runtime
 from incremind_daemon.cli.base import Commands, command, project_arg
 from incremind_daemon.config import Settings
 from incremind_daemon.errors import IncremindError, NotFound
-from incremind_daemon.pipeline.redact import redact
-from incremind_daemon.serve import agent_hooks
-from incremind_daemon.serve.agent_setup import AGENTS
-from incremind_daemon.serve.context import hook
-from incremind_daemon.serve.context import targets as t
-from incremind_daemon.serve.context.blockfile import remove_block
-from incremind_daemon.serve.context.tokens import estimate_tokens
-from incremind_daemon.serve.context.writer import ContextWriter, TargetResult, target_statuses
-from incremind_daemon.sources.sessions.discover import project_for_cwd
-from incremind_daemon.store import clock, recall
-from incremind_daemon.store.db import connect
+from incremind_daemon.names import AGENTS
+
+if TYPE_CHECKING:
+    import apsw
+
+    from incremind_daemon.serve.context import targets as t
+    from incremind_daemon.serve.context.writer import ContextWriter, TargetResult
+    from incremind_daemon.store import recall
 
 ACTIONS = ("show", "write", "enable", "disable", "status")
 
@@ -61,6 +57,8 @@ def register(commands: Commands, common: argparse.ArgumentParser) -> None:  # ty
 
 def cmd_context(args: argparse.Namespace, settings: Settings) -> int:
     """Run one context action."""
+    from incremind_daemon.store.db import connect
+
     if args.action in ("enable", "disable") and args.path is None:
         raise IncremindError(f"context {args.action} needs a PATH (a repository folder or a target file)")
     if args.action in ("show", "status") and not settings.database_path.exists():
@@ -75,10 +73,16 @@ def cmd_context(args: argparse.Namespace, settings: Settings) -> int:
 
 
 def _writer(settings: Settings) -> ContextWriter:
+    from incremind_daemon.pipeline.redact import redact
+    from incremind_daemon.serve.context.writer import ContextWriter
+
     return ContextWriter(settings, scrub=redact, write=runtime.row_writer())
 
 
 def _show(conn: apsw.Connection, args: argparse.Namespace, settings: Settings) -> int:
+    from incremind_daemon.serve.context import targets as t
+    from incremind_daemon.store import recall
+
     rows = {row.path: row for row in recall.context_targets(conn)}
     if args.project:
         return _show_start(conn, args, settings, rows)
@@ -101,6 +105,12 @@ def _show_start(
     conn: apsw.Connection, args: argparse.Namespace, settings: Settings, rows: dict[str, recall.ContextTargetRow]
 ) -> int:
     """Print what an agent reads at start-up in a project's folder: its global block, then its project's part."""
+    from incremind_daemon.serve import agent_hooks
+    from incremind_daemon.serve.context import hook
+    from incremind_daemon.serve.context import targets as t
+    from incremind_daemon.serve.context.tokens import estimate_tokens
+    from incremind_daemon.store import clock
+
     agent: str = args.agent or "claude"
     writer = _writer(settings)
     parts: list[tuple[str, str]] = []  # (where it comes from, text)
@@ -142,6 +152,8 @@ def _show_start(
 
 
 def _find_target(settings: Settings, rows: dict[str, recall.ContextTargetRow], path: Path) -> t.Target:
+    from incremind_daemon.serve.context import targets as t
+
     wanted = runtime.resolve(path.expanduser())
     for target in t.global_targets(settings, rows) + t.project_targets(rows):
         if target.path == wanted or target.path.resolve() == wanted.resolve():
@@ -171,6 +183,10 @@ def _print_results(results: list[TargetResult], as_json: bool) -> None:
 
 
 def _enable(conn: apsw.Connection, args: argparse.Namespace, settings: Settings) -> int:
+    from incremind_daemon.serve.context import targets as t
+    from incremind_daemon.sources.sessions.discover import project_for_cwd
+    from incremind_daemon.store import recall
+
     path = runtime.resolve(Path(args.path).expanduser())
     rows = {row.path: row for row in recall.context_targets(conn)}
     if str(path) in rows and rows[str(path)].kind == "global":
@@ -213,6 +229,8 @@ def _enable(conn: apsw.Connection, args: argparse.Namespace, settings: Settings)
 
 
 def _file_names(files: str | None, settings: Settings) -> list[str]:
+    from incremind_daemon.serve.context import targets as t
+
     names: list[str] = (
         [n.strip() for n in files.split(",") if n.strip()]
         if files
@@ -225,10 +243,16 @@ def _file_names(files: str | None, settings: Settings) -> list[str]:
 
 
 def _switched(row: recall.ContextTargetRow, *, enabled: bool) -> recall.ContextTargetRow:
+    from incremind_daemon.store import recall
+
     return recall.ContextTargetRow(row.path, row.kind, row.agent, row.project, row.mode, enabled, row.created_file)
 
 
 def _disable(conn: apsw.Connection, args: argparse.Namespace, settings: Settings) -> int:
+    from incremind_daemon.serve.context import targets as t
+    from incremind_daemon.serve.context.blockfile import remove_block
+    from incremind_daemon.store import recall
+
     path = runtime.resolve(Path(args.path).expanduser())
     rows = {row.path: row for row in recall.context_targets(conn)}
     chosen = [
@@ -261,11 +285,15 @@ def _disable(conn: apsw.Connection, args: argparse.Namespace, settings: Settings
 
 
 def _switch_off(row: recall.ContextTargetRow, problem: str | None, conn: apsw.Connection) -> None:
+    from incremind_daemon.store import recall
+
     recall.save_context_target(conn, _switched(row, enabled=False))
     recall.record_context_write(conn, row.path, digest=None, tokens=None, written_at=None, problem=problem)
 
 
 def _status(conn: apsw.Connection, args: argparse.Namespace, settings: Settings) -> int:
+    from incremind_daemon.serve.context.writer import target_statuses
+
     statuses = target_statuses(settings, conn)
     if args.json:
         print(json.dumps([asdict(s) for s in statuses], ensure_ascii=False, indent=2))

@@ -11,19 +11,18 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-import apsw
-
 from incremind_daemon.cli.base import Commands, command
 from incremind_daemon.config import Settings, load_settings
 from incremind_daemon.errors import IncremindError
-from incremind_daemon.private import make_private_folders
-from incremind_daemon.serve import agent_hooks, agent_setup
-from incremind_daemon.serve.status import running_pid
-from incremind_daemon.store.records import SaveRequest, SaveResult
+from incremind_daemon.names import AGENTS
 
 if TYPE_CHECKING:
+    import apsw
+
+    from incremind_daemon.serve import agent_setup
     from incremind_daemon.serve.mcp_tools import MemoryTools
     from incremind_daemon.store.embedder import Embedder
+    from incremind_daemon.store.records import SaveRequest, SaveResult
 
 log = logging.getLogger(__name__)
 
@@ -48,7 +47,7 @@ def register(commands: Commands, common: argparse.ArgumentParser) -> None:  # ty
         "register the memory tools and the session-start hook with a coding agent (or remove them with --undo)",
         "incremind setup gemini",
     )
-    setup.add_argument("agent", choices=agent_setup.AGENTS, help="the agent to set up")
+    setup.add_argument("agent", choices=AGENTS, help="the agent to set up")
     how = setup.add_mutually_exclusive_group()
     how.add_argument(
         "--http", action="store_true", help="use the daemon's HTTP endpoint (default when the daemon runs)"
@@ -71,6 +70,7 @@ def cmd_mcp(args: argparse.Namespace, settings: Settings) -> int:
     """
     from incremind_daemon.embedding.configured import make_embedder
     from incremind_daemon.pipeline.redact import redact
+    from incremind_daemon.private import make_private_folders
     from incremind_daemon.serve.context.writer import render_recent_context
     from incremind_daemon.serve.mcp_tools import MemoryBackend, MemoryTools
     from incremind_daemon.store.bitindex import keep_bit_indexes
@@ -133,6 +133,9 @@ def _serialized_save(
 
 def cmd_setup(args: argparse.Namespace, settings: Settings) -> int:
     """Register the memory tools and the SessionStart hook in an agent's own config, or remove them."""
+    from incremind_daemon.serve import agent_hooks, agent_setup
+    from incremind_daemon.serve.status import running_pid
+
     agent: str = args.agent
     if args.undo:
         result = agent_setup.unregister_server(agent, settings)
@@ -171,11 +174,15 @@ def _rewrote_hook_file(result: agent_setup.SetupResult, agent: str, settings: Se
 
     Then the backup it kept (or the absence of one, for a new file) stays the file before setup.
     """
+    from incremind_daemon.serve import agent_hooks
+
     return result.action in ("added", "updated", "removed") and result.path == agent_hooks.hook_path(agent, settings)
 
 
 def _print_hook_notes(agent: str, settings: Settings) -> None:
     """Say what the agent itself still needs before the hook runs."""
+    from incremind_daemon.serve import agent_hooks
+
     off = agent_hooks.hooks_turned_off(agent, settings)
     if off:
         print(f"note: {off}; until hooks are on, {agent} gets only the global memory block", file=sys.stderr)

@@ -8,26 +8,16 @@ import json
 import sys
 from dataclasses import asdict
 from pathlib import Path
-
-import apsw
+from typing import TYPE_CHECKING
 
 from incremind_daemon.cli.base import Commands, command
 from incremind_daemon.config import Settings, update_config_file
-from incremind_daemon.embedding.models import (
-    PRESETS,
-    install_from,
-    install_preset,
-    list_models,
-    remove_model,
-    verify_model,
-)
 from incremind_daemon.errors import IncremindError
 from incremind_daemon.locate import config_path
-from incremind_daemon.pipeline.agent_cli import find_executable
-from incremind_daemon.pipeline.agent_commands import AGENT_CLIS
-from incremind_daemon.serve.status import running_pid
-from incremind_daemon.store import clock, receipts
-from incremind_daemon.store.db import connect
+from incremind_daemon.names import AGENTS
+
+if TYPE_CHECKING:
+    from incremind_daemon.store import receipts
 
 ACTIONS = ("list", "install", "use", "remove", "use-agent", "status")
 
@@ -46,8 +36,8 @@ def register(commands: Commands, common: argparse.ArgumentParser) -> None:  # ty
     model.add_argument(
         "name",
         nargs="?",
-        help="a preset (" + ", ".join(PRESETS) + "), an installed model, use-m3 or none; "
-        "for use-agent: " + ", ".join(AGENT_CLIS) + " or off",
+        help="a preset (incremind model list names them), an installed model, use-m3 or none; "
+        "for use-agent: " + ", ".join(AGENTS) + " or off",
     )
     model.add_argument(
         "--from",
@@ -61,6 +51,16 @@ def register(commands: Commands, common: argparse.ArgumentParser) -> None:  # ty
 
 def cmd_model(args: argparse.Namespace, settings: Settings) -> int:
     """Manage embedding models (list, install, use, remove) and the insight model (use-agent, status)."""
+    from incremind_daemon.embedding.models import (
+        PRESETS,
+        install_from,
+        install_preset,
+        list_models,
+        remove_model,
+        verify_model,
+    )
+    from incremind_daemon.serve.status import running_pid
+
     if args.action == "use-agent":
         return use_agent(args, settings)
     if args.action == "status":
@@ -123,6 +123,10 @@ def use_agent(args: argparse.Namespace, settings: Settings) -> int:
     The executable must be on PATH now; its full path is kept in the config,
     so a daemon started with a shorter PATH (a service) finds it too.
     """
+    from incremind_daemon.pipeline.agent_cli import find_executable
+    from incremind_daemon.pipeline.agent_commands import AGENT_CLIS
+    from incremind_daemon.serve.status import running_pid
+
     name = args.name
     if name not in (*AGENT_CLIS, "off"):
         raise IncremindError(f"model use-agent needs one of {', '.join(AGENT_CLIS)} or off, not {name!r}")
@@ -159,6 +163,8 @@ def use_agent(args: argparse.Namespace, settings: Settings) -> int:
 
 def model_status(args: argparse.Namespace, settings: Settings) -> int:
     """Print which model finds candidate insights, today's token spend, and the embedding model."""
+    from incremind_daemon.pipeline.agent_cli import find_executable
+
     model = settings.model
     executable = find_executable(model.agent, model.agent_command) if model.agent else None
     budget = _budget_today(settings)
@@ -186,6 +192,9 @@ def model_status(args: argparse.Namespace, settings: Settings) -> int:
 
 def describe_insight_path(settings: Settings) -> str:
     """Say in words which model finds candidate insights, and where it runs."""
+    from incremind_daemon.pipeline.agent_cli import find_executable
+    from incremind_daemon.pipeline.agent_commands import AGENT_CLIS
+
     model = settings.model
     if model.agent:
         executable = find_executable(model.agent, model.agent_command)
@@ -206,6 +215,11 @@ def _path_words(path: str, base_url: str | None = None) -> str:
 
 
 def _budget_today(settings: Settings) -> receipts.BudgetState | None:
+    import apsw
+
+    from incremind_daemon.store import clock, receipts
+    from incremind_daemon.store.db import connect
+
     if not settings.database_path.exists():
         return None
     with contextlib.suppress(IncremindError, apsw.Error):

@@ -11,19 +11,8 @@ from pathlib import Path
 
 from incremind_daemon.cli.base import Commands, command, project_arg
 from incremind_daemon.config import Settings
-from incremind_daemon.ops.backup import restore_backup, take_backup
-from incremind_daemon.ops.export import FORMATS, export_memory, export_to_file
-from incremind_daemon.ops.logs import follow, log_path, tail_lines
-from incremind_daemon.ops.service import (
-    STOP_TIMEOUT_SECONDS,
-    install_service,
-    service_kind,
-    service_spec,
-    service_state,
-    start_daemon,
-    stop_daemon,
-    uninstall_service,
-)
+from incremind_daemon.ops import EXPORT_FORMATS as FORMATS
+from incremind_daemon.ops import STOP_TIMEOUT_SECONDS
 
 
 def register(commands: Commands, common: argparse.ArgumentParser) -> None:  # type: ignore[type-arg]
@@ -111,6 +100,14 @@ def _config(args: argparse.Namespace) -> Path | None:
 
 def cmd_service(args: argparse.Namespace, settings: Settings) -> int:
     """Install, uninstall or show the user service (systemd or launchd)."""
+    from incremind_daemon.ops.service import (
+        install_service,
+        service_kind,
+        service_spec,
+        service_state,
+        uninstall_service,
+    )
+
     spec = service_spec(settings, _config(args))
     if args.action == "install":
         print("\n".join(install_service(settings, spec)))
@@ -136,6 +133,8 @@ def cmd_service(args: argparse.Namespace, settings: Settings) -> int:
 
 def cmd_start(args: argparse.Namespace, settings: Settings) -> int:
     """Start the daemon in the background and wait until it runs."""
+    from incremind_daemon.ops.service import start_daemon
+
     timeout = args.timeout if args.timeout is not None else 60.0
     print(start_daemon(settings, config=_config(args), timeout=timeout))
     return 0
@@ -143,6 +142,8 @@ def cmd_start(args: argparse.Namespace, settings: Settings) -> int:
 
 def cmd_stop(args: argparse.Namespace, settings: Settings) -> int:
     """Stop the daemon: SIGTERM, wait, and SIGKILL only after the timeout."""
+    from incremind_daemon.ops.service import STOP_TIMEOUT_SECONDS, stop_daemon
+
     timeout = args.timeout if args.timeout is not None else STOP_TIMEOUT_SECONDS
     stopped = stop_daemon(settings, timeout=timeout)
     if stopped is None:
@@ -159,6 +160,8 @@ def cmd_stop(args: argparse.Namespace, settings: Settings) -> int:
 
 def cmd_restart(args: argparse.Namespace, settings: Settings) -> int:
     """Stop the daemon if it runs, then start it."""
+    from incremind_daemon.ops.service import stop_daemon
+
     stopped = stop_daemon(settings)
     if stopped is not None:
         print(f"stopped (pid {stopped.pid}{', after SIGKILL' if stopped.killed else ''})")
@@ -167,6 +170,8 @@ def cmd_restart(args: argparse.Namespace, settings: Settings) -> int:
 
 def cmd_logs(args: argparse.Namespace, settings: Settings) -> int:
     """Print the end of the daemon's log; with -f, keep following it across rotations."""
+    from incremind_daemon.ops.logs import follow, log_path, tail_lines
+
     path = log_path(settings)
     if not path.exists() and not args.follow:
         print(f"incremind: no log yet at {path}; the daemon writes it while it runs", file=sys.stderr)
@@ -197,6 +202,8 @@ def cmd_doctor(args: argparse.Namespace, settings: Settings) -> int:
 
 def cmd_backup(args: argparse.Namespace, settings: Settings) -> int:
     """Take a consistent backup while the daemon keeps running."""
+    from incremind_daemon.ops.backup import take_backup
+
     done = take_backup(settings, args.dest, config=getattr(args, "config", None))
     for missing in done.missing:
         print(f"incremind: warning: the kept original {missing} is missing and was not backed up", file=sys.stderr)
@@ -213,6 +220,8 @@ def cmd_backup(args: argparse.Namespace, settings: Settings) -> int:
 
 def cmd_restore_backup(args: argparse.Namespace, settings: Settings) -> int:
     """Verify a backup and write it into an empty home."""
+    from incremind_daemon.ops.backup import restore_backup
+
     done = restore_backup(settings, args.source)
     if args.json:
         print(json.dumps(asdict(done), default=str, ensure_ascii=False, indent=2))
@@ -229,6 +238,8 @@ def cmd_restore_backup(args: argparse.Namespace, settings: Settings) -> int:
 
 def cmd_export(args: argparse.Namespace, settings: Settings) -> int:
     """Write memory as JSON lines or Markdown, to a file or standard output."""
+    from incremind_daemon.ops.export import export_memory, export_to_file
+
     if args.out is None:
         counts = export_memory(settings, sys.stdout, fmt=args.format, project=args.project, with_text=args.with_text)
     else:

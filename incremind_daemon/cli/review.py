@@ -5,18 +5,18 @@ from __future__ import annotations
 import argparse
 import json
 from dataclasses import asdict
-
-import apsw
+from typing import TYPE_CHECKING
 
 from incremind_daemon.cli import runtime
 from incremind_daemon.cli.base import Commands, command, project_arg
-from incremind_daemon.cli.insight_view import insight_data, render_history, render_insight
 from incremind_daemon.config import Settings
 from incremind_daemon.errors import IncremindError, NotFound
-from incremind_daemon.store import clock, insights, receipts
-from incremind_daemon.store.db import connect
-from incremind_daemon.store.items import split_item_id
 from incremind_daemon.store.records import CATEGORIES, INSIGHT_STATUSES, SCOPES, item_id, parse_row_number
+
+if TYPE_CHECKING:
+    import apsw
+
+    from incremind_daemon.store import receipts
 
 
 def register(commands: Commands, common: argparse.ArgumentParser) -> None:  # type: ignore[type-arg]
@@ -103,6 +103,8 @@ def register(commands: Commands, common: argparse.ArgumentParser) -> None:  # ty
 
 def insight_number(value: str) -> int:
     """Parse ``ins-12`` (or ``12``) into 12, or raise NotFound."""
+    from incremind_daemon.store.items import split_item_id
+
     bare = value.strip()
     if bare.isdigit():  # any script's digits: only ASCII ones within an id's range are one
         number = parse_row_number(bare)
@@ -117,6 +119,9 @@ def insight_number(value: str) -> int:
 
 def cmd_pending(args: argparse.Namespace, settings: Settings) -> int:
     """List candidate insights waiting for review."""
+    from incremind_daemon.cli.insight_view import insight_data, render_insight
+    from incremind_daemon.store import insights
+
     conn = runtime.open_store(settings)
     try:
         found = insights.list_insights(conn, status="pending", project=args.project)
@@ -136,6 +141,8 @@ def cmd_pending(args: argparse.Namespace, settings: Settings) -> int:
 
 def cmd_confirm(args: argparse.Namespace, settings: Settings) -> int:
     """Confirm pending insights."""
+    from incremind_daemon.store import insights
+
     if args.all == bool(args.ids):
         raise IncremindError("name insight ids to confirm, or use --all (not both)")
     if args.all:
@@ -167,6 +174,8 @@ def cmd_restore(args: argparse.Namespace, settings: Settings) -> int:
 
 
 def _review(settings: Settings, ids: list[int], verb: str, *, wants_json: bool) -> int:
+    from incremind_daemon.store import clock, insights
+
     def change(conn: apsw.Connection) -> list[dict[str, str]]:  # all or nothing: a bad id changes nothing
         done = []
         for insight_id in ids:
@@ -187,6 +196,9 @@ def _review(settings: Settings, ids: list[int], verb: str, *, wants_json: bool) 
 
 def cmd_edit(args: argparse.Namespace, settings: Settings) -> int:
     """Rewrite an insight as a new revision."""
+    from incremind_daemon.cli.insight_view import insight_data, render_insight
+    from incremind_daemon.store import clock, insights
+
     number = insight_number(args.id)
     if args.text is None and args.scope is None:
         raise IncremindError("give the new statement, --scope global|project, or both")
@@ -208,6 +220,9 @@ def cmd_edit(args: argparse.Namespace, settings: Settings) -> int:
 
 def cmd_insights(args: argparse.Namespace, settings: Settings) -> int:
     """List insights by status, project and category."""
+    from incremind_daemon.cli.insight_view import insight_data, render_insight
+    from incremind_daemon.store import insights
+
     statuses = args.status or [s for s in INSIGHT_STATUSES if s != "rejected"]
     conn = runtime.open_store(settings)
     try:
@@ -226,6 +241,8 @@ def cmd_insights(args: argparse.Namespace, settings: Settings) -> int:
 
 def cmd_history(args: argparse.Namespace, settings: Settings) -> int:
     """Show an insight's revisions and audit trail."""
+    from incremind_daemon.cli.insight_view import render_history
+
     conn = runtime.open_store(settings)
     try:
         text, data = render_history(conn, insight_number(args.id))
@@ -237,6 +254,9 @@ def cmd_history(args: argparse.Namespace, settings: Settings) -> int:
 
 def cmd_receipts(args: argparse.Namespace, settings: Settings) -> int:
     """List every call made to an external model."""
+    from incremind_daemon.store import clock, receipts
+    from incremind_daemon.store.db import connect
+
     found: list[receipts.Receipt] = []
     budget = None
     if settings.database_path.exists():

@@ -17,16 +17,16 @@ from contextlib import contextmanager
 from contextvars import ContextVar
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, TypeVar, cast
-
-import apsw
+from typing import TYPE_CHECKING, Any, TypeVar, cast
 
 from incremind_daemon.config import Settings
-from incremind_daemon.embedding.configured import make_embedder
 from incremind_daemon.errors import NotFound
-from incremind_daemon.pipeline.work import Outcome, WorkItem
-from incremind_daemon.store.db import connect, write_transaction
-from incremind_daemon.store.embedder import Embedder
+
+if TYPE_CHECKING:
+    import apsw
+
+    from incremind_daemon.pipeline.work import Outcome, WorkItem
+    from incremind_daemon.store.embedder import Embedder
 
 T = TypeVar("T")
 
@@ -81,12 +81,16 @@ def write(settings: Settings, change: Callable[[apsw.Connection], T], *, conn: a
 
 def open_store(settings: Settings) -> apsw.Connection:
     """Open the store to write; NotFound when nothing has been taken in yet."""
+    from incremind_daemon.store.db import connect
+
     if not settings.database_path.exists():
         raise NotFound(f"no memory at {settings.home_dir} yet; start the daemon or `incremind ingest` a file")
     return connect(settings.database_path)
 
 
 def _in_transaction(change: Callable[[apsw.Connection], T], conn: apsw.Connection) -> T:
+    from incremind_daemon.store.db import write_transaction
+
     with write_transaction(conn):
         return change(conn)
 
@@ -154,6 +158,8 @@ def settle() -> None:
 
 def query_embedder(settings: Settings) -> Embedder | None:
     """Return the model that embeds a query: the daemon's, or one loaded now."""
+    from incremind_daemon.embedding.configured import make_embedder
+
     runtime = _CURRENT.get()
     if runtime is not None:
         return runtime.embedder()

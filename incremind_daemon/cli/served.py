@@ -113,7 +113,9 @@ def serve_command(request: dict[str, Any], settings: Settings, runtime: Runtime)
                 code = run_command(args, settings)
             except Exception as exc:  # a fault of the command: the client gets a line, the log the traceback
                 log.exception("serving `incremind %s` failed", args.command)
-                print(f"incremind: {args.command} failed in the daemon: {exc} (the daemon's log has the details)",
-                      file=sys.stderr)
+                print(
+                    f"incremind: {args.command} failed in the daemon: {exc} (the daemon's log has the details)",
+                    file=sys.stderr,
+                )
                 code = 1
     return {"served": True, "code": code, "stdout": out["stdout"].getvalue(), "stderr": out["stderr"].getvalue()}

@@ -6,18 +6,15 @@ import argparse
 import contextlib
 import time
 from pathlib import Path
-
-import apsw
+from typing import TYPE_CHECKING
 
 from incremind_daemon.cli.base import Commands, command
-from incremind_daemon.cli.status_text import format_status
 from incremind_daemon.config import Settings
 from incremind_daemon.errors import IncremindError
-from incremind_daemon.serve.status import InboxCounts, SessionSourceStatus, collect_status, status_json
-from incremind_daemon.sources.inbox import scan_inbox
-from incremind_daemon.sources.sessions.discover import find_transcripts, watch_roots
-from incremind_daemon.store import sessions
-from incremind_daemon.store.db import connect
+
+if TYPE_CHECKING:
+    from incremind_daemon.serve.status import SessionSourceStatus
+    from incremind_daemon.store import sessions
 
 
 def register(commands: Commands, common: argparse.ArgumentParser) -> None:  # type: ignore[type-arg]
@@ -35,6 +32,10 @@ def register(commands: Commands, common: argparse.ArgumentParser) -> None:  # ty
 
 def cmd_status(args: argparse.Namespace, settings: Settings) -> int:
     """Print the daemon's state and what memory holds; exit 3 when not running."""
+    from incremind_daemon.cli.status_text import format_status
+    from incremind_daemon.serve.status import InboxCounts, collect_status, status_json
+    from incremind_daemon.sources.inbox import scan_inbox
+
     waiting = sum(1 for _ in scan_inbox(settings.inbox_dir)) if settings.inbox_dir.exists() else 0
     failed_dir = settings.failed_dir
     failed = sum(1 for p in failed_dir.iterdir() if not p.name.endswith(".error.txt")) if failed_dir.exists() else 0
@@ -46,6 +47,13 @@ def cmd_status(args: argparse.Namespace, settings: Settings) -> int:
 
 def _session_sources(settings: Settings) -> list[SessionSourceStatus]:
     """Describe each agent's transcripts: root, files and messages read, what is still unread."""
+    import apsw
+
+    from incremind_daemon.serve.status import SessionSourceStatus
+    from incremind_daemon.sources.sessions.discover import find_transcripts, watch_roots
+    from incremind_daemon.store import sessions
+    from incremind_daemon.store.db import connect
+
     progress: dict[str, sessions.SourceProgress] = {}
     marks: dict[str, tuple[str, int]] = {}
     # what cannot be read is in the report's errors already (collect_status): the lag is left out

@@ -21,6 +21,7 @@ import apsw
 
 from incremind_daemon.config import Settings
 from incremind_daemon.errors import IncremindError
+from incremind_daemon.ops import EXPORT_FORMATS
 from incremind_daemon.private import replacing
 from incremind_daemon.store import clock, insights, report
 from incremind_daemon.store.db import connect
@@ -28,7 +29,7 @@ from incremind_daemon.store.records import item_id
 
 log = logging.getLogger(__name__)
 
-FORMATS = ("jsonl", "markdown")
+FORMATS = EXPORT_FORMATS
 
 
 @dataclass(frozen=True, slots=True)

