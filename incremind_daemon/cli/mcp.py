@@ -105,8 +105,8 @@ def _warm_up(tools: MemoryTools) -> None:
     from incremind_daemon.store.tokenizer import ensure_segmenter
 
     try:
+        tools.warm_up()  # every search by meaning needs the model; only text with Chinese in it needs jieba
         ensure_segmenter()
-        tools.warm_up()
     except Exception:  # a warm-up is an optimisation; the first call loads whatever is missing
         log.warning("warming up the MCP server failed", exc_info=True)
 

@@ -201,12 +201,13 @@ def iter_tokens(text: str, *, for_query: bool = False) -> Iterator[Token]:
     """
     if not text:
         return
-    ensure_segmenter()
     folded, offsets = fold_text(text)
     for match in _RUN.finditer(folded):
         run = match.group()
         base = match.start()
         if _CJK_RUN.fullmatch(run):
+            if not _jieba.initialized:  # only text with Chinese (or Japanese, Korean) in it waits for the dictionary
+                ensure_segmenter()
             for word, start, end in _jieba.tokenize(run, HMM=True):
                 begin, finish = offsets[base + start], offsets[base + end]
                 extra = () if for_query else _cjk_colocated(word)

@@ -70,3 +70,17 @@ def test_a_cache_folder_others_may_write_is_not_used(tmp_path: Path) -> None:
     plant(cache / "incremind" / "jieba.cache")
     assert segment(tmp_path, cache) == "复习 资料"
     assert list((tmp_path / "shared-tmp").iterdir()) == []  # the one-off dictionary cache was removed
+
+
+def test_text_without_chinese_never_loads_the_dictionary(tmp_path: Path) -> None:
+    probe = (
+        "from incremind_daemon.store import tokenizer as t; "
+        "words = t.query_words('deploy the billing service on Friday'); "
+        "print(t._jieba.initialized, ' '.join(words)); "
+        "t.query_words('周五部署'); print(t._jieba.initialized)"
+    )
+    env = dict(os.environ, XDG_CACHE_HOME=str(tmp_path / "cache"))
+    done = subprocess.run(
+        [sys.executable, "-c", probe], env=env, cwd=ROOT, capture_output=True, text=True, timeout=120, check=True
+    )
+    assert done.stdout.split("\n")[:2] == ["False deploy billing service friday", "True"]
