@@ -42,6 +42,7 @@ from starlette.types import ASGIApp, Receive, Scope, Send
 from incremind_daemon import __version__
 from incremind_daemon.config import Settings
 from incremind_daemon.errors import IncremindError
+from incremind_daemon.serve.http_limits import DeadlineH11Protocol
 from incremind_daemon.serve.mcp_auth import LOOPBACK_NAMES, bearer_token, is_loopback
 from incremind_daemon.serve.mcp_server import build_mcp_server
 from incremind_daemon.serve.mcp_tools import MemoryBackend, MemoryTools
@@ -51,6 +52,8 @@ log = logging.getLogger(__name__)
 MCP_PATH = "/mcp"
 START_TIMEOUT_SECONDS = 10.0
 COMMAND_BYTES = 1_048_576  # a command's argument list, as JSON
+# open connections and requests at once, agents and the command line together; past it new ones get 503
+MAX_CONNECTIONS = 128
 LOCAL_KEY = "incremind.local"  # set in the scope of a request that came over the Unix socket
 
 Commands = Callable[[dict[str, Any]], dict[str, Any]]
@@ -283,7 +286,8 @@ class McpHttpServer:
             log_config=None,  # the daemon configures logging; uvicorn must not replace it
             access_log=False,
             lifespan="on",
-            http="h11",
+            http=DeadlineH11Protocol,  # h11, closing connections whose request does not arrive whole in time
+            limit_concurrency=MAX_CONNECTIONS,
             loop="asyncio",
             timeout_graceful_shutdown=3,
             server_header=False,
