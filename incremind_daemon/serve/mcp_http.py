@@ -54,6 +54,11 @@ START_TIMEOUT_SECONDS = 10.0
 COMMAND_BYTES = 1_048_576  # a command's argument list, as JSON
 # open connections and requests at once, agents and the command line together; past it new ones get 503
 MAX_CONNECTIONS = 128
+# sessions of clients that speak an MCP version with a handshake (later versions keep none): an agent holds
+# one per run; a client that opens them in a loop fills the table, and an idle one is dropped (the client
+# opens a new one when told its session is gone)
+MAX_SESSIONS = 256
+SESSION_IDLE_SECONDS = 600.0
 LOCAL_KEY = "incremind.local"  # set in the scope of a request that came over the Unix socket
 
 Commands = Callable[[dict[str, Any]], dict[str, Any]]
@@ -266,6 +271,8 @@ class McpHttpServer:
             streamable_http_path=MCP_PATH,
             json_response=True,
             max_request_body_size=conf.max_request_bytes,
+            session_idle_timeout=SESSION_IDLE_SECONDS,
+            max_sessions=MAX_SESSIONS,
             transport_security=security,
             host=conf.host,
         )

@@ -302,3 +302,31 @@ def _plain_backend(settings: Settings) -> MemoryBackend:
     return MemoryBackend(
         open_conn=lambda: connect(settings.database_path), save=refuse, recent_context=lambda project: ""
     )
+
+
+def _open_session(url: str) -> httpx.Response:
+    opening = {
+        "jsonrpc": "2.0",
+        "id": 1,
+        "method": "initialize",
+        "params": {
+            "protocolVersion": "2025-06-18",
+            "capabilities": {},
+            "clientInfo": {"name": "looping", "version": "1"},
+        },
+    }
+    return httpx.post(url, json=opening, headers={"Accept": "application/json, text/event-stream"}, timeout=10)
+
+
+def test_sessions_are_capped_and_an_idle_one_is_dropped(settings: Settings, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr("incremind_daemon.serve.mcp_http.MAX_SESSIONS", 3)
+    monkeypatch.setattr("incremind_daemon.serve.mcp_http.SESSION_IDLE_SECONDS", 1.0)
+    server = McpHttpServer(http_settings(settings.home_dir), _plain_backend(settings))
+    server.start()
+    try:
+        opened = [_open_session(server.url) for _ in range(3)]
+        assert all(r.status_code == 200 and r.headers.get("mcp-session-id") for r in opened)
+        assert _open_session(server.url).status_code == 503  # a client opening sessions in a loop is stopped
+        wait_until(lambda: _open_session(server.url).status_code == 200, timeout=30)  # the idle ones went
+    finally:
+        server.stop()
