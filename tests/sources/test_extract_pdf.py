@@ -9,6 +9,7 @@ from pypdf import apply_configuration
 
 from incremind_daemon.errors import ExtractError
 from incremind_daemon.sources.extract import extract_bytes, page_at
+from tests.bad_files import pdf_from_objects
 from tests.sources.make_files import make_pdf, pdf_bytes
 
 PAGES = [
@@ -104,27 +105,20 @@ def test_pdf_unreadable_raises_is_damaged(data: bytes) -> None:
 def _many_pages(count: int) -> bytes:
     """A valid PDF whose pages all share one content stream: cheap to make at any page count."""
     content = b"BT /F1 12 Tf 72 712 Td (one of many pages) Tj ET"
-    kids = " ".join(f"{5 + i} 0 R" for i in range(count))
-    objects = [
-        b"<< /Type /Catalog /Pages 2 0 R >>",
-        f"<< /Type /Pages /Kids [{kids}] /Count {count} >>".encode(),
-        b"<< /Type /Font /Subtype /Type1 /BaseFont /Helvetica >>",
-        b"<< /Length %d >>\nstream\n%s\nendstream" % (len(content), content),
-    ]
+    kids = " ".join(f"{5 + i} 0 R" for i in range(count)).encode()
     page = (
         b"<< /Type /Page /Parent 2 0 R /MediaBox [0 0 612 792] /Contents 4 0 R"
         b" /Resources << /Font << /F1 3 0 R >> >> >>"
     )
-    objects += [page] * count
-    out, offsets = bytearray(b"%PDF-1.4\n"), []
-    for number, body in enumerate(objects, start=1):
-        offsets.append(len(out))
-        out += b"%d 0 obj\n%s\nendobj\n" % (number, body)
-    xref = len(out)
-    out += b"xref\n0 %d\n0000000000 65535 f \n" % (len(objects) + 1)
-    out += b"".join(b"%010d 00000 n \n" % offset for offset in offsets)
-    out += b"trailer\n<< /Size %d /Root 1 0 R >>\nstartxref\n%d\n%%%%EOF\n" % (len(objects) + 1, xref)
-    return bytes(out)
+    return pdf_from_objects(
+        [
+            b"<< /Type /Catalog /Pages 2 0 R >>",
+            b"<< /Type /Pages /Kids [%s] /Count %d >>" % (kids, count),
+            b"<< /Type /Font /Subtype /Type1 /BaseFont /Helvetica >>",
+            b"<< /Length %d >>\nstream\n%s\nendstream" % (len(content), content),
+            *[page] * count,
+        ]
+    )
 
 
 def test_a_pdf_past_the_readers_limits_is_called_too_large_not_damaged() -> None:
