@@ -122,6 +122,7 @@ class Daemon:
             rescan_seconds=settings.inbox.rescan_seconds,
         )
         self.stopping = threading.Event()
+        self._stopped = False  # stop() has run: a failed start stops, and run() stops again in its finally
         self.started_at = clock.stamp()
         self._observer: BaseObserver | None = None
         self._sessions: SessionWatcher | None = None
@@ -196,8 +197,11 @@ class Daemon:
         return datetime.fromisoformat(first).timestamp()
 
     def stop(self) -> None:
-        """Stop watching, finish the item in hand, and release the lock."""
+        """Stop watching, finish the item in hand, and release the lock (once, however often it is called)."""
         self.stopping.set()
+        if self._stopped:
+            return
+        self._stopped = True
         if self._sessions is not None:
             self._sessions.stop()
         if self._observer is not None:

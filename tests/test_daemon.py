@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import logging
 import signal
 import subprocess
 import sys
@@ -12,6 +13,10 @@ from pathlib import Path
 import pytest
 
 from incremind_daemon import cli
+from incremind_daemon.config import Settings, load_settings
+from incremind_daemon.daemon import run
+from incremind_daemon.errors import ConfigError
+from incremind_daemon.serve.status import running_pid
 from incremind_daemon.store.db import connect
 from tests.bad_files import write_bad_files
 from tests.daemon_process import DaemonProcess, daemon_env
@@ -126,3 +131,14 @@ def test_sigkill_mid_batch_leaves_every_file_exactly_once(daemon: DaemonProcess,
     assert ingests == total
     failed = [p.name for p in (home / "inbox" / ".failed").iterdir() if not p.name.endswith(".error.txt")]
     assert failed == ["note-broken.docx"]
+
+
+def test_a_refused_start_says_why_once_and_releases_the_home(
+    settings: Settings, caplog: pytest.LogCaptureFixture
+) -> None:
+    exposed = load_settings(home=settings.home_dir, mcp={"enabled": True, "host": "0.0.0.0", "port": 0})
+    refused = pytest.raises(ConfigError, match="other machines can reach")
+    with caplog.at_level(logging.INFO, logger="incremind_daemon.daemon"), refused:
+        run(exposed)
+    assert [r.getMessage() for r in caplog.records].count("incremind stopped") == 1
+    assert running_pid(exposed) is None
