@@ -119,6 +119,27 @@ def replace_file(path: Path, data: bytes, *, mode: int = PRIVATE_FILE, sync: boo
         handle.write(data)
 
 
+def create_private(path: Path, data: bytes) -> bool:
+    """Create path holding data, 0600, unless it exists; say whether this call made it.
+
+    The file is written whole beside path and hard-linked into place, which
+    fails when path exists: two processes making it at once agree on one
+    content, and no reader ever sees it half written.
+    """
+    temp = path.with_name(f".{path.name}.{secrets.token_hex(4)}.tmp")
+    try:
+        with replacing(temp) as handle:
+            handle.write(data)
+        try:
+            os.link(temp, path)
+        except FileExistsError:
+            return False
+    finally:
+        temp.unlink(missing_ok=True)
+    _sync_folder(path.parent)
+    return True
+
+
 def copy_private(source: Path, target: Path) -> None:
     """Copy a file's bytes into a 0600 file (the source's mode is not copied)."""
     with source.open("rb") as reader, os.fdopen(open_private(target, os.O_WRONLY | os.O_TRUNC), "wb") as writer:
