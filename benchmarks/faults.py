@@ -35,6 +35,7 @@ from pathlib import Path  # noqa: E402
 import anyio  # noqa: E402
 from mcp import Client  # noqa: E402
 from mcp.client.streamable_http import streamable_http_client  # noqa: E402
+from mcp.shared._httpx_utils import create_mcp_http_client  # noqa: E402
 
 from benchmarks.processes import REPO, wait_for  # noqa: E402
 from incremind_daemon.store.db import connect  # noqa: E402
@@ -188,8 +189,10 @@ class Producer:
             self._stop.wait(self.rng.uniform(0.05, 0.2))
 
     async def _save(self, text: str) -> bool:
+        token = (self.home.incremind / "token").read_text(encoding="ascii").strip()  # made at the first start
+        http = create_mcp_http_client(headers={"Authorization": f"Bearer {token}"})
         with anyio.fail_after(20):
-            async with Client(streamable_http_client(self.mcp_url)) as client:
+            async with http, Client(streamable_http_client(self.mcp_url, http_client=http)) as client:
                 result = await client.call_tool("save_memory", {"text": text, "project": "faults"})
         return not result.is_error
 

@@ -25,12 +25,15 @@ import time  # noqa: E402
 
 import anyio  # noqa: E402
 from mcp import Client, StdioServerParameters  # noqa: E402
+from mcp.client.streamable_http import streamable_http_client  # noqa: E402
+from mcp.shared._httpx_utils import create_mcp_http_client  # noqa: E402
 
 from benchmarks.corpus import build_queries  # noqa: E402
 from benchmarks.figures import percentile  # noqa: E402
 from benchmarks.processes import REPO  # noqa: E402
 from benchmarks.search_db import build_search_db  # noqa: E402
 from incremind_daemon.config import load_settings  # noqa: E402
+from incremind_daemon.serve.mcp_auth import read_home_token  # noqa: E402
 from incremind_daemon.serve.mcp_http import McpHttpServer  # noqa: E402
 from incremind_daemon.serve.mcp_tools import MemoryBackend  # noqa: E402
 from incremind_daemon.store.db import connect  # noqa: E402
@@ -42,8 +45,9 @@ def refuse_save(request: SaveRequest) -> SaveResult:
     raise RuntimeError("the benchmark does not save")
 
 
-async def client_loop(url: str, queries: list[str], timings: list[float]) -> None:
-    async with Client(url) as client:
+async def client_loop(url: str, token: str, queries: list[str], timings: list[float]) -> None:
+    http = create_mcp_http_client(headers={"Authorization": f"Bearer {token}"})  # as a registered agent sends it
+    async with http, Client(streamable_http_client(url, http_client=http)) as client:
         for query in queries:
             started = time.perf_counter()
             result = await client.call_tool("search_memory", {"query": query, "limit": 10})
@@ -52,14 +56,14 @@ async def client_loop(url: str, queries: list[str], timings: list[float]) -> Non
                 raise RuntimeError(f"search_memory failed: {result.content}")
 
 
-def bench_http(url: str, queries: list[str], clients: int, rounds: int) -> tuple[list[float], float]:
+def bench_http(url: str, token: str, queries: list[str], clients: int, rounds: int) -> tuple[list[float], float]:
     timings: list[float] = []
 
     async def main() -> None:
         async with anyio.create_task_group() as group:
             for number in range(clients):
                 rotated = queries[number:] + queries[:number]
-                group.start_soon(client_loop, url, rotated * rounds, timings)
+                group.start_soon(client_loop, url, token, rotated * rounds, timings)
 
     started = time.perf_counter()
     anyio.run(main)
@@ -117,9 +121,10 @@ def main(argv: list[str] | None = None) -> int:
     server = McpHttpServer(settings, backend)
     server.start()
     try:
-        bench_http(server.url, queries[:5], 1, 1)  # warm the page cache and the pool
-        one, wall_one = bench_http(server.url, queries, 1, args.rounds)
-        ten, wall_ten = bench_http(server.url, queries, 10, args.rounds)
+        token = read_home_token(settings.home_dir) or ""
+        bench_http(server.url, token, queries[:5], 1, 1)  # warm the page cache and the pool
+        one, wall_one = bench_http(server.url, token, queries, 1, args.rounds)
+        ten, wall_ten = bench_http(server.url, token, queries, 10, args.rounds)
     finally:
         server.stop()
     connected, starts = bench_stdio_start(queries[0], args.stdio_repeats)

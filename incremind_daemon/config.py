@@ -236,7 +236,8 @@ class McpSettings(_Group):
     host: str = Field(default="127.0.0.1", description="bind address; anything but loopback requires token_env")
     port: int = Field(default=18765, ge=0, le=65535, description="HTTP port (GET /health, POST /mcp)")
     token_env: str | None = Field(
-        default=None, description="the environment variable holding a bearer token required on every request"
+        default=None,
+        description="an environment variable holding the bearer token, used instead of <home>/token",
     )
     allowed_origins: list[str] = Field(
         default=[], description="browser origins allowed besides loopback ones (no wildcard)"

@@ -11,9 +11,9 @@ from typing import Any
 
 import anyio
 import httpx
-from mcp import Client
 
 from tests.daemon_process import DaemonProcess, daemon_env
+from tests.mcp_http_client import bearer, home_token, mcp_client
 from tests.waiting import wait_until
 
 
@@ -29,14 +29,17 @@ def test_an_agent_saves_searches_and_reads_through_the_daemon(private_home: Path
     process.start()
     url = f"http://127.0.0.1:{port}"
     try:
-        wait_until(lambda: httpx.get(f"{url}/health", timeout=2).status_code == 200, timeout=20)
-        health = httpx.get(f"{url}/health", timeout=2).json()
+        token = home_token(private_home / ".incremind")  # made at the daemon's first start
+        wait_until(lambda: httpx.get(f"{url}/health", headers=bearer(token), timeout=2).status_code == 200, timeout=20)
+        health = httpx.get(f"{url}/health", headers=bearer(token), timeout=2).json()
         assert health["ok"] is True and health["pid"] == process.proc.pid  # type: ignore[union-attr]
+        assert health["home"] == str((private_home / ".incremind").resolve())
+        assert httpx.get(f"{url}/health", timeout=2).status_code == 401
         assert httpx.get(f"{url}/health", headers={"Host": "evil.example"}, timeout=2).status_code == 421
 
         async def session() -> dict[str, Any]:
             seen: dict[str, Any] = {}
-            async with Client(f"{url}/mcp") as client:
+            async with mcp_client(f"{url}/mcp", token) as client:
                 saved = await client.call_tool(
                     "save_memory", {"text": "部署前必须先跑 make check。", "project": "api", "category": "method"}
                 )
@@ -75,3 +78,4 @@ def test_an_agent_saves_searches_and_reads_through_the_daemon(private_home: Path
         wait_until(reported, timeout=20)
     finally:
         assert process.stop() == 0
+

@@ -17,6 +17,7 @@ from incremind_daemon.daemon import prepare_home
 from incremind_daemon.embedding.models import install_from
 from incremind_daemon.ops.doctor import check_daemon, checks_of_the_daemon, mcp_registered
 from incremind_daemon.serve import agent_hooks, agent_setup
+from incremind_daemon.serve.mcp_auth import ensure_home_token
 from tests.daemon_process import DaemonProcess, daemon_env
 from tests.serve.test_agent_setup import approve_in_codex
 from tests.tiny_onnx import build_tiny_model
@@ -35,15 +36,24 @@ def healthy(private_home: Path, settings: Settings, tmp_path: Path, monkeypatch:
     install_from(build_tiny_model(tmp_path / "tiny").folder, settings.models_dir, name="tiny")
     monkeypatch.setenv("INCREMIND_EMBEDDING__BACKEND", "onnx")
     monkeypatch.setenv("INCREMIND_EMBEDDING__MODEL", "tiny")
-    server = {"incremind": {"type": "http", "url": "http://127.0.0.1:18765/mcp"}}
+    port = _free_port()  # nothing answers there: no daemon on this machine is taken for a stranger
+    monkeypatch.setenv("INCREMIND_MCP__PORT", str(port))
+    url = f"http://127.0.0.1:{port}/mcp"
+    token = ensure_home_token(settings.home_dir)
+    server = {"incremind": {"type": "http", "url": url, "headers": {"Authorization": f"Bearer {token}"}}}
     (private_home / ".claude").mkdir()
     (private_home / ".claude.json").write_text(json.dumps({"mcpServers": server}), encoding="utf-8")
     (private_home / ".codex").mkdir()
     (private_home / ".codex" / "config.toml").write_text(
-        'model = "o3"\n\n[mcp_servers.incremind]\nurl = "http://127.0.0.1:18765/mcp"\n', encoding="utf-8"
+        f'model = "o3"\n\n[mcp_servers.incremind]\nurl = "{url}"\n'
+        f'http_headers = {{ "Authorization" = "Bearer {token}" }}\n',
+        encoding="utf-8",
     )
     (private_home / ".gemini").mkdir()
-    (private_home / ".gemini" / "settings.json").write_text(json.dumps({"mcpServers": server}), encoding="utf-8")
+    gemini = {"mcpServers": {"incremind": {"httpUrl": url, "headers": {"Authorization": f"Bearer {token}"}}}}
+    (private_home / ".gemini" / "settings.json").write_text(json.dumps(gemini), encoding="utf-8")
+    for name in (".claude.json", ".codex/config.toml", ".gemini/settings.json"):
+        (private_home / name).chmod(0o600)  # they hold the token, as setup leaves them
     for agent in agent_setup.AGENTS:
         agent_hooks.add_session_hook(agent, settings)
     approve_in_codex(private_home)
@@ -59,10 +69,12 @@ def test_doctor_passes_a_healthy_home(healthy: Settings, capsys: pytest.CaptureF
     assert checks["embedding"]["status"] == "ok" and "onnx" in checks["embedding"]["detail"]
     for agent in ("claude", "codex", "gemini"):
         assert checks[f"agent {agent}"]["status"] == "ok", checks[f"agent {agent}"]
-        assert "registered" in checks[f"agent {agent}"]["detail"]
+        assert "registered over HTTP" in checks[f"agent {agent}"]["detail"]
+        assert "with the current token" in checks[f"agent {agent}"]["detail"]
         assert checks[f"context {agent}"]["status"] == "ok"
         assert checks[f"hook {agent}"]["status"] == "ok", checks[f"hook {agent}"]
     assert checks["inbox"]["status"] == "ok"
+    assert checks["token"]["status"] == "ok" and checks["token"]["detail"].endswith("token (0600)")
     assert checks["daemon"] == {
         "name": "daemon",
         "status": "warn",

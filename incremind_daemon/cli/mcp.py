@@ -5,6 +5,7 @@ from __future__ import annotations
 import argparse
 import functools
 import logging
+import shlex
 import sys
 import threading
 from collections.abc import Callable
@@ -13,7 +14,8 @@ from typing import TYPE_CHECKING
 
 from incremind_daemon.cli.base import Commands, command
 from incremind_daemon.config import Settings, load_settings
-from incremind_daemon.errors import IncremindError
+from incremind_daemon.errors import ConfigError, IncremindError
+from incremind_daemon.locate import DEFAULT_HOME
 from incremind_daemon.names import AGENTS
 
 if TYPE_CHECKING:
@@ -147,13 +149,18 @@ def cmd_setup(args: argparse.Namespace, settings: Settings) -> int:
             print(agent_setup.describe(hook, HOOK))
         return 0
     use_http = args.http or (not args.stdio and running_pid(settings) is not None)
-    registration = agent_setup.http_registration(settings) if use_http else agent_setup.stdio_registration(settings)
     if args.print:
-        print(agent_setup.snippet(agent, registration), end="")
+        registration = (
+            agent_setup.http_registration(settings, agent_setup.TOKEN_PLACEHOLDER)
+            if use_http
+            else agent_setup.stdio_registration(settings)
+        )
+        print(agent_setup.snippet(agent, registration, show_token=show_token_command(settings)), end="")
         if not args.no_hook:
             print(f"\nSessionStart hook, in {agent_hooks.hook_path(agent, settings)}:")
             print(agent_hooks.hook_snippet(agent, settings), end="")
         return 0
+    registration = http_setup(settings, agent) if use_http else agent_setup.stdio_registration(settings)
     result = agent_setup.register_server(agent, registration, settings)
     print(agent_setup.describe(result))
     if not args.no_hook:
@@ -167,6 +174,40 @@ def cmd_setup(args: argparse.Namespace, settings: Settings) -> int:
     elif not use_http:
         print("transport: stdio (the agent starts `incremind mcp` itself)", file=sys.stderr)
     return 0
+
+
+def http_setup(settings: Settings, agent: str) -> agent_setup.Registration:
+    """Return the HTTP registration with this home's token, once sure no stranger answers on the port.
+
+    The token is made here if the home has none yet. Whatever answers on the
+    port is asked, with that token, which home it serves: another home's
+    daemon (or anything that refuses the token) would get the agent's calls.
+    """
+    from incremind_daemon.serve import agent_setup
+    from incremind_daemon.serve.mcp_auth import endpoint_token
+    from incremind_daemon.serve.mcp_probe import probe_endpoint
+
+    try:
+        token = endpoint_token(settings, create=True)
+    except ConfigError as exc:
+        if settings.mcp.token_env is None:
+            raise
+        # the agent reads the variable from its own environment; only the question below needs it here
+        print(f"note: {exc}; the daemon on the port was not asked which home it serves", file=sys.stderr)
+        return agent_setup.http_registration(settings, None)
+    registration = agent_setup.http_registration(settings, token)
+    assert registration.url is not None
+    probe = probe_endpoint(registration.url, token, settings.home_dir)
+    if probe.verdict not in ("ours", "unreachable"):
+        raise IncremindError(f"{probe.explain()}; the agent was not set up. Fix: {probe.fix(agent)}")
+    return registration
+
+
+def show_token_command(settings: Settings) -> str:
+    """Return the command that prints this home's token."""
+    if settings.home_dir == DEFAULT_HOME.expanduser():
+        return "incremind token show"
+    return f"incremind token show --home {shlex.quote(str(settings.home_dir))}"
 
 
 def _rewrote_hook_file(result: agent_setup.SetupResult, agent: str, settings: Settings) -> bool:

@@ -9,20 +9,17 @@ an unexpected error becomes that check's failure.
 from __future__ import annotations
 
 import http.client
-import json
 import logging
 import os
 import stat
 import tempfile
 import time
-import tomllib
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Literal
 
 import apsw
-import httpx
 from pydantic import ValidationError
 
 from incremind_daemon.config import Settings, with_agent_homes
@@ -34,7 +31,8 @@ from incremind_daemon.serve.client import UnixConnection, daemon_answers, post_j
 from incremind_daemon.serve.context.blockfile import BrokenMarkers, find_block, read_text_file
 from incremind_daemon.serve.context.targets import global_targets
 from incremind_daemon.serve.disk import format_size, low_space_bytes, measure_disk
-from incremind_daemon.serve.mcp_auth import bearer_token
+from incremind_daemon.serve.mcp_auth import check_bind, endpoint_token, token_path
+from incremind_daemon.serve.mcp_probe import Probe, probe_endpoint
 from incremind_daemon.serve.status import mcp_off_reason, read_heartbeat, running_pid
 from incremind_daemon.store import report
 from incremind_daemon.store.db import connect, load_vectors, vector_version
@@ -93,6 +91,7 @@ def run_checks(
         lambda: [check_database(settings)],
         lambda: checks_of_the_daemon(settings) or [check_tokenizer(), check_embedding(settings)],
         lambda: [check_disk(settings)],
+        lambda: [check_token(settings)],
         lambda: check_agents(settings),
         lambda: check_context_targets(settings),
         lambda: [check_inbox(settings)],
@@ -119,7 +118,7 @@ def check_config(settings: Settings, config: Path | None, error: ConfigError | N
         return Check("config", "fail", str(error), fix)
     where = str(path) if path.exists() else f"defaults (no {path})"
     try:
-        bearer_token(settings)
+        check_bind(settings)
     except IncremindError as exc:
         return Check("config", "fail", f"{where}: {exc}", "set mcp.host or mcp.token_env as the message says")
     return Check("config", "ok", where)
@@ -267,16 +266,37 @@ def check_agents(settings: Settings) -> list[Check]:
                 Check(name, "warn", f"{folder} not found: not installed?", f"install it, or set sessions.{agent}.dir")
             )
             continue
-        registered, problem = mcp_registered(agent, settings)
         where = agent_setup.config_path(agent, settings)
-        if problem:
-            found.append(Check(name, "warn", f"{folder}; {problem}", f"fix {where} by hand"))
-        elif registered:
-            found.append(Check(name, "ok", f"{folder}; memory tools registered in {where}"))
+        try:
+            entry = agent_setup.registered_entry(agent, settings)
+        except IncremindError as exc:
+            found.append(Check(name, "warn", f"{folder}; {exc}", f"fix {where} by hand"))
         else:
-            found.append(Check(name, "warn", f"{folder}; memory tools not registered", f"incremind setup {agent}"))
+            found.append(_check_entry(agent, entry, settings, f"{folder}; memory tools"))
         found.append(check_hook(agent, settings))
     return found
+
+
+def _check_entry(agent: str, entry: object, settings: Settings, what: str) -> Check:
+    """Is our registered entry there, and (over HTTP) does it reach this home's endpoint with the current token."""
+    name = f"agent {agent}"
+    where = agent_setup.config_path(agent, settings)
+    if entry is None:
+        return Check(name, "warn", f"{what} not registered", f"incremind setup {agent}")
+    if agent_setup.http_url_of(agent, entry) is None:
+        return Check(name, "ok", f"{what} registered in {where}")
+    try:
+        token = endpoint_token(settings)
+    except IncremindError:
+        token = None  # the config or token check says why
+    problem = agent_setup.access_problem(agent, entry, agent_setup.http_registration(settings, token))
+    mode = stat.S_IMODE(where.stat().st_mode)
+    if not problem and token and not settings.mcp.token_env and mode & 0o077:
+        # the agent itself may have rewritten the file with its own mode
+        problem = f"others may read the token in it (mode {mode:04o})"
+    if problem:
+        return Check(name, "fail", f"{what} registered over HTTP in {where}, but {problem}", f"incremind setup {agent}")
+    return Check(name, "ok", f"{what} registered over HTTP in {where}, with the current token")
 
 
 def check_hook(agent: str, settings: Settings) -> Check:
@@ -306,21 +326,31 @@ def check_hook(agent: str, settings: Settings) -> Check:
 
 def mcp_registered(agent: str, settings: Settings) -> tuple[bool, str]:
     """Tell whether the agent's config names an incremind server; second: why it could not be read."""
-    path = agent_setup.config_path(agent, settings)
     try:
-        text = path.read_text(encoding="utf-8")
-    except FileNotFoundError:
-        return False, ""
-    except (OSError, UnicodeDecodeError) as exc:
-        return False, f"cannot read {path}: {exc}"
+        return agent_setup.registered_entry(agent, settings) is not None, ""
+    except IncremindError as exc:
+        return False, str(exc)
+
+
+def check_token(settings: Settings) -> Check:
+    """Is the endpoint's token there, usable and the person's alone (or taken from mcp.token_env)."""
+    if settings.mcp.token_env:
+        try:
+            endpoint_token(settings)
+        except IncremindError as exc:
+            return Check("token", "fail", str(exc), f"set {settings.mcp.token_env} where the daemon starts")
+        return Check("token", "ok", f"taken from ${settings.mcp.token_env} (mcp.token_env)")
+    path = token_path(settings.home_dir)
     try:
-        if agent == "codex":
-            tables = tomllib.loads(text).get("mcp_servers")
-        else:
-            tables = json.loads(text).get("mcpServers") if text.strip() else None
-    except (tomllib.TOMLDecodeError, json.JSONDecodeError, AttributeError) as exc:
-        return False, f"{path} cannot be parsed ({exc})"
-    return isinstance(tables, dict) and agent_setup.SERVER_NAME in tables, ""
+        token = endpoint_token(settings)
+    except IncremindError as exc:
+        return Check("token", "fail", str(exc), "incremind token rotate")
+    if token is None:
+        return Check("token", "warn", f"{path} not made yet", "incremind start (or incremind init) makes it")
+    mode = stat.S_IMODE(path.stat().st_mode)
+    if mode & 0o077:
+        return Check("token", "fail", f"{path} is readable by others ({mode:04o})", f"chmod 600 {path}")
+    return Check("token", "ok", f"{path} (0600)")
 
 
 def check_context_targets(settings: Settings) -> list[Check]:
@@ -410,9 +440,12 @@ def check_inbox(settings: Settings) -> Check:
 
 
 def check_daemon(settings: Settings) -> Check:
-    """The daemon answers on its socket, and over HTTP where it says it serves MCP."""
+    """The daemon answers on its socket, and over HTTP, to this home's token, as this home's daemon."""
     pid = running_pid(settings)
     if pid is None:
+        stranger = _stranger_on_the_port(settings)
+        if stranger is not None:
+            return Check("daemon", "fail", f"not running, and {stranger.explain()}", stranger.fix())
         return Check("daemon", "warn", "not running", "incremind start (or incremind service install)")
     path = socket_path(settings.home_dir)
     if not (is_own_socket(path) and daemon_answers(path, HEALTH_TIMEOUT_SECONDS)):
@@ -428,31 +461,44 @@ def check_daemon(settings: Settings) -> Check:
     url = beat.mcp_url if beat is not None and beat.pid == pid else None
     if url is None:
         why = mcp_off_reason(beat) if beat is not None else None
+        stranger = _stranger_on_the_port(settings)
         return Check(
             "daemon",
             "fail",
-            f"running (pid {pid}) but not serving MCP over HTTP" + (f" ({why})" if why else ""),
+            f"running (pid {pid}) but not serving MCP over HTTP"
+            + (f" ({why})" if why else "")
+            + (f"; {stranger.explain()}" if stranger is not None else ""),
             "set mcp.port to a free port (or stop what holds it) and incremind restart; agents set up with "
             "--http cannot reach memory until then",
         )
-    health = url.removesuffix("/mcp") + "/health"
-    try:
-        token = bearer_token(settings)
-    except IncremindError:
-        token = None  # the config check says why
-    headers = {"Authorization": f"Bearer {token}"} if token else {}
-    try:
-        reply = httpx.get(health, headers=headers, timeout=HEALTH_TIMEOUT_SECONDS)
-    except httpx.HTTPError as exc:
+    probe = probe_endpoint(url, _token_or_none(settings), settings.home_dir, HEALTH_TIMEOUT_SECONDS)
+    if probe.verdict == "unreachable":
         return Check(
             "daemon",
             "fail",
-            f"running (pid {pid}) but {health} does not answer ({type(exc).__name__})",
+            f"running (pid {pid}) but {probe.explain()}",
             "incremind restart; if it persists, see incremind logs",
         )
-    if reply.status_code != 200:
-        return Check("daemon", "fail", f"{health} answered {reply.status_code}", "incremind restart; see the log")
-    return Check("daemon", "ok", f"running (pid {pid}); {health} answers")
+    if probe.verdict != "ours":
+        return Check("daemon", "fail", f"running (pid {pid}), but {probe.explain()}", probe.fix())
+    return Check("daemon", "ok", f"running (pid {pid}); {probe.url} answers for this home")
+
+
+def _token_or_none(settings: Settings) -> str | None:
+    try:
+        return endpoint_token(settings)
+    except IncremindError:
+        return None  # the token check says why
+
+
+def _stranger_on_the_port(settings: Settings) -> Probe | None:
+    """Return what answers on this home's MCP port when it is not this home's daemon (None: nothing, or ours)."""
+    if not settings.mcp.enabled or settings.mcp.port == 0:
+        return None
+    url = agent_setup.http_registration(settings, None).url
+    assert url is not None
+    probe = probe_endpoint(url, _token_or_none(settings), settings.home_dir, HEALTH_TIMEOUT_SECONDS)
+    return None if probe.verdict in ("ours", "unreachable") else probe
 
 
 def format_checks(checks: list[Check]) -> str:

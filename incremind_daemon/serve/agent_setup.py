@@ -8,19 +8,28 @@ touched: JSON files keep their key order and indentation, the TOML file
 every other line. The previous file is kept as ``<file>.incremind-bak`` and
 the new one replaces it atomically.
 
+An HTTP entry carries the home's token in the header each agent sends:
+Claude Code and Gemini CLI ``headers``, Codex ``http_headers`` (Codex
+ignores ``headers`` and refuses an inline ``bearer_token``). A file that
+holds the token, and its backup, end up 0600. With ``mcp.token_env`` the
+entry names the variable instead (``${VAR}``; Codex ``bearer_token_env_var``).
+
 The SessionStart hook that goes with the server is installed by ``agent_hooks``.
 """
 
 from __future__ import annotations
 
+import hmac
 import json
 import logging
 import os
 import shlex
 import shutil
+import stat
 import sys
+import tomllib
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any, Literal
 
@@ -35,6 +44,7 @@ log = logging.getLogger(__name__)
 
 SERVER_NAME = "incremind"
 BACKUP_SUFFIX = ".incremind-bak"
+TOKEN_PLACEHOLDER = "<TOKEN>"
 
 Action = Literal["added", "updated", "unchanged", "removed", "absent"]
 JsonObject = dict[str, Any]  # a parsed agent config file: its shape is the agent's, not ours
@@ -46,7 +56,8 @@ class Registration:
 
     transport: Literal["http", "stdio"]
     url: str | None = None
-    token_env: str | None = None  # the variable holding the bearer token, never the token
+    token_env: str | None = None  # the variable holding the bearer token (mcp.token_env)
+    token: str | None = field(default=None, repr=False)  # else the home's token itself, written into the entry
     command: str | None = None
     args: tuple[str, ...] = ()
     env: tuple[tuple[str, str], ...] = ()
@@ -60,6 +71,7 @@ class SetupResult:
     path: Path
     action: Action
     backup: Path | None = None
+    narrowed_from: int | None = None  # the mode the file had before it was made 0600 for the token it holds
 
 
 def incremind_command() -> tuple[str, ...]:
@@ -73,13 +85,15 @@ def incremind_command() -> tuple[str, ...]:
     return (str(Path(sys.executable).absolute()), "-m", "incremind_daemon")
 
 
-def http_registration(settings: Settings, *, port: int | None = None) -> Registration:
-    """Return the HTTP registration of the daemon's endpoint."""
+def http_registration(settings: Settings, token: str | None, *, port: int | None = None) -> Registration:
+    """Return the HTTP registration of the daemon's endpoint, carrying token (unless mcp.token_env names one)."""
     host = settings.mcp.host
     if host in ("0.0.0.0", "::", "") or ":" in host:
         host = "127.0.0.1"
     url = f"http://{host}:{port or settings.mcp.port}/mcp"
-    return Registration("http", url=url, token_env=settings.mcp.token_env)
+    if settings.mcp.token_env:
+        return Registration("http", url=url, token_env=settings.mcp.token_env)
+    return Registration("http", url=url, token=token)
 
 
 def stdio_registration(settings: Settings) -> Registration:
@@ -110,14 +124,21 @@ def config_path(agent: str, settings: Settings) -> Path:
 # --- the entry each agent expects -----------------------------------------------------
 
 
+def _authorization(reg: Registration) -> str | None:
+    if reg.token_env:
+        return f"Bearer ${{{reg.token_env}}}"
+    return f"Bearer {reg.token}" if reg.token else None
+
+
 def entry_for(agent: str, reg: Registration) -> dict[str, Any]:
     """Return the agent's server entry for a registration."""
     env = dict(reg.env)
+    header = _authorization(reg)
     if agent == "claude":
         if reg.transport == "http":
             entry: dict[str, Any] = {"type": "http", "url": reg.url}
-            if reg.token_env:
-                entry["headers"] = {"Authorization": f"Bearer ${{{reg.token_env}}}"}
+            if header:
+                entry["headers"] = {"Authorization": header}
             return entry
         return {"type": "stdio", "command": reg.command, "args": list(reg.args), "env": env}
     if agent == "codex":
@@ -125,6 +146,8 @@ def entry_for(agent: str, reg: Registration) -> dict[str, Any]:
             entry = {"url": reg.url}
             if reg.token_env:
                 entry["bearer_token_env_var"] = reg.token_env
+            elif header:
+                entry["http_headers"] = {"Authorization": header}
             return entry
         entry = {"command": reg.command, "args": list(reg.args)}
         if env:
@@ -133,8 +156,8 @@ def entry_for(agent: str, reg: Registration) -> dict[str, Any]:
     if agent == "gemini":
         if reg.transport == "http":
             entry = {"httpUrl": reg.url}
-            if reg.token_env:
-                entry["headers"] = {"Authorization": f"Bearer ${{{reg.token_env}}}"}
+            if header:
+                entry["headers"] = {"Authorization": header}
             return entry
         entry = {"command": reg.command, "args": list(reg.args)}
         if env:
@@ -143,15 +166,25 @@ def entry_for(agent: str, reg: Registration) -> dict[str, Any]:
     raise IncremindError(f"unknown agent '{agent}'; choose one of {', '.join(AGENTS)}")
 
 
-def snippet(agent: str, reg: Registration) -> str:
-    """Return what setup would add, for the person to paste or check."""
-    entry = entry_for(agent, reg)
+def snippet(agent: str, reg: Registration, *, show_token: str = "incremind token show") -> str:
+    """Return what setup would add, for the person to paste or check; the token itself shows as <TOKEN>.
+
+    show_token is the command that prints the token, for the person to fill it in.
+    """
+    hidden = reg.token is not None
+    entry = entry_for(agent, replace(reg, token=TOKEN_PLACEHOLDER) if hidden else reg)
+    note = f"\n<TOKEN> stands for the home's token: `{show_token}` prints it\n" if hidden else ""
     if agent == "codex":
-        return f"[mcp_servers.{SERVER_NAME}]\n" + "".join(f"{k} = {render_value(v)}\n" for k, v in entry.items())
-    text = json.dumps({"mcpServers": {SERVER_NAME: entry}}, indent=2, ensure_ascii=False) + "\n"
+        table = "".join(f"{k} = {render_value(v)}\n" for k, v in entry.items())
+        return f"[mcp_servers.{SERVER_NAME}]\n{table}{note}"
+    text = json.dumps({"mcpServers": {SERVER_NAME: entry}}, indent=2, ensure_ascii=False) + "\n" + note
     if agent == "claude":
         if reg.transport == "http":
-            header = f' --header "Authorization: Bearer ${{{reg.token_env}}}"' if reg.token_env else ""
+            header = ""
+            if reg.token_env:
+                header = f' --header "Authorization: Bearer ${{{reg.token_env}}}"'
+            elif hidden:
+                header = f' --header "Authorization: Bearer $({show_token})"'
             line = f"claude mcp add --scope user --transport http{header} {SERVER_NAME} {reg.url}"
         else:
             env = "".join(f" --env {k}={shlex.quote(v)}" for k, v in reg.env)
@@ -165,9 +198,32 @@ def snippet(agent: str, reg: Registration) -> str:
 
 
 def register_server(agent: str, reg: Registration, settings: Settings) -> SetupResult:
-    """Add or update our entry in the agent's config file, keeping everything else."""
+    """Add or update our entry in the agent's config file, keeping everything else.
+
+    A file that will hold the token is made 0600 first (its backup follows
+    it); the result says what its mode was when that narrowed it.
+    """
     path = config_path(agent, settings)
-    entry = entry_for(agent, reg)
+    narrowed = _narrow_to_owner(path) if reg.token else None
+    return replace(_register(agent, path, entry_for(agent, reg)), narrowed_from=narrowed)
+
+
+def _narrow_to_owner(path: Path) -> int | None:
+    """Make an existing file 0600 if the group or others have any access; return its previous mode then."""
+    try:
+        mode = stat.S_IMODE(path.stat().st_mode)
+        if not mode & 0o077:
+            return None
+        os.chmod(path, 0o600)
+    except FileNotFoundError:
+        return None  # made 0600 when written
+    except OSError as exc:
+        raise IncremindError(f"cannot make {path} private for the token it will hold: {exc.strerror}") from exc
+    log.info("made %s 0600 (was %o): it holds the MCP endpoint's token", path, mode)
+    return mode
+
+
+def _register(agent: str, path: Path, entry: dict[str, Any]) -> SetupResult:
     if agent == "codex":
         values: dict[str, TomlValue] = entry
         return _edit_text(agent, path, lambda text: set_table(text, SERVER_NAME, values, what=str(path)))
@@ -308,4 +364,68 @@ def describe(result: SetupResult, what: str = "the incremind MCP server") -> str
         "absent": f"{what} is not in",
     }
     line = f"{result.agent}: {verbs[result.action]} {result.path}"
-    return line + (f" (previous file kept as {result.backup})" if result.backup else "")
+    if result.backup:
+        line += f" (previous file kept as {result.backup})"
+    if result.narrowed_from is not None:
+        line += f"; made it 0600 (it was {result.narrowed_from:04o}), since it holds the token"
+    return line
+
+
+# --- what an agent has registered -----------------------------------------------------
+
+
+def registered_entry(agent: str, settings: Settings) -> object | None:
+    """Return our entry as the agent's config file holds it (None when absent); IncremindError if unreadable."""
+    path = config_path(agent, settings)
+    text = read_config(path)
+    if text is None or not text.strip():
+        return None
+    try:
+        data = tomllib.loads(text) if agent == "codex" else json.loads(text)
+    except (tomllib.TOMLDecodeError, json.JSONDecodeError) as exc:
+        raise IncremindError(f"{path} cannot be parsed ({exc})") from exc
+    servers = data.get("mcp_servers" if agent == "codex" else "mcpServers") if isinstance(data, dict) else None
+    return servers.get(SERVER_NAME) if isinstance(servers, dict) else None
+
+
+def http_url_of(agent: str, entry: object) -> str | None:
+    """Return the URL of a registered Streamable HTTP entry (None for stdio and anything else)."""
+    if not isinstance(entry, dict):
+        return None
+    if agent == "claude" and entry.get("type") not in ("http", "streamable-http"):
+        return None
+    url = entry.get("httpUrl" if agent == "gemini" else "url")
+    return url if isinstance(url, str) else None
+
+
+def access_problem(agent: str, entry: object, expected: Registration) -> str:
+    """Say what keeps a registered HTTP entry from this home's endpoint ("" for none, and for stdio).
+
+    The token is compared, never shown.
+    """
+    url = http_url_of(agent, entry)
+    if url is None or not isinstance(entry, dict):
+        return ""
+    if url.rstrip("/") != expected.url:
+        return f"its HTTP entry points at {url}, not at this home's {expected.url}"
+    if agent == "codex" and expected.token_env:
+        if entry.get("bearer_token_env_var") != expected.token_env:
+            return f"its HTTP entry does not take the token from ${expected.token_env} (bearer_token_env_var)"
+        return ""
+    headers = entry.get("http_headers" if agent == "codex" else "headers")
+    sent = (
+        next(
+            (v for k, v in headers.items() if k.lower() == "authorization" and isinstance(v, str)),
+            None,
+        )
+        if isinstance(headers, dict)
+        else None
+    )
+    wanted = _authorization(expected)
+    if sent is None:
+        return "its HTTP entry sends no token"
+    if wanted is None:
+        return ""  # the home has no token yet: the token check says so
+    if not hmac.compare_digest(sent.strip().encode(), wanted.encode()):
+        return "its HTTP entry sends an old or wrong token"
+    return ""

@@ -11,8 +11,10 @@ Security follows the MCP transport rules for local servers: bind loopback
 by default; refuse a present Origin that is not a loopback origin or one the
 person allowed (403); refuse a Host header that does not name this server
 (421, against DNS rebinding); cap request bodies (413); no CORS headers at
-all. Binding any other address needs a bearer token, read from the variable
-``mcp.token_env`` names, and then every request must carry it (401).
+all. Every request over TCP, loopback included, must carry the home's bearer
+token (``mcp_auth``), compared in constant time (401). ``GET /health``,
+behind the token like the rest, names the home served, so a client can tell
+this home's daemon from another's on the same port.
 """
 
 from __future__ import annotations
@@ -26,7 +28,7 @@ import socket
 import stat
 import threading
 import time
-from collections.abc import Callable, Iterable
+from collections.abc import Awaitable, Callable, Iterable
 from pathlib import Path
 from typing import Any
 from urllib.parse import urlsplit
@@ -43,7 +45,7 @@ from incremind_daemon import __version__
 from incremind_daemon.config import Settings
 from incremind_daemon.errors import IncremindError
 from incremind_daemon.serve.http_limits import DeadlineH11Protocol
-from incremind_daemon.serve.mcp_auth import LOOPBACK_NAMES, bearer_token, is_loopback
+from incremind_daemon.serve.mcp_auth import LOOPBACK_NAMES, TokenCheck, is_loopback, token_check
 from incremind_daemon.serve.mcp_server import build_mcp_server
 from incremind_daemon.serve.mcp_tools import MemoryBackend, MemoryTools
 
@@ -60,6 +62,12 @@ MAX_CONNECTIONS = 128
 MAX_SESSIONS = 256
 SESSION_IDLE_SECONDS = 600.0
 LOCAL_KEY = "incremind.local"  # set in the scope of a request that came over the Unix socket
+# never the token, nor where it lives: the one asking may be anyone on the machine
+UNAUTHORIZED = (
+    "missing or wrong bearer token: this endpoint needs the incremind home's token in an "
+    "'Authorization: Bearer' header; run `incremind setup claude|codex|gemini` again so the agent sends the "
+    "current one"
+)
 
 Commands = Callable[[dict[str, Any]], dict[str, Any]]
 
@@ -68,13 +76,13 @@ class _Guard:
     """ASGI middleware in front of every route: Host, Origin, token and body size."""
 
     def __init__(
-        self, app: ASGIApp, *, hosts: frozenset[str], origins: frozenset[str], loopback_ports: bool, token: str | None
+        self, app: ASGIApp, *, hosts: frozenset[str], origins: frozenset[str], loopback_ports: bool, token: TokenCheck
     ) -> None:
         self._app = app
         self._hosts = hosts
         self._origins = origins
         self._loopback_ports = loopback_ports
-        self._token = None if token is None else token.encode()
+        self._token = token
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         if scope["type"] != "http":
@@ -96,11 +104,16 @@ class _Guard:
         if origin is not None and not self._origin_allowed(origin.lower()):
             log.warning("refused a request from Origin %r", origin)
             return _error(403, "this origin may not use the memory server")
-        if self._token is not None and not local:
-            scheme, _, given = headers.get("authorization", "").partition(" ")
-            if scheme.lower() != "bearer" or not hmac.compare_digest(given.strip().encode(), self._token):
-                return _error(401, "a valid bearer token is required", {"WWW-Authenticate": "Bearer"})
+        if not local and not self._authorized(headers.get("authorization", "")):
+            return _error(401, UNAUTHORIZED, {"WWW-Authenticate": "Bearer"})
         return None
+
+    def _authorized(self, header: str) -> bool:
+        scheme, _, given = header.partition(" ")
+        wanted = self._token()
+        if wanted is None or scheme.lower() != "bearer":
+            return False
+        return hmac.compare_digest(given.strip().encode("utf-8", "replace"), wanted)
 
     def _origin_allowed(self, origin: str) -> bool:
         if origin in self._origins:
@@ -212,7 +225,7 @@ class McpHttpServer:
         checks: Callable[[], list[Any]] | None = None,
     ) -> None:
         self._settings = settings
-        self._token = bearer_token(settings)  # refuse an unsafe configuration before binding anything
+        self._token = token_check(settings)  # refuses an unsafe configuration before anything is bound
         self._tools = MemoryTools(settings, backend)
         self._server: uvicorn.Server | None = None
         self._thread: threading.Thread | None = None
@@ -261,7 +274,7 @@ class McpHttpServer:
         mcp = build_mcp_server(self._settings, self._tools, transport="http")
 
         health_route = mcp.custom_route("/health", methods=["GET"])
-        health_route(_health)
+        health_route(_health_of(self._settings.home_dir.resolve()))
         security = TransportSecuritySettings(
             enable_dns_rebinding_protection=True,
             allowed_hosts=sorted(hosts),
@@ -327,8 +340,11 @@ class McpHttpServer:
         self._tools.close()
 
 
-async def _health(request: Request) -> Response:
-    return JSONResponse({"ok": True, "version": __version__, "pid": os.getpid()})
+def _health_of(home: Path) -> Callable[[Request], Awaitable[Response]]:
+    async def health(request: Request) -> Response:
+        return JSONResponse({"ok": True, "version": __version__, "pid": os.getpid(), "home": str(home)})
+
+    return health
 
 
 def _bind(host: str, port: int) -> socket.socket:

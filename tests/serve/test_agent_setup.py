@@ -88,7 +88,8 @@ GEMINI_JSON = """{
 }
 """
 
-HTTP = Registration("http", url="http://127.0.0.1:18765/mcp")
+TOKEN = "tok-0123456789abcdefghijklmnopqrstuvwxyz_AB"
+HTTP = Registration("http", url="http://127.0.0.1:18765/mcp", token=TOKEN)
 STDIO = Registration("stdio", command="/opt/incremind/bin/incremind", args=("mcp",))
 
 
@@ -142,7 +143,17 @@ def test_setup_adds_our_entry_and_keeps_every_other(
     assert agent_setup.unregister_server(agent, settings).action == "absent"
 
 
-def test_claude_http_entry_has_type_and_token_header(settings: Settings) -> None:
+def test_http_entries_carry_the_token_in_the_header_each_agent_sends() -> None:
+    reg = Registration("http", url="http://127.0.0.1:1/mcp", token=TOKEN)
+    header = {"Authorization": f"Bearer {TOKEN}"}
+    assert agent_setup.entry_for("claude", reg) == {"type": "http", "url": "http://127.0.0.1:1/mcp", "headers": header}
+    # Codex ignores a field named headers and refuses an inline bearer_token
+    assert agent_setup.entry_for("codex", reg) == {"url": "http://127.0.0.1:1/mcp", "http_headers": header}
+    assert agent_setup.entry_for("gemini", reg) == {"httpUrl": "http://127.0.0.1:1/mcp", "headers": header}
+    assert TOKEN not in repr(reg)
+
+
+def test_http_entries_name_the_variable_of_mcp_token_env() -> None:
     entry = agent_setup.entry_for("claude", Registration("http", url="http://127.0.0.1:1/mcp", token_env="MEM_TOKEN"))
     assert entry == {
         "type": "http",
@@ -153,7 +164,10 @@ def test_claude_http_entry_has_type_and_token_header(settings: Settings) -> None
         "url": "u",
         "bearer_token_env_var": "MEM_TOKEN",
     }
-    assert agent_setup.entry_for("gemini", Registration("http", url="u")) == {"httpUrl": "u"}
+    assert agent_setup.entry_for("gemini", Registration("http", url="u", token_env="MEM_TOKEN")) == {
+        "httpUrl": "u",
+        "headers": {"Authorization": "Bearer ${MEM_TOKEN}"},
+    }
 
 
 def test_json_indent_and_file_mode_are_kept(settings: Settings, homes: dict[str, Path]) -> None:
@@ -171,7 +185,10 @@ def test_codex_update_replaces_our_table_in_place(settings: Settings, homes: dic
     assert result.action == "updated"
     text = homes["codex"].read_text(encoding="utf-8")
     assert text.index("[mcp_servers.incremind]") < text.index("[history]")
-    assert tomllib.loads(text)["mcp_servers"]["incremind"] == {"url": "http://127.0.0.1:18765/mcp"}
+    assert tomllib.loads(text)["mcp_servers"]["incremind"] == {
+        "url": "http://127.0.0.1:18765/mcp",
+        "http_headers": {"Authorization": f"Bearer {TOKEN}"},
+    }
     assert text.startswith(CODEX_TOML)
 
 
@@ -191,9 +208,13 @@ def test_malformed_json_is_left_alone(settings: Settings, homes: dict[str, Path]
 def test_setup_creates_a_missing_file(settings: Settings, private_home: Path) -> None:
     result = agent_setup.register_server("gemini", HTTP, settings)
     assert result.action == "added" and result.backup is None
-    assert json.loads((private_home / ".gemini" / "settings.json").read_text()) == {
-        "mcpServers": {"incremind": {"httpUrl": "http://127.0.0.1:18765/mcp"}}
+    path = private_home / ".gemini" / "settings.json"
+    assert json.loads(path.read_text()) == {
+        "mcpServers": {
+            "incremind": {"httpUrl": "http://127.0.0.1:18765/mcp", "headers": {"Authorization": f"Bearer {TOKEN}"}}
+        }
     }
+    assert path.stat().st_mode & 0o777 == 0o600
 
 
 def test_claude_config_dir_moves_the_files(private_home: Path, monkeypatch: pytest.MonkeyPatch) -> None:
@@ -373,7 +394,7 @@ def test_codex_hook_turned_off_in_codex_is_not_approved(settings: Settings, priv
 
 
 def test_setup_command_print_shows_the_snippet_and_writes_nothing(
-    homes: dict[str, Path], capsys: pytest.CaptureFixture[str]
+    homes: dict[str, Path], private_home: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
     before = homes["codex"].read_text(encoding="utf-8")
     assert main(["setup", "codex", "--http", "--print"]) == 0
@@ -383,6 +404,9 @@ def test_setup_command_print_shows_the_snippet_and_writes_nothing(
     assert hook["hooks"]["SessionStart"][0]["hooks"][0]["command"].endswith(" hook codex-session-start")
     assert homes["codex"].read_text(encoding="utf-8") == before
     assert not (homes["codex"].parent / "hooks.json").exists()
+    # the token is never printed, nor made: the snippet says how to fill it in
+    assert 'http_headers = { "Authorization" = "Bearer <TOKEN>" }' in out and "incremind token show" in out
+    assert not (private_home / ".incremind" / "token").exists()
 
 
 def test_setup_command_registers_stdio_and_hook_then_undo(

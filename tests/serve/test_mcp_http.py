@@ -27,6 +27,7 @@ from incremind_daemon.serve.mcp_tools import MemoryBackend
 from incremind_daemon.sources.extract import extract_bytes
 from incremind_daemon.store.db import connect
 from incremind_daemon.store.records import SaveRequest, SaveResult
+from tests.mcp_http_client import bearer, home_token, mcp_client
 from tests.waiting import wait_until
 
 TOKEN = "s3cret-token-for-tests-only-0123456789"
@@ -56,6 +57,7 @@ class Daemonish:
         except BaseException:
             self.worker.stop()
             raise
+        self.token = home_token(settings.home_dir)
 
     def save(self, request: SaveRequest) -> SaveResult:
         return self.worker.save(request).result(timeout=30)
@@ -89,11 +91,12 @@ def write_note(folder: Path, name: str, text: str) -> Path:
     return path
 
 
-def test_health_answers_with_version_and_pid(daemon: Daemonish) -> None:
-    answer = httpx.get(f"http://127.0.0.1:{daemon.server.port}/health")
+def test_health_answers_with_version_pid_and_home(daemon: Daemonish) -> None:
+    answer = httpx.get(f"http://127.0.0.1:{daemon.server.port}/health", headers=bearer(daemon.token))
     assert answer.status_code == 200
     data = answer.json()
     assert data["ok"] is True and isinstance(data["pid"], int) and data["version"]
+    assert data["home"] == str(daemon.settings.home_dir.resolve())
     assert "access-control-allow-origin" not in answer.headers
 
 
@@ -114,6 +117,7 @@ def test_origin_and_host_are_checked_on_every_route(settings: Settings, headers:
         http_settings(settings.home_dir, allowed_origins=["https://notes.example.org"]), _plain_backend(settings)
     )
     server.start()
+    headers = {**bearer(home_token(settings.home_dir)), **headers}
     try:
         answer = httpx.get(f"http://127.0.0.1:{server.port}/health", headers=headers)
         assert answer.status_code == status
@@ -131,7 +135,8 @@ def test_oversized_requests_are_refused(settings: Settings) -> None:
     server.start()
     try:
         body = {"jsonrpc": "2.0", "id": 1, "method": "tools/call", "params": {"name": "save_memory", "x": "a" * 4_000}}
-        answer = httpx.post(server.url, json=body, headers={"Accept": "application/json, text/event-stream"})
+        headers = {"Accept": "application/json, text/event-stream", **bearer(home_token(settings.home_dir))}
+        answer = httpx.post(server.url, json=body, headers=headers)
         assert answer.status_code == 413
     finally:
         server.stop()
@@ -199,7 +204,7 @@ def test_every_tool_answers_over_http(daemon: Daemonish, tmp_path: Path, mode: s
     async def session() -> dict[str, Any]:
         seen: dict[str, Any] = {}
         info = Implementation(name="claude-code", version="2.1")
-        async with Client(daemon.server.url, mode=mode, client_info=info) as client:
+        async with mcp_client(daemon.server.url, daemon.token, mode=mode, client_info=info) as client:
             calls: list[tuple[str, dict[str, Any]]] = [
                 ("search_memory", {"query": "readers writer", "project": "db"}),
                 ("read_memory", {"id": "src-1", "length": 10}),
@@ -243,7 +248,7 @@ def test_twenty_clients_search_while_files_are_ingested(daemon: Daemonish, tmp_p
 
     async def client(number: int) -> None:
         info = Implementation(name=f"agent-{number}", version="1")
-        async with Client(daemon.server.url, client_info=info) as session:
+        async with mcp_client(daemon.server.url, daemon.token, client_info=info) as session:
             for round_ in range(5):
                 result = await session.call_tool("search_memory", {"query": f"release train {round_}", "limit": 5})
                 if result.is_error:
@@ -272,7 +277,7 @@ def test_a_chinese_save_is_found_by_an_english_paraphrase(settings: Settings) ->
     try:
 
         async def save_then_search() -> list[dict[str, Any]]:
-            async with Client(running.server.url) as client:
+            async with mcp_client(running.server.url, running.token) as client:
                 saved = await client.call_tool(
                     "save_memory", {"text": "我每天早上六点起床去公园跑步。", "project": "life"}
                 )
