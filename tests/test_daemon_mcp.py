@@ -3,15 +3,20 @@
 from __future__ import annotations
 
 import json
+import os
 import socket
+import stat
 import subprocess
 import sys
+import tomllib
 from pathlib import Path
 from typing import Any
 
 import anyio
 import httpx
+import pytest
 
+from incremind_daemon.cli import main
 from tests.daemon_process import DaemonProcess, daemon_env
 from tests.mcp_http_client import bearer, home_token, mcp_client
 from tests.waiting import wait_until
@@ -79,3 +84,48 @@ def test_an_agent_saves_searches_and_reads_through_the_daemon(private_home: Path
     finally:
         assert process.stop() == 0
 
+
+def test_token_rotate_reaches_the_running_daemon_and_the_agents_set_up_over_http(
+    private_home: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    port = _free_port()
+    monkeypatch.setenv("INCREMIND_MCP__PORT", str(port))
+    home = private_home / ".incremind"
+    for folder in (".claude", ".codex", ".gemini"):
+        (private_home / folder).mkdir()
+    process = DaemonProcess(home, daemon_env(INCREMIND_MCP__PORT=str(port)))
+    previous = os.umask(0o022)
+    process.start()
+    url = f"http://127.0.0.1:{port}"
+    try:
+        first = home_token(home)
+        assert stat.S_IMODE((home / "token").stat().st_mode) == 0o600
+        wait_until(lambda: httpx.get(f"{url}/health", headers=bearer(first), timeout=2).status_code == 200)
+        for agent, how in (("claude", "--http"), ("codex", "--http"), ("gemini", "--stdio")):
+            assert main(["setup", agent, how, "--no-hook"]) == 0
+        capsys.readouterr()
+        gemini_before = (private_home / ".gemini" / "settings.json").read_text(encoding="utf-8")
+
+        assert main(["token", "rotate"]) == 0
+        out = capsys.readouterr().out
+        new = home_token(home)
+        assert new != first and first not in out and new not in out
+        assert f"updated the incremind MCP server in {private_home / '.claude.json'}" in out
+        assert f"updated the incremind MCP server in {private_home / '.codex' / 'config.toml'}" in out
+        assert "gemini" not in out  # set up over stdio: no token to change
+        assert f"the running daemon (pid {process.proc.pid}) accepts the new token" in out  # type: ignore[union-attr]
+        assert (private_home / ".gemini" / "settings.json").read_text(encoding="utf-8") == gemini_before
+        claude = json.loads((private_home / ".claude.json").read_text(encoding="utf-8"))["mcpServers"]["incremind"]
+        codex = tomllib.loads((private_home / ".codex" / "config.toml").read_text(encoding="utf-8"))
+        assert claude["headers"] == {"Authorization": f"Bearer {new}"}
+        assert codex["mcp_servers"]["incremind"]["http_headers"] == {"Authorization": f"Bearer {new}"}
+        assert httpx.get(f"{url}/health", headers=bearer(first), timeout=2).status_code == 401
+        assert httpx.get(f"{url}/health", headers=bearer(new), timeout=2).status_code == 200
+
+        assert process.stop() == 0
+        process.start()  # the token survives a restart unchanged
+        assert home_token(home) == new
+        wait_until(lambda: httpx.get(f"{url}/health", headers=bearer(new), timeout=2).status_code == 200)
+    finally:
+        os.umask(previous)
+        assert process.stop() == 0

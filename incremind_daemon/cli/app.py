@@ -15,7 +15,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, TextIO
 
 from incremind_daemon import __version__
-from incremind_daemon.cli import context, mcp, model, ops, review, runtime, status
+from incremind_daemon.cli import context, mcp, model, ops, review, runtime, status, token
 from incremind_daemon.cli.base import command, project_arg
 from incremind_daemon.config import Settings, example_config, load_settings
 from incremind_daemon.errors import ConfigError, DaemonNotRunning, IncremindError, NotFound
@@ -144,7 +144,7 @@ def build_parser() -> argparse.ArgumentParser:
 
     model.register(commands, common)
 
-    for topic in (status, review, context, mcp, ops):
+    for topic in (status, review, context, mcp, token, ops):
         topic.register(commands, common)
     return parser
 
@@ -223,11 +223,15 @@ def cmd_run(args: argparse.Namespace, settings: Settings) -> int:
 
 
 def cmd_init(args: argparse.Namespace, settings: Settings) -> int:
-    """Create the home folder, the inbox and a commented config.json."""
+    """Create the home folder, the inbox, the endpoint's token and a commented config.json."""
     from incremind_daemon.daemon import prepare_home
     from incremind_daemon.private import write_private
+    from incremind_daemon.serve.mcp_auth import ensure_home_token, read_home_token, token_path
 
     prepare_home(settings)
+    if settings.mcp.token_env is None and read_home_token(settings.home_dir) is None:
+        ensure_home_token(settings.home_dir)
+        print(f"wrote {token_path(settings.home_dir)} (the token agents send to the daemon's HTTP endpoint)")
     config = settings.home_dir / "config.json"
     if config.exists():
         print(f"kept existing {config}")

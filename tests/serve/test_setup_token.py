@@ -180,3 +180,26 @@ def test_setup_and_doctor_name_the_other_home_whose_daemon_answers_with_the_same
         assert check.status == "fail" and str(other.resolve()) in check.detail
     finally:
         server.stop()
+
+
+def test_init_makes_the_token_once_and_token_show_prints_it_or_where_it_is(
+    settings: Settings, capsys: pytest.CaptureFixture[str]
+) -> None:
+    path = token_path(settings.home_dir)
+    assert main(["token", "show"]) == 1 and "does not exist yet" in capsys.readouterr().err
+    assert main(["init"]) == 0
+    assert f"wrote {path}" in capsys.readouterr().out
+    assert stat.S_IMODE(path.stat().st_mode) == 0o600
+    assert main(["token", "show", "--path"]) == 0 and capsys.readouterr().out == f"{path}\n"
+    assert main(["token", "show"]) == 0 and capsys.readouterr().out == f"{home_token(settings.home_dir)}\n"
+    assert main(["init"]) == 0 and "token" not in capsys.readouterr().out
+
+
+def test_token_commands_leave_a_token_from_mcp_token_env_to_the_person(
+    settings: Settings, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    monkeypatch.setenv("INCREMIND_MCP__TOKEN_ENV", "MY_TOKEN")
+    for action in ("rotate", "show"):
+        assert main(["token", action]) == 1
+        assert "the value of $MY_TOKEN (mcp.token_env)" in capsys.readouterr().err
+    assert not token_path(settings.home_dir).exists()
