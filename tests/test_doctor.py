@@ -316,3 +316,15 @@ def test_a_block_broken_by_hand_is_reported_with_the_fix_and_the_other_files_kee
     assert "delete the incremind marker lines" in checks["context claude"]["fix"]
     cli.main(["status"])  # exits 1: it has an error to show
     assert "CLAUDE.md has 1 incremind begin and 2 end markers" in capsys.readouterr().out
+
+
+def test_doctor_says_when_gemini_loads_the_tools_in_no_folder(
+    healthy: Settings, private_home: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    _, checks = doctor(capsys)
+    assert checks["gemini trusted folders"]["status"] == "warn"
+    assert "you trust none yet" in checks["gemini trusted folders"]["detail"]
+    rules = {str(private_home / "code"): "TRUST_FOLDER"}
+    (private_home / ".gemini" / "trustedFolders.json").write_text(json.dumps(rules), encoding="utf-8")
+    _, checks = doctor(capsys)
+    assert str(private_home / "code") in checks["gemini trusted folders"]["detail"]

@@ -167,6 +167,12 @@ def cmd_setup(args: argparse.Namespace, settings: Settings) -> int:
         hook = agent_hooks.add_session_hook(agent, settings, backup=not _rewrote_hook_file(result, agent, settings))
         print(agent_setup.describe(hook, HOOK))
         _print_hook_notes(agent, settings)
+    if agent == "gemini":
+        from incremind_daemon.serve.gemini_trust import gemini_trust
+
+        notice = gemini_trust(agent_setup.agent_home(agent, settings)).notice()
+        if notice:
+            print(f"note: {notice}", file=sys.stderr)
     if use_http and not args.http:
         print("transport: HTTP (the daemon is running); it must be running whenever the agent is", file=sys.stderr)
     elif use_http and running_pid(settings) is None:

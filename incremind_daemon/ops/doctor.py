@@ -31,6 +31,7 @@ from incremind_daemon.serve.client import UnixConnection, daemon_answers, post_j
 from incremind_daemon.serve.context.blockfile import BrokenMarkers, find_block, read_text_file
 from incremind_daemon.serve.context.targets import global_targets
 from incremind_daemon.serve.disk import format_size, low_space_bytes, measure_disk
+from incremind_daemon.serve.gemini_trust import gemini_trust
 from incremind_daemon.serve.mcp_auth import check_bind, endpoint_token, token_path
 from incremind_daemon.serve.mcp_probe import Probe, probe_endpoint
 from incremind_daemon.serve.status import mcp_off_reason, read_heartbeat, running_pid
@@ -273,6 +274,10 @@ def check_agents(settings: Settings) -> list[Check]:
             found.append(Check(name, "warn", f"{folder}; {exc}", f"fix {where} by hand"))
         else:
             found.append(_check_entry(agent, entry, settings, f"{folder}; memory tools"))
+            if agent == "gemini" and entry is not None:
+                notice = gemini_trust(folder).notice()
+                if notice:
+                    found.append(Check("gemini trusted folders", "warn", notice, "trust the folders you work in"))
         found.append(check_hook(agent, settings))
     return found
 
