@@ -61,6 +61,7 @@ MAX_CONNECTIONS = 128
 # opens a new one when told its session is gone)
 MAX_SESSIONS = 256
 SESSION_IDLE_SECONDS = 600.0
+WILDCARDS = ("0.0.0.0", "::", "")  # bind addresses that accept connections on every interface
 LOCAL_KEY = "incremind.local"  # set in the scope of a request that came over the Unix socket
 # never the token, nor where it lives: the one asking may be anyone on the machine
 UNAUTHORIZED = (
@@ -76,7 +77,13 @@ class _Guard:
     """ASGI middleware in front of every route: Host, Origin, token and body size."""
 
     def __init__(
-        self, app: ASGIApp, *, hosts: frozenset[str], origins: frozenset[str], loopback_ports: bool, token: TokenCheck
+        self,
+        app: ASGIApp,
+        *,
+        hosts: frozenset[str] | None,
+        origins: frozenset[str],
+        loopback_ports: bool,
+        token: TokenCheck,
     ) -> None:
         self._app = app
         self._hosts = hosts
@@ -97,7 +104,7 @@ class _Guard:
 
     def _refusal(self, headers: Headers, *, local: bool) -> Response | None:
         host = headers.get("host", "").lower()
-        if host not in self._hosts:
+        if self._hosts is not None and host not in self._hosts:
             log.warning("refused a request for Host %r (allowed: %s)", host, ", ".join(sorted(self._hosts)))
             return _error(421, "this server only answers requests addressed to it by a loopback name")
         origin = headers.get("origin")
@@ -192,11 +199,17 @@ def _error(status: int, message: str, headers: dict[str, str] | None = None) -> 
     return JSONResponse(body, status_code=status, headers=headers)
 
 
-def allowed_hosts(bind_host: str, port: int) -> frozenset[str]:
-    """Return the Host header values this server answers: loopback names (and the bind address) with the port."""
+def allowed_hosts(bind_host: str, port: int) -> frozenset[str] | None:
+    """Return the Host header values this server answers: loopback names (and the bind address) with the port.
+
+    None for a wildcard bind (0.0.0.0, ::): clients on the network name the
+    machine by any of its addresses or names, and every request there must
+    carry the token, which a page rebinding a name to this machine cannot send.
+    """
+    if bind_host in WILDCARDS:
+        return None
     names = set(LOOPBACK_NAMES)
-    if bind_host not in ("0.0.0.0", "::", ""):
-        names.add(f"[{bind_host}]" if ":" in bind_host and not bind_host.startswith("[") else bind_host)
+    names.add(f"[{bind_host}]" if ":" in bind_host and not bind_host.startswith("[") else bind_host)
     return frozenset(f"{name}:{port}".lower() for name in names)
 
 
@@ -276,8 +289,8 @@ class McpHttpServer:
         health_route = mcp.custom_route("/health", methods=["GET"])
         health_route(_health_of(self._settings.home_dir.resolve()))
         security = TransportSecuritySettings(
-            enable_dns_rebinding_protection=True,
-            allowed_hosts=sorted(hosts),
+            enable_dns_rebinding_protection=hosts is not None,
+            allowed_hosts=sorted(hosts or ()),
             allowed_origins=sorted(origins) + [f"{s}://{n}:*" for s in ("http", "https") for n in LOOPBACK_NAMES],
         )
         app = mcp.streamable_http_app(
@@ -297,7 +310,7 @@ class McpHttpServer:
                 loopback_ports=True,
                 token=self._token,
             ),
-            host=min(hosts),
+            host=f"127.0.0.1:{self._port}" if hosts is None else min(hosts),
             commands=self._commands,
             checks=self._checks,
         )

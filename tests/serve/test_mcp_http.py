@@ -180,6 +180,12 @@ def test_token_is_required_on_every_request_when_bound_to_all_interfaces(
         assert httpx.get(f"{base}/health", headers={"Authorization": "Bearer wrong"}).status_code == 401
         assert httpx.get(f"{base}/health", headers={"Authorization": f"Basic {TOKEN}"}).status_code == 401
         assert httpx.get(f"{base}/health", headers={"Authorization": f"Bearer {TOKEN}"}).status_code == 200
+        # a client on the network names the machine by its address: with the token, that is answered
+        lan = {"Host": f"192.168.1.20:{server.port}", "Authorization": f"Bearer {TOKEN}"}
+        assert httpx.get(f"{base}/health", headers=lan).status_code == 200
+        opened = _open_session(server.url, headers=lan)
+        assert opened.status_code == 200, opened.text
+        assert httpx.get(f"{base}/health", headers={"Host": f"192.168.1.20:{server.port}"}).status_code == 401
         denied = httpx.post(server.url, json={}, headers={"Accept": "application/json, text/event-stream"})
         assert denied.status_code == 401 and denied.headers["www-authenticate"] == "Bearer"
 
@@ -309,7 +315,7 @@ def _plain_backend(settings: Settings) -> MemoryBackend:
     )
 
 
-def _open_session(url: str) -> httpx.Response:
+def _open_session(url: str, headers: dict[str, str] | None = None) -> httpx.Response:
     opening = {
         "jsonrpc": "2.0",
         "id": 1,
@@ -320,7 +326,8 @@ def _open_session(url: str) -> httpx.Response:
             "clientInfo": {"name": "looping", "version": "1"},
         },
     }
-    return httpx.post(url, json=opening, headers={"Accept": "application/json, text/event-stream"}, timeout=10)
+    accept = {"Accept": "application/json, text/event-stream", **(headers or {})}
+    return httpx.post(url, json=opening, headers=accept, timeout=10)
 
 
 def test_sessions_are_capped_and_an_idle_one_is_dropped(settings: Settings, monkeypatch: pytest.MonkeyPatch) -> None:
@@ -329,9 +336,10 @@ def test_sessions_are_capped_and_an_idle_one_is_dropped(settings: Settings, monk
     server = McpHttpServer(http_settings(settings.home_dir), _plain_backend(settings))
     server.start()
     try:
-        opened = [_open_session(server.url) for _ in range(3)]
+        token = bearer(home_token(settings.home_dir))
+        opened = [_open_session(server.url, token) for _ in range(3)]
         assert all(r.status_code == 200 and r.headers.get("mcp-session-id") for r in opened)
-        assert _open_session(server.url).status_code == 503  # a client opening sessions in a loop is stopped
-        wait_until(lambda: _open_session(server.url).status_code == 200, timeout=30)  # the idle ones went
+        assert _open_session(server.url, token).status_code == 503  # a client opening sessions in a loop is stopped
+        wait_until(lambda: _open_session(server.url, token).status_code == 200, timeout=30)  # the idle ones went
     finally:
         server.stop()
