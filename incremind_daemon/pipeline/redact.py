@@ -5,7 +5,8 @@ Three kinds of evidence, strongest first: a known key format (``sk-ant-``, ``ghp
 block; see ``secret_formats``); a credential slot (``Authorization: Bearer``, the
 password of ``scheme://user:password@host``); and what names a value, in code or
 in words, in English or Chinese (``password = "..."``, ``密码：...``, "the aws
-secret for prod is ...", "数据库口令 ...", ``admin / ...``; see ``secret_names``).
+secret for prod is ...", "数据库口令 ..."; see ``secret_names``), or pairs it with a
+user where a login is meant (``admin / ...``, "login: alice:..."; see ``secret_pairs``).
 
 Credentials are looked for with zero-width and other invisible characters
 taken out (a token split by U+200B is still found) and with odd spaces read as
@@ -28,6 +29,7 @@ from dataclasses import dataclass
 
 from incremind_daemon.pipeline.secret_formats import find_formats, find_slots
 from incremind_daemon.pipeline.secret_names import find_named
+from incremind_daemon.pipeline.secret_pairs import find_pairs
 from incremind_daemon.pipeline.secret_values import MARKER_PREFIX, Finding
 
 __all__ = ["MARKER_PREFIX", "SecretSpan", "find_secrets", "redact", "redact_between"]
@@ -96,7 +98,7 @@ def _findings(text: str) -> list[Finding]:
     lowered = text.lower()
     if len(lowered) != len(text):  # "İ" lowers to two characters; only ASCII case matters here
         lowered = text.encode("latin-1", "replace").decode("latin-1").lower()
-    return [*find_formats(text), *find_slots(text, lowered), *find_named(text, lowered)]
+    return [*find_formats(text), *find_slots(text, lowered), *find_named(text, lowered), *find_pairs(text, lowered)]
 
 
 def _without_invisible(text: str) -> tuple[str, list[tuple[int, int]]]:

@@ -1,9 +1,11 @@
 """Find credentials by their format: known key prefixes, and the slots a credential sits in.
 
 A key format (``npm_``, ``pypi-AgE``, ``SG.``, ``xoxb-``...) is evidence on its
-own. A slot is a place only a credential goes: ``Authorization: Bearer``, the
-password of ``scheme://user:password@host``, ``curl -u user:password``, the
-``sig=`` of an Azure shared access signature.
+own, and takes the rest of its token with it (``hf_…!``). A slot is a place
+only a credential goes: ``Authorization: Bearer``, the password of
+``scheme://user:password@host``, ``curl -u user:password``, ``mysql -pS3cret``,
+``sshpass -p S3cret``, SQL's ``IDENTIFIED BY 'S3cret'``, the ``sig=`` of an
+Azure shared access signature.
 
 Every pattern starts with a literal, so the regex engine skips ahead to its
 first character; the word edge before a key is checked here instead of with a
@@ -23,6 +25,7 @@ from incremind_daemon.pipeline.secret_values import (
     is_placeholder,
     is_secret_shaped,
     is_word_char,
+    value_at,
 )
 
 log = logging.getLogger(__name__)
@@ -34,6 +37,7 @@ _KEY_FORMATS: tuple[tuple[str, re.Pattern[str]], ...] = tuple(
         ("openai_key", r"sk-(?:proj|svcacct|admin)-[A-Za-z0-9_-]{20,}"),
         ("stripe_key", r"sk_(?:live|test)_[A-Za-z0-9]{16,}"),
         ("stripe_key", r"rk_(?:live|test)_[A-Za-z0-9]{16,}"),
+        ("stripe_key", r"pk_live_[A-Za-z0-9]{16,}"),
         ("stripe_key", r"whsec_[A-Za-z0-9+/=]{24,}"),
         ("github_token", r"gh[pousr]_[A-Za-z0-9]{30,}"),
         ("github_token", r"github_pat_[A-Za-z0-9_]{22,}"),
@@ -60,6 +64,9 @@ _KEY_FORMATS: tuple[tuple[str, re.Pattern[str]], ...] = tuple(
         ("jwt", r"eyJ[A-Za-z0-9_-]{8,}\.eyJ[A-Za-z0-9_-]{8,}\.[A-Za-z0-9_-]*"),
     )
 )
+# What a key's match may stop short of though it is glued on ("hf_…!", "sk_live_…&3"): the
+# rest of the token up to a space, quote, bracket, comma or the "&name=" of a query string.
+_TOKEN_TAIL = re.compile(r"(?:[A-Za-z0-9!#$%+=?@^_|~-]|&(?![A-Za-z_][A-Za-z0-9_.-]*=))*+")
 # Webhook addresses keep their host; the path is the secret.
 _WEBHOOKS = (
     ("slack_webhook", re.compile(r"hooks\.slack\.com/(?:services|workflows|triggers)/(?P<secret>[A-Za-z0-9_/-]{20,})")),
@@ -77,6 +84,7 @@ _AZURE_CLIENT_SECRET = re.compile(
 _AZURE_SIGNATURE = re.compile(r"sig=(?P<secret>[A-Za-z0-9%+/=]{16,})")
 
 _PEM_BEGIN = re.compile(r"-----BEGIN[A-Z0-9 ]{0,40}PRIVATE KEY-----")
+_PEM_KEY_LINE = re.compile(r"[A-Za-z0-9+/=]{16}")
 _PEM_END = re.compile(r"-----END[A-Z0-9 ]{0,40}PRIVATE KEY-----")
 # a cut-off block: the base64 and header lines that follow the BEGIN line
 _PEM_BODY = re.compile(r"(?:\s*+(?:[A-Za-z0-9+/=]{16,}+|[A-Za-z-]++: [^\n]*+))*+")
@@ -87,6 +95,11 @@ _AUTH_HEADER = re.compile(
 )
 _BEARER = re.compile(r"bearer[ \t]+(?P<secret>[a-z0-9._~+/-]{12,}=*)")
 _URL_USERINFO = re.compile(r"://(?P<user>[^\s:/@?#]*):(?P<secret>[^\s/@?#]+)@")
+# "mysql -u root -pS3cret" (glued, as the client requires) and "sshpass -p S3cret ssh ..."
+_DASH_P = re.compile(r"-p(?P<space>[ \t]+)?(?=[^\s-])")
+_PASSWORD_TOOLS = ("mysql", "mariadb")  # mysql, mysqldump, mysqladmin, mariadb-dump ...
+_SQL_IDENTIFIED = re.compile(r"identified[ \t]+(?:with[ \t]+[a-z0-9_]+[ \t]+)?by[ \t]+(?=['\"])")
+_SQL_ACCOUNT = re.compile(r"\b(?:user|role|login)\b")
 _CURL_USER = re.compile(r"(?:-u|--user)[ \t]*[ =][ \t]*[\"']?[^\s:\"'/]{1,64}:(?P<secret>[^\s\"']{1,256})")
 
 
@@ -95,13 +108,13 @@ def find_formats(text: str) -> Iterator[Finding]:
     yield from _private_keys(text)
     for kind, pattern in _KEY_FORMATS:
         for match in _at_word_edge(pattern, text):
-            yield Finding(match.start(), match.end(), kind, FORMAT)
+            yield Finding(match.start(), _token_end(text, match.end()), kind, FORMAT)
     for kind, pattern in _WEBHOOKS:
         for match in pattern.finditer(text):
             yield Finding(match.start("secret"), match.end("secret"), kind, FORMAT)
     for match in _at_word_edge(_GENERIC_SK, text):
         if any(char.isdigit() for char in match.group()):
-            yield Finding(match.start(), match.end(), "api_key", FORMAT)
+            yield Finding(match.start(), _token_end(text, match.end()), "api_key", FORMAT)
     yield from _telegram_tokens(text)
     yield from _azure_client_secrets(text)
 
@@ -122,6 +135,14 @@ def find_slots(text: str, lowered: str) -> Iterator[Finding]:
         # docker's "-u 1000:1000" and "-u www-data:www-data" name a user and group
         if is_secret_shaped(match.group("secret"), kind="password", strict=False):
             yield Finding(match.start("secret"), match.end("secret"), "password", SLOT)
+    yield from _password_options(text, lowered)
+    for match in _SQL_IDENTIFIED.finditer(lowered):  # CREATE USER bob IDENTIFIED BY 'S3cret!'
+        line = lowered[max(0, match.start() - 200) : match.start()].rpartition("\n")[2]
+        if _SQL_ACCOUNT.search(line) is None:  # "a library identified by 'name'"
+            continue
+        value = value_at(text, match.end())
+        if value is not None and not is_placeholder(text[value[0] : value[1]]):
+            yield Finding(value[0], value[1], "password", SLOT)
     for match in _AZURE_SIGNATURE.finditer(text):
         if match.start() > 0 and text[match.start() - 1] in "?&;":
             yield Finding(match.start("secret"), match.end("secret"), "azure_sas_signature", SLOT)
@@ -139,12 +160,34 @@ def _at_word_edge(pattern: re.Pattern[str], text: str) -> Iterator[re.Match[str]
             position = max(match.end(), start + 1)
 
 
+def _password_options(text: str, lowered: str) -> Iterator[Finding]:
+    """Yield the password given to mysql as -pSECRET, and to sshpass as -p SECRET."""
+    for match in _DASH_P.finditer(lowered):
+        start = match.start()
+        if start == 0 or lowered[start - 1] not in " \t" or text[start + 1] != "p":  # -P is mysql's port
+            continue
+        line = lowered[max(0, start - 200) : start].rpartition("\n")[2]
+        tools = ("sshpass",) if match.group("space") else _PASSWORD_TOOLS
+        if not any(tool in line for tool in tools):
+            continue
+        value = value_at(text, match.end())
+        if value is None:
+            continue
+        if not is_placeholder(text[value[0] : value[1]]):
+            yield Finding(value[0], value[1], "password", SLOT)
+
+
+def _token_end(text: str, end: int) -> int:
+    tail = _TOKEN_TAIL.match(text, end)
+    return end if tail is None else tail.end()
+
+
 def _telegram_tokens(text: str) -> Iterator[Finding]:
     for match in _TELEGRAM_SECRET.finditer(text):
         bot = _TELEGRAM_BOT.search(text, max(0, match.start() - 15), match.start())
         secret = match.group()
         if bot is not None and secret.lower() != secret and secret.upper() != secret:  # random: both cases
-            yield Finding(bot.start(), match.end(), "telegram_bot_token", FORMAT)
+            yield Finding(bot.start(), _token_end(text, match.end()), "telegram_bot_token", FORMAT)
 
 
 def _azure_client_secrets(text: str) -> Iterator[Finding]:
@@ -163,6 +206,9 @@ def _private_keys(text: str) -> Iterator[Finding]:
             continue
         end = None if end_missing else _PEM_END.search(text, begin.end())
         end_missing = end is None  # no END after this BEGIN means none after later ones either
+        if end is not None and _PEM_KEY_LINE.search(text, begin.end(), end.start()) is None:
+            covered = end.end()  # b"-----BEGIN … PRIVATE KEY-----" and its END in code that parses keys
+            continue
         if end is not None:
             covered = end.end()
         else:

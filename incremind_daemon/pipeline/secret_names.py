@@ -8,13 +8,15 @@
   Up to four words may stand between the credential word and its verb, none of
   them one that makes the phrase about something else ("the token *budget* is
   1500", "密码*长度*为 8").
-- A ``user / password`` pair, when the user is a usual account name (``admin``,
-  ``root``...) or the line speaks of logging in.
+- A password word and a value that looks made up, with nothing between:
+  "username admin password S3cret!", ``--password S3cret!``, ``PASSWORD 'S3cret!'``.
 
 Values found by context alone must be shaped like a secret
-(``secret_values.is_secret_shaped``), so prose and code pass through. Each
-rule starts from a cue that a literal search finds (a credential word, a
-Chinese key, a slash); everything else is done at those few places only.
+(``secret_values.is_secret_shaped``), and a quoted one must not read as a
+name (``"[PAD]"``, ``"expired_token"``, ``"#d8dee9"``), so prose and code pass
+through. Each rule starts from a cue that a literal search finds (a
+credential word, a Chinese key); everything else is done at those few places
+only. User and password pairs are read in ``secret_pairs``.
 """
 
 from __future__ import annotations
@@ -30,8 +32,12 @@ from incremind_daemon.pipeline.secret_values import (
     NAME,
     WORDISH,
     Finding,
+    is_code_reference,
     is_placeholder,
+    is_quoted_secret,
     is_secret_shaped,
+    is_type_name,
+    skip_spaces,
     value_at,
 )
 
@@ -84,6 +90,7 @@ _DESCRIPTIVE = frozenset({
     "algorithm", "version", "mode", "provider", "source", "store", "validation", "validator",
     "error", "errors", "input", "text", "message", "display", "class", "style", "flag", "option",
     "options", "param", "params", "tokens", "keys", "callback", "handler", "reader", "state", "status",
+    "prefix", "suffix", "entries", "number", "method", "period", "button", "icon",
 })
 # Between a credential word and its verb, these make the phrase about something else.
 _OFF_TOPIC = _DESCRIPTIVE | frozenset({
@@ -113,6 +120,7 @@ _STATED = re.compile(
     r"(?:[ \t]+(?:set|changed|updated|reset|rotated)[ \t]+to)?[ \t]+"
     r"|[ \t]+(?:(?:was|has[ \t]+been|is|got)[ \t]+)?(?:set|changed|updated|reset|rotated|switched)[ \t]+to[ \t]+)"
 )
+_PASSWORD_WORDS = frozenset({"password", "passwd", "passphrase", "passcode"})
 _PREVIOUS_WORDS = re.compile(r"[a-z0-9]+")
 _LOWER_WORD = re.compile(r"[a-z]+")
 
@@ -131,21 +139,6 @@ _CJK_SEPARATOR = re.compile(
     r"[ \t\u3000]*[:：]?[ \t\u3000]*"
 )
 
-# a slash before eight or more characters that hold no slash: most path slashes fail here, in C
-_PAIR_SLASH = re.compile(r"/(?![/*])[ \t]*[^\s/]{8}")
-_PAIR_USER = re.compile(r"(?<![A-Za-z0-9._@+/\\-])(?P<user>[A-Za-z0-9][A-Za-z0-9._@+-]{0,63})[ \t]*\Z")
-# fmt: off
-_USUAL_USERS = frozenset({
-    "admin", "administrator", "root", "user", "sa", "postgres", "guest", "test", "demo", "ubuntu", "ec2-user",
-    "pi", "elastic", "oracle", "mysql", "operator", "superuser", "sysadmin", "sysdba", "system", "default",
-    "deploy", "jenkins", "grafana", "minio", "rabbitmq", "webmaster", "ftp", "support",
-})
-_LOGIN_CUES = (
-    "login", "log in", "logon", "sign in", "signin", "credential", "creds", "account", "username", "user name",
-    "账号", "帳號", "账户", "帳戶", "用户名", "用戶名", "登录", "登錄", "登陆", "登入",
-)
-# fmt: on
-
 
 def find_named(text: str, lowered: str) -> Iterator[Finding]:
     """Yield every credential named by a key, stated in words or paired with a user.
@@ -154,7 +147,6 @@ def find_named(text: str, lowered: str) -> Iterator[Finding]:
     """
     yield from _assignments_and_statements(text, lowered)
     yield from _chinese_keys(text)
-    yield from _user_password_pairs(text, lowered)
 
 
 def _assignments_and_statements(text: str, lowered: str) -> Iterator[Finding]:
@@ -185,6 +177,8 @@ def _assignments_and_statements(text: str, lowered: str) -> Iterator[Finding]:
         elif key.lower() != "key":  # "API key" is named by the word before
             continue
         stated = _stated_value(text, lowered, start, start + len(key), kind)
+        if stated is None and kind == "password":
+            stated = _unseparated_password(text, key, start + len(key))
         if stated is not None:
             covered = stated.end
             yield stated
@@ -192,17 +186,32 @@ def _assignments_and_statements(text: str, lowered: str) -> Iterator[Finding]:
 
 @functools.lru_cache(maxsize=4096)
 def _key_kind(key: str) -> str | None:
-    parts = [part.lower() for part in _KEY_PART.findall(key)]
-    if not parts or parts[-1] in _DESCRIPTIVE or any(pair in _NOT_CREDENTIAL for pair in itertools.pairwise(parts)):
+    # "Token.Keyword", "credential.helper": only the last dotted name says what the key holds
+    parts = [part.lower() for part in _KEY_PART.findall(key.rpartition(".")[2] or key)]
+    if (
+        not parts
+        or parts[-1] in _DESCRIPTIVE
+        or "public" in parts  # publicKeyToken, public_key
+        or any(pair in _NOT_CREDENTIAL for pair in itertools.pairwise(parts))
+    ):
         return None
     if "aws" in parts and "secret" in parts:
         return "aws_secret_access_key"
     for pair in itertools.pairwise(parts):
         if pair in _KEY_PAIRS:
             return _KEY_PAIRS[pair]
-    return next((_PART_KINDS[part] for part in parts if part in _PART_KINDS), None)
+    # "pass" names a password at the end of a key (DB_PASS), a verb before (pass_context, pass_through)
+    named = (part for at, part in enumerate(parts) if part != "pass" or at == len(parts) - 1)
+    return next((_PART_KINDS[part] for part in named if part in _PART_KINDS), None)
 
 
+@functools.lru_cache(maxsize=1024)
+def _ends_in_password_word(key: str) -> bool:
+    parts = _KEY_PART.findall(key)
+    return bool(parts) and parts[-1].lower() in _PASSWORD_WORDS
+
+
+@functools.lru_cache(maxsize=1024)
 def _is_bare_pass(key: str) -> bool:
     parts = {part.lower() for part in _KEY_PART.findall(key)}
     return "pass" in parts and not parts & {"password", "passwd", "pwd", "passphrase", "passcode"}
@@ -216,17 +225,19 @@ def _assigned_value(
         return None
     start, end, quoted = value
     candidate = text[start:end]
-    if code_like and not quoted and text.startswith(("(", "["), end):
-        return None  # "creds = base64.b64encode(...)", "key = keys[0]": a call or a subscript
-    if code_like and not quoted and WORDISH.fullmatch(candidate):
+    if quoted:
+        return (start, end) if is_quoted_secret(candidate, kind=kind, quote=text[start - 1]) else None
+    if code_like and (text.startswith(("(", "["), end) or is_code_reference(candidate)):
+        return None  # "creds = base64.b64encode(...)", "key = keys[0]", "x = jinja2.pass_context"
+    if code_like and (WORDISH.fullmatch(candidate) or is_type_name(candidate)):
         # "password: str = 'x'" annotates first; "token = get_token()" and prose are references.
         follow = None if annotated else _TYPE_THEN_VALUE.match(text, end)
         if follow is None:
             return None
         return _assigned_value(text, follow.end(), kind, code_like=True, annotated=True)
-    if is_placeholder(candidate) or (not quoted and not candidate.isascii()):
-        return None
-    shortest = 1 if quoted else (3 if kind == "password" else 6)
+    if is_placeholder(candidate) or not candidate.isascii() or candidate.startswith("//"):
+        return None  # "//host/…" is the rest of an address ("credential.https://…")
+    shortest = 3 if kind == "password" else 8  # a token is long: "every token: use-m3 took 2 GB" is prose
     return (start, end) if len(candidate) >= shortest else None
 
 
@@ -235,24 +246,54 @@ def _stated_value(text: str, lowered: str, start: int, end: int, own: str | None
     while end > start and text[end - 1] in ".-":
         end -= 1
     stated = _STATED.match(lowered, end)
-    if stated is None:
+    if stated is None or _is_bare_pass(text[start:end]):  # "pass an adjusted context: …" is a verb
         return None
+    separator = lowered[stated.end("between") : stated.end()].strip()
+    if own is not None and not stated.group("between") and separator in (":", "="):
+        return None  # "token = b64encode(...)" was read as an assignment, and refused
     line = lowered[max(0, start - 40) : start].rpartition("\n")[2]
     words = _PREVIOUS_WORDS.findall(line)[-2:]
     kind = (_key_kind(" ".join([*words, text[start:end]])) if words else None) or own  # "API key", "aws secret"
     if kind is None:
         return None
-    if any(word.strip("()") in _OFF_TOPIC for word in stated.group("between").split()):
+    between = stated.group("between").split()
+    if any(word.strip("()") in _OFF_TOPIC for word in between):
         return None
+    if between and "=" in lowered[stated.end("between") : stated.end()]:
+        return None  # "secret generic db --from-literal=…": the "=" is the last word's, in code
     value = value_at(text, stated.end())
     if value is None:
         return None
     candidate = text[value[0] : value[1]]
     if value[2]:
-        accepted = not is_placeholder(candidate) and not _LOWER_WORD.fullmatch(candidate)  # 'expired'
+        accepted = is_quoted_secret(candidate, kind=kind, quote=text[value[0] - 1]) and (
+            is_secret_shaped(candidate, kind=kind, strict=False)
+            if kind != "password"  # "the last token was 'FROM'"
+            else not _LOWER_WORD.fullmatch(candidate)  # 'expired'
+        )
     else:
         accepted = is_secret_shaped(candidate, kind=kind, strict=False)
     return Finding(value[0], value[1], kind, NAME) if accepted else None
+
+
+def _unseparated_password(text: str, key: str, end: int) -> Finding | None:
+    """Read "username admin password S3cret!": a password word, a space, a value that looks made up."""
+    if not text.startswith((" ", "\t"), end) or not _ends_in_password_word(key):
+        return None
+    value = value_at(text, skip_spaces(text, end))
+    if value is None:
+        return None
+    candidate = text[value[0] : value[1]]
+    if not value[2] and WORDISH.fullmatch(candidate):
+        return None  # the next word of the sentence: the usual case, decided early
+    first = _LOWER_WORD.match(candidate)
+    if first is not None and first.group() in _OFF_TOPIC:
+        return None  # "password manager|vault|…"
+    if value[2]:  # ALTER ROLE app PASSWORD 'S3cret!'
+        accepted = not is_placeholder(candidate) and not _LOWER_WORD.fullmatch(candidate) and " " not in candidate
+    else:
+        accepted = is_secret_shaped(candidate, kind="password", strict=True)
+    return Finding(value[0], value[1], "password", NAME) if accepted else None
 
 
 def _chinese_keys(text: str) -> Iterator[Finding]:
@@ -271,7 +312,7 @@ def _chinese_value(text: str, position: int, kind: str) -> tuple[int, int] | Non
     separated = _CJK_SEPARATOR.match(text, position)
     if separated is None:
         # "数据库口令 Tr0ub4dor&3": no separator, so only a value that looks made up
-        value = value_at(text, _skip_spaces(text, position))
+        value = value_at(text, skip_spaces(text, position))
         if value is None or not _is_stated(text, (value[0], value[1]), kind, strict=True):
             return None
         return value[0], value[1]
@@ -291,37 +332,3 @@ def _is_stated(text: str, value: tuple[int, int], kind: str, *, strict: bool) ->
 def _ident_end(text: str, position: int) -> int:
     match = _IDENT.match(text, position)
     return match.end() if match is not None else position
-
-
-def _skip_spaces(text: str, position: int) -> int:
-    while position < len(text) and text[position] in " \t\u3000":
-        position += 1
-    return position
-
-
-def _user_password_pairs(text: str, lowered: str) -> Iterator[Finding]:
-    for slash in _PAIR_SLASH.finditer(text):
-        found = _pair_at(text, lowered, slash.start())
-        if found is not None:
-            yield found
-
-
-def _pair_at(text: str, lowered: str, slash: int) -> Finding | None:
-    """Read "admin / S3cretPassw0rd!" around the slash at ``slash``."""
-    if slash == 0 or text[slash - 1] in "/:<*" or text.startswith(("/", "*"), slash + 1):
-        return None  # an address, a comment or a closing tag
-    value = value_at(text, _skip_spaces(text, slash + 1))
-    if value is None or value[2]:
-        return None
-    candidate = text[value[0] : value[1]]
-    if "/" in candidate or not is_secret_shaped(candidate, kind="password", strict=True):
-        return None
-    user = _PAIR_USER.search(text, max(0, slash - 80), slash)
-    if user is None:
-        return None
-    line = lowered[max(0, slash - 200) : slash].rpartition("\n")[2]
-    spaced = text[slash - 1] in " \t" or text[slash + 1] in " \t"  # "test/test*.py" is a path
-    usual = spaced and user.group("user").lower() in _USUAL_USERS
-    if usual or any(cue in line for cue in _LOGIN_CUES):
-        return Finding(value[0], value[1], "password", NAME)
-    return None

@@ -39,6 +39,13 @@ _PLACEHOLDER_WORDS = frozenset({
 })
 # fmt: on
 _PLACEHOLDER_CHARS = frozenset("*xX.•·…-_#?")
+_MASK_CHARS = _PLACEHOLDER_CHARS | frozenset("/: ")
+_CREDENTIAL_STEM = re.compile(r"pass|pwd|secret|token|cred|key")
+_NAME_LIKE = re.compile(r"[A-Za-z][A-Za-z_.-]*")
+_SEPARATED_WORDS = re.compile(r"[a-z]+(?:[_.-][a-z]+)+")  # "fal-ai-api-key", "secret_value"
+_COLOUR = re.compile(r"#(?:[0-9a-fA-F]{3,4}|[0-9a-fA-F]{6}|[0-9a-fA-F]{8})")
+_DOTTED_NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_]*(?:\.[A-Za-z_][A-Za-z0-9_]*)+")
+_TYPE_NAME = re.compile(r"[A-Z][A-Za-z0-9_]*(?:Key|Keys|Token|Tokens|Secret|Secrets|Password|Credentials|Type|Types)")
 QUOTES = {'"': '"', "'": "'", "`": "`", "“": "”", "「": "」", "‘": "’"}
 # ASCII only (a CJK run is prose, not a password) and bounded, so scanning stays linear.
 _VALUE_CHARS = "".join(char for char in map(chr, range(33, 127)) if char not in "\"'`,;&<>(){}[]\\")
@@ -88,7 +95,7 @@ def value_at(text: str, position: int) -> tuple[int, int, bool] | None:
 
 
 def is_placeholder(value: str) -> bool:
-    """Tell whether value only stands in for a credential: ``<your key>``, ``${TOKEN}``, ``****``."""
+    """Tell whether value only stands in for a credential: ``<your key>``, ``${TOKEN}``, ``****``, ``hf_...``."""
     stripped = value.strip()
     lowered = stripped.lower()
     return (
@@ -97,10 +104,39 @@ def is_placeholder(value: str) -> bool:
         or stripped[0] in "<%{"
         or _VARIABLE.match(stripped) is not None
         or set(stripped) <= _PLACEHOLDER_CHARS
+        or (set(stripped) <= _MASK_CHARS and "*" in stripped)  # "****/**/**", ":****"
         or lowered in _PLACEHOLDER_WORDS
         or lowered.startswith(("your", "my_", "my-"))
-        or lowered.endswith(("_here", "-here"))
+        or lowered.endswith(("_here", "-here", "...", "…", "***"))  # "sk-...", "hf_***": a prefix shown
     )
+
+
+def is_quoted_secret(value: str, *, kind: str, quote: str) -> bool:
+    """Tell whether a quoted value given to a credential's name is one, rather than a name or a token of text.
+
+    ``"[PAD]"``, ``"#d8dee9"``, ``"expired_token"``, ``"challengePassword"`` and
+    ``` `get_token()` ``` are what code puts beside words like token or password;
+    only a password holds spaces or other scripts (``"correct horse battery"``).
+    """
+    if is_placeholder(value) or not any(char.isalnum() for char in value):
+        return False
+    if _NAME_LIKE.fullmatch(value) and _CREDENTIAL_STEM.search(value.lower()):
+        return False  # "X-Xet-Access-Token", "client_secret_post", "privateKeyUsagePeriod"
+    if _COLOUR.fullmatch(value) or (value[0] == "[" and value[-1] == "]") or (quote == "`" and "(" in value):
+        return False
+    if kind == "password":
+        return True
+    return value.isascii() and not any(char.isspace() for char in value) and not _SEPARATED_WORDS.fullmatch(value)
+
+
+def is_code_reference(value: str) -> bool:
+    """Tell whether an unquoted value reads as a name in code: ``jinja2.pass_context``, ``self.tokens_taken``."""
+    return _DOTTED_NAME.fullmatch(value) is not None
+
+
+def is_type_name(value: str) -> bool:
+    """Tell whether an unquoted value names a type or a class: ``Ed25519PrivateKey``, ``PKCS7PrivateKeyTypes``."""
+    return _TYPE_NAME.fullmatch(value) is not None
 
 
 def is_secret_shaped(value: str, *, kind: str, strict: bool) -> bool:
@@ -131,3 +167,10 @@ def is_secret_shaped(value: str, *, kind: str, strict: bool) -> bool:
 
 def is_word_char(char: str) -> bool:
     return char.isascii() and char.isalnum()
+
+
+def skip_spaces(text: str, position: int) -> int:
+    """Return the position of the first character at or after position that is not a space or tab."""
+    while position < len(text) and text[position] in " \t\u3000":
+        position += 1
+    return position
