@@ -133,7 +133,7 @@ def _store_group(
         agent=item.agent,
         session_id=session_id,
         project=project,
-        title=(meta.title if meta and meta.title else f"{item.agent} session {session_id[:8]}"),
+        title=redact(meta.title) if meta and meta.title else f"{item.agent} session {session_id[:8]}",
         transcript=str(item.path),
         cwd=cwd,
         git_branch=(meta.git_branch if meta else None) or (first.git_branch if first else None),
