@@ -41,7 +41,8 @@ from benchmarks.search_db import build_search_db  # noqa: E402
 from benchmarks.semantic_search import fill_vectors  # noqa: E402
 from incremind_daemon.embedding.use_m3 import UseM3Embedder  # noqa: E402
 from incremind_daemon.locate import is_own_socket, socket_path  # noqa: E402
-from incremind_daemon.pipeline.redact_stored import DONE_KEY  # noqa: E402
+from incremind_daemon.pipeline.redact import RULES_VERSION  # noqa: E402
+from incremind_daemon.pipeline.redact_stored import RULES_KEY  # noqa: E402
 from incremind_daemon.store import clock, insight_jobs  # noqa: E402
 from incremind_daemon.store.db import connect, write_transaction  # noqa: E402
 from incremind_daemon.store.sessions import set_meta  # noqa: E402
@@ -192,7 +193,7 @@ def build_store(passages: int) -> None:
         with write_transaction(conn):
             # made by this version, with no credentials in it: the daemon's one-time pass for upgraded
             # stores would run through all of it during the timings
-            set_meta(conn, DONE_KEY, clock.stamp())
+            set_meta(conn, RULES_KEY, str(RULES_VERSION))
             # and examined already: the insight step over 5,000 generated documents takes the daemon
             # longer than the whole benchmark, and it is not what this one measures
             last = insight_jobs.open_new_jobs(conn, after=0, now=clock.stamp())

@@ -27,7 +27,7 @@ import apsw
 from incremind_daemon.config import Settings
 from incremind_daemon.errors import ExtractError
 from incremind_daemon.pipeline.organize import split_passages
-from incremind_daemon.pipeline.redact import redact, redact_between
+from incremind_daemon.pipeline.redact import redact, redact_text
 from incremind_daemon.pipeline.summarize import summarize_text
 from incremind_daemon.pipeline.work import Extractor, IngestFile, Outcome
 from incremind_daemon.private import make_private, make_private_folders, replace_file, write_private
@@ -128,9 +128,9 @@ def _record_duplicate(
 
 
 def redact_pages(text: str, pages: tuple[tuple[int, int], ...]) -> tuple[str, tuple[tuple[int, int], ...]]:
-    """Redact credentials page by page; return the text and each page's start in it."""
-    redacted, moved = redact_between(text, (start for start, _ in pages))
-    return redacted, tuple((moved[start], page) for start, page in pages)
+    """Redact credentials; return the text and each page's start in it."""
+    redacted = redact_text(text)
+    return redacted.text, tuple((redacted.moved(start), page) for start, page in pages)
 
 
 def organize_text(text: str, pages: tuple[tuple[int, int], ...], *, title: str) -> tuple[list[NewPassage], NewSummary]:

@@ -15,16 +15,16 @@ covers the invisible characters inside it, so nothing of a secret is left
 beside its marker. Invisible characters elsewhere are kept.
 
 ``redact`` is idempotent: a marker is never a secret, and the text is redacted until it
-stops changing.
+stops changing. ``redact_text`` also tells where offsets that other records keep into
+the text (page starts, quoted evidence) move to.
 """
 
 from __future__ import annotations
 
 import bisect
-import itertools
 import logging
 import re
-from collections.abc import Iterable
+import sys
 from dataclasses import dataclass
 
 from incremind_daemon.pipeline.secret_formats import find_formats, find_slots
@@ -32,7 +32,7 @@ from incremind_daemon.pipeline.secret_names import find_named
 from incremind_daemon.pipeline.secret_pairs import find_pairs
 from incremind_daemon.pipeline.secret_values import MARKER_PREFIX, Finding
 
-__all__ = ["MARKER_PREFIX", "SecretSpan", "find_secrets", "redact", "redact_between"]
+__all__ = ["MARKER_PREFIX", "RULES_VERSION", "Redaction", "SecretSpan", "find_secrets", "redact", "redact_text"]
 
 log = logging.getLogger(__name__)
 
@@ -44,6 +44,9 @@ class SecretSpan:
     kind: str
 
 
+# The version of the rules: raise it when they find what they did not before, and the text
+# stored under earlier rules is redacted once more at the next start (pipeline.redact_stored).
+RULES_VERSION = 3
 _MAX_PASSES = 4
 # Format characters (zero-width space and joiners, direction marks, the BOM, soft hyphen,
 # tag characters), Hangul fillers and variation selectors: they show as nothing.
@@ -57,33 +60,54 @@ _INVISIBLE_RUN = re.compile(f"[{_INVISIBLE}]+")
 _ODD_SPACE = re.compile(f"[{_ODD_SPACES}]")
 
 
+@dataclass(frozen=True, slots=True)
+class Redaction:
+    """A text with its credentials replaced, and how offsets move into it."""
+
+    text: str
+    # per pass, (start, end) of each replaced span and where its marker now starts and ends
+    passes: tuple[tuple[tuple[int, int, int, int], ...], ...] = ()
+
+    @property
+    def changed(self) -> bool:
+        return bool(self.passes)
+
+    def moved(self, offset: int, *, closing: bool = False) -> int:
+        """Return where an offset into the text as it was lands in ``text``.
+
+        An offset inside a credential lands on its marker: at the marker's
+        start, or at its end when the offset closes a span (a quote's end),
+        so a span that held part of a secret holds the whole marker.
+        """
+        for spans in self.passes:
+            at = bisect.bisect_right(spans, (offset, sys.maxsize)) - 1
+            if at < 0:
+                continue
+            start, end, new_start, new_end = spans[at]
+            if offset >= end:
+                offset = new_end + offset - end
+            elif offset > start:
+                offset = new_end if closing else new_start
+            else:
+                offset = new_start
+        return offset
+
+
 def redact(text: str) -> str:
     """Replace every credential found in ``text`` with ``[REDACTED:<kind>]``."""
+    return redact_text(text).text
+
+
+def redact_text(text: str) -> Redaction:
+    """Replace every credential in ``text``; the result also moves offsets."""
+    passes: list[tuple[tuple[int, int, int, int], ...]] = []
     for _ in range(_MAX_PASSES):
         spans = find_secrets(text)
         if not spans:
-            return text
-        text = _replace(text, spans)
-    return text
-
-
-def redact_between(text: str, cuts: Iterable[int]) -> tuple[str, dict[int, int]]:
-    """Redact each piece of text between consecutive cuts on its own; return the text and where each cut moved.
-
-    Offsets that other records keep into the text (page starts, quoted evidence) are passed as
-    cuts, so each lands exactly where its piece now starts. 0 and ``len(text)`` are always cuts;
-    cuts outside the text are ignored.
-    """
-    ordered = sorted({0, len(text), *(cut for cut in cuts if 0 <= cut <= len(text))})
-    parts: list[str] = []
-    moved = {0: 0}
-    at = 0
-    for start, end in itertools.pairwise(ordered):
-        piece = redact(text[start:end])
-        parts.append(piece)
-        at += len(piece)
-        moved[end] = at
-    return "".join(parts), moved
+            break
+        text, replaced = _replace(text, spans)
+        passes.append(replaced)
+    return Redaction(text, tuple(passes))
 
 
 def find_secrets(text: str) -> list[SecretSpan]:
@@ -129,14 +153,20 @@ def _to_original(span: SecretSpan, removed: list[tuple[int, int]]) -> SecretSpan
     return SecretSpan(original(span.start), original(span.end - 1) + 1, span.kind)
 
 
-def _replace(text: str, spans: list[SecretSpan]) -> str:
-    pieces, position = [], 0
+def _replace(text: str, spans: list[SecretSpan]) -> tuple[str, tuple[tuple[int, int, int, int], ...]]:
+    pieces: list[str] = []
+    replaced: list[tuple[int, int, int, int]] = []
+    position = length = 0
     for span in spans:
         pieces.append(text[position : span.start])
-        pieces.append(f"{MARKER_PREFIX}{span.kind}]")
+        length += span.start - position
+        marker = f"{MARKER_PREFIX}{span.kind}]"
+        pieces.append(marker)
+        replaced.append((span.start, span.end, length, length + len(marker)))
+        length += len(marker)
         position = span.end
     pieces.append(text[position:])
-    return "".join(pieces)
+    return "".join(pieces), tuple(replaced)
 
 
 def _merge(found: list[Finding]) -> list[SecretSpan]:

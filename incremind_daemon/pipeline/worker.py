@@ -156,14 +156,15 @@ class Worker:
     def _loop(self) -> None:
         state = self._state
         conn = connect(state.settings.database_path)
-        note_stale_sessions(conn, state)
         try:
             try:
-                redact_stored(conn, now=clock.stamp())  # once per store: what earlier versions kept unredacted
+                redact_stored(conn, now=clock.stamp())  # once per rules version: what earlier rules let through
             except Exception as exc:  # tried again at the next start; new work must not wait on it
-                log.exception("could not redact the text stored by an earlier version")
+                log.exception("could not redact the text stored under earlier rules")
                 self.stats.last_error = f"{clock.stamp()} redact: {exc}"
                 self.stats.note_failure("redact", exc)
+            # after the pass, which marks the sessions it redacted for a new summary
+            note_stale_sessions(conn, state)
             background = True  # insight steps and vectors may be due
             worked = False  # since the last time the worker went idle
             while not self._stopping.is_set():

@@ -8,7 +8,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from incremind_daemon.pipeline.redact import MARKER_PREFIX, SecretSpan, find_secrets, redact
+from incremind_daemon.pipeline.redact import MARKER_PREFIX, SecretSpan, find_secrets, redact, redact_text
 
 # Made-up credentials in the real formats; none of them is live.
 OPENAI_PROJECT = "sk-proj-Xq81nBv2LmTz4RwYp0KsJd7Hf3Gc9Ae5"
@@ -438,3 +438,16 @@ def test_invisible_characters_inside_a_key_do_not_hide_it(key: str, cuts: list[t
 
     assert key not in visible(redacted)
     assert leaked(f"use {hidden} now", hidden, redacted) == []
+
+
+def test_offsets_move_with_the_text_and_one_inside_a_secret_lands_on_its_marker() -> None:
+    text = f"a {NPM} b 密码：Hunter2Xyz! c"
+    redacted = redact_text(text)
+
+    assert redacted.text == "a [REDACTED:npm_token] b 密码：[REDACTED:password] c"
+    assert redacted.moved(0) == 0 and redacted.moved(2) == 2  # before and at the start of the first secret
+    assert redacted.moved(5) == 2 and redacted.moved(5, closing=True) == len("a [REDACTED:npm_token]")
+    after_first = text.index(" b ")
+    assert redacted.text[redacted.moved(after_first) :].startswith(" b 密码：[REDACTED")
+    assert redacted.moved(len(text)) == len(redacted.text)
+    assert redact_text("nothing here").changed is False

@@ -1,15 +1,16 @@
-"""No credential reaches the store or a context block; those earlier versions stored are redacted once.
+"""Text stored under earlier redaction rules is redacted once, in place, with every offset kept.
 
-A dropped file and an MCP-style save full of credentials leave nothing of them
-in the database file, its WAL or the agents' context files written afterwards;
-text stored before redaction at ingest is redacted in place, offsets kept.
+Files, notes and sessions as earlier versions stored them (their credentials
+in the text, the passages, the summaries, the messages, the insights and the
+full-text index) lose the credentials at the next start: a search no longer
+finds them and the database file no longer holds them. How text coming in now
+is kept clean is tested end to end in ``tests/test_redaction_end_to_end.py``.
 """
 
 from __future__ import annotations
 
 import json
 from collections.abc import Iterator
-from datetime import UTC, datetime
 from pathlib import Path
 
 import apsw
@@ -17,18 +18,14 @@ import pytest
 
 from incremind_daemon.config import Settings
 from incremind_daemon.pipeline.ingest import organize_text
-from incremind_daemon.pipeline.insights import save_memory
-from incremind_daemon.pipeline.redact import redact
-from incremind_daemon.pipeline.redact_stored import DONE_KEY, redact_stored
-from incremind_daemon.pipeline.steps import StepState, examine_pending, ingest_item, open_writer
-from incremind_daemon.pipeline.work import IngestFile
+from incremind_daemon.pipeline.redact import RULES_VERSION
+from incremind_daemon.pipeline.redact_stored import RULES_KEY, redact_stored
+from incremind_daemon.pipeline.sessions import rebuild_session
 from incremind_daemon.pipeline.worker import Worker
-from incremind_daemon.serve.context.writer import ContextWriter
 from incremind_daemon.sources.extract import extract_bytes
-from incremind_daemon.store import insight_jobs, insights, items, recall, sessions
+from incremind_daemon.store import insight_jobs, insights, items, scrub, search, sessions
 from incremind_daemon.store.db import connect, fetch_rows, write_transaction
-from incremind_daemon.store.recall import ContextTargetRow
-from incremind_daemon.store.records import Candidate, NewSource, SaveRequest
+from incremind_daemon.store.records import Candidate, NewSource, NewSummary
 from tests.waiting import wait_until
 
 NOW = "2026-01-01T00:00:00+00:00"
@@ -106,7 +103,7 @@ def test_stored_credentials_are_redacted_with_every_offset_kept(old_store: tuple
     assert page == 2
     assert fetch_rows(conn, "SELECT upto FROM insight_jobs WHERE source_id = ?", (leaked,)) == [(len(raw),)]
     assert fetch_rows(conn, "SELECT id, text FROM chunks WHERE source_id = ?", (clean,)) == clean_chunks
-    assert sessions.get_meta(conn, DONE_KEY) == NOW
+    assert sessions.get_meta(conn, RULES_KEY) == str(RULES_VERSION)
     assert redact_stored(conn, now=NOW) == 0  # once per store
 
 
@@ -117,93 +114,166 @@ def test_the_worker_redacts_an_old_store_when_it_starts(
     worker = Worker(settings, extract_bytes, actor="test")
     worker.start()
     try:
-        wait_until(lambda: sessions.get_meta(conn, DONE_KEY) is not None)
+        wait_until(lambda: sessions.get_meta(conn, RULES_KEY) == str(RULES_VERSION))
     finally:
         worker.stop()
     assert not any(KEY in text for text in texts(conn))
 
 
-# The formats the adversarial pass found stored and written into context files; all made up.
-FOUND_STORED = {
+# What an earlier version's rules let through, as the adversarial pass found it stored; all made up.
+OLD_RULES_MISSED = {
     "npm": "npm_q8Vt2mLx7Rz4Ny9Kp1Ws6Jd3Hf0Gb5Cm8Ae",
-    "pypi": "pypi-AgEIcHlwaS5vcmcCJDU3OTM5MDk0LTk0ZjEtNDA2Ny1hNTE0LWE2NzFhNGQ1ZmI2ZAACKlsz",
-    "sendgrid": "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",
-    "telegram": "5123456789:AAHk3x9Lr2Tz7Vw4Ny1Ks8Jd5Hf0Gb6CmAe",
     "aws": "wJalrXUtnFEMI/K7MDENG/bPxRfiCYEXAMPLEKEY",
     "口令": "Tr0ub4dor&3",
     "pair": "S3cretPassw0rd!",
-    "github": "ghp_R4nd0mT0k3nV4lu3\u200bXq81nBv2LmTz4RwYp0Ks",
-    "密码": "Hunter2Xyz!",
+    "login": "Zq9!mK2#pLx",
 }
-RUNBOOK = f"""# Release runbook
-
-Publish with the npm token {FOUND_STORED["npm"]} and upload wheels with {FOUND_STORED["pypi"]}.
-Mail goes out through SendGrid with {FOUND_STORED["sendgrid"]}; the alert bot is {FOUND_STORED["telegram"]}.
-the aws secret for prod is {FOUND_STORED["aws"]}
-数据库口令 {FOUND_STORED["口令"]}
-The staging console: admin / {FOUND_STORED["pair"]}
-The CI GitHub token: {FOUND_STORED["github"]}
-密码：{FOUND_STORED["密码"]}
-
-We always restart the worker after a deploy. The zeppelin alarm means the disk is full.
-"""
-SAVED = (
-    f"Always deploy staging as admin / {FOUND_STORED['pair']} with the npm token {FOUND_STORED['npm']}, "
-    f"数据库口令 {FOUND_STORED['口令']}，the aws secret for prod is {FOUND_STORED['aws']}"
-)
+SESSION = [
+    ("user", f"Publish with the npm token {OLD_RULES_MISSED['npm']} from now on."),
+    ("assistant", "Noted. The zeppelin alarm means the disk is full."),
+    ("user", f"数据库口令 {OLD_RULES_MISSED['口令']}\nthe aws secret for prod is {OLD_RULES_MISSED['aws']}"),
+    ("assistant", f"The staging console takes admin / {OLD_RULES_MISSED['pair']} and that works."),
+    ("user", f"login: alice:{OLD_RULES_MISSED['login']} is the shared account"),
+]
+REWOUND = f"forget it, the npm token is {OLD_RULES_MISSED['npm']}"
+SEARCHED = ("Tr0ub4dor", "S3cretPassw0rd", OLD_RULES_MISSED["npm"], "wJalrXUtnFEMI", "Zq9")
+TEXT_COLUMNS = """
+    SELECT raw_text || title FROM sources UNION ALL SELECT text FROM chunks
+    UNION ALL SELECT index_line || summary FROM summaries UNION ALL SELECT text FROM messages
+    UNION ALL SELECT statement || condition FROM insights UNION ALL SELECT statement || condition FROM insight_revisions
+    UNION ALL SELECT quote FROM insight_sources"""
 
 
-def pieces(secret: str, size: int = 6) -> set[str]:
-    shown = secret.replace("\u200b", "")
-    return {shown[at : at + size] for at in range(len(shown) - size + 1)}
+def store_session_as_before(conn: apsw.Connection) -> int:
+    """Store a session the way a version with fewer rules did: messages redacted only of what it knew."""
+    info = sessions.SessionInfo("claude", "old-rules", "ops", "claude session old-rules", "/tmp/old.jsonl")
+    source_id = sessions.upsert_session(conn, info, now=NOW)
+    messages = [
+        sessions.NewMessage(f"m{at}", role, text, f"2026-01-01T00:00:{at:02d}Z")
+        for at, (role, text) in enumerate([*SESSION, ("user", REWOUND)])
+    ]
+    sessions.upsert_messages(conn, source_id, messages)
+    sessions.drop_messages(conn, source_id, f"m{len(SESSION)}")
+    rebuild_session(conn, source_id, now=NOW)
+    text = sessions.session_text(conn, source_id)
+    items.upsert_summary(conn, source_id, NewSummary(f"npm token {OLD_RULES_MISSED['npm']}", SESSION[2][1]), now=NOW)
+    for sentence, statement in (
+        (SESSION[0][1], f"Publish with the npm token {OLD_RULES_MISSED['npm']}"),
+        (f"数据库口令 {OLD_RULES_MISSED['口令']}", f"数据库口令 {OLD_RULES_MISSED['口令']}"),
+        ("The zeppelin alarm means the disk is full.", "The zeppelin alarm means a full disk"),
+    ):
+        insight = insights.insert_insight(
+            conn, project="ops", candidate=quote(text, sentence, statement), relation="new", source_id=source_id,
+            now=NOW,
+        )  # fmt: skip
+        insights.edit_insight(conn, insight, statement=f"{statement}.", condition=None, actor="test", now=NOW)
+    insight_jobs.open_new_jobs(conn, after=0, now=NOW)
+    insight_jobs.finish_job(conn, source_id, upto=len(text), path="local", now=NOW)
+    sessions.set_meta(conn, RULES_KEY, str(RULES_VERSION - 1))  # a store the previous rules went over
+    return source_id
 
 
-def held(data: bytes, secret: str) -> list[str]:
-    """Return the pieces of secret that data holds, in any case."""
+def secret_pieces(data: bytes) -> list[str]:
     lowered = data.lower()
-    return sorted(piece for piece in pieces(secret) if piece.lower().encode() in lowered)
+    return sorted(
+        secret[at : at + 6]
+        for secret in OLD_RULES_MISSED.values()
+        for at in range(len(secret) - 5)
+        if secret[at : at + 6].lower().encode() in lowered
+    )
 
 
-def test_secrets_dropped_or_saved_are_absent_from_the_database_its_wal_and_every_context_file(
-    settings: Settings, private_home: Path, tmp_path: Path
+def found_by_search(conn: apsw.Connection, home: Path) -> list[str]:
+    """Return the credential words that the search, or any full-text index directly, still finds."""
+    found = [word for word in SEARCHED if search.keyword_search(conn, word, home=home)]
+    for table in scrub.TEXT_INDEXES:
+        for word in SEARCHED:
+            rows = fetch_rows(conn, f"SELECT rowid FROM {table} WHERE {table} MATCH ?", (search.quote_query(word),))
+            found += [f"{table}:{word}"] * len(rows)
+    return found
+
+
+@pytest.fixture
+def old_session(settings: Settings) -> Iterator[tuple[apsw.Connection, int]]:
+    settings.home_dir.mkdir(parents=True, exist_ok=True)
+    conn = connect(settings.database_path)
+    with write_transaction(conn):
+        source_id = store_session_as_before(conn)
+    yield conn, source_id
+    conn.close()
+
+
+def test_a_session_stored_under_earlier_rules_is_redacted_and_no_longer_found(
+    settings: Settings, old_session: tuple[apsw.Connection, int]
 ) -> None:
-    for agent in (".claude", ".codex", ".gemini"):
-        (private_home / agent).mkdir()
-    repository = tmp_path / "ops"  # the project's own files, as "incremind context enable" records them
-    repository.mkdir()
-    dropped = settings.inbox_dir / "ops" / "runbook.md"
-    dropped.parent.mkdir(parents=True)
-    dropped.write_text(RUNBOOK, encoding="utf-8")
-    state = StepState(settings, extract_bytes, actor="test")
-    with open_writer(state) as conn:
-        assert ingest_item(conn, state, IngestFile(dropped, "ops", from_inbox=True)).status == "added"
-        examine_pending(conn, state)
-    conn = connect(settings.database_path)  # held open, so the WAL stays on disk
+    conn, source_id = old_session
+    assert found_by_search(conn, settings.home_dir)  # the earlier rules left them to be found
+
+    assert redact_stored(conn, now=NOW) > 0
+
+    assert found_by_search(conn, settings.home_dir) == []
+    for (text,) in fetch_rows(conn, TEXT_COLUMNS):
+        assert secret_pieces(str(text).encode()) == [], text
+    raw = sessions.session_text(conn, source_id)
+    for message in sessions.live_messages(conn, source_id):
+        assert raw[message.start : message.end] == message.text  # messages still point at their words
+    for text, start, end in fetch_rows(conn, 'SELECT text, start, "end" FROM chunks WHERE source_id = ?', (source_id,)):
+        assert raw[start:end] == text
+    evidence = fetch_rows(conn, 'SELECT quote, start, "end" FROM insight_sources WHERE source_id = ?', (source_id,))
+    assert len(evidence) == 3 and all(raw[start:end] == quote for quote, start, end in evidence)
+    assert sum("[REDACTED:" in str(quote) for quote, _, _ in evidence) == 2
+    assert fetch_rows(conn, "SELECT upto FROM insight_jobs WHERE source_id = ?", (source_id,)) == [(len(raw),)]
+    assert sessions.stale_sessions(conn) == [source_id]  # its summary is made again from the redacted messages
+    assert "zeppelin" in raw and "[REDACTED:password]" in raw
+
+
+def test_no_credential_of_a_redacted_store_is_left_in_the_database_file_or_its_wal(
+    settings: Settings, old_session: tuple[apsw.Connection, int]
+) -> None:
+    conn, _ = old_session
+    assert secret_pieces(settings.database_path.read_bytes() + Path(f"{settings.database_path}-wal").read_bytes())
+
+    redact_stored(conn, now=NOW)
+
+    # the connection stays open: what the file and the WAL hold now is what a copy of them would hold
+    assert secret_pieces(settings.database_path.read_bytes()) == []
+    assert secret_pieces(Path(f"{settings.database_path}-wal").read_bytes()) == []
+
+
+def test_redacting_stored_text_runs_once_per_rules_version_and_changes_nothing_twice(
+    settings: Settings, old_session: tuple[apsw.Connection, int]
+) -> None:
+    conn, _ = old_session
+    assert redact_stored(conn, now=NOW) > 0
+    after = fetch_rows(conn, TEXT_COLUMNS)
+
+    assert redact_stored(conn, now=NOW) == 0
+    with write_transaction(conn):
+        sessions.set_meta(conn, RULES_KEY, str(RULES_VERSION - 1))  # as if the rules had changed again
+    assert redact_stored(conn, now=NOW) == 0  # nothing left to redact
+    assert fetch_rows(conn, TEXT_COLUMNS) == after
+    assert sessions.get_meta(conn, RULES_KEY) == str(RULES_VERSION)
+
+
+def test_an_insight_with_a_credential_and_no_source_is_redacted_with_its_revisions(settings: Settings) -> None:
+    settings.home_dir.mkdir(parents=True, exist_ok=True)
+    conn = connect(settings.database_path)
     try:
-        saved = save_memory(conn, settings, SaveRequest(SAVED, project="ops", actor="mcp:test", trusted=True))
-        assert saved.status == "confirmed"
         with write_transaction(conn):
-            for (pending,) in fetch_rows(conn, "SELECT id FROM insights WHERE status = 'pending'"):
-                insights.review(conn, int(pending), "confirm", actor="test", now=NOW)
-            for name, agent in (("CLAUDE.md", "claude"), ("AGENTS.md", "codex"), ("GEMINI.md", "gemini")):
-                row = ContextTargetRow(str(repository / name), "project", agent, "ops", "inline", True, True)
-                recall.save_context_target(conn, row)
-        blocks = ContextWriter(settings, scrub=redact).regenerate(conn, datetime(2026, 1, 2, tzinfo=UTC))
-        database = settings.database_path.read_bytes()
-        wal = Path(f"{settings.database_path}-wal").read_bytes()
+            statement = f"Deploy as admin / {OLD_RULES_MISSED['pair']}"
+            candidate = Candidate(statement, "method", "", "", 0, 0)
+            insight = insights.insert_insight(conn, project="ops", candidate=candidate, relation="new", source_id=None,
+                                              now=NOW)  # fmt: skip
+            insights.edit_insight(conn, insight, statement=statement + "!", condition="数据库口令 Tr0ub4dor&3",
+                                  actor="test", now=NOW)  # fmt: skip
+
+        assert redact_stored(conn, now=NOW) == 1
+
+        redacted = insights.get_insight(conn, insight)
+        assert redacted.statement == "Deploy as admin / [REDACTED:password]"
+        assert redacted.condition == "数据库口令 [REDACTED:password]"
+        assert [r.statement for r in insights.revisions_of(conn, insight)] == [
+            "Deploy as admin / [REDACTED:password]", "Deploy as admin / [REDACTED:password]"
+        ]  # fmt: skip
     finally:
         conn.close()
-
-    assert b"zeppelin" in database + wal and len(wal) > 0  # the file's text is stored
-    assert sorted(Path(block.path).name for block in blocks if block.written) == [
-        "AGENTS.md", "AGENTS.md", "CLAUDE.md", "CLAUDE.md", "GEMINI.md", "GEMINI.md"
-    ]  # fmt: skip
-    written = [Path(block.path).read_text(encoding="utf-8") for block in blocks]
-    shown = [text for text in written if "Always deploy staging as admin / [REDACTED:password]" in text]
-    assert len(shown) == 3 and any("zeppelin" in text or "restart the worker" in text for text in shown)
-    for name, secret in FOUND_STORED.items():
-        assert held(database, secret) == [], name
-        assert held(wal, secret) == [], name
-        for text in written:
-            assert held(text.encode(), secret) == [], name
-    assert not list(settings.inbox_dir.rglob("runbook.md"))  # claimed: only the kept original holds the bytes
