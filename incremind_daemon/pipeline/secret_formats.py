@@ -161,7 +161,7 @@ def _at_word_edge(pattern: re.Pattern[str], text: str) -> Iterator[re.Match[str]
 
 
 def _password_options(text: str, lowered: str) -> Iterator[Finding]:
-    """Yield the password given to mysql as -pSECRET, and to sshpass as -p SECRET."""
+    """Yield the password of mysql's -pSECRET and of sshpass's -p SECRET."""
     for match in _DASH_P.finditer(lowered):
         start = match.start()
         if start == 0 or lowered[start - 1] not in " \t" or text[start + 1] != "p":  # -P is mysql's port

@@ -141,7 +141,7 @@ _CJK_SEPARATOR = re.compile(
 
 
 def find_named(text: str, lowered: str) -> Iterator[Finding]:
-    """Yield every credential named by a key, stated in words or paired with a user.
+    """Yield every credential named by a key or stated in words.
 
     ``lowered`` is ``text`` in lower case, character for character.
     """
@@ -277,7 +277,7 @@ def _stated_value(text: str, lowered: str, start: int, end: int, own: str | None
 
 
 def _unseparated_password(text: str, key: str, end: int) -> Finding | None:
-    """Read "username admin password S3cret!": a password word, a space, a value that looks made up."""
+    """Read "username admin password S3cret!": no separator, a made-up value."""
     if not text.startswith((" ", "\t"), end) or not _ends_in_password_word(key):
         return None
     value = value_at(text, skip_spaces(text, end))

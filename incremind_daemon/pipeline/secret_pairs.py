@@ -89,7 +89,7 @@ def _slash_pair_at(text: str, lowered: str, slash: int) -> Finding | None:
 
 
 def _colon_pairs(text: str, lowered: str) -> Iterator[Finding]:
-    """Yield "root:S3cret!" when the user is a usual account, and "login: alice:S3cret!" near a login word."""
+    """Yield "root:S3cret!" for a usual account, "alice:S3cret!" near a login."""
     for colon in _PAIR_COLON.finditer(text):
         at = colon.start()
         if at > 0 and is_word_char(text[at - 1]):

@@ -95,7 +95,10 @@ def value_at(text: str, position: int) -> tuple[int, int, bool] | None:
 
 
 def is_placeholder(value: str) -> bool:
-    """Tell whether value only stands in for a credential: ``<your key>``, ``${TOKEN}``, ``****``, ``hf_...``."""
+    """Tell whether value only stands in for a credential: ``<key>``, ``****``.
+
+    Also ``${TOKEN}``, ``your_key_here`` and a prefix shown alone (``hf_...``).
+    """
     stripped = value.strip()
     lowered = stripped.lower()
     return (
@@ -112,7 +115,7 @@ def is_placeholder(value: str) -> bool:
 
 
 def is_quoted_secret(value: str, *, kind: str, quote: str) -> bool:
-    """Tell whether a quoted value given to a credential's name is one, rather than a name or a token of text.
+    """Tell whether a quoted value beside a credential's name is a credential.
 
     ``"[PAD]"``, ``"#d8dee9"``, ``"expired_token"``, ``"challengePassword"`` and
     ``` `get_token()` ``` are what code puts beside words like token or password;
@@ -130,12 +133,12 @@ def is_quoted_secret(value: str, *, kind: str, quote: str) -> bool:
 
 
 def is_code_reference(value: str) -> bool:
-    """Tell whether an unquoted value reads as a name in code: ``jinja2.pass_context``, ``self.tokens_taken``."""
+    """Tell whether an unquoted value is a dotted name: ``jinja2.pass_context``."""
     return _DOTTED_NAME.fullmatch(value) is not None
 
 
 def is_type_name(value: str) -> bool:
-    """Tell whether an unquoted value names a type or a class: ``Ed25519PrivateKey``, ``PKCS7PrivateKeyTypes``."""
+    """Tell whether an unquoted value names a type: ``Ed25519PrivateKey``."""
     return _TYPE_NAME.fullmatch(value) is not None
 
 
@@ -170,7 +173,7 @@ def is_word_char(char: str) -> bool:
 
 
 def skip_spaces(text: str, position: int) -> int:
-    """Return the position of the first character at or after position that is not a space or tab."""
+    """Return the first position at or after position not a space or tab."""
     while position < len(text) and text[position] in " \t\u3000":
         position += 1
     return position
