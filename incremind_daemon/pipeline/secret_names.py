@@ -110,6 +110,7 @@ _CJK_OFF_TOPIC = (
 )
 # fmt: on
 _TYPE_THEN_VALUE = re.compile(r"[ \t]*=(?!=)[ \t]*")
+_NAME_THEN_BRACKET = re.compile(r"[A-Za-z_][A-Za-z0-9_.]*[(\[]")  # a call or a subscript, in code
 
 # "the aws secret for prod is ...", on the lowered text after the credential word
 _STATED = re.compile(
@@ -227,7 +228,7 @@ def _assigned_value(
     candidate = text[start:end]
     if quoted:
         return (start, end) if is_quoted_secret(candidate, kind=kind, quote=text[start - 1]) else None
-    if code_like and (text.startswith(("(", "["), end) or is_code_reference(candidate)):
+    if code_like and (_NAME_THEN_BRACKET.match(text, start) or is_code_reference(candidate)):
         return None  # "creds = base64.b64encode(...)", "key = keys[0]", "x = jinja2.pass_context"
     if code_like and (WORDISH.fullmatch(candidate) or is_type_name(candidate)):
         # "password: str = 'x'" annotates first; "token = get_token()" and prose are references.
@@ -249,7 +250,7 @@ def _stated_value(text: str, lowered: str, start: int, end: int, own: str | None
     if stated is None or _is_bare_pass(text[start:end]):  # "pass an adjusted context: …" is a verb
         return None
     separator = lowered[stated.end("between") : stated.end()].strip()
-    if own is not None and not stated.group("between") and separator in (":", "="):
+    if own is not None and not stated.group("between") and separator[:1] in (":", "="):
         return None  # "token = b64encode(...)" was read as an assignment, and refused
     line = lowered[max(0, start - 40) : start].rpartition("\n")[2]
     words = _PREVIOUS_WORDS.findall(line)[-2:]

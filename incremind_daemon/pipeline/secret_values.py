@@ -1,12 +1,14 @@
 """What a credential's value looks like, and what only stands in for one.
 
-Shared by the two ways ``redact`` finds credentials: by their format
-(``secret_formats``) and by what names them (``secret_names``). A value is
-read up to the first character no password holds in practice (whitespace, a
-quote, a bracket, a comma or semicolon); ``&`` ends it only where a query
-string goes on (``&page=2``), and only ``.`` and ``:`` at its end are taken
-for the sentence's punctuation, so ``Hunter2Xyz!`` and ``Tr0ub4dor&3`` are
-replaced whole.
+Shared by the ways ``redact`` finds credentials: by their format
+(``secret_formats``), by what names them (``secret_names``) and by the user
+they go with (``secret_pairs``). A value is read to the end of its token:
+up to whitespace, a quote or a closing bracket it did not open; a comma or
+semicolon ends it only before a space or the next ``name=``, ``&`` only where
+a query string goes on (``&page=2``), and only ``.`` and ``:`` at its end are
+taken for the sentence's punctuation. So ``Hunter2Xyz!``, ``Tr0ub4dor&3``
+and ``Pa(ss)w0rd`` are replaced whole, and ``Password=abc;Host=db`` keeps its
+host.
 """
 
 from __future__ import annotations
@@ -45,11 +47,19 @@ _NAME_LIKE = re.compile(r"[A-Za-z][A-Za-z_.-]*")
 _SEPARATED_WORDS = re.compile(r"[a-z]+(?:[_.-][a-z]+)+")  # "fal-ai-api-key", "secret_value"
 _COLOUR = re.compile(r"#(?:[0-9a-fA-F]{3,4}|[0-9a-fA-F]{6}|[0-9a-fA-F]{8})")
 _DOTTED_NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_]*(?:\.[A-Za-z_][A-Za-z0-9_]*)+")
+# get_pass(), keys[0], b64encode(x).decode(), current_token().native_token, nth-child(1); not "Hunter(2)Xyz!"
+_CALL = re.compile(
+    r"[A-Za-z_][A-Za-z0-9_.-]*(?:\([^()\s]*\)|\[[^\[\]\s]*\])(?:\.[A-Za-z_][A-Za-z0-9_]*|\([^()\s]*\)|\[[^\[\]\s]*\])*"
+)
 _TYPE_NAME = re.compile(r"[A-Z][A-Za-z0-9_]*(?:Key|Keys|Token|Tokens|Secret|Secrets|Password|Credentials|Type|Types)")
 QUOTES = {'"': '"', "'": "'", "`": "`", "“": "”", "「": "」", "‘": "’"}
 # ASCII only (a CJK run is prose, not a password) and bounded, so scanning stays linear.
 _VALUE_CHARS = "".join(char for char in map(chr, range(33, 127)) if char not in "\"'`,;&<>(){}[]\\")
 _BARE_VALUE = re.compile(f"(?:[{re.escape(_VALUE_CHARS)}]|&(?![A-Za-z_][A-Za-z0-9_.-]*=)){{1,{LONGEST_VALUE}}}+")
+_OPENERS = {"(": ")", "[": "]", "{": "}", "<": ">"}
+_LONGEST_REST = 256  # characters past a value's usual end looked at: a password is short
+_TOKEN_BREAK = re.compile(r"[\s\"'`]")
+_NEXT_NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_.-]*=")  # "abc,user=x": the next assignment
 _VARIABLE = re.compile(r"\$[{(A-Za-z_]")  # ${PASSWORD}, $TOKEN, $(cat file); not "$2b$12$..."
 WORDISH = re.compile(r"[A-Za-z_][A-Za-z_.-]*")
 _SYMBOLS = frozenset("!@#$%^&*+=?~|")
@@ -88,10 +98,40 @@ def value_at(text: str, position: int) -> tuple[int, int, bool] | None:
     match = _BARE_VALUE.match(text, position)
     if match is None:
         return None
-    end = match.end()
+    end = _rest_of_token(text, position, match.end())
     while end > position and text[end - 1] in ".:":  # the sentence ends, not the password
         end -= 1
     return (position, end, False) if end > position else None
+
+
+def _rest_of_token(text: str, position: int, end: int) -> int:
+    """Take in what a password holds though a value usually stops there: "Pa(ss)w0rd", "Hun,ter2", "a\\b".
+
+    A bracket is taken with its closing one in the same token; a comma or
+    semicolon only inside the token and not before the next ``name=``, so
+    ``Password=abc;Host=db`` and "the password is abc, then" stop where they did.
+    """
+    limit = min(len(text), position + LONGEST_VALUE, end + _LONGEST_REST)
+    while end < limit:
+        char = text[end]
+        if char in _OPENERS:
+            stop = _TOKEN_BREAK.search(text, end, limit)
+            closing = text.find(_OPENERS[char], end + 1, stop.start() if stop else limit)
+            if closing < 0:
+                break
+            end = closing + 1
+        elif char in ",;":
+            following = text[end + 1 : end + 2]
+            if not following or following not in _VALUE_CHARS or _NEXT_NAME.match(text, end + 1):
+                break
+            end += 1
+        elif char == "\\":
+            end += 1
+        else:
+            break
+        more = _BARE_VALUE.match(text, end, limit)
+        end = end if more is None else more.end()
+    return end
 
 
 def is_placeholder(value: str) -> bool:
@@ -133,8 +173,8 @@ def is_quoted_secret(value: str, *, kind: str, quote: str) -> bool:
 
 
 def is_code_reference(value: str) -> bool:
-    """Tell whether an unquoted value is a dotted name: ``jinja2.pass_context``."""
-    return _DOTTED_NAME.fullmatch(value) is not None
+    """Tell whether an unquoted value is a name or call: ``jinja2.pass_context``."""
+    return _DOTTED_NAME.fullmatch(value) is not None or _CALL.fullmatch(value) is not None
 
 
 def is_type_name(value: str) -> bool:
@@ -153,7 +193,7 @@ def is_secret_shaped(value: str, *, kind: str, strict: bool) -> bool:
         return False
     if kind == "password" and not strict and value.isdigit():
         return len(value) >= 6  # "the password is 20240501"; a token of digits is a count
-    if _NOT_SECRET.fullmatch(value) or _ALGORITHM.fullmatch(value):
+    if _NOT_SECRET.fullmatch(value) or _ALGORITHM.fullmatch(value) or _CALL.fullmatch(value):
         return False
     has_letter = any(char.isalpha() for char in value)
     has_digit = any(char.isdigit() for char in value)

@@ -106,6 +106,8 @@ POSITIVES: list[Positive] = [
     Positive("en-sentence-end", "the wifi password is CorrectHorse9.", "CorrectHorse9"),
     Positive("en-exclamation", "The root password is Tr0ub4dor&3!", "Tr0ub4dor&3!"),
     Positive("en-in-brackets", "(password: Tr0ub4dor&3)", "Tr0ub4dor&3"),
+    Positive("en-brackets-inside", "the password is Pa{ss}w0rd! now", "Pa{ss}w0rd!"),
+    Positive("en-comma-inside", "the vpn password is Hun,ter2Xyz, remember it", "Hun,ter2Xyz"),
     # stated in words, Chinese
     Positive("zh-is", "服务器的密码是 Tr0ub4dor&3", "Tr0ub4dor&3"),
     Positive("zh-is-glued", "数据库的密码是Tr0ub4dor&3，用户名是admin", "Tr0ub4dor&3"),
@@ -120,6 +122,9 @@ POSITIVES: list[Positive] = [
     Positive("zh-quoted", "口令：“Tr0ub4dor&3”", "Tr0ub4dor&3"),
     Positive("zh-full-stop", "密码是 Hunter2Xyz!。", "Hunter2Xyz!"),
     Positive("zh-account-password", "账号 admin 密码 S3cretPassw0rd!", "S3cretPassw0rd!"),
+    Positive("zh-brackets-inside", "密码：Hunter(2)Xyz!，别忘了", "Hunter(2)Xyz!"),
+    Positive("zh-semicolon-inside", "口令 Tr0ub;4dor&3 已更新", "Tr0ub;4dor&3"),
+    Positive("zh-backslash-inside", "密钥：Zq9!mK2#pL\\x7", "Zq9!mK2#pL\\x7"),
     Positive("zh-token-is", "新的 API 令牌是 q8Vt2mLx7Rz4Ny9K", "q8Vt2mLx7Rz4Ny9K"),
     # mixed languages
     Positive("mixed-password-shi", "Staging 的 admin password 是 S3cretPassw0rd!", "S3cretPassw0rd!"),
@@ -145,6 +150,9 @@ POSITIVES: list[Positive] = [
     Positive("curl-user", "curl -u admin:S3cretPassw0rd! https://ci.example.com/api", "S3cretPassw0rd!"),
     Positive("cli-option", "deploy --password Tr0ub4dor&3 --host prod", "Tr0ub4dor&3"),
     Positive("export", f"export GITHUB_TOKEN={GITHUB}", GITHUB),
+    Positive("connection-string", "Server=db;Password=Tr0ub4dor&3;Database=app", "Tr0ub4dor&3"),
+    Positive("env-brackets", "DB_PASSWORD=Tr0ub[4]dor", "Tr0ub[4]dor"),
+    Positive("format-token-glued", f"the token {HUGGING_FACE}! works", f"{HUGGING_FACE}!"),
     Positive("query", "https://api.example.com/v1?access_token=q8Vt2mLx7R&page=2", "q8Vt2mLx7R"),
     # invisible characters inside the secret or the words that name it
     Positive("zwsp-in-key-word-zh", "密\u200b码：Hunter2Xyz!", "Hunter2Xyz!"),
@@ -251,6 +259,28 @@ NEGATIVES: list[Negative] = (
                 "password: str = Field(min_length=8)",
                 "self.secret_key = settings.SECRET_KEY",
                 "proxy_pass http://backend;",
+                # found as credentials in installed libraries' source by earlier rules
+                "native_token = current_token().native_token",
+                "user_password = rc4_decrypt(rc4_key, o_entry)",
+                ".token td:nth-child(1) { width: 10% }",
+                "pass_context = jinja2.pass_context",
+                'tokenizer.add_special_tokens({"pad_token": "[PAD]"})',
+                'EXPIRED_TOKEN = "expired_token"',
+                'Token.Keyword: "bold #08547A",',
+                'Token: "#d8dee9",',
+                "private_key: Ed25519PrivateKey | None = None",
+                'publicKeyToken="1fc8b3b9a1e18e3b"',
+                '_SK_START = b"-----BEGIN OPENSSH PRIVATE KEY-----"\n_SK_END = b"-----END OPENSSH PRIVATE KEY-----"',
+                'api_key="hf_...",  # your HF token',
+                "on_resumption_token: Callable[[str], Awaitable[None]]",
+                "Load a dynamic library identified by 'name'.",
+                'r"|due date|budget|password manager|python|node|go|java)"',
+                "every token: use-m3 took 2 GB for a 450 KB query",
+                "if (token := process_start_token(os.getpid())) is not None:",
+                "credentials = standard_b64encode(credentials).decode('ascii')",
+                '"username/iccv-2023-64f9a55bb3115b4f513ec026"',
+                "SECRETS_DIR_MAX_ENTRIES = 10_000",
+                '#> {"secret_date":"****/**/**"}',
             ]
         )
     ]

@@ -93,6 +93,8 @@ shapes = {
     "quotes": '"' * N,
     "a quoted name of letters and dashes": 'token = "' + "a-" * (N // 2) + '1"',
     "quoted runs of letters": ('token = "' + "a" * 40 + '1" ') * (N // 52),
+    "open brackets in values": "password=a(" * (N // 11),
+    "commas in values": "密码：a," * (N // 5),
     "Telegram-like runs": ("123456789:" + "A" * 35 + "x") * (N // 46),
 }
 times = {}
