@@ -122,6 +122,7 @@ _STATED = re.compile(
     r"|[ \t]+(?:(?:was|has[ \t]+been|is|got)[ \t]+)?(?:set|changed|updated|reset|rotated|switched)[ \t]+to[ \t]+)"
 )
 _PASSWORD_WORDS = frozenset({"password", "passwd", "passphrase", "passcode"})
+_MADE_UP_AHEAD = re.compile(r"[ \t]+['\"]?[^\s'\"]*?[0-9!#$%&*+=?@^|~]")
 _PREVIOUS_WORDS = re.compile(r"[a-z0-9]+")
 _LOWER_WORD = re.compile(r"[a-z]+")
 
@@ -279,14 +280,13 @@ def _stated_value(text: str, lowered: str, start: int, end: int, own: str | None
 
 def _unseparated_password(text: str, key: str, end: int) -> Finding | None:
     """Read "username admin password S3cret!": no separator, a made-up value."""
-    if not text.startswith((" ", "\t"), end) or not _ends_in_password_word(key):
+    # the usual case, the next word of the sentence, is refused by one match: no digit or symbol in it
+    if _MADE_UP_AHEAD.match(text, end) is None or not _ends_in_password_word(key):
         return None
     value = value_at(text, skip_spaces(text, end))
     if value is None:
         return None
     candidate = text[value[0] : value[1]]
-    if not value[2] and WORDISH.fullmatch(candidate):
-        return None  # the next word of the sentence: the usual case, decided early
     first = _LOWER_WORD.match(candidate)
     if first is not None and first.group() in _OFF_TOPIC:
         return None  # "password manager|vault|…"
