@@ -10,7 +10,6 @@ WAL and the three files for any six characters of any credential.
 from __future__ import annotations
 
 import re
-from collections.abc import Iterator
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from pathlib import Path
@@ -21,8 +20,8 @@ import pytest
 from incremind_daemon.config import Settings
 from incremind_daemon.pipeline.insights import save_memory
 from incremind_daemon.pipeline.redact import redact
+from incremind_daemon.pipeline.steps import StepState, examine_pending, ingest_item, open_writer, summarize_due
 from incremind_daemon.pipeline.work import IngestFile, TailSession
-from incremind_daemon.pipeline.worker import Worker
 from incremind_daemon.serve.context.writer import ContextWriter
 from incremind_daemon.sources.extract import extract_bytes
 from incremind_daemon.sources.sessions.reader import ReadRules, TranscriptReader
@@ -79,10 +78,9 @@ def repository(settings: Settings, private_home: Path, tmp_path: Path) -> Path:
 
 
 @pytest.fixture
-def worker(settings: Settings) -> Iterator[Worker]:
-    made = Worker(settings, extract_bytes, read_session=TranscriptReader(ReadRules.from_settings(settings)))
-    yield made
-    made.close()
+def steps(settings: Settings) -> StepState:
+    """The writer's steps, run here as `incremind ingest` runs them with no daemon."""
+    return StepState(settings, extract_bytes, read_session=TranscriptReader(ReadRules.from_settings(settings)))
 
 
 def confirm_and_render(settings: Settings, repository: Path) -> Taken:
@@ -113,22 +111,23 @@ def assert_nothing_leaked(taken: Taken) -> None:
 
 
 def test_no_credential_dropped_in_a_file_is_stored_or_written_to_a_context_file(
-    settings: Settings, repository: Path, worker: Worker
+    settings: Settings, repository: Path, steps: StepState
 ) -> None:
     dropped = settings.inbox_dir / "ops" / "runbook.md"
     dropped.parent.mkdir(parents=True)
     lines = [f"- {p.text}" for p in POSITIVES]
     dropped.write_text("# Release runbook\n\n" + "\n".join(lines) + f"\n\n{SENTINEL}\n", encoding="utf-8")
 
-    assert worker.process(IngestFile(dropped, "ops", from_inbox=True)).status == "added"
-    worker.examine_pending()
+    with open_writer(steps) as conn:
+        assert ingest_item(conn, steps, IngestFile(dropped, "ops", from_inbox=True)).status == "added"
+        examine_pending(conn, steps)
     taken = confirm_and_render(settings, repository)
 
     assert_nothing_leaked(taken)
 
 
 def test_no_credential_said_in_an_agent_session_is_stored_or_written_to_a_context_file(
-    settings: Settings, repository: Path, worker: Worker
+    settings: Settings, repository: Path, steps: StepState
 ) -> None:
     log = ClaudeLog(settings.sessions.claude.dir or Path(), "66666666-2222-3333-4444-555555555555", str(repository))
     for at, positive in enumerate(POSITIVES):
@@ -136,18 +135,18 @@ def test_no_credential_said_in_an_agent_session_is_stored_or_written_to_a_contex
         log.append(log.assistant(f"a{at}", f"msg_{at}", f"Noted. We always use it like this: {positive.text}"))
     log.append(log.user("u-last", SENTINEL))
 
-    assert worker.process(TailSession(log.path, "claude")).status == "added"
-    worker.examine_pending()
-    worker.summarize_pending(force=True)
+    with open_writer(steps) as conn:
+        assert ingest_item(conn, steps, TailSession(log.path, "claude")).status == "added"
+        examine_pending(conn, steps)
+        summarize_due(conn, steps, force=True)
     taken = confirm_and_render(settings, repository)
 
     assert_nothing_leaked(taken)
 
 
 def test_no_credential_saved_through_mcp_is_stored_or_written_to_a_context_file(
-    settings: Settings, repository: Path, worker: Worker
+    settings: Settings, repository: Path
 ) -> None:
-    worker.close()  # no worker here: the MCP save writes through save_memory
     settings.home_dir.mkdir(parents=True, exist_ok=True)
     conn: apsw.Connection = connect(settings.database_path)
     try:
