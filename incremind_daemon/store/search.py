@@ -240,16 +240,50 @@ def search(
     if embedder is not None and wanted != "keyword":
         vector = rank_by_meaning(conn, embedder, cut.text, project=project, tier=tier, limit=depth)
     status = insight_status
+    deeper = 2 * limit + SPARE_HITS  # room for the passages that take the place of their source's summary
     if vector is None:  # keyword mode, or no vectors for this model yet: keywords answer, and each hit says so
-        ranked = rank_by_words(conn, words, project=project, tier=tier, limit=limit, insight_status=status)
-        return read_hits(conn, ranked, home, words, insight_status=status)
+        ranked = rank_by_words(conn, words, project=project, tier=tier, limit=deeper, insight_status=status)
+        return one_per_summary(read_hits(conn, ranked, home, words, insight_status=status), limit)
     if wanted == "vector":
-        return read_hits(conn, vector, home, words, insight_status=status)
-    keyword = rank_by_words(conn, words, project=project, tier=tier, limit=depth, insight_status=status)
+        return one_per_summary(read_hits(conn, vector, home, words, insight_status=status), limit)
+    keyword = rank_by_words(conn, words, project=project, tier=tier, limit=max(depth, deeper), insight_status=status)
     top = _hit_row(conn, keyword[0], status) if keyword else None
     coverage = word_coverage(str(top[0]), words) if top is not None else 0.0
-    fused = fuse(keyword, vector, method=fusion, limit=limit, coverage=coverage)
-    return read_hits(conn, fused, home, words, insight_status=status)
+    fused = fuse(keyword, vector, method=fusion, limit=deeper, coverage=coverage)
+    return one_per_summary(read_hits(conn, fused, home, words, insight_status=status), limit)
+
+
+SPARE_HITS = 10  # summaries rank above passages of equal score: their passages come a little further down
+
+
+def one_per_summary(hits: list[Hit], limit: int) -> list[Hit]:
+    """Let a source's best passage or message stand in for its summary; return the first ``limit``.
+
+    A summary is a digest of its source: when a passage or message of the same
+    source was found too, that one (the words that matched, with offsets into
+    the raw text) takes the summary's rank, and the source is not listed
+    twice. A one-sentence note would otherwise come back as its summary and as
+    its passage, the same text twice. A summary whose source has nothing else
+    among the hits stays.
+    """
+    best: dict[str, Hit] = {}
+    for hit in hits:
+        if hit.tier not in ("summary", "insight"):
+            best.setdefault(hit.source.id, hit)
+    kept: list[Hit] = []
+    used: set[str] = set()
+    for hit in hits:
+        if hit.tier == "summary":
+            stand_in = best.get(hit.source.id)
+            if stand_in is not None:
+                hit = stand_in
+        if hit.id in used:
+            continue
+        used.add(hit.id)
+        kept.append(hit)
+        if len(kept) == limit:
+            break
+    return kept
 
 
 def keyword_search(

@@ -230,3 +230,40 @@ def test_the_any_word_step_runs_a_bounded_number_of_fts_queries(conn: apsw.Conne
     loose = [m for m in log.matches if " OR " in m]
     assert loose and all(m.count(" OR ") < MAX_ANY_WORDS for m in loose)
     assert all(m.count(" AND ") < MAX_QUERY_WORDS for m in log.matches)
+
+
+def test_a_note_comes_back_once_as_its_passage_not_again_as_its_summary(conn: apsw.Connection, tmp_path: Path) -> None:
+    hits = search(conn, "端口", home=tmp_path)  # every tier: the ops note has a passage and a summary with it
+    ops = [hit for hit in hits if hit.source.project == "ops"]
+    assert [hit.tier for hit in ops] == ["organized"]
+    assert ops[0].start is not None  # the passage, with its offsets into the note
+
+
+def test_a_summary_stays_when_nothing_else_of_its_source_was_found(tmp_path: Path) -> None:
+    db = connect(tmp_path / "memory.db")
+    with db:
+        source_id = items.insert_source(
+            db, NewSource(kind="note", project="p", title="n", raw_text="全文"), now="2026-01-01T00:00:00+00:00"
+        )
+        items.upsert_summary(
+            db, source_id, NewSummary("复习计划", "间隔重复：第1、2、4、7天复习。"), now="2026-01-01T00:00:00+00:00"
+        )
+    hits = search(db, "复习", home=tmp_path)
+    db.close()
+    assert [hit.tier for hit in hits] == ["summary"]
+
+
+def test_stand_ins_do_not_shorten_the_list(tmp_path: Path) -> None:
+    db = connect(tmp_path / "memory.db")
+    with db:
+        for n in range(15):
+            text = f"部署笔记 {n}：周五部署。"
+            source_id = items.insert_source(
+                db, NewSource(kind="note", project="p", title=f"n{n}", raw_text=text), now="2026-01-01T00:00:00+00:00"
+            )
+            items.insert_passages(db, source_id, [NewPassage(text, 0, len(text))])
+            items.upsert_summary(db, source_id, NewSummary(text, text), now="2026-01-01T00:00:00+00:00")
+    hits = search(db, "部署", home=tmp_path, limit=10)
+    db.close()
+    assert len(hits) == 10 and len({hit.source.id for hit in hits}) == 10
+    assert {hit.tier for hit in hits} == {"organized"}
