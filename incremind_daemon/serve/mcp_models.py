@@ -109,6 +109,9 @@ class SearchResult(_Out):
     mode: Literal["keyword", "hybrid"] = Field(description="hybrid: by words and meaning; keyword: by words only")
     results: list[MemoryHit]
     cut: str | None = Field(default=None, description="set when the query was too long: how it was cut")
+    left_out: int = Field(
+        default=0, description="results found but not returned: their text did not fit the budget (raise it)"
+    )
 
 
 class RawOut(_Out):

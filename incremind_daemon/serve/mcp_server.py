@@ -25,7 +25,7 @@ from incremind_daemon import __version__
 from incremind_daemon.config import Settings
 from incremind_daemon.errors import IncremindError
 from incremind_daemon.serve.mcp_models import InsightOut, MemoryItem, PendingList, SaveOutcome, SearchResult
-from incremind_daemon.serve.mcp_tools import MAX_LIMIT, MemoryTools
+from incremind_daemon.serve.mcp_tools import DEFAULT_BUDGET, MAX_BUDGET, MAX_LIMIT, MIN_BUDGET, MemoryTools
 from incremind_daemon.store import clock
 from incremind_daemon.store.records import MAX_SAVE_BYTES
 from incremind_daemon.store.search import MAX_QUERY_CHARS, MAX_QUERY_WORDS
@@ -77,16 +77,25 @@ def build_mcp_server(
             Tier | None,
             Field(description="only insights, summaries, organized passages, or raw session messages"),
         ] = None,
-        limit: Annotated[int, Field(ge=1, le=MAX_LIMIT, description="how many results")] = 10,
+        limit: Annotated[int, Field(ge=1, le=MAX_LIMIT, description="how many results at most")] = 10,
+        budget: Annotated[
+            int,
+            Field(
+                ge=MIN_BUDGET,
+                le=MAX_BUDGET,
+                description="characters of result text to return at most: the best results that fit",
+            ),
+        ] = DEFAULT_BUDGET,
     ) -> SearchResult:
         """Search long-term memory by words and meaning (English and Chinese).
 
         Results are best first; each has an id, its tier, the text, its source and the offsets of the text in
         the original. Insights also carry their status (only 'confirmed' ones were approved by the person),
         the condition under which they apply and their relation to earlier knowledge. A long query is cut to
-        its first words; the answer's 'cut' then says so.
+        its first words; the answer's 'cut' then says so. The results' texts fit in 'budget' characters (4,000
+        by default); 'left_out' counts the results found that did not fit.
         """
-        return _act(lambda: tools.search_memory(query, project=project, tier=tier, limit=limit))
+        return _act(lambda: tools.search_memory(query, project=project, tier=tier, limit=limit, budget=budget))
 
     @mcp.tool(annotations=READ_ONLY)
     def read_memory(

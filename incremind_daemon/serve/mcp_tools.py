@@ -12,7 +12,7 @@ from __future__ import annotations
 import logging
 import threading
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Literal
 
 import apsw
@@ -36,13 +36,15 @@ from incremind_daemon.serve.mcp_models import (
 from incremind_daemon.store import clock, drill, insights, items, vectors
 from incremind_daemon.store.db import ConnectionPool, write_transaction
 from incremind_daemon.store.embedder import Embedder
-from incremind_daemon.store.records import Insight, SaveRequest, SaveResult, item_id, row_number, save_refusal
+from incremind_daemon.store.records import Hit, Insight, SaveRequest, SaveResult, item_id, row_number, save_refusal
 from incremind_daemon.store.search import cut_query, search
 from incremind_daemon.store.tool_calls import ToolCall, log_tool_call
 
 log = logging.getLogger(__name__)
 
 MAX_LIMIT = 50
+DEFAULT_BUDGET = 4_000  # characters of result text an agent reads into its context from one search
+MIN_BUDGET, MAX_BUDGET = 200, 50_000
 PENDING_LIMIT = 50
 
 
@@ -88,11 +90,15 @@ class MemoryTools:
 
     # --- reads ---------------------------------------------------------------------
 
-    def search_memory(self, query: str, *, project: str | None, tier: str | None, limit: int) -> SearchResult:
+    def search_memory(
+        self, query: str, *, project: str | None, tier: str | None, limit: int, budget: int = DEFAULT_BUDGET
+    ) -> SearchResult:
         if not query.strip():
             raise QueryError("the query is empty; give a few words or a question to look for")
         if not 1 <= limit <= MAX_LIMIT:
             raise QueryError(f"limit must be between 1 and {MAX_LIMIT}")
+        if not MIN_BUDGET <= budget <= MAX_BUDGET:
+            raise QueryError(f"budget must be between {MIN_BUDGET:,} and {MAX_BUDGET:,} characters")
         cut = cut_query(query)  # search cuts it alike; this says how, to the model
         with self.pool.connection() as conn:
             self._check_project(conn, project)
@@ -108,9 +114,11 @@ class MemoryTools:
             )
             found = {h.id: _insight_or_none(conn, h.id) for h in hits if h.id.startswith("ins-")}
             self._record_use(conn, [row_number(i) for i in found])
-        results = [MemoryHit.of(h, found.get(h.id)) for h in hits]
+        packed = within_budget(hits, budget)
+        results = [MemoryHit.of(h, found.get(h.id)) for h in packed]
         mode: Literal["keyword", "hybrid"] = "hybrid" if embedder is not None else "keyword"
-        return SearchResult(query=cut.text, mode=mode, results=results, cut=cut.note())
+        left_out = len(hits) - len(packed)
+        return SearchResult(query=cut.text, mode=mode, results=results, cut=cut.note(), left_out=left_out)
 
     def read_memory(self, memory_id: str, *, offset: int | None, length: int | None) -> MemoryItem:
         kind, rowid = items.split_item_id(memory_id)
@@ -346,3 +354,24 @@ def _valid_project(project: str) -> str:
         return check_project(project)
     except ProjectNameError as exc:
         raise QueryError(f"{exc}; or leave project out") from None
+
+
+def within_budget(hits: list[Hit], budget: int) -> list[Hit]:
+    """Keep the best hits whose texts fit in ``budget`` characters, in rank order.
+
+    A hit that does not fit is passed over for the next ones, which may; the
+    first hit is cut to the budget (at the end of its text's part that fits)
+    rather than left out, so a search never answers nothing because one item
+    is long. A cut hit's ``end`` moves with its text.
+    """
+    kept: list[Hit] = []
+    used = 0
+    for hit in hits:
+        if used + len(hit.text) <= budget:
+            kept.append(hit)
+            used += len(hit.text)
+        elif not kept:
+            end = None if hit.end is None or hit.start is None else hit.start + budget
+            kept.append(replace(hit, text=hit.text[:budget], end=end))
+            used = budget
+    return kept

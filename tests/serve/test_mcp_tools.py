@@ -18,11 +18,11 @@ from incremind_daemon.pipeline.insights import save_memory
 from incremind_daemon.pipeline.steps import StepState, ingest_item, open_writer
 from incremind_daemon.pipeline.work import IngestFile
 from incremind_daemon.serve.mcp_server import build_mcp_server
-from incremind_daemon.serve.mcp_tools import MemoryBackend, MemoryTools
+from incremind_daemon.serve.mcp_tools import MemoryBackend, MemoryTools, within_budget
 from incremind_daemon.sources.extract import extract_bytes
 from incremind_daemon.store.db import connect, write_transaction
 from incremind_daemon.store.insights import get_insight, insert_insight, review
-from incremind_daemon.store.records import MAX_SAVE_BYTES, Candidate, SaveRequest, SaveResult
+from incremind_daemon.store.records import MAX_SAVE_BYTES, Candidate, Hit, SaveRequest, SaveResult, SourceRef
 from incremind_daemon.store.search import MAX_QUERY_CHARS, MAX_QUERY_WORDS
 
 DOC = (
@@ -415,3 +415,37 @@ def test_with_a_writer_every_write_of_the_tools_goes_through_it(memory: Memory) 
     assert len(handed) == 2  # the use of the insight, and the call's log row
     assert get_insight(memory.conn, memory.insight_id).use_count == 1
     assert memory.rows("SELECT tool FROM tool_calls") == [("search_memory",)]
+
+
+def test_search_takes_a_budget_of_characters(memory: Memory) -> None:
+    answers: list[dict[str, Any]] = []
+
+    async def body(client: Client) -> None:
+        arguments = {"query": "SQLite WAL", "project": "infra", "budget": 4_000}
+        result = await client.call_tool("search_memory", arguments)
+        assert not result.is_error and result.structured_content is not None
+        answers.append(result.structured_content)
+        refused = error_text(await client.call_tool("search_memory", {"query": "wal", "budget": 10}))
+        assert "budget" in refused and "greater than or equal to 200" in refused
+
+    run_session(memory.settings, memory, body)
+    assert answers[0]["results"] and answers[0]["left_out"] == 0
+
+
+def _hit(number: int, text: str, start: int | None = 0) -> Hit:
+    source = SourceRef(id="src-1", title="t", path=None, project="p", kind="note")
+    end = None if start is None else start + len(text)
+    return Hit(
+        id=f"pas-{number}", tier="organized", score=1.0, text=text, source=source, start=start, end=end, snippet=""
+    )
+
+
+def test_the_best_hits_that_fit_are_kept_in_rank_order() -> None:
+    hits = [_hit(1, "a" * 150), _hit(2, "b" * 100), _hit(3, "c" * 40)]
+    assert [hit.id for hit in within_budget(hits, 200)] == ["pas-1", "pas-3"]
+    assert within_budget(hits, 4_000) == hits
+
+
+def test_a_first_hit_longer_than_the_budget_is_cut_not_left_out() -> None:
+    (cut,) = within_budget([_hit(1, "x" * 500, start=40), _hit(2, "y" * 300)], 200)
+    assert (cut.id, len(cut.text), cut.start, cut.end) == ("pas-1", 200, 40, 240)
