@@ -26,8 +26,6 @@ import argparse  # noqa: E402
 import functools  # noqa: E402
 import logging  # noqa: E402
 import os  # noqa: E402
-import random  # noqa: E402
-import string  # noqa: E402
 import threading  # noqa: E402
 import time  # noqa: E402
 from dataclasses import dataclass  # noqa: E402
@@ -36,7 +34,7 @@ from typing import Any  # noqa: E402
 import anyio  # noqa: E402
 from mcp import Client  # noqa: E402
 
-from benchmarks.corpus import generate_documents  # noqa: E402
+from benchmarks.corpus import corpus_text, distinct_words, generate_documents  # noqa: E402
 from benchmarks.figures import machine_line, progress  # noqa: E402
 from benchmarks.processes import proc_status_kb  # noqa: E402
 from incremind_daemon.config import Settings, load_settings  # noqa: E402
@@ -73,25 +71,6 @@ class Outcome:
     outcome: str
     seconds: float
     peak_mb: float
-
-
-def corpus_text(size: int, documents: list[str]) -> str:
-    """Return about ``size`` bytes of the generated notes, repeated as needed, cut at a character."""
-    text = "\n\n".join(documents)
-    text = text * (size // max(1, len(text.encode())) + 1)
-    return text.encode()[:size].decode(errors="ignore")
-
-
-def distinct_words(size: int, first: str) -> str:
-    """Return about ``size`` bytes of different made-up words after ``first``: every word its own FTS query."""
-    rng = random.Random(17)
-    words = [first]
-    total = len(first)
-    while total < size:
-        word = "".join(rng.choice(string.ascii_lowercase) for _ in range(rng.randint(4, 10)))
-        words.append(word)
-        total += len(word) + 1
-    return " ".join(words)
 
 
 def build_store(settings: Settings, documents: list[str]) -> None:

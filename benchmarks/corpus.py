@@ -10,6 +10,7 @@ the same bytes, and the queries are drawn from the same words so they hit.
 from __future__ import annotations
 
 import random
+import string
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 
@@ -355,6 +356,25 @@ def generate_documents(count: int, *, seed: int = 1) -> list[Document]:
     """Return count generated documents; the same seed gives the same documents."""
     writer = Writer(random.Random(seed))
     return [write_document(writer, number) for number in range(1, count + 1)]
+
+
+def corpus_text(size: int, documents: list[str]) -> str:
+    """Return about ``size`` bytes of the generated notes, repeated as needed, cut at a character."""
+    text = "\n\n".join(documents)
+    text = text * (size // max(1, len(text.encode())) + 1)
+    return text.encode()[:size].decode(errors="ignore")
+
+
+def distinct_words(size: int, first: str) -> str:
+    """Return about ``size`` bytes of different made-up words after ``first``: every word its own FTS query."""
+    rng = random.Random(17)
+    words = [first]
+    total = len(first)
+    while total < size:
+        word = "".join(rng.choice(string.ascii_lowercase) for _ in range(rng.randint(4, 10)))
+        words.append(word)
+        total += len(word) + 1
+    return " ".join(words)
 
 
 MIN_PASSAGE_CHARS = 300

@@ -39,10 +39,11 @@ def cpu_seconds(pid: int) -> float:
 
 
 class RssSampler:
-    """Sample a process's VmRSS every 0.1 s on a thread until stopped."""
+    """Sample a process's VmRSS every ``every`` seconds (0.1 s) on a thread until stopped."""
 
-    def __init__(self, pid: int) -> None:
+    def __init__(self, pid: int, *, every: float = SAMPLE_SECONDS) -> None:
         self._pid = pid
+        self._every = every
         self._stop = threading.Event()
         self.samples_kb: list[int] = []
         self._thread = threading.Thread(target=self._loop, name="rss-sampler", daemon=True)
@@ -61,7 +62,7 @@ class RssSampler:
                 self.samples_kb.append(proc_status_kb(self._pid, "VmRSS"))
             except (OSError, LookupError):
                 return  # the process is gone
-            self._stop.wait(SAMPLE_SECONDS)
+            self._stop.wait(self._every)
 
     @property
     def peak_mb(self) -> float:
