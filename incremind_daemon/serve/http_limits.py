@@ -33,10 +33,12 @@ class DeadlineH11Protocol(H11Protocol):
     def __init__(self, *args: Any, **kwargs: Any) -> None:
         super().__init__(*args, **kwargs)
         self._read_deadline: asyncio.TimerHandle | None = None
+        self._waiting_since = 0.0  # when the request now awaited was due to start arriving
 
     def connection_made(self, transport: asyncio.Transport) -> None:  # type: ignore[override]
         super().connection_made(transport)
         self._arm()  # a connection that never sends a byte is closed too
+        self._make_room()
 
     def data_received(self, data: bytes) -> None:
         if self._read_deadline is None and self.conn.their_state not in _RECEIVED:
@@ -51,6 +53,7 @@ class DeadlineH11Protocol(H11Protocol):
 
     def _arm(self) -> None:
         self._disarm()
+        self._waiting_since = self.loop.time()
         self._read_deadline = self.loop.call_later(self.read_seconds, self._read_timed_out)
 
     def _disarm(self) -> None:
@@ -68,3 +71,28 @@ class DeadlineH11Protocol(H11Protocol):
             self.read_seconds,
         )
         self.transport.close()
+
+    def _is_waiting(self) -> bool:
+        """The connection's request has not arrived whole yet, and it is not closing."""
+        return self._read_deadline is not None and not self.transport.is_closing()
+
+    def _make_room(self) -> None:
+        """Below the concurrency limit again, close the connections that waited longest for their request."""
+        if self.limit_concurrency is None:
+            return
+        open_now = [c for c in self.connections if not c.transport.is_closing()]
+        excess = len(open_now) - (self.limit_concurrency - 1)  # leave room for this one's request
+        if excess <= 0:
+            return
+        waiting = [c for c in open_now if c is not self and isinstance(c, DeadlineH11Protocol) and c._is_waiting()]
+        waiting.sort(key=lambda c: c._waiting_since)
+        for conn in waiting[:excess]:
+            log.warning(
+                "closed an HTTP connection from %s that had sent no whole request in %.1f s, to make room: "
+                "%d connections are open",
+                conn.client[0] if conn.client else "?",
+                self.loop.time() - conn._waiting_since,
+                len(open_now),
+            )
+            conn._disarm()
+            conn.transport.close()

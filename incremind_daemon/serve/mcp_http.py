@@ -54,7 +54,8 @@ log = logging.getLogger(__name__)
 MCP_PATH = "/mcp"
 START_TIMEOUT_SECONDS = 10.0
 COMMAND_BYTES = 1_048_576  # a command's argument list, as JSON
-# open connections and requests at once, agents and the command line together; past it new ones get 503
+# open connections and requests at once, agents and the command line together; a new connection past it
+# takes the place of one that has sent no request (http_limits), else its request gets 503
 MAX_CONNECTIONS = 128
 # sessions of clients that speak an MCP version with a handshake (later versions keep none): an agent holds
 # one per run; a client that opens them in a loop fills the table, and an idle one is dropped (the client

@@ -1,4 +1,7 @@
-"""A real uvicorn server with the deadline protocol: slow and silent connections are closed, others served."""
+"""A real uvicorn server with the deadline protocol: slow and silent connections are closed, others served.
+
+At uvicorn's concurrency limit, connections that have sent no request make room for new ones.
+"""
 
 from __future__ import annotations
 
@@ -14,10 +17,15 @@ from incremind_daemon.serve.http_limits import DeadlineH11Protocol
 from tests.waiting import wait_until
 
 DEADLINE = 0.6
+LIMIT = 6  # uvicorn's limit_concurrency in the crowded server
 
 
 class QuickDeadline(DeadlineH11Protocol):
     read_seconds = DEADLINE
+
+
+class LongDeadline(DeadlineH11Protocol):
+    read_seconds = 30.0  # silent connections stay until they are made room for
 
 
 async def echo(scope: dict[str, object], receive: object, send: object) -> None:
@@ -34,11 +42,12 @@ async def echo(scope: dict[str, object], receive: object, send: object) -> None:
     await send({"type": "http.response.body", "body": body})  # type: ignore[operator]
 
 
-@pytest.fixture
-def port() -> Iterator[int]:
+def serve(protocol: type[DeadlineH11Protocol], limit: int | None = None) -> Iterator[int]:
     sock = socket.socket()
     sock.bind(("127.0.0.1", 0))
-    config = uvicorn.Config(echo, http=QuickDeadline, lifespan="off", log_config=None, timeout_keep_alive=30)
+    config = uvicorn.Config(
+        echo, http=protocol, lifespan="off", log_config=None, timeout_keep_alive=30, limit_concurrency=limit
+    )
     server = uvicorn.Server(config)
     thread = threading.Thread(target=server.run, kwargs={"sockets": [sock]}, daemon=True)
     thread.start()
@@ -48,6 +57,17 @@ def port() -> Iterator[int]:
     finally:
         server.should_exit = True
         thread.join(10)
+
+
+@pytest.fixture
+def port() -> Iterator[int]:
+    yield from serve(QuickDeadline)
+
+
+@pytest.fixture
+def crowded_port() -> Iterator[int]:
+    """A server whose silent connections stay open, with room for LIMIT connections."""
+    yield from serve(LongDeadline, limit=LIMIT)
 
 
 def connect(port: int) -> socket.socket:
@@ -116,3 +136,51 @@ def test_a_body_that_arrives_in_parts_within_the_deadline_is_answered(port: int)
         time.sleep(DEADLINE / 4)
         conn.sendall(whole[20:])
         assert answer(conn, b"0123456789")
+
+
+def test_a_new_connection_is_answered_when_silent_connections_fill_the_limit(crowded_port: int) -> None:
+    silent = [connect(crowded_port) for _ in range(LIMIT)]
+    try:
+        with connect(crowded_port) as conn:
+            conn.sendall(request(b"newcomer"))
+            assert answer(conn, b"newcomer")
+        assert closed_by_server(silent[0], within=2)  # the one that waited longest made room
+        assert not closed_by_server(silent[-1], within=0.2)
+    finally:
+        for conn in silent:
+            conn.close()
+
+
+def test_a_kept_alive_connection_is_answered_while_silent_connections_keep_coming(crowded_port: int) -> None:
+    with connect(crowded_port) as kept:
+        kept.sendall(request(b"before"))
+        assert answer(kept, b"before")
+        silent = [connect(crowded_port) for _ in range(LIMIT * 3)]
+        try:
+            with connect(crowded_port) as probe:  # answered once the server has taken every silent one in
+                probe.sendall(request(b"probe"))
+                assert answer(probe, b"probe")
+            kept.sendall(request(b"during"))
+            assert answer(kept, b"during")  # neither closed to make room nor answered 503
+            assert not closed_by_server(silent[-1], within=0.2)
+        finally:
+            for conn in silent:
+                conn.close()
+
+
+def test_connections_that_sent_their_request_are_not_closed_to_make_room(crowded_port: int) -> None:
+    kept: list[socket.socket] = []
+    try:
+        for _ in range(LIMIT - 1):  # and the newcomer makes LIMIT
+            kept.append(connect(crowded_port))
+            kept[-1].sendall(request(b"mine"))
+            assert answer(kept[-1], b"mine")
+        with connect(crowded_port) as newcomer:
+            newcomer.sendall(request(b"late"))
+            reply = newcomer.recv(4096)
+        assert reply.startswith(b"HTTP/1.1 503")  # uvicorn's answer at the limit, as before
+        for conn in kept:
+            assert not closed_by_server(conn, within=0.05)
+    finally:
+        for conn in kept:
+            conn.close()
