@@ -96,3 +96,6 @@ class DeadlineH11Protocol(H11Protocol):
             )
             conn._disarm()
             conn.transport.close()
+            # uvicorn forgets it only in connection_lost, a loop turn later: a request read before then
+            # would still count it and get 503
+            self.connections.discard(conn)
