@@ -461,11 +461,16 @@ def _counts(counter: Counter[int] | Counter[str]) -> str:
 
 
 def _spread(seconds: list[float], expected: int) -> str:
+    """Say when the server closed held connections: at once (room made for newer ones), or later."""
     if not seconds:
         return "none closed"
+    at_once = [s for s in seconds if s < 1.0]
+    later = [s for s in seconds if s >= 1.0]
+    parts = [f"{len(at_once)} closed at once to make room"] if at_once else []
+    if later:
+        parts.append(f"{len(later)} after {percentile(later, 50):.1f} s (p50), {max(later):.1f} s (last)")
     left = expected - len(seconds)
-    text = f"closed after {percentile(seconds, 50):.1f} s (p50), {max(seconds):.1f} s (last)"
-    return text + (f", {left} still open" if left else "")
+    return ", ".join(parts) + (f", {left} still open" if left else "")
 
 
 def log_warnings(log_path: Path) -> list[str]:
