@@ -2,7 +2,7 @@
 
 Run from the repository root:
 
-    PYTHONPATH=. python benchmarks/attack.py            # the counts of issue 17; about 4 minutes
+    PYTHONPATH=. python benchmarks/attack.py            # the counts of issue 17; about 3 minutes
     PYTHONPATH=. python benchmarks/attack.py --quick    # fewer requests and notes; about 2 minutes
 
 A real daemon (``incremind run``) starts on a temporary home with MCP over
