@@ -102,6 +102,18 @@ class BitIndex:
         self._loaded_at = 0.0
         self._reloading = threading.Lock()
 
+    def ready(self) -> bool:
+        """Tell whether the copy is loaded; if not, start loading it on a thread and say False.
+
+        Reading every row's sign bits takes about a second at 100,000 vectors:
+        the first searches of a process (an agent's stdio server started cold,
+        the daemon just up) scan with vec0 meanwhile, as a one-shot search does.
+        """
+        if self._snapshot is not None:
+            return True
+        self._reload_in_background()
+        return False
+
     def candidates(
         self, conn: apsw.Connection, query_bits: bytes, *, wanted: int, kind_codes: Sequence[int], project: str | None
     ) -> list[int]:

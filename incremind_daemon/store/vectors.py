@@ -261,7 +261,7 @@ def nearest(
     wanted = max(limit * RERANK_FACTOR, MIN_CANDIDATES)
     bits = np.packbits(query > 0).tobytes()
     bit_index = index_for(conn, key, table=table, kind_codes=KIND_CODES)
-    if bit_index is not None:  # a long-lived process scans its in-memory copy, then reads the candidates
+    if bit_index is not None and bit_index.ready():  # a long-lived process scans its copy, then reads candidates
         codes = [KIND_CODES[kind] for kind in kinds if kind in KIND_CODES]
         rowids = bit_index.candidates(conn, bits, wanted=wanted, kind_codes=codes, project=project)
         rows = read_candidates(conn, table, rowids, dimension=len(query))

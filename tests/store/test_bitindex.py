@@ -53,6 +53,9 @@ def test_the_copy_answers_like_vec0(conn: apsw.Connection, kept: None) -> None:
     table = _vectors(400)
     _store(conn, [f"note {n}" for n in range(200)], "a", table[:200])
     _store(conn, [f"memo {n}" for n in range(200)], "b", table[200:])
+    index = bitindex.index_for(conn, KEY, table=vectors.table_name(KEY), kind_codes=vectors.KIND_CODES)
+    assert index is not None
+    wait_until(index.ready, timeout=10)
     for query in _vectors(12, seed=9):
         bitindex._KEEP.clear()
         plain = vectors.nearest(conn, KEY, query, limit=10, kinds=("organized",), project="b")
@@ -119,3 +122,15 @@ def test_candidates_read_alike_through_the_shortcut_and_vec0(conn: apsw.Connecti
     assert vectors.read_candidates(conn, name, rowids, dimension=DIMENSION) == quick
     assert [row[0] for row in quick] == rowids[:-1]  # in the order asked; a missing row is skipped
     assert {row[1] for row in quick} == {"organized"}
+
+
+def test_the_first_search_scans_with_vec0_while_the_copy_loads(conn: apsw.Connection, kept: None) -> None:
+    table = _vectors(120, seed=4)
+    _store(conn, [f"note {n}" for n in range(120)], "a", table)
+    index = bitindex.index_for(conn, KEY, table=vectors.table_name(KEY), kind_codes=vectors.KIND_CODES)
+    assert index is not None and index._snapshot is None
+    first = vectors.nearest(conn, KEY, table[17], limit=3, kinds=("organized",), project=None)
+    assert first and first[0].similarity > 0.999  # answered at once, by vec0
+    wait_until(lambda: index._snapshot is not None, timeout=10)  # the copy loaded on its own thread
+    again = vectors.nearest(conn, KEY, table[17], limit=3, kinds=("organized",), project=None)
+    assert [h.item for h in again] == [h.item for h in first]
