@@ -1,4 +1,4 @@
-"""Bound what one HTTP connection can hold: each request must arrive whole within a deadline.
+"""Bound what HTTP clients can hold: each request must arrive whole in time, and full tables make room.
 
 uvicorn closes a keep-alive connection that stays idle after a response, but
 not one that connects and sends nothing, nor one that sends its request a
@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import asyncio
 import logging
+import math
 from typing import Any
 
 import h11
@@ -99,3 +100,61 @@ class DeadlineH11Protocol(H11Protocol):
             # uvicorn forgets it only in connection_lost, a loop turn later: a request read before then
             # would still count it and get 503
             self.connections.discard(conn)
+
+
+def evict_idle_sessions_when_full(manager: Any) -> bool:
+    """Let a full MCP session table make room for a newcomer instead of refusing it.
+
+    The SDK refuses a new session with 503 while ``max_sessions`` are open, so
+    a client that opens sessions in a loop kept every agent from opening one
+    until the loop's sessions idled out (10 minutes). Now the session to go is
+    an idle one, first among those never used past their opening request (what
+    such a loop leaves), then among the rest; within each, the one idle
+    longest (each transport's idle scope has, while no request is in flight,
+    the deadline its idle time runs out at). It is forgotten at once (its id
+    then answers 404, on which a client opens a new session, as the protocol
+    says) and its scope cancelled, which ends its server task as an idle
+    timeout does. A session with a request in flight is never taken. This
+    reaches into the SDK's session manager (``_admit_session``,
+    ``_server_instances``, ``asgi_app``); if those change, it says so
+    and the SDK's own 503 applies. Returns whether it is in place.
+    """
+    admit = getattr(manager, "_admit_session", None)
+    handle = getattr(manager, "asgi_app", None)  # what the route calls for every request
+    if admit is None or handle is None or not isinstance(getattr(manager, "_server_instances", None), dict):
+        log.warning("this MCP SDK's session manager is not the one known: a full session table refuses newcomers")
+        return False
+    used: set[str] = set()  # sessions that carried a request after the one that opened them
+
+    async def handle_noting_use(scope: Any, receive: Any, send: Any) -> None:
+        for name, value in scope.get("headers", ()):
+            if name == b"mcp-session-id":
+                session_id = value.decode("latin-1")
+                if session_id in manager._server_instances:
+                    used.add(session_id)
+                break
+        await handle(scope, receive, send)
+
+    def admit_making_room(requestor: Any) -> Any:
+        sessions: dict[str, Any] = manager._server_instances
+        if manager.max_sessions is not None and len(sessions) >= manager.max_sessions:
+            used.intersection_update(sessions)  # forget sessions that ended
+            idle = [
+                (session_id in used, scope.deadline, session_id)
+                for session_id, transport in sessions.items()
+                if (scope := getattr(transport, "idle_scope", None)) is not None
+                and math.isfinite(scope.deadline)
+                and not scope.cancel_called
+            ]
+            if idle:
+                _, _, chosen = min(idle)
+                transport = sessions.pop(chosen)
+                getattr(manager, "_session_owners", {}).pop(chosen, None)
+                used.discard(chosen)
+                transport.idle_scope.cancel()
+                log.info("the session table was full: closed an idle session to open a new one")
+        return admit(requestor)
+
+    manager._admit_session = admit_making_room
+    manager.asgi_app = handle_noting_use
+    return True

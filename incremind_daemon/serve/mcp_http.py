@@ -44,7 +44,7 @@ from starlette.types import ASGIApp, Receive, Scope, Send
 from incremind_daemon import __version__
 from incremind_daemon.config import Settings
 from incremind_daemon.errors import IncremindError
-from incremind_daemon.serve.http_limits import DeadlineH11Protocol
+from incremind_daemon.serve.http_limits import DeadlineH11Protocol, evict_idle_sessions_when_full
 from incremind_daemon.serve.mcp_auth import LOOPBACK_NAMES, TokenCheck, is_loopback, token_check
 from incremind_daemon.serve.mcp_server import build_mcp_server
 from incremind_daemon.serve.mcp_tools import MemoryBackend, MemoryTools
@@ -303,6 +303,7 @@ class McpHttpServer:
             transport_security=security,
             host=conf.host,
         )
+        evict_idle_sessions_when_full(mcp.session_manager)
         guarded = _LocalSocket(
             _Guard(
                 RequestBodyLimitMiddleware(app, conf.max_request_bytes),

@@ -330,16 +330,54 @@ def _open_session(url: str, headers: dict[str, str] | None = None) -> httpx.Resp
     return httpx.post(url, json=opening, headers=accept, timeout=10)
 
 
-def test_sessions_are_capped_and_an_idle_one_is_dropped(settings: Settings, monkeypatch: pytest.MonkeyPatch) -> None:
+def test_a_full_session_table_drops_the_session_idle_longest_for_a_new_one(
+    settings: Settings, monkeypatch: pytest.MonkeyPatch
+) -> None:
     monkeypatch.setattr("incremind_daemon.serve.mcp_http.MAX_SESSIONS", 3)
-    monkeypatch.setattr("incremind_daemon.serve.mcp_http.SESSION_IDLE_SECONDS", 1.0)
     server = McpHttpServer(http_settings(settings.home_dir), _plain_backend(settings))
     server.start()
     try:
         token = bearer(home_token(settings.home_dir))
-        opened = [_open_session(server.url, token) for _ in range(3)]
+        opened = []
+        for _ in range(3):
+            opened.append(_open_session(server.url, token))
+            time.sleep(0.05)  # each idle a little longer than the next
         assert all(r.status_code == 200 and r.headers.get("mcp-session-id") for r in opened)
-        assert _open_session(server.url, token).status_code == 503  # a client opening sessions in a loop is stopped
-        wait_until(lambda: _open_session(server.url, token).status_code == 200, timeout=30)  # the idle ones went
+        newcomer = _open_session(server.url, token)  # a client opening sessions in a loop cannot lock agents out
+        assert newcomer.status_code == 200, newcomer.text
+
+        def answers(session: httpx.Response) -> int:
+            ping = {"jsonrpc": "2.0", "id": 9, "method": "ping"}
+            headers = {
+                "Accept": "application/json, text/event-stream",
+                "mcp-session-id": session.headers["mcp-session-id"],
+            }
+            return httpx.post(server.url, json=ping, headers={**headers, **token}, timeout=10).status_code
+
+        assert answers(opened[0]) == 404  # the one idle longest made room: its client opens a new session
+        assert answers(opened[2]) != 404 and answers(newcomer) != 404
+        # a session in use outlasts sessions that were only opened: opened[2] was used, and the others go first
+        for _ in range(3):
+            assert _open_session(server.url, token).status_code == 200
+        assert answers(opened[2]) != 404 and answers(opened[1]) == 404
+    finally:
+        server.stop()
+
+
+def test_an_idle_session_is_dropped(settings: Settings, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr("incremind_daemon.serve.mcp_http.SESSION_IDLE_SECONDS", 0.5)
+    server = McpHttpServer(http_settings(settings.home_dir), _plain_backend(settings))
+    server.start()
+    try:
+        token = bearer(home_token(settings.home_dir))
+        session_id = _open_session(server.url, token).headers["mcp-session-id"]
+        ping = {"jsonrpc": "2.0", "id": 9, "method": "ping"}
+        headers = {"Accept": "application/json, text/event-stream", "mcp-session-id": session_id, **token}
+        for _ in range(20):  # each ping would keep it alive: look only after longer than the idle time
+            time.sleep(1.0)
+            if httpx.post(server.url, json=ping, headers=headers, timeout=10).status_code == 404:
+                break
+        else:
+            raise AssertionError("the idle session was never dropped")
     finally:
         server.stop()
