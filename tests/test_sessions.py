@@ -266,3 +266,19 @@ def test_a_complete_transcript_ending_in_tool_output_is_not_behind(
     assert claude_status()["unread_bytes"] == 0
     log.append(log.user("u3", "and now?"))
     assert claude_status()["unread_bytes"] == len(log.user("u4", "and now?").encode())
+
+
+def test_a_hit_from_a_session_carries_the_session_date(
+    settings: Settings, repo: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    log = ClaudeLog(settings.sessions.claude.dir or Path(), "99999999-2222-3333-4444-777777777777", str(repo))
+    log.append(log.user("u1", "the staging database moved to port 6543"), log.assistant("a1", "msg_1", "Noted."))
+    conn = connect(settings.database_path)
+    try:
+        read = TranscriptReader(ReadRules.from_settings(settings))
+        take_session(conn, TailSession(log.path, "claude"), read=read, default_project="daily")
+    finally:
+        conn.close()
+    hits = search(capsys, "staging database port")
+    dates = {str(hit["source"]["date"])[:10] for hit in hits}  # type: ignore[index]
+    assert hits and dates == {"2026-11-30"}  # the day the transcript says the session started

@@ -25,6 +25,8 @@ def render_hits(hits: list[Hit], *, color: bool) -> str:
     blocks: list[str] = []
     for number, hit in enumerate(hits, start=1):
         where = f"{hit.source.project} · {hit.tier} · {hit.id}"
+        if hit.source.date:
+            where += f" · {hit.source.date[:10]}"
         if hit.page is not None:
             where += f" · page {hit.page}"
         snippet = " ".join(hit.snippet.split())

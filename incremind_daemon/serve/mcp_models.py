@@ -24,6 +24,7 @@ class SourceOut(_Out):
     path: str | None = Field(default=None, description="the kept original file, if any")
     agent: str | None = Field(default=None, description="sessions: the coding agent")
     session_id: str | None = None
+    date: str | None = Field(default=None, description="a session's start, else when the file or note came in")
 
     @classmethod
     def of(cls, ref: SourceRef) -> SourceOut:
@@ -35,6 +36,7 @@ class SourceOut(_Out):
             path=ref.path,
             agent=ref.agent,
             session_id=ref.session_id,
+            date=ref.date,
         )
 
 

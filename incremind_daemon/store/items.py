@@ -170,9 +170,11 @@ def split_item_id(value: str) -> tuple[str, int]:
 
 
 # select these (with SOURCE_JOIN) wherever a row names its source; make_source_ref reads them
-SOURCE_COLUMNS = "s.id, s.project, s.title, s.raw_path, s.kind, ss.agent, ss.session_id"
+SOURCE_COLUMNS = (
+    "s.id, s.project, s.title, s.raw_path, s.kind, ss.agent, ss.session_id, coalesce(ss.started_at, s.created_at)"
+)
 SOURCE_JOIN = "LEFT JOIN sessions ss ON ss.source_id = s.id"
-SOURCE_WIDTH = 7
+SOURCE_WIDTH = 8
 
 # (text, start, end, page, *SOURCE_COLUMNS) of one searchable item, by kind
 HIT_SQL = {
@@ -196,9 +198,18 @@ HIT_SQL = {
 
 def make_source_ref(row: Row, home: Path) -> SourceRef:
     """Build a SourceRef from the SOURCE_COLUMNS of a row."""
-    source_id, project, title, raw_path, kind, agent, session_id = row[:SOURCE_WIDTH]
+    source_id, project, title, raw_path, kind, agent, session_id, date = row[:SOURCE_WIDTH]
     path = str(home / str(raw_path)) if raw_path else None
-    return SourceRef(item_id("raw", int(source_id)), str(title), path, str(project), str(kind), agent, session_id)
+    return SourceRef(
+        item_id("raw", int(source_id)),
+        str(title),
+        path,
+        str(project),
+        str(kind),
+        agent,
+        session_id,
+        None if date is None else str(date),
+    )
 
 
 def get_source(conn: apsw.Connection, source_id: int) -> SourceRecord:

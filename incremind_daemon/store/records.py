@@ -52,6 +52,7 @@ class SourceRef:
     kind: str
     agent: str | None = None  # sessions: which agent and which of its sessions
     session_id: str | None = None
+    date: str | None = None  # a session's start, else when the file or note was taken in (ISO 8601)
 
 
 @dataclass(frozen=True, slots=True)
