@@ -12,12 +12,12 @@ rule trusts, Gemini lists the server as disabled and offers none of its tools.
 
 from __future__ import annotations
 
-import json
 import os
 from dataclasses import dataclass
 from pathlib import Path
 
-from incremind_daemon.locate import strip_comments
+from incremind_daemon.config import read_jsonc
+from incremind_daemon.errors import ConfigError
 
 TRUSTING = ("TRUST_FOLDER", "TRUST_PARENT")
 
@@ -70,7 +70,6 @@ def _folder_trust_on(settings_path: Path) -> bool:
 
 def _read_object(path: Path) -> dict[str, object]:
     try:
-        data = json.loads(strip_comments(path.read_text(encoding="utf-8")))
-    except (OSError, ValueError):  # missing or broken: Gemini's defaults (it reports a broken file itself)
+        return read_jsonc(path)
+    except ConfigError:  # missing or broken: Gemini's defaults (it reports a broken file itself)
         return {}
-    return data if isinstance(data, dict) else {}
