@@ -48,7 +48,7 @@ from incremind_daemon.private import (
 from incremind_daemon.serve.status import running_pid
 from incremind_daemon.store import clock, report
 from incremind_daemon.store.db import copy_database, open_plain
-from incremind_daemon.store.schema import schema_version
+from incremind_daemon.store.schema import schema_version, stored_version
 
 log = logging.getLogger(__name__)
 
@@ -143,7 +143,7 @@ def _fill(settings: Settings, folder: Path, config: Path | None) -> BackupResult
         copy_private(conf, folder / CONFIG_NAME)
     conn = open_plain(copy)
     try:
-        version = report.stored_version(conn)
+        version = stored_version(conn)
     finally:
         conn.close()
     manifest = {

@@ -39,7 +39,7 @@ from incremind_daemon.store import report
 from incremind_daemon.store.db import connect, load_vectors, vector_version
 from incremind_daemon.store.embedder import Embedder
 from incremind_daemon.store.recall import context_targets
-from incremind_daemon.store.schema import schema_version
+from incremind_daemon.store.schema import schema_version, stored_version
 from incremind_daemon.store.search import probe_index
 
 log = logging.getLogger(__name__)
@@ -147,7 +147,7 @@ def check_database(settings: Settings) -> Check:
     except (IncremindError, apsw.Error) as exc:
         return Check("database", "fail", f"cannot open {db}: {exc}", f"check the file's owner and permissions: {db}")
     try:
-        version = report.stored_version(conn)
+        version = stored_version(conn)
         sources = report.count_sources(conn) if version else 0
     except apsw.Error as exc:
         return Check("database", "fail", f"{db}: {exc}", "restore it from a backup: incremind restore-backup SRC")

@@ -40,11 +40,6 @@ def tier_counts(conn: apsw.Connection) -> dict[str, dict[str, int]]:
     return dict(sorted(projects.items()))
 
 
-def stored_version(conn: apsw.Connection) -> int:
-    """Return the schema version the database was last migrated to (0: never)."""
-    return int(conn.pragma("user_version"))
-
-
 def count_sources(conn: apsw.Connection) -> int:
     """Count every source (file, note or session)."""
     return fetch_int(conn, "SELECT count(*) FROM sources")

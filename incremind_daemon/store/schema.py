@@ -503,7 +503,7 @@ _FILLS: dict[int, Callable[[apsw.Connection], None]] = {7: _fill_session_snapsho
 
 def migrate(conn: apsw.Connection) -> None:
     """Bring the schema up to date, one committed step per version."""
-    current = int(conn.pragma("user_version"))
+    current = stored_version(conn)
     if current >= len(MIGRATIONS):
         return
     # a table rebuild drops a table that others reference; foreign keys are checked after the step
@@ -522,6 +522,11 @@ def migrate(conn: apsw.Connection) -> None:
                 conn.pragma("user_version", version)
     finally:
         conn.pragma("foreign_keys", "ON" if enforced else "OFF")
+
+
+def stored_version(conn: apsw.Connection) -> int:
+    """Return the schema version the database was last migrated to (0: never)."""
+    return int(conn.pragma("user_version"))
 
 
 def schema_version() -> int:
