@@ -34,7 +34,6 @@ class DeadlineH11Protocol(H11Protocol):
     def __init__(self, *args: Any, **kwargs: Any) -> None:
         super().__init__(*args, **kwargs)
         self._read_deadline: asyncio.TimerHandle | None = None
-        self._waiting_since = 0.0  # when the request now awaited was due to start arriving
 
     def connection_made(self, transport: asyncio.Transport) -> None:  # type: ignore[override]
         super().connection_made(transport)
@@ -54,7 +53,6 @@ class DeadlineH11Protocol(H11Protocol):
 
     def _arm(self) -> None:
         self._disarm()
-        self._waiting_since = self.loop.time()
         self._read_deadline = self.loop.call_later(self.read_seconds, self._read_timed_out)
 
     def _disarm(self) -> None:
@@ -77,6 +75,10 @@ class DeadlineH11Protocol(H11Protocol):
         """The connection's request has not arrived whole yet, and it is not closing."""
         return self._read_deadline is not None and not self.transport.is_closing()
 
+    def _waiting_since(self) -> float:
+        """When the request now awaited was due to start arriving (the read deadline, less its length)."""
+        return self._read_deadline.when() - self.read_seconds if self._read_deadline is not None else self.loop.time()
+
     def _make_room(self) -> None:
         """Below the concurrency limit again, close the connections that waited longest for their request."""
         if self.limit_concurrency is None:
@@ -86,13 +88,13 @@ class DeadlineH11Protocol(H11Protocol):
         if excess <= 0:
             return
         waiting = [c for c in open_now if c is not self and isinstance(c, DeadlineH11Protocol) and c._is_waiting()]
-        waiting.sort(key=lambda c: c._waiting_since)
+        waiting.sort(key=lambda c: c._waiting_since())
         for conn in waiting[:excess]:
             log.warning(
                 "closed an HTTP connection from %s that had sent no whole request in %.1f s, to make room: "
                 "%d connections are open",
                 conn.client[0] if conn.client else "?",
-                self.loop.time() - conn._waiting_since,
+                self.loop.time() - conn._waiting_since(),
                 len(open_now),
             )
             conn._disarm()
