@@ -16,13 +16,11 @@ from __future__ import annotations
 
 import argparse
 import json
-import math
 import re
 import shutil
 import statistics
 import sys
 import time
-from collections import Counter
 from collections.abc import Callable, Sequence
 from dataclasses import asdict, dataclass, field
 from functools import partial
@@ -36,6 +34,7 @@ import apsw  # noqa: E402
 import jieba  # noqa: E402
 
 from benchmarks.figures import machine_line  # noqa: E402
+from benchmarks.retrieval.bm25 import bm25_ranker  # noqa: E402
 from incremind_daemon.config import EmbeddingSettings, Settings  # noqa: E402
 from incremind_daemon.embedding.configured import make_embedder  # noqa: E402
 from incremind_daemon.errors import IncremindError  # noqa: E402
@@ -175,25 +174,6 @@ def words_of(text: str, language: str) -> list[str]:
     if language == "zh":
         return [w for w in (w.strip().lower() for w in jieba.lcut(text)) if w[:1].isalnum()]
     return re.findall(r"[a-z0-9]+", text.lower())
-
-
-def bm25_ranker(docs: Sequence[list[str]], k1: float = 1.5, b: float = 0.75) -> Callable[[list[str]], list[int]]:
-    """Build plain Okapi BM25 (Lucene's idf) over docs; it ranks the docs sharing a word with a query."""
-    bags = [Counter(d) for d in docs]
-    norms = [k1 * (1 - b + b * len(d) * len(docs) / max(1, sum(map(len, docs)))) for d in docs]
-    frequency = Counter(w for bag in bags for w in bag)
-    idf = {w: math.log(1 + (len(docs) - n + 0.5) / (n + 0.5)) for w, n in frequency.items()}
-
-    def rank(query: list[str]) -> list[int]:
-        words = set(query)
-        scores = {
-            i: sum(idf[w] * bag[w] * (k1 + 1) / (bag[w] + norm) for w in words & bag.keys())
-            for i, (bag, norm) in enumerate(zip(bags, norms, strict=True))
-            if words & bag.keys()
-        }
-        return sorted(scores, key=lambda i: (-scores[i], i))
-
-    return rank
 
 
 def hit_reads(conn: apsw.Connection, hits: Sequence[Hit]) -> list[Read]:

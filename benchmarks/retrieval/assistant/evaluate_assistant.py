@@ -17,7 +17,6 @@ from __future__ import annotations
 
 import argparse
 import json
-import math
 import shutil
 import sys
 import time
@@ -36,6 +35,7 @@ import jieba  # noqa: E402
 
 from benchmarks.figures import machine_line  # noqa: E402
 from benchmarks.retrieval.assistant.filler import FillerNote, make_fillers  # noqa: E402
+from benchmarks.retrieval.bm25 import bm25_ranker  # noqa: E402
 from incremind_daemon.config import Settings, load_settings  # noqa: E402
 from incremind_daemon.embedding.use_m3 import UseM3Embedder  # noqa: E402
 from incremind_daemon.errors import IncremindError  # noqa: E402
@@ -186,22 +186,10 @@ class Bm25:
     def __init__(self, docs: Sequence[tuple[str, str, str]], cut: Callable[[str], list[str]]) -> None:
         self.docs = list(docs)  # (note, message id or "-", text)
         self.cut = cut
-        self.terms = [Counter(cut(text)) for _, _, text in self.docs]
-        self.lengths = [sum(t.values()) for t in self.terms]
-        self.mean_length = sum(self.lengths) / max(1, len(self.lengths))
-        df = Counter(word for t in self.terms for word in t)
-        n = len(self.docs)
-        self.idf = {w: math.log(1 + (n - f + 0.5) / (f + 0.5)) for w, f in df.items()}
+        self.rank = bm25_ranker([cut(text) for _, _, text in self.docs], k1=1.2)
 
     def top(self, query: str, limit: int) -> list[tuple[str, str, str]]:
-        words = set(self.cut(query))
-        scores = []
-        for index, (terms, length) in enumerate(zip(self.terms, self.lengths, strict=True)):
-            norm = 1.2 * (0.25 + 0.75 * length / self.mean_length)
-            score = sum(self.idf[w] * terms[w] * 2.2 / (terms[w] + norm) for w in words if w in terms)
-            if score > 0:
-                scores.append((-score, index))
-        return [self.docs[index] for _, index in sorted(scores)[:limit]]
+        return [self.docs[index] for index in self.rank(self.cut(query))[:limit]]
 
 
 def jieba_words(root: Path) -> Callable[[str], list[str]]:
