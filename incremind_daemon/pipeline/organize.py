@@ -72,12 +72,22 @@ class Passage:
     end: int
 
 
-def split_passages(text: str, *, max_chars: int = 768, overlap: int = 128) -> list[Passage]:
+# What one search result reads: a conversation turn or two with their neighbours, a paragraph. Passages
+# of 384 characters found more of the evidence within 4,000 returned characters than 768 did (0.69 ->
+# 0.79 on benchmarks/retrieval/conversations' held-out half), as a long one dilutes its vector and
+# spends the reader's budget on text around the one turn that answers.
+PASSAGE_CHARS = 384
+PASSAGE_OVERLAP = 64
+
+
+def split_passages(text: str, *, max_chars: int = PASSAGE_CHARS, overlap: int = PASSAGE_OVERLAP) -> list[Passage]:
     """Split cleaned text near paragraph, then sentence, boundaries.
 
     Cuts prefer, in order: a blank line, a newline, a sentence end, a clause
     end, whitespace, a CJK character boundary. Consecutive passages share
-    about ``overlap`` characters, starting at a sentence or word boundary.
+    about ``overlap`` characters, starting at a sentence or word boundary,
+    unless the cut falls between paragraphs: then the next passage starts
+    with the next paragraph and nothing is read twice.
     """
     if max_chars < 2:
         raise ValueError(f"max_chars must be at least 2, not {max_chars}")
@@ -94,7 +104,9 @@ def split_passages(text: str, *, max_chars: int = 768, overlap: int = 128) -> li
         end = _trim_end(text, start, cut)
         passages.append(Passage(text[start:end], start, end))
         following = _skip_space(text, cut)
-        start = _overlap_start(text, start, end, following, overlap, max_chars)
+        # a passage that ends at a paragraph's end needs no overlap: the next one starts a new paragraph
+        at_paragraph = _PARAGRAPH.search(text, end, following + 1) is not None
+        start = following if at_paragraph else _overlap_start(text, start, end, following, overlap, max_chars)
         min_cut = following + 1
     return passages
 

@@ -108,6 +108,7 @@ def test_split_passages_ends_passages_at_sentence_ends(text: str, ending: str) -
 
 @pytest.mark.parametrize("text", [prose(ENGLISH, 40), prose(CHINESE, 40), prose(MIXED, 40)])
 def test_split_passages_overlap_is_roughly_as_configured(text: str) -> None:
+    text = text.replace("\n\n", " ")  # one long paragraph: between paragraphs nothing overlaps
     passages = split_passages(text, max_chars=400, overlap=80)
     overlaps = [before.end - after.start for before, after in itertools.pairwise(passages)]
     assert len(passages) > 10
@@ -115,10 +116,22 @@ def test_split_passages_overlap_is_roughly_as_configured(text: str) -> None:
 
 
 def test_split_passages_starts_overlap_after_a_sentence_or_space_when_text_is_latin() -> None:
-    text = prose(ENGLISH, 30)
+    text = prose(ENGLISH, 30).replace("\n\n", " ")
     passages = split_passages(text, max_chars=300, overlap=60)
     assert all(text[p.start - 1].isspace() for p in passages[1:])
     assert sum(text[p.start - 2] == "." for p in passages[1:]) > len(passages) // 2
+
+
+@pytest.mark.parametrize("language", ["english", "chinese"])
+def test_split_passages_starts_each_paragraph_afresh_when_the_cut_falls_between_paragraphs(language: str) -> None:
+    said = "I moved to Seattle in May and joined a climbing gym." if language == "english" else "五月搬到了西雅图，还办了攀岩馆的卡。"
+    paragraphs = [f"**{name}:** {said} ({i})" for i, name in enumerate(["Maya", "Tom"] * 15)]
+    text = "\n\n".join(paragraphs)
+    passages = split_passages(text, max_chars=200, overlap=60)
+    assert len(passages) > 3
+    assert all(before.end < after.start for before, after in itertools.pairwise(passages))
+    assert all(p.text.startswith("**") for p in passages)  # a turn is never cut in two
+    assert "\n\n".join(p.text for p in passages) == text
 
 
 def test_split_passages_shares_nothing_when_overlap_is_zero() -> None:
@@ -127,7 +140,7 @@ def test_split_passages_shares_nothing_when_overlap_is_zero() -> None:
 
 
 def test_split_passages_caps_overlap_when_it_exceeds_half_a_passage() -> None:
-    passages = split_passages(prose(MIXED, 20), max_chars=128, overlap=10_000)
+    passages = split_passages(prose(MIXED, 20).replace("\n\n", " "), max_chars=128, overlap=10_000)
     overlaps = [before.end - after.start for before, after in itertools.pairwise(passages)]
     assert all(0 < overlap <= 96 for overlap in overlaps), overlaps
 
