@@ -26,6 +26,7 @@ from __future__ import annotations
 import logging
 from collections.abc import Sequence
 from dataclasses import dataclass
+from functools import partial
 from pathlib import Path
 
 import apsw
@@ -34,6 +35,7 @@ from incremind_daemon.errors import QueryError
 from incremind_daemon.store.db import Row, fetch_row, fetch_rows
 from incremind_daemon.store.embedder import Embedder
 from incremind_daemon.store.items import HIT_SQL, make_source_ref
+from incremind_daemon.store.query_parts import query_parts
 from incremind_daemon.store.records import MODES, TIER_OF_KIND, TIERS, Hit, item_id
 from incremind_daemon.store.semantic import (
     FUSION_DEPTH,
@@ -234,6 +236,42 @@ def search(
     if wanted != "keyword" and embedder is None:
         raise QueryError(f"{wanted} search needs an embedding model; set embedding.backend or use --mode keyword")
     cut = cut_query(query)
+    look_up = partial(
+        _ranked_hits,
+        conn,
+        home=home,
+        project=project,
+        tier=tier,
+        limit=limit,
+        wanted=wanted,
+        embedder=embedder,
+        fusion=fusion,
+        insight_status=insight_status,
+    )
+    hits = look_up(cut)
+    parts = query_parts(cut.text)
+    if parts:  # a question that asks several things: each part's best results take turns with the whole's
+        hits = take_turns(hits, [look_up(cut_query(part)) for part in parts])
+    return one_per_summary(hits, limit)
+
+
+SPARE_HITS = 10  # summaries rank above passages of equal score: their passages come a little further down
+
+
+def _ranked_hits(
+    conn: apsw.Connection,
+    cut: QueryCut,
+    *,
+    home: Path,
+    project: str | None,
+    tier: str | None,
+    limit: int,
+    wanted: str,
+    embedder: Embedder | None,
+    fusion: str,
+    insight_status: str,
+) -> list[Hit]:
+    """Rank one cut query in the wanted mode; return up to 2 x limit + SPARE_HITS hits, best first."""
     words = list(cut.words)
     depth = limit if wanted == "vector" else max(limit, FUSION_DEPTH)
     vector = None
@@ -243,17 +281,38 @@ def search(
     deeper = 2 * limit + SPARE_HITS  # room for the passages that take the place of their source's summary
     if vector is None:  # keyword mode, or no vectors for this model yet: keywords answer, and each hit says so
         ranked = rank_by_words(conn, words, project=project, tier=tier, limit=deeper, insight_status=status)
-        return one_per_summary(read_hits(conn, ranked, home, words, insight_status=status), limit)
+        return read_hits(conn, ranked, home, words, insight_status=status)
     if wanted == "vector":
-        return one_per_summary(read_hits(conn, vector, home, words, insight_status=status), limit)
+        return read_hits(conn, vector, home, words, insight_status=status)
     keyword = rank_by_words(conn, words, project=project, tier=tier, limit=max(depth, deeper), insight_status=status)
     top = _hit_row(conn, keyword[0], status) if keyword else None
     coverage = word_coverage(str(top[0]), words) if top is not None else 0.0
     fused = fuse(keyword, vector, method=fusion, limit=deeper, coverage=coverage)
-    return one_per_summary(read_hits(conn, fused, home, words, insight_status=status), limit)
+    return read_hits(conn, fused, home, words, insight_status=status)
 
 
-SPARE_HITS = 10  # summaries rank above passages of equal score: their passages come a little further down
+def take_turns(whole: list[Hit], parts: Sequence[list[Hit]]) -> list[Hit]:
+    """Merge the whole question's hits with its parts': every other hit is the whole's, between them
+    each part's next hit in rotation; each hit once.
+
+    The whole keeps half the places, as a part split by rule may ask less well than the whole
+    (on the retrieval sets, strict rotation lost 0.010 of the conversations' held-out evidence).
+    """
+    merged: list[Hit] = []
+    seen: set[str] = set()
+    queues = [iter(whole), *(iter(hits) for hits in parts)]
+    turn = 0
+    while queues:
+        queue = queues[0] if turn % 2 == 0 or len(queues) == 1 else queues[1 + (turn // 2) % (len(queues) - 1)]
+        turn += 1
+        hit = next(queue, None)
+        if hit is None:
+            queues.remove(queue)
+            continue
+        if hit.id not in seen:
+            seen.add(hit.id)
+            merged.append(hit)
+    return merged
 
 
 def one_per_summary(hits: list[Hit], limit: int) -> list[Hit]:
