@@ -225,3 +225,18 @@ def test_init_writes_commented_config_once(home: Path, capsys: pytest.CaptureFix
     assert config.startswith("// incremind configuration")
     assert (home / "inbox").is_dir()
     assert "kept existing" in run_cli(capsys, "init")[1]
+
+
+def test_a_file_named_for_a_day_is_searched_and_shown_as_of_that_day(
+    tmp_path: Path, home: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    dated, undated = tmp_path / "chat-2025-06-01.md", tmp_path / "later.md"
+    dated.write_text("# Chat\n\n**Tom:** I strained my calf on an 18-mile run.\n", encoding="utf-8")
+    undated.write_text("**Tom:** The calf is healing; no run this week.\n", encoding="utf-8")
+    for path in (dated, undated):
+        assert run_cli(capsys, "ingest", str(path), "--project", "life")[0] == 0
+    dates = {str(hit["text"])[:40]: hit["source"]["date"] for hit in search_json(capsys, "calf")}  # type: ignore[index]
+    assert sorted(str(day)[:10] for day in dates.values())[0] == "2025-06-01"
+    assert sum(str(day).startswith("2025-06-01") for day in dates.values()) == 1  # the other: the day it came in
+    in_june = search_json(capsys, "Tom's calf in June 2025")
+    assert in_june[0]["source"]["date"] == "2025-06-01"  # type: ignore[index]

@@ -34,6 +34,7 @@ from incremind_daemon.private import make_private, make_private_folders, replace
 from incremind_daemon.store import clock, items
 from incremind_daemon.store.db import write_transaction
 from incremind_daemon.store.records import InboxClaim, NewPassage, NewSource, NewSummary, item_id
+from incremind_daemon.store.when import material_date
 
 log = logging.getLogger(__name__)
 
@@ -84,6 +85,7 @@ def ingest_file(
         media_type=extracted.media_type,
         size_bytes=len(data),
         pages=pages,
+        dated=material_date(name, text),
     )
     now = clock.stamp()
     with write_transaction(conn):

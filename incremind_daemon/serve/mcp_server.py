@@ -90,10 +90,12 @@ def build_mcp_server(
         """Search long-term memory by words and meaning (English and Chinese).
 
         Results are best first; each has an id, its tier, the text, its source and the offsets of the text in
-        the original. Insights also carry their status (only 'confirmed' ones were approved by the person),
-        the condition under which they apply and their relation to earlier knowledge. A long query is cut to
-        its first words; the answer's 'cut' then says so. The results' texts fit in 'budget' characters (4,000
-        by default); 'left_out' counts the results found that did not fit.
+        the original, and its source's date. Insights also carry their status (only 'confirmed' ones were
+        approved by the person), the condition under which they apply and their relation to earlier knowledge.
+        A question that names days ("last week", "in May 2025", "yesterday", "去年", "上个月") gets what is
+        from those days first; one that asks two things ("...? Also ...", "A and B") is searched for each.
+        A long query is cut to its first words; the answer's 'cut' then says so. The results' texts fit in
+        'budget' characters (4,000 by default); 'left_out' counts the results found that did not fit.
         """
         return _act(lambda: tools.search_memory(query, project=project, tier=tier, limit=limit, budget=budget))
 

@@ -35,8 +35,8 @@ def insert_source(conn: apsw.Connection, source: NewSource, *, now: str) -> int:
     """Insert a source row and return its id."""
     conn.execute(
         """INSERT INTO sources (kind, project, title, sha256, raw_path, original_name, media_type,
-                                size_bytes, raw_text, pages, created_at, last_seen_at)
-           VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)""",
+                                size_bytes, raw_text, pages, created_at, last_seen_at, dated)
+           VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)""",
         (
             source.kind,
             source.project,
@@ -50,6 +50,7 @@ def insert_source(conn: apsw.Connection, source: NewSource, *, now: str) -> int:
             json.dumps([list(p) for p in source.pages]),
             now,
             now,
+            source.dated,
         ),
     )
     return int(conn.last_insert_rowid())
@@ -171,7 +172,8 @@ def split_item_id(value: str) -> tuple[str, int]:
 
 # select these (with SOURCE_JOIN) wherever a row names its source; make_source_ref reads them
 SOURCE_COLUMNS = (
-    "s.id, s.project, s.title, s.raw_path, s.kind, ss.agent, ss.session_id, coalesce(ss.started_at, s.created_at)"
+    "s.id, s.project, s.title, s.raw_path, s.kind, ss.agent, ss.session_id, "
+    "coalesce(ss.started_at, s.dated, s.created_at)"
 )
 SOURCE_JOIN = "LEFT JOIN sessions ss ON ss.source_id = s.id"
 SOURCE_WIDTH = 8

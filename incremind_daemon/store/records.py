@@ -52,7 +52,7 @@ class SourceRef:
     kind: str
     agent: str | None = None  # sessions: which agent and which of its sessions
     session_id: str | None = None
-    date: str | None = None  # a session's start, else when the file or note was taken in (ISO 8601)
+    date: str | None = None  # a session's start, else the day a file names, else when it was taken in (ISO 8601)
 
 
 @dataclass(frozen=True, slots=True)
@@ -69,6 +69,7 @@ class NewSource:
     media_type: str | None = None
     size_bytes: int = 0
     pages: tuple[tuple[int, int], ...] = ()
+    dated: str | None = None  # the day the material is from, when its name or first line says (ISO 8601)
 
 
 @dataclass(frozen=True, slots=True)

@@ -464,6 +464,11 @@ ALTER TABLE tail_files ADD COLUMN read_to INTEGER NOT NULL DEFAULT 0;
 UPDATE tail_files SET read_to = offset;
 """
 
+# v10: the day a file's material is from, when its name or first line says so (search's dates)
+SCHEMA_V10 = """
+ALTER TABLE sources ADD COLUMN dated TEXT;   -- ISO 8601 date; NULL: the day it was taken in (created_at)
+"""
+
 MIGRATIONS: tuple[str, ...] = (
     SCHEMA_V1,
     SCHEMA_V2,
@@ -474,6 +479,7 @@ MIGRATIONS: tuple[str, ...] = (
     SCHEMA_V7,
     SCHEMA_V8,
     SCHEMA_V9,
+    SCHEMA_V10,
 )
 
 

@@ -32,6 +32,7 @@ from pathlib import Path
 import apsw
 
 from incremind_daemon.errors import QueryError
+from incremind_daemon.store import clock
 from incremind_daemon.store.db import Row, fetch_row, fetch_rows
 from incremind_daemon.store.embedder import Embedder
 from incremind_daemon.store.items import HIT_SQL, make_source_ref
@@ -47,6 +48,7 @@ from incremind_daemon.store.semantic import (
     word_coverage,
 )
 from incremind_daemon.store.tokenizer import fold_text, iter_tokens, query_words, register_tokenizer
+from incremind_daemon.store.when import time_range
 
 log = logging.getLogger(__name__)
 
@@ -236,13 +238,14 @@ def search(
     if wanted != "keyword" and embedder is None:
         raise QueryError(f"{wanted} search needs an embedding model; set embedding.backend or use --mode keyword")
     cut = cut_query(query)
+    window = time_range(cut.text, clock.now().astimezone())
     look_up = partial(
         _ranked_hits,
         conn,
         home=home,
         project=project,
         tier=tier,
-        limit=limit,
+        limit=limit if window is None else WINDOW_FACTOR * limit,
         wanted=wanted,
         embedder=embedder,
         fusion=fusion,
@@ -252,10 +255,15 @@ def search(
     parts = query_parts(cut.text)
     if parts:  # a question that asks several things: each part's best results take turns with the whole's
         hits = take_turns(hits, [look_up(cut_query(part)) for part in parts])
+    if window is not None:  # "last week", "in May 2025", "去年": what is from those days comes first
+        hits = [hit for hit in hits if window.holds(hit.source.date)] + [
+            hit for hit in hits if not window.holds(hit.source.date)
+        ]
     return one_per_summary(hits, limit)
 
 
 SPARE_HITS = 10  # summaries rank above passages of equal score: their passages come a little further down
+WINDOW_FACTOR = 3  # a question that names days ranks three times as deep, for what is from those days
 
 
 def _ranked_hits(

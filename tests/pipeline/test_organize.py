@@ -124,7 +124,8 @@ def test_split_passages_starts_overlap_after_a_sentence_or_space_when_text_is_la
 
 @pytest.mark.parametrize("language", ["english", "chinese"])
 def test_split_passages_starts_each_paragraph_afresh_when_the_cut_falls_between_paragraphs(language: str) -> None:
-    said = "I moved to Seattle in May and joined a climbing gym." if language == "english" else "五月搬到了西雅图，还办了攀岩馆的卡。"
+    english = "I moved to Seattle in May and joined a climbing gym."
+    said = english if language == "english" else "五月搬到了西雅图，还办了攀岩馆的卡。"
     paragraphs = [f"**{name}:** {said} ({i})" for i, name in enumerate(["Maya", "Tom"] * 15)]
     text = "\n\n".join(paragraphs)
     passages = split_passages(text, max_chars=200, overlap=60)

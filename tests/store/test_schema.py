@@ -30,11 +30,20 @@ def _store_at_version(path: Path, version: int) -> apsw.Connection:
     return conn
 
 
+def _old_note(conn: apsw.Connection, sha: str) -> int:
+    """Store a note as a store before v10 could (no ``dated`` column)."""
+    conn.execute(
+        "INSERT INTO sources (kind, project, title, sha256, raw_text, pages, created_at, last_seen_at) "
+        "VALUES ('note', 'api', 't', ?, 'x', '[]', ?, ?)",
+        (sha, NOW, NOW),
+    )
+    return int(conn.last_insert_rowid())
+
+
 def _store_at_version_4(path: Path) -> None:
     conn = _store_at_version(path, 4)
     with conn:
-        note = NewSource(kind="note", project="api", title="t", raw_text="x", sha256="s")
-        source = insert_source(conn, note, now=NOW)
+        source = _old_note(conn, "s")
         for statement, category, status in (
             ("Prefers small commits", "preference", "confirmed"),
             ("Run make check before pushing", "method", "pending"),
@@ -57,7 +66,7 @@ def test_a_version_4_store_gains_scopes_and_keeps_its_insights(tmp_path: Path) -
     path = tmp_path / "memory.db"
     _store_at_version_4(path)
     conn = connect(path)
-    assert int(conn.pragma("user_version")) == schema_version() == 9
+    assert int(conn.pragma("user_version")) == schema_version() == 10
     pref, method = insights.get_insight(conn, 1), insights.get_insight(conn, 2)
     assert (pref.statement, pref.status, pref.scope) == ("Prefers small commits", "confirmed", "global")
     assert (method.status, method.scope) == ("pending", "project")  # only the lasting categories were shared
@@ -91,7 +100,7 @@ def _store_at_version_6(path: Path) -> None:
             source_id = upsert_session(conn, info, now=at)
             conn.execute("UPDATE sessions SET last_message_at = ? WHERE source_id = ?", (at, source_id))
         upsert_summary(conn, 1, NewSummary("Move billing to FastAPI", RENDERED), now=NOW)  # s2 is not summarized yet
-        note = insert_source(conn, NewSource(kind="note", project="api", title="n", raw_text="x", sha256="n"), now=NOW)
+        note = _old_note(conn, "n")
         upsert_summary(conn, note, NewSummary("a note", "Goal: not a session"), now=NOW)
     conn.close()
 

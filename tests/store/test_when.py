@@ -1,0 +1,109 @@
+from __future__ import annotations
+
+from datetime import UTC, date, datetime
+from pathlib import Path
+
+import pytest
+
+from incremind_daemon.store import clock, items
+from incremind_daemon.store import search as search_module
+from incremind_daemon.store.db import connect
+from incremind_daemon.store.records import NewPassage, NewSource
+from incremind_daemon.store.search import search
+from incremind_daemon.store.when import local_day, material_date, time_range
+
+NOW = datetime(2026, 12, 2, 9, 30)  # a Wednesday
+
+
+@pytest.mark.parametrize(
+    ("query", "start", "end"),
+    [
+        ("What did I do last week?", date(2026, 11, 23), date(2026, 11, 30)),
+        ("这周的计划是什么", date(2026, 11, 30), date(2026, 12, 7)),
+        ("上个星期谁来过", date(2026, 11, 23), date(2026, 11, 30)),
+        ("yesterday's standup", date(2026, 12, 1), date(2026, 12, 2)),
+        ("前天的会议", date(2026, 11, 30), date(2026, 12, 1)),
+        ("上个月花了多少钱", date(2026, 11, 1), date(2026, 12, 1)),
+        ("bills of last month", date(2026, 11, 1), date(2026, 12, 1)),
+        ("去年去了哪些城市", date(2025, 1, 1), date(2026, 1, 1)),
+        ("what changed this year", date(2026, 1, 1), date(2027, 1, 1)),
+        ("what did Maya do in May?", date(2026, 5, 1), date(2026, 6, 1)),
+        ("meetings in March 2025", date(2025, 3, 1), date(2025, 4, 1)),
+        ("2024年10月搬家了吗", date(2024, 10, 1), date(2024, 11, 1)),
+        ("五月份跑了几次", date(2026, 5, 1), date(2026, 6, 1)),
+        ("十二月的账单", date(2026, 12, 1), date(2027, 1, 1)),
+        ("in 2024 we switched", date(2024, 1, 1), date(2025, 1, 1)),
+        ("3个月前买的相机", date(2026, 9, 1), date(2026, 10, 1)),
+        ("two weeks ago", None, None),  # numbers in words are not read in English
+        ("2 weeks ago", date(2026, 11, 16), date(2026, 11, 23)),
+        ("On 2025-06-01 what happened", date(2025, 6, 1), date(2025, 6, 2)),
+        ("2025年3月14日的会议", date(2025, 3, 14), date(2025, 3, 15)),
+    ],
+)
+def test_a_question_names_the_days_it_asks_about(query: str, start: date | None, end: date | None) -> None:
+    found = time_range(query, NOW)
+    got = (found.start, found.end) if found is not None else (None, None)
+    assert got == (start, end)
+
+
+@pytest.mark.parametrize(
+    "query",
+    [
+        "May I ask how the deploy works?",  # May is a verb here
+        "How do I run the tests?",
+        "我们用了3个月的时间",  # a duration, not a month
+        "the v1.2.3 release notes",
+        "端口 8080 还是 8443",
+    ],
+)
+def test_a_question_that_names_no_time_has_no_range(query: str) -> None:
+    assert time_range(query, NOW) is None
+
+
+@pytest.mark.parametrize(
+    ("name", "text", "day"),
+    [
+        ("chat-2025-06-01-s01.md", "# Chat\n\nhello", "2025-06-01"),
+        ("notes.md", "# Standup 2025-06-01\n\n- shipped", "2025-06-01"),
+        ("周会.md", "2025年6月1日 周会纪要\n……", "2025-06-01"),
+        ("report_20240315.pdf", "", "2024-03-15"),
+        ("v1.2.3.md", "release 1.2.3", None),
+        ("20251399.md", "", None),  # no such day
+        ("notes.md", "intro\n\nlater on 2025-06-01 we met", None),  # only the first line counts
+    ],
+)
+def test_a_file_is_dated_by_the_day_its_name_or_first_line_names(name: str, text: str, day: str | None) -> None:
+    assert material_date(name, text) == day
+
+
+def test_a_stored_stamp_is_read_as_a_local_day() -> None:
+    assert local_day("2025-06-01") == date(2025, 6, 1)
+    assert local_day(None) is None and local_day("yesterday") is None
+    moment = datetime(2025, 6, 1, 12, 0, tzinfo=UTC)
+    assert local_day(clock.stamp(moment)) == moment.astimezone().date()
+
+
+def test_what_is_from_the_days_a_question_names_comes_first(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    db = connect(tmp_path / "memory.db")
+    with db:
+        for n, (dated, text) in enumerate(
+            [
+                ("2026-05-14", "Maya moved the climbing session to Thursday."),
+                (None, "Maya's climbing session is on Tuesday now, the gym said so."),
+                ("2025-05-20", "Maya and the climbing gym: the session moved to Friday."),
+            ]
+        ):
+            source = NewSource(kind="file", project="p", title=f"n{n}", raw_text=text, dated=dated)
+            source_id = items.insert_source(db, source, now="2026-11-30T08:00:00+00:00")
+            items.insert_passages(db, source_id, [NewPassage(text, 0, len(text))])
+    monkeypatch.setattr(clock, "now", lambda: NOW.astimezone(UTC))
+    in_may = search(db, "When is Maya's climbing session, as agreed in May?", home=tmp_path, limit=3)
+    last_may = search(db, "When is Maya's climbing session, as agreed in May 2025?", home=tmp_path, limit=3)
+    no_time = search(db, "When is Maya's climbing session?", home=tmp_path, limit=3)
+    monkeypatch.setattr(search_module, "time_range", lambda query, now: None)
+    unordered = search(db, "When is Maya's climbing session, as agreed in May?", home=tmp_path, limit=3)
+    db.close()
+    assert in_may[0].source.date == "2026-05-14" and in_may[0].text.endswith("Thursday.")
+    assert last_may[0].source.date == "2025-05-20"
+    assert len(in_may) == len(no_time) == 3  # the rest still follow
+    assert unordered[0].source.date != "2026-05-14"  # without the range, the words alone rank another first
