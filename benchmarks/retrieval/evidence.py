@@ -9,7 +9,9 @@ HOME and INCREMIND_HOME point into a fresh temporary folder before incremind is 
 session in ``conversations/`` becomes a Markdown chat transcript taken in as a file into its
 conversation's project, as ``incremind ingest`` does; each question is searched in the whole memory
 (or, with --project, in its conversation's project) and scored by the evidence turns the returned
-texts cover within a reading budget (conversations/README.md).
+texts cover within a reading budget (conversations/README.md). While a question is searched, the
+product's clock reads the day after its conversation's last session, so "last month" or "去年" in a
+question means the same days on every run.
 """
 
 from __future__ import annotations
@@ -21,8 +23,10 @@ import shutil
 import statistics
 import sys
 import time
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterator, Sequence
+from contextlib import contextmanager
 from dataclasses import asdict, dataclass, field
+from datetime import UTC, date, datetime, timedelta
 from functools import partial
 from pathlib import Path
 
@@ -42,7 +46,7 @@ from incremind_daemon.pipeline.steps import StepState, embed_pending, ingest_ite
 from incremind_daemon.pipeline.work import IngestFile  # noqa: E402
 from incremind_daemon.serve.mcp_tools import MAX_LIMIT  # noqa: E402
 from incremind_daemon.sources.extract import extract_bytes  # noqa: E402
-from incremind_daemon.store import items, vectors  # noqa: E402
+from incremind_daemon.store import clock, items, vectors  # noqa: E402
 from incremind_daemon.store.db import connect, fetch_row  # noqa: E402
 from incremind_daemon.store.embedder import Embedder  # noqa: E402
 from incremind_daemon.store.records import Hit, row_number  # noqa: E402
@@ -54,7 +58,7 @@ BUDGETS = (2_000, 4_000, 8_000)  # characters of returned text the agent reads
 FIGURES = ("@2k", "@4k", "@8k", "top5")
 DEFAULT_LIMIT = 10  # search_memory's default: top 5 and latency come from this call
 KINDS = ("single", "multi", "temporal", "inference")
-GROUPS = ("all", "en", "zh", *KINDS)
+GROUPS = ("all", "en", "zh", *KINDS, "dated")  # dated: the questions that name a time ("in July 2025", "上个月")
 MIN_OVERLAP = 0.5  # a turn is found when one result covers at least half of its characters
 
 
@@ -85,6 +89,7 @@ class Question:
     kind: str
     question: str
     evidence: tuple[str, ...]  # turn ids
+    names_time: bool = False  # says which days it asks about, read against the conversation's now
 
     @property
     def key(self) -> str:
@@ -98,6 +103,13 @@ class Conversation:
     speakers: tuple[str, ...]
     sessions: tuple[Session, ...]
     questions: tuple[Question, ...]
+
+    @property
+    def now(self) -> datetime:
+        """The moment its questions are asked: noon (local time) on the day after the last session."""
+        last = max(date.fromisoformat(s.date[:10]) for s in self.sessions)
+        noon = datetime.combine(last + timedelta(days=1), datetime.min.time()) + timedelta(hours=12)
+        return noon.astimezone().astimezone(UTC)  # aware, in UTC, as clock.now() is
 
 
 @dataclass(frozen=True, slots=True)
@@ -130,7 +142,16 @@ def load_conversations(folder: Path) -> list[Conversation]:
             for s in raw["sessions"]
         )
         questions = tuple(
-            Question(raw["id"], raw["language"], q["id"], q["half"], q["kind"], q["question"], tuple(q["evidence"]))
+            Question(
+                raw["id"],
+                raw["language"],
+                q["id"],
+                q["half"],
+                q["kind"],
+                q["question"],
+                tuple(q["evidence"]),
+                q.get("names_time", False),
+            )
             for q in raw["questions"]
         )
         found.append(Conversation(raw["id"], raw["language"], tuple(raw["speakers"]), sessions, questions))
@@ -236,13 +257,31 @@ def run_mode(mode: str, questions: Sequence[Question], searcher: Searcher, locat
     return result
 
 
-def product_searcher(conn: apsw.Connection, mode: str, home: Path, embedder: Embedder | None, scoped: bool) -> Searcher:
-    """Search as search_memory does, in the given mode: the whole memory, or (scoped) the conversation's project."""
+@contextmanager
+def clock_at(moment: datetime) -> Iterator[None]:
+    """Make the product's clock read ``moment``, so search reads "last month" against it."""
+    real = clock.now
+    clock.now = lambda: moment  # search looks the function up in the module on every call
+    try:
+        yield
+    finally:
+        clock.now = real
+
+
+def product_searcher(
+    conn: apsw.Connection, mode: str, home: Path, embedder: Embedder | None, scoped: bool, nows: dict[str, datetime]
+) -> Searcher:
+    """Search as search_memory does, in the given mode: the whole memory, or (scoped) the conversation's project.
+
+    ``nows`` holds each conversation's now (``Conversation.now``): the clock reads it during the search.
+    """
     find = partial(search, conn, home=home, mode=mode, embedder=embedder)
 
     def run(question: Question, limit: int | None) -> list[Read]:
         project = question.conversation if scoped else None  # search_memory returns at most MAX_LIMIT results
-        return hit_reads(conn, find(question.question, project=project, limit=limit or MAX_LIMIT))
+        with clock_at(nows[question.conversation]):
+            hits = find(question.question, project=project, limit=limit or MAX_LIMIT)
+        return hit_reads(conn, hits)
 
     return run
 
@@ -264,10 +303,10 @@ def baseline_searcher(conversations: Sequence[Conversation], located: dict[str, 
 
 
 def group_means(result: ModeResult, questions: Sequence[Question]) -> dict[str, dict[str, float]]:
-    """Average each figure over the questions of each group (all, a language, a kind)."""
+    """Average each figure over the questions of each group (all, a language, a kind, dated)."""
     means: dict[str, dict[str, float]] = {}
     for group in GROUPS:
-        keys = [q.key for q in questions if group in ("all", q.language, q.kind)]
+        keys = [q.key for q in questions if group in ("all", q.language, q.kind) or (group == "dated" and q.names_time)]
         sums = {f: sum(result.scores[k][f] for k in keys) for f in FIGURES}
         means[group] = {"n": len(keys)} | {f: total / max(1, len(keys)) for f, total in sums.items()}
     return means
@@ -346,13 +385,15 @@ def evaluate(args: argparse.Namespace, root: Path) -> dict[str, object]:
         elif mode == "hybrid" and (embedder is None or active is None or active.key != embedder.identity.key):
             results.append(ModeResult(mode, reason="no embedding model with vectors (--embedder none?)"))
         else:
-            searcher = product_searcher(reader, mode, settings.home_dir, embedder, args.project)
+            nows = {c.id: c.now for c in conversations}
+            searcher = product_searcher(reader, mode, settings.home_dir, embedder, args.project, nows)
             results.append(run_mode(mode, questions, searcher, located))
     reader.close()
     if embedder is not None:
         embedder.close()
     name = "none" if embedder is None else f"{embedder.identity.name} ({embedder.identity.dimension}-d)"
     kinds = ", ".join(f"{k} {sum(q.kind == k for q in questions)}" for k in KINDS)
+    kinds += f"; {sum(q.names_time for q in questions)} of them name a time"
     scope = "each in its conversation" if args.project else "in the whole memory"
     described = f"set: {len(located)} turns; {len(questions)} {args.half} questions ({kinds}), searched {scope}"
     print("\n".join([described, machine_line(), f"embedder {name}, build {build_seconds:.1f} s", ""]))
