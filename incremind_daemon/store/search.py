@@ -48,7 +48,7 @@ from incremind_daemon.store.semantic import (
     word_coverage,
 )
 from incremind_daemon.store.tokenizer import fold_text, iter_tokens, query_words, register_tokenizer
-from incremind_daemon.store.when import time_range
+from incremind_daemon.store.when import TimeRange, time_range
 
 log = logging.getLogger(__name__)
 
@@ -245,7 +245,7 @@ def search(
         home=home,
         project=project,
         tier=tier,
-        limit=limit if window is None else WINDOW_FACTOR * limit,
+        limit=limit,
         wanted=wanted,
         embedder=embedder,
         fusion=fusion,
@@ -256,14 +256,27 @@ def search(
     if parts:  # a question that asks several things: each part's best results take turns with the whole's
         hits = take_turns(hits, [look_up(cut_query(part)) for part in parts])
     if window is not None:  # "last week", "in May 2025", "去年": what is from those days comes first
-        hits = [hit for hit in hits if window.holds(hit.source.date)] + [
-            hit for hit in hits if not window.holds(hit.source.date)
-        ]
+        deeper = look_up(cut, limit=WINDOW_FACTOR * limit)
+        hits = from_those_days(hits, deeper, window)
     return one_per_summary(hits, limit)
 
 
 SPARE_HITS = 10  # summaries rank above passages of equal score: their passages come a little further down
-WINDOW_FACTOR = 3  # a question that names days ranks three times as deep, for what is from those days
+WINDOW_FACTOR = 3  # a question that names days also ranks three times as deep, for what is from those days
+
+
+def from_those_days(hits: list[Hit], deeper: list[Hit], window: TimeRange) -> list[Hit]:
+    """Put the hits from a question's days first: in their order, then those only a deeper ranking found;
+    the other hits follow in their order.
+
+    The deeper ranking only adds: its fusion is scaled over longer lists, so
+    its order is not the shallow one's, and a question whose days hold all
+    of the memory ("this year") keeps the order it would have had.
+    """
+    within = [hit for hit in hits if window.holds(hit.source.date)]
+    known = {hit.id for hit in hits}
+    within += [hit for hit in deeper if hit.id not in known and window.holds(hit.source.date)]
+    return within + [hit for hit in hits if not window.holds(hit.source.date)]
 
 
 def _ranked_hits(

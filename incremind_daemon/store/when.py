@@ -96,9 +96,28 @@ def time_range(query: str, now: datetime) -> TimeRange | None:
         if match is None:
             continue
         span = rule.days(match, today)
-        if span is not None:
-            return TimeRange(span[0], span[1], match.group(0).strip())
+        if span is None:
+            continue
+        start, end = span
+        if _opens_onward(query, match):  # "since January", "从三月以来": up to today
+            end = max(end, today + timedelta(days=1))
+        return TimeRange(start, end, match.group(0).strip())
     return None
+
+
+_SINCE_BEFORE = re.compile(r"(?:since|from)\s*$", re.I)
+_SINCE_AFTER = re.compile(r"\s*(?:以来|至今|到现在|到今天|起)")
+
+
+def _opens_onward(query: str, match: re.Match[str]) -> bool:
+    """Tell whether the named days start a stretch that runs until now ("since May", "五月以来")."""
+    named = match.group(0).strip().lower()
+    before = query[max(0, match.start() - 8) : match.start()]
+    return (
+        named.startswith(("since", "from"))
+        or _SINCE_BEFORE.search(before) is not None
+        or _SINCE_AFTER.match(query, match.end()) is not None
+    )
 
 
 def _full_date(match: re.Match[str]) -> date | None:
@@ -223,6 +242,15 @@ def _rules() -> tuple[_Rule, ...]:
         _Rule(re.compile(r"\b(?:last|past|previous)\s+week\b|上周|上个?星期|上个?礼拜", words), _relative("week", 1)),
         _Rule(re.compile(r"\b(?:this|current)\s+month\b|本月|这个月", words), _relative("month", 0)),
         _Rule(re.compile(r"\b(?:last|past|previous)\s+month\b|上个?月", words), _relative("month", 1)),
+        # a month of a year named by its distance: 去年十月, "May last year"
+        _Rule(
+            re.compile(
+                r"(?P<rel>去年|今年|前年)\s*(?P<month>1[0-2]|0?[1-9]|十[一二]?|[一二三四五六七八九])\s*月"
+                rf"|{_MONTH_NAME}\s+(?:of\s+)?(?P<rel_en>last|this)\s+year",
+                words,
+            ),
+            _month_of_year_back,
+        ),
         _Rule(re.compile(r"\bthis\s+year\b|今年", words), _relative("year", 0)),
         _Rule(re.compile(r"\blast\s+year\b|去年", words), _relative("year", 1)),
         _Rule(re.compile(r"前年"), _relative("year", 2)),
@@ -245,6 +273,19 @@ def _rules() -> tuple[_Rule, ...]:
             _any_year,
         ),
     )
+
+
+def _month_of_year_back(match: re.Match[str], today: date) -> tuple[date, date] | None:
+    back = {"今年": 0, "this": 0, "去年": 1, "last": 1, "前年": 2}[
+        (match.group("rel") or match.group("rel_en")).lower()
+    ]
+    if match.group("month_name"):
+        month: int | None = _MONTHS.index(match.group("month_name").lower()) + 1
+    else:
+        month = _number(match.group("month"))
+    if month is None or not 1 <= month <= 12:
+        return None
+    return _month(today.year - back, month)
 
 
 def _any_year(match: re.Match[str], _today: date) -> tuple[date, date]:

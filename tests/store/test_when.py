@@ -38,6 +38,11 @@ NOW = datetime(2026, 12, 2, 9, 30)  # a Wednesday
         ("2 weeks ago", date(2026, 11, 16), date(2026, 11, 23)),
         ("On 2025-06-01 what happened", date(2025, 6, 1), date(2025, 6, 2)),
         ("2025年3月14日的会议", date(2025, 3, 14), date(2025, 3, 15)),
+        ("去年十月陈浩去了哪里", date(2025, 10, 1), date(2025, 11, 1)),
+        ("what did we ship in May last year", date(2025, 5, 1), date(2025, 6, 1)),
+        ("How has Maya kept up with ceramics since January?", date(2026, 1, 1), date(2026, 12, 3)),
+        ("三月以来跑了多少公里", date(2026, 3, 1), date(2026, 12, 3)),
+        ("everything since 2024", date(2024, 1, 1), date(2026, 12, 3)),
     ],
 )
 def test_a_question_names_the_days_it_asks_about(query: str, start: date | None, end: date | None) -> None:
