@@ -89,22 +89,44 @@ def local_day(stamp: str | None) -> date | None:
 
 
 def time_range(query: str, now: datetime) -> TimeRange | None:
-    """Return the days a question names, relative to ``now`` where it says "last week" or "去年"; else None."""
+    """Return the days a question names, relative to ``now`` where it says "last week" or "去年"; else None.
+
+    A question that names several times ("五月和六月", "in May and in July")
+    gets the stretch from the first to the last of them. Rules are tried from
+    the most exact; words one rule has read ("2025年3月14日") are not read again
+    by a looser one (as "3月").
+    """
     today = now.date()
+    read: list[tuple[int, int]] = []
+    spans: list[tuple[date, date]] = []
+    named: list[str] = []
     for rule in _RULES:
-        match = rule.pattern.search(query)
-        if match is None:
-            continue
-        span = rule.days(match, today)
-        if span is None:
-            continue
-        start, end = span
-        if _opens_onward(query, match):  # "since January", "从三月以来": up to today
-            end = max(end, today + timedelta(days=1))
-        return TimeRange(start, end, match.group(0).strip())
-    return None
+        for match in rule.pattern.finditer(query):
+            if any(match.start() < stop and start < match.end() for start, stop in read):
+                continue
+            span = rule.days(match, today)
+            if span is None:
+                continue
+            read.append((match.start(), match.end()))
+            first, last = span
+            if _opens_onward(query, match):  # "since January", "从三月以来": up to today
+                last = max(last, today + timedelta(days=1))
+            if _UNTIL_BEFORE.search(query[max(0, match.start() - 8) : match.start()]):  # "到11月", "until May"
+                first = date.min
+            elif _BEFORE_AFTER.match(query, match.end()) or _BEFORE.search(
+                query[max(0, match.start() - 8) : match.start()]
+            ):
+                first, last = date.min, first  # "五月之前", "before May": the days up to it
+            spans.append((first, last))
+            named.append(match.group(0).strip())
+    if not spans:
+        return None
+    return TimeRange(min(a for a, _ in spans), max(b for _, b in spans), ", ".join(named))
 
 
+_UNTIL_BEFORE = re.compile(r"(?:\b(?:until|till|up\s+to|through)\s*|[到至]\s*)$", re.I)
+_BEFORE = re.compile(r"\bbefore\s*$", re.I)
+_BEFORE_AFTER = re.compile(r"\s*(?:之前|以前)")
 _SINCE_BEFORE = re.compile(r"(?:since|from)\s*$", re.I)
 _SINCE_AFTER = re.compile(r"\s*(?:以来|至今|到现在|到今天|起)")
 
