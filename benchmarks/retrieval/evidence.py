@@ -23,8 +23,7 @@ import shutil
 import statistics
 import sys
 import time
-from collections.abc import Callable, Iterator, Sequence
-from contextlib import contextmanager
+from collections.abc import Callable, Sequence
 from dataclasses import asdict, dataclass, field
 from datetime import UTC, date, datetime, timedelta
 from functools import partial
@@ -39,6 +38,7 @@ import jieba  # noqa: E402
 
 from benchmarks.figures import machine_line  # noqa: E402
 from benchmarks.retrieval.bm25 import bm25_ranker  # noqa: E402
+from benchmarks.retrieval.clock_at import clock_at  # noqa: E402
 from incremind_daemon.config import EmbeddingSettings, Settings  # noqa: E402
 from incremind_daemon.embedding.configured import make_embedder  # noqa: E402
 from incremind_daemon.errors import IncremindError  # noqa: E402
@@ -46,7 +46,7 @@ from incremind_daemon.pipeline.steps import StepState, embed_pending, ingest_ite
 from incremind_daemon.pipeline.work import IngestFile  # noqa: E402
 from incremind_daemon.serve.mcp_tools import MAX_LIMIT  # noqa: E402
 from incremind_daemon.sources.extract import extract_bytes  # noqa: E402
-from incremind_daemon.store import clock, items, vectors  # noqa: E402
+from incremind_daemon.store import items, vectors  # noqa: E402
 from incremind_daemon.store.db import connect, fetch_row  # noqa: E402
 from incremind_daemon.store.embedder import Embedder  # noqa: E402
 from incremind_daemon.store.records import Hit, row_number  # noqa: E402
@@ -255,17 +255,6 @@ def run_mode(mode: str, questions: Sequence[Question], searcher: Searcher, locat
             missed = [question.evidence[i] for i in range(len(evidence)) if i not in found["@4k"]]
             result.misses[question.key] = {"missed@4k": missed, "first results": [r.label for r in first]}
     return result
-
-
-@contextmanager
-def clock_at(moment: datetime) -> Iterator[None]:
-    """Make the product's clock read ``moment``, so search reads "last month" against it."""
-    real = clock.now
-    clock.now = lambda: moment  # search looks the function up in the module on every call
-    try:
-        yield
-    finally:
-        clock.now = real
 
 
 def product_searcher(

@@ -23,6 +23,7 @@ import time
 from collections import Counter
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import asdict, dataclass
+from datetime import datetime, timedelta
 from itertools import accumulate
 from pathlib import Path
 
@@ -36,6 +37,7 @@ import jieba  # noqa: E402
 from benchmarks.figures import machine_line  # noqa: E402
 from benchmarks.retrieval.assistant.filler import FillerNote, make_fillers  # noqa: E402
 from benchmarks.retrieval.bm25 import bm25_ranker  # noqa: E402
+from benchmarks.retrieval.clock_at import clock_at  # noqa: E402
 from incremind_daemon.config import Settings, load_settings  # noqa: E402
 from incremind_daemon.embedding.use_m3 import UseM3Embedder  # noqa: E402
 from incremind_daemon.errors import IncremindError  # noqa: E402
@@ -116,14 +118,21 @@ def load_sets(folder: Path) -> list[PersonSet]:
 
 
 def save_messages(conn: apsw.Connection, settings: Settings, sets: Sequence[PersonSet]) -> dict[str, str]:
-    """Save every message one by one, all people interleaved in time order; map src-N to message ids."""
+    """Save every message one by one at its time, all people interleaved in time order; map src-N to message ids."""
     order = sorted(((m.at, s.id, m) for s in sets for m in s.messages), key=lambda row: (row[0], row[1]))
     message_of: dict[str, str] = {}
     for _, project, message in order:
         text = saved_text(message.at, message.place, message.text)
-        result = save_memory(conn, settings, SaveRequest(text, project=project, actor=ACTOR))
+        with clock_at(datetime.fromisoformat(message.at)):  # said then: its note is dated then
+            result = save_memory(conn, settings, SaveRequest(text, project=project, actor=ACTOR))
         message_of[f"src-{result.source_id}"] = message.id
     return message_of
+
+
+def asked_at(person: PersonSet) -> datetime:
+    """When a person's questions are asked: noon (their time) on the day after their last message."""
+    last = max(datetime.fromisoformat(m.at) for m in person.messages)
+    return datetime.combine(last.date() + timedelta(days=1), datetime.min.time(), last.tzinfo) + timedelta(hours=12)
 
 
 def filler_project(index: int, people: Sequence[str]) -> str:
@@ -138,7 +147,8 @@ def add_fillers(conn: apsw.Connection, settings: Settings, notes: Sequence[tuple
     for offset, (project, note) in enumerate(notes):
         text = saved_text(note.at, note.place, note.text)
         if not bulk:
-            save_memory(conn, settings, SaveRequest(text, project=project, actor=ACTOR))
+            with clock_at(datetime.fromisoformat(note.at)):
+                save_memory(conn, settings, SaveRequest(text, project=project, actor=ACTOR))
             continue
         # as _store_note does it, without the insight step: a note, its passage and its summary
         with write_transaction(conn):
@@ -174,7 +184,10 @@ def product_ranker(
     home = settings.home_dir
 
     def rank(person: PersonSet, question: Question, limit: int) -> list[tuple[str, str, str]]:
-        hits = search(conn, question.question, home=home, project=person.id, limit=limit, mode=mode, embedder=embedder)
+        with clock_at(asked_at(person)):  # "今年" and "三月份" mean the person's year
+            hits = search(
+                conn, question.question, home=home, project=person.id, limit=limit, mode=mode, embedder=embedder
+            )
         return [(hit.source.id, message_of.get(hit.source.id, "-"), hit.text) for hit in hits]
 
     return rank
