@@ -23,7 +23,6 @@ from benchmarks.semantic_embed import embed_in_batches
 from benchmarks.semantic_report import Latency, Plan, Report, clock
 from incremind_daemon.config import load_settings
 from incremind_daemon.embedding.cache import query_cache
-from incremind_daemon.embedding.use_m3 import UseM3Embedder
 from incremind_daemon.store import clock as wall_clock
 from incremind_daemon.store import vectors
 from incremind_daemon.store.bitindex import keep_bit_indexes, stop_keeping_bit_indexes
@@ -35,7 +34,7 @@ from incremind_daemon.store.semantic import FUSION_DEPTH, Ranked, fuse, kinds_fo
 from incremind_daemon.store.tokenizer import query_words
 
 STORE_BATCH = 256  # queue entries per transaction while filling vector tables
-NOISE_SIGMA = 0.035  # per component of a 512-d unit vector: cosine to its base of about 0.8
+NOISE_SIGMA = 0.035  # per component of a 512-d unit vector: cosine to its base of about 0.8 (scaled for others)
 HYBRID_TARGET_MS = 50.0
 
 
@@ -69,11 +68,11 @@ def is_real(kind: str, item: int, real_vectors: int) -> bool:
 
 
 def fill_vectors(
-    db_path: Path, embedder: UseM3Embedder, known: dict[str, Vectors], real_vectors: int, rng: np.random.Generator
+    db_path: Path, embedder: Embedder, known: dict[str, Vectors], real_vectors: int, rng: np.random.Generator
 ) -> VectorFill:
     """Give every queued item a vector, as the worker would after register_model.
 
-    Real items are embedded by use-m3, unless ``known`` already holds their
+    Real items are embedded by the model, unless ``known`` already holds their
     text (the 100k database starts with the 10k one's passages); the others
     get a real vector plus Gaussian noise, renormalised.
     """
@@ -123,7 +122,8 @@ def make_vector(
     if not bases:
         raise RuntimeError("no real vector to perturb yet: raise real_vectors")
     base = bases[int(rng.integers(len(bases)))]
-    noisy = base + rng.normal(scale=NOISE_SIGMA, size=base.shape).astype(np.float32)
+    sigma = NOISE_SIGMA * float(np.sqrt(512 / base.size))  # the same cosine to its base whatever the dimension
+    noisy = base + rng.normal(scale=sigma, size=base.shape).astype(np.float32)
     vector = (noisy / np.linalg.norm(noisy)).astype(np.float32)
     fill.synthetic += 1
     fill.synthetic_cosines.append(float(vector @ base))
@@ -216,7 +216,7 @@ def bench_search(
     scale: int,
     plan: Plan,
     known: dict[str, Vectors],
-    model: UseM3Embedder,
+    model: Embedder,
     profile: bool,
     report: Report,
     root: Path,
@@ -228,10 +228,11 @@ def bench_search(
     build_seconds = build_search_db(db_path, scale)
     report.add(section, "build time (passages + summaries + FTS)", build_seconds, "s", 1)
     fill = fill_vectors(db_path, model, known, plan.real_vectors, np.random.default_rng(scale))
-    report.add(section, "vectors, real use-m3", fill.real, "", 0)
+    name = model.identity.name
+    report.add(section, f"vectors, real {name}", fill.real, "", 0)
     if fill.embedded_now:
         report.add(section, f"  of which embedded now ({fill.embedded_now:,})", fill.embed_seconds, "s", 1)
-        report.add(section, "  embedding rate (use-m3, 2 threads)", fill.embedded_now / fill.embed_seconds, "items/s")
+        report.add(section, f"  embedding rate ({name}, 2 threads)", fill.embedded_now / fill.embed_seconds, "items/s")
     if fill.synthetic:
         report.add(section, "vectors, synthetic (real + noise)", fill.synthetic, "", 0)
         report.add(section, "  mean cosine to their base", float(np.mean(fill.synthetic_cosines)), "", 3)
@@ -273,7 +274,7 @@ def bench_search(
             ms, no_hit = time_search(conn, home, queries, mode, fusion, model, 1)
             report.latency(Latency.of(section, f"{label} (query embedded each time)", ms, no_hit))
         embed_ms = [clock(model.embed_query, query.text) for query in queries]
-        report.latency(Latency.of(section, "query embedding alone (use-m3, not cached)", embed_ms))
+        report.latency(Latency.of(section, f"query embedding alone ({name}, not cached)", embed_ms))
         for name, ms in time_parts(conn, home, queries, cached, key).items():
             report.latency(Latency.of(section, name, ms))
         if profile and scale == max(plan.scales):
