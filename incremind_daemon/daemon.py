@@ -291,6 +291,7 @@ class Daemon:
             submit=self.worker.submit,
             examine=self.worker.examine,
             embedder=lambda: self.worker.embedder,
+            previous_embedder=lambda: self.worker.previous_embedder,
             timeout=SAVE_TIMEOUT_SECONDS,
         )
         server = McpHttpServer(
@@ -328,6 +329,7 @@ class Daemon:
             save=lambda request: worker.save(request).result(timeout=SAVE_TIMEOUT_SECONDS),
             recent_context=functools.partial(render_recent_context, self.settings, scrub=redact),
             embedder=lambda: worker.embedder,
+            previous_embedder=lambda: worker.previous_embedder,
             review=review,
             write=worker.call,
         )

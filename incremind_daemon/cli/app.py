@@ -384,12 +384,13 @@ def _count_use(settings: Settings, hits: list[Hit]) -> None:
 def _query_embedder(conn: apsw.Connection, settings: Settings, mode: str | None) -> Embedder | None:
     """Load the embedder only when its vectors exist and the mode wants them."""
     from incremind_daemon.store import vectors
+    from incremind_daemon.store.embedder import for_model
 
     if mode == "keyword":
         return None
-    embedder = runtime.query_embedder(settings)
     model = vectors.active_model(conn)
-    if embedder is None or model is None or model.key != embedder.identity.key:
+    embedder = for_model(model.key, (runtime.query_embedder(settings), runtime.previous_embedder())) if model else None
+    if embedder is None or model is None:
         if mode in ("vector", "hybrid"):
             raise IncremindError(
                 f"no vectors yet for {mode} search (embedding.backend={settings.embedding.backend}); "

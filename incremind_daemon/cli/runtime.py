@@ -41,6 +41,7 @@ class Runtime:
     embedder: Callable[[], Embedder | None]
     timeout: float  # seconds a command waits for the writer
     cwd: Path | None = None  # the client's working folder, which its relative paths start from
+    previous_embedder: Callable[[], Embedder | None] = lambda: None  # a switched-from model still answering
 
 
 _CURRENT: ContextVar[Runtime | None] = ContextVar("incremind_runtime", default=None)
@@ -164,3 +165,9 @@ def query_embedder(settings: Settings) -> Embedder | None:
     if runtime is not None:
         return runtime.embedder()
     return make_embedder(settings)
+
+
+def previous_embedder() -> Embedder | None:
+    """Inside the daemon during a model switch, the model switched from, whose vectors still answer; else None."""
+    runtime = _CURRENT.get()
+    return None if runtime is None else runtime.previous_embedder()

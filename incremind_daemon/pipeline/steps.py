@@ -29,7 +29,7 @@ from incremind_daemon.pipeline.stats import WorkerStats, disk_full_error
 from incremind_daemon.pipeline.work import Extractor, Outcome, SessionReader, TailSession, WorkItem
 from incremind_daemon.store import clock, insight_jobs, items, sessions, vectors
 from incremind_daemon.store.db import connect, write_transaction
-from incremind_daemon.store.embedder import Embedder
+from incremind_daemon.store.embedder import Embedder, for_model
 from incremind_daemon.store.records import item_id, row_number
 
 log = logging.getLogger(__name__)
@@ -49,6 +49,8 @@ class StepState:
     extract: Extractor
     read_session: SessionReader | None = None
     embedder: Embedder | None = None  # None: keywords only (or the model failed and was dropped)
+    # the model switched from, whose vectors answer searches until the new model's are complete
+    previous_embedder: Embedder | None = None
     may_embed: Callable[[str], bool] = lambda _project: True  # False keeps a project's text on this machine
     actor: str = "daemon"  # who the stored rows name as their maker
     use_model: bool = True  # False: candidate insights come from the local rules, even with a model configured
@@ -218,6 +220,15 @@ def embed_batch(conn: apsw.Connection, state: StepState) -> bool:
         return False
 
 
+def switch_embedder(conn: apsw.Connection, state: StepState, embedder: Embedder | None) -> None:
+    """Embed with another model from now on; keep the one whose vectors answer, for queries, until the new
+    model's vectors are complete (``previous_embedder``; embed_batch lets it go then)."""
+    active = vectors.active_model(conn)
+    answering = for_model(active.key, (state.embedder, state.previous_embedder)) if active is not None else None
+    state.previous_embedder = answering if answering is not embedder else None
+    state.embedder, state.model_key = embedder, None
+
+
 def embed_pending(conn: apsw.Connection, state: StepState) -> int:
     """Embed everything queued; return the batches done."""
     batches = 0
@@ -237,6 +248,9 @@ def _embed_one_batch(conn: apsw.Connection, state: StepState, embedder: Embedder
         entries = vectors.pending(conn, key, limit=state.settings.embedding.batch_size)
         if not entries:
             vectors.promote_if_built(conn, key)
+            active = vectors.active_model(conn)
+            if active is not None and active.key == key:
+                state.previous_embedder = None  # the new vectors answer now: the old model can go
             return False
         private = [e for e in entries if not state.may_embed(e[3])]
         vectors.drop_from_queue(conn, key, private)  # private text stays on this machine: keywords only

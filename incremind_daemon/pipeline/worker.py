@@ -26,6 +26,7 @@ from incremind_daemon.pipeline.steps import (
     note_stale_sessions,
     summarize_due,
     summary_wait,
+    switch_embedder,
 )
 from incremind_daemon.pipeline.work import Extractor, Outcome, SessionReader, WorkItem
 from incremind_daemon.store import clock
@@ -122,11 +123,17 @@ class Worker:
         """The model embedding now (also answers query embeddings of searches)."""
         return self._state.embedder
 
+    @property
+    def previous_embedder(self) -> Embedder | None:
+        """The model switched from, while its vectors still answer searches; else None."""
+        return self._state.previous_embedder
+
     def switch_embedder(self, embedder: Embedder | None) -> None:
         """Embed with another model from now on (the writer thread swaps it between items).
 
         The new model's vectors are built beside the old ones, which keep
-        answering searches until the new table is complete.
+        answering searches (``previous_embedder`` embeds their queries) until
+        the new table is complete.
         """
         self._put_urgent(_Switch(embedder), Future())
 
@@ -219,7 +226,7 @@ class Worker:
             return False
         state = self._state
         if isinstance(entry, _Switch):
-            state.embedder, state.model_key = entry.embedder, None
+            switch_embedder(conn, state, entry.embedder)
             log.info("embedding with %s", entry.embedder.identity.name if entry.embedder else "nothing")
             return True
         if not future.set_running_or_notify_cancel():

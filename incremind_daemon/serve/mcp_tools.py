@@ -35,7 +35,7 @@ from incremind_daemon.serve.mcp_models import (
 )
 from incremind_daemon.store import clock, drill, insights, items, vectors
 from incremind_daemon.store.db import ConnectionPool, write_transaction
-from incremind_daemon.store.embedder import Embedder
+from incremind_daemon.store.embedder import Embedder, for_model
 from incremind_daemon.store.records import Hit, Insight, SaveRequest, SaveResult, item_id, row_number, save_refusal
 from incremind_daemon.store.search import cut_query, search
 from incremind_daemon.store.tool_calls import ToolCall, log_tool_call
@@ -54,8 +54,10 @@ class MemoryBackend:
 
     ``open_conn`` opens a new connection to the memory database (called a
     few times; connections are pooled). ``embedder`` returns the query
-    embedder or None; it is called once, on the first search that has
-    vectors to compare with. ``save`` stores a SaveRequest (the daemon runs
+    embedder or None; it is called on every search that has vectors to
+    compare with (load it once). ``previous_embedder`` returns the model
+    switched from while its vectors still answer (the daemon's, during a
+    model switch). ``save`` stores a SaveRequest (the daemon runs
     it on its writer thread). ``recent_context`` renders a project's
     preloaded block (None: the default project). ``review`` applies
     confirm/reject as ``review(insight_id, verb, actor)``; None applies it
@@ -68,6 +70,7 @@ class MemoryBackend:
     save: Callable[[SaveRequest], SaveResult]
     recent_context: Callable[[str | None], str]
     embedder: Callable[[], Embedder | None] = lambda: None
+    previous_embedder: Callable[[], Embedder | None] = lambda: None  # a switched-from model still answering
     review: Callable[[int, str, str], Insight] | None = None
     write: Callable[[Callable[[apsw.Connection], object]], object] | None = None
 
@@ -79,14 +82,10 @@ class MemoryTools:
         self.settings = settings
         self.backend = backend
         self.pool = ConnectionPool(backend.open_conn)
-        self._embedder: Embedder | None = None
-        self._embedder_loaded = False
         self._embedder_lock = threading.Lock()
 
     def close(self) -> None:
         self.pool.close()
-        with self._embedder_lock:
-            self._embedder = None
 
     # --- reads ---------------------------------------------------------------------
 
@@ -211,18 +210,17 @@ class MemoryTools:
             raise NotFound(f"no project '{project}' in memory; known projects: {names} (or leave project out)")
 
     def _query_embedder(self, conn: apsw.Connection) -> Embedder | None:
-        """Return the embedder when vectors for it exist; load it once, on first need."""
+        """Return the embedder of the model whose vectors answer now; None when there is none.
+
+        During a model switch the old model's vectors answer until the new
+        ones are complete, and the old model embeds the query.
+        """
         model = vectors.active_model(conn)
         if model is None:
             return None
-        with self._embedder_lock:
-            if not self._embedder_loaded:
-                self._embedder = self.backend.embedder()
-                self._embedder_loaded = True
-            embedder = self._embedder
-        if embedder is None or embedder.identity.key != model.key:
-            return None
-        return embedder
+        with self._embedder_lock:  # the first call may load the model: once, whoever asks at the same time
+            current = self.backend.embedder()
+        return for_model(model.key, (current, self.backend.previous_embedder()))
 
     def warm_up(self) -> None:
         """Load the query embedder now if vectors exist (a stdio server does this at start)."""

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import hashlib
 import re
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from typing import Protocol, cast
 
@@ -64,6 +64,11 @@ def normalize_rows(matrix: npt.ArrayLike) -> Vectors:
     rows = np.asarray(matrix, dtype=np.float32)
     norms = np.linalg.norm(rows, axis=-1, keepdims=True)
     return cast(Vectors, rows / np.maximum(norms, np.float32(1e-12)))
+
+
+def for_model(key: str, embedders: Iterable[Embedder | None]) -> Embedder | None:
+    """Return the first of the embedders whose vectors a model key names (the model answering searches)."""
+    return next((e for e in embedders if e is not None and e.identity.key == key), None)
 
 
 def sha256_hex(text: str) -> str:

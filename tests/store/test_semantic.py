@@ -12,7 +12,8 @@ from incremind_daemon.config import Settings, load_settings
 from incremind_daemon.embedding.configured import may_embed_project
 from incremind_daemon.embedding.onnx import OnnxEmbedder
 from incremind_daemon.errors import QueryError
-from incremind_daemon.pipeline.steps import StepState, embed_pending, open_writer
+from incremind_daemon.pipeline.steps import StepState, embed_pending, open_writer, switch_embedder
+from incremind_daemon.serve.mcp_tools import MemoryBackend, MemoryTools
 from incremind_daemon.sources.extract import extract_bytes
 from incremind_daemon.store import items, vectors
 from incremind_daemon.store.db import connect
@@ -144,3 +145,35 @@ def test_private_project_is_never_sent_to_a_remote_embedder(memory: apsw.Connect
     )
     embed_all(state)
     assert sent and not any("pool" in text or "Nginx" in text for text in sent)
+
+
+def test_while_a_new_model_builds_the_old_one_embeds_the_queries_its_vectors_answer(
+    memory: apsw.Connection, settings: Settings, use_m3: Embedder, tmp_path: Path
+) -> None:
+    state = StepState(settings, extract_bytes, embedder=use_m3)
+    embed_all(state)
+    tiny = OnnxEmbedder(build_tiny_model(tmp_path / "tiny").folder)
+    tools = MemoryTools(
+        settings,
+        MemoryBackend(
+            open_conn=lambda: connect(settings.database_path),
+            save=lambda request: pytest.fail("no save here"),
+            recent_context=lambda project: "",
+            embedder=lambda: state.embedder,
+            previous_embedder=lambda: state.previous_embedder,
+        ),
+    )
+    try:
+        switch_embedder(memory, state, tiny)
+        assert state.embedder is tiny and state.previous_embedder is use_m3
+        during = tools.search_memory("怎么才能记得牢", project=None, tier=None, limit=3)
+        assert during.mode == "hybrid" and "间隔重复" in during.results[0].text  # use-m3's vectors answer
+        embed_all(state)
+        assert [m.name for m in vectors.models(memory)] == ["tiny-test"] and state.previous_embedder is None
+        after = tools.search_memory("ruff lint", project=None, tier=None, limit=3)
+        assert after.mode == "hybrid"  # the new model's vectors answer, with the new model's query
+        switch_embedder(memory, state, None)  # to keywords only: tiny's vectors answer until they are dropped
+        assert state.previous_embedder is tiny
+    finally:
+        tools.close()
+        tiny.close()
