@@ -267,16 +267,27 @@ WINDOW_FACTOR = 3  # a question that names days also ranks three times as deep, 
 
 def from_those_days(hits: list[Hit], deeper: list[Hit], window: TimeRange) -> list[Hit]:
     """Put the hits from a question's days first: in their order, then those only a deeper ranking found;
-    the other hits follow in their order.
+    the other hits follow in their order. A hit that barely matched stays among the others.
 
     The deeper ranking only adds: its fusion is scaled over longer lists, so
     its order is not the shallow one's, and a question whose days hold all
     of the memory ("this year") keeps the order it would have had.
     """
-    within = [hit for hit in hits if window.holds(hit.source.date)]
+    within = [hit for hit in hits if _from_then(hit, hits, window)]
     known = {hit.id for hit in hits}
-    within += [hit for hit in deeper if hit.id not in known and window.holds(hit.source.date)]
-    return within + [hit for hit in hits if not window.holds(hit.source.date)]
+    within += [hit for hit in deeper if hit.id not in known and _from_then(hit, deeper, window)]
+    taken = {hit.id for hit in within}
+    return within + [hit for hit in hits if hit.id not in taken]
+
+
+WINDOW_FLOOR = 0.05  # a hit from the named days that scored under this share of the best stays where it was
+
+
+def _from_then(hit: Hit, ranking: list[Hit], window: TimeRange) -> bool:
+    """Tell whether a hit is from the named days and matched the question at all (not just came along:
+    in a small memory every item is some distance away by meaning)."""
+    best = max((other.score for other in ranking), default=0.0)
+    return window.holds(hit.source.date) and (best <= 0 or hit.score >= WINDOW_FLOOR * best)
 
 
 def _ranked_hits(

@@ -8,7 +8,7 @@ import pytest
 from incremind_daemon.store import clock, items
 from incremind_daemon.store import search as search_module
 from incremind_daemon.store.db import connect
-from incremind_daemon.store.records import NewPassage, NewSource
+from incremind_daemon.store.records import NewPassage, NewSource, SourceRef
 from incremind_daemon.store.search import search
 from incremind_daemon.store.when import local_day, material_date, time_range
 
@@ -101,6 +101,7 @@ def test_what_is_from_the_days_a_question_names_comes_first(tmp_path: Path, monk
                 ("2026-05-14", "Maya moved the climbing session to Thursday."),
                 (None, "Maya's climbing session is on Tuesday now, the gym said so."),
                 ("2025-05-20", "Maya and the climbing gym: the session moved to Friday."),
+                *((None, f"Groceries for week {n}: rice, eggs and tea.") for n in range(6)),  # words seldom used
             ]
         ):
             source = NewSource(kind="file", project="p", title=f"n{n}", raw_text=text, dated=dated)
@@ -116,4 +117,21 @@ def test_what_is_from_the_days_a_question_names_comes_first(tmp_path: Path, monk
     assert in_may[0].source.date == "2026-05-14" and in_may[0].text.endswith("Thursday.")
     assert last_may[0].source.date == "2025-05-20"
     assert len(in_may) == len(no_time) == 3  # the rest still follow
+    assert all("climbing" in hit.text for hit in in_may)
     assert unordered[0].source.date != "2026-05-14"  # without the range, the words alone rank another first
+
+
+def _hit(name: str, score: float, day: str) -> search_module.Hit:
+    source = SourceRef(id=f"src-{name}", title=name, path=None, project="p", kind="note", date=day)
+    return search_module.Hit(
+        id=name, tier="organized", score=score, text=name, source=source, start=None, end=None, snippet=name
+    )
+
+
+def test_a_hit_from_the_named_days_that_barely_matched_stays_among_the_others() -> None:
+    window = time_range("上个月定的网关端口", NOW)
+    assert window is not None
+    hits = [_hit("port", 1.0, "2026-10-12"), _hit("close", 0.4, "2026-11-20"), _hit("noise", 0.01, "2026-11-24")]
+    deeper = [_hit("port", 0.9, "2026-10-12"), _hit("deep", 0.2, "2026-11-03")]
+    ordered = [hit.id for hit in search_module.from_those_days(hits, deeper, window)]
+    assert ordered == ["close", "deep", "port", "noise"]
