@@ -113,24 +113,66 @@ def _warm_up(tools: MemoryTools) -> None:
         log.warning("warming up the MCP server failed", exc_info=True)
 
 
+EMBED_BATCHES_AFTER_SAVE = 4  # a saved note's passage, summary and candidate, and some of what waited before
+
+
 def _serialized_save(
     conn: apsw.Connection, settings: Settings, embedder: Callable[[], Embedder | None]
 ) -> Callable[[SaveRequest], SaveResult]:
     """Return a save that runs one at a time on this process's write connection.
 
     Another process (the daemon) may write at the same time; WAL and the busy
-    timeout let the two take turns, one short transaction each.
+    timeout let the two take turns, one short transaction each. With no
+    daemon to embed what is saved, this process embeds it after answering
+    (``_embed_after_save``), so the note is found by meaning too.
     """
     lock = threading.Lock()
+    embedding = threading.Lock()  # one embedding pass at a time; a save meanwhile is picked up by it
 
     def save(request: SaveRequest) -> SaveResult:
         # the insight step's modules load on the first save, not while the agent waits to connect
         from incremind_daemon.pipeline.insights import save_memory
 
         with lock:
-            return save_memory(conn, settings, request, embedder=embedder())
+            result = save_memory(conn, settings, request, embedder=embedder())
+        if embedding.acquire(blocking=False):
+            threading.Thread(
+                target=_embed_after_save,
+                args=(conn, settings, embedder, lock, embedding),
+                name="incremind-mcp-embed",
+                daemon=True,
+            ).start()
+        return result
 
     return save
+
+
+def _embed_after_save(
+    conn: apsw.Connection,
+    settings: Settings,
+    embedder: Callable[[], Embedder | None],
+    lock: threading.Lock,
+    embedding: threading.Lock,
+) -> None:
+    """Embed what waits for vectors, a few batches, each batch in turn with saves on the one connection."""
+    from incremind_daemon.embedding.configured import may_embed_project
+    from incremind_daemon.pipeline.steps import StepState, embed_batch
+    from incremind_daemon.sources.extract import extract_bytes
+
+    try:
+        model = embedder()
+        if model is None:
+            return
+        allowed = functools.partial(may_embed_project, settings)  # private text stays off remote endpoints
+        state = StepState(settings, extract_bytes, embedder=model, may_embed=allowed, actor="mcp")
+        for _ in range(EMBED_BATCHES_AFTER_SAVE):
+            with lock:
+                if not embed_batch(conn, state):
+                    break
+    except Exception:  # the note is saved; the daemon or the next save embeds it
+        log.warning("embedding after a save failed", exc_info=True)
+    finally:
+        embedding.release()
 
 
 def cmd_setup(args: argparse.Namespace, settings: Settings) -> int:

@@ -146,3 +146,32 @@ def test_stdout_carries_only_protocol_messages(ingested: Settings) -> None:
     assert by_id[1]["result"]["serverInfo"]["name"] == "incremind"
     assert by_id[2].get("result", {}).get("isError") is False, by_id[2]
     assert by_id[3]["result"]["isError"] is True
+
+
+@pytest.mark.slow
+def test_a_note_saved_over_stdio_with_no_daemon_is_found_by_meaning(settings: Settings) -> None:
+    note = "间隔重复：按第 1、2、4、7、15 天复习单词，可以记得更牢。"
+
+    def embedded() -> bool:
+        conn = connect(settings.database_path)
+        try:
+            waiting = conn.execute("SELECT count(*) FROM embed_queue").fetchall()[0][0]
+            active = conn.execute("SELECT count(*) FROM vector_models WHERE state = 'active'").fetchall()[0][0]
+        finally:
+            conn.close()
+        return waiting == 0 and active == 1
+
+    async def session() -> dict[str, Any]:
+        async with Client(server_params(INCREMIND_EMBEDDING__BACKEND="use-m3"), mode="legacy") as client:
+            saved = await client.call_tool("save_memory", {"text": note, "project": "study"})
+            assert not saved.is_error, saved.content
+            with anyio.fail_after(60):  # the model loads, then the note, its summary and its candidate are embedded
+                while not embedded():
+                    await anyio.sleep(0.2)
+            found = await client.call_tool("search_memory", {"query": "怎么才能把单词记牢", "limit": 3})
+            assert found.structured_content is not None
+            return found.structured_content
+
+    found = anyio.run(session)
+    assert found["mode"] == "hybrid"
+    assert note in found["results"][0]["text"]
