@@ -217,9 +217,14 @@ def test_backup_and_restore_through_the_cli(
 def test_export_jsonl_holds_insights_sources_and_summaries(
     filled: Settings, tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
+    standup = tmp_path / "standup-2025-06-01.md"
+    standup.write_text("# Standup\n\nThe gateway listens on 8443.\n", encoding="utf-8")
+    assert cli.main(["ingest", str(standup), "--project", "daily"]) == 0
     out = tmp_path / "export.jsonl"
     assert cli.main(["export", "--format", "jsonl", "--out", str(out), "--with-text"]) == 0
     records = [json.loads(line) for line in out.read_text(encoding="utf-8").splitlines()]
+    dated = {r["original_name"]: r.get("dated") for r in records if r["type"] == "source"}
+    assert dated["standup-2025-06-01.md"] == "2025-06-01" and dated["note-0.md"] is None
     kinds = {r["type"] for r in records}
     assert kinds == {"insight", "source", "summary"}
     insight = next(r for r in records if r["type"] == "insight")

@@ -106,6 +106,8 @@ def _records(conn: apsw.Connection, *, project: str | None, with_text: bool) -> 
             "created_at": row["created_at"],
             "last_seen_at": row["last_seen_at"],
         }
+        if row["dated"] is not None:  # the day the file's name or first line names
+            source["dated"] = row["dated"]
         if with_text:
             source["text"] = row["text"]
         yield source

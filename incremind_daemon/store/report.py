@@ -123,6 +123,7 @@ _EXPORT_COLUMNS = [
     "raw_path",
     "created_at",
     "last_seen_at",
+    "dated",
     "agent",
     "session_id",
     "summary_id",
@@ -139,7 +140,7 @@ def export_sources(conn: apsw.Connection, *, project: str | None, with_text: boo
     where = " WHERE s.project = ?" if project is not None else ""
     cursor = conn.execute(
         f"""SELECT s.id, s.kind, s.project, s.title, s.original_name, s.media_type, s.size_bytes, s.sha256,
-                   s.raw_path, s.created_at, s.last_seen_at, ss.agent, ss.session_id,
+                   s.raw_path, s.created_at, s.last_seen_at, s.dated, ss.agent, ss.session_id,
                    m.id, m.index_line, m.summary, m.updated_at, {text}
             FROM sources s LEFT JOIN summaries m ON m.source_id = s.id
             LEFT JOIN sessions ss ON ss.source_id = s.id{where} ORDER BY s.id""",
