@@ -127,7 +127,7 @@ def time_range(query: str, now: datetime) -> TimeRange | None:
 _UNTIL_BEFORE = re.compile(r"(?:\b(?:until|till|up\s+to|through)\s*|[到至]\s*)$", re.I)
 _BEFORE = re.compile(r"\bbefore\s*$", re.I)
 _BEFORE_AFTER = re.compile(r"\s*(?:之前|以前)")
-_SINCE_BEFORE = re.compile(r"(?:since|from)\s*$", re.I)
+_SINCE_BEFORE = re.compile(r"\b(?:since|from)\s*$", re.I)
 _SINCE_AFTER = re.compile(r"\s*(?:以来|至今|到现在|到今天|起)")
 
 

@@ -48,6 +48,7 @@ NOW = datetime(2026, 12, 2, 9, 30)  # a Wednesday
         ("How has Maya kept up with ceramics since January?", date(2026, 1, 1), date(2026, 12, 3)),
         ("三月以来跑了多少公里", date(2026, 3, 1), date(2026, 12, 3)),
         ("everything since 2024", date(2024, 1, 1), date(2026, 12, 3)),
+        ("what changed since yesterday", date(2026, 12, 1), date(2026, 12, 3)),
     ],
 )
 def test_a_question_names_the_days_it_asks_about(query: str, start: date | None, end: date | None) -> None:
