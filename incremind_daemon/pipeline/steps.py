@@ -225,7 +225,9 @@ def switch_embedder(conn: apsw.Connection, state: StepState, embedder: Embedder 
     model's vectors are complete (``previous_embedder``; embed_batch lets it go then)."""
     active = vectors.active_model(conn)
     answering = for_model(active.key, (state.embedder, state.previous_embedder)) if active is not None else None
-    state.previous_embedder = answering if answering is not embedder else None
+    # back to the model whose vectors answer: the new instance embeds its queries itself
+    same = answering is None or (embedder is not None and embedder.identity.key == answering.identity.key)
+    state.previous_embedder = None if same else answering
     state.embedder, state.model_key = embedder, None
 
 
@@ -247,9 +249,7 @@ def _embed_one_batch(conn: apsw.Connection, state: StepState, embedder: Embedder
     with write_transaction(conn):
         entries = vectors.pending(conn, key, limit=state.settings.embedding.batch_size)
         if not entries:
-            vectors.promote_if_built(conn, key)
-            active = vectors.active_model(conn)
-            if active is not None and active.key == key:
+            if vectors.promote_if_built(conn, key):
                 state.previous_embedder = None  # the new vectors answer now: the old model can go
             return False
         private = [e for e in entries if not state.may_embed(e[3])]
