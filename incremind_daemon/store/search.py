@@ -273,9 +273,8 @@ def from_those_days(hits: list[Hit], deeper: list[Hit], window: TimeRange) -> li
     its order is not the shallow one's, and a question whose days hold all
     of the memory ("this year") keeps the order it would have had.
     """
-    within = [hit for hit in hits if _from_then(hit, hits, window)]
     known = {hit.id for hit in hits}
-    within += [hit for hit in deeper if hit.id not in known and _from_then(hit, deeper, window)]
+    within = _from_then(hits, window) + [hit for hit in _from_then(deeper, window) if hit.id not in known]
     taken = {hit.id for hit in within}
     return within + [hit for hit in hits if hit.id not in taken]
 
@@ -283,11 +282,11 @@ def from_those_days(hits: list[Hit], deeper: list[Hit], window: TimeRange) -> li
 WINDOW_FLOOR = 0.05  # a hit from the named days that scored under this share of the best stays where it was
 
 
-def _from_then(hit: Hit, ranking: list[Hit], window: TimeRange) -> bool:
-    """Tell whether a hit is from the named days and matched the question at all (not just came along:
-    in a small memory every item is some distance away by meaning)."""
-    best = max((other.score for other in ranking), default=0.0)
-    return window.holds(hit.source.date) and (best <= 0 or hit.score >= WINDOW_FLOOR * best)
+def _from_then(ranking: list[Hit], window: TimeRange) -> list[Hit]:
+    """Return the hits of a ranking from the named days that matched the question at all (not just came
+    along: in a small memory every item is some distance away by meaning), in order."""
+    best = max((hit.score for hit in ranking), default=0.0)
+    return [hit for hit in ranking if window.holds(hit.source.date) and (best <= 0 or hit.score >= WINDOW_FLOOR * best)]
 
 
 def _ranked_hits(
