@@ -4,9 +4,9 @@
 "What injuries did Maya and Tom each have?" asks the same thing of two
 people. Searched whole, the best-matching part takes the first results and
 the other part's evidence falls behind; so search looks each part up as well
-and takes the lists' results in turn (``search.search``). On
-benchmarks/retrieval's assistant set this found more of the evidence in the
-first five results (tuning half 0.849 -> 0.880, held-out 0.844 -> 0.864;
+and lets the parts' results take turns with the whole's (``search.take_turns``).
+On benchmarks/retrieval's assistant set this found more of the evidence in
+the first five results (tuning half 0.849 -> 0.870, held-out 0.844 -> 0.869;
 two-part questions 0.864 -> 0.955) and left the conversational set as it was.
 
 Parts are found by rules that hold in both languages, never by a model:
