@@ -185,15 +185,19 @@ def _latest_month(today: date, month: int) -> tuple[date, date]:
     return _month(year, month)
 
 
-def _named_month(match: re.Match[str], today: date) -> tuple[date, date] | None:
-    month = _MONTHS.index(match.group("month_name").lower()) + 1
-    year = match.group("year")
-    return _month(int(year), month) if year else _latest_month(today, month)
-
-
-def _zh_month(match: re.Match[str], today: date) -> tuple[date, date] | None:
+def _month_in(match: re.Match[str]) -> int | None:
+    """Return the month a match names, by its English name or its number (五, 十二, 5); None past 1-12."""
+    name = match.groupdict().get("month_name")
+    if name:
+        return _MONTHS.index(name.lower()) + 1
     month = _number(match.group("month"))
-    if month is None or not 1 <= month <= 12:
+    return month if month is not None and 1 <= month <= 12 else None
+
+
+def _named_month(match: re.Match[str], today: date) -> tuple[date, date] | None:
+    """A month with its year (2024年10月, March 2025), else the latest one (五月份, in May)."""
+    month = _month_in(match)
+    if month is None:
         return None
     year = match.group("year")
     return _month(int(year), month) if year else _latest_month(today, month)
@@ -250,7 +254,8 @@ def _rules() -> tuple[_Rule, ...]:
         # a whole date first: 2025-06-01, 2025年6月1日
         _Rule(_FULL_DATE, _iso_day),
         _Rule(
-            re.compile(r"(?P<year>(?:19|20)\d\d)\s*年\s*(?P<month>\d{1,2}|[一二三四五六七八九十]{1,2})\s*月"), _zh_month
+            re.compile(r"(?P<year>(?:19|20)\d\d)\s*年\s*(?P<month>\d{1,2}|[一二三四五六七八九十]{1,2})\s*月"),
+            _named_month,
         ),
         _Rule(re.compile(rf"\b{_MONTH_NAME}\s*,?\s*(?P<year>(?:19|20)\d\d)\b"), _named_month),
         _Rule(
@@ -285,7 +290,7 @@ def _rules() -> tuple[_Rule, ...]:
             re.compile(
                 r"(?<![\d个年])(?P<year>)(?P<month>1[0-2]|0?[1-9]|十[一二]?|[一二三四五六七八九])\s*月(?!\s*\d)"
             ),
-            _zh_month,
+            _named_month,
         ),
         _Rule(
             re.compile(
@@ -301,13 +306,8 @@ def _month_of_year_back(match: re.Match[str], today: date) -> tuple[date, date] 
     back = {"今年": 0, "this": 0, "去年": 1, "last": 1, "前年": 2}[
         (match.group("rel") or match.group("rel_en")).lower()
     ]
-    if match.group("month_name"):
-        month: int | None = _MONTHS.index(match.group("month_name").lower()) + 1
-    else:
-        month = _number(match.group("month"))
-    if month is None or not 1 <= month <= 12:
-        return None
-    return _month(today.year - back, month)
+    month = _month_in(match)
+    return None if month is None else _month(today.year - back, month)
 
 
 def _any_year(match: re.Match[str], _today: date) -> tuple[date, date]:
