@@ -17,7 +17,6 @@ from __future__ import annotations
 
 import argparse
 import json
-import shutil
 import sys
 import time
 from collections import Counter
@@ -32,6 +31,7 @@ EVAL_ROOT = isolate_home("incremind-retrieval-")  # before apsw, jieba and incre
 import apsw  # noqa: E402
 
 from benchmarks.figures import machine_line  # noqa: E402
+from benchmarks.retrieval.harness import mode_list, run_harness  # noqa: E402
 from benchmarks.retrieval.metrics import COLUMNS, Scores, mean_scores, score_query  # noqa: E402
 from incremind_daemon.embedding.onnx import OnnxEmbedder  # noqa: E402
 from incremind_daemon.embedding.use_m3 import UseM3Embedder  # noqa: E402
@@ -285,16 +285,6 @@ def progress(message: str) -> None:
     print(message, file=sys.stderr, flush=True)
 
 
-def parse_modes(text: str) -> list[str]:
-    modes = list(dict.fromkeys(m.strip() for m in text.split(",") if m.strip()))
-    unknown = [m for m in modes if m not in SEARCHES]
-    if unknown or not modes:
-        raise argparse.ArgumentTypeError(
-            f"unknown mode {', '.join(unknown) or '(none)'}; choose from {', '.join(SEARCHES)}"
-        )
-    return modes
-
-
 def parse_limit(text: str) -> int:
     value = int(text)
     if value < MIN_LIMIT:
@@ -309,7 +299,10 @@ def build_parser() -> argparse.ArgumentParser:
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
     parser.add_argument(
-        "--modes", type=parse_modes, default=list(DEFAULT_MODES), help=f"modes to run, in order ({', '.join(SEARCHES)})"
+        "--modes",
+        type=mode_list(tuple(SEARCHES)),
+        default=list(DEFAULT_MODES),
+        help=f"modes to run, in order ({', '.join(SEARCHES)})",
     )
     parser.add_argument("--limit", type=parse_limit, default=MIN_LIMIT, help="hits asked of each search (at least 10)")
     parser.add_argument(
@@ -394,22 +387,7 @@ def evaluate(args: argparse.Namespace, root: Path) -> dict[str, object]:
 
 
 def main(argv: list[str] | None = None) -> int:
-    args = build_parser().parse_args(argv)
-    try:
-        figures = evaluate(args, EVAL_ROOT)
-        if args.json is not None:
-            args.json.write_text(json.dumps(figures, ensure_ascii=False, indent=2) + "\n", encoding="utf-8")
-    except IncremindError as exc:
-        print(f"evaluate: {exc}", file=sys.stderr)
-        return 1
-    except KeyboardInterrupt:
-        return 130
-    finally:
-        if args.keep:
-            progress(f"kept {EVAL_ROOT}")
-        else:
-            shutil.rmtree(EVAL_ROOT, ignore_errors=True)
-    return 0
+    return run_harness("evaluate", argv, build_parser, evaluate, EVAL_ROOT)
 
 
 if __name__ == "__main__":

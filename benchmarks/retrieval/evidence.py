@@ -19,7 +19,6 @@ from __future__ import annotations
 import argparse
 import json
 import re
-import shutil
 import statistics
 import sys
 import time
@@ -39,9 +38,9 @@ import jieba  # noqa: E402
 from benchmarks.figures import machine_line  # noqa: E402
 from benchmarks.retrieval.bm25 import bm25_ranker  # noqa: E402
 from benchmarks.retrieval.clock_at import clock_at  # noqa: E402
+from benchmarks.retrieval.harness import mode_list, run_harness  # noqa: E402
 from incremind_daemon.config import EmbeddingSettings, Settings  # noqa: E402
 from incremind_daemon.embedding.configured import make_embedder  # noqa: E402
-from incremind_daemon.errors import IncremindError  # noqa: E402
 from incremind_daemon.pipeline.steps import StepState, embed_pending, ingest_item, open_writer  # noqa: E402
 from incremind_daemon.pipeline.work import IngestFile  # noqa: E402
 from incremind_daemon.serve.mcp_tools import MAX_LIMIT  # noqa: E402
@@ -322,20 +321,15 @@ def latency_p50_p95(result: ModeResult) -> tuple[float, float]:
     return cuts[9], cuts[18]
 
 
-def parse_modes(text: str) -> list[str]:
-    modes = list(dict.fromkeys(m.strip() for m in text.split(",") if m.strip()))
-    if not modes or set(modes) - set(MODES):
-        raise argparse.ArgumentTypeError(f"choose modes from {', '.join(MODES)}, separated by commas")
-    return modes
-
-
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
         description="Score how much of each question's evidence search returns within a reading budget.",
         epilog="example:\n  PYTHONPATH=. python benchmarks/retrieval/evidence.py --half tune --json tune.json",
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
-    parser.add_argument("--modes", type=parse_modes, default=list(MODES), help=f"modes to run ({', '.join(MODES)})")
+    parser.add_argument(
+        "--modes", type=mode_list(MODES), default=list(MODES), help=f"modes to run ({', '.join(MODES)})"
+    )
     parser.add_argument("--half", choices=("tune", "heldout", "all"), default="tune", help="questions to score")
     parser.add_argument(
         "--embedder",
@@ -392,21 +386,7 @@ def evaluate(args: argparse.Namespace, root: Path) -> dict[str, object]:
 
 
 def main(argv: list[str] | None = None) -> int:
-    args = argparse.Namespace(keep=False)
-    try:  # parse inside: a usage error leaves no temporary folder behind
-        args = build_parser().parse_args(argv)
-        figures = evaluate(args, EVAL_ROOT)
-        if args.json is not None:
-            args.json.write_text(json.dumps(figures, ensure_ascii=False, indent=2) + "\n", encoding="utf-8")
-    except IncremindError as exc:
-        print(f"evidence: {exc}", file=sys.stderr)
-        return 1
-    finally:
-        if args.keep:
-            print(f"kept {EVAL_ROOT}", file=sys.stderr)
-        else:
-            shutil.rmtree(EVAL_ROOT, ignore_errors=True)
-    return 0
+    return run_harness("evidence", argv, build_parser, evaluate, EVAL_ROOT)
 
 
 if __name__ == "__main__":

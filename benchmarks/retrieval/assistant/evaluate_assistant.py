@@ -17,7 +17,6 @@ from __future__ import annotations
 
 import argparse
 import json
-import shutil
 import sys
 import time
 from collections import Counter
@@ -38,6 +37,7 @@ from benchmarks.figures import machine_line  # noqa: E402
 from benchmarks.retrieval.assistant.filler import FillerNote, make_fillers  # noqa: E402
 from benchmarks.retrieval.bm25 import bm25_ranker  # noqa: E402
 from benchmarks.retrieval.clock_at import clock_at  # noqa: E402
+from benchmarks.retrieval.harness import mode_list, run_harness  # noqa: E402
 from incremind_daemon.config import Settings, load_settings  # noqa: E402
 from incremind_daemon.embedding.configured import make_embedder  # noqa: E402
 from incremind_daemon.errors import IncremindError  # noqa: E402
@@ -296,13 +296,6 @@ def progress(message: str) -> None:
     print(message, file=sys.stderr, flush=True)
 
 
-def parse_modes(text: str) -> list[str]:
-    modes = list(dict.fromkeys(m.strip() for m in text.split(",") if m.strip()))
-    if not modes or any(m not in MODES for m in modes):
-        raise argparse.ArgumentTypeError(f"choose modes from {', '.join(MODES)}")
-    return modes
-
-
 def parse_sizes(text: str) -> list[int]:
     sizes = [int(n) for n in text.split(",") if n.strip()]
     if any(n <= 0 for n in sizes) or sizes != sorted(set(sizes)):
@@ -316,7 +309,7 @@ def build_parser() -> argparse.ArgumentParser:
         epilog="example:\n  PYTHONPATH=. python benchmarks/retrieval/assistant/evaluate_assistant.py --half tune",
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
-    parser.add_argument("--modes", type=parse_modes, default=["keyword", "hybrid"], help="keyword, vector, hybrid")
+    parser.add_argument("--modes", type=mode_list(MODES), default=["keyword", "hybrid"], help="keyword, vector, hybrid")
     parser.add_argument("--half", choices=("tune", "heldout", "all"), default="all", help="which questions to ask")
     parser.add_argument(
         "--embedder",
@@ -385,23 +378,7 @@ def evaluate(args: argparse.Namespace, root: Path) -> dict[str, object]:
 
 
 def main(argv: list[str] | None = None) -> int:
-    args = argparse.Namespace(keep=False)
-    try:  # --help and usage errors exit here, and the run's folder goes with them
-        args = build_parser().parse_args(argv)
-        figures = evaluate(args, EVAL_ROOT)
-        if args.json is not None:
-            args.json.write_text(json.dumps(figures, ensure_ascii=False, indent=1) + "\n", encoding="utf-8")
-    except IncremindError as exc:
-        print(f"evaluate_assistant: {exc}", file=sys.stderr)
-        return 1
-    except KeyboardInterrupt:
-        return 130
-    finally:
-        if args.keep:
-            progress(f"kept {EVAL_ROOT}")
-        else:
-            shutil.rmtree(EVAL_ROOT, ignore_errors=True)
-    return 0
+    return run_harness("evaluate_assistant", argv, build_parser, evaluate, EVAL_ROOT, json_indent=1)
 
 
 if __name__ == "__main__":
