@@ -189,7 +189,7 @@ def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--half", default="tune", help="which half: tune, tune2, heldout (default tune)")
     parser.add_argument("--file", type=Path, action="append", help="play this scenario file instead (repeatable)")
-    parser.add_argument("--embedder", choices=("none", "use-m3"), default="none", help="embedding backend")
+    parser.add_argument("--embedder", choices=("none", "use-m3"), default="use-m3", help="embedding backend")
     parser.add_argument("--ideal", action="store_true", help="confirm the labelled statements, not the candidates")
     parser.add_argument("--show", action="store_true", help="print Claude Code's text per project and the misses")
     parser.add_argument("--keep", action="store_true", help="keep the temporary homes")

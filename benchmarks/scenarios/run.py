@@ -2,9 +2,9 @@
 
 Run from the repository root:
 
-    PYTHONPATH=. python benchmarks/scenarios/run.py                      # both halves, keywords only
+    PYTHONPATH=. python benchmarks/scenarios/run.py                      # both halves, the product's defaults
     PYTHONPATH=. python benchmarks/scenarios/run.py --half tune --misses # what went wrong, item by item
-    PYTHONPATH=. python benchmarks/scenarios/run.py --file my.json --show --embedder use-m3
+    PYTHONPATH=. python benchmarks/scenarios/run.py --file my.json --show --embedder none
 
 For each source of a half, in time order: write it where the product finds it
 (an agent's transcript under ~/.claude, ~/.codex or ~/.gemini, run in
@@ -337,7 +337,7 @@ def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--half", choices=tuple(HALVES), default="both", help="which half of the set (default both)")
     parser.add_argument("--file", type=Path, action="append", help="play this scenario file instead (repeatable)")
-    parser.add_argument("--embedder", choices=("none", "use-m3"), default="none", help="embedding backend")
+    parser.add_argument("--embedder", choices=("none", "use-m3"), default="use-m3", help="embedding backend")
     parser.add_argument("--misses", action="store_true", help="list every miss, junk, wrong label and edit")
     parser.add_argument("--show", action="store_true", help="print each source's pending candidates as reviewed")
     parser.add_argument("--json", type=Path, metavar="PATH", help="also write the figures as JSON")

@@ -39,6 +39,7 @@ from incremind_daemon.pipeline.lasting import (
     TODAY_PLAN,
     scope_of,
 )
+from incremind_daemon.pipeline.lasting_model import Chance, LastingReader
 from incremind_daemon.pipeline.organize import split_sentences
 from incremind_daemon.pipeline.prose import prose_spans
 from incremind_daemon.pipeline.redact import find_secrets, redact
@@ -93,32 +94,86 @@ class _Scored:
     key: str
 
 
-def extract_candidates(text: str, *, limit: int = 12, conversational: bool = False) -> list[Candidate]:
+def extract_candidates(
+    text: str, *, limit: int = 12, conversational: bool = False, reader: LastingReader | None = None
+) -> list[Candidate]:
     """Pick up to ``limit`` lasting sentences of text as candidate insights.
 
     Only the writer's own prose is read (``prose.prose_spans``): pasted logs, code,
     tracebacks and quoted lines never yield a candidate. ``conversational`` text is a
     person's turn in a session, where only standing words count (see ``lasting``).
-    The strongest cues win; the result is in document order. For every candidate,
-    ``text[c.start:c.end] == c.quote``.
+    With a ``reader`` (``lasting_model``), how likely each sentence is to last, read from
+    its meaning, decides beside the cues: it takes a sentence no cue names ("this repo is on
+    pnpm") and drops one a cue took by its words alone. The strongest win; the result is in
+    document order. For every candidate, ``text[c.start:c.end] == c.quote``.
     """
     if limit <= 0 or not text:
         return []
+    pieces = read_pieces(text, conversational=conversational)
+    chances = reader.chances([text[p.start : p.end] for p in pieces], conversational) if reader and pieces else None
     scored: list[_Scored] = []
     seen: set[str] = set()
+    for index, piece in enumerate(pieces):
+        found = _score_sentence(
+            text,
+            text[piece.start : piece.end],
+            piece.start,
+            piece.end,
+            conversational=conversational,
+            decided=piece.decided,
+            chance=chances[index] if chances is not None else None,
+        )
+        if found is not None and found.key not in seen:
+            seen.add(found.key)
+            scored.append(found)
+    best = sorted(scored, key=lambda s: (-s.score, s.candidate.start))[:limit]
+    return [s.candidate for s in sorted(best, key=lambda s: s.candidate.start)]
+
+
+@dataclass(frozen=True, slots=True)
+class Piece:
+    """A sentence (or a chat turn's clause) of the writer's own prose that may hold a candidate."""
+
+    start: int
+    end: int
+    decided: bool  # an item of a list under a "Decisions" heading
+
+
+def read_pieces(text: str, *, conversational: bool) -> list[Piece]:
+    """Return the pieces of text worth reading, in document order: prose sentences past the
+    hard checks (not too long or too short, not a heading, question, acknowledgement, code, hedge)."""
+    pieces: list[Piece] = []
     decided = _decision_items(text)
     for span_start, span_end in prose_spans(text):
         for sentence_start, sentence_end in _whole_code_spans(text, span_start, span_end):
             for start, end in _pieces(text, sentence_start, sentence_end, conversational):
                 in_decisions = any(a <= start < b for a, b in decided)
-                found = _score_sentence(
-                    text, text[start:end], start, end, conversational=conversational, decided=in_decisions
-                )
-                if found is not None and found.key not in seen:
-                    seen.add(found.key)
-                    scored.append(found)
-    best = sorted(scored, key=lambda s: (-s.score, s.candidate.start))[:limit]
-    return [s.candidate for s in sorted(best, key=lambda s: s.candidate.start)]
+                if _readable(text, start, end, decided=in_decisions):
+                    pieces.append(Piece(start, end, in_decisions))
+    return pieces
+
+
+def _readable(text: str, start: int, end: int, *, decided: bool) -> bool:
+    """Tell whether a piece may hold a statement at all, whatever its cues."""
+    quote = text[start:end]
+    least = _MIN_WEIGHT - 1 if decided else _MIN_WEIGHT  # "先开华东区" under "## 结论" is a whole decision
+    if len(quote) > _MAX_CHARS or _is_block_line(text, start) or _weight(quote) < least:
+        return False
+    line = " ".join(quote.split())
+    whole = fold(line)
+    folded = fold(strip_lead_in(line))  # requests and questions show past the lead-in
+    bare = folded.rstrip(" .。!！\"”」'’)）")
+    if whole.endswith((":", "：")) or whole.startswith(("—", "--")) or ACTION_ITEM.match(quote.strip()):
+        return False  # a caption over a list, an aside under one, an action item for one person
+    if BOILERPLATE.search(folded) or QUESTION.search(bare) or bare.endswith(("?", "？")) or ACK.fullmatch(folded):
+        return False
+    if _is_code(folded) or HEDGE.search(QUOTED_WORDS.sub("", folded)):
+        return False
+    if "[redacted:" not in folded and "[REDACTED:" not in quote:
+        secret = sum(span.end - span.start for span in find_secrets(quote))
+        if secret > _MAX_SECRET_SHARE * len(quote):
+            return False
+    return True
 
 
 def _whole_code_spans(text: str, start: int, end: int) -> list[tuple[int, int]]:
@@ -214,23 +269,21 @@ def _pieces(text: str, start: int, end: int, conversational: bool) -> list[tuple
 
 
 def _score_sentence(
-    text: str, quote: str, start: int, end: int, *, conversational: bool, decided: bool = False
+    text: str,
+    quote: str,
+    start: int,
+    end: int,
+    *,
+    conversational: bool,
+    decided: bool = False,
+    chance: Chance | None = None,
 ) -> _Scored | None:
-    least = _MIN_WEIGHT - 1 if decided else _MIN_WEIGHT  # "先开华东区" under "## 结论" is a whole decision
-    if len(quote) > _MAX_CHARS or _is_block_line(text, start) or _weight(quote) < least:
-        return None
+    """Judge a readable piece (``read_pieces``) by its cues and, when given, its ``chance`` of lasting."""
     line = " ".join(quote.split())
     whole = fold(line)
-    folded = fold(strip_lead_in(line))  # requests and questions show past the lead-in
+    folded = fold(strip_lead_in(line))
     # a cue may sit in the lead-in ("No, …", "不对，…"): both forms are read, once when they are the same
     readings = (whole,) if folded == whole else (whole, folded)
-    bare = folded.rstrip(" .。!！\"”」'’)）")
-    if whole.endswith((":", "：")) or whole.startswith(("—", "--")) or ACTION_ITEM.match(quote.strip()):
-        return None  # a caption over a list, an aside under one, an action item for one person
-    if BOILERPLATE.search(folded) or QUESTION.search(bare) or bare.endswith(("?", "？")) or ACK.fullmatch(folded):
-        return None
-    if _is_code(folded) or HEDGE.search(QUOTED_WORDS.sub("", folded)):
-        return None
     strengths: dict[str, float] = {}
     matched: set[str] = set()
     for category, strength, pattern in CUES:
@@ -245,25 +298,37 @@ def _score_sentence(
         strengths["decision"] = max(strengths.get("decision", 0.0), 3.2)
     # someone else's view counts only as a disagreement with what is known (relate decides)
     reported = REPORTED.search(whole) is not None
+    lasts = True
     if reported:  # the reporting verb ("坚持要", "would rather", "argues") marks a view
         strengths = {c: s for c, s in strengths.items() if c not in ("identity", "event", "entity")}
         strengths = strengths or {"preference": 1.0}
     elif conversational and not _lasts_in_conversation(folded, frozenset(matched)):
-        return None
-    if not reported and (ONE_OFF.search(folded) or _NARRATED.search(folded)) and not strengths.keys() & {
-        "identity",
-        "decision",
-        "correction",
-        "entity",
-        "event",
-    }:
-        return None  # "周六去外婆家，记得带药" is for one day; "they got lost on every page change" is a story
-    if not strengths:
-        return None
-    if "[redacted:" not in folded and "[REDACTED:" not in quote:
-        secret = sum(span.end - span.start for span in find_secrets(quote))
-        if secret > _MAX_SECRET_SHARE * len(quote):
+        lasts = False
+    if (
+        not reported
+        and (ONE_OFF.search(folded) or _NARRATED.search(folded))
+        and not strengths.keys()
+        & {
+            "identity",
+            "decision",
+            "correction",
+            "entity",
+            "event",
+        }
+    ):
+        lasts = False  # "周六去外婆家，记得带药" is for one day; "they got lost on every page change" is a story
+    lasts = lasts and bool(strengths)
+    if chance is not None:
+        # the cues' verdict stands unless the sentence's meaning says clearly otherwise
+        if lasts and chance.likelihood < chance.keep:
             return None
+        if not lasts:
+            if chance.likelihood < chance.accept:
+                return None
+            strengths = {chance.category: 2.0 * chance.likelihood, **strengths}
+            strengths[chance.category] = max(strengths[chance.category], 2.0 * chance.likelihood)
+    elif not lasts:
+        return None
     category = max(strengths, key=lambda c: strengths[c])
     if conversational and category == "method":
         strengths["preference"] = strengths.pop("method")

@@ -29,6 +29,7 @@ from incremind_daemon.names import ProjectNameError, check_project
 from incremind_daemon.pipeline.candidates import extract_candidates
 from incremind_daemon.pipeline.features import bridge_words
 from incremind_daemon.pipeline.ingest import organize_text
+from incremind_daemon.pipeline.lasting_model import LastingReader, reader_for
 from incremind_daemon.pipeline.redact import redact
 from incremind_daemon.pipeline.relate import Known, Relation, closeness, relate
 from incremind_daemon.store import clock, insight_jobs, insights, items, sessions, vectors
@@ -91,12 +92,12 @@ def material_of(conn: apsw.Connection, job: insight_jobs.InsightJob) -> Material
     return Material(job.source_id, job.project, source.raw_text, spans, upto, conversational=True)
 
 
-def local_candidates(material: Material, *, limit: int) -> list[Candidate]:
+def local_candidates(material: Material, *, limit: int, reader: LastingReader | None = None) -> list[Candidate]:
     """Pick candidates from the parts of a source to examine, offsets into its whole text."""
     found: list[Candidate] = []
     for start, end in material.spans:
         part = material.text[start:end]
-        for candidate in extract_candidates(part, limit=limit, conversational=material.conversational):
+        for candidate in extract_candidates(part, limit=limit, conversational=material.conversational, reader=reader):
             found.append(replace(candidate, start=candidate.start + start, end=candidate.end + start))
     # one part yields at most ``limit``; of a session's many messages the latest state the current position
     return found[-limit:]
@@ -265,7 +266,7 @@ def examine_source(
         picked = (
             list(candidates)
             if candidates is not None
-            else local_candidates(material, limit=settings.insights.max_per_source)
+            else local_candidates(material, limit=settings.insights.max_per_source, reader=reader_for(embedder))
         )
         if not material.conversational:
             # what a dropped file says stays in its project: personal notes reach a coding

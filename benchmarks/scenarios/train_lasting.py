@@ -1,0 +1,261 @@
+"""Fit the lasting model (incremind_daemon/pipeline/lasting_model.py) on the tuning halves.
+
+Every readable piece of the person's own words (each user turn of a session, each note) is
+cut as the product cuts it (``candidates.read_pieces``), embedded with the product's default
+embedder (use-m3) and labelled by the half: a piece that holds at least half of a labelled
+statement's quote lasts, with that statement's category; any other piece does not. Two
+linear models are fitted by plain gradient descent (deterministic): a logistic one for
+"lasts" and a softmax one for the category, over the vector and a chat-turn flag.
+
+The two thresholds are chosen on halves left out: each tuning half is read by a model
+fitted on the other tuning halves, and over all of them the pair with the best recall at
+a precision of at least ``--precision`` is kept (``accept``: a piece no cue takes is taken
+from this likelihood up; ``keep``: a piece a cue took is dropped below it). The held-out
+halves are only read, never fitted on nor chosen by, and their figures are printed.
+
+    PYTHONPATH=. python benchmarks/scenarios/train_lasting.py            # fit, print, write the weights
+    PYTHONPATH=. python benchmarks/scenarios/train_lasting.py --dry-run  # fit and print only
+"""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
+
+from benchmarks.isolation import isolate_home
+
+ROOT = isolate_home("incremind-train-lasting-")
+
+import argparse  # noqa: E402
+import json  # noqa: E402
+import time  # noqa: E402
+from dataclasses import dataclass  # noqa: E402
+
+import numpy as np  # noqa: E402
+import numpy.typing as npt  # noqa: E402
+
+from benchmarks.scenarios.scenario import Half, load_half  # noqa: E402
+from incremind_daemon.embedding.use_m3 import UseM3Embedder  # noqa: E402
+from incremind_daemon.pipeline import candidates  # noqa: E402
+from incremind_daemon.pipeline.lasting_model import FORMAT, WEIGHTS_PATH, features, sentence_text  # noqa: E402
+from incremind_daemon.store.records import CATEGORIES  # noqa: E402
+
+HERE = Path(__file__).resolve().parent
+TUNING = ("tune", "tune2", "tune3", "tune4", "tune5", "tune6", "tune7", "tune8")
+HELD_OUT = ("heldout", "heldout2")
+KEEPS = (0.0, 0.05, 0.1, 0.15, 0.2, 0.25, 0.3, 0.35)
+ACCEPTS = (0.4, 0.45, 0.5, 0.55, 0.6, 0.65, 0.7, 0.75, 0.8, 0.9, 1.01)
+LAMBDA = 0.1  # L2 strength per example; chosen on the left-out halves (0.1, 0.3, 1 read alike)
+STEPS = 3000
+RATE = 0.5
+
+
+@dataclass(frozen=True, slots=True)
+class Piece:
+    half: str
+    text: str
+    conversational: bool
+    rule: bool  # the cue rules alone take it
+    rule_category: str | None
+    lasts: bool
+    category: str | None  # the labelled statement's
+
+
+def pieces_of(half: Half) -> list[Piece]:
+    """Cut every text of the half as the product does and label each piece."""
+    found: list[Piece] = []
+    for source in half.sources:
+        conversational = source.kind == "session"
+        texts = [t.text for t in source.turns if t.role == "user"] if conversational else [source.text]
+        labelled = [s for s in half.statements if s.source == source.id]
+        for text in texts:
+            quotes = [(s, text.find(s.quote)) for s in labelled if s.quote in text]
+            for piece in candidates.read_pieces(text, conversational=conversational):
+                quote = text[piece.start : piece.end]
+                judged = candidates._score_sentence(  # the rules' own verdict, unaided
+                    text, quote, piece.start, piece.end, conversational=conversational, decided=piece.decided
+                )
+                statement = None
+                for labelled_statement, at in quotes:
+                    span = (at, at + len(labelled_statement.quote))
+                    if _overlap(span, (piece.start, piece.end)) >= 0.5:
+                        statement = labelled_statement
+                found.append(
+                    Piece(
+                        half.name,
+                        quote,
+                        conversational,
+                        judged is not None,
+                        judged.candidate.category if judged else None,
+                        statement is not None,
+                        statement.category if statement else None,
+                    )
+                )
+    return found
+
+
+def _overlap(a: tuple[int, int], b: tuple[int, int]) -> float:
+    shared = min(a[1], b[1]) - max(a[0], b[0])
+    return max(0, shared) / max(1, min(a[1] - a[0], b[1] - b[0]))
+
+
+def fit_logistic(x: npt.NDArray[np.float64], y: npt.NDArray[np.float64]) -> tuple[npt.NDArray[np.float64], float]:
+    w = np.zeros(x.shape[1])
+    b = 0.0
+    n = len(y)
+    for _ in range(STEPS):
+        p = 1.0 / (1.0 + np.exp(-(x @ w + b)))
+        w -= RATE * (x.T @ (p - y) / n + LAMBDA * w / n)
+        b -= RATE * float(np.mean(p - y))
+    return w, b
+
+
+def fit_softmax(
+    x: npt.NDArray[np.float64], y: npt.NDArray[np.int64], classes: int
+) -> tuple[npt.NDArray[np.float64], npt.NDArray[np.float64]]:
+    w = np.zeros((classes, x.shape[1]))
+    b = np.zeros(classes)
+    target = np.eye(classes)[y]
+    n = len(y)
+    for _ in range(STEPS):
+        logits = x @ w.T + b
+        logits -= logits.max(axis=1, keepdims=True)
+        p = np.exp(logits)
+        p /= p.sum(axis=1, keepdims=True)
+        w -= RATE * ((p - target).T @ x / n + LAMBDA * w / n)
+        b -= RATE * (p - target).mean(axis=0)
+    return w, b
+
+
+def design(pieces: list[Piece], vectors: npt.NDArray[np.float32]) -> npt.NDArray[np.float64]:
+    chat = np.array([p.conversational for p in pieces])
+    rows = np.empty((len(pieces), vectors.shape[1] + 1))
+    for flag in (True, False):
+        mask = chat == flag
+        if mask.any():
+            rows[mask] = features(vectors[mask], flag)
+    return rows
+
+
+def decide(
+    rule: npt.NDArray[np.bool_], p: npt.NDArray[np.float64], keep: float, accept: float
+) -> npt.NDArray[np.bool_]:
+    return (rule & (p >= keep)) | (~rule & (p >= accept))  # type: ignore[no-any-return]
+
+
+def category_labels(pieces: list[Piece], mask: npt.NDArray[np.bool_]) -> npt.NDArray[np.int64]:
+    return np.array([CATEGORIES.index(str(pieces[i].category)) for i in np.flatnonzero(mask)])
+
+
+def compare(name: str, rule: tuple[float, float, int, int, int], model: tuple[float, float, int, int, int]) -> str:
+    return (
+        f"  {name:<10} recall {rule[0]:.3f} precision {rule[1]:.3f}   recall {model[0]:.3f} precision {model[1]:.3f}"
+        f"  ({model[2]}/{model[4]}, {model[3]} wrong)"
+    )
+
+
+def figures(taken: npt.NDArray[np.bool_], lasts: npt.NDArray[np.bool_]) -> tuple[float, float, int, int, int]:
+    hits = int((taken & lasts).sum())
+    wrong = int((taken & ~lasts).sum())
+    total = int(lasts.sum())
+    return hits / max(1, total), hits / max(1, hits + wrong), hits, wrong, total
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--precision", type=float, default=0.8, help="least precision of the chosen thresholds")
+    parser.add_argument("--dry-run", action="store_true", help="print only; do not write the weights")
+    parser.add_argument("--out", type=Path, default=WEIGHTS_PATH, help="where to write the weights")
+    args = parser.parse_args()
+
+    halves = {name: load_half(HERE / f"{name}.json") for name in TUNING + HELD_OUT if (HERE / f"{name}.json").exists()}
+    tuning = [name for name in TUNING if name in halves]
+    held = [name for name in HELD_OUT if name in halves]
+    pieces = [piece for name in tuning + held for piece in pieces_of(halves[name])]
+    started = time.monotonic()
+    embedder = UseM3Embedder()
+    vectors = embedder.embed_passages([sentence_text(p.text) for p in pieces])
+    print(f"{len(pieces)} pieces from {', '.join(tuning + held)}; embedded in {time.monotonic() - started:.1f} s")
+    x = design(pieces, vectors)
+    lasts = np.array([p.lasts for p in pieces])
+    rule = np.array([p.rule for p in pieces])
+    half_of = np.array([p.half for p in pieces])
+    categories = list(CATEGORIES)
+    in_tuning = np.isin(half_of, tuning)
+
+    # each tuning half read by a model fitted on the other tuning halves
+    left_out = np.zeros(len(pieces))
+    left_out_category: list[str | None] = [None] * len(pieces)
+    for name in tuning:
+        fit_on = in_tuning & (half_of != name)
+        read = half_of == name
+        w, b = fit_logistic(x[fit_on], lasts[fit_on].astype(np.float64))
+        left_out[read] = 1.0 / (1.0 + np.exp(-(x[read] @ w + b)))
+        labelled = fit_on & lasts
+        cw, cb = fit_softmax(x[labelled], category_labels(pieces, labelled), len(categories))
+        for index in np.flatnonzero(read):
+            left_out_category[index] = categories[int(np.argmax(cw @ x[index] + cb))]
+
+    best: tuple[float, float, float, float] | None = None
+    print(f"\nthresholds on left-out tuning halves (precision at least {args.precision:.2f}):")
+    alone = figures(rule & in_tuning, lasts & in_tuning)
+    print(f"  rules alone: recall {alone[0]:.3f}, precision {alone[1]:.3f}")
+    for keep in KEEPS:
+        for accept in ACCEPTS:
+            recall, precision, *_ = figures(decide(rule, left_out, keep, accept) & in_tuning, lasts & in_tuning)
+            if precision >= args.precision and (best is None or (recall, precision) > (best[2], best[3])):
+                best = (keep, accept, recall, precision)
+    if best is None:
+        print(f"  no pair reaches precision {args.precision:.2f}; nothing written")
+        return 1
+    keep, accept = best[0], best[1]
+    print(f"  chosen keep {keep}, accept {accept}: recall {best[2]:.3f}, precision {best[3]:.3f}")
+    print("\n  per left-out half        rules alone              with the model")
+    for name in tuning:
+        mask = half_of == name
+        model = figures(decide(rule, left_out, keep, accept) & mask, lasts & mask)
+        print(compare(name, figures(rule & mask, lasts & mask), model))
+    right_rule = right_model = total = 0
+    for index in np.flatnonzero(in_tuning & lasts):
+        total += 1
+        right_rule += pieces[index].rule_category == pieces[index].category
+        right_model += left_out_category[index] == pieces[index].category
+    print(f"  category of lasting pieces: rules {right_rule / total:.3f}, model {right_model / total:.3f} ({total})")
+
+    w, b = fit_logistic(x[in_tuning], lasts[in_tuning].astype(np.float64))
+    labelled = in_tuning & lasts
+    cw, cb = fit_softmax(x[labelled], category_labels(pieces, labelled), len(categories))
+    if held:
+        print("\n  held out (fitted on all tuning halves; read only)")
+        p = 1.0 / (1.0 + np.exp(-(x @ w + b)))
+        for name in held:
+            mask = half_of == name
+            model = figures(decide(rule, p, keep, accept) & mask, lasts & mask)
+            print(compare(name, figures(rule & mask, lasts & mask), model))
+    if args.dry_run:
+        return 0
+    identity = embedder.identity
+    data = {
+        "format": FORMAT,
+        "embedder": identity.name,
+        "dimension": identity.dimension,
+        "trained_on": tuning,
+        "pieces": int(in_tuning.sum()),
+        "accept": accept,
+        "keep": keep,
+        "lasting": {"weights": [round(float(v), 6) for v in w], "bias": round(b, 6)},
+        "categories": {
+            "names": categories,
+            "weights": [[round(float(v), 6) for v in row] for row in cw],
+            "bias": [round(float(v), 6) for v in cb],
+        },
+    }
+    args.out.write_text(json.dumps(data, separators=(",", ":")) + "\n", encoding="utf-8")
+    print(f"\nwrote {args.out} ({args.out.stat().st_size:,} bytes)")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,125 @@
+"""How likely a sentence is to last, read from its meaning: a linear model over the embedder's vectors.
+
+The cue rules (``lasting``) see words. Many lasting statements carry none ("this repo is on
+pnpm", "staging 在 10.2.0.14", "周会改到周三了"), and some sentences carry a cue and are
+passing talk. A logistic model over a sentence's vector gives each readable sentence
+(``candidates.read_pieces``) a likelihood of lasting and its likeliest category; a softmax
+over the same vector names the category. ``benchmarks/scenarios/train_lasting.py`` fits both
+on labelled weeks of sessions and notes, chooses the two thresholds on files it left out,
+and writes ``lasting_weights.json``. The weights belong to one embedder (name and
+dimension); with any other embedder, or none, the rules decide alone.
+"""
+
+from __future__ import annotations
+
+import functools
+import json
+import logging
+from collections.abc import Sequence
+from dataclasses import dataclass
+from pathlib import Path
+
+import numpy as np
+import numpy.typing as npt
+
+from incremind_daemon.store.embedder import Embedder, is_semantic
+
+log = logging.getLogger(__name__)
+
+WEIGHTS_PATH = Path(__file__).with_name("lasting_weights.json")
+FORMAT = 1
+
+
+@dataclass(frozen=True, slots=True)
+class Chance:
+    """What the model reads in one sentence, with the thresholds the rules defer to."""
+
+    likelihood: float  # of lasting, 0..1
+    category: str  # the likeliest category if it lasts
+    accept: float  # a sentence no cue takes is taken from this likelihood up
+    keep: float  # a sentence a cue took is dropped below this
+
+
+@dataclass(frozen=True, slots=True)
+class LastingWeights:
+    embedder: str
+    dimension: int
+    accept: float
+    keep: float
+    weights: npt.NDArray[np.float64]  # (dimension + 1,): the vector, then 1.0 for a chat turn
+    bias: float
+    categories: tuple[str, ...]
+    category_weights: npt.NDArray[np.float64]  # (len(categories), dimension + 1)
+    category_bias: npt.NDArray[np.float64]  # (len(categories),)
+
+
+def features(vectors: npt.NDArray[np.float32], conversational: bool) -> npt.NDArray[np.float64]:
+    """Rows the model reads: each sentence's vector, then whether it is a person's chat turn."""
+    flag = np.full((vectors.shape[0], 1), 1.0 if conversational else 0.0)
+    return np.hstack([vectors.astype(np.float64), flag])
+
+
+def sentence_text(text: str) -> str:
+    """The form of a sentence that is embedded: its words on one line."""
+    return " ".join(text.split())
+
+
+@functools.cache
+def load_weights(path: Path = WEIGHTS_PATH) -> LastingWeights | None:
+    """Read the shipped weights; None (rules alone) when they are missing or unreadable."""
+    try:
+        data = json.loads(path.read_text(encoding="utf-8"))
+        if data.get("format") != FORMAT:
+            raise ValueError(f"format {data.get('format')!r}, expected {FORMAT}")
+        dimension = int(data["dimension"])
+        weights = np.asarray(data["lasting"]["weights"], dtype=np.float64)
+        names = tuple(str(name) for name in data["categories"]["names"])
+        category_weights = np.asarray(data["categories"]["weights"], dtype=np.float64)
+        category_bias = np.asarray(data["categories"]["bias"], dtype=np.float64)
+        if weights.shape != (dimension + 1,) or category_weights.shape != (len(names), dimension + 1):
+            raise ValueError("weights do not match the dimension")
+        if category_bias.shape != (len(names),):
+            raise ValueError("category biases do not match the categories")
+        return LastingWeights(
+            embedder=str(data["embedder"]),
+            dimension=dimension,
+            accept=float(data["accept"]),
+            keep=float(data["keep"]),
+            weights=weights,
+            bias=float(data["lasting"]["bias"]),
+            categories=names,
+            category_weights=category_weights,
+            category_bias=category_bias,
+        )
+    except (OSError, ValueError, KeyError, TypeError) as exc:
+        log.warning("the lasting model at %s is not usable (%s); candidates come from the cue rules alone", path, exc)
+        return None
+
+
+class LastingReader:
+    """Reads sentences with one embedder and the weights made for it."""
+
+    def __init__(self, weights: LastingWeights, embedder: Embedder) -> None:
+        self._weights = weights
+        self._embedder = embedder
+
+    def chances(self, texts: Sequence[str], conversational: bool) -> list[Chance]:
+        """Return each text's chance of lasting, in order."""
+        if not texts:
+            return []
+        w = self._weights
+        rows = features(self._embedder.embed_passages([sentence_text(t) for t in texts]), conversational)
+        likelihood = 1.0 / (1.0 + np.exp(-(rows @ w.weights + w.bias)))
+        best = np.argmax(rows @ w.category_weights.T + w.category_bias, axis=1)
+        return [Chance(float(p), w.categories[int(c)], w.accept, w.keep) for p, c in zip(likelihood, best, strict=True)]
+
+
+def reader_for(embedder: Embedder | None) -> LastingReader | None:
+    """Return a reader when the shipped weights were made for this embedder, else None (rules alone)."""
+    if embedder is None or not is_semantic(embedder):
+        return None
+    weights = load_weights()
+    identity = embedder.identity
+    if weights is None or (identity.name, identity.dimension) != (weights.embedder, weights.dimension):
+        return None
+    return LastingReader(weights, embedder)

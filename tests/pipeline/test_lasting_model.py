@@ -1,0 +1,131 @@
+"""The lasting model reads a sentence's meaning beside the cue rules, only with the embedder it was made for."""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Sequence
+from pathlib import Path
+
+import pytest
+
+from incremind_daemon.config import Settings
+from incremind_daemon.pipeline.candidates import extract_candidates
+from incremind_daemon.pipeline.lasting_model import load_weights, reader_for
+from incremind_daemon.pipeline.steps import StepState, examine_pending, ingest_item, open_writer
+from incremind_daemon.pipeline.work import TailSession
+from incremind_daemon.sources.extract import extract_bytes
+from incremind_daemon.sources.sessions.reader import ReadRules, TranscriptReader
+from incremind_daemon.store import insights
+from incremind_daemon.store.db import connect
+from incremind_daemon.store.embedder import Embedder, ModelIdentity, NoEmbedder, Vectors
+from tests.transcripts import ClaudeLog
+
+# what a person says to last, with no cue word the rules know: the rules alone miss each one
+CUELESS = [
+    "Dependencies are managed with poetry, so poetry add / poetry run, not pip.",
+    "Our CI runs on GitHub Actions, self-hosted runners in Frankfurt.",
+    "DLQ topics are named <topic>.dlq.",
+]
+# passing talk: asks for the task at hand, thanks, the day's mood, a plan for now
+PASSING = [
+    "帮我看下这个报错",
+    "thanks, looks good",
+    "Let me check the logs first.",
+    "我今天有点累",
+    "Lunch was good today.",
+    "run the tests again",
+]
+
+
+class _OtherModel:
+    """An embedder the weights were not made for; it must never be asked to embed."""
+
+    @property
+    def identity(self) -> ModelIdentity:
+        return ModelIdentity("other-model", 512, "0" * 64)
+
+    def embed_passages(self, texts: Sequence[str]) -> Vectors:
+        raise AssertionError("the lasting model must not read another model's vectors")
+
+    def embed_query(self, text: str) -> Vectors:
+        raise AssertionError("the lasting model must not read another model's vectors")
+
+    def close(self) -> None:
+        pass
+
+
+def test_the_shipped_weights_are_for_the_default_embedder(use_m3: Embedder) -> None:
+    weights = load_weights()
+    assert weights is not None
+    assert (weights.embedder, weights.dimension) == (use_m3.identity.name, use_m3.identity.dimension)
+    assert 0.0 <= weights.keep < weights.accept <= 1.0
+    assert reader_for(use_m3) is not None
+
+
+def test_without_vectors_or_with_another_model_the_rules_decide_alone() -> None:
+    assert reader_for(None) is None
+    assert reader_for(NoEmbedder()) is None
+    assert reader_for(_OtherModel()) is None
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        '{"format": 1, "dimension": 3',  # cut short
+        '{"format": 2, "dimension": 3}',  # a later format
+        '{"format": 1, "embedder": "use-m3", "dimension": 3, "accept": 0.5, "keep": 0.1,'
+        ' "lasting": {"weights": [1, 2], "bias": 0}, "categories": {"names": ["a"], "weights": [[1, 2, 3, 4]],'
+        ' "bias": [0]}}',  # weights of the wrong size
+    ],
+)
+def test_unusable_weights_are_reported_and_leave_the_rules_alone(
+    tmp_path: Path, caplog: pytest.LogCaptureFixture, text: str
+) -> None:
+    path = tmp_path / "lasting_weights.json"
+    path.write_text(text, encoding="utf-8")
+    with caplog.at_level(logging.WARNING):
+        assert load_weights(path) is None
+    assert "not usable" in caplog.text and "cue rules alone" in caplog.text
+
+
+@pytest.mark.parametrize("text", CUELESS)
+def test_a_lasting_statement_without_a_cue_word_is_taken_by_its_meaning(use_m3: Embedder, text: str) -> None:
+    assert extract_candidates(text, conversational=True) == []  # the rules alone miss it
+    [candidate] = extract_candidates(text, conversational=True, reader=reader_for(use_m3))
+    assert candidate.quote == text.rstrip()
+    assert candidate.category in ("preference", "decision", "entity", "correction", "identity")
+
+
+@pytest.mark.parametrize("text", PASSING)
+def test_passing_talk_stays_out_with_the_model_too(use_m3: Embedder, text: str) -> None:
+    assert extract_candidates(text, conversational=True, reader=reader_for(use_m3)) == []
+
+
+def test_a_cue_less_statement_in_a_session_becomes_a_pending_candidate(
+    settings: Settings, tmp_path: Path, use_m3: Embedder
+) -> None:
+    repo = tmp_path / "work" / "fk-stream"
+    (repo / ".git").mkdir(parents=True)
+    found: dict[str, list[str]] = {}
+    for name, embedder in (("rules", None), ("model", use_m3)):
+        home = settings.model_copy(update={"home": tmp_path / name})
+        state = StepState(
+            home, extract_bytes, read_session=TranscriptReader(ReadRules.from_settings(home)), embedder=embedder
+        )
+        log = ClaudeLog(tmp_path / name / "claude", f"11111111-2222-3333-4444-55555555555{len(found)}", str(repo))
+        log.append(
+            log.user(
+                "u1",
+                "The consumer drops bad records. Dependencies are managed with poetry, so poetry add / "
+                "poetry run, not pip. Can you add a retry around the Kafka commit?",
+            ),
+            log.assistant("a1", "msg_1", "Added a retry with backoff around the commit; tests pass."),
+        )
+        with open_writer(state) as conn:
+            assert ingest_item(conn, state, TailSession(log.path, "claude")).status == "added"
+            examine_pending(conn, state)
+        conn = connect(home.database_path)
+        found[name] = [i.statement for i in insights.list_insights(conn, status="pending")]
+        conn.close()
+    assert not any("poetry" in s for s in found["rules"]), found
+    assert any("poetry" in s and "pip" in s for s in found["model"]), found
