@@ -39,8 +39,17 @@ import numpy.typing as npt  # noqa: E402
 from benchmarks.scenarios.scenario import Half, load_half  # noqa: E402
 from incremind_daemon.embedding.use_m3 import UseM3Embedder  # noqa: E402
 from incremind_daemon.pipeline import candidates  # noqa: E402
-from incremind_daemon.pipeline.lasting_model import FORMAT, WEIGHTS_PATH, features, sentence_text  # noqa: E402
-from incremind_daemon.store.records import CATEGORIES  # noqa: E402
+from incremind_daemon.pipeline.lasting_model import (  # noqa: E402
+    FORMAT,
+    WEIGHTS_PATH,
+    RelationReader,
+    features,
+    sentence_text,
+)
+from incremind_daemon.pipeline.relate import PAIR_FEATURES, Known, closeness, pair_features, relate  # noqa: E402
+from incremind_daemon.pipeline.statement import clean_statement, split_condition  # noqa: E402
+from incremind_daemon.store.embedder import Embedder  # noqa: E402
+from incremind_daemon.store.records import CATEGORIES, Candidate  # noqa: E402
 
 HERE = Path(__file__).resolve().parent
 TUNING = ("tune", "tune2", "tune3", "tune4", "tune5", "tune6", "tune7", "tune8")
@@ -50,6 +59,28 @@ ACCEPTS = (0.4, 0.45, 0.5, 0.55, 0.6, 0.65, 0.7, 0.75, 0.8, 0.9, 1.01)
 LAMBDA = 0.1  # L2 strength per example; chosen on the left-out halves (0.1, 0.3, 1 read alike)
 STEPS = 3000
 RATE = 0.5
+
+
+KINDS = ("none", "repeat", "supplement", "supersedes", "different")
+NEIGHBOURS = 6  # known statements a labelled one is read beside, nearest first
+REPEATS = (0.4, 0.5, 0.6, 0.7, 1.01)  # the relation model's thresholds tried (1.01: never)
+UNRELATED = (0.5, 0.6, 0.7, 0.8, 1.01)
+RELATION_LAMBDA = 10.0
+REPEAT_SIMILARITY, RELATED_SIMILARITY = 0.8, 0.4  # the product's defaults (insights.*_similarity)
+
+
+@dataclass(frozen=True, slots=True)
+class Pairing:
+    """A labelled statement read beside the earlier ones as the person would have confirmed them."""
+
+    half: str
+    kind: str
+    target: str | None  # the earlier statement whose insight it relates to (repeats folded into theirs)
+    candidate: Candidate
+    ordered: bool
+    known: tuple[Known, ...]  # ids index ``names``
+    names: tuple[str, ...]
+    labels: tuple[str, ...]  # per known: the statement's kind if it is the target, else "none"
 
 
 @dataclass(frozen=True, slots=True)
@@ -94,6 +125,120 @@ def pieces_of(half: Half) -> list[Piece]:
                     )
                 )
     return found
+
+
+def pairings_of(half: Half, embedder: Embedder) -> list[Pairing]:
+    """Read each labelled statement beside the earlier ones of its project (or global), as relate() would.
+
+    The known insights are the earlier statements' own words cleaned as the product cleans a
+    quote; a repeat holds no insight of its own (it strengthens its target's), so it is no
+    neighbour, and a relation to a repeat is one to what it repeats.
+    """
+    sources = {source.id: source for source in half.sources}
+    statements = sorted(half.statements, key=lambda s: (sources[s.source].at, s.id))
+    by_id = {s.id: s for s in statements}
+    texts = [clean_statement(s.quote) for s in statements]
+    vectors = embedder.embed_passages([sentence_text(t) for t in texts])
+    found: list[Pairing] = []
+    for i, statement in enumerate(statements):
+        source = sources[statement.source]
+        earlier = [
+            j
+            for j in range(i)
+            if sources[statements[j].source].at < source.at
+            and statements[j].kind != "repeat"
+            and (sources[statements[j].source].project == source.project or statements[j].scope == "global")
+        ]
+        cosine = {j: float(vectors[i] @ vectors[j]) for j in earlier}
+        nearest = sorted(earlier, key=lambda j: -max(cosine[j], closeness(texts[i], texts[j])))[:NEIGHBOURS]
+        target = statement.target
+        while target is not None and by_id[target].kind == "repeat":
+            target = by_id[target].target
+        said, condition = split_condition(texts[i])
+        candidate = Candidate(
+            said, statement.category, condition, statement.quote, 0, len(statement.quote), statement.scope
+        )
+        known = []
+        for j in nearest:
+            theirs, their_condition = split_condition(texts[j])
+            known.append(Known(j, theirs, their_condition, statements[j].category, cosine[j], statements[j].scope))
+        found.append(
+            Pairing(
+                half.name,
+                statement.kind,
+                target,
+                candidate,
+                source.kind == "session",
+                tuple(known),
+                tuple(s.id for s in statements),
+                tuple(statement.kind if statements[j].id == target else "none" for j in nearest),
+            )
+        )
+    return found
+
+
+def fit_relations(pairings: list[Pairing]) -> RelationReader:
+    rows = []
+    labels = []
+    for pairing in pairings:
+        for item, label in zip(pairing.known, pairing.labels, strict=True):
+            row = pair_features(pairing.candidate, item, ordered=pairing.ordered)
+            if row is not None:
+                rows.append(row)
+                labels.append(KINDS.index(label))
+    x = np.asarray(rows, dtype=np.float64)
+    mean, scale = x.mean(axis=0), x.std(axis=0) + 1e-6
+    z = (x - mean) / scale
+    w = np.zeros((len(KINDS), x.shape[1]))
+    b = np.zeros(len(KINDS))
+    target = np.eye(len(KINDS))[np.asarray(labels)]
+    n = len(labels)
+    for _ in range(STEPS):
+        logits = z @ w.T + b
+        logits -= logits.max(axis=1, keepdims=True)
+        p = np.exp(logits)
+        p /= p.sum(axis=1, keepdims=True)
+        w -= 0.3 * ((p - target).T @ z / n + RELATION_LAMBDA * w / n)
+        b -= 0.3 * (p - target).mean(axis=0)
+    return RelationReader(PAIR_FEATURES, KINDS, mean, scale, w, b, 1.01, 1.01)
+
+
+def related_right(pairing: Pairing, reading: RelationReader | None) -> bool:
+    """Tell whether relate() names the labelled relation, to the labelled target, for this statement."""
+    relation = relate(
+        pairing.candidate,
+        pairing.known,
+        repeat_similarity=REPEAT_SIMILARITY,
+        related_similarity=RELATED_SIMILARITY,
+        ordered=pairing.ordered,
+        reading=reading,
+    )
+    if pairing.kind == "new":
+        return relation.kind == "new"
+    named = None if relation.known_id is None else pairing.names[relation.known_id]
+    return (relation.kind, named) == (pairing.kind, pairing.target)
+
+
+def with_thresholds(reader: RelationReader, repeat: float, unrelated: float) -> RelationReader:
+    return RelationReader(
+        reader.features, reader.kinds, reader.mean, reader.scale, reader.weights, reader.bias, repeat, unrelated
+    )
+
+
+def relation_figures(pairings: list[Pairing], readers: dict[str, RelationReader | None]) -> dict[str, tuple[int, int]]:
+    """Right / all per labelled kind, each pairing read with its half's reader."""
+    out: dict[str, tuple[int, int]] = {}
+    for pairing in pairings:
+        right, total = out.get(pairing.kind, (0, 0))
+        out[pairing.kind] = (right + related_right(pairing, readers[pairing.half]), total + 1)
+    return out
+
+
+def shown(figures_by_kind: dict[str, tuple[int, int]]) -> str:
+    right = sum(r for r, _ in figures_by_kind.values())
+    total = sum(t for _, t in figures_by_kind.values())
+    kinds = "  ".join(f"{k} {r}/{t}" for k, (r, t) in sorted(figures_by_kind.items()))
+    return f"{right}/{total} ({kinds})"
 
 
 def _overlap(a: tuple[int, int], b: tuple[int, int]) -> float:
@@ -234,6 +379,7 @@ def main() -> int:
             mask = half_of == name
             model = figures(decide(rule, p, keep, accept) & mask, lasts & mask)
             print(compare(name, figures(rule & mask, lasts & mask), model))
+    relations = train_relations(halves, tuning, held, embedder)
     if args.dry_run:
         return 0
     identity = embedder.identity
@@ -251,10 +397,47 @@ def main() -> int:
             "weights": [[round(float(v), 6) for v in row] for row in cw],
             "bias": [round(float(v), 6) for v in cb],
         },
+        "relations": {
+            "features": list(relations.features),
+            "kinds": list(relations.kinds),
+            "mean": [round(float(v), 6) for v in relations.mean],
+            "scale": [round(float(v), 6) for v in relations.scale],
+            "weights": [[round(float(v), 6) for v in row] for row in relations.weights],
+            "bias": [round(float(v), 6) for v in relations.bias],
+            "repeat": relations.repeat,
+            "unrelated": relations.unrelated,
+        },
     }
     args.out.write_text(json.dumps(data, separators=(",", ":")) + "\n", encoding="utf-8")
     print(f"\nwrote {args.out} ({args.out.stat().st_size:,} bytes)")
     return 0
+
+
+def train_relations(halves: dict[str, Half], tuning: list[str], held: list[str], embedder: Embedder) -> RelationReader:
+    """Fit the relation model, choose its thresholds on left-out tuning halves, and print how it reads."""
+    pairings = {name: pairings_of(halves[name], embedder) for name in tuning + held}
+    fold_readers = {
+        name: fit_relations([p for other in tuning if other != name for p in pairings[other]]) for name in tuning
+    }
+    in_tuning = [p for name in tuning for p in pairings[name]]
+    print("\nrelations on left-out tuning halves (the labelled statements as the known insights):")
+    print(f"  rules alone: {shown(relation_figures(in_tuning, dict.fromkeys(tuning)))}")
+    best: tuple[int, float, float] | None = None
+    for repeat in REPEATS:
+        for unrelated in UNRELATED:
+            readers = {name: with_thresholds(r, repeat, unrelated) for name, r in fold_readers.items()}
+            right = sum(r for r, _ in relation_figures(in_tuning, dict(readers)).values())
+            if best is None or right > best[0]:
+                best = (right, repeat, unrelated)
+    assert best is not None
+    _, repeat, unrelated = best
+    readers = {name: with_thresholds(r, repeat, unrelated) for name, r in fold_readers.items()}
+    print(f"  chosen repeat {repeat}, unrelated {unrelated}: {shown(relation_figures(in_tuning, dict(readers)))}")
+    final = with_thresholds(fit_relations(in_tuning), repeat, unrelated)
+    for name in held:
+        print(f"  held out {name}: rules alone {shown(relation_figures(pairings[name], {name: None}))}")
+        print(f"  held out {name}: with the model {shown(relation_figures(pairings[name], {name: final}))}")
+    return final
 
 
 if __name__ == "__main__":

@@ -29,7 +29,7 @@ from incremind_daemon.names import ProjectNameError, check_project
 from incremind_daemon.pipeline.candidates import extract_candidates
 from incremind_daemon.pipeline.features import bridge_words
 from incremind_daemon.pipeline.ingest import organize_text
-from incremind_daemon.pipeline.lasting_model import LastingReader, reader_for
+from incremind_daemon.pipeline.lasting_model import LastingReader, reader_for, relation_reader_for
 from incremind_daemon.pipeline.redact import redact
 from incremind_daemon.pipeline.relate import Known, Relation, closeness, relate
 from incremind_daemon.store import clock, insight_jobs, insights, items, sessions, vectors
@@ -129,6 +129,7 @@ def record_increments(
     # a repeat's high cosine lent to a new sentence beside it would link that sentence as a supplement
     cosines: list[dict[int, float | None]] = []
     pool: dict[int, Insight] = {}
+    reading = relation_reader_for(embedder)
     for candidate in candidates:
         near = nearest_known(conn, settings, candidate, project=project, private=private, embedder=embedder)
         cosines.append({insight.id: similarity for insight, similarity in near})
@@ -142,6 +143,7 @@ def record_increments(
             repeat_similarity=settings.insights.repeat_similarity,
             related_similarity=settings.insights.related_similarity,
             ordered=ordered,
+            reading=reading,
         )
         if candidate.reported and relation.kind != "different":
             out.append(Increment(candidate, "ignored", None, relation.known_id))

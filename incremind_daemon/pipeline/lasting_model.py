@@ -41,6 +41,35 @@ class Chance:
 
 
 @dataclass(frozen=True, slots=True)
+class RelationReader:
+    """A softmax over what relate() measures of a candidate beside one known insight, its cosine first.
+
+    ``kinds`` are "none" (unrelated) and the relations; ``relation_odds`` gives each pair's
+    probability of each. ``repeat`` and ``unrelated`` are the probabilities from which relate()
+    follows the model (``relate.relate``).
+    """
+
+    features: tuple[str, ...]
+    kinds: tuple[str, ...]
+    mean: npt.NDArray[np.float64]
+    scale: npt.NDArray[np.float64]
+    weights: npt.NDArray[np.float64]  # (len(kinds), len(features))
+    bias: npt.NDArray[np.float64]
+    repeat: float
+    unrelated: float
+
+    def relation_odds(self, rows: Sequence[Sequence[float]]) -> list[dict[str, float]]:
+        if not rows:
+            return []
+        z = (np.asarray(rows, dtype=np.float64) - self.mean) / self.scale
+        logits = z @ self.weights.T + self.bias
+        logits -= logits.max(axis=1, keepdims=True)
+        odds = np.exp(logits)
+        odds /= odds.sum(axis=1, keepdims=True)
+        return [dict(zip(self.kinds, (float(v) for v in row), strict=True)) for row in odds]
+
+
+@dataclass(frozen=True, slots=True)
 class LastingWeights:
     embedder: str
     dimension: int
@@ -51,6 +80,7 @@ class LastingWeights:
     categories: tuple[str, ...]
     category_weights: npt.NDArray[np.float64]  # (len(categories), dimension + 1)
     category_bias: npt.NDArray[np.float64]  # (len(categories),)
+    relations: RelationReader | None = None
 
 
 def features(vectors: npt.NDArray[np.float32], conversational: bool) -> npt.NDArray[np.float64]:
@@ -81,6 +111,7 @@ def load_weights(path: Path = WEIGHTS_PATH) -> LastingWeights | None:
         if category_bias.shape != (len(names),):
             raise ValueError("category biases do not match the categories")
         return LastingWeights(
+            relations=_relations(data.get("relations")),
             embedder=str(data["embedder"]),
             dimension=dimension,
             accept=float(data["accept"]),
@@ -94,6 +125,32 @@ def load_weights(path: Path = WEIGHTS_PATH) -> LastingWeights | None:
     except (OSError, ValueError, KeyError, TypeError) as exc:
         log.warning("the lasting model at %s is not usable (%s); candidates come from the cue rules alone", path, exc)
         return None
+
+
+def _relations(data: object) -> RelationReader | None:
+    if data is None:
+        return None
+    if not isinstance(data, dict):
+        raise ValueError("relations is not an object")
+    features = tuple(str(name) for name in data["features"])
+    kinds = tuple(str(kind) for kind in data["kinds"])
+    reader = RelationReader(
+        features=features,
+        kinds=kinds,
+        mean=np.asarray(data["mean"], dtype=np.float64),
+        scale=np.asarray(data["scale"], dtype=np.float64),
+        weights=np.asarray(data["weights"], dtype=np.float64),
+        bias=np.asarray(data["bias"], dtype=np.float64),
+        repeat=float(data["repeat"]),
+        unrelated=float(data["unrelated"]),
+    )
+    if "none" not in kinds or "repeat" not in kinds:
+        raise ValueError("the relation kinds lack 'none' or 'repeat'")
+    if reader.mean.shape != (len(features),) or reader.scale.shape != (len(features),) or (reader.scale <= 0).any():
+        raise ValueError("the relation scaling does not match its features")
+    if reader.weights.shape != (len(kinds), len(features)) or reader.bias.shape != (len(kinds),):
+        raise ValueError("the relation weights do not match their features and kinds")
+    return reader
 
 
 class LastingReader:
@@ -114,12 +171,25 @@ class LastingReader:
         return [Chance(float(p), w.categories[int(c)], w.accept, w.keep) for p, c in zip(likelihood, best, strict=True)]
 
 
-def reader_for(embedder: Embedder | None) -> LastingReader | None:
-    """Return a reader when the shipped weights were made for this embedder, else None (rules alone)."""
+def _weights_for(embedder: Embedder | None) -> LastingWeights | None:
     if embedder is None or not is_semantic(embedder):
         return None
     weights = load_weights()
     identity = embedder.identity
     if weights is None or (identity.name, identity.dimension) != (weights.embedder, weights.dimension):
         return None
+    return weights
+
+
+def reader_for(embedder: Embedder | None) -> LastingReader | None:
+    """Return a reader when the shipped weights were made for this embedder, else None (rules alone)."""
+    weights = _weights_for(embedder)
+    if weights is None or embedder is None:
+        return None
     return LastingReader(weights, embedder)
+
+
+def relation_reader_for(embedder: Embedder | None) -> RelationReader | None:
+    """Return the relation model when the shipped weights were made for this embedder's cosines, else None."""
+    weights = _weights_for(embedder)
+    return None if weights is None else weights.relations

@@ -23,6 +23,7 @@ from incremind_daemon.pipeline.features import (
     new_numbers,
     numbers_of,
 )
+from incremind_daemon.pipeline.lasting_model import RelationReader
 from incremind_daemon.pipeline.stance import (
     CHANGE,
     CHANGE_OF_PLAN,
@@ -73,8 +74,104 @@ def relate(
     repeat_similarity: float,
     related_similarity: float,
     ordered: bool = False,
+    reading: RelationReader | None = None,
 ) -> Relation:
     """Decide whether candidate repeats, supplements, supersedes, contradicts or is new to the known insights.
+
+    The rules decide (``relate_by_rules``); with a ``reading`` (``lasting_model``), a model over
+    each pair's cosine and what the rules measure reads them again where the rules are weakest:
+    a paraphrase or translation they call new or a supplement is a repeat when the model is sure
+    of it, and a supplement of an insight the model reads as unrelated is new. A change of
+    decision or a difference stays the rules' call.
+    """
+    verdict = relate_by_rules(
+        candidate, known, repeat_similarity=repeat_similarity, related_similarity=related_similarity, ordered=ordered
+    )
+    if reading is None or candidate.reported or verdict.kind not in ("new", "supplement", "repeat"):
+        return verdict
+    rows = [(item, pair_features(candidate, item, ordered=ordered)) for item in known]
+    read = [(item, row) for item, row in rows if row is not None]
+    if not read:
+        return verdict
+    odds = reading.relation_odds([row for _, row in read])
+    likeliest, item = max(((o["repeat"], item) for (item, _), o in zip(read, odds, strict=True)), key=lambda x: x[0])
+    if likeliest >= reading.repeat:
+        return Relation("repeat", item.id, verdict.similarity if verdict.known_id == item.id else round(likeliest, 4))
+    if verdict.kind == "supplement":
+        unrelated = [o["none"] for (item, _), o in zip(read, odds, strict=True) if item.id == verdict.known_id]
+        if unrelated and unrelated[0] >= reading.unrelated:
+            return Relation("new", None, verdict.similarity)
+    return verdict
+
+
+PAIR_FEATURES = (
+    "cosine",
+    "dice",
+    "sharing",
+    "shared_keys",
+    "my_new_keys",
+    "their_new_keys",
+    "renumbered",
+    "new_numbers",
+    "i_turn_down",
+    "they_turn_down",
+    "flipped",
+    "says_change",
+    "change_of_plan",
+    "same_category",
+    "condition",
+    "length_ratio",
+    "ordered",
+    "same_scope",
+    "other_language",
+)
+
+
+def pair_features(candidate: Candidate, item: Known, *, ordered: bool) -> list[float] | None:
+    """What the relation model reads of a candidate beside one known insight (``PAIR_FEATURES``).
+
+    None when the pair has no cosine: the model is made for pairs the embedder has read.
+    """
+    if item.vector_similarity is None:
+        return None
+    mine_text = _text_of(RESTATED.sub(" ", fold(candidate.statement)), candidate.condition)
+    their_text = _text_of(item.statement, item.condition)
+    mine, theirs = features_of(mine_text), features_of(their_text)
+    my_keys, their_keys = keys_of(mine), keys_of(theirs)
+    my_negated, their_negated = negated(candidate.statement), negated(item.statement)
+    quote = fold(candidate.quote or candidate.statement)
+    return [
+        item.vector_similarity,
+        dice(mine, theirs),
+        _sharing(mine, theirs),
+        float(len(my_keys & their_keys)),
+        float(len(my_keys - their_keys)),
+        float(len(their_keys - my_keys)),
+        float(different_numbers(mine, theirs)),
+        float(new_numbers(mine, theirs)),
+        float(bool(my_negated)),
+        float(bool(their_negated)),
+        float(flipped(candidate.statement, item.statement, my_keys & their_keys, my_negated, their_negated)),
+        float(CHANGE.search(quote) is not None),
+        float(CHANGE_OF_PLAN.search(quote) is not None),
+        float(candidate.category == item.category),
+        float(bool(candidate.condition)),
+        len(mine_text) / max(1, len(their_text)),
+        float(ordered),
+        float(candidate.scope == item.scope),
+        float(_has_chinese(mine) != _has_chinese(theirs)),
+    ]
+
+
+def relate_by_rules(
+    candidate: Candidate,
+    known: Sequence[Known],
+    *,
+    repeat_similarity: float,
+    related_similarity: float,
+    ordered: bool = False,
+) -> Relation:
+    """Decide by the rules alone whether candidate repeats, supplements, supersedes, contradicts or is new.
 
     What a candidate adds decides, not its wording: when the named things and numbers it
     states are all in a known insight with the same polarity it is a repeat, whatever the

@@ -10,7 +10,8 @@ import pytest
 
 from incremind_daemon.config import Settings
 from incremind_daemon.pipeline.candidates import extract_candidates
-from incremind_daemon.pipeline.lasting_model import load_weights, reader_for
+from incremind_daemon.pipeline.lasting_model import load_weights, reader_for, relation_reader_for
+from incremind_daemon.pipeline.relate import PAIR_FEATURES
 from incremind_daemon.pipeline.steps import StepState, examine_pending, ingest_item, open_writer
 from incremind_daemon.pipeline.work import TailSession
 from incremind_daemon.sources.extract import extract_bytes
@@ -62,10 +63,17 @@ def test_the_shipped_weights_are_for_the_default_embedder(use_m3: Embedder) -> N
     assert reader_for(use_m3) is not None
 
 
+def test_the_relation_model_reads_what_relate_measures(use_m3: Embedder) -> None:
+    reading = relation_reader_for(use_m3)
+    assert reading is not None
+    assert reading.features == PAIR_FEATURES
+    assert {"none", "repeat"} <= set(reading.kinds)
+
+
 def test_without_vectors_or_with_another_model_the_rules_decide_alone() -> None:
-    assert reader_for(None) is None
-    assert reader_for(NoEmbedder()) is None
-    assert reader_for(_OtherModel()) is None
+    for embedder in (None, NoEmbedder(), _OtherModel()):
+        assert reader_for(embedder) is None
+        assert relation_reader_for(embedder) is None
 
 
 @pytest.mark.parametrize(
