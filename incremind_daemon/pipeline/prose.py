@@ -20,8 +20,10 @@ _FENCE = re.compile(r"^[ \t]*(`{3,}|~{3,})[^\n]*\n.*?(?:^[ \t]*\1[ \t]*$|\Z)", r
 _PASTED_LINE = re.compile(
     r"^\s*(?:"
     r"Traceback \(most recent call last\)|File \"[^\"]+\", line \d+|at [\w$.<>]+\(.*\)\s*$|at [\w$./<>-]+:\d+"
-    r"|[\w.]*(?:Error|Exception|Warning|Fault)(?::|\s*$)|E {2,}|E\s+\w+Error|>>>\s|\$ |PS [A-Z]:|C:\\"
+    r"|[\w.]*(?:Error|Exception|Warning|Fault)(?::|\s*$)|[a-z_]\w*(?:\.\w+)*\.[A-Z][A-Za-z]+:\s"
+    r"|E {2,}|E\s+\w+Error|>>>\s|\$ |PS [A-Z]:|C:\\"
     r"|npm (?:ERR|WARN)!?|yarn (?:error|warn)|pnpm (?:ERR|WARN)|error(?:\[E\d+\])?:|warning:|panic:"
+    r"|\[(?:ERROR|WARN(?:ING)?|INFO|DEBUG|TRACE|FATAL|CRITICAL|NOTICE)\]|\{\"[^\"]+\":.*\}\s*$"
     r"|FAIL(?:ED)?\b|PASS(?:ED)?\b|ERROR\b|WARN(?:ING)?\b|INFO\b|DEBUG\b|TRACE\b|CRITICAL\b|✓|✗|✔|✘|×|●"
     r"|\[\d{1,2}:\d{2}|\[?\d{4}-\d{2}-\d{2}[ T]\d{2}:\d{2}|\d{2}:\d{2}:\d{2}[.,]?\d*\s"
     r"|@@ |diff --git|index [0-9a-f]{7}|--- a/|\+\+\+ b/|[+-](?![-+\s\d])\S|commit [0-9a-f]{7,}"
@@ -44,7 +46,9 @@ _LATIN_WORD = re.compile(r"[A-Za-z\u00c0-\u024f]{2,}")
 _CJK = re.compile(r"[\u3400-\u9fff]")
 _QUOTED_LINE = re.compile(r"^\s*>")
 # "- 21:40 告警触发", "22:15 recovered": an incident's timeline is a log, however it is worded
-_TIMELINE = re.compile(r"^\s*(?:[-*]\s+)?\d{1,2}:\d{2}(?::\d{2})?\s")
+_TIMELINE = re.compile(r"^\s*(?:[-*]\s+)?\d{1,2}:\d{2}(?::\d{2})?(?:[AaPp][Mm])?\s")
+# a row of a command's table output ("payments-api-7d9  0/1   CrashLoopBackOff   6   11m"): columns lined up
+_COLUMNS = re.compile(r"\S {2,}\S+ {2,}\S")
 _TABLE_LINE = re.compile(r"^\s*\|.*\|\s*$")
 
 
@@ -86,6 +90,8 @@ def is_pasted_line(line: str) -> bool:
     """Tell whether one line reads as pasted output or code rather than something a person wrote."""
     stripped = line.strip()
     if _QUOTED_LINE.match(line) or _TABLE_LINE.match(line) or _TIMELINE.match(line):
+        return True
+    if _COLUMNS.search(stripped) and not _CJK.search(stripped):
         return True
     if _PASTED_LINE.match(line) and not _is_sentence_like(stripped, strict=True):
         return True

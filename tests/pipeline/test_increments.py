@@ -80,6 +80,13 @@ def test_a_lasting_turn_becomes_one_clean_candidate(
         "Error: listen EADDRINUSE: address already in use 127.0.0.1:8080\n"
         "    at Server.setupListenHandle (node:net:1817:16)",
         "```\nnpm install --always-use-pnpm\n```",
+        # a command's table output, JSON log records, bracketed levels, a logger's clock, a dotted exception
+        "$ kubectl get pods\nNAME                   READY   STATUS    RESTARTS   AGE\n"
+        "payments-api-6c7d8e9f1-tz5rw    1/1     Running   0          52s",
+        '{"level":"fatal","ts":"2027-03-09T00:41:12Z","msg":"config: DB_POOL_MAX must be set and > 0"}',
+        "[ERROR] templates/hpa.yaml: unable to parse YAML: the port must always be set",
+        "10:41AM INF Target K8s version is 1.30.9-eks-8cce635",
+        "ock.errors.RunbookNotFound: runbook must exist under /Users/arjun/src/runbooks: payments-api",
         "> 以后都用 yarn（同事在群里说的）",
     ],
 )
