@@ -42,6 +42,7 @@ from incremind_daemon.pipeline import candidates  # noqa: E402
 from incremind_daemon.pipeline.lasting_model import (  # noqa: E402
     FORMAT,
     WEIGHTS_PATH,
+    Chance,
     RelationReader,
     features,
     sentence_text,
@@ -89,6 +90,7 @@ class Piece:
     text: str
     conversational: bool
     rule: bool  # the cue rules alone take it
+    open: bool  # the model may take it (the rules do not, and it is no ask or plan for now)
     rule_category: str | None
     lasts: bool
     category: str | None  # the labelled statement's
@@ -108,6 +110,16 @@ def pieces_of(half: Half) -> list[Piece]:
                 judged = candidates._score_sentence(  # the rules' own verdict, unaided
                     text, quote, piece.start, piece.end, conversational=conversational, decided=piece.decided
                 )
+                sure = Chance(1.0, "preference", 0.5, 0.0)  # what the model may take, whatever it reads
+                may = candidates._score_sentence(
+                    text,
+                    quote,
+                    piece.start,
+                    piece.end,
+                    conversational=conversational,
+                    decided=piece.decided,
+                    chance=sure,
+                )
                 statement = None
                 for labelled_statement, at in quotes:
                     span = (at, at + len(labelled_statement.quote))
@@ -119,6 +131,7 @@ def pieces_of(half: Half) -> list[Piece]:
                         quote,
                         conversational,
                         judged is not None,
+                        judged is None and may is not None,
                         judged.candidate.category if judged else None,
                         statement is not None,
                         statement.category if statement else None,
@@ -285,9 +298,9 @@ def design(pieces: list[Piece], vectors: npt.NDArray[np.float32]) -> npt.NDArray
 
 
 def decide(
-    rule: npt.NDArray[np.bool_], p: npt.NDArray[np.float64], keep: float, accept: float
+    rule: npt.NDArray[np.bool_], open_: npt.NDArray[np.bool_], p: npt.NDArray[np.float64], keep: float, accept: float
 ) -> npt.NDArray[np.bool_]:
-    return (rule & (p >= keep)) | (~rule & (p >= accept))  # type: ignore[no-any-return]
+    return (rule & (p >= keep)) | (open_ & (p >= accept))  # type: ignore[no-any-return]
 
 
 def category_labels(pieces: list[Piece], mask: npt.NDArray[np.bool_]) -> npt.NDArray[np.int64]:
@@ -326,6 +339,7 @@ def main() -> int:
     x = design(pieces, vectors)
     lasts = np.array([p.lasts for p in pieces])
     rule = np.array([p.rule for p in pieces])
+    may_take = np.array([p.open for p in pieces])
     half_of = np.array([p.half for p in pieces])
     categories = list(CATEGORIES)
     in_tuning = np.isin(half_of, tuning)
@@ -349,7 +363,9 @@ def main() -> int:
     print(f"  rules alone: recall {alone[0]:.3f}, precision {alone[1]:.3f}")
     for keep in KEEPS:
         for accept in ACCEPTS:
-            recall, precision, *_ = figures(decide(rule, left_out, keep, accept) & in_tuning, lasts & in_tuning)
+            recall, precision, *_ = figures(
+                decide(rule, may_take, left_out, keep, accept) & in_tuning, lasts & in_tuning
+            )
             if precision >= args.precision and (best is None or (recall, precision) > (best[2], best[3])):
                 best = (keep, accept, recall, precision)
     if best is None:
@@ -360,7 +376,7 @@ def main() -> int:
     print("\n  per left-out half        rules alone              with the model")
     for name in tuning:
         mask = half_of == name
-        model = figures(decide(rule, left_out, keep, accept) & mask, lasts & mask)
+        model = figures(decide(rule, may_take, left_out, keep, accept) & mask, lasts & mask)
         print(compare(name, figures(rule & mask, lasts & mask), model))
     right_rule = right_model = total = 0
     for index in np.flatnonzero(in_tuning & lasts):
@@ -377,7 +393,7 @@ def main() -> int:
         p = 1.0 / (1.0 + np.exp(-(x @ w + b)))
         for name in held:
             mask = half_of == name
-            model = figures(decide(rule, p, keep, accept) & mask, lasts & mask)
+            model = figures(decide(rule, may_take, p, keep, accept) & mask, lasts & mask)
             print(compare(name, figures(rule & mask, lasts & mask), model))
     relations = train_relations(halves, tuning, held, embedder)
     if args.dry_run:

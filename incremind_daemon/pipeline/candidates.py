@@ -323,7 +323,9 @@ def _score_sentence(
         if lasts and chance.likelihood < chance.keep:
             return None
         if not lasts:
-            if chance.likelihood < chance.accept:
+            # an ask, a plan for today or for once is the task at hand, however lasting its words sound
+            for_now = REQUEST.search(folded) or TODAY_PLAN.search(folded) or ONE_OFF.search(folded)
+            if chance.likelihood < chance.accept or for_now:
                 return None
             strengths = {chance.category: 2.0 * chance.likelihood, **strengths}
             strengths[chance.category] = max(strengths[chance.category], 2.0 * chance.likelihood)

@@ -10,8 +10,8 @@ import pytest
 
 from incremind_daemon.config import Settings
 from incremind_daemon.pipeline.candidates import extract_candidates
-from incremind_daemon.pipeline.lasting_model import load_weights, reader_for, relation_reader_for
-from incremind_daemon.pipeline.relate import PAIR_FEATURES
+from incremind_daemon.pipeline.lasting_model import Chance, load_weights, reader_for, relation_reader_for
+from incremind_daemon.pipeline.relate import PAIR_FEATURES, Known, relate
 from incremind_daemon.pipeline.steps import StepState, examine_pending, ingest_item, open_writer
 from incremind_daemon.pipeline.work import TailSession
 from incremind_daemon.sources.extract import extract_bytes
@@ -19,6 +19,7 @@ from incremind_daemon.sources.sessions.reader import ReadRules, TranscriptReader
 from incremind_daemon.store import insights
 from incremind_daemon.store.db import connect
 from incremind_daemon.store.embedder import Embedder, ModelIdentity, NoEmbedder, Vectors
+from incremind_daemon.store.records import Candidate
 from tests.transcripts import ClaudeLog
 
 # what a person says to last, with no cue word the rules know: the rules alone miss each one
@@ -107,6 +108,44 @@ def test_a_lasting_statement_without_a_cue_word_is_taken_by_its_meaning(use_m3: 
 @pytest.mark.parametrize("text", PASSING)
 def test_passing_talk_stays_out_with_the_model_too(use_m3: Embedder, text: str) -> None:
     assert extract_candidates(text, conversational=True, reader=reader_for(use_m3)) == []
+
+
+class _SureReader:
+    """A reader that finds every sentence lasting: what the model may take is up to the gates."""
+
+    def chances(self, texts: Sequence[str], conversational: bool) -> list[Chance]:
+        return [Chance(1.0, "entity", 0.7, 0.15) for _ in texts]
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "帮我在 chapters/ch4.tex 里加一个表：layer-wise 的 F1 和 selectivity，两个模型各一组列。",
+        "Can you add a retry around the Kafka commit for this PR?",
+        "今天先用 2 号卡跑一个 smoke test。",
+    ],
+)
+def test_an_ask_or_a_plan_for_now_is_never_the_models_to_take(text: str) -> None:
+    assert extract_candidates(text, conversational=True, reader=_SureReader()) == []
+
+
+@pytest.mark.parametrize(
+    ("known", "said", "category"),
+    [
+        ("时间戳一律按 UTC 存储", "Store every timestamp in UTC.", "preference"),
+        ("每页 24 个", "Keep page size at 24 items.", "decision"),
+    ],
+)
+def test_a_translation_the_rules_call_a_supplement_is_read_as_a_repeat(
+    use_m3: Embedder, known: str, said: str, category: str
+) -> None:
+    first, second = use_m3.embed_passages([known, said])
+    item = Known(1, known, "", category, float(first @ second), "project")
+    candidate = Candidate(said, category, "", said, 0, len(said), "project")
+    thresholds = {"repeat_similarity": 0.8, "related_similarity": 0.4, "ordered": True}
+    assert relate(candidate, [item], **thresholds).kind == "supplement"
+    again = relate(candidate, [item], reading=relation_reader_for(use_m3), **thresholds)
+    assert (again.kind, again.known_id) == ("repeat", 1)
 
 
 def test_a_cue_less_statement_in_a_session_becomes_a_pending_candidate(
