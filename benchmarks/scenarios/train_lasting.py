@@ -202,17 +202,7 @@ def fit_relations(pairings: list[Pairing]) -> RelationReader:
     x = np.asarray(rows, dtype=np.float64)
     mean, scale = x.mean(axis=0), x.std(axis=0) + 1e-6
     z = (x - mean) / scale
-    w = np.zeros((len(KINDS), x.shape[1]))
-    b = np.zeros(len(KINDS))
-    target = np.eye(len(KINDS))[np.asarray(labels)]
-    n = len(labels)
-    for _ in range(STEPS):
-        logits = z @ w.T + b
-        logits -= logits.max(axis=1, keepdims=True)
-        p = np.exp(logits)
-        p /= p.sum(axis=1, keepdims=True)
-        w -= 0.3 * ((p - target).T @ z / n + RELATION_LAMBDA * w / n)
-        b -= 0.3 * (p - target).mean(axis=0)
+    w, b = fit_softmax(z, np.asarray(labels), len(KINDS), rate=0.3, strength=RELATION_LAMBDA)
     return RelationReader(PAIR_FEATURES, KINDS, mean, scale, w, b, 1.01, 1.01)
 
 
@@ -271,7 +261,12 @@ def fit_logistic(x: npt.NDArray[np.float64], y: npt.NDArray[np.float64]) -> tupl
 
 
 def fit_softmax(
-    x: npt.NDArray[np.float64], y: npt.NDArray[np.int64], classes: int
+    x: npt.NDArray[np.float64],
+    y: npt.NDArray[np.int64],
+    classes: int,
+    *,
+    rate: float = RATE,
+    strength: float = LAMBDA,
 ) -> tuple[npt.NDArray[np.float64], npt.NDArray[np.float64]]:
     w = np.zeros((classes, x.shape[1]))
     b = np.zeros(classes)
@@ -282,8 +277,8 @@ def fit_softmax(
         logits -= logits.max(axis=1, keepdims=True)
         p = np.exp(logits)
         p /= p.sum(axis=1, keepdims=True)
-        w -= RATE * ((p - target).T @ x / n + LAMBDA * w / n)
-        b -= RATE * (p - target).mean(axis=0)
+        w -= rate * ((p - target).T @ x / n + strength * w / n)
+        b -= rate * (p - target).mean(axis=0)
     return w, b
 
 
