@@ -230,16 +230,21 @@ def nearest_known(
         try:
             query = embedder.embed_query(text)
             hits = vectors.nearest(conn, model.key, query, limit=limit, kinds=("insight",), project=None)
+            for hit in hits:
+                try:
+                    insight = insights.get_insight(conn, hit.item)
+                except IncremindError:
+                    continue
+                if insight_jobs.in_scope(insight, project=project, private=private):
+                    found[insight.id] = (insight, hit.similarity)
+            # the neighbours found by their words get their cosine too, when they have a vector
+            unread = [insight_id for insight_id, (_, similarity) in found.items() if similarity is None]
+            cosines = vectors.similarities(conn, model.key, query, kind="insight", items=unread)
         except Exception as exc:  # keywords still decide when the model fails
             log.warning("vector neighbours unavailable: %s", exc)
-            hits = []
-        for hit in hits:
-            try:
-                insight = insights.get_insight(conn, hit.item)
-            except IncremindError:
-                continue
-            if insight_jobs.in_scope(insight, project=project, private=private):
-                found[insight.id] = (insight, hit.similarity)
+            cosines = {}
+        for insight_id, similarity in cosines.items():
+            found[insight_id] = (found[insight_id][0], similarity)
     return list(found.values())
 
 

@@ -293,6 +293,22 @@ def nearest(
     return hits
 
 
+def similarities(
+    conn: apsw.Connection, key: str, query: Vector, *, kind: str, items: Sequence[int]
+) -> dict[int, float]:
+    """Return the cosine of the query with each item's stored vector, for items embedded as they are now."""
+    if not items:
+        return {}
+    rows = read_candidates(conn, table_name(key), [vector_rowid(kind, item) for item in items], dimension=len(query))
+    live = _live_digests(conn, [(kind, item_of_rowid(int(row[0]))) for row in rows])
+    out: dict[int, float] = {}
+    for rowid, _, digest, vector in rows:
+        item = item_of_rowid(int(rowid))
+        if live.get((kind, item)) == digest:  # never a stale vector
+            out[item] = float(np.frombuffer(vector, dtype=np.float32) @ query.astype(np.float32))
+    return out
+
+
 def read_candidates(conn: apsw.Connection, table: str, rowids: Sequence[int], *, dimension: int) -> list[Row]:
     """Read (rowid, kind, digest, vector) of candidate rows by rowid, in the order given.
 

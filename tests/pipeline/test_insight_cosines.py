@@ -8,7 +8,7 @@ import apsw
 import pytest
 
 from incremind_daemon.config import Settings
-from incremind_daemon.pipeline.insights import record_increments, save_memory
+from incremind_daemon.pipeline.insights import nearest_known, record_increments, save_memory
 from incremind_daemon.store import vectors
 from incremind_daemon.store.db import connect, write_transaction
 from incremind_daemon.store.embedder import Embedder
@@ -62,3 +62,26 @@ def test_the_new_sentence_alone_is_new_too(
             candidates=[candidate("Rate limits are enforced per API key, not per IP")],
         )  # fmt: skip
     assert [(i.relation, i.known_id) for i in found] == [("new", None)]
+
+
+def test_a_neighbour_found_by_its_words_gets_its_cosine_too(
+    settings: Settings, use_m3: Embedder, known: tuple[apsw.Connection, int]
+) -> None:
+    conn, insight_id = known
+    # one neighbour by vectors, and the nearest vector is another project's: the port insight of
+    # this project is found by its words alone, and is still read with its cosine
+    narrow = settings.model_copy(update={"insights": settings.insights.model_copy(update={"neighbours": 1})})
+    elsewhere = save_memory(conn, settings, SaveRequest("The API listens on port 8080", project="web", trusted=True))
+    assert elsewhere.insight_id is not None
+    key = use_m3.identity.key
+    with write_transaction(conn):
+        entries = vectors.pending(conn, key, limit=100)
+        vectors.store_vectors(conn, key, entries, use_m3.embed_passages([text for _, _, text, _ in entries]))
+    near = {
+        insight.id: similarity
+        for insight, similarity in nearest_known(
+            conn, narrow, candidate("The API listens on port 8080"), project="api", private=(), embedder=use_m3
+        )
+    }
+    assert elsewhere.insight_id not in near
+    assert near.get(insight_id) is not None and near[insight_id] > 0.99, near
