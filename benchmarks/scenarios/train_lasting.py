@@ -65,7 +65,9 @@ RATE = 0.5
 KINDS = ("none", "repeat", "supplement", "supersedes", "different")
 NEIGHBOURS = 6  # known statements a labelled one is read beside, nearest first
 REPEATS = (0.4, 0.5, 0.6, 0.7, 1.01)  # the relation model's thresholds tried (1.01: never)
-UNRELATED = (0.5, 0.6, 0.7, 0.8, 1.01)
+UNRELATED = (0.5, 0.6, 0.7, 1.01)
+OVERRULES = (0.6, 0.7, 0.8, 0.9, 1.01)
+CHANGES = (0.3, 0.4, 0.5, 0.6, 0.7, 1.01)
 RELATION_LAMBDA = 10.0
 REPEAT_SIMILARITY, RELATED_SIMILARITY = 0.8, 0.4  # the product's defaults (insights.*_similarity)
 
@@ -203,7 +205,7 @@ def fit_relations(pairings: list[Pairing]) -> RelationReader:
     mean, scale = x.mean(axis=0), x.std(axis=0) + 1e-6
     z = (x - mean) / scale
     w, b = fit_softmax(z, np.asarray(labels), len(KINDS), rate=0.3, strength=RELATION_LAMBDA)
-    return RelationReader(PAIR_FEATURES, KINDS, mean, scale, w, b, 1.01, 1.01)
+    return RelationReader(PAIR_FEATURES, KINDS, mean, scale, w, b, 1.01, 1.01, 1.01, 1.01)
 
 
 def related_right(pairing: Pairing, reading: RelationReader | None) -> bool:
@@ -222,9 +224,20 @@ def related_right(pairing: Pairing, reading: RelationReader | None) -> bool:
     return (relation.kind, named) == (pairing.kind, pairing.target)
 
 
-def with_thresholds(reader: RelationReader, repeat: float, unrelated: float) -> RelationReader:
+def with_thresholds(
+    reader: RelationReader, repeat: float, unrelated: float, overrule: float, change: float = 1.01
+) -> RelationReader:
     return RelationReader(
-        reader.features, reader.kinds, reader.mean, reader.scale, reader.weights, reader.bias, repeat, unrelated
+        reader.features,
+        reader.kinds,
+        reader.mean,
+        reader.scale,
+        reader.weights,
+        reader.bias,
+        repeat,
+        unrelated,
+        overrule,
+        change,
     )
 
 
@@ -417,6 +430,8 @@ def main() -> int:
             "bias": [round(float(v), 6) for v in relations.bias],
             "repeat": relations.repeat,
             "unrelated": relations.unrelated,
+            "overrule": relations.overrule,
+            "change": relations.change,
         },
     }
     args.out.write_text(json.dumps(data, separators=(",", ":")) + "\n", encoding="utf-8")
@@ -432,19 +447,32 @@ def train_relations(halves: dict[str, Half], tuning: list[str], held: list[str],
     }
     in_tuning = [p for name in tuning for p in pairings[name]]
     print("\nrelations on left-out tuning halves (the labelled statements as the known insights):")
-    print(f"  rules alone: {shown(relation_figures(in_tuning, dict.fromkeys(tuning)))}")
-    best: tuple[int, float, float] | None = None
+    alone = relation_figures(in_tuning, dict.fromkeys(tuning))
+    print(f"  rules alone: {shown(alone)}")
+    # the most right, and never a change of decision fewer than the rules alone find
+    best: tuple[int, float, float, float] | None = None
     for repeat in REPEATS:
         for unrelated in UNRELATED:
-            readers = {name: with_thresholds(r, repeat, unrelated) for name, r in fold_readers.items()}
-            right = sum(r for r, _ in relation_figures(in_tuning, dict(readers)).values())
-            if best is None or right > best[0]:
-                best = (right, repeat, unrelated)
-    assert best is not None
-    _, repeat, unrelated = best
-    readers = {name: with_thresholds(r, repeat, unrelated) for name, r in fold_readers.items()}
-    print(f"  chosen repeat {repeat}, unrelated {unrelated}: {shown(relation_figures(in_tuning, dict(readers)))}")
-    final = with_thresholds(fit_relations(in_tuning), repeat, unrelated)
+            for overrule in OVERRULES:
+                readers = {name: with_thresholds(r, repeat, unrelated, overrule) for name, r in fold_readers.items()}
+                found = relation_figures(in_tuning, dict(readers))
+                right = sum(r for r, _ in found.values())
+                if found.get("supersedes", (0, 0))[0] < alone.get("supersedes", (0, 0))[0]:
+                    continue
+                if best is None or right > best[0]:
+                    best = (right, repeat, unrelated, overrule)
+    assert best is not None  # the model never used (all at 1.01) ties the rules
+    right, repeat, unrelated, overrule = best
+    change = 1.01
+    for changes in CHANGES:  # then, with those, whether a change the rules miss is taken from the model
+        readers = {n: with_thresholds(r, repeat, unrelated, overrule, changes) for n, r in fold_readers.items()}
+        found = relation_figures(in_tuning, dict(readers))
+        if sum(r for r, _ in found.values()) > right:
+            right, change = sum(r for r, _ in found.values()), changes
+    readers = {name: with_thresholds(r, repeat, unrelated, overrule, change) for name, r in fold_readers.items()}
+    chosen = shown(relation_figures(in_tuning, dict(readers)))
+    print(f"  chosen repeat {repeat}, unrelated {unrelated}, overrule {overrule}, change {change}: {chosen}")
+    final = with_thresholds(fit_relations(in_tuning), repeat, unrelated, overrule, change)
     for name in held:
         print(f"  held out {name}: rules alone {shown(relation_figures(pairings[name], {name: None}))}")
         print(f"  held out {name}: with the model {shown(relation_figures(pairings[name], {name: final}))}")

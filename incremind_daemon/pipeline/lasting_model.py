@@ -45,8 +45,8 @@ class RelationReader:
     """A softmax over what relate() measures of a candidate beside one known insight, its cosine first.
 
     ``kinds`` are "none" (unrelated) and the relations; ``relation_odds`` gives each pair's
-    probability of each. ``repeat`` and ``unrelated`` are the probabilities from which relate()
-    follows the model (``relate.relate``).
+    probability of each. ``repeat``, ``unrelated``, ``overrule`` and ``change`` are the
+    probabilities from which relate() follows the model (``relate.relate``).
     """
 
     features: tuple[str, ...]
@@ -57,6 +57,8 @@ class RelationReader:
     bias: npt.NDArray[np.float64]
     repeat: float
     unrelated: float
+    overrule: float = 1.01  # a repeat this likely stands against the rules' supersedes or different
+    change: float = 1.01  # a change this likely stands against the rules' new or supplement
 
     def relation_odds(self, rows: Sequence[Sequence[float]]) -> list[dict[str, float]]:
         if not rows:
@@ -143,6 +145,8 @@ def _relations(data: object) -> RelationReader | None:
         bias=np.asarray(data["bias"], dtype=np.float64),
         repeat=float(data["repeat"]),
         unrelated=float(data["unrelated"]),
+        overrule=float(data.get("overrule", 1.01)),
+        change=float(data.get("change", 1.01)),
     )
     if "none" not in kinds or "repeat" not in kinds:
         raise ValueError("the relation kinds lack 'none' or 'repeat'")

@@ -82,12 +82,14 @@ def relate(
     each pair's cosine and what the rules measure reads them again where the rules are weakest:
     a paraphrase or translation they call new or a supplement is a repeat when the model is sure
     of it, and a supplement of an insight the model reads as unrelated is new. A change of
-    decision or a difference stays the rules' call.
+    decision or a difference stays the rules' call unless the model reads a repeat at the far
+    higher ``overrule``; a change of decision the rules call new or a supplement is one when the
+    model reads it at ``change``.
     """
     verdict = relate_by_rules(
         candidate, known, repeat_similarity=repeat_similarity, related_similarity=related_similarity, ordered=ordered
     )
-    if reading is None or candidate.reported or verdict.kind not in ("new", "supplement", "repeat"):
+    if reading is None or candidate.reported:
         return verdict
     rows = [(item, pair_features(candidate, item, ordered=ordered)) for item in known]
     read = [(item, row) for item, row in rows if row is not None]
@@ -95,8 +97,17 @@ def relate(
         return verdict
     odds = reading.relation_odds([row for _, row in read])
     likeliest, item = max(((o["repeat"], item) for (item, _), o in zip(read, odds, strict=True)), key=lambda x: x[0])
-    if likeliest >= reading.repeat:
+    # a restatement with a "never" or "别动" in it reads to the rules as turning something down; a
+    # change of decision stands unless the model is far surer it is the same words again
+    least = reading.repeat if verdict.kind in ("new", "supplement", "repeat") else reading.overrule
+    if likeliest >= least:
         return Relation("repeat", item.id, verdict.similarity if verdict.known_id == item.id else round(likeliest, 4))
+    if verdict.kind in ("new", "supplement"):
+        surest, changed = max(
+            ((o.get("supersedes", 0.0), item) for (item, _), o in zip(read, odds, strict=True)), key=lambda x: x[0]
+        )
+        if surest >= reading.change and _may_conflict(candidate, changed):
+            return _conflict(candidate, changed, verdict.similarity, ordered)  # supersedes, or different
     if verdict.kind == "supplement":
         unrelated = [o["none"] for (item, _), o in zip(read, odds, strict=True) if item.id == verdict.known_id]
         if unrelated and unrelated[0] >= reading.unrelated:

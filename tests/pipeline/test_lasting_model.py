@@ -148,6 +148,27 @@ def test_a_translation_the_rules_call_a_supplement_is_read_as_a_repeat(
     assert (again.kind, again.known_id) == ("repeat", 1)
 
 
+@pytest.mark.parametrize(
+    ("known", "said", "category"),
+    [
+        ("数据库用 Postgres。", "Change of plans: switch the database to SQLite.", "decision"),
+        ("The API listens on port 8080.", "The API port is now 8443.", "entity"),
+        ("每页 20 个", "每页改成 24 个", "decision"),
+    ],
+)
+def test_a_change_of_decision_stays_a_supersede_with_the_model(
+    use_m3: Embedder, known: str, said: str, category: str
+) -> None:
+    first, second = use_m3.embed_passages([known, said])
+    item = Known(1, known, "", category, float(first @ second), "project")
+    candidate = Candidate(said, category, "", said, 0, len(said), "project")
+    for reading in (None, relation_reader_for(use_m3)):
+        relation = relate(
+            candidate, [item], repeat_similarity=0.8, related_similarity=0.4, ordered=True, reading=reading
+        )
+        assert (relation.kind, relation.known_id) == ("supersedes", 1)
+
+
 def test_a_cue_less_statement_in_a_session_becomes_a_pending_candidate(
     settings: Settings, tmp_path: Path, use_m3: Embedder
 ) -> None:
