@@ -24,6 +24,7 @@ _EN_LEAD = re.compile(
     r"|important|note|heads up|reminder|fyi|ps|p\.s\.|actually|correction|update|also|btw|anyway|anyways|well"
     r"|great|thanks|thank you|cool|nice|perfect|good|sure|got it|one more thing|another thing|quick note|side note"
     r"|i told you|as i said|again|reminder|(?:yeah|yes|yep|ok|okay)(?=\s+(?:i|we|the|my|our)\s)"
+    r"|change of plans?|(?:new )?plan from now on|new plan|one change(?: first)?|heads-up"
     rf"|claude|codex|gemini|hey(?: claude| codex| gemini)?|hi|hello){_LEAD_PUNCT})"
     r"|(?:so|and|but|also|oh|oh and|and also|ok so|okay so|btw|by the way|fyi|i think(?: that)?|i guess|i believe"
     r"|honestly|basically|just so you know|for the record|to be clear|please note(?: that)?|remember that"
@@ -38,7 +39,8 @@ _ZH_LEAD = re.compile(
     r"^(?:(?:嗯+|好的?|对了?|哦+对?|喔+对?|噢|啊|诶|欸|哎|是的|ok|okay|行|不对|不是的?|错了|停|等等|等一下)\s*[，,。.:：!！、~～—]+\s*"
     r"|(?:注意|记住|提醒一下|另外|顺便(?:说一下|提一下|说一句|说下|记一下)?|记一下|先说(?:一下)?|补充(?:一下|一点|一句)?|再说一下|说一下|话说|其实"
     r"|我觉得|我想|我认为|然后|还有一点|还有个事|还有件事|还有|先(?:讲|講|说|說)一下|说过了|我说过了?|跟你说过了?|再说一遍|又来了|但是?|而且|所以"
-    r"|不过|然而|此外|因此|我的习惯是|我习惯是|我的原则是|原则是|关键是|诀窍是|欸|喔|你好|您好|(?:先)?自我介绍一下|那就)[\s，,。.:：!！、~～—]*)+"
+    r"|不过|然而|此外|因此|我的习惯是|我习惯是|我的原则是|原则是|关键是|诀窍是|欸|喔|你好|您好|(?:先)?自我介绍一下|那就)[\s，,。.:：!！、~～—]*"
+    r"|(?:有个|一个)?(?:变化|变动|改动|变更)[:：]\s*|[^，,。:：\s]{1,12}记一下[:：]\s*)+"
 )
 _TOPIC = re.compile(r"^(?:about|regarding|re|as for|as to|on the topic of)\s+([^:,，：]{1,40})[:,，：]\s*(?=\S)", re.I)
 _ZH_TOPIC = re.compile(r"^(?:关于|至于)([^:,，：]{1,20})[:,，：]\s*(?=\S)")
@@ -46,6 +48,7 @@ _ZH_PARTICLE_END = re.compile(r"(?<=[\u4e00-\u9fff\w])\s*[吧啊呀哈哦啦嘛�
 _EN_POLITE_END = re.compile(r"(?:,?\s+(?:please|pls|thanks|thank you|ok|okay)|\s*\(?please\)?)$", re.I)
 _EMPHASIS = re.compile(r"\*\*|__|~~|(?<!\w)\*(?=\S)|(?<=\S)\*(?!\w)")
 _LINK = re.compile(r"!?\[([^\]\n]*)\]\(([^)\s]*)\)")
+_IDENTIFIER = re.compile(r"[\d_./\\-]|[a-z][A-Z]")  # a digit, a separator or a camel hump: as written
 _SPEAKER = re.compile(r"^(?:user|assistant|human|ai|me|q|a|用户|助手|问|答)\s*[:：]\s*", re.I)
 
 _EN_CONDITION = re.compile(
@@ -86,7 +89,15 @@ def clean_statement(quote: str) -> str:
     text = _ZH_PARTICLE_END.sub("", text).rstrip(_TRAILING)
     if not text:
         return " ".join(quote.split()).rstrip(_TRAILING)
-    return text[0].upper() + text[1:] if text[:1].isascii() and text[:1].islower() else text
+    return capitalized(text)
+
+
+def capitalized(text: str) -> str:
+    """Capitalise a sentence's first word, unless it is a name as written ("gpu3", "max_seq_len", "pnpm-lock")."""
+    first = text.split(maxsplit=1)[0] if text.strip() else ""
+    if not (text[:1].isascii() and text[:1].islower()) or _IDENTIFIER.search(first):
+        return text
+    return text[0].upper() + text[1:]
 
 
 def strip_lead_in(text: str) -> str:
@@ -114,7 +125,7 @@ def split_condition(statement: str) -> tuple[str, str]:
     if match and not _EN_NOT_CONDITION.match(folded):
         condition = statement[: match.end("cond")].rstrip(_TRAILING)
         rest = statement[match.start("rest") :]
-        return (rest[:1].upper() + rest[1:] if rest[:1].isascii() else rest), condition
+        return capitalized(rest), condition
     match = _ZH_CONDITION.fullmatch(folded)
     if match and not match.group("cond").endswith(_NOT_TIME_CLAUSE):
         return statement[match.start("rest") :], statement[: match.end("cond")].rstrip(_TRAILING)

@@ -7,6 +7,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from incremind_daemon.pipeline.candidates import extract_candidates
+from incremind_daemon.pipeline.statement import clean_statement
 from incremind_daemon.store.records import CATEGORIES, Candidate
 
 SPACED_EN = """# Spaced repetition
@@ -115,6 +116,20 @@ def test_leading_connective_and_list_marker_are_not_in_the_statement() -> None:
     (candidate,) = extract_candidates(text)
     assert candidate.statement == "Fixed intervals are too coarse; adjust by difficulty"
     assert candidate.quote == "But fixed intervals are too coarse; adjust by difficulty."
+
+
+@pytest.mark.parametrize(
+    ("quote", "statement"),
+    [
+        ("Change of plans: max_seq_len goes down to 384 for v2.", "max_seq_len goes down to 384 for v2"),
+        ("Plan from now on: GradCache in the trainer.", "GradCache in the trainer"),
+        ("有个变化：gpu3 这周被重新分配给新来的师弟了。", "gpu3 这周被重新分配给新来的师弟了"),
+        ("部署步骤记一下：先跑 make migrate-check 再发版。", "先跑 make migrate-check 再发版"),
+        ("use pnpm, never npm.", "Use pnpm, never npm"),
+    ],
+)
+def test_a_change_lead_in_goes_and_a_name_keeps_its_case(quote: str, statement: str) -> None:
+    assert clean_statement(quote) == statement
 
 
 def test_chinese_clause_without_comma_is_a_condition_kept_in_the_statement() -> None:
