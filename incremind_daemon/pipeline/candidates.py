@@ -30,6 +30,7 @@ from incremind_daemon.pipeline.lasting import (
     HAPPENED,
     HEDGE,
     IDENTITY,
+    LOCAL_HEDGE,
     METHOD,
     ONE_OFF,
     QUESTION,
@@ -241,7 +242,7 @@ def _pieces(text: str, start: int, end: int, conversational: bool) -> list[tuple
     npm ci 顺便改掉" ends with a request for the task at hand, which is no part of the rule.
     """
     if not conversational:
-        return [(start, end)]
+        return [(start, _without_aside_tail(text, start, end))]
     pieces: list[tuple[int, int]] = []
     begin = start
     for match in _CHAT_BREAK.finditer(text, start, end):
@@ -262,10 +263,27 @@ def _pieces(text: str, start: int, end: int, conversational: bool) -> list[tuple
             if not (asks or (COMPLAINT.search(tail) and not any(p.search(tail) for _, _, p in CUES))):
                 break
             last = cut
+        last = _without_aside_tail(text, first, last)
         if last > first:
             trimmed.append((first, last))
             trimmed.extend(_facts_after_an_ask(text, first, last))
     return trimmed
+
+
+def _without_aside_tail(text: str, start: int, end: int) -> int:
+    """Return where a sentence ends without its closing clauses about this time only.
+
+    "我在备考 JLPT N2，这次一定要一把过" states who the person is before its wish for this time;
+    "用 fetch，不要引 axios，header 自己拼一下就行" its rule before an aside. A hedge that doubts
+    the whole ("还没决定", "maybe") is no aside: the sentence keeps it, and is no candidate.
+    """
+    while True:
+        cut = max(text.rfind(mark, start, end) for mark in _CLAUSE_MARKS)
+        if cut <= start or _weight(text[start:cut]) < _MIN_WEIGHT:
+            return end
+        if not LOCAL_HEDGE.search(fold(text[cut:end])):
+            return end
+        end = cut
 
 
 def _score_sentence(

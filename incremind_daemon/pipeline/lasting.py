@@ -317,6 +317,8 @@ HEDGE = re.compile(
     r"|问(?:要不要|是否|能不能)|问问而已|只是问问|随便问问|问一下而已|再议|再算|按我说的|照我说的"
     r"|这个 ?pr|一下就好|一下就行"
 )
+# the hedges that doubt only their own clause ("这次一定要一把过", "header 自己拼一下就行"), not a rule before it
+LOCAL_HEDGE = re.compile(r"这次(?!先|就|用|还是)|一下就好|一下就行")
 # a request for the task at hand: only a standing cue makes it a rule
 REQUEST = re.compile(
     _words(

@@ -94,6 +94,13 @@ def test_requests_questions_and_pasted_output_yield_nothing(turn: str) -> None:
     assert said(turn) == []
 
 
+def test_an_aside_for_this_time_is_cut_from_a_rule_and_a_doubt_is_not() -> None:
+    [candidate] = said("HTTP 请求就用 Node 自带的 fetch（undici），不要引 axios，header 自己拼一下就行")
+    assert candidate.statement == "HTTP 请求就用 Node 自带的 fetch（undici），不要引 axios"
+    assert said("我们用 Postgres，不过还没决定") == []
+    assert said("测试用 vitest，这次先这样") == []
+
+
 def test_a_correction_after_a_pasted_log_is_found_and_the_log_is_not() -> None:
     turn = (
         "Error: listen EADDRINUSE :::8080\n    at Server.setupListenHandle (node:net:1817:16)\n"
