@@ -55,8 +55,8 @@ from incremind_daemon.store.records import row_number  # noqa: E402
 from incremind_daemon.store.snapshots import SnapshotParts  # noqa: E402
 
 HERE = Path(__file__).resolve().parent
-TUNING = ("tune", "tune2", "tune3", "tune4", "tune5")
-HALVES = {"tuning": TUNING, **{name: (name,) for name in (*TUNING, "heldout")}}
+TUNING = ("tune", "tune2", "tune3", "tune4", "tune5", "tune6", "tune7", "tune8")
+HALVES = {"tuning": TUNING, **{name: (name,) for name in (*TUNING, "heldout", "heldout2")}}
 FIELDS = ("goal", "done", "decisions", "next")
 
 Conjunction = list[list[str]]

@@ -24,6 +24,9 @@ _PASTED_LINE = re.compile(
     r"|E {2,}|E\s+\w+Error|>>>\s|\$ |PS [A-Z]:|C:\\"
     r"|npm (?:ERR|WARN)!?|yarn (?:error|warn)|pnpm (?:ERR|WARN)|error(?:\[E\d+\])?:|warning:|panic:"
     r"|\[(?:ERROR|WARN(?:ING)?|INFO|DEBUG|TRACE|FATAL|CRITICAL|NOTICE)\]|\{\"[^\"]+\":.*\}\s*$"
+    # a compiler's or linter's "file:line[:col]: error", a bare "file:line", node's own frames, XCTest, banners
+    r"|[\w./~@+-]*\.\w+:\d+(?::\d+)?:?\s*(?:-\s*)?(?:error|warning|note|fatal)\b|[\w./~-]+\.\w+:\d+(?::\d+)?\s*$"
+    r"|node:internal/|Test (?:Case|Suite) '|[@#*=]{8,}|@\s.*@\s*$|Done linting|Found \d+ violations?\b"
     r"|FAIL(?:ED)?\b|PASS(?:ED)?\b|ERROR\b|WARN(?:ING)?\b|INFO\b|DEBUG\b|TRACE\b|CRITICAL\b|✓|✗|✔|✘|×|●"
     r"|\[\d{1,2}:\d{2}|\[?\d{4}-\d{2}-\d{2}[ T]\d{2}:\d{2}|\d{2}:\d{2}:\d{2}[.,]?\d*\s"
     r"|@@ |diff --git|index [0-9a-f]{7}|--- a/|\+\+\+ b/|[+-](?![-+\s\d])\S|commit [0-9a-f]{7,}"

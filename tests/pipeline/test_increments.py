@@ -87,6 +87,10 @@ def test_a_lasting_turn_becomes_one_clean_candidate(
         "[ERROR] templates/hpa.yaml: unable to parse YAML: the port must always be set",
         "10:41AM INF Target K8s version is 1.30.9-eks-8cce635",
         "ock.errors.RunbookNotFound: runbook must exist under /Users/arjun/src/runbooks: payments-api",
+        # a compiler's and a type checker's diagnostics, a runtime's own frame, a bare location
+        "/Users/yt/dev/app/Tests/SummaryTests.swift:42: error: XCTAssertEqual failed: always use 1740",
+        "src/routes/leaderboard.ts:14:9 - error TS7006: Parameter 'row' must not be any.",
+        "node:internal/process/promises:289\n    triggerUncaughtException(err, true /* fromPromise */);",
         "> 以后都用 yarn（同事在群里说的）",
     ],
 )
