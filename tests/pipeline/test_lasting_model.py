@@ -130,43 +130,34 @@ def test_an_ask_or_a_plan_for_now_is_never_the_models_to_take(text: str) -> None
 
 
 @pytest.mark.parametrize(
-    ("known", "said", "category"),
+    ("known", "said", "category", "by_rules", "with_model"),
     [
-        ("时间戳一律按 UTC 存储", "Store every timestamp in UTC.", "preference"),
-        ("每页 24 个", "Keep page size at 24 items.", "decision"),
+        # a translation the rules call a supplement is read as the repeat it is
+        ("时间戳一律按 UTC 存储", "Store every timestamp in UTC.", "preference", "supplement", "repeat"),
+        ("每页 24 个", "Keep page size at 24 items.", "decision", "supplement", "repeat"),
+        # a change of decision stays one
+        (
+            "数据库用 Postgres。",
+            "Change of plans: switch the database to SQLite.",
+            "decision",
+            "supersedes",
+            "supersedes",
+        ),
+        ("The API listens on port 8080.", "The API port is now 8443.", "entity", "supersedes", "supersedes"),
+        ("每页 20 个", "每页改成 24 个", "decision", "supersedes", "supersedes"),
     ],
 )
-def test_a_translation_the_rules_call_a_supplement_is_read_as_a_repeat(
-    use_m3: Embedder, known: str, said: str, category: str
+def test_the_relation_model_reads_a_pair_again(
+    use_m3: Embedder, known: str, said: str, category: str, by_rules: str, with_model: str
 ) -> None:
     first, second = use_m3.embed_passages([known, said])
     item = Known(1, known, "", category, float(first @ second), "project")
     candidate = Candidate(said, category, "", said, 0, len(said), "project")
-    thresholds = {"repeat_similarity": 0.8, "related_similarity": 0.4, "ordered": True}
-    assert relate(candidate, [item], **thresholds).kind == "supplement"
-    again = relate(candidate, [item], reading=relation_reader_for(use_m3), **thresholds)
-    assert (again.kind, again.known_id) == ("repeat", 1)
-
-
-@pytest.mark.parametrize(
-    ("known", "said", "category"),
-    [
-        ("数据库用 Postgres。", "Change of plans: switch the database to SQLite.", "decision"),
-        ("The API listens on port 8080.", "The API port is now 8443.", "entity"),
-        ("每页 20 个", "每页改成 24 个", "decision"),
-    ],
-)
-def test_a_change_of_decision_stays_a_supersede_with_the_model(
-    use_m3: Embedder, known: str, said: str, category: str
-) -> None:
-    first, second = use_m3.embed_passages([known, said])
-    item = Known(1, known, "", category, float(first @ second), "project")
-    candidate = Candidate(said, category, "", said, 0, len(said), "project")
-    for reading in (None, relation_reader_for(use_m3)):
+    for reading, kind in ((None, by_rules), (relation_reader_for(use_m3), with_model)):
         relation = relate(
             candidate, [item], repeat_similarity=0.8, related_similarity=0.4, ordered=True, reading=reading
         )
-        assert (relation.kind, relation.known_id) == ("supersedes", 1)
+        assert (relation.kind, relation.known_id) == (kind, 1)
 
 
 def test_a_cue_less_statement_in_a_session_becomes_a_pending_candidate(
