@@ -124,8 +124,9 @@ def test_worker_outlives_a_full_disk_in_the_insight_step(disk: FullDisk, quiet: 
     worker = Worker(quiet, extract_bytes, use_model=False)
     worker.start()
     try:
-        wait_until(lambda: worker.stats.disk_full is not None)
-        assert worker.stats.disk_full is not None and worker.stats.disk_full.startswith("insights: ")
+        # the pass over text stored under earlier rules may meet the full disk first ("redact: …"):
+        # what matters is that the insight step meets it too and the worker lives on
+        wait_until(lambda: (worker.stats.disk_full or "").startswith("insights: "))
         assert any(t.name == "incremind-worker" for t in threading.enumerate())
         disk.free()
         second = tmp_path / "second.md"
