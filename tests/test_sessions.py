@@ -191,6 +191,21 @@ def test_backfill_dry_run_counts_and_stores_nothing(
     assert message_count(settings) == 2
 
 
+def test_a_backfill_on_the_default_embedder_proposes_what_only_the_lasting_model_reads(
+    repo: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    monkeypatch.setenv("INCREMIND_EMBEDDING__BACKEND", "use-m3")  # the product's default, off in the other tests
+    settings = load_settings()
+    log = ClaudeLog(settings.sessions.claude.dir or Path(), "88888888-2222-3333-4444-555555555555", str(repo))
+    said = "Dependencies are managed with poetry, so poetry add / poetry run, not pip."
+    log.append(log.user("u1", f"{said} Can you look at the failing test?"), log.assistant("a1", "msg_1", "Fixed."))
+    assert cli.main(["backfill", "--json"]) == 0
+    capsys.readouterr()
+    assert cli.main(["pending", "--json"]) == 0
+    pending = json.loads(capsys.readouterr().out)
+    assert any("poetry" in str(item["statement"]) for item in pending), pending
+
+
 def test_chat_log_folder_is_read_as_sessions(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     code = tmp_path / "code" / "tool"
     code.mkdir(parents=True)

@@ -9,12 +9,14 @@ from dataclasses import dataclass, field
 from datetime import UTC, date, datetime
 
 from incremind_daemon.config import Settings
+from incremind_daemon.embedding.configured import make_embedder
 from incremind_daemon.errors import IncremindError
 from incremind_daemon.pipeline.steps import StepState, examine_pending, ingest_item, open_writer, summarize_due
 from incremind_daemon.pipeline.work import FileMark, Outcome, SessionMessage, TailSession, WorkItem
 from incremind_daemon.sources.extract import extract_bytes
 from incremind_daemon.sources.sessions.discover import AGENTS, Transcript, find_transcripts, watch_roots
 from incremind_daemon.sources.sessions.reader import ReadRules, TranscriptReader
+from incremind_daemon.store.embedder import Embedder
 
 
 @dataclass(slots=True)
@@ -74,13 +76,33 @@ def run_backfill(
     if dry_run or queue is not None:
         _read_all(planned, reader, progress, report, take=None if dry_run else queue, with_model=with_model)
         return progress
-    state = StepState(settings, extract_bytes, read_session=reader, actor="backfill", use_model=with_model)
-    with open_writer(state) as conn:
-        take = functools.partial(ingest_item, conn, state)
-        _read_all(planned, reader, progress, report, take=take, with_model=with_model)
-        summarize_due(conn, state, force=True)
-        examine_pending(conn, state)  # local rules unless --with-model
+    embedder = _sentence_reader(settings)
+    state = StepState(
+        settings, extract_bytes, read_session=reader, embedder=embedder, actor="backfill", use_model=with_model
+    )
+    try:
+        with open_writer(state) as conn:
+            take = functools.partial(ingest_item, conn, state)
+            _read_all(planned, reader, progress, report, take=take, with_model=with_model)
+            summarize_due(conn, state, force=True)
+            examine_pending(conn, state)  # the local path unless --with-model
+    finally:
+        if embedder is not None:
+            embedder.close()
     return progress
+
+
+def _sentence_reader(settings: Settings) -> Embedder | None:
+    """Return the embedder the local insight path reads sentences with, when it is the lasting model's own.
+
+    With no daemon running, the backfill is the writer and examines what it read; the lasting
+    model (``pipeline.lasting_model``) needs use-m3, loaded here for that (about 2 s). Vectors
+    themselves are left to the daemon, and no other embedder is called: a remote one would be
+    asked once for every candidate of every transcript.
+    """
+    if settings.embedding.backend != "use-m3":
+        return None
+    return make_embedder(settings)
 
 
 def _read_all(
