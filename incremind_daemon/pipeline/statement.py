@@ -32,6 +32,8 @@ _EN_LEAD = re.compile(
     r"|remember(?: that)?(?=\s+the\b)|remember to|ok(?:ay)?(?=\s+[\u4e00-\u9fff]))\s+"
     r"|[^:：,，.。]{0,30}(?:addition|update|note|rule|reminder|tip|补充|规矩|更新|提醒|说明|原则|约定)"
     r"[^:：,，.。]{0,20}[:：]\s*|decision\s*[:：]\s*|(?:决定|结论)[:：]\s*"
+    r"|(?:quick |some |a bit of |short )?(?:context|background|intro)\s*[:：]\s*"
+    r"|(?:先说下|先说一下|简单说下)?背景[:：]\s*"
     r"|(?:the (?:trick|key|rule|tip)|tip|rule of thumb)\s*:\s*)+",
     re.I,
 )

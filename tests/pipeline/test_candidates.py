@@ -126,6 +126,8 @@ def test_leading_connective_and_list_marker_are_not_in_the_statement() -> None:
         ("有个变化：gpu3 这周被重新分配给新来的师弟了。", "gpu3 这周被重新分配给新来的师弟了"),
         ("部署步骤记一下：先跑 make migrate-check 再发版。", "先跑 make migrate-check 再发版"),
         ("use pnpm, never npm.", "Use pnpm, never npm"),
+        ("Quick context: ledger is our billing service, Python 3.12.", "Ledger is our billing service, Python 3.12"),
+        ("The context window is 8k: keep prompts short.", "The context window is 8k: keep prompts short"),
     ],
 )
 def test_a_change_lead_in_goes_and_a_name_keeps_its_case(quote: str, statement: str) -> None:
