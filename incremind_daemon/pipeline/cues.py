@@ -101,7 +101,9 @@ OFFER_CUES = re.compile(
     + r"|要不要我|需要我|是否需要)"
 )
 NOT_ITEM_CUES = re.compile(  # closing pleasantries and captions over what follows
-    _words("let me know|feel free|happy to help") + r"|随时告诉我|如有|如果有任何|^(?:以下|如下|下面是)"
+    _words("let me know|feel free|happy to help|(?:call|ping) me if")
+    + r"|随时告诉我|如有|如果有任何|^(?:以下|如下|下面是)"
+    r"|有需要(?:的话)?(?:随时)?再?(?:叫|找|喊)我|需要的话(?:随时)?再?(?:叫|找|喊)我"
     r"|^(?:here(?:'s| is| are)|below|the following|summary)\b"
 )
 SECTION_CUES = (  # captions over a list: "Next steps:", "## Changes made", "**待办**"
@@ -343,8 +345,11 @@ HOLD_CUES = re.compile(
 )
 # what a person says to end a session, once the thanks are said: "that's it for today", "先这样"
 CLOSING_WORDS = re.compile(
-    _words(r"that's (?:it|all)(?: for (?:today|now))?|see you(?: tomorrow)?|bye|good ?night|have a good \w+|cheers")
-    + r"|先这样|就这样|今天就到这|今天先到这|下次见|拜拜|回见|明天见|[\W_\d]+"
+    _words(
+        r"that's (?:it|all)(?: for (?:today|now))?|see you(?: tomorrow)?|bye|good ?night|have a good \w+|cheers"
+        r"|i'm off|signing off|logging off|heading out"
+    )
+    + r"|先这样|就这样|今天就到这|今天先到这|下次见|拜拜|回见|明天见|先撤了?|撤了|下线了|先下了|溜了|[\W_\d]+"
 )
 # an object the next step names by pronoun, so its sentence alone does not say what: "I'll push it"
 PRONOUN_OBJECT = re.compile(_words(r"it|them|him|her|he|she|they|that one|this one") + "|[他她它]")

@@ -684,6 +684,8 @@ def test_check_reports_give_way_first_when_there_are_too_many_done_items() -> No
         ("thanks. if the webhook turns out slow we might bump the timeout, but let's see.", "I'll apply it tonight"),
         ("好了，两个 pod 都 1/1 Running 了，发布时也没 502 了。谢谢，先这样。", None),
         ("thanks, the pods are all running now and the 502s are gone.", None),
+        ("好的谢谢，先撤了", "I'll apply it tonight"),
+        ("ok thanks, I'm off.", "I'll apply it tonight"),
     ],
 )
 def test_news_after_the_thanks_opens_an_exchange_with_no_step_agreed(last: str, step: str | None) -> None:
@@ -715,6 +717,13 @@ def test_next_step_named_by_a_pronoun_says_what_it_points_to(offer: str, answer:
     snapshot = snapshot_session([user("Cut the release."), assistant(offer), user(answer)])
 
     assert snapshot.next_steps == (step,)
+
+
+@pytest.mark.parametrize("closing", ["好的，有需要再叫我。", "Done. Ping me if anything else comes up."])
+def test_the_agents_closing_pleasantry_is_no_next_step(closing: str) -> None:
+    snapshot = snapshot_session([user("Fix the flaky test."), assistant(f"Fixed the race in the fixture. {closing}")])
+
+    assert snapshot.next_steps == ()
 
 
 def test_pronoun_that_points_inside_its_own_sentence_is_left_alone() -> None:
