@@ -75,6 +75,7 @@ def test_a_lasting_turn_becomes_one_clean_candidate(
         "if we ever move to k8s we'd need helm charts",
         "it always fails on CI, no idea why",
         "这个测试总是报错",
+        "我现在在 github.com 上看",
         'I get this:\nTraceback (most recent call last):\n  File "/usr/lib/python3.11/site-packages/uvicorn", line 8, '
         "in <module>\n    sys.exit(main())\nValueError: always use port 8080",
         "Error: listen EADDRINUSE: address already in use 127.0.0.1:8080\n"
@@ -275,6 +276,10 @@ def test_edit_scope_moves_an_insight_between_global_and_project(
         ("Use function components with hooks, never class components", ("hooks", "class")),
         ("About commits: use conventional commit messages", ("conventional",)),
         ("关于提交：commit message 一律用英文", ("英文",)),
+        # where a thing is, and a date moved, said plainly in Chinese
+        ("staging 在 10.20.3.7 上", ("10.20.3.7",)),
+        ("预发环境在 pre.example.com", ("pre.example.com",)),
+        ("周会改到周三了", ("周三",)),
     ],
 )
 def test_rules_with_lead_ins_or_no_standing_word_are_found(turn: str, must: tuple[str, ...]) -> None:
