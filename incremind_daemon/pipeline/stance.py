@@ -109,8 +109,12 @@ CHANGE = re.compile(
 )
 # what a document says to replace an older rule; a person's own newer words replace it anyway
 CHANGE_OF_PLAN = re.compile(
-    _words(r"switch(?:ed|ing)? to|change of plans?|from now on|going forward|no longer|moved? to|migrat\w* to")
+    _words(
+        r"switch(?:ed|ing)? to|change of plans?|from now on|going forward|no longer|moved? to|migrat\w* to"
+        r"|moved:|(?:is|are) now|any ?more"
+    )
     + r"|改用|换成|改为|改成|以后不|不再|不是[^，。]{1,20}而是|现在改|换用|以后(?:都|就|一律|统一)|今后|从现在起"
+    r"|改到|挪到|推迟到|提前到|顺延到|延期到"
 )
 # the person says they said it before: "like I said", "as I told the other agents", "还是那句话", "又确认了一遍"
 RESTATED = re.compile(

@@ -257,6 +257,24 @@ def test_a_session_candidate_supersedes_within_record_increments(settings: Setti
     assert (made.relation, made.known_id) == ("supersedes", old)
 
 
+@pytest.mark.parametrize(
+    ("known", "note"),
+    [
+        ("The ch4 draft is due April 15", "Deadline moved: the ch4 draft is now due April 8, not April 15."),
+        ("周四晚上 7:30 上中文课", "下周开始中文课改到周二晚上 8 点。"),
+    ],
+)
+def test_a_note_that_says_it_changes_a_value_supersedes(settings: Settings, known: str, note: str) -> None:
+    conn = _open(settings)
+    old = _confirmed(conn, known, project="daily")
+    [candidate] = extract_candidates(note)
+    with write_transaction(conn):
+        [made] = record_increments(
+            conn, settings, project="daily", source_id=None, candidates=[candidate], origin="local", now=NOW
+        )
+    assert (made.relation, made.known_id) == ("supersedes", old)
+
+
 def test_edit_scope_moves_an_insight_between_global_and_project(
     settings: Settings, capsys: pytest.CaptureFixture[str]
 ) -> None:
