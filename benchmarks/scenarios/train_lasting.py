@@ -63,6 +63,7 @@ RATE = 0.5
 
 
 KINDS = ("none", "repeat", "supplement", "supersedes", "different")
+SURE = Chance(1.0, "preference", 0.5, 0.0)  # a model sure of every piece: what the gates still keep out
 NEIGHBOURS = 6  # known statements a labelled one is read beside, nearest first
 REPEATS = (0.4, 0.5, 0.6, 0.7, 1.01)  # the relation model's thresholds tried (1.01: never)
 UNRELATED = (0.5, 0.6, 0.7, 1.01)
@@ -109,19 +110,9 @@ def pieces_of(half: Half) -> list[Piece]:
             quotes = [(s, text.find(s.quote)) for s in labelled if s.quote in text]
             for piece in candidates.read_pieces(text, conversational=conversational):
                 quote = text[piece.start : piece.end]
-                judged = candidates._score_sentence(  # the rules' own verdict, unaided
-                    text, quote, piece.start, piece.end, conversational=conversational, decided=piece.decided
-                )
-                sure = Chance(1.0, "preference", 0.5, 0.0)  # what the model may take, whatever it reads
-                may = candidates._score_sentence(
-                    text,
-                    quote,
-                    piece.start,
-                    piece.end,
-                    conversational=conversational,
-                    decided=piece.decided,
-                    chance=sure,
-                )
+                # the rules' own verdict, unaided; and what the model may take, whatever it reads
+                judged = candidates._score_sentence(text, piece, conversational=conversational)
+                may = candidates._score_sentence(text, piece, conversational=conversational, chance=SURE)
                 statement = None
                 for labelled_statement, at in quotes:
                     span = (at, at + len(labelled_statement.quote))

@@ -115,15 +115,8 @@ def extract_candidates(
     scored: list[_Scored] = []
     seen: set[str] = set()
     for index, piece in enumerate(pieces):
-        found = _score_sentence(
-            text,
-            text[piece.start : piece.end],
-            piece.start,
-            piece.end,
-            conversational=conversational,
-            decided=piece.decided,
-            chance=chances[index] if chances is not None else None,
-        )
+        chance = chances[index] if chances is not None else None
+        found = _score_sentence(text, piece, conversational=conversational, chance=chance)
         if found is not None and found.key not in seen:
             seen.add(found.key)
             scored.append(found)
@@ -138,6 +131,8 @@ class Piece:
     start: int
     end: int
     decided: bool  # an item of a list under a "Decisions" heading
+    whole: str  # its words on one line, folded (``cues.fold``)
+    folded: str  # the same past its lead-in, where requests and questions show
 
 
 def read_pieces(text: str, *, conversational: bool) -> list[Piece]:
@@ -149,32 +144,32 @@ def read_pieces(text: str, *, conversational: bool) -> list[Piece]:
         for sentence_start, sentence_end in _whole_code_spans(text, span_start, span_end):
             for start, end in _pieces(text, sentence_start, sentence_end, conversational):
                 in_decisions = any(a <= start < b for a, b in decided)
-                if _readable(text, start, end, decided=in_decisions):
-                    pieces.append(Piece(start, end, in_decisions))
+                if (piece := _readable(text, start, end, decided=in_decisions)) is not None:
+                    pieces.append(piece)
     return pieces
 
 
-def _readable(text: str, start: int, end: int, *, decided: bool) -> bool:
-    """Tell whether a piece may hold a statement at all, whatever its cues."""
+def _readable(text: str, start: int, end: int, *, decided: bool) -> Piece | None:
+    """Return the piece when it may hold a statement at all, whatever its cues; else None."""
     quote = text[start:end]
     least = _MIN_WEIGHT - 1 if decided else _MIN_WEIGHT  # "先开华东区" under "## 结论" is a whole decision
     if len(quote) > _MAX_CHARS or _is_block_line(text, start) or _weight(quote) < least:
-        return False
+        return None
     line = " ".join(quote.split())
     whole = fold(line)
     folded = fold(strip_lead_in(line))  # requests and questions show past the lead-in
     bare = folded.rstrip(" .。!！\"”」'’)）")
     if whole.endswith((":", "：")) or whole.startswith(("—", "--")) or ACTION_ITEM.match(quote.strip()):
-        return False  # a caption over a list, an aside under one, an action item for one person
+        return None  # a caption over a list, an aside under one, an action item for one person
     if BOILERPLATE.search(folded) or QUESTION.search(bare) or bare.endswith(("?", "？")) or ACK.fullmatch(folded):
-        return False
+        return None
     if _is_code(folded) or HEDGE.search(QUOTED_WORDS.sub("", folded)):
-        return False
+        return None
     if "[redacted:" not in folded and "[REDACTED:" not in quote:
         secret = sum(span.end - span.start for span in find_secrets(quote))
         if secret > _MAX_SECRET_SHARE * len(quote):
-            return False
-    return True
+            return None
+    return Piece(start, end, decided, whole, folded)
 
 
 def _whole_code_spans(text: str, start: int, end: int) -> list[tuple[int, int]]:
@@ -286,20 +281,9 @@ def _without_aside_tail(text: str, start: int, end: int) -> int:
         end = cut
 
 
-def _score_sentence(
-    text: str,
-    quote: str,
-    start: int,
-    end: int,
-    *,
-    conversational: bool,
-    decided: bool = False,
-    chance: Chance | None = None,
-) -> _Scored | None:
+def _score_sentence(text: str, piece: Piece, *, conversational: bool, chance: Chance | None = None) -> _Scored | None:
     """Judge a readable piece (``read_pieces``) by its cues and, when given, its ``chance`` of lasting."""
-    line = " ".join(quote.split())
-    whole = fold(line)
-    folded = fold(strip_lead_in(line))
+    quote, whole, folded, decided = text[piece.start : piece.end], piece.whole, piece.folded, piece.decided
     # a cue may sit in the lead-in ("No, …", "不对，…"): both forms are read, once when they are the same
     readings = (whole,) if folded == whole else (whole, folded)
     strengths: dict[str, float] = {}
@@ -364,7 +348,7 @@ def _score_sentence(
     score += 0.25 if _DIGIT.search(folded) else 0.0
     score -= 0.5 if len(quote) > 200 else 0.0
     key = re.sub(r"[\W_]+", "", fold(statement).casefold())
-    candidate = Candidate(statement, category, condition, quote, start, end, scope, reported=reported)
+    candidate = Candidate(statement, category, condition, quote, piece.start, piece.end, scope, reported=reported)
     return _Scored(candidate, score, key)
 
 
