@@ -220,7 +220,7 @@ def _facts_after_an_ask(text: str, start: int, end: int) -> list[tuple[int, int]
     """
     if not REQUEST.search(fold(strip_lead_in(text[start:end]))):
         return []
-    cut = max(text.rfind(mark, start, end) for mark in _CLAUSE_MARKS)
+    cut = _last_clause(text, start, end)
     if cut <= start:
         return []
     tail = text[cut + 1 : end].lstrip(" ,，;；—–")
@@ -248,7 +248,7 @@ def _pieces(text: str, start: int, end: int, conversational: bool) -> list[tuple
     trimmed: list[tuple[int, int]] = []
     for first, last in pieces:
         while True:
-            cut = max(text.rfind(mark, first, last) for mark in _CLAUSE_MARKS)
+            cut = _last_clause(text, first, last)
             if cut <= first:
                 break
             tail = fold(strip_lead_in(text[cut + 1 : last].strip(" ,，;；—–")))
@@ -265,6 +265,11 @@ def _pieces(text: str, start: int, end: int, conversational: bool) -> list[tuple
     return trimmed
 
 
+def _last_clause(text: str, start: int, end: int) -> int:
+    """Return where the last clause of text[start:end] begins (its mark), or -1 when it has one clause."""
+    return max(text.rfind(mark, start, end) for mark in _CLAUSE_MARKS)
+
+
 def _without_aside_tail(text: str, start: int, end: int) -> int:
     """Return where a sentence ends without its closing clauses about this time only.
 
@@ -273,7 +278,7 @@ def _without_aside_tail(text: str, start: int, end: int) -> int:
     the whole ("还没决定", "maybe") is no aside: the sentence keeps it, and is no candidate.
     """
     while True:
-        cut = max(text.rfind(mark, start, end) for mark in _CLAUSE_MARKS)
+        cut = _last_clause(text, start, end)
         if cut <= start or _weight(text[start:cut]) < _MIN_WEIGHT:
             return end
         if not LOCAL_HEDGE.search(fold(text[cut:end])):
