@@ -67,6 +67,12 @@ def _text_of(statement: str, condition: str) -> str:
     return f"{statement} {condition}" if condition and condition not in statement else statement
 
 
+def _said(candidate: Candidate) -> str:
+    """What a candidate says, as both readings compare it: without words about saying it again
+    ("like I told the other agents", "还是那句话"), which say nothing of what is said."""
+    return _text_of(RESTATED.sub(" ", fold(candidate.statement)), candidate.condition)
+
+
 def relate(
     candidate: Candidate,
     known: Sequence[Known],
@@ -92,25 +98,25 @@ def relate(
     if reading is None or candidate.reported:
         return verdict
     rows = [(item, pair_features(candidate, item, ordered=ordered)) for item in known]
-    read = [(item, row) for item, row in rows if row is not None]
-    if not read:
+    items = [item for item, row in rows if row is not None]
+    if not items:
         return verdict
-    odds = reading.relation_odds([row for _, row in read])
-    likeliest, item = max(((o["repeat"], item) for (item, _), o in zip(read, odds, strict=True)), key=lambda x: x[0])
+    odds = reading.relation_odds([row for _, row in rows if row is not None])
+    read = list(zip(items, odds, strict=True))
+    item, chances = max(read, key=lambda pair: pair[1]["repeat"])
     # a restatement with a "never" or "别动" in it reads to the rules as turning something down; a
     # change of decision stands unless the model is far surer it is the same words again
     least = reading.repeat if verdict.kind in ("new", "supplement", "repeat") else reading.overrule
-    if likeliest >= least:
-        return Relation("repeat", item.id, verdict.similarity if verdict.known_id == item.id else round(likeliest, 4))
+    if chances["repeat"] >= least:
+        similarity = verdict.similarity if verdict.known_id == item.id else round(chances["repeat"], 4)
+        return Relation("repeat", item.id, similarity)
     if verdict.kind in ("new", "supplement"):
-        surest, changed = max(
-            ((o.get("supersedes", 0.0), item) for (item, _), o in zip(read, odds, strict=True)), key=lambda x: x[0]
-        )
-        if surest >= reading.change and _may_conflict(candidate, changed):
+        changed, chances = max(read, key=lambda pair: pair[1].get("supersedes", 0.0))
+        if chances.get("supersedes", 0.0) >= reading.change and _may_conflict(candidate, changed):
             return _conflict(candidate, changed, verdict.similarity, ordered)  # supersedes, or different
     if verdict.kind == "supplement":
-        unrelated = [o["none"] for (item, _), o in zip(read, odds, strict=True) if item.id == verdict.known_id]
-        if unrelated and unrelated[0] >= reading.unrelated:
+        unrelated = next((o["none"] for item, o in read if item.id == verdict.known_id), None)
+        if unrelated is not None and unrelated >= reading.unrelated:
             return Relation("new", None, verdict.similarity)
     return verdict
 
@@ -145,7 +151,7 @@ def pair_features(candidate: Candidate, item: Known, *, ordered: bool) -> list[f
     """
     if item.vector_similarity is None:
         return None
-    mine_text = _text_of(RESTATED.sub(" ", fold(candidate.statement)), candidate.condition)
+    mine_text = _said(candidate)
     their_text = _text_of(item.statement, item.condition)
     mine, theirs = features_of(mine_text), features_of(their_text)
     my_keys, their_keys = keys_of(mine), keys_of(theirs)
@@ -192,8 +198,7 @@ def relate_by_rules(
     from it. The embedder's cosine, when given, helps rank the neighbours and is averaged in
     without lowering a lexical match; it never decides alone.
     """
-    # "like I told the other agents", "还是那句话": words about saying it again, not about what is said
-    mine = features_of(_text_of(RESTATED.sub(" ", fold(candidate.statement)), candidate.condition))
+    mine = features_of(_said(candidate))
     scored: list[tuple[float, Known, Features]] = []
     for item in known:
         theirs = features_of(_text_of(item.statement, item.condition))
