@@ -502,3 +502,33 @@ FORBID_CUES = re.compile(
 )
 # a reply that says what the agent did is wrong, rather than only answering its question: "no, that's wrong, …"
 CORRECTION_CUES = re.compile(_words(r"wrong|that's not|that isn't|isn't right") + r"|不对|错了|不是这样|搞错")
+
+
+# What follows reads reports in forms all the cues above leave out.
+
+# what opens a report without adding to it: "好, PR #421。", "👍 Added …", "OK — pushed"
+REPORT_LEAD = re.compile(r"^(?:(?:ok(?:ay)?|sure|yes|yep|好的?|行|嗯|👍|👌|🙂)(?:[\s,，.。!！:：]+|\s*[—–]\s*))+")
+# done reports in forms the cues above leave out: a subject and its participle ("addons.tf updated",
+# "both files updated"), a participle without -ed ("Rewritten as bullets"), past tenses that look like the
+# present ("I put it into build.sh", "I set …"), and Chinese verb-好了 and verb-了 of more verbs
+# ("画好了：…", "我顺手跑了 `luaotfload-tool --update`", "导出了")
+LATER_DONE_CUES = re.compile(
+    r"^(?!(?:not|nothing|none|no|never|neither|nor)\b)[\w`'./-]+(?: [\w`'./-]+)? (?:updated|added|removed|fixed"
+    r"|bumped|pinned|renamed|created|deleted|reverted|rewritten|regenerated|merged|pushed|committed)(?=$|[\s,;:.!—–(])"
+    r"|^(?:rewritten|overwritten|rebuilt|reworded|rerun|redone|reordered)(?![a-z])"
+    r"|^(?:(?:so|and|also) )?(?:i|we)(?:'ve| have)? (?:also |just |already )?(?:put|set|ran|kept|rewrote|reran|split)"
+    r"(?![a-z])"
+    r"|^[\u4e00-\u9fff]{1,2}好了|我(?:顺手|顺便|也|又|还|先|刚)?(?:跑|画|拷|导出|导|同步|生成|拉|重新跑)了"
+    r"|(?:画|拷|导出|同步|生成|拉取|下载|上传)(?:好|完)了"
+)
+# a short report that gives only what a changed value now reads, once the turn's tools changed it:
+# "Both files → 1.9.8.", "Header now: prod Wed 31 Mar"
+CHANGED_TO = re.compile(r"^[^→\n]{1,60}(?:→|->)\s*\S|^[\w`'./ -]{1,40} now\s*[:：]\s*\S")
+
+
+def may_hold_later_done_cue(text: str) -> bool:
+    """Tell quickly whether text may hold a report that only LATER_DONE_CUES or CHANGED_TO know."""
+    if "→" in text or "->" in text or "好了" in text or ("了" in text and "我" in text):
+        return True
+    head = text.lstrip("-*#>• \t\n`").lower()
+    return head.startswith(("re", "i ", "we ", "so i", "and i", "also i", "overwritten")) or " now:" in head

@@ -22,6 +22,7 @@ from incremind_daemon.pipeline.cues import (
     ANNOUNCE_CUES,
     ASK_CAPTION,
     BARE_REPORT,
+    CHANGED_TO,
     CHECK_CHARS,
     CHECK_WORDS,
     CHOICE_CUES,
@@ -36,6 +37,7 @@ from incremind_daemon.pipeline.cues import (
     INTRO_CUES,
     ITEM_LABEL,
     LATER_CUES,
+    LATER_DONE_CUES,
     MORE_DONE_CUES,
     NEXT,
     NEXT_CUES,
@@ -49,6 +51,7 @@ from incremind_daemon.pipeline.cues import (
     PROPOSAL_CUES,
     QUOTED_WORDS,
     REPORT_CUES,
+    REPORT_LEAD,
     REPORT_OF_THOSE,
     REVERSE_CUES,
     SETTLE_CUES,
@@ -59,6 +62,7 @@ from incremind_daemon.pipeline.cues import (
     fold,
     is_later_more,
     is_more_report,
+    may_hold_later_done_cue,
     may_hold_more_report_cue,
     may_hold_report_cue,
     may_hold_state_cue,
@@ -305,6 +309,8 @@ def _judge(item: str, view: TurnView, hint: str | None, *, settles: bool) -> tup
         return DONE, 0
     if kind is None and view.edited and ANNOUNCE_CUES.match(folded) and not folded.endswith(("?", "？")):
         return DONE, 0  # the tools of the same turn made the change it announces
+    if kind is None and view.edited and text_weight(item) <= 16 and CHANGED_TO.search(folded):
+        return DONE, 0  # "Both files → 1.9.8.": what the turn's tools changed, and to what
     return None if kind is None else (kind, 0)
 
 
@@ -384,8 +390,16 @@ def is_checks(folded: str) -> bool:
 
 
 def _is_done(folded: str) -> bool:
-    reported = any(cue.search(folded) for cue in (DONE_CUES, MORE_DONE_CUES, REPORT_CUES)) or is_more_report(folded)
-    return reported and not NOT_DONE_CUES.search(folded)
+    if NOT_DONE_CUES.search(folded):
+        return False
+    # "好, PR #421。", "👍 Added …": a report is read past the yes that opens it
+    lead = REPORT_LEAD.match(folded)
+    return any(_reports(text) for text in ((folded, folded[lead.end() :]) if lead else (folded,)))
+
+
+def _reports(folded: str) -> bool:
+    cues = (DONE_CUES, MORE_DONE_CUES, REPORT_CUES, LATER_DONE_CUES)
+    return any(cue.search(folded) for cue in cues) or is_more_report(folded)
 
 
 def _is_undone(item: str, view: TurnView) -> bool:
@@ -510,7 +524,9 @@ def _sentences(text: str) -> list[str]:
 
 
 def _may_hold(text: str) -> bool:
-    return may_hold_state_cue(text) or may_hold_report_cue(text) or may_hold_more_report_cue(text)
+    if may_hold_state_cue(text) or may_hold_report_cue(text) or may_hold_more_report_cue(text):
+        return True
+    return may_hold_later_done_cue(text)
 
 
 def is_ack_or_command(text: str) -> bool:

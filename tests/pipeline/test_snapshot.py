@@ -1341,3 +1341,38 @@ def test_reply_that_calls_the_report_wrong_takes_it_back_though_the_turn_ends_wi
     done = snapshot_session([user("Set the port."), assistant(report), user(reply)]).done
 
     assert not any("9090" in item for item in done)
+
+
+@pytest.mark.parametrize(
+    ("report", "shown"),
+    [
+        ("好, PR #421。", "好, PR #421"),
+        ("👍 Added the 11:26 row to the log.", "👍 Added the 11:26 row to the log"),
+        ("addons.tf updated, three versions bumped.", "addons.tf updated, three versions bumped"),
+        ("Rewritten as bullets, 68 → 41 lines.", "Rewritten as bullets, 68 → 41 lines"),
+        ("I put `--platform linux/amd64` into `build.sh`.", "I put `--platform linux/amd64` into `build.sh`"),
+        ("画好了：`figures/slides/selectivity.png`。", "画好了：`figures/slides/selectivity.png`"),
+        ("那条 cache warning 我顺手跑了 `luaotfload-tool --update`，已经没了。",
+         "那条 cache warning 我顺手跑了 `luaotfload-tool --update`，已经没了"),
+    ],
+)  # fmt: skip
+def test_report_after_a_yes_of_a_subject_and_participle_or_of_more_verbs_is_done(report: str, shown: str) -> None:
+    snapshot = snapshot_session([user("Run it."), assistant(report), user("ok")])
+
+    assert snapshot.done == (shown,)
+
+
+@pytest.mark.parametrize("report", ["Nothing committed.", "Not pushed.", "我还没跑。"])
+def test_report_of_what_was_not_done_is_not_done(report: str) -> None:
+    snapshot = snapshot_session([user("Run it."), assistant(report), user("ok")])
+
+    assert snapshot.done == ()
+
+
+@pytest.mark.parametrize("report", ["Both files → 1.9.8.", "Header now: prod Wed 31 Mar 10:00–12:00 SGT."])
+def test_short_report_of_a_new_value_is_done_when_the_turns_tools_changed_it(report: str) -> None:
+    edited = [user("Update it."), assistant(report), tool("Edit: /repo/atlantis.yaml"), user("ok")]
+    unedited = [user("Update it."), assistant(report), user("ok")]
+
+    assert snapshot_session(edited).done == (f"{report.rstrip('.')} (atlantis.yaml)",)
+    assert snapshot_session(unedited).done == ()
