@@ -532,3 +532,9 @@ def may_hold_later_done_cue(text: str) -> bool:
         return True
     head = text.lstrip("-*#>• \t\n`").lower()
     return head.startswith(("re", "i ", "we ", "so i", "and i", "also i", "overwritten")) or " now:" in head
+
+
+# a bare report BARE_REPORT leaves out: "改了：", "加了。", "Changed:"
+MORE_BARE_REPORT = re.compile(
+    r"(?:好的?[，,\s]*)?(?:都|也)?(?:改|加|修|换|删|调|补|更新|修改|添加)了|(?:ok(?:ay)?[,\s]*)?changed"
+)

@@ -38,6 +38,7 @@ from incremind_daemon.pipeline.cues import (
     ITEM_LABEL,
     LATER_CUES,
     LATER_DONE_CUES,
+    MORE_BARE_REPORT,
     MORE_DONE_CUES,
     NEXT,
     NEXT_CUES,
@@ -112,6 +113,8 @@ _PROPOSAL_LEAD = re.compile(
     r"|我(?:可以|建议)|建议(?:你|我们)?|要不要我?|需要我|是否需要我?)"
     r"[\s,，:：]*)"
 )
+# a turn that opens with a short caption over code: "改了：\n\n```\nMARKETING_VERSION = 3.8.0\n```"
+_SHOWN_CHANGE = re.compile(r"\s*[^\n]{1,40}[:：]\s*\n\s*(?:`{3,}|~{3,})")
 _PROPOSAL_TAIL = re.compile(r"[\s,，]*(?:可以吗|好吗|吗|呢|吧)?\s*[?？]*$")
 
 
@@ -160,7 +163,7 @@ def read_items(text: str, view: TurnView, files: MentionedFiles, at: int) -> Ite
     if view.role == "user":
         yield from _person_items(text, blocks, view)
     else:
-        yield from _agent_items(blocks, view)
+        yield from _agent_items(blocks, view, over_code=_SHOWN_CHANGE.match(text) is not None)
         if "\n+++ " in text and sum(text_weight(b.text) for b in blocks) < 3 and (shown := _diff_report(text)):
             yield Item(DONE, clip(shown, ITEM_CHARS), 0, shown)  # a reply that is only the diff of what it changed
     if view.deep:  # what the person settled, in their own words: the lasting statements of the turn
@@ -171,8 +174,10 @@ def read_items(text: str, view: TurnView, files: MentionedFiles, at: int) -> Ite
                 yield Item(DECISION, clip(statement.statement, ITEM_CHARS), _STATED, statement.statement)
 
 
-def _agent_items(blocks: list[Block], view: TurnView) -> Iterator[Item]:
-    start = len(blocks) == 1  # a lone "改好了：" or "Done." answers the ask before the turn; a summary says more
+def _agent_items(blocks: list[Block], view: TurnView, *, over_code: bool) -> Iterator[Item]:
+    # a lone "改好了：" or "Done." answers the ask before the turn, as does one over the code it changed;
+    # a summary says more
+    start = len(blocks) == 1 or over_code
     opening = True  # the turn's first report, which may say less than the ask it answers named
     for block in blocks:
         if block.hint is None and not _may_hold(block.text):
@@ -344,7 +349,8 @@ def _bare_report(item: str, view: TurnView, *, start: bool) -> str | None:
         return None
     folded = fold(item)
     head, *rest = _CLAUSE_HEAD.split(folded, maxsplit=1)
-    bare = BARE_REPORT.fullmatch(head.strip()) is not None and text_weight(" ".join(rest)) < 3
+    bare = any(cue.fullmatch(head.strip()) for cue in (BARE_REPORT, MORE_BARE_REPORT))
+    bare = bare and text_weight(" ".join(rest)) < 3
     if not bare and not (is_checks(folded) and _is_done(folded)):
         return None
     ask = _ask_of(view.before)

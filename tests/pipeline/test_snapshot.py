@@ -1376,3 +1376,18 @@ def test_short_report_of_a_new_value_is_done_when_the_turns_tools_changed_it(rep
 
     assert snapshot_session(edited).done == (f"{report.rstrip('.')} (atlantis.yaml)",)
     assert snapshot_session(unedited).done == ()
+
+
+@pytest.mark.parametrize(
+    ("ask", "reply", "shown"),
+    [
+        ("然后 bump 一下版本到 3.8.0 build 212。", "改了：\n\n```\nMARKETING_VERSION = 3.8.0\n```\n\nInfo.plist 没动。",
+         "改了 — 然后 bump 一下版本到 3.8.0 build 212。"),
+        ("Then bump the version to 3.8.0.", "Changed:\n\n```diff\n-1.2.0\n+3.8.0\n```\n\nNothing else moved.",
+         "Changed — Then bump the version to 3.8.0."),
+    ],
+)  # fmt: skip
+def test_bare_report_over_the_code_it_changed_borrows_the_ask(ask: str, reply: str, shown: str) -> None:
+    snapshot = snapshot_session([user("Fix the build."), assistant("Fixed."), user(ask), assistant(reply), user("ok")])
+
+    assert shown in snapshot.done
