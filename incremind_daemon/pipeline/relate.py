@@ -32,6 +32,7 @@ from incremind_daemon.pipeline.stance import (
     contradicts,
     different_numbers,
     flipped,
+    moved_value,
     negated,
     used,
 )
@@ -224,6 +225,10 @@ def relate_by_rules(
         if linked or found:
             return (linked or found)[0]  # "new" only where no known insight relates, however similar the words
     scored.sort(key=lambda entry: -entry[0])
+    # a value moved on a subject both name, however few words they share ("组会改到周四" beside "组会每周二")
+    for score, item, features in scored:
+        if _may_conflict(candidate, item) and _moves(candidate, item, mine, features):
+            return _bounded(candidate, item, score, ordered, moved=True)
     best, match, theirs = scored[0]
     # named things were read for polarity above; the loose reading of a negation's scope is for texts without them
     if best < related_similarity:
@@ -277,8 +282,9 @@ def _by_keys(
     renumbered = different_numbers(mine, theirs) and (covered or len(named) >= 2)
     says_change = CHANGE.search(fold(candidate.quote or candidate.statement)) is not None
     replaced = says_change and bool((my_keys - my_negated) - their_keys)
-    changed = renumbered or replaced
-    if changed and not history:
+    if _moves(candidate, item, mine, theirs) and not history:
+        return _bounded(candidate, item, score, ordered, moved=True)  # "timeout 放宽到 180 秒" beside "60 秒以内"
+    if (renumbered or replaced) and not history:
         return _bounded(candidate, item, score, ordered)
     # one thing in common, and little else: related only where both say to use it ("CI 里用 pnpm install")
     both_use = tools & used(candidate.statement) & used(item.statement)
@@ -348,11 +354,15 @@ def _valued(mine: Features, theirs: Features) -> int:
     return sum(1 for unit in mine.units.keys() & theirs.units.keys() if unit in keys or unit.startswith("@"))
 
 
-def _bounded(candidate: Candidate, item: Known, score: float, ordered: bool) -> Relation:
+def _moves(candidate: Candidate, item: Known, mine: Features, theirs: Features) -> bool:
+    return moved_value(candidate.quote or candidate.statement, mine, _text_of(item.statement, item.condition), theirs)
+
+
+def _bounded(candidate: Candidate, item: Known, score: float, ordered: bool, *, moved: bool = False) -> Relation:
     """A turned-around candidate that keeps to a case of its own ("except admin forms") supplements."""
     if candidate.condition or EXCEPTION.search(fold(candidate.statement)):
         return Relation("supplement", item.id, round(score, 4))
-    return _conflict(candidate, item, score, ordered)
+    return _conflict(candidate, item, score, ordered, moved=moved)
 
 
 def _may_conflict(candidate: Candidate, item: Known) -> bool:
@@ -361,9 +371,12 @@ def _may_conflict(candidate: Candidate, item: Known) -> bool:
     return len(kinds) == 1 or not kinds & {"event", "identity"}
 
 
-def _conflict(candidate: Candidate, item: Known, score: float, ordered: bool) -> Relation:
-    """A disagreement supersedes when it says it changes things, or is the person's newer word in that scope."""
-    says_so = CHANGE_OF_PLAN.search(fold(candidate.quote or candidate.statement))
+def _conflict(candidate: Candidate, item: Known, score: float, ordered: bool, *, moved: bool = False) -> Relation:
+    """A disagreement supersedes when it says it changes things, or is the person's newer word in that scope.
+
+    ``moved``: a change word sets the new value ("改到周四", "cut it to 10 min"), which says so.
+    """
+    says_so = moved or CHANGE_OF_PLAN.search(fold(candidate.quote or candidate.statement))
     mine = (says_so or ordered) and not candidate.reported
     kind = "supersedes" if mine and candidate.scope == item.scope else "different"
     return Relation(kind, item.id, round(score, 4))

@@ -116,6 +116,92 @@ CHANGE_OF_PLAN = re.compile(
     + r"|改用|换成|改为|改成|以后不|不再|不是[^，。]{1,20}而是|现在改|换用|以后(?:都|就|一律|统一)|今后|从现在起"
     r"|改到|挪到|推迟到|提前到|顺延到|延期到"
 )
+# a word that sets a thing to a new value: what follows it is the value ("组会改到周四下午 2 点",
+# "timeout 放宽到 180 秒", "cutting it to 10 min a day", "now due April 8")
+_VALUE_CHANGE = re.compile(
+    _words(
+        r"(?:mov(?:e|ed|ing)|push(?:ed|ing)?|pull(?:ed|ing)?|bump(?:ed|ing)?|rais(?:e|ed|ing)|increas(?:e|ed|ing)"
+        r"|lower(?:ed|ing)?|reduc(?:e|ed|ing)|cut(?:ting)?|drop(?:ped|ping)?|extend(?:ed|ing)?|shorten(?:ed|ing)?"
+        r"|chang(?:e|ed|ing)|switch(?:ed|ing)?|reschedul(?:e|ed|ing))"
+        r"(?: (?:it|that|this|them|the \w+|back|down|up|over|forward))* to",
+        r"(?:is|are) now(?: due| at| on| in)?",
+        r"now due",
+    )
+    + r"|改到|改成|改为|挪到|推迟到|提前到|顺延到|延期到|延到|放宽到|收紧到|调到|调成|调整到|调整为|提高到|降到|降低到"
+    r"|增加到|加到|减少到|减到|缩短到|延长到|换到|改在"
+)
+_VALUE_END = re.compile(r"[，。；;,!?！？\n]|\.(?!\d)|(?<![a-z])(?:not|instead|but|and)(?![a-z])|不是|而|但")
+_MEASURE_UNITS = (
+    ("ms", r"ms|毫秒"),
+    ("second", r"s|secs?|seconds?|秒钟?"),
+    ("minute", r"mins?|minutes?|分钟"),
+    ("hour", r"h|hrs?|hours?|小时|个小时"),
+    ("day", r"days?|天"),
+    ("week", r"weeks?|周|星期|个星期"),
+    ("month", r"months?|个月"),
+    ("percent", r"%|percent|％"),
+    ("size", r"[kmgt]i?b|[kmgt]"),
+    ("pixel", r"px"),
+    ("money", r"元|块|rmb|usd|eur|dollars?|\$"),
+)
+_MEASURE = re.compile(
+    r"(?<![\w.])(\d+(?:\.\d+)?)\s*("
+    + "|".join(f"(?P<{name}>{units})" for name, units in _MEASURE_UNITS)
+    + r")(?![a-z])"
+)
+_WEEKDAYS = frozenset({"monday", "tuesday", "wednesday", "thursday", "friday", "saturday", "sunday"})
+
+
+def _measures(folded: str) -> dict[str, frozenset[str]]:
+    """Return the amounts a text gives per kind of measure: "180 秒" and "180 s" are {"second": {"180"}}."""
+    found: dict[str, set[str]] = {}
+    for match in _MEASURE.finditer(folded):
+        kind = next(name for name, _ in _MEASURE_UNITS if match.group(name) is not None)
+        found.setdefault(kind, set()).add(match.group(1))
+    return {kind: frozenset(values) for kind, values in found.items()}
+
+
+def _values(features: Features, folded: str) -> dict[str, frozenset[str]]:
+    """Return a text's values by kind: dates, times of day, days of the week and measured amounts."""
+    out = {unit: values for unit, values in features.units.items() if unit in ("@date", "@clock")}
+    days = keys_of(features) & _WEEKDAYS
+    if days:
+        out["@weekday"] = days
+    return out | _measures(folded)
+
+
+def moved_value(quote: str, mine: Features, their_text: str, theirs: Features) -> bool:
+    """Tell whether a change word sets a thing the known text also values to a value it does not give.
+
+    "组会改到周四下午 2 点" beside "组会每周二上午 10:00", "timeout 放宽到 180 秒" beside "每个提交 60 秒以内",
+    "cutting Anki to 10 min a day" beside "每天 Anki 20 分钟": after the change word stands a date, a time,
+    a weekday or an amount; the known text gives one of the same kind and not this one; and the two name
+    a subject in common besides their values.
+    """
+    folded = fold(quote)
+    shared = {
+        f
+        for f in mine.topical & theirs.topical
+        if mine.weights.get(f, 0.0) >= 1.0
+        and theirs.weights.get(f, 0.0) >= 1.0
+        and not f.startswith(("#", "@"))
+        and f not in _WEEKDAYS
+    }
+    if not shared:
+        return False
+    their_values = _values(theirs, fold(their_text))
+    for match in _VALUE_CHANGE.finditer(folded):
+        rest = folded[match.end() : match.end() + 40]
+        cut = _VALUE_END.search(rest, 1)
+        value = rest[: cut.start()] if cut else rest
+        new = _values(features_of(value), value)
+        for kind, values in new.items():
+            known = their_values.get(kind)
+            if known and not values & known:
+                return True
+    return False
+
+
 # the person says they said it before: "like I said", "as I told the other agents", "还是那句话", "又确认了一遍"
 RESTATED = re.compile(
     _words(

@@ -272,3 +272,32 @@ def test_a_rule_on_a_thing_the_known_one_never_names_is_new(statement: str, know
 )  # fmt: skip
 def test_praise_of_what_the_known_one_turns_down_differs_from_it(statement: str, known: str) -> None:
     assert said_after(statement, [known], ordered=False) == ("different", 1)
+
+
+@pytest.mark.parametrize(
+    ("statement", "known"),
+    [
+        ("组会通知：从下周开始组会改到周四下午 2 点，地点不变", "组会每周二上午 10:00，理科一号楼 1520"),
+        ("60 秒肯定不够，每个提交的 timeout 放宽到 180 秒", "每个提交的总时间要控制在 60 秒以内"),
+        ("Not dropping Anki, but cutting it to 10 min a day", "每天 Anki 20 分钟，早上坐地铁的时候"),
+        ("The standup moved to Thursday", "Standup is every Tuesday at 10:00"),
+        ("The full ch4 draft is now due April 8", "The chapter 4 draft is due on April 15"),
+    ],
+)
+def test_a_change_word_that_sets_a_new_value_supersedes(statement: str, known: str) -> None:
+    candidate = Candidate(statement, "decision", "", statement, 0, len(statement))
+    relation = related(candidate, [OTHER, Known(5, known, "", "decision")])
+    assert (relation.kind, relation.known_id) == ("supersedes", 5)
+
+
+@pytest.mark.parametrize(
+    ("statement", "known"),
+    [
+        ("周会改到周二上午 10 点", "周会以后固定周二上午 10 点"),  # the value it names is the known one
+        ("发版改到周五", "周会每周一上午 10 点"),  # no subject in common
+        ("The release moved to Friday", "Standup is every Monday at 10:00"),  # no subject in common
+    ],
+)
+def test_a_change_word_without_a_new_value_on_the_same_subject_supersedes_nothing(statement: str, known: str) -> None:
+    candidate = Candidate(statement, "decision", "", statement, 0, len(statement))
+    assert related(candidate, [Known(5, known, "", "decision")]).kind != "supersedes"
