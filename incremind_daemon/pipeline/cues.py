@@ -538,3 +538,31 @@ def may_hold_later_done_cue(text: str) -> bool:
 MORE_BARE_REPORT = re.compile(
     r"(?:好的?[，,\s]*)?(?:都|也)?(?:改|加|修|换|删|调|补|更新|修改|添加)了|(?:ok(?:ay)?[,\s]*)?changed"
 )
+
+
+# a person's sentence that settles the work in a form the cues above leave out: one value over another
+# ("times in SGT please, not UTC", "vector PDF, not PNG"), a "no X" rule ("no CPU limits on anything",
+# "no force unwraps in app code please"), a permission ("read-only kubectl on prod is fine", "慢点没关系"),
+# and keeping or dropping a thing ("pino-http 留着吧", "codemod 算了", "keep the SQLAlchemy layer")
+_NOT_A_VALUE = (
+    "yet|now|today|tonight|really|sure|just|only|that|this|it|a|an|the|all|everything|always|much|bad|great|good"
+    "|so|too|even|quite|exactly|necessarily|me|us|you"
+)
+_NO_NOT_A_RULE = "idea|worries|problem|luck|need|rush|clue|way|thanks|change|changes|one|more|longer|matter|doubt"
+STILL_MORE_SETTLE_CUES = re.compile(
+    rf"[\w`'\")]\s*(?:please |pls )?,\s*not (?!(?:{_NOT_A_VALUE})\b)[\w`'\".-]"
+    rf"|(?:^|[:：—–]\s*)(?:and |but |also |so )?no (?!(?:{_NO_NOT_A_RULE})\b)[a-z][\w.-]*(?: [a-z][\w.-]*){{0,3}}"
+    r" (?:in|on|for|anywhere|anymore|please|pls|at all|ever|unless)\b"
+    r"|(?<!\bthat)(?<!\bthis)(?<!\bit)(?<!\bwhich)(?<!\ball)(?<!\beverything)(?<!\bthat's)"
+    r" (?:is|are) (?:totally |perfectly |also )?(?:fine|ok|okay|allowed|acceptable)(?![a-z])"
+    r"|^keep (?:the |our |using )?[\w`'.-]+|[\w`'.)\]]\s*(?:就|也)?(?:算了|留着|保留着|不用管|没关系)"
+)
+_STILL_MORE_SETTLE_WORDS = ("not ", "no ", "fine", "ok", "allowed", "acceptable")
+_STILL_MORE_SETTLE_CJK = ("算了", "留着", "保留着", "不用管", "没关系")
+
+
+def settles_still_more(folded: str) -> bool:
+    """Tell whether a person's folded sentence settles the work in a way only STILL_MORE_SETTLE_CUES knows."""
+    hinted = folded.startswith("keep ") or any(word in folded for word in _STILL_MORE_SETTLE_WORDS)
+    hinted = hinted or (not folded.isascii() and any(word in folded for word in _STILL_MORE_SETTLE_CJK))
+    return hinted and STILL_MORE_SETTLE_CUES.search(folded) is not None

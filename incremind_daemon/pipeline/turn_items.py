@@ -68,6 +68,7 @@ from incremind_daemon.pipeline.cues import (
     may_hold_report_cue,
     may_hold_state_cue,
     settles_more,
+    settles_still_more,
 )
 from incremind_daemon.pipeline.lasting import REQUEST
 from incremind_daemon.pipeline.markdown import (
@@ -511,7 +512,9 @@ def _with_command(step: str, view: TurnView) -> str:
 
 
 def _directs(folded: str) -> bool:
-    return DIRECTIVE_CUES.search(folded) is not None or SETTLE_CUES.search(folded) is not None or settles_more(folded)
+    if DIRECTIVE_CUES.search(folded) is not None or SETTLE_CUES.search(folded) is not None:
+        return True
+    return settles_more(folded) or settles_still_more(folded)
 
 
 def _is_later(folded: str) -> bool:

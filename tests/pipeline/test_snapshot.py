@@ -1391,3 +1391,29 @@ def test_bare_report_over_the_code_it_changed_borrows_the_ask(ask: str, reply: s
     snapshot = snapshot_session([user("Fix the build."), assistant("Fixed."), user(ask), assistant(reply), user("ok")])
 
     assert shown in snapshot.done
+
+
+@pytest.mark.parametrize(
+    "said",
+    [
+        "Times in SGT please, not UTC.",
+        "Figures go in figures/<chapter>/ as vector PDF, not PNG.",
+        "While you're in there: no CPU limits on anything, only requests.",
+        "No force unwraps in app code please, tests are fine.",
+        "Read-only kubectl on prod is fine.",
+        "pino-http 留着吧，requestId 要用它。",
+        "codemod 算了，剩下的我手动一个个迁。",
+        "技术词用英文没关系，句子简单一点。",
+    ],
+)
+def test_value_over_another_no_rule_permission_and_keeping_or_dropping_are_decisions(said: str) -> None:
+    snapshot = snapshot_session([user("Fix the chart."), assistant("Fixed the chart."), user(said), assistant("OK.")])
+
+    assert snapshot.decisions == (said.rstrip("。."),)
+
+
+@pytest.mark.parametrize("said", ["That is fine, thanks.", "Maybe it is fine after all.", "It works, not sure why."])
+def test_ack_shrug_or_doubt_is_no_decision(said: str) -> None:
+    snapshot = snapshot_session([user("Fix the chart."), assistant("Fixed the chart."), user(said), assistant("OK.")])
+
+    assert snapshot.decisions == ()
