@@ -63,7 +63,9 @@ _HEADING = re.compile(r"^(?:#{1,6}\s+\S.*|\*\*[^*]+\*\*[:：]?|[^-*+•\d\s][^:�
 _LIST_ITEM = re.compile(r"^\s*(?:[-*+•]|\d{1,2}[.)、])\s+\S")
 _CLAUSE_MARKS = ("，", ", ", "；", "; ", " — ", " – ", " so ")
 _CHAT_BREAK = re.compile(r"(?<=[.!?？！])[.!?？！]*\s+(?=\S)")
-_ABBREVIATION = re.compile(r"(?i)(?:\be\.g|\bi\.e|\bvs|\betc|\bv?\d+(?:\.\d+)*|\bno|\bmr|\bdr)\.$")
+# a stop after a title or a Latin abbreviation ends no sentence ("Prof. Zhou", "e.g. pnpm"); one after a
+# number, a version or "etc." usually does
+_ABBREVIATION = re.compile(r"(?i)(?:\be\.g|\bi\.e|\bvs|\bmrs?|\bms|\bdr|\bprof|\b[sj]r|\bst|\bfig|\bcf|\bapprox)\.$")
 # an aside at the end of a rule that asks for the task at hand: "顺便改掉", "put that in the checklist"
 _ASIDE = re.compile(
     r"(?<![a-z])(?:put (?:that|it|this)|move (?:them|it)|while you're at it|update (?:it|the)|add it|fix (?:it|that)"
@@ -241,7 +243,8 @@ def _pieces(text: str, start: int, end: int, conversational: bool) -> list[tuple
     pieces: list[tuple[int, int]] = []
     begin = start
     for match in _CHAT_BREAK.finditer(text, start, end):
-        if not _ABBREVIATION.search(text, max(start, match.start() - 6), match.start() + 1):
+        # the break begins after its stop: the word before it ends at match.start()
+        if not _ABBREVIATION.search(text, max(start, match.start() - 8), match.start()):
             pieces.append((begin, match.start() + 1))
             begin = match.end()
     pieces.append((begin, end))

@@ -385,10 +385,13 @@ COMPLAINT = re.compile(
 )
 _GLOBAL = re.compile(
     _words(
-        r"(?:all|every|any) (?:of )?my (?:projects|repos)|across (?:all )?projects|everywhere I work",
-        r"in every (?:project|repo)",
+        r"(?:all|every|any) (?:of )?my (?:projects|repos|repositories)|everywhere i work",
+        r"across (?:all |every )?(?:of )?(?:my )?(?:projects|repos|repositories)",
+        r"in (?:every|any|all) (?:one )?(?:of )?(?:my )?(?:projects?|repos?|repositories)",
+        r"whatever the (?:project|repo)",
     )
-    + r"|所有项目|每个项目|任何项目|所有的项目|所有仓库"
+    + r"|(?:所有|全部|每个|任何|不管哪个)(?:的|人的)?(?:项目|仓库|repo)|哪个(?:项目|仓库|repo)都"
+    r"|我自己的(?:项目|仓库|repo)?也一样"
 )
 _PROJECT_ANCHOR = re.compile(
     _words(r"this (?:repo|project|codebase|service|app)|here|our (?:repo|api|app|service|backend|frontend)")
@@ -406,8 +409,10 @@ _WITH_ME = re.compile(
         r"rebase",
         r"merge commits?",
         r"squash",
+        r"(?:don't|do not|never) (?:git )?push",
+        r"push (?:it )?myself",
     )
-    + r"|(?:问|告诉|跟|给|提醒)我(?:确认|看|说)?|(?:提交|push)之?前|直接推|推到 ?main"
+    + r"|(?:问|告诉|跟|给|提醒)我(?:确认|看|说)?|(?:提交|push)之?前|直接推|推到 ?main|(?:不要|别|不许) ?push|自己 ?push"
 )
 _FIRST_PERSON_HABIT = re.compile(
     _words(

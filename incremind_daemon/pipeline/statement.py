@@ -84,7 +84,7 @@ def clean_statement(quote: str) -> str:
     if "[" in text:
         text = _LINK.sub(lambda m: f"{m.group(1)} ({m.group(2)})" if m.group(2) else m.group(1), text)
     if "*" in text or "_" in text or "~" in text:
-        text = _EMPHASIS.sub("", text)
+        text = _EMPHASIS.sub("", text).strip()  # "** I prefer tabs": a stray marker leaves its space
     text = strip_lead_in(text)
     text = text.rstrip(_TRAILING)
     text = _EN_POLITE_END.sub("", text).rstrip(_TRAILING)

@@ -6,7 +6,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from incremind_daemon.pipeline.candidates import extract_candidates
+from incremind_daemon.pipeline.candidates import extract_candidates, read_pieces
 from incremind_daemon.pipeline.statement import clean_statement
 from incremind_daemon.store.records import CATEGORIES, Candidate
 
@@ -137,6 +137,33 @@ def test_a_change_lead_in_goes_and_a_name_keeps_its_case(quote: str, statement: 
 def test_chinese_clause_without_comma_is_a_condition_kept_in_the_statement() -> None:
     (candidate,) = extract_candidates("复习时先自答再翻面。")
     assert (candidate.statement, candidate.condition, candidate.category) == ("复习时先自答再翻面", "复习时", "method")
+
+
+@pytest.mark.parametrize(
+    ("text", "scope"),
+    [
+        ("不要 push，我 review 完自己 push。", "global"),
+        ("Don't push, as usual — I read the diff and push myself.", "global"),
+        ("所有人的 repo 都用 line length 88，我自己的也一样，以后都按 88。", "global"),
+        ("Always run the linter before a commit, in every one of my repos.", "global"),
+        ("这个项目的 API 端口是 8443，不是 8080。", "project"),
+    ],
+)
+def test_a_rule_about_every_repo_or_about_pushing_holds_in_every_project(text: str, scope: str) -> None:
+    found = extract_candidates(text, conversational=True)
+    assert [c.scope for c in found] == [scope], found
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "The chapter 4 draft is due to my advisor Prof. Zhou on April 15, so ch4 work comes first.",
+        "Deploy windows are agreed with Dr. Li: always Tuesday 14:00, never on Fridays.",
+    ],
+)
+def test_a_title_before_a_name_ends_no_sentence(text: str) -> None:
+    pieces = [text[p.start : p.end].rstrip(".") for p in read_pieces(text, conversational=True)]
+    assert pieces == [text.rstrip(".")]
 
 
 def test_secret_in_a_statement_is_redacted_while_the_quote_stays_verbatim() -> None:
