@@ -566,3 +566,20 @@ def settles_still_more(folded: str) -> bool:
     hinted = folded.startswith("keep ") or any(word in folded for word in _STILL_MORE_SETTLE_WORDS)
     hinted = hinted or (not folded.isascii() and any(word in folded for word in _STILL_MORE_SETTLE_CJK))
     return hinted and STILL_MORE_SETTLE_CUES.search(folded) is not None
+
+
+# What follows tells a step put off from what only sounds like one.
+
+# an object named by pronoun, as PRONOUN_OBJECT, though "Kevin 他们组的" names a group beside its member
+OBJECT_PRONOUN = re.compile(_words(r"it|them|him|her|he|she|they|that one|this one") + "|[他她它](?![们們])")
+# the person says when they are away, which is no step of the work: "明天我请假, 周五回来", "I'm off tomorrow"
+ABSENCE_CUES = re.compile(
+    _words(r"on leave|out of (?:the )?office|ooo|pto|day off|on (?:vacation|holiday)|i'm (?:off|out|away)")
+    + r"|请假|休假|调休|出差|放假|不在(?:公司|办公室|电脑前)?"
+)
+# a rule that holds every time, which is no step even when it says who does it when: "数据和结果文件一律不删,
+# 要清理就挪到 ~/trash/ 里, 我自己定期清", "never run apply, I do it myself"
+STANDING_CUES = re.compile(
+    _words(r"always|never|from now on|going forward|every time|whenever|any repo|every repo|all (?:my )?repos")
+    + r"|一律|今后|每次|永远|始终|从来|所有(?:的)?(?:项目|仓库|repo)|都一样"
+)

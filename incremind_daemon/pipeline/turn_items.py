@@ -17,6 +17,7 @@ from dataclasses import dataclass
 
 from incremind_daemon.pipeline.candidates import extract_candidates
 from incremind_daemon.pipeline.cues import (
+    ABSENCE_CUES,
     ACCEPT_CUES,
     ACK,
     ANNOUNCE_CUES,
@@ -44,10 +45,10 @@ from incremind_daemon.pipeline.cues import (
     NEXT_CUES,
     NOT_DONE_CUES,
     NOT_ITEM_CUES,
+    OBJECT_PRONOUN,
     OFFER_CUES,
     OVERRULE_CUES,
     POLITE,
-    PRONOUN_OBJECT,
     PROPOSAL_CAPTION,
     PROPOSAL_CUES,
     QUOTED_WORDS,
@@ -57,6 +58,7 @@ from incremind_daemon.pipeline.cues import (
     REVERSE_CUES,
     SETTLE_CUES,
     SLASH_COMMAND,
+    STANDING_CUES,
     SUPPOSE_CUES,
     UNDO_CUES,
     WEAK_NEXT_CUES,
@@ -116,6 +118,8 @@ _PROPOSAL_LEAD = re.compile(
 )
 # a turn that opens with a short caption over code: "改了：\n\n```\nMARKETING_VERSION = 3.8.0\n```"
 _SHOWN_CHANGE = re.compile(r"\s*[^\n]{1,40}[:：]\s*\n\s*(?:`{3,}|~{3,})")
+# what the person does once back: "周五回来再合", "I'm off tomorrow, I'll merge it Friday"
+_AFTER_ABSENCE = re.compile(r"再|(?<![a-z])(?:then|i'll|i will|we'll|merge|push|deploy|review)(?![a-z])")
 _PROPOSAL_TAIL = re.compile(r"[\s,，]*(?:可以吗|好吗|吗|呢|吧)?\s*[?？]*$")
 
 
@@ -283,6 +287,10 @@ def _judge(item: str, view: TurnView, hint: str | None, *, settles: bool) -> tup
         if kind == DECISION:
             return DECISION, _STATED
         later = kind is None and _is_later(folded)
+        if later and ABSENCE_CUES.search(folded) and not _AFTER_ABSENCE.search(folded):
+            return None  # "明天我请假, 周五回来" says when the person is away, not what happens next
+        if later and STANDING_CUES.search(folded) and _directs(folded):
+            return DECISION, _DIRECTED  # a rule for every time, though it names who does it: "…我自己定期清"
         if later or kind == NEXT:
             if view.closing and not view.goal:
                 return NEXT, 0
@@ -483,7 +491,7 @@ def _held(item: str, said: str, view: TurnView) -> str | None:
 
 def _resolved(step: str, said: str, before: str) -> str:
     """Say what a step names by pronoun: from the person's sentence before it, or the agent's offer it answers."""
-    pronoun = PRONOUN_OBJECT.search(fold(step))
+    pronoun = OBJECT_PRONOUN.search(fold(step))
     if pronoun is None or text_weight(step[: pronoun.start()]) > 5:
         return step  # "the exception to the rule: if it's on a branch, edit it" points inside its own sentence
     said = as_item(said)

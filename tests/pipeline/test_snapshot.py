@@ -1417,3 +1417,35 @@ def test_ack_shrug_or_doubt_is_no_decision(said: str) -> None:
     snapshot = snapshot_session([user("Fix the chart."), assistant("Fixed the chart."), user(said), assistant("OK.")])
 
     assert snapshot.decisions == ()
+
+
+@pytest.mark.parametrize("last", ["好. commit. 明天我请假, 周五回来", "ok, commit it. I'm off tomorrow, back Friday."])
+def test_saying_when_the_person_is_away_is_no_next_step(last: str) -> None:
+    snapshot = snapshot_session([user("Fix the test."), assistant("Fixed the test."), user(last), assistant("OK.")])
+
+    assert snapshot.next_steps == ()
+
+
+@pytest.mark.parametrize(
+    "last",
+    [
+        "gpu3 上的 checkpoint 不要删，数据和结果文件一律不删，要清理就挪到 ~/trash/ 里，我自己定期清",
+        "Never run terraform apply from here, always leave it to me, I'll apply it myself after review.",
+    ],
+)
+def test_rule_for_every_time_that_names_who_does_it_is_a_decision_not_the_next_step(last: str) -> None:
+    snapshot = snapshot_session([user("Fix the probe."), assistant("Fixed the probe."), user(last), assistant("OK.")])
+
+    assert snapshot.next_steps == ()
+    assert any(last.rstrip(".") in decided for decided in snapshot.decisions), snapshot.decisions
+
+
+def test_step_whose_pronoun_points_inside_its_own_sentence_borrows_nothing() -> None:
+    turns = [
+        user("Fix the 502s."),
+        assistant("Added the error handler. Want me to add a retry too?"),
+        user("retry 这次先不加。core-api 是 Kevin 他们组的，502 的事我去问他"),
+        assistant("OK."),
+    ]
+
+    assert snapshot_session(turns).next_steps == ("core-api 是 Kevin 他们组的，502 的事我去问他",)
