@@ -329,7 +329,9 @@ REQUEST = re.compile(
         r"|rename|refactor|write|implement|create|make|show|explain|try|debug|commit|push|open|read|move|install|build"
         r"|deploy|revert|undo|change|bump|test|list|print|find|search|generate|set up|go ahead|continue|help|start"
         r"|finish|clean up|review|investigate|figure out|give me|send|copy|paste|merge|rebase|squash|retry|wrap|put"
-        r"|include|mention|note down|write down|kill)",
+        r"|include|mention|note down|write down|kill)"
+        # "commit messages use …", "test names say …": the verb's word is a noun's first word, no ask
+        r"(?! (?:messages?|hooks?|history|notifications?|logs?|titles?|names?|style|format|rules?|conventions?)\b)",
         r"^let's (?:fix|look|check|try|see|add|run|debug|write|make|start|continue|do|wrap|first|now|cut|ship"
         r"|release|tag|bump|merge|push|deploy)",
         r"^i (?:need|want) you to",
@@ -361,7 +363,9 @@ ONE_OFF = re.compile(
         r"tomorrow|tonight|today|this (?:morning|afternoon|evening|weekend|monday|tuesday|wednesday|thursday|friday"
         r"|saturday|sunday)|right now|at the moment|currently"
     )
-    + r"|(?<![每起上])(?:这|本|下)?周[一二三四五六日天](?![起开])|明天|今天(?!起|开始)|今晚|后天"
+    # a weekday is one day, unless it recurs: "每周二", "固定周二", "周二、周四晚上", "周一到周五"
+    + r"|(?<![每起上定逢])(?<!周[一二三四五六日天][、和与及至到])(?:这|本|下)?周[一二三四五六日天]"
+    r"(?!起|开始|\s*[、和与及至到]\s*周)|明天|今天(?!起|开始)|今晚|后天"
 )
 # words that make an instruction hold beyond the task at hand
 GENERAL = re.compile(

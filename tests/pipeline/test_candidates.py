@@ -166,6 +166,24 @@ def test_a_title_before_a_name_ends_no_sentence(text: str) -> None:
     assert pieces == [text.rstrip(".")]
 
 
+@pytest.mark.parametrize(
+    ("text", "conversational"),
+    [
+        ("周会以后固定周二上午 10 点", False),
+        ("德语课是周二、周四晚上 18:30–20:00，这两天 18:00 以后别约会。", False),
+        ("commit message 用 conventional commits，末尾带 Jira 号", True),
+        ("Commit messages follow conventional commits, always with the Jira key at the end.", True),
+    ],
+)
+def test_a_weekly_day_or_a_noun_that_looks_like_an_ask_still_makes_a_rule(text: str, conversational: bool) -> None:
+    assert extract_candidates(text, conversational=conversational), text
+
+
+@pytest.mark.parametrize("text", ["下周二再跑一次 benchmark 吧", "这周三开会前把 PR 合了"])
+def test_a_single_day_or_an_ask_makes_no_rule(text: str) -> None:
+    assert extract_candidates(text, conversational=True) == []
+
+
 def test_secret_in_a_statement_is_redacted_while_the_quote_stays_verbatim() -> None:
     text = "Always call the staging API with the header Authorization: Bearer abcd1234efgh5678ijkl."
     (candidate,) = extract_candidates(text)
