@@ -128,6 +128,13 @@ _TAG = re.compile(r"\bgit tag\s+(?:-[as]\s+)?(v?\d[\w.-]*)(?=\s*(?:$|&&|;|\n|-m)
 _FIRST_CLAUSE = re.compile(r"[^,，.。!！;；\n]{1,16}(?=[,，.。!！;；\n]|$)")
 _YES = re.compile(r"可以|行|没问题|同意|\b(?:ok|okay|sure|fine|yes|yeah|go ahead)\b")
 _COLON_END = re.compile(r"[:：]$")
+# a paragraph of several lines under a sentence that points to it ("但是 ssh 报这个", "I get this:") is what the
+# person pasted, though it reads as prose ("IT IS POSSIBLE THAT SOMEONE IS DOING SOMETHING NASTY!")
+_POINTED_PASTE = re.compile(
+    r"((?:这个|如下|这样|这些|(?<![a-z])(?:this|these|following|below))[ \t]*[:：]?)[ \t]*\n[ \t]*\n"
+    r"(?![ \t]*(?:[-*+•]|\d+[.)])\s)(?:[^\n]*\S[^\n]*\n){2,}?(?=[ \t]*\n|\Z)",
+    re.I,
+)
 _GREETING = re.compile(
     r"(?:good )?(?:morning|afternoon|evening)[\s!.,]*|(?:早上好|早安|早|下午好|晚上好)[\s!！。.,，]*"
 )
@@ -247,16 +254,17 @@ def _readable(turn: Turn) -> str:
 def _prose(text: str) -> str:
     """Blank out what the person pasted (logs, tracebacks, code, quotes), keeping paragraph breaks."""
     spans = prose_spans(text)
-    if spans == [(0, len(text))]:
-        return text
-    parts: list[str] = []
-    position = 0
-    for start, end in spans:
-        gap = text[position:start]
-        parts.append(gap if not gap.strip() else "\n\n")
-        parts.append(text[start:end])
-        position = end
-    return "".join(parts)
+    if spans != [(0, len(text))]:
+        parts: list[str] = []
+        position = 0
+        for start, end in spans:
+            gap = text[position:start]
+            parts.append(gap if not gap.strip() else "\n\n")
+            parts.append(text[start:end])
+            position = end
+        text = "".join(parts)
+    # what the paste finder took for prose may still be what a sentence points to
+    return _POINTED_PASTE.sub(lambda pointed: pointed.group(1) + "\n\n", text) if "\n" in text else text
 
 
 def _unquoted(text: str) -> str:
@@ -315,6 +323,8 @@ def _request_sentences(text: str, *, opening: bool = False) -> list[str]:
                 cleaned = stripped
             elif sentences[-1].endswith(","):
                 sentences[-1] = sentences[-1][:-1]
+            elif CJK_RUN.fullmatch(sentences[-1][-1:]) and CJK_RUN.match(cleaned):
+                sentences[-1] += "，"  # a paragraph's last words lead into the next, which no space parts in Chinese
             sentences.append(cleaned)
             size += len(cleaned)
         if size > 3 * GOAL_CHARS:  # enough to find the ask behind an introduction

@@ -1449,3 +1449,30 @@ def test_step_whose_pronoun_points_inside_its_own_sentence_borrows_nothing() -> 
     ]
 
     assert snapshot_session(turns).next_steps == ("core-api 是 Kevin 他们组的，502 的事我去问他",)
+
+
+@pytest.mark.parametrize(
+    ("ask", "goal"),
+    [
+        ("staging 迁到新机器了，HostName 已经改了，但是 ssh 报这个\n\n"
+         "IT IS POSSIBLE THAT SOMEONE IS DOING SOMETHING NASTY!\nSomeone could be eavesdropping on you right now!\n"
+         "The fingerprint for the ED25519 key sent by the remote host is SHA256:q3JvT0m1.\n\n帮我看下咋回事",
+         "staging 迁到新机器了，HostName 已经改了，但是 ssh 报这个，帮我看下咋回事"),
+        ("Staging moved to a new box and ssh now prints this:\n\n"
+         "It is also possible that a host key has just been changed.\nPlease contact your system administrator.\n\n"
+         "Can you find out what is going on?",
+         "Staging moved to a new box and ssh now prints this, Can you find out what is going on?"),
+    ],
+)  # fmt: skip
+def test_paragraph_a_sentence_points_to_is_a_paste_though_it_reads_as_prose(ask: str, goal: str) -> None:
+    snapshot = snapshot_session([user(ask), assistant("Looking."), user("ok")])
+
+    assert snapshot.goal == goal
+    assert not any("system administrator" in decided or "fingerprint" in decided for decided in snapshot.decisions)
+
+
+def test_paragraphs_of_a_chinese_ask_are_parted_by_a_comma() -> None:
+    ask = "先从 plans 相关的接口开始\n\n现在 v1 打过去会带 deprecation 头"
+    snapshot = snapshot_session([user(ask), assistant("OK.")])
+
+    assert snapshot.goal == "先从 plans 相关的接口开始，现在 v1 打过去会带 deprecation 头"
