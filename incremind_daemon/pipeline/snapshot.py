@@ -351,6 +351,7 @@ def _goal(request: list[str]) -> str:
     if len(whole) <= GOAL_CHARS:
         return whole
     ranks = [_asking(sentence, i) for i, sentence in enumerate(request)]
+    _pass_captions(request, ranks)
     ranked = sorted(range(len(request)), key=lambda i: (-ranks[i], i))
     chosen: list[int] = []
     size = 0
@@ -396,12 +397,24 @@ def _asking(sentence: str, position: int) -> int:
     folded = fold(sentence)
     if SCENE_CAPTION.match(folded) or INTRO_CUES.match(folded):
         return -1
-    asks = REQUEST.search(folded) or ASK_CUES.match(_WANTER.sub("", _CAPTION.sub("", folded)))
+    asks = _asks(folded)
     if not asks and extract_candidates(sentence, limit=1, conversational=True):
         return -1  # how to work, said on the way in ("answer in English", "poetry, not pip"): not the ask
     rank = 2 if asks else 0
     rank += 3 if ASK_CAPTION.match(folded) else 0
     return rank + (1 if position == 0 else 0) + (1 if ASK_CUES.search(folded) else 0)
+
+
+def _asks(folded: str) -> bool:
+    return bool(REQUEST.search(folded) or ASK_CUES.match(_WANTER.sub("", _CAPTION.sub("", folded))))
+
+
+def _pass_captions(request: list[str], ranks: list[int]) -> None:
+    """Move an ask caption's weight to the ask it leads into: "Task: the runs finished. I want a table: …"."""
+    for i in range(len(request) - 1):
+        folded, after = fold(request[i]), fold(request[i + 1])
+        if ranks[i] >= 3 and ASK_CAPTION.match(folded) and not _asks(folded) and _asks(after):
+            ranks[i], ranks[i + 1] = ranks[i] - 3, ranks[i + 1] + 3
 
 
 _ROOM = {DONE: 2 * MAX_ITEMS, DECISION: 3 * MAX_DECISIONS, NEXT: MAX_ITEMS}

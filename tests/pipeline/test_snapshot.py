@@ -1476,3 +1476,26 @@ def test_paragraphs_of_a_chinese_ask_are_parted_by_a_comma() -> None:
     snapshot = snapshot_session([user(ask), assistant("OK.")])
 
     assert snapshot.goal == "先从 plans 相关的接口开始，现在 v1 打过去会带 deprecation 头"
+
+
+@pytest.mark.parametrize(
+    ("ask", "goal"),
+    [
+        ("Task: the 5-seed runs finished overnight on gpu3 and I've pulled them into results/ as mbert.jsonl and "
+         "xlmr.jsonl, one run per line. I want a pandas table: mean ± std of F1 and selectivity per model × layer, "
+         "and then whether mBERT and XLM-R differ at each layer.",
+         "I want a pandas table: mean ± std of F1 and selectivity per model × layer, and then whether mBERT and XLM-R "
+         "differ at each layer."),
+        ("任务：5 个 seed 的结果昨晚在 gpu3 上都跑完了，我已经拉到 results/ 下面了，"
+         "一共两个文件，mbert.jsonl 和 xlmr.jsonl，格式和之前一样，每行一个 run，"
+         "字段有 model、layer、seed、f1、selectivity，另外还有 control task 的结果，"
+         "放在同一个文件里，用 task 字段区分。帮我做一张 pandas 表：每个模型每层的 "
+         "F1 和 selectivity 的均值和标准差，再看一下 mBERT 和 XLM-R 在每一层上有没有显著差异，用 paired bootstrap。",
+         "帮我做一张 pandas 表：每个模型每层的 F1 和 selectivity 的均值和标准差，"
+         "再看一下 mBERT 和 XLM-R 在每一层上有没有显著差异，用 paired bootstrap。"),
+    ],
+)  # fmt: skip
+def test_ask_caption_over_news_gives_its_weight_to_the_ask_after_it(ask: str, goal: str) -> None:
+    snapshot = snapshot_session([user(ask), assistant("OK."), user("thanks")])
+
+    assert snapshot.goal.startswith(goal), snapshot.goal
