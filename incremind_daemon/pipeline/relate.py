@@ -43,6 +43,8 @@ log = logging.getLogger(__name__)
 _PARAPHRASE_COSINE = 0.75  # with every named thing shared, a cosine this high reads as the same statement
 _NOVEL_REPEAT = 0.2  # at most this share of a candidate's weight may be unknown for a repeat
 _MATERIAL_WORDS = 2.0  # new topical weight that makes even a similar candidate a supplement
+# the relation model's odds of a change or a difference from which someone else's view disagrees
+_REPORTED_AT_ODDS = 0.2
 
 
 @dataclass(frozen=True, slots=True)
@@ -91,12 +93,13 @@ def relate(
     of it, and a supplement of an insight the model reads as unrelated is new. A change of
     decision or a difference stays the rules' call unless the model reads a repeat at the far
     higher ``overrule``; a change of decision the rules call new or a supplement is one when the
-    model reads it at ``change``.
+    model reads it at ``change``. Someone else's view, kept only as a disagreement, differs from the
+    insight the model reads it as most at odds with, when the rules find no difference.
     """
     verdict = relate_by_rules(
         candidate, known, repeat_similarity=repeat_similarity, related_similarity=related_similarity, ordered=ordered
     )
-    if reading is None or candidate.reported:
+    if reading is None:
         return verdict
     rows = [(item, pair_features(candidate, item, ordered=ordered)) for item in known]
     items = [item for item, row in rows if row is not None]
@@ -104,6 +107,15 @@ def relate(
         return verdict
     odds = reading.relation_odds([row for _, row in rows if row is not None])
     read = list(zip(items, odds, strict=True))
+    if candidate.reported:
+        # someone else's view is kept only as a disagreement: with the insight the model reads it as most
+        # at odds with ("老周觉得新测试也应该继续用 XCTest" beside "新写的测试都用 Swift Testing")
+        if verdict.kind == "different":
+            return verdict
+        item, chances = max(read, key=lambda pair: _at_odds(pair[1]))
+        if _at_odds(chances) >= _REPORTED_AT_ODDS:
+            return Relation("different", item.id, round(item.vector_similarity or 0.0, 4))
+        return verdict
     item, chances = max(read, key=lambda pair: pair[1]["repeat"])
     # a restatement with a "never" or "别动" in it reads to the rules as turning something down; a
     # change of decision stands unless the model is far surer it is the same words again
@@ -120,6 +132,10 @@ def relate(
         if unrelated is not None and unrelated >= reading.unrelated:
             return Relation("new", None, verdict.similarity)
     return verdict
+
+
+def _at_odds(chances: dict[str, float]) -> float:
+    return chances.get("supersedes", 0.0) + chances.get("different", 0.0)
 
 
 PAIR_FEATURES = (

@@ -160,6 +160,35 @@ def test_the_relation_model_reads_a_pair_again(
         assert (relation.kind, relation.known_id) == (kind, 1)
 
 
+@pytest.mark.parametrize(
+    ("known", "view"),
+    [
+        (
+            "新写的测试都用 Swift Testing（@Test），不要再写 XCTestCase 了",
+            "老周觉得新测试也应该继续用 XCTest，Swift Testing 在 CI 上跑得不稳",
+        ),
+        ("ETA 查询这块先不加缓存，Postgres 扛得住现在的量", "老周还是坚持要上 Redis 做 ETA 缓存"),
+        (
+            "Use uv for everything Python, never pip install directly",
+            "Sam still prefers keeping pip + requirements.txt, because the CI image has no uv",
+        ),
+    ],
+)
+def test_someone_elses_view_at_odds_with_a_known_insight_is_a_difference(
+    use_m3: Embedder, known: str, view: str
+) -> None:
+    first, second = use_m3.embed_passages([known, view])
+    items = [
+        Known(1, "The API listens on port 8080", "", "entity", 0.1, "project"),
+        Known(2, known, "", "decision", float(first @ second), "project"),
+    ]
+    candidate = Candidate(view, "preference", "", view, 0, len(view), "project", reported=True)
+    relation = relate(
+        candidate, items, repeat_similarity=0.8, related_similarity=0.4, reading=relation_reader_for(use_m3)
+    )
+    assert (relation.kind, relation.known_id) == ("different", 2)
+
+
 def test_a_cue_less_statement_in_a_session_becomes_a_pending_candidate(
     settings: Settings, tmp_path: Path, use_m3: Embedder
 ) -> None:
