@@ -583,3 +583,18 @@ STANDING_CUES = re.compile(
     _words(r"always|never|from now on|going forward|every time|whenever|any repo|every repo|all (?:my )?repos")
     + r"|一律|今后|每次|永远|始终|从来|所有(?:的)?(?:项目|仓库|repo)|都一样"
 )
+# a step the person takes on themselves after the session, which LATER_CUES leaves out: "我把 crash 和 diff 转给他",
+# "我跟运维确认一下", "I'll forward it to Priya", "I'll sort it out with him"
+PERSON_STEP_CUES = re.compile(
+    _words(
+        r"i'll (?:forward|send|pass|tell|ping|talk to|check with|follow up|sort (?:it|this|that) out|take care of"
+        r"|raise|bring|loop in)"
+    )
+    + r"|我(?:来|会|去|再|先)?把[^，。！？,!?]{1,24}?(?:转给|发给|交给|转发给|同步给|告诉)"
+    r"|我(?:去|来|会|再)?(?:跟|和|找)[^，。！？,!?]{1,12}?(?:说一下|说一声|聊|确认|对一下|商量|沟通)"
+)
+# more that a person says to end a session, which CLOSING_WORDS leaves out: "ok 今天就这些 谢", "that's everything"
+MORE_CLOSING_WORDS = re.compile(
+    _words(r"that's everything|nothing else|all good|we're done|done for (?:today|now)")
+    + r"|(?:今天)?(?:就|先)这些(?:了|吧)?|没(?:有)?别的了?|今天(?:就)?(?:到这儿?|这样)(?:了|吧)?|收工"
+)

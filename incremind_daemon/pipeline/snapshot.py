@@ -30,6 +30,7 @@ from incremind_daemon.pipeline.cues import (
     DECISION,
     DONE,
     INTRO_CUES,
+    MORE_CLOSING_WORDS,
     NEXT,
     OPENING,
     OVERRULE_CUES,
@@ -282,7 +283,7 @@ def _is_closing(text: str) -> bool:
     # a what-if ("if it turns out slow we might …, but let's see") opens none
     said = (s.text for s in split_sentences(folded[head.end() : head.end() + 400]))
     rest = " ".join(s for s in said if not SUPPOSE_CUES.search(s))
-    return text_weight(ACK.sub(" ", CLOSING_WORDS.sub(" ", rest))) < 3
+    return text_weight(ACK.sub(" ", CLOSING_WORDS.sub(" ", MORE_CLOSING_WORDS.sub(" ", rest)))) < 3
 
 
 def _verdict(text: str) -> str | None:

@@ -48,6 +48,7 @@ from incremind_daemon.pipeline.cues import (
     OBJECT_PRONOUN,
     OFFER_CUES,
     OVERRULE_CUES,
+    PERSON_STEP_CUES,
     POLITE,
     PROPOSAL_CAPTION,
     PROPOSAL_CUES,
@@ -526,7 +527,7 @@ def _directs(folded: str) -> bool:
 
 
 def _is_later(folded: str) -> bool:
-    return LATER_CUES.search(folded) is not None or is_later_more(folded)
+    return LATER_CUES.search(folded) is not None or is_later_more(folded) or PERSON_STEP_CUES.search(folded) is not None
 
 
 def _sentences(text: str) -> list[str]:

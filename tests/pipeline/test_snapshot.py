@@ -1499,3 +1499,24 @@ def test_ask_caption_over_news_gives_its_weight_to_the_ask_after_it(ask: str, go
     snapshot = snapshot_session([user(ask), assistant("OK."), user("thanks")])
 
     assert snapshot.goal.startswith(goal), snapshot.goal
+
+
+@pytest.mark.parametrize(
+    ("said", "closing", "step"),
+    [
+        ("别改 HeartRateSync，那块是阿杰的，我把 crash 和你这个 diff 转给他", "ok 今天就这些 谢",
+         "别改 HeartRateSync，那块是阿杰的，我把 crash 和你这个 diff 转给他"),
+        ("Leave the PDB alone, that's Marcus's team. I'll forward the drain log to him.",
+         "ok, that's everything, thanks", "I'll forward the drain log to him"),
+    ],
+)  # fmt: skip
+def test_step_the_person_takes_on_before_a_closing_thanks_is_the_next_step(said: str, closing: str, step: str) -> None:
+    turns = [
+        user("Fix the release dates."),
+        assistant("Fixed the release dates. Want me to fix the crash too?"),
+        user(said),
+        assistant("OK, leaving it."),
+        user(closing),
+    ]
+
+    assert snapshot_session(turns).next_steps == (step,)
