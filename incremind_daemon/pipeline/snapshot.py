@@ -30,7 +30,6 @@ from incremind_daemon.pipeline.cues import (
     DECISION,
     DONE,
     INTRO_CUES,
-    MORE_CLOSING_WORDS,
     NEXT,
     OPENING,
     OVERRULE_CUES,
@@ -59,6 +58,9 @@ from incremind_daemon.pipeline.markdown import (
 from incremind_daemon.pipeline.mentions import MentionedFiles
 from incremind_daemon.pipeline.organize import split_sentences
 from incremind_daemon.pipeline.prose import prose_spans
+from incremind_daemon.pipeline.state_cues import (
+    MORE_CLOSING_WORDS,
+)
 from incremind_daemon.pipeline.turn_items import (
     ACCEPTED,
     ITEM_CHARS,

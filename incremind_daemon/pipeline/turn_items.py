@@ -17,13 +17,11 @@ from dataclasses import dataclass
 
 from incremind_daemon.pipeline.candidates import extract_candidates
 from incremind_daemon.pipeline.cues import (
-    ABSENCE_CUES,
     ACCEPT_CUES,
     ACK,
     ANNOUNCE_CUES,
     ASK_CAPTION,
     BARE_REPORT,
-    CHANGED_TO,
     CHECK_CHARS,
     CHECK_WORDS,
     CHOICE_CUES,
@@ -38,40 +36,32 @@ from incremind_daemon.pipeline.cues import (
     INTRO_CUES,
     ITEM_LABEL,
     LATER_CUES,
-    LATER_DONE_CUES,
-    MORE_BARE_REPORT,
     MORE_DONE_CUES,
     NEXT,
     NEXT_CUES,
     NOT_DONE_CUES,
     NOT_ITEM_CUES,
-    OBJECT_PRONOUN,
     OFFER_CUES,
     OVERRULE_CUES,
-    PERSON_STEP_CUES,
     POLITE,
     PROPOSAL_CAPTION,
     PROPOSAL_CUES,
     QUOTED_WORDS,
     REPORT_CUES,
-    REPORT_LEAD,
     REPORT_OF_THOSE,
     REVERSE_CUES,
     SETTLE_CUES,
     SLASH_COMMAND,
-    STANDING_CUES,
     SUPPOSE_CUES,
     UNDO_CUES,
     WEAK_NEXT_CUES,
     fold,
     is_later_more,
     is_more_report,
-    may_hold_later_done_cue,
     may_hold_more_report_cue,
     may_hold_report_cue,
     may_hold_state_cue,
     settles_more,
-    settles_still_more,
 )
 from incremind_daemon.pipeline.lasting import REQUEST
 from incremind_daemon.pipeline.markdown import (
@@ -91,6 +81,18 @@ from incremind_daemon.pipeline.markdown import (
 from incremind_daemon.pipeline.mentions import MentionedFiles
 from incremind_daemon.pipeline.organize import split_sentences
 from incremind_daemon.pipeline.report_values import with_asked
+from incremind_daemon.pipeline.state_cues import (
+    ABSENCE_CUES,
+    CHANGED_TO,
+    LATER_DONE_CUES,
+    MORE_BARE_REPORT,
+    OBJECT_PRONOUN,
+    PERSON_STEP_CUES,
+    REPORT_LEAD,
+    STANDING_CUES,
+    may_hold_later_done_cue,
+    settles_still_more,
+)
 
 log = logging.getLogger(__name__)
 

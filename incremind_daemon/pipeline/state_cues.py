@@ -1,0 +1,111 @@
+"""Cue phrases of a session's state that cues.py leaves out, in English and Chinese.
+
+Reports in more forms, more ways a person settles the work, and what tells a step put off from
+what only sounds like one: an absence, a rule for every time, a step the person takes on.
+"""
+
+from __future__ import annotations
+
+import logging
+import re
+
+log = logging.getLogger(__name__)
+
+
+def _words(*phrases: str) -> str:
+    # bounded by ASCII word characters, as cues.py bounds its phrases
+    return rf"(?<![a-z0-9_])(?:{'|'.join(phrases)})(?![a-z0-9_]|[.-][a-z0-9])"
+
+
+# what opens a report without adding to it: "好, PR #421。", "👍 Added …", "OK — pushed"
+REPORT_LEAD = re.compile(r"^(?:(?:ok(?:ay)?|sure|yes|yep|好的?|行|嗯|👍|👌|🙂)(?:[\s,，.。!！:：]+|\s*[—–]\s*))+")
+# done reports in forms cues.py leaves out: a subject and its participle ("addons.tf updated",
+# "both files updated"), a participle without -ed ("Rewritten as bullets"), past tenses that look like the
+# present ("I put it into build.sh", "I set …"), and Chinese verb-好了 and verb-了 of more verbs
+# ("画好了：…", "我顺手跑了 `luaotfload-tool --update`", "导出了")
+LATER_DONE_CUES = re.compile(
+    r"^(?!(?:not|nothing|none|no|never|neither|nor)\b)[\w`'./-]+(?: [\w`'./-]+)? (?:updated|added|removed|fixed"
+    r"|bumped|pinned|renamed|created|deleted|reverted|rewritten|regenerated|merged|pushed|committed)(?=$|[\s,;:.!—–(])"
+    r"|^(?:rewritten|overwritten|rebuilt|reworded|rerun|redone|reordered)(?![a-z])"
+    r"|^(?:(?:so|and|also) )?(?:i|we)(?:'ve| have)? (?:also |just |already )?(?:put|set|ran|kept|rewrote|reran|split)"
+    r"(?![a-z])"
+    r"|^[\u4e00-\u9fff]{1,2}好了|我(?:顺手|顺便|也|又|还|先|刚)?(?:跑|画|拷|导出|导|同步|生成|拉|重新跑)了"
+    r"|(?:画|拷|导出|同步|生成|拉取|下载|上传)(?:好|完)了"
+)
+# a short report that gives only what a changed value now reads, once the turn's tools changed it:
+# "Both files → 1.9.8.", "Header now: prod Wed 31 Mar"
+CHANGED_TO = re.compile(r"^[^→\n]{1,60}(?:→|->)\s*\S|^[\w`'./ -]{1,40} now\s*[:：]\s*\S")
+
+
+def may_hold_later_done_cue(text: str) -> bool:
+    """Tell quickly whether text may hold a report that only LATER_DONE_CUES or CHANGED_TO know."""
+    if "→" in text or "->" in text or "好了" in text or ("了" in text and "我" in text):
+        return True
+    head = text.lstrip("-*#>• \t\n`").lower()
+    return head.startswith(("re", "i ", "we ", "so i", "and i", "also i", "overwritten")) or " now:" in head
+
+
+# a bare report BARE_REPORT leaves out: "改了：", "加了。", "Changed:"
+MORE_BARE_REPORT = re.compile(
+    r"(?:好的?[，,\s]*)?(?:都|也)?(?:改|加|修|换|删|调|补|更新|修改|添加)了|(?:ok(?:ay)?[,\s]*)?changed"
+)
+
+
+# a person's sentence that settles the work in a form cues.py leaves out: one value over another
+# ("times in SGT please, not UTC", "vector PDF, not PNG"), a "no X" rule ("no CPU limits on anything",
+# "no force unwraps in app code please"), a permission ("read-only kubectl on prod is fine", "慢点没关系"),
+# and keeping or dropping a thing ("pino-http 留着吧", "codemod 算了", "keep the SQLAlchemy layer")
+_NOT_A_VALUE = (
+    "yet|now|today|tonight|really|sure|just|only|that|this|it|a|an|the|all|everything|always|much|bad|great|good"
+    "|so|too|even|quite|exactly|necessarily|me|us|you"
+)
+_NO_NOT_A_RULE = "idea|worries|problem|luck|need|rush|clue|way|thanks|change|changes|one|more|longer|matter|doubt"
+STILL_MORE_SETTLE_CUES = re.compile(
+    rf"[\w`'\")]\s*(?:please |pls )?,\s*not (?!(?:{_NOT_A_VALUE})\b)[\w`'\".-]"
+    rf"|(?:^|[:：—–]\s*)(?:and |but |also |so )?no (?!(?:{_NO_NOT_A_RULE})\b)[a-z][\w.-]*(?: [a-z][\w.-]*){{0,3}}"
+    r" (?:in|on|for|anywhere|anymore|please|pls|at all|ever|unless)\b"
+    r"|(?<!\bthat)(?<!\bthis)(?<!\bit)(?<!\bwhich)(?<!\ball)(?<!\beverything)(?<!\bthat's)"
+    r" (?:is|are) (?:totally |perfectly |also )?(?:fine|ok|okay|allowed|acceptable)(?![a-z])"
+    r"|^keep (?:the |our |using )?[\w`'.-]+|[\w`'.)\]]\s*(?:就|也)?(?:算了|留着|保留着|不用管|没关系)"
+)
+_STILL_MORE_SETTLE_WORDS = ("not ", "no ", "fine", "ok", "allowed", "acceptable")
+_STILL_MORE_SETTLE_CJK = ("算了", "留着", "保留着", "不用管", "没关系")
+
+
+def settles_still_more(folded: str) -> bool:
+    """Tell whether a person's folded sentence settles the work in a way only STILL_MORE_SETTLE_CUES knows."""
+    hinted = folded.startswith("keep ") or any(word in folded for word in _STILL_MORE_SETTLE_WORDS)
+    hinted = hinted or (not folded.isascii() and any(word in folded for word in _STILL_MORE_SETTLE_CJK))
+    return hinted and STILL_MORE_SETTLE_CUES.search(folded) is not None
+
+
+# What follows tells a step put off from what only sounds like one.
+
+# an object named by pronoun, as PRONOUN_OBJECT, though "Kevin 他们组的" names a group beside its member
+OBJECT_PRONOUN = re.compile(_words(r"it|them|him|her|he|she|they|that one|this one") + "|[他她它](?![们們])")
+# the person says when they are away, which is no step of the work: "明天我请假, 周五回来", "I'm off tomorrow"
+ABSENCE_CUES = re.compile(
+    _words(r"on leave|out of (?:the )?office|ooo|pto|day off|on (?:vacation|holiday)|i'm (?:off|out|away)")
+    + r"|请假|休假|调休|出差|放假|不在(?:公司|办公室|电脑前)?"
+)
+# a rule that holds every time, which is no step even when it says who does it when: "数据和结果文件一律不删,
+# 要清理就挪到 ~/trash/ 里, 我自己定期清", "never run apply, I do it myself"
+STANDING_CUES = re.compile(
+    _words(r"always|never|from now on|going forward|every time|whenever|any repo|every repo|all (?:my )?repos")
+    + r"|一律|今后|每次|永远|始终|从来|所有(?:的)?(?:项目|仓库|repo)|都一样"
+)
+# a step the person takes on themselves after the session, which LATER_CUES leaves out: "我把 crash 和 diff 转给他",
+# "我跟运维确认一下", "I'll forward it to Priya", "I'll sort it out with him"
+PERSON_STEP_CUES = re.compile(
+    _words(
+        r"i'll (?:forward|send|pass|tell|ping|talk to|check with|follow up|sort (?:it|this|that) out|take care of"
+        r"|raise|bring|loop in)"
+    )
+    + r"|我(?:来|会|去|再|先)?把[^，。！？,!?]{1,24}?(?:转给|发给|交给|转发给|同步给|告诉)"
+    r"|我(?:去|来|会|再)?(?:跟|和|找)[^，。！？,!?]{1,12}?(?:说一下|说一声|聊|确认|对一下|商量|沟通)"
+)
+# more that a person says to end a session, which CLOSING_WORDS leaves out: "ok 今天就这些 谢", "that's everything"
+MORE_CLOSING_WORDS = re.compile(
+    _words(r"that's everything|nothing else|all good|we're done|done for (?:today|now)")
+    + r"|(?:今天)?(?:就|先)这些(?:了|吧)?|没(?:有)?别的了?|今天(?:就)?(?:到这儿?|这样)(?:了|吧)?|收工"
+)
