@@ -119,7 +119,10 @@ def relate(
     item, chances = max(read, key=lambda pair: pair[1]["repeat"])
     # a restatement with a "never" or "别动" in it reads to the rules as turning something down; a
     # change of decision stands unless the model is far surer it is the same words again
-    least = reading.repeat if verdict.kind in ("new", "supplement", "repeat") else reading.overrule
+    # …unless the person says they are saying it again ("还是那句话", "as usual")
+    least = (
+        reading.repeat if verdict.kind in ("new", "supplement", "repeat") or _restated(candidate) else reading.overrule
+    )
     if chances["repeat"] >= least:
         similarity = verdict.similarity if verdict.known_id == item.id else round(chances["repeat"], 4)
         return Relation("repeat", item.id, similarity)
@@ -197,7 +200,34 @@ def pair_features(candidate: Candidate, item: Known, *, ordered: bool) -> list[f
     ]
 
 
+def _restated(candidate: Candidate) -> bool:
+    """Tell whether the person says they say it again, and says no change beside it."""
+    quote = fold(candidate.quote or candidate.statement)
+    return RESTATED.search(quote) is not None and CHANGE_OF_PLAN.search(quote) is None
+
+
 def relate_by_rules(
+    candidate: Candidate,
+    known: Sequence[Known],
+    *,
+    repeat_similarity: float,
+    related_similarity: float,
+    ordered: bool = False,
+) -> Relation:
+    """Decide by the rules alone (``_by_rules``); what the person says again changes nothing.
+
+    A candidate that says it is said again ("还是那句话：…", "as usual, …") and that the rules read
+    as turning a known insight around is that insight in other words: a repeat, never a change.
+    """
+    verdict = _by_rules(
+        candidate, known, repeat_similarity=repeat_similarity, related_similarity=related_similarity, ordered=ordered
+    )
+    if verdict.kind in ("supersedes", "different") and not candidate.reported and _restated(candidate):
+        return Relation("repeat", verdict.known_id, verdict.similarity)
+    return verdict
+
+
+def _by_rules(
     candidate: Candidate,
     known: Sequence[Known],
     *,

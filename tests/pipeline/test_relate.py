@@ -301,3 +301,16 @@ def test_a_change_word_that_sets_a_new_value_supersedes(statement: str, known: s
 def test_a_change_word_without_a_new_value_on_the_same_subject_supersedes_nothing(statement: str, known: str) -> None:
     candidate = Candidate(statement, "decision", "", statement, 0, len(statement))
     assert related(candidate, [Known(5, known, "", "decision")]).kind != "supersedes"
+
+
+@pytest.mark.parametrize(
+    ("statement", "known"),
+    [
+        ("还是那句话：回复用中文，术语保持英文就行", "回复请用中文，但是 technical terms 保留英文，不要硬翻译成中文"),
+        ("As usual: no force pushes, not even on my own branches", "Never force-push; not even on feature branches"),
+    ],
+)
+def test_what_the_person_says_again_is_no_change(statement: str, known: str) -> None:
+    candidate = Candidate(statement, "preference", "", statement, 0, len(statement))
+    relation = related(candidate, [OTHER, Known(5, known, "", "preference")])
+    assert relation.kind not in ("supersedes", "different"), relation
