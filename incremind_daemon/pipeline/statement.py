@@ -23,10 +23,11 @@ _EN_LEAD = re.compile(
     r"^(?:(?:(?:no|nope|yes|yeah|yep|yup|ok(?:ay)?|right|alright|stop|wait|hold on|hmm+|hm+|ah|oh|look|listen"
     r"|important|note|heads up|reminder|fyi|ps|p\.s\.|actually|correction|update|also|btw|anyway|anyways|well"
     r"|great|thanks|thank you|cool|nice|perfect|good|sure|got it|one more thing|another thing|quick note|side note"
-    r"|i told you|as i said|again|reminder|(?:yeah|yes|yep|ok|okay)(?=\s+(?:i|we|the|my|our)\s)"
+    r"|i told you|as i said|again|reminder"
     r"|change of plans?|(?:new )?plan from now on|new plan|one change(?: first)?|heads-up"
     rf"|claude|codex|gemini|hey(?: claude| codex| gemini)?|hi|hello){_LEAD_PUNCT})"
     r"|(?:so|and|but|also|oh|oh and|and also|ok so|okay so|btw|by the way|fyi|i think(?: that)?|i guess|i believe"
+    r"|(?:yeah|yes|yep|ok|okay)(?=\s+(?:i|we|the|my|our|it|this|that)\s)"
     r"|honestly|basically|just so you know|for the record|to be clear|please note(?: that)?|remember that"
     r"|keep in mind(?: that)?|note that|just|please|my habit is(?: to)?|the (?:trick|key|rule|tip) is(?: to)?"
     r"|remember(?: that)?(?=\s+the\b)|remember to|ok(?:ay)?(?=\s+[\u4e00-\u9fff]))\s+"
@@ -39,6 +40,8 @@ _EN_LEAD = re.compile(
 )
 _ZH_LEAD = re.compile(
     r"^(?:(?:嗯+|好的?|对了?|哦+对?|喔+对?|噢|啊|诶|欸|哎|是的|ok|okay|行|不对|不是的?|错了|停|等等|等一下)\s*[，,。.:：!！、~～—]+\s*"
+    # typed with a space for the pause: "对了 我们最低支持 iOS 16", "哦对 那是产品要求的"
+    r"|(?:嗯+|好的|对了|哦+对?|喔+对?|噢|诶|欸|哎|是的)\s+(?=[\u4e00-\u9fff])|那(?=以后|之后|就)"
     r"|(?:注意|记住|提醒一下|另外|顺便(?:说一下|提一下|说一句|说下|记一下)?|记一下|先说(?:一下)?|补充(?:一下|一点|一句)?|再说一下|说一下|话说|其实"
     r"|我觉得|我想|我认为|然后|还有一点|还有个事|还有件事|还有|先(?:讲|講|说|說)一下|说过了|我说过了?|跟你说过了?|再说一遍|又来了|但是?|而且|所以"
     r"|不过|然而|此外|因此|我的习惯是|我习惯是|我的原则是|原则是|关键是|诀窍是|欸|喔|你好|您好|(?:先)?自我介绍一下|那就)[\s，,。.:：!！、~～—]*"

@@ -128,6 +128,11 @@ def test_leading_connective_and_list_marker_are_not_in_the_statement() -> None:
         ("use pnpm, never npm.", "Use pnpm, never npm"),
         ("Quick context: ledger is our billing service, Python 3.12.", "Ledger is our billing service, Python 3.12"),
         ("The context window is 8k: keep prompts short.", "The context window is 8k: keep prompts short"),
+        ("Yeah the service listens on port 9300.", "The service listens on port 9300"),
+        ("对了 我们最低支持 iOS 16，别用 17 才有的 API", "我们最低支持 iOS 16，别用 17 才有的 API"),
+        ("哦对 那是产品要求的，休息不算进总时长", "那是产品要求的，休息不算进总时长"),
+        ("那以后就改成 lualatex 编译吧", "以后就改成 lualatex 编译"),
+        ("不是 bash，是 fish", "不是 bash，是 fish"),
     ],
 )
 def test_a_change_lead_in_goes_and_a_name_keeps_its_case(quote: str, statement: str) -> None:
