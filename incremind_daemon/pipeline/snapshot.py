@@ -80,6 +80,7 @@ log = logging.getLogger(__name__)
 INDEX_LINE_CHARS = 80
 GOAL_CHARS = 200
 MAX_ITEMS = 6
+MAX_DONE = 8  # a session's work spans its exchanges, and each exchange's head goes first
 MAX_DECISIONS = 8  # a working session settles more than it finishes, and every choice binds the next one
 _DEEP_ASKS = 100
 
@@ -167,7 +168,7 @@ def snapshot_session(turns: Sequence[Turn]) -> SessionSnapshot:
         role, text = turns[index].role, texts[index]
         if role == "tool":
             for done in _tool_done(text, files, index):
-                _offer(found[DONE], done, _ROOM[DONE], _TELLING)
+                _offer(found[DONE], done, _ROOM[DONE], _HEADLINE)
             continue
         round_end = role == "assistant" and not later_reply
         handed = texts[answered] if role == "user" and answered >= 0 else ""
@@ -189,12 +190,15 @@ def snapshot_session(turns: Sequence[Turn]) -> SessionSnapshot:
             texts[before] if before >= 0 else "", handed, edited.get(index, ()),
             role == "assistant" and text.rstrip().endswith(("?", "？")),
         )  # fmt: skip
-        for item in reversed(list(read_items(text, view, files, index))):
+        items = list(read_items(text, view, files, index))
+        # a turn's first telling report heads what it did: of too many, each turn's head outranks detail
+        reports = (i for i in items if i.kind == DONE and text_weight(i.text) >= 3 and _rank_done(i.own) >= _TELLING)
+        head = next(reports, None) if round_end else None
+        for item in reversed(items):
             if item.kind == NEXT and _is_covered(item.own, found[DONE]):
                 continue  # already done later in the session
-            if len(found[item.kind]) < _ROOM[item.kind]:
-                rank = _rank_done(item.own) if item.kind == DONE else item.rank
-                _offer(found[item.kind], item.text, _ROOM[item.kind], rank)
+            rank = (_HEADLINE if item is head else _rank_done(item.own)) if item.kind == DONE else item.rank
+            _offer(found[item.kind], item.text, _ROOM[item.kind], rank)
     goal = _goal(request)
     newest = {kind: tuple(kept.item for kept in reversed(_best(found[kind], kind))) for kind in found}
     return SessionSnapshot(_index_line(request), goal, newest[DONE], newest[DECISION], newest[NEXT], files.recent())
@@ -420,17 +424,18 @@ def _pass_captions(request: list[str], ranks: list[int]) -> None:
             ranks[i], ranks[i + 1] = ranks[i] - 3, ranks[i + 1] + 3
 
 
-_ROOM = {DONE: 2 * MAX_ITEMS, DECISION: 3 * MAX_DECISIONS, NEXT: MAX_ITEMS}
-_LIMIT = {DONE: MAX_ITEMS, DECISION: MAX_DECISIONS, NEXT: MAX_ITEMS}
+_ROOM = {DONE: 2 * MAX_DONE, DECISION: 3 * MAX_DECISIONS, NEXT: MAX_ITEMS}
+_LIMIT = {DONE: MAX_DONE, DECISION: MAX_DECISIONS, NEXT: MAX_ITEMS}
 _TELLING = 1  # what was done says more than "all 12 tests pass", so checks alone give way first
+_HEADLINE = 2  # a turn's first telling report, so a long last turn's detail leaves room for earlier work
 
 
 def _is_full(kind: str, kept: list[_Kept], *, early: bool) -> bool:
     """Tell whether older turns can no longer change a list, read newest first; early: before the closing window."""
     if kind == NEXT and early:
         return True  # a next step is agreed at the end
-    if kind == DONE:  # older reports only displace checks, so six telling ones fill it
-        return sum(k.rank >= _TELLING for k in kept) >= _LIMIT[DONE] or len(kept) >= _ROOM[DONE]
+    if kind == DONE:  # older reports only displace checks and detail, so a head for every slot fills it
+        return sum(k.rank >= _HEADLINE for k in kept) >= _LIMIT[DONE]
     return len(kept) >= _ROOM[kind]
 
 
@@ -443,9 +448,12 @@ def _rank_done(item: str) -> int:
 
 
 def _offer(kept: list[_Kept], item: str, room: int, rank: int = 0) -> None:
-    """Keep an item, offered newest first, unless the list is full or holds it already."""
+    """Keep an item, offered newest first, unless the list holds it already or is full of items that rank higher."""
     if len(kept) >= room:
-        return
+        weakest = min(range(len(kept)), key=lambda at: (kept[at].rank, -at))
+        if kept[weakest].rank >= rank:
+            return
+        del kept[weakest]  # an older turn's head displaces a newer turn's detail
     folded = fold(item).casefold()
     key = re.sub(r"[\W_]+", "", folded)
     tokens = frozenset(LATIN_WORD.findall(folded))

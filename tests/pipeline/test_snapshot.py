@@ -244,7 +244,37 @@ def test_later_items_win_when_there_are_more_candidates_than_slots() -> None:
 
     snapshot = snapshot_session([user("Fix the parser bugs."), *replies])
 
-    assert snapshot.done == tuple(f"I've fixed the {subject} bug" for subject in SUBJECTS[-6:])
+    assert snapshot.done == tuple(f"I've fixed the {subject} bug" for subject in SUBJECTS[-8:])
+
+
+@pytest.mark.parametrize(
+    ("first", "heads", "details"),
+    [
+        ("Bumped the deployment target to 17.0.",
+         ["Added migration v7_plans to AppDatabase.", "Moved the setup call before the environment is built."],
+         ["Removed the Combine import from PlanStore.", "Converted refresh() to async throws.",
+          "Dropped the AnyCancellable set.", "Renamed fetchAll to loadPlans.", "Added a retry to the sync call.",
+          "Deleted the unused PlanCache type.", "Wrapped the writer in a guard.", "Fixed the typo in the header.",
+          "Updated the README section on storage."]),
+        ("已把部署版本升到 17.0。",
+         ["已在 AppDatabase 里加了迁移 v7_plans。", "已把 setup 挪到环境创建之前。"],
+         ["删掉了 Combine 导入。", "已把 refresh() 改成 async throws。", "去掉了 AnyCancellable 集合。",
+          "已把 fetchAll 改名为 loadPlans。", "给 sync 调用加了重试。", "删掉了没用的 PlanCache 类型。",
+          "已给 writer 加上 guard。", "修好了表头的错字。", "更新了 README 的存储说明。"]),
+    ],
+)  # fmt: skip
+def test_each_turns_head_report_stays_when_a_later_turn_reports_much_detail(
+    first: str, heads: list[str], details: list[str]
+) -> None:
+    turns = [user("Move the app to iOS 17."), assistant(f"{first}\n\nBuild is clean.")]
+    for head in heads:
+        turns += [user("Go on with the store."), assistant(head)]
+    turns += [user("Now the imports."), assistant("\n".join(f"- {detail}" for detail in details)), user("thanks")]
+
+    done = snapshot_session(turns).done
+
+    assert done[0] == first.rstrip(".。"), done
+    assert len(done) == 8
 
 
 def test_duplicates_are_dropped_when_they_differ_only_in_case_space_or_a_word() -> None:
@@ -668,13 +698,15 @@ def test_check_reports_give_way_first_when_there_are_too_many_done_items() -> No
         "Switched the splitter to sentence boundaries.",
         "Updated `embed.py` to batch 64 texts.",
         "Created the writer with atomic renames.",
+        "Moved the settings into `config.toml`.",
+        "Renamed the cli entry point to `ingest`.",
         "All 12 tests pass.",
     ]
     turns = [user("Build the pipeline.")] + [turn for report in reports for turn in (assistant(report), user("ok"))]
 
     done = snapshot_session(turns).done
 
-    assert len(done) == 6 and "All 12 tests pass" not in done
+    assert len(done) == 8 and "All 12 tests pass" not in done
 
 
 @pytest.mark.parametrize(
