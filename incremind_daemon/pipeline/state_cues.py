@@ -9,6 +9,8 @@ from __future__ import annotations
 import logging
 import re
 
+from incremind_daemon.pipeline.cues import PROPOSAL_CUES
+
 log = logging.getLogger(__name__)
 
 
@@ -109,3 +111,20 @@ MORE_CLOSING_WORDS = re.compile(
     _words(r"that's everything|nothing else|all good|we're done|done for (?:today|now)")
     + r"|(?:今天)?(?:就|先)这些(?:了|吧)?|没(?:有)?别的了?|今天(?:就)?(?:到这儿?|这样)(?:了|吧)?|收工"
 )
+
+
+# a plan caption heads what it proposes ("Plan: …", "my plan: …", "方案：…"); after a report it names a tool's
+# result instead: "addons.tf updated, plan: 0 to add, 3 to change", "改好了，terraform plan：0 个新增"
+_CAPTION = re.compile(r"(?:plan|计划|方案)\s*[:：]")
+_CAPTION_OWNER = re.compile(r"(?:^|(?<![a-z])(?:my|our|the|a|new|revised|here's|here is)\s+|我的|我们的|新的|这个)$")
+
+
+def proposes(folded: str) -> bool:
+    """Tell whether a folded sentence proposes, a plan caption counted only where it heads what follows."""
+    for match in PROPOSAL_CUES.finditer(folded):
+        if not _CAPTION.fullmatch(match.group()):
+            return True
+        before = folded[: match.start()].strip(" \t-*#>•`")
+        if _CAPTION_OWNER.search(before):
+            return True
+    return False

@@ -45,7 +45,6 @@ from incremind_daemon.pipeline.cues import (
     OVERRULE_CUES,
     POLITE,
     PROPOSAL_CAPTION,
-    PROPOSAL_CUES,
     QUOTED_WORDS,
     REPORT_CUES,
     REPORT_OF_THOSE,
@@ -91,6 +90,7 @@ from incremind_daemon.pipeline.state_cues import (
     REPORT_LEAD,
     STANDING_CUES,
     may_hold_later_done_cue,
+    proposes,
     settles_still_more,
 )
 
@@ -108,8 +108,8 @@ _CODE_SPAN = re.compile(r"`[^`\n]+`")
 _FENCE_BODY = re.compile(r"^[ \t]*(`{3,}|~{3,})([^\n]*)\n(.*?)^[ \t]*\1", re.M | re.S)
 _SHELL = frozenset(("", "sh", "bash", "zsh", "fish", "shell", "console", "terminal"))  # fences that hand over commands
 _GO = re.compile(r"(?:go|ship it|let's go|那就这样|就这样)\W*$")
-# an agent's plan, which a bare "Go." takes: "I'll print the table and …", "Plan: …", "我打算…"
-_PLAN = re.compile(r"(?<![a-z])(?:i'll|i will|i'm going to|plan:|i plan to)(?![a-z])|我打算|我会|计划|方案")
+# an agent's plan, which a bare "Go." takes: "I'll print the table and …", "我打算…" (a "Plan: …" caption proposes)
+_PLAN = re.compile(r"(?<![a-z])(?:i'll|i will|i'm going to|i plan to)(?![a-z])|我打算|我会|计划|方案")
 _CAPTION_WORDS = ("propos", "plan", "option", "方案", "建议", "提议", "建議", "提議")
 _CLAUSE_HEAD = re.compile(r"[,，:：;；。.!！]")
 _CLAUSE_BREAK = re.compile(r"[,，;；]|\s[—–]\s")
@@ -308,7 +308,7 @@ def _judge(item: str, view: TurnView, hint: str | None, *, settles: bool) -> tup
         done = (kind == DONE or _is_done(folded)) and not folded.endswith(("?", "？"))
         return (DONE, 0) if done and not _is_undone(item, view) else None
     offer = view.round_end and OFFER_CUES.search(folded) is not None
-    if offer or (view.round_end and PROPOSAL_CUES.search(folded)):
+    if offer or (view.round_end and proposes(folded)):
         if view.verdict == ACCEPTED and not view.acted:
             return NEXT, 0  # taken at the very end: the step agreed
         if view.verdict == ACCEPTED:
@@ -458,7 +458,7 @@ def _amends(text: str, before: str) -> bool:
     if len(head) < 2 or text_weight(head[0]) >= 2 or not (ACCEPT_CUES.match(head[0]) or _GO.match(head[0])):
         return False
     tail = fold(before[-400:])
-    return any(cue.search(tail) for cue in (PROPOSAL_CUES, OFFER_CUES, _PLAN))
+    return proposes(tail) or OFFER_CUES.search(tail) is not None or _PLAN.search(tail) is not None
 
 
 def _opens(folded: str) -> bool:
@@ -507,7 +507,7 @@ def _resolved(step: str, said: str, before: str) -> str:
 
 
 def _offers(folded: str) -> bool:
-    return OFFER_CUES.search(folded) is not None or PROPOSAL_CUES.search(folded) is not None
+    return OFFER_CUES.search(folded) is not None or proposes(folded)
 
 
 def _with_command(step: str, view: TurnView) -> str:

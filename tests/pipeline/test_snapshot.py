@@ -1552,3 +1552,24 @@ def test_step_the_person_takes_on_before_a_closing_thanks_is_the_next_step(said:
     ]
 
     assert snapshot_session(turns).next_steps == (step,)
+
+
+@pytest.mark.parametrize(
+    ("ask", "reply", "yes", "done", "step"),
+    [
+        ("get the 1.30 addon versions into addons.tf", "addons.tf updated, plan: 0 to add, 3 to change.", "ok",
+         ("addons.tf updated, plan: 0 to add, 3 to change",), ()),
+        ("把 1.30 的 addon 版本写进 addons.tf", "addons.tf 已更新，plan: 0 个新增，3 个变更。", "好",
+         ("addons.tf 已更新，plan: 0 个新增，3 个变更",), ()),
+        ("get the 1.30 addon versions into addons.tf", "Plan: bump vpc-cni first, then coredns.", "ok",
+         (), ("Plan: bump vpc-cni first, then coredns",)),
+        ("把 1.30 的 addon 版本写进 addons.tf", "方案：先升 vpc-cni，再升 coredns。", "好",
+         (), ("方案：先升 vpc-cni，再升 coredns",)),
+    ],
+)  # fmt: skip
+def test_plan_caption_after_a_report_names_a_result_not_a_proposal(
+    ask: str, reply: str, yes: str, done: tuple[str, ...], step: tuple[str, ...]
+) -> None:
+    snapshot = snapshot_session([user(ask), assistant(reply), user(yes)])
+
+    assert (snapshot.done, snapshot.next_steps) == (done, step)
