@@ -15,6 +15,7 @@ import re
 from collections.abc import Iterator
 from dataclasses import dataclass
 
+from incremind_daemon.pipeline.answers import picked_option
 from incremind_daemon.pipeline.candidates import extract_candidates
 from incremind_daemon.pipeline.cues import (
     ACCEPT_CUES,
@@ -233,6 +234,7 @@ def _person_items(text: str, blocks: list[Block], view: TurnView) -> Iterator[It
     turned = OVERRULE_CUES.match(opening) is not None or REVERSE_CUES.match(opening) is not None
     first = turned or _answers(view.before)
     amends = _amends(text, view.before)
+    head = True  # the reply's first words, which may answer the agent by a label or a value alone
     for block in blocks:
         said = ""  # the sentence before, which a pronoun in the next one may point to
         instead = False  # the sentence before forbade something, so this one may say what to do instead
@@ -243,6 +245,9 @@ def _person_items(text: str, blocks: list[Block], view: TurnView) -> Iterator[It
                 item = as_item(clause)
                 chooses = first and (turned or named_values(item) or CHOICE_CUES.search(fold(item)) is not None)
                 judged = _judge(item, view, block.hint, settles=bool(chooses) or amends or instead)
+                if head and (picked := _picked(item, view)):
+                    found.append(Item(DECISION, clip(picked, ITEM_CHARS), _DIRECTED, item))
+                head = head and is_ack_or_command(item)
                 if hold := _held(item, said, view):
                     found.append(Item(DECISION, hold, _DIRECTED, item))
                 if judged is not None and judged[0] == NEXT:
@@ -481,6 +486,16 @@ def _answers(before: str) -> bool:
     return any(word in lowered for word in _CAPTION_WORDS) and PROPOSAL_CAPTION.search(fold(tail)) is not None
 
 
+def _picked(item: str, view: TurnView) -> str | None:
+    """Return what a short answer opening the reply settles: "改 1 吧" with option 1, "慢点没关系" as it is."""
+    folded = fold(item)
+    if view.goal or not view.before or text_weight(item) >= 3 or folded.endswith(("?", "？")):
+        return None  # a longer answer says what it settles in its own words
+    if option := picked_option(item, view.before):
+        return f"{item} — {_proposed(option)}"
+    return item if text_weight(item) >= 2 and _directs(folded) else None  # a bare "别" or "不用" only objects
+
+
 def _held(item: str, said: str, view: TurnView) -> str | None:
     """Return the decision in a step the person holds back: "don't merge yet, wait for Sam", "先别推"."""
     folded = fold(item)
@@ -553,7 +568,9 @@ def is_ack_or_command(text: str) -> bool:
     stripped = text.strip()
     if not stripped or SLASH_COMMAND.match(stripped):
         return True
-    return len(stripped) <= 60 and ACK.fullmatch(fold(stripped)) is not None
+    if len(stripped) > 60 or ACK.fullmatch(fold(stripped)) is None:
+        return False
+    return not any(char.isdigit() for char in stripped)  # "Yes, 100." and "2" answer with a value
 
 
 def strip_prefix(pattern: re.Pattern[str], text: str) -> str:

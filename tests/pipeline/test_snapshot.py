@@ -1573,3 +1573,31 @@ def test_plan_caption_after_a_report_names_a_result_not_a_proposal(
     snapshot = snapshot_session([user(ask), assistant(reply), user(yes)])
 
     assert (snapshot.done, snapshot.next_steps) == (done, step)
+
+
+@pytest.mark.parametrize(
+    ("asked", "answer", "decided"),
+    [
+        ("Two ways to fix it:\n1. skip zero-width spans in `char_to_subword`;\n2. pin transformers back.\n\n"
+         "I'd go with 1. Want me to change it?", "1 then.", "1 then — skip zero-width spans in `char_to_subword`"),
+        ("两种修法：\n1. 在 `char_to_subword` 里跳过 zero-width span；\n2. 把 transformers pin 回旧版本。\n\n"
+         "我建议 1。要我改吗？", "改 1 吧。", "改 1 吧 — 在 `char_to_subword` 里跳过 zero-width span"),
+        ("Either (a) rename the font in thesis.cls or (b) switch the build to lualatex.", "(b) then.",
+         "(b) then — switch the build to lualatex"),
+        ("`pyproject.toml` sets line-length = 88. Change it to 100?", "Yes, 100.", "Yes, 100 — Change it to 100"),
+        ("`pyproject.toml` 里 line-length 是 88，改成 100 可以吗？", "行，100。",
+         "行，100 — `pyproject.toml` 里 line-length 是 88，改成 100"),
+        ("lualatex 能编译，代价是慢一点：38 秒变成 71 秒。", "慢点没关系。", "慢点没关系"),
+    ],
+)  # fmt: skip
+def test_short_answer_to_the_agent_decides_the_option_it_picks(asked: str, answer: str, decided: str) -> None:
+    turns = [user("Fix the alignment bug."), assistant(asked), user(answer), assistant("OK."), user("thanks")]
+
+    assert decided in snapshot_session(turns).decisions
+
+
+@pytest.mark.parametrize("answer", ["不用。", "别。", "No.", "ok"])
+def test_bare_refusal_or_yes_to_the_agent_is_no_decision_of_its_own(answer: str) -> None:
+    turns = [user("Fix the alignment bug."), assistant("Fixed. Should I also pin transformers?"), user(answer)]
+
+    assert answer.rstrip("。.") not in snapshot_session(turns).decisions
