@@ -15,6 +15,7 @@ import re
 from dataclasses import dataclass
 
 from incremind_daemon.pipeline.cues import ACK, QUOTED_WORDS, fold
+from incremind_daemon.pipeline.features import features_of, keys_of, numbers_of
 from incremind_daemon.pipeline.lasting import (
     ACTION_ITEM,
     BOILERPLATE,
@@ -122,8 +123,67 @@ def extract_candidates(
         if found is not None and found.key not in seen:
             seen.add(found.key)
             scored.append(found)
-    best = sorted(scored, key=lambda s: (-s.score, s.candidate.start))[:limit]
+    best = sorted(_joined(text, scored), key=lambda s: (-s.score, s.candidate.start))[:limit]
     return [s.candidate for s in sorted(best, key=lambda s: s.candidate.start)]
+
+
+def _joined(text: str, scored: list[_Scored]) -> list[_Scored]:
+    """Make one candidate of back-to-back sentences on one named thing, in one line of one text.
+
+    "Argo auto-syncs stg only. Prod is a manual sync I do myself — never run `argocd app sync` on
+    prod." is one rule said in two sentences: apart, the first lacks what matters and the second
+    repeats its subject. Two sentences join when only spaces stand between them, they name a thing
+    in common (not only a number), are of one category, scope and voice (both the person's, or both
+    reported), and the second does not open on another item ("and …", "还有…", "memory 的话"): two
+    rules stay two insights, so that a later change replaces only the one it changes.
+    """
+    out: list[_Scored] = []
+    for found in sorted(scored, key=lambda s: s.candidate.start):
+        if out and _continues(text, out[-1].candidate, found.candidate):
+            out[-1] = _join(text, out[-1], found)
+        else:
+            out.append(found)
+    return out
+
+
+# a second sentence that opens with "and", "还有" or a new topic ("memory 的话") says another thing
+_ANOTHER = re.compile(
+    r"(?i)^\W*(?:and|also|plus|another|other than that|besides|separately|oh and|btw)\b"
+    r"|^\W*(?:还有|另外|此外|再有|以及|其次|再就是|顺便|对了)|^[^，,。.]{1,16}的话[，,\s]"
+)
+
+
+def _continues(text: str, first: Candidate, second: Candidate) -> bool:
+    between = text[first.end : second.start]
+    if between.strip() or "\n" in between or first.reported != second.reported:
+        return False
+    if second.end - first.start > _MAX_CHARS or first.scope != second.scope:
+        return False
+    if first.category != second.category or _ANOTHER.match(second.quote):
+        return False
+    mine, theirs = features_of(first.statement), features_of(second.statement)
+    return bool((keys_of(mine) - numbers_of(mine)) & (keys_of(theirs) - numbers_of(theirs)))
+
+
+def _join(text: str, first: _Scored, second: _Scored) -> _Scored:
+    a, b = first.candidate, second.candidate
+    mark = "；" if CJK_CHAR.match(a.statement[-1:]) else "; "
+    rest = b.statement
+    if re.match(r"[A-Z][a-z]+\b(?<!\bI)", rest):  # "Prod is …" reads on as "prod is …"; "I", "Postgres…" stay
+        rest = rest[0].lower() + rest[1:]
+    statement = f"{a.statement}{mark}{rest}"
+    lead = first if first.score >= second.score else second
+    candidate = Candidate(
+        statement,
+        lead.candidate.category,
+        a.condition or b.condition,
+        text[a.start : b.end],
+        a.start,
+        b.end,
+        a.scope,
+        reported=a.reported,
+    )
+    return _Scored(candidate, max(first.score, second.score), first.key + second.key)
 
 
 @dataclass(frozen=True, slots=True)

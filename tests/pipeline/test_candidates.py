@@ -189,6 +189,32 @@ def test_a_single_day_or_an_ask_makes_no_rule(text: str) -> None:
     assert extract_candidates(text, conversational=True) == []
 
 
+@pytest.mark.parametrize(
+    "text",
+    [
+        "argo auto-syncs stg only. prod is a manual sync in the argo UI that I do myself — don't ever run "
+        "`argocd app sync` on prod apps.",
+        "gpu3 的 ssh 端口是 2222，不是 22。我 ~/.ssh/config 里配好了 Host gpu3，直接 `ssh gpu3` 就行。",
+    ],
+)
+def test_one_rule_said_in_two_sentences_is_one_candidate(text: str) -> None:
+    found = extract_candidates(text, conversational=True)
+    assert len(found) == 1, found
+    assert found[0].quote == text.rstrip("。.") or found[0].quote == text
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "Page size for the shipments table is 25. And the API already takes ?page=&size=, so always pass them through.",
+        "CPU limit 我们一律不加。memory 的话，limit 以后一律等于 request。",
+        "CPU limit 我们一律不加。还有，limit 以后一律等于 request。",
+    ],
+)
+def test_a_second_item_on_the_same_thing_stays_its_own_candidate(text: str) -> None:
+    assert len(extract_candidates(text, conversational=True)) == 2
+
+
 def test_secret_in_a_statement_is_redacted_while_the_quote_stays_verbatim() -> None:
     text = "Always call the staging API with the header Authorization: Bearer abcd1234efgh5678ijkl."
     (candidate,) = extract_candidates(text)
