@@ -132,6 +132,10 @@ _TAG = re.compile(r"\bgit tag\s+(?:-[as]\s+)?(v?\d[\w.-]*)(?=\s*(?:$|&&|;|\n|-m)
 _FIRST_CLAUSE = re.compile(r"[^,，.。!！;；\n]{1,16}(?=[,，.。!！;；\n]|$)")
 _YES = re.compile(r"可以|行|没问题|同意|\b(?:ok|okay|sure|fine|yes|yeah|go ahead)\b")
 _COLON_END = re.compile(r"[:：]$")
+_NUMBERED = re.compile(r"^[ \t]*\d{1,2}[.)、][ \t]+\S", re.M)
+_NUMBER = re.compile(r"\d{1,2}\) ")
+_ITEM_RANK = 8  # above any sentence's own rank
+_CLAUSE_BREAK = re.compile(r"[,;:]\s+|[，；：]\s*")
 # a paragraph of several lines under a sentence that points to it ("但是 ssh 报这个", "I get this:") is what the
 # person pasted, though it reads as prose ("IT IS POSSIBLE THAT SOMEONE IS DOING SOMETHING NASTY!")
 _POINTED_PASTE = re.compile(
@@ -314,13 +318,17 @@ def _request_sentences(text: str, *, opening: bool = False) -> list[str]:
     """Return the first sentences of a request, greetings and polite openers left out."""
     sentences: list[str] = []
     size = 0
+    numbered = len(_NUMBERED.findall(text[:4000])) >= 2  # "Two things today. 1) … 2) …": each item is asked
+    items = 0
     for block in split_blocks(text[:4000]):
         if block.item and sentences and sentences[-1].endswith((":", "：", ",")):
             # a list under "Update these:" continues the sentence: "Update these: a, b"
             sentences[-1] += ("" if sentences[-1].endswith("：") else " ") + as_item(block.text) + ","
             continue
-        for sentence in split_sentences(block.text):
+        items += block.item and numbered
+        for at, sentence in enumerate(split_sentences(block.text)):
             cleaned = clean_sentence(sentence.text)
+            cleaned = f"{items}) {cleaned}" if block.item and numbered and not at else cleaned
             if not sentences:
                 if is_ack_or_command(cleaned) or text_weight(cleaned) < 1 or _GREETING.fullmatch(fold(cleaned)):
                     continue
@@ -360,12 +368,20 @@ def _goal(request: list[str]) -> str:
     ranks = [_asking(sentence, i) for i, sentence in enumerate(request)]
     _pass_captions(request, ranks)
     ranked = sorted(range(len(request)), key=lambda i: (-ranks[i], i))
+    request, cut = list(request), set()
     chosen: list[int] = []
     size = 0
     for i in ranked:
+        if size + len(request[i]) + 2 > GOAL_CHARS and ranks[i] >= 2 and len(request) > 1:
+            # a long sentence of the ask keeps its last clause, where the ask is: "…, so add a Holm correction"
+            tail, number = _last_clause(request[i]), _NUMBER.match(request[i])
+            tail = f"{number.group()}… {tail}" if tail and number else tail
+            if tail and size + len(tail) + 4 <= GOAL_CHARS:
+                request[i] = tail
+                cut.add(i)
         if size + len(request[i]) + 2 <= GOAL_CHARS:
             chosen.append(i)
-            size += len(request[i]) + 2
+            size += len(request[i]) + 2 + (2 if i in cut else 0)
     for i in list(chosen):  # "Can you find out why?" asks about the sentence before it
         before = i - 1
         if (
@@ -387,9 +403,18 @@ def _goal(request: list[str]) -> str:
     if not chosen:  # one sentence longer than the goal: cut it at a clause or a word
         return clip(request[ranked[0]], GOAL_CHARS, clause=True)
     chosen.sort()
-    parts = [request[i] if not k or chosen[k - 1] == i - 1 else f"… {request[i]}" for k, i in enumerate(chosen)]
+    joined = {i for k, i in enumerate(chosen) if i not in cut and (not k or chosen[k - 1] == i - 1)}
+    parts = [
+        request[i] if i in joined or (i in cut and _NUMBER.match(request[i])) else f"… {request[i]}" for i in chosen
+    ]
     goal = " ".join(join_sentences(parts, GOAL_CHARS).split())
     return goal if chosen[-1] == len(request) - 1 else clip(goal + " …", GOAL_CHARS)
+
+
+def _last_clause(sentence: str) -> str:
+    """Return a sentence's last clause if it says something: "…, so add a Holm correction on top"."""
+    clauses = _CLAUSE_BREAK.split(sentence)
+    return clauses[-1].strip() if len(clauses) > 1 and text_weight(clauses[-1]) >= 4 else ""
 
 
 def _is_bare(answer: str) -> bool:
@@ -401,6 +426,8 @@ def _is_bare(answer: str) -> bool:
 
 def _asking(sentence: str, position: int) -> int:
     """Rank a sentence of the opening request by how much of the ask it carries."""
+    if _NUMBER.match(sentence):  # each numbered item is asked, though it opens with a rule, so each goes first
+        return _ITEM_RANK
     folded = fold(sentence)
     if SCENE_CAPTION.match(folded) or INTRO_CUES.match(folded):
         return -1

@@ -1601,3 +1601,24 @@ def test_bare_refusal_or_yes_to_the_agent_is_no_decision_of_its_own(answer: str)
     turns = [user("Fix the alignment bug."), assistant("Fixed. Should I also pin transformers?"), user(answer)]
 
     assert answer.rstrip("。.") not in snapshot_session(turns).decisions
+
+
+@pytest.mark.parametrize(
+    "ask",
+    [
+        "Morning. Two things today.\n\n1) ruff: the lab moved every repo to line length 88 this week, mine too, so "
+        "it is 88 from now on, not 100. Change it back in pyproject, then ruff format the whole repo.\n\n2) The "
+        "bootstrap test: for the layer-wise comparison we run 13 tests (one per layer), so add a Holm–Bonferroni "
+        "correction on top of the bootstrap p-values. Report both raw and corrected p.",
+        "早。今天两件事。\n\n1) ruff：实验室这周统一了 code style，所有人的 repo 都用 line length 88，我自己的也一样，"
+        "以后都按 88，不是 100 了。pyproject 里改回来，然后整个 repo ruff format 一遍。\n\n2) 显著性检验：按层比较"
+        "一共要做 13 个检验，每层一个，多重比较的问题很明显，所以在 bootstrap 的 p 值上面再加一个 Holm–Bonferroni "
+        "校正。raw 和校正后的 p 都要输出，表格里各占一列，别只给校正后的。",
+    ],
+)
+def test_goal_of_a_numbered_ask_holds_each_item(ask: str) -> None:
+    goal = snapshot_session([user(ask), assistant("OK."), user("thanks")]).goal
+
+    first, _, second = goal.partition("2) ")
+    assert "1) ruff" in first and "line length 88" in first, goal
+    assert "Holm–Bonferroni" in second and len(goal) <= 200, goal
