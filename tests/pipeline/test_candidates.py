@@ -215,6 +215,18 @@ def test_a_second_item_on_the_same_thing_stays_its_own_candidate(text: str) -> N
     assert len(extract_candidates(text, conversational=True)) == 2
 
 
+def test_a_note_line_whose_label_names_nothing_takes_its_subject_from_the_heading() -> None:
+    note = (
+        "# TA sync 3/11\n\n## HW3（word embeddings + PyTorch）\n- due：3/24 23:59\n\n"
+        "## 讨论\n- 截止：3/30\n\n## gpu3\n- SSH: port 2222\n- PlanService: v2 at /api/plans\n"
+    )
+    found = {c.quote: c.statement for c in extract_candidates(note)}
+    assert found["due：3/24 23:59"] == "HW3 due：3/24 23:59"
+    assert found["SSH: port 2222"] == "gpu3 SSH: port 2222"
+    assert found["截止：3/30"] == "截止：3/30"  # a section heading names no subject
+    assert found["PlanService: v2 at /api/plans"] == "PlanService: v2 at /api/plans"  # the label is a name
+
+
 def test_secret_in_a_statement_is_redacted_while_the_quote_stays_verbatim() -> None:
     text = "Always call the staging API with the header Authorization: Bearer abcd1234efgh5678ijkl."
     (candidate,) = extract_candidates(text)
