@@ -60,6 +60,7 @@ from incremind_daemon.pipeline.organize import split_sentences
 from incremind_daemon.pipeline.prose import prose_spans
 from incremind_daemon.pipeline.state_cues import (
     MORE_CLOSING_WORDS,
+    RESULT_ACK,
 )
 from incremind_daemon.pipeline.turn_items import (
     ACCEPTED,
@@ -70,6 +71,7 @@ from incremind_daemon.pipeline.turn_items import (
     TurnView,
     is_ack_or_command,
     is_checks,
+    is_leaving,
     read_items,
     strip_prefix,
 )
@@ -160,7 +162,8 @@ def snapshot_session(turns: Sequence[Turn]) -> SessionSnapshot:
     asked = set(asks)
     files = MentionedFiles()
     # the next step is agreed at the end: in the last exchange, or the one before a closing "thanks"
-    window = asks[-2] if len(asks) > 1 and _is_closing(texts[asks[-1]]) else asks[-1] if asks else 0
+    spoke = next((texts[i] for i in range(asks[-1] - 1, -1, -1) if turns[i].role == "assistant"), "") if asks else ""
+    window = asks[-2] if len(asks) > 1 and _is_closing(texts[asks[-1]], spoke) else asks[-1] if asks else 0
     reply = -1  # the person's turn that answers the turns being read, newest first
     read = 0  # the person's turns read so far
     acted = False  # whether the agent went on working after that answer
@@ -283,16 +286,20 @@ def _unquoted(text: str) -> str:
     return _prose(_QUOTE_MARK.sub("", _without_reminders(text)))
 
 
-def _is_closing(text: str) -> bool:
-    """Tell whether the person's last words only close the session: "thanks, that's it for today"."""
+def _is_closing(text: str, spoke: str = "") -> bool:
+    """Tell whether the person's last words only close the session: "thanks, that's it for today".
+
+    spoke: the agent's turn before them, which a plan said while leaving names if it is a step of the work.
+    """
     folded = fold(text.strip())
-    head = ACK.match(folded)
+    head = ACK.match(folded) or RESULT_ACK.match(folded)
     if head is None or (not LATIN_WORD.match(folded) and not CJK_RUN.match(folded)):
         return False
     # "好了，两个 pod 都 Running 了。谢谢，先这样" reports news, which opens an exchange of its own;
-    # a what-if ("if it turns out slow we might …, but let's see") opens none
+    # a what-if ("if it turns out slow we might …, but let's see") and the person's own plan as they
+    # leave ("晚上还要背单词 先撤了") open none
     said = (s.text for s in split_sentences(folded[head.end() : head.end() + 400]))
-    rest = " ".join(s for s in said if not SUPPOSE_CUES.search(s))
+    rest = " ".join(s for s in said if not SUPPOSE_CUES.search(s) and not is_leaving(s, spoke))
     return text_weight(ACK.sub(" ", CLOSING_WORDS.sub(" ", MORE_CLOSING_WORDS.sub(" ", rest)))) < 3
 
 

@@ -112,6 +112,20 @@ MORE_CLOSING_WORDS = re.compile(
     + r"|(?:今天)?(?:就|先)这些(?:了|吧)?|没(?:有)?别的了?|今天(?:就)?(?:到这儿?|这样)(?:了|吧)?|收工"
 )
 
+# what a person says while leaving, so the rest of the sentence is their own plan, no step of the work:
+# "晚上还要背单词 先撤了", "gonna go eat", "gotta run, dentist at 4"
+LEAVING_CUES = re.compile(
+    _words(
+        r"i'm off|signing off|logging off|heading out|gotta (?:go|run)|(?:have|got) to (?:go|run)|gonna go"
+        r"|going to go|off to (?:eat|lunch|dinner|bed|sleep)"
+    )
+    + r"|先?撤了|下线了|先下了|溜了|先走了|下班了|去吃饭|吃饭去|睡觉去|去睡了"
+)
+# the person says the result is right, which opens no exchange of its own: "better. thx", "works now, thanks"
+# (ACK reads "好多了", "可以了" already)
+RESULT_ACK = re.compile(
+    _words(r"(?:(?:much|way|a lot) )?better|(?:that |it )?works(?: now)?|looks (?:good|right|better) now")
+)
 
 # a plan caption heads what it proposes ("Plan: …", "my plan: …", "方案：…"); after a report it names a tool's
 # result instead: "addons.tf updated, plan: 0 to add, 3 to change", "改好了，terraform plan：0 个新增"

@@ -1622,3 +1622,43 @@ def test_goal_of_a_numbered_ask_holds_each_item(ask: str) -> None:
     first, _, second = goal.partition("2) ")
     assert "1) ruff" in first and "line length 88" in first, goal
     assert "Holm–Bonferroni" in second and len(goal) <= 200, goal
+
+
+@pytest.mark.parametrize(
+    ("ask", "said", "closing"),
+    [
+        ("rewrite the runbook as bullets", "ok. tomorrow I'll walk Marcus through it, then open the PR", "better. thx"),
+        ("rewrite the runbook as bullets", "ok. tomorrow I'll walk Marcus through it, then open the PR",
+         "works now, thanks!"),
+        ("把 runbook 改成列表", "行。明天我跟 Marcus 过一遍，然后再开 PR", "好多了 谢谢"),
+    ],
+)  # fmt: skip
+def test_saying_the_result_is_right_closes_the_session(ask: str, said: str, closing: str) -> None:
+    turns = [
+        user(ask),
+        assistant("Rewritten as bullets."),
+        user(said),
+        assistant("Tightened the wording."),
+        user(closing),
+    ]
+
+    assert snapshot_session(turns).next_steps == (said.split(". ", 1)[-1].split("。", 1)[-1],)
+
+
+@pytest.mark.parametrize(
+    ("reported", "leaving", "step"),
+    [
+        ("tsc 通过，测试 51 个全过。", "好 晚上还要背单词 先撤了", ()),
+        ("tsc 通过。测试还没补。", "明天再补测试 先撤了", ("明天再补测试 先撤了",)),
+        ("Build passes. The route tests are still missing.", "ok, gonna go eat", ()),
+        ("Build passes. The route tests are still missing.", "gonna go climb tonight, gotta run", ()),
+        ("Build passes. The route tests are still missing.", "ok, tests tomorrow, gotta run",
+         ("ok, tests tomorrow, gotta run",)),
+    ],
+)  # fmt: skip
+def test_a_plan_said_while_leaving_is_a_step_only_when_it_names_the_work(
+    reported: str, leaving: str, step: tuple[str, ...]
+) -> None:
+    turns = [user("修一下 tsc 的报错"), assistant(reported), user(leaving)]
+
+    assert snapshot_session(turns).next_steps == step
