@@ -61,6 +61,7 @@ from incremind_daemon.pipeline.prose import prose_spans
 from incremind_daemon.pipeline.state_cues import (
     MORE_CLOSING_WORDS,
     RESULT_ACK,
+    is_leaving,
 )
 from incremind_daemon.pipeline.turn_items import (
     ACCEPTED,
@@ -71,7 +72,6 @@ from incremind_daemon.pipeline.turn_items import (
     TurnView,
     is_ack_or_command,
     is_checks,
-    is_leaving,
     read_items,
     strip_prefix,
 )

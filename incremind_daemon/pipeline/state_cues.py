@@ -9,7 +9,8 @@ from __future__ import annotations
 import logging
 import re
 
-from incremind_daemon.pipeline.cues import PROPOSAL_CUES
+from incremind_daemon.pipeline.cues import PROPOSAL_CUES, fold
+from incremind_daemon.pipeline.markdown import CJK_RUN, LATIN_WORD, named_values
 
 log = logging.getLogger(__name__)
 
@@ -121,6 +122,22 @@ LEAVING_CUES = re.compile(
     )
     + r"|先?撤了|下线了|先下了|溜了|先走了|下班了|去吃饭|吃饭去|睡觉去|去睡了"
 )
+
+
+def is_leaving(folded: str, context: str) -> bool:
+    """Tell whether a sentence says the person leaves, naming nothing of the work in context: "gonna go eat"."""
+    cue = LEAVING_CUES.search(folded)
+    if cue is None or named_values(folded) or OBJECT_PRONOUN.search(folded):
+        return False
+    # "明天再补测试 先撤了" names the tests the agent just spoke of; "晚上还要背单词" names nothing of the session
+    return _named(folded[: cue.start()] + " " + folded[cue.end() :]).isdisjoint(_named(fold(context[-2000:])))
+
+
+def _named(folded: str) -> set[str]:
+    latin = {word.casefold() for word in LATIN_WORD.findall(folded) if len(word) >= 3}
+    return latin | {run[i : i + 2] for run in CJK_RUN.findall(folded) for i in range(len(run) - 1)}
+
+
 # the person says the result is right, which opens no exchange of its own: "better. thx", "works now, thanks"
 # (ACK reads "好多了", "可以了" already)
 RESULT_ACK = re.compile(

@@ -85,12 +85,12 @@ from incremind_daemon.pipeline.state_cues import (
     ABSENCE_CUES,
     CHANGED_TO,
     LATER_DONE_CUES,
-    LEAVING_CUES,
     MORE_BARE_REPORT,
     OBJECT_PRONOUN,
     PERSON_STEP_CUES,
     REPORT_LEAD,
     STANDING_CUES,
+    is_leaving,
     may_hold_later_done_cue,
     proposes,
     settles_still_more,
@@ -565,20 +565,6 @@ def _may_hold(text: str) -> bool:
     if may_hold_state_cue(text) or may_hold_report_cue(text) or may_hold_more_report_cue(text):
         return True
     return may_hold_later_done_cue(text)
-
-
-def is_leaving(folded: str, context: str) -> bool:
-    """Tell whether a sentence says the person leaves, naming nothing of the work in context: "gonna go eat"."""
-    cue = LEAVING_CUES.search(folded)
-    if cue is None or named_values(folded) or OBJECT_PRONOUN.search(folded):
-        return False
-    # "明天再补测试 先撤了" names the tests the agent just spoke of; "晚上还要背单词" names nothing of the session
-    return _named(folded[: cue.start()] + " " + folded[cue.end() :]).isdisjoint(_named(fold(context[-2000:])))
-
-
-def _named(folded: str) -> set[str]:
-    latin = {word.casefold() for word in LATIN_WORD.findall(folded) if len(word) >= 3}
-    return latin | {run[i : i + 2] for run in CJK_RUN.findall(folded) for i in range(len(run) - 1)}
 
 
 def is_ack_or_command(text: str) -> bool:
