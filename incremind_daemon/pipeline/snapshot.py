@@ -19,6 +19,7 @@ import logging
 import re
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
+from itertools import pairwise
 
 from incremind_daemon.pipeline.candidates import extract_candidates
 from incremind_daemon.pipeline.cues import (
@@ -133,7 +134,7 @@ _CUT_COMMIT = re.compile(r"\bgit\s+commit\b.*?\s-[a-z]*m\s*[\"']([^\"'\n]{12,}?)
 _TAG = re.compile(r"\bgit tag\s+(?:-[as]\s+)?(v?\d[\w.-]*)(?=\s*(?:$|&&|;|\n|-m))")
 _FIRST_CLAUSE = re.compile(r"[^,，.。!！;；\n]{1,16}(?=[,，.。!！;；\n]|$)")
 _YES = re.compile(r"可以|行|没问题|同意|\b(?:ok|okay|sure|fine|yes|yeah|go ahead)\b")
-_COLON_END = re.compile(r"[:：]$")
+_OPENS = re.compile(r"[A-Z][a-z']*\b(?![./-]\w)")  # "Can you …", "I'd like …", not "CI is red", "README.md …"
 _NUMBERED = re.compile(r"^[ \t]*\d{1,2}[.)、][ \t]+\S", re.M)
 _NUMBER = re.compile(r"\d{1,2}\) ")
 _ITEM_RANK = 8  # above any sentence's own rank
@@ -351,11 +352,18 @@ def _request_sentences(text: str, *, opening: bool = False) -> list[str]:
             size += len(cleaned)
         if size > 3 * GOAL_CHARS:  # enough to find the ask behind an introduction
             break
-    # a colon over a paste that was left out leads into the next sentence: "CI is red: runner has no docker"
-    trimmed = [_COLON_END.sub(lambda m: "，" if m.group() == "：" else ",", s) for s in sentences[:-1]]
+    # a colon over a paste that was left out leads into the next sentence: "CI is red: runner has no docker";
+    # before one that opens as a sentence does ("… prints this: Can you …") it ends its own
+    trimmed = [_end_colon(sentence, after) for sentence, after in pairwise(sentences)]
     trimmed = [s.rstrip(",，:：") if len(s.rstrip(",，:：")) < 2 else s for s in trimmed]
     trimmed += [sentence.rstrip(",:：") for sentence in sentences[-1:]]
     return [sentence for sentence in trimmed if sentence.rstrip(",，")]  # a lone ":" after a sentence is no sentence
+
+
+def _end_colon(sentence: str, after: str) -> str:
+    if sentence.endswith("："):
+        return sentence[:-1] + "，"
+    return sentence[:-1] + ("." if _OPENS.match(after) else ",") if sentence.endswith(":") else sentence
 
 
 def _index_line(request: list[str]) -> str:
