@@ -101,9 +101,12 @@ log = logging.getLogger(__name__)
 ITEM_CHARS = 160
 TURN_CHARS = 20_000
 SENTENCE_END = re.compile(r"[.!?](?:\s|$)|[。！？…\n]")
-# a clause, or a report and the offer a dash hangs on it: "The dry run was clean — want me to run --apply?"
+# a clause, or a report and the offer a dash or a Chinese comma hangs on it: "The dry run was clean — want me to
+# run --apply?", "PlanService 改好了，ViewModel 那边要我一起改吗？"
 _CLAUSE = re.compile(
     r"(?<=\S);\s+|；|\s[—–]\s(?=(?:want me|should i|shall i|do you want|would you like|要不要|需要我))"
+    r"|(?<=[了完过])[，,]\s*(?=[^，,。？?]{0,24}(?:要我|要不要|需要我)[^，,。]*[？?]$)"
+    r"|,\s+(?=(?:want me|should i|shall i|do you want|would you like)\b[^,.]*\?$)"
 )
 _CHAT_BREAK = re.compile(r"(?<=[a-z0-9)][.!?])\s+(?=[a-z])(?<!\be\.g\. )(?<!\bi\.e\. )")
 _CODE_SPAN = re.compile(r"`[^`\n]+`")

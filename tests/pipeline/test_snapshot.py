@@ -1664,3 +1664,18 @@ def test_a_plan_said_while_leaving_is_a_step_only_when_it_names_the_work(
     turns = [user("修一下 tsc 的报错"), assistant(reported), user(leaving)]
 
     assert snapshot_session(turns).next_steps == step
+
+
+@pytest.mark.parametrize(
+    ("ask", "reply", "done"),
+    [
+        ("把 fetchPlans 改成 async/await", "我已经把 `PlanService` 改好了，ViewModel 那边要我一起改吗？",
+         "我已经把 `PlanService` 改好了"),
+        ("Move fetchPlans to async/await", "I've updated `PlanService`, want me to change the view model too?",
+         "I've updated `PlanService`"),
+    ],
+)  # fmt: skip
+def test_report_before_an_offer_in_one_sentence_is_done(ask: str, reply: str, done: str) -> None:
+    snapshot = snapshot_session([user(ask), assistant(reply), user("ok")])
+
+    assert snapshot.done == (done,)
