@@ -402,6 +402,11 @@ def _score_sentence(text: str, piece: Piece, *, conversational: bool, chance: Ch
     elif not lasts:
         return None
     category = max(strengths, key=lambda c: strengths[c])
+    if chance is not None and category == "preference" and chance.category != category and not reported:
+        # "preference" is the cues' catch-all (every "always", "别", "don't"); read apart from the halves
+        # it was fitted on, the model names the kind of such a statement better (a decision, a fact)
+        category = chance.category
+        strengths.setdefault(category, 2.0 * chance.likelihood)
     if conversational and category == "method":
         strengths["preference"] = strengths.pop("method")
         category = "preference"  # a standing instruction to the agent

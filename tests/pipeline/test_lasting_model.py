@@ -189,6 +189,21 @@ def test_someone_elses_view_at_odds_with_a_known_insight_is_a_difference(
     assert (relation.kind, relation.known_id) == ("different", 2)
 
 
+@pytest.mark.parametrize(
+    ("text", "category"),
+    [
+        ("The staging database is always db-stg-01.internal.", "entity"),
+        ("我们统一用 uv，不要再用 poetry。", "decision"),
+    ],
+)
+def test_the_model_names_the_kind_of_a_statement_the_cues_call_a_preference(
+    use_m3: Embedder, text: str, category: str
+) -> None:
+    assert [c.category for c in extract_candidates(text, conversational=True)] == ["preference"]
+    found = extract_candidates(text, conversational=True, reader=reader_for(use_m3))
+    assert [c.category for c in found] == [category]
+
+
 def test_a_cue_less_statement_in_a_session_becomes_a_pending_candidate(
     settings: Settings, tmp_path: Path, use_m3: Embedder
 ) -> None:
