@@ -9,7 +9,7 @@ from __future__ import annotations
 import logging
 import re
 
-from incremind_daemon.pipeline.cues import PROPOSAL_CUES, fold
+from incremind_daemon.pipeline.cues import BARE_REPORT, PROPOSAL_CUES, fold
 from incremind_daemon.pipeline.markdown import CJK_RUN, LATIN_WORD, named_values
 
 log = logging.getLogger(__name__)
@@ -48,10 +48,19 @@ def may_hold_later_done_cue(text: str) -> bool:
     return head.startswith(("re", "i ", "we ", "so i", "and i", "also i", "overwritten")) or " now:" in head
 
 
-# a bare report BARE_REPORT leaves out: "改了：", "加了。", "Changed:"
+# a bare report BARE_REPORT leaves out: "改了：", "加了。", "Changed:", "跑完了：", "Finished:"
 MORE_BARE_REPORT = re.compile(
     r"(?:好的?[，,\s]*)?(?:都|也)?(?:改|加|修|换|删|调|补|更新|修改|添加)了|(?:ok(?:ay)?[,\s]*)?changed"
+    r"|(?:都|也)?(?:跑|测|装|部署|迁)(?:完|好)了|(?:all )?(?:finished|ran it|ran them)"
 )
+
+
+def is_bare_caption(text: str) -> bool:
+    """Tell whether a paragraph is a bare report over a list of what was done: "跑完了：", "Changed:"."""
+    head = fold(text.strip())
+    if not head.endswith((":", "：")):
+        return False
+    return any(cue.fullmatch(head[:-1].strip()) for cue in (BARE_REPORT, MORE_BARE_REPORT))
 
 
 # a person's sentence that settles the work in a form cues.py leaves out: one value over another

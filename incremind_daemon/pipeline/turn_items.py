@@ -90,6 +90,7 @@ from incremind_daemon.pipeline.state_cues import (
     PERSON_STEP_CUES,
     REPORT_LEAD,
     STANDING_CUES,
+    is_bare_caption,
     is_leaving,
     may_hold_later_done_cue,
     proposes,
@@ -190,10 +191,14 @@ def read_items(text: str, view: TurnView, files: MentionedFiles, at: int) -> Ite
 def _agent_items(blocks: list[Block], view: TurnView, *, over_code: bool) -> Iterator[Item]:
     # a lone "改好了：" or "Done." answers the ask before the turn, as does one over the code it changed;
     # a summary says more
+    listed = False  # under a bare report that captions a list ("跑完了：", "Finished:") each item is done
     start = len(blocks) == 1 or over_code
     opening = True  # the turn's first report, which may say less than the ask it answers named
     for block in blocks:
-        if block.hint is None and not _may_hold(block.text):
+        caption = not block.item and is_bare_caption(block.text)
+        listed = listed if block.item else caption
+        block = Block(block.text, DONE, True) if block.item and listed and block.hint is None else block
+        if block.hint is None and not caption and not _may_hold(block.text):
             start = False
             continue
         previous = said = ""  # said: the clause before, which "fixed both" points to

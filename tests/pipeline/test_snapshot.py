@@ -1679,3 +1679,22 @@ def test_report_before_an_offer_in_one_sentence_is_done(ask: str, reply: str, do
     snapshot = snapshot_session([user(ask), assistant(reply), user("ok")])
 
     assert snapshot.done == (done,)
+
+
+@pytest.mark.parametrize(
+    ("reply", "result"),
+    [
+        ("跑完了：\n\n- `check_data`：三个 split 之间没有重叠的 user ✅\n"
+         "- mBERT layer 8，seed 0：task F1 = 0.842，control F1 = 0.611，selectivity = 0.231\n\n"
+         "log 里那条 warning 可以忽略。",
+         "mBERT layer 8，seed 0：task F1 = 0.842，control F1 = 0.611，selectivity = 0.231"),
+        ("Finished:\n\n- `check_data`: no user overlaps between the three splits ✅\n"
+         "- mBERT layer 8, seed 0: task F1 = 0.842, control F1 = 0.611, selectivity = 0.231\n\n"
+         "The warning in the log can be ignored.",
+         "mBERT layer 8, seed 0: task F1 = 0.842, control F1 = 0.611, selectivity = 0.231"),
+    ],
+)  # fmt: skip
+def test_items_under_a_bare_report_caption_are_done(reply: str, result: str) -> None:
+    turns = [user("Run a smoke test on gpu 2: mbert, layer 8, seed 0."), assistant(reply), user("ok")]
+
+    assert result in snapshot_session(turns).done
