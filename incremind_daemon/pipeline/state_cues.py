@@ -9,8 +9,18 @@ from __future__ import annotations
 import logging
 import re
 
-from incremind_daemon.pipeline.cues import BARE_REPORT, PROPOSAL_CUES, fold
-from incremind_daemon.pipeline.markdown import CJK_RUN, LATIN_WORD, named_values
+from incremind_daemon.pipeline.cues import (
+    BARE_REPORT,
+    DONE_CUES,
+    MORE_DONE_CUES,
+    NOT_DONE_CUES,
+    PROPOSAL_CUES,
+    REPORT_CUES,
+    fold,
+    is_more_report,
+)
+from incremind_daemon.pipeline.markdown import CJK_RUN, LATIN_WORD, named_values, split_blocks
+from incremind_daemon.pipeline.organize import split_sentences
 
 log = logging.getLogger(__name__)
 
@@ -143,8 +153,42 @@ def is_leaving(folded: str, context: str) -> bool:
 
 
 def _named(folded: str) -> set[str]:
-    latin = {word.casefold() for word in LATIN_WORD.findall(folded) if len(word) >= 3}
+    words = (part for word in LATIN_WORD.findall(folded) for part in re.split(r"[_.]", word))  # make_feedback.py
+    latin = {word.casefold() for word in words if len(word) >= 3}
     return latin | {run[i : i + 2] for run in CJK_RUN.findall(folded) for i in range(len(run) - 1)}
+
+
+def is_done(folded: str) -> bool:
+    """Tell whether a folded sentence reports work done: "Fixed the redirect", "好, PR #421。"."""
+    if NOT_DONE_CUES.search(folded):
+        return False
+    # "好, PR #421。", "👍 Added …": a report is read past the yes that opens it
+    lead = REPORT_LEAD.match(folded)
+    return any(_reports(text) for text in ((folded, folded[lead.end() :]) if lead else (folded,)))
+
+
+def _reports(folded: str) -> bool:
+    cues = (DONE_CUES, MORE_DONE_CUES, REPORT_CUES, LATER_DONE_CUES)
+    return any(cue.search(folded) for cue in cues) or is_more_report(folded)
+
+
+# the words that only say a step is next, which tell nothing of what it is
+_STEP_WORDS = frozenset(("next", "step", "steps", "then", "yes", "yeah", "now", "下一", "一步", "接下", "下来", "然后"))
+
+
+def is_carried_out(step: str, after: str) -> bool:
+    """Tell whether the agent's answer reports a step done: "Yes, feedback file next", then "I changed …"."""
+    words = _named(fold(step)) - _STEP_WORDS
+    if not words:
+        return False
+    reports = (
+        sentence.text
+        for block in split_blocks(after[:4000])
+        for sentence in split_sentences(block.text)
+        if is_done(fold(sentence.text)) and not sentence.text.rstrip().endswith(("?", "？"))
+    )
+    # the answer that reports work names what the step named, in its report or in what it shows
+    return next(reports, None) is not None and len(words & _named(fold(after[:4000]))) >= 0.5 * len(words)
 
 
 # the person says the result is right, which opens no exchange of its own: "better. thx", "works now, thanks"

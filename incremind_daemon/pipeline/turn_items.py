@@ -37,7 +37,6 @@ from incremind_daemon.pipeline.cues import (
     INTRO_CUES,
     ITEM_LABEL,
     LATER_CUES,
-    MORE_DONE_CUES,
     NEXT,
     NEXT_CUES,
     NOT_DONE_CUES,
@@ -47,7 +46,6 @@ from incremind_daemon.pipeline.cues import (
     POLITE,
     PROPOSAL_CAPTION,
     QUOTED_WORDS,
-    REPORT_CUES,
     REPORT_OF_THOSE,
     REVERSE_CUES,
     SETTLE_CUES,
@@ -57,7 +55,6 @@ from incremind_daemon.pipeline.cues import (
     WEAK_NEXT_CUES,
     fold,
     is_later_more,
-    is_more_report,
     may_hold_more_report_cue,
     may_hold_report_cue,
     may_hold_state_cue,
@@ -84,13 +81,13 @@ from incremind_daemon.pipeline.report_values import with_asked
 from incremind_daemon.pipeline.state_cues import (
     ABSENCE_CUES,
     CHANGED_TO,
-    LATER_DONE_CUES,
     MORE_BARE_REPORT,
     OBJECT_PRONOUN,
     PERSON_STEP_CUES,
-    REPORT_LEAD,
     STANDING_CUES,
     is_bare_caption,
+    is_carried_out,
+    is_done,
     is_leaving,
     may_hold_later_done_cue,
     proposes,
@@ -212,7 +209,7 @@ def _agent_items(blocks: list[Block], view: TurnView, *, over_code: bool) -> Ite
                     continue
                 item = as_item(clause)
                 # "The launcher never set X. Fixed.": a report too short to stand alone joins the sentence before
-                chained = bool(previous) and text_weight(item) < 3 and _is_done(fold(item))
+                chained = bool(previous) and text_weight(item) < 3 and is_done(fold(item))
                 those = not chained and bool(said) and REPORT_OF_THOSE.match(fold(item)) is not None
                 those = those and text_weight(said) >= 2
                 bare = None if chained or those else _bare_report(item, view, start=start)
@@ -311,8 +308,8 @@ def _judge(item: str, view: TurnView, hint: str | None, *, settles: bool) -> tup
         if (later or kind == NEXT) and is_leaving(folded, view.before):
             return None  # "晚上还要背单词 先撤了": the person's own evening, not a step of the work
         if later or kind == NEXT:
-            if view.closing and not view.goal:
-                return NEXT, 0
+            if view.closing and not view.goal and not (not later and view.acted and is_carried_out(item, view.after)):
+                return NEXT, 0  # though "Yes, feedback file next" that the agent's answer carried out is done
             # a step the person puts off to a time before the end is settled: "prod 那次我跟 Marta 约了周四一起做"
             return (DECISION, _DIRECTED) if later and not view.goal else None
         if settles or _directs(QUOTED_WORDS.sub("", folded)):
@@ -321,7 +318,7 @@ def _judge(item: str, view: TurnView, hint: str | None, *, settles: bool) -> tup
     if view.verdict == OVERRULED:
         # what the person turned down is neither decided nor next; what they took back is not done,
         # though a reply about the agent's manner ("不用每次都列 summary") takes back none of its summary
-        done = (kind == DONE or _is_done(folded)) and not folded.endswith(("?", "？"))
+        done = (kind == DONE or is_done(folded)) and not folded.endswith(("?", "？"))
         return (DONE, 0) if done and not _is_undone(item, view) else None
     offer = view.round_end and OFFER_CUES.search(folded) is not None
     if offer or (view.round_end and proposes(folded)):
@@ -333,12 +330,12 @@ def _judge(item: str, view: TurnView, hint: str | None, *, settles: bool) -> tup
             return None  # an offer nobody took is no agreed step
     if kind == DECISION:
         # the agent's own plan is no decision until the person takes it, though it may say what was done
-        if _is_done(folded):
+        if is_done(folded):
             return DONE, 0  # "已改成自己 parse": what the agent did, whoever chose it
         return (DECISION, _TAKEN) if view.verdict == ACCEPTED and view.bare else None
     if kind == NEXT:
         return (NEXT, 0) if view.closing else None
-    if kind is None and text_weight(item) >= 2 and _is_done(folded) and not folded.endswith(("?", "？")):
+    if kind is None and text_weight(item) >= 2 and is_done(folded) and not folded.endswith(("?", "？")):
         return DONE, 0
     if kind is None and view.edited and ANNOUNCE_CUES.match(folded) and not folded.endswith(("?", "？")):
         return DONE, 0  # the tools of the same turn made the change it announces
@@ -379,7 +376,7 @@ def _bare_report(item: str, view: TurnView, *, start: bool) -> str | None:
     head, *rest = _CLAUSE_HEAD.split(folded, maxsplit=1)
     bare = any(cue.fullmatch(head.strip()) for cue in (BARE_REPORT, MORE_BARE_REPORT))
     bare = bare and text_weight(" ".join(rest)) < 3
-    if not bare and not (is_checks(folded) and _is_done(folded)):
+    if not bare and not (is_checks(folded) and is_done(folded)):
         return None
     ask = _ask_of(view.before)
     return f"{item} — {ask}" if ask else None
@@ -421,19 +418,6 @@ def is_checks(folded: str) -> bool:
     """Tell whether a report names checks alone: "tsc is clean and the table tests pass", "测试全部通过"."""
     words = LATIN_WORD.findall(folded)
     return all(w in CHECK_WORDS or w.isdigit() for w in words) and set("".join(CJK_RUN.findall(folded))) <= CHECK_CHARS
-
-
-def _is_done(folded: str) -> bool:
-    if NOT_DONE_CUES.search(folded):
-        return False
-    # "好, PR #421。", "👍 Added …": a report is read past the yes that opens it
-    lead = REPORT_LEAD.match(folded)
-    return any(_reports(text) for text in ((folded, folded[lead.end() :]) if lead else (folded,)))
-
-
-def _reports(folded: str) -> bool:
-    cues = (DONE_CUES, MORE_DONE_CUES, REPORT_CUES, LATER_DONE_CUES)
-    return any(cue.search(folded) for cue in cues) or is_more_report(folded)
 
 
 def _is_undone(item: str, view: TurnView) -> bool:

@@ -1698,3 +1698,31 @@ def test_items_under_a_bare_report_caption_are_done(reply: str, result: str) -> 
     turns = [user("Run a smoke test on gpu 2: mbert, layer 8, seed 0."), assistant(reply), user("ok")]
 
     assert result in snapshot_session(turns).done
+
+
+@pytest.mark.parametrize(
+    ("step", "answer", "closing", "left"),
+    [
+        ("Yes, feedback file next.",
+         "Changed make_feedback.py to list only the failed rubric items. Sample:\n\n"
+         "```\nHW2 feedback — 2024011588\n```",
+         "ok lgtm. thanks!", ()),
+        ("好，下一步做反馈文件。", "已改好 make_feedback.py：反馈文件里只列没通过的 rubric 项。", "ok 谢谢", ()),
+        ("Yes, the docs next, but first fix the typo in the header.", "Fixed the typo in the header.", "thanks!",
+         ("Yes, the docs next, but first fix the typo in the header",)),
+        ("好，下一步更新文档，不过先把表头的错字修了。", "表头的错字修好了。", "谢谢",
+         ("好，下一步更新文档，不过先把表头的错字修了",)),
+    ],
+)  # fmt: skip
+def test_step_the_agents_answer_carried_out_is_no_next_step(
+    step: str, answer: str, closing: str, left: tuple[str, ...]
+) -> None:
+    turns = [
+        user("Write the late penalty script."),
+        assistant("Done. Next: the per-student feedback file?"),
+        user(step),
+        assistant(answer),
+        user(closing),
+    ]
+
+    assert snapshot_session(turns).next_steps == left
