@@ -39,8 +39,7 @@ LATIN_WORD = re.compile(rf"[^\W_{CJK}]+")
 CJK_RUN = re.compile(f"[{CJK}]+")
 _CLAUSE_CUT = re.compile(r"[,，;；:：、]|\s[—–-]\s")
 _CJK_BREAK = re.compile(
-    f"(?<=[的了和与或在是把给让被将就也都及并从向对，。、；：！？ ])(?=[{CJK}])"
-    f"|(?<=[{CJK}])(?=[^{CJK}])"
+    f"(?<=[的了和与或在是把给让被将就也都及并从向对，。、；：！？ ])(?=[{CJK}])|(?<=[{CJK}])(?=[^{CJK}])"
 )
 # a value a sentence names: something in backticks, a PR or MR number, a path, an identifier, a version, a
 # number with its unit ("TRANSFORM_WH_M", "fk-lake-raw", "eu-central-1", "#279", "3-day", "7 天")
@@ -123,6 +122,9 @@ def split_blocks(text: str) -> Iterator[Block]:
         if label is not None:
             tail = _LAST_SENTENCE.split(label.strip())[-1]  # "Done. Summary of this branch:" captions with its end
             section = _section_of(tail)
+            head = label.strip()[: -len(tail)].strip() if tail and section is not None else ""
+            if text_weight(head) >= 3:  # "stg upgrade, doing it now. control plane done:" says more than its caption
+                yield Block(head, None, False)
             if section is None:
                 yield Block(label.strip(), None, False)
                 # "已提交到 `feat/x`：" or "I've changed these:" over a list: each item is something done

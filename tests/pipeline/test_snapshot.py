@@ -1726,3 +1726,18 @@ def test_step_the_agents_answer_carried_out_is_no_next_step(
     ]
 
     assert snapshot_session(turns).next_steps == left
+
+
+@pytest.mark.parametrize(
+    ("ask", "head"),
+    [
+        ("stg upgrade, doing it now. control plane done:\n\n```\n$ aws eks describe-cluster --name pay-stg-sg1\n1.30\n"
+         "```\n\nnode group roll is stuck on drain, can you look?", "stg upgrade, doing it now."),
+        ("stg 升级，现在开始做，按 runbook 的顺序来。已完成：\n\n- control plane\n- addons\n\n"
+         "node group 卡在 drain 上了，帮我看下", "stg 升级，现在开始做，按 runbook 的顺序来。"),
+    ],
+)  # fmt: skip
+def test_goal_keeps_the_sentences_before_a_caption_that_ends_their_paragraph(ask: str, head: str) -> None:
+    goal = snapshot_session([user(ask), assistant("Looking.")]).goal
+
+    assert goal.startswith(head) and "drain" in goal, goal
