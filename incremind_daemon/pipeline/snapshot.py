@@ -207,7 +207,7 @@ def snapshot_session(turns: Sequence[Turn]) -> SessionSnapshot:
                 continue  # already done later in the session
             rank = (_HEADLINE if item is head else _rank_done(item.own)) if item.kind == DONE else item.rank
             _offer(found[item.kind], item.text, _ROOM[item.kind], rank)
-    goal = _goal(request)
+    goal = _goal(request, _quoted(turns[goal_at].text) if goal_at >= 0 else "")
     newest = {kind: tuple(kept.item for kept in reversed(_best(found[kind], kind))) for kind in found}
     return SessionSnapshot(_index_line(request), goal, newest[DONE], newest[DECISION], newest[NEXT], files.recent())
 
@@ -285,6 +285,15 @@ def _prose(text: str) -> str:
 def _unquoted(text: str) -> str:
     # a request may quote what someone else asked for ("> the CSV is garbled in Excel"): that is the ask too
     return _prose(_QUOTE_MARK.sub("", _without_reminders(text)))
+
+
+def _quoted(text: str) -> str:
+    """Return the lines a person quotes with ">", squashed for lookup."""
+    return _squash(" ".join(line for line in text.splitlines() if _QUOTE_MARK.match(line))) if ">" in text else ""
+
+
+def _squash(text: str) -> str:
+    return " ".join(_QUOTE_MARK.sub("", text).split()).rstrip(" ,，:：")
 
 
 def _is_closing(text: str, spoke: str = "") -> bool:
@@ -373,14 +382,16 @@ def _index_line(request: list[str]) -> str:
     return clip(line, INDEX_LINE_CHARS, clause=True)
 
 
-def _goal(request: list[str]) -> str:
+def _goal(request: list[str], quoted: str = "") -> str:
     """Return the ask in the person's words: whole sentences that fit, the asking ones first, "…" where cut."""
     if not request:
         return ""
     whole = " ".join(join_sentences(request, len(" ".join(request))).split())
     if len(whole) <= GOAL_CHARS:
         return whole
-    ranks = [_asking(sentence, i) for i, sentence in enumerate(request)]
+    # what the person quotes ("> I must ask whether the penalty can be waived") is someone else's ask, not theirs
+    others = {i for i, sentence in enumerate(request) if quoted and _squash(sentence) in quoted}
+    ranks = [min(_asking(s, i), 0) if i in others else _asking(s, i) for i, s in enumerate(request)]
     _pass_captions(request, ranks)
     ranked = sorted(range(len(request)), key=lambda i: (-ranks[i], i))
     request, cut = list(request), set()

@@ -1741,3 +1741,24 @@ def test_goal_keeps_the_sentences_before_a_caption_that_ends_their_paragraph(ask
     goal = snapshot_session([user(ask), assistant("Looking.")]).goal
 
     assert goal.startswith(head) and "drain" in goal, goal
+
+
+@pytest.mark.parametrize(
+    ("ask", "goal"),
+    [
+        ("A student emailed me about the HW2 late penalty:\n\n> Dear TA, I was in hospital from March 4 to March 8, "
+         "which is why I submitted HW2 late on the evening of the 8th. I must ask whether the penalty can be waived — "
+         "I always submit on time otherwise.\n\nWith a medical certificate the late days are waived entirely. Can you "
+         "add an `--exempt` option to scripts/late_penalty.py that takes a list of student IDs?",
+         "Can you add an `--exempt` option to scripts/late_penalty.py that takes a list of student IDs?"),
+        ("有个学生发邮件说 HW2 迟交的事：\n\n> 助教您好，我 3 月 4 日到 8 日住院了，所以 HW2 是 8 号晚上才交的，"
+         "我平时都是按时交的，这次实在是没办法，住院证明和出院小结我都附在邮件里了，如果还需要别的材料请告诉我。"
+         "请您帮我把这次迟交的扣分免掉吧，麻烦您了，谢谢老师和助教的理解。\n\n"
+         "有医院证明的话迟交天数全免。帮我给 scripts/late_penalty.py 加一个 `--exempt` 选项，接受一串学号。",
+         "帮我给 scripts/late_penalty.py 加一个 `--exempt` 选项，接受一串学号。"),
+    ],
+)  # fmt: skip
+def test_an_ask_the_person_quotes_from_someone_else_is_not_their_goal(ask: str, goal: str) -> None:
+    snapshot = snapshot_session([user(ask), assistant("OK.")])
+
+    assert goal in snapshot.goal and "免掉" not in snapshot.goal and "waived —" not in snapshot.goal, snapshot.goal
