@@ -418,6 +418,9 @@ def _score_sentence(text: str, piece: Piece, *, conversational: bool, chance: Ch
         statement = cleaned
     statement, condition = redact(statement), redact(condition)
     scope = "project" if reported else scope_of(whole, category, frozenset(matched))
+    held_everywhere = chance.reads_global(scope == "global") if chance is not None and not reported else None
+    if held_everywhere is not None:  # the scope model reads the sentence beside the rules' verdict
+        scope = "global" if held_everywhere else "project"
     # more kinds of cue and a recall condition make a sentence a better insight; length does not
     score = strengths[category] + 0.25 * (len(strengths) - 1) + (0.5 if condition else 0.0)
     score += 0.25 if _DIGIT.search(folded) else 0.0

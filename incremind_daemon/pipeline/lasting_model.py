@@ -15,6 +15,7 @@ from __future__ import annotations
 import functools
 import json
 import logging
+import math
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -38,6 +39,16 @@ class Chance:
     category: str  # the likeliest category if it lasts
     accept: float  # a sentence no cue takes is taken from this likelihood up
     keep: float  # a sentence a cue took is dropped below this
+    scope_logit: float | None = None  # the scope model's log-odds of "global", before the rules' verdict
+    scope_rule_weight: float = 0.0  # what the rules' "global" adds to them
+    scope_threshold: float = 0.5
+
+    def reads_global(self, by_rules: bool) -> bool | None:
+        """Whether the statement holds in every project, read beside the rules' verdict; None without a scope model."""
+        if self.scope_logit is None:
+            return None
+        logit = self.scope_logit + (self.scope_rule_weight if by_rules else 0.0)
+        return 1.0 / (1.0 + math.exp(-logit)) >= self.scope_threshold
 
 
 @dataclass(frozen=True, slots=True)
@@ -83,6 +94,19 @@ class LastingWeights:
     category_weights: npt.NDArray[np.float64]  # (len(categories), dimension + 1)
     category_bias: npt.NDArray[np.float64]  # (len(categories),)
     relations: RelationReader | None = None
+    scope: ScopeWeights | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class ScopeWeights:
+    """A logistic model of "this holds in every project": a sentence's vector, the chat flag, the rules' verdict."""
+
+    weights: npt.NDArray[np.float64]  # (dimension + 2,): the vector, the chat flag, RULE_FLAG if the rules say global
+    bias: float
+    threshold: float
+
+
+RULE_FLAG = 3.0  # the value of the rules' "global" column: a scale the regularised fit can lean on
 
 
 def features(vectors: npt.NDArray[np.float32], conversational: bool) -> npt.NDArray[np.float64]:
@@ -112,7 +136,9 @@ def load_weights(path: Path = WEIGHTS_PATH) -> LastingWeights | None:
             raise ValueError("weights do not match the dimension")
         if category_bias.shape != (len(names),):
             raise ValueError("category biases do not match the categories")
+        scope = _scope(data.get("scope"), dimension)
         return LastingWeights(
+            scope=scope,
             relations=_relations(data.get("relations")),
             embedder=str(data["embedder"]),
             dimension=dimension,
@@ -127,6 +153,17 @@ def load_weights(path: Path = WEIGHTS_PATH) -> LastingWeights | None:
     except (OSError, ValueError, KeyError, TypeError) as exc:
         log.warning("the lasting model at %s is not usable (%s); candidates come from the cue rules alone", path, exc)
         return None
+
+
+def _scope(data: object, dimension: int) -> ScopeWeights | None:
+    if data is None:
+        return None
+    if not isinstance(data, dict):
+        raise ValueError("scope is not an object")
+    weights = np.asarray(data["weights"], dtype=np.float64)
+    if weights.shape != (dimension + 2,):
+        raise ValueError("the scope weights do not match the dimension")
+    return ScopeWeights(weights, float(data["bias"]), float(data["threshold"]))
 
 
 def _relations(data: object) -> RelationReader | None:
@@ -172,7 +209,15 @@ class LastingReader:
         rows = features(self._embedder.embed_passages([sentence_text(t) for t in texts]), conversational)
         likelihood = 1.0 / (1.0 + np.exp(-(rows @ w.weights + w.bias)))
         best = np.argmax(rows @ w.category_weights.T + w.category_bias, axis=1)
-        return [Chance(float(p), w.categories[int(c)], w.accept, w.keep) for p, c in zip(likelihood, best, strict=True)]
+        if w.scope is None:
+            pairs = zip(likelihood, best, strict=True)
+            return [Chance(float(p), w.categories[int(c)], w.accept, w.keep) for p, c in pairs]
+        scope_logits = rows @ w.scope.weights[:-1] + w.scope.bias
+        rule = float(w.scope.weights[-1] * RULE_FLAG)
+        return [
+            Chance(float(p), w.categories[int(c)], w.accept, w.keep, float(g), rule, w.scope.threshold)
+            for p, c, g in zip(likelihood, best, scope_logits, strict=True)
+        ]
 
 
 def _weights_for(embedder: Embedder | None) -> LastingWeights | None:

@@ -61,6 +61,7 @@ def test_the_shipped_weights_are_for_the_default_embedder(use_m3: Embedder) -> N
     assert weights is not None
     assert (weights.embedder, weights.dimension) == (use_m3.identity.name, use_m3.identity.dimension)
     assert 0.0 <= weights.keep < weights.accept <= 1.0
+    assert weights.scope is not None and 0.0 < weights.scope.threshold < 1.0
     assert reader_for(use_m3) is not None
 
 
@@ -202,6 +203,24 @@ def test_the_model_names_the_kind_of_a_statement_the_cues_call_a_preference(
     assert [c.category for c in extract_candidates(text, conversational=True)] == ["preference"]
     found = extract_candidates(text, conversational=True, reader=reader_for(use_m3))
     assert [c.category for c in found] == [category]
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "I use vim keybindings everywhere, so give me vim commands.",
+        "Always write commit messages in English.",
+        "Never use emoji in anything you write for me.",
+    ],
+)
+def test_a_rule_of_the_persons_own_is_read_as_holding_in_every_project(use_m3: Embedder, text: str) -> None:
+    assert [c.scope for c in extract_candidates(text, conversational=True)] == ["project"]  # the rules alone
+    assert [c.scope for c in extract_candidates(text, conversational=True, reader=reader_for(use_m3))] == ["global"]
+
+
+@pytest.mark.parametrize("text", ["This repo's API listens on port 8443.", "我们这个项目用 pnpm，不要用 npm。"])
+def test_a_rule_of_this_repository_stays_in_its_project(use_m3: Embedder, text: str) -> None:
+    assert [c.scope for c in extract_candidates(text, conversational=True, reader=reader_for(use_m3))] == ["project"]
 
 
 def test_a_cue_less_statement_in_a_session_becomes_a_pending_candidate(
