@@ -39,6 +39,7 @@ from incremind_daemon.pipeline.lasting import (
     REQUEST,
     STANDING,
     TODAY_PLAN,
+    about_the_person,
     scope_of,
 )
 from incremind_daemon.pipeline.lasting_model import Chance, LastingReader
@@ -390,7 +391,9 @@ def _score_sentence(text: str, piece: Piece, *, conversational: bool, chance: Ch
     lasts = lasts and bool(strengths)
     if chance is not None:
         # the cues' verdict stands unless the sentence's meaning says clearly otherwise
-        if lasts and chance.likelihood < chance.keep:
+        # …and what a person says of themselves ("I prefer tabs over spaces", "回复用中文") is theirs to say:
+        # such short sentences read weakly to the model, and on the tuning halves it never rightly dropped one
+        if lasts and chance.likelihood < chance.keep and not about_the_person(folded, frozenset(matched)):
             return None
         if not lasts:
             # an ask, a plan for today or for once is the task at hand, however lasting its words sound

@@ -431,6 +431,11 @@ _FIRST_PERSON_HABIT = re.compile(
 )
 
 
+def about_the_person(folded: str, cues: frozenset[str]) -> bool:
+    """Tell whether a sentence says who the person is, how to talk to them or a habit of theirs ("I prefer tabs")."""
+    return bool(cues & {IDENTITY.pattern, COMMUNICATION.pattern}) or _FIRST_PERSON_HABIT.search(folded) is not None
+
+
 def scope_of(folded: str, category: str, cues: frozenset[str]) -> str:
     """Return 'global' for who the person is, how to talk to them and habits of every project."""
     if category == "identity" or IDENTITY.pattern in cues or COMMUNICATION.pattern in cues:

@@ -223,6 +223,15 @@ def test_a_rule_of_this_repository_stays_in_its_project(use_m3: Embedder, text: 
     assert [c.scope for c in extract_candidates(text, conversational=True, reader=reader_for(use_m3))] == ["project"]
 
 
+@pytest.mark.parametrize("text", ["I prefer tabs over spaces.", "我习惯先写测试再写实现。"])
+def test_what_a_person_says_of_themselves_is_never_the_models_to_drop(use_m3: Embedder, text: str) -> None:
+    reader = reader_for(use_m3)
+    assert reader is not None
+    (chance,) = reader.chances([text], True)
+    assert chance.likelihood < chance.keep  # the model alone would drop it
+    assert len(extract_candidates(text, conversational=True, reader=reader)) == 1
+
+
 def test_a_cue_less_statement_in_a_session_becomes_a_pending_candidate(
     settings: Settings, tmp_path: Path, use_m3: Embedder
 ) -> None:
