@@ -24,6 +24,7 @@ from incremind_daemon.pipeline.lasting import (
     CONVERSATION_CUES,
     CORRECTION,
     CUES,
+    DECISION,
     DECISION_SECTION,
     ENTITY,
     EVENT,
@@ -83,6 +84,10 @@ _NARRATED = re.compile(r"(?<![a-z])(?:was|were|got|had|did|used to)(?![a-z])")
 _KEY_VALUE = re.compile(
     r"^(?!\[[ x]\]|我[:：]|i:|(?:author|date|time|attendees|participants|next (?:sync|meeting)|location|owner of the"
     r" action|reviewed|参会|时间|地点|记录人?|下次|日期)\b)[^:：,，。]{1,16}[:：=]\s*(?![a-z]+ (?:whether|if)\b)\S"
+)
+# an ask that opens on someone to do it: what it changes is the task at hand
+_ASKED_CHANGE = re.compile(
+    r"(?:please |pls )?(?:can|could|would) you\b|(?:please |pls )?help me\b|(?:请|麻烦)?(?:你)?(?:帮我|帮忙|麻烦你?)"
 )
 _MINE_TO_DO = re.compile(r"(?:i'll|i will|i'm going to|let me|我来|我自己|我去)\b")
 # a value a fact can rest on: a number, a path, a host, a version, a named thing ("lumen-serve is …")
@@ -474,6 +479,8 @@ def _lasts_in_conversation(folded: str, matched: frozenset[str]) -> bool:
     standing = strong - {ENTITY.pattern}
     if REQUEST.search(folded) and not (standing - {COMMUNICATION.pattern, STANDING.pattern} or GENERAL.search(folded)):
         return False  # an ask for the task at hand; "用 X 跑一下" names a tool, it sets no rule
+    if _ASKED_CHANGE.match(folded) and standing <= {DECISION.pattern} and not GENERAL.search(folded):
+        return False  # "帮我把 fetchPlans 改成 async/await", "can you switch the test to vitest": this change, once
     if TODAY_PLAN.search(folded) and IDENTITY.pattern not in strong:
         return False  # "今天要把通知切到 DingTalk", "reuse run_helm() for this": the day's work
     if strong == {EVENT.pattern}:

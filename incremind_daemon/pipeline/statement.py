@@ -47,7 +47,11 @@ _ZH_LEAD = re.compile(
     r"|不过|然而|此外|因此|我的习惯是|我习惯是|我的原则是|原则是|关键是|诀窍是|欸|喔|你好|您好|(?:先)?自我介绍一下|那就)[\s，,。.:：!！、~～—]*"
     r"|(?:有个|一个)?(?:变化|变动|改动|变更)[:：]\s*|[^，,。:：\s]{1,12}记一下[:：]\s*)+"
 )
-_TOPIC = re.compile(r"^(?:about|regarding|re|as for|as to|on the topic of)\s+([^:,，：]{1,40})[:,，：]\s*(?=\S)", re.I)
+_TOPIC = re.compile(
+    r"^(?:about|regarding|re|as for|as to|on the topic of|change of plans? (?:on|for|about|re))\s+([^:,，：]{1,40})"
+    r"[:,，：]\s*(?=\S)",
+    re.I,
+)
 _ZH_TOPIC = re.compile(r"^(?:关于|至于)([^:,，：]{1,20})[:,，：]\s*(?=\S)")
 _ZH_PARTICLE_END = re.compile(r"(?<=[\u4e00-\u9fff\w])\s*[吧啊呀哈哦啦嘛噢哟]+$")
 _EN_POLITE_END = re.compile(r"(?:,?\s+(?:please|pls|thanks|thank you|ok|okay)|\s*\(?please\)?)$", re.I)

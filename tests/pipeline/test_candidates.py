@@ -133,6 +133,8 @@ def test_leading_connective_and_list_marker_are_not_in_the_statement() -> None:
         ("哦对 那是产品要求的，休息不算进总时长", "那是产品要求的，休息不算进总时长"),
         ("那以后就改成 lualatex 编译吧", "以后就改成 lualatex 编译"),
         ("不是 bash，是 fish", "不是 bash，是 fish"),
+        ("Change of plans on the database: let's switch to SQLite.", "The database: let's switch to SQLite"),
+        ("change of plans for prod: moving it to 31 Mar.", "Prod: moving it to 31 Mar"),
     ],
 )
 def test_a_change_lead_in_goes_and_a_name_keeps_its_case(quote: str, statement: str) -> None:
@@ -184,7 +186,15 @@ def test_a_weekly_day_or_a_noun_that_looks_like_an_ask_still_makes_a_rule(text: 
     assert extract_candidates(text, conversational=conversational), text
 
 
-@pytest.mark.parametrize("text", ["下周二再跑一次 benchmark 吧", "这周三开会前把 PR 合了"])
+@pytest.mark.parametrize(
+    "text",
+    [
+        "下周二再跑一次 benchmark 吧",
+        "这周三开会前把 PR 合了",
+        "帮我把 PlanService 里的 fetchPlans 改成 async/await",
+        "can you switch the tests in api/ to vitest",
+    ],
+)
 def test_a_single_day_or_an_ask_makes_no_rule(text: str) -> None:
     assert extract_candidates(text, conversational=True) == []
 
@@ -225,6 +235,13 @@ def test_a_note_line_whose_label_names_nothing_takes_its_subject_from_the_headin
     assert found["SSH: port 2222"] == "gpu3 SSH: port 2222"
     assert found["截止：3/30"] == "截止：3/30"  # a section heading names no subject
     assert found["PlanService: v2 at /api/plans"] == "PlanService: v2 at /api/plans"  # the label is a name
+
+
+@pytest.mark.parametrize(
+    "text", ["帮我把默认以后都改成 linear", "以后测试都换成 vitest", "Switch every repo to pnpm from now on."]
+)
+def test_a_change_for_good_is_a_rule_even_when_asked_for(text: str) -> None:
+    assert extract_candidates(text, conversational=True), text
 
 
 def test_secret_in_a_statement_is_redacted_while_the_quote_stays_verbatim() -> None:
