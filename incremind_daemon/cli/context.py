@@ -84,6 +84,8 @@ def _show(conn: apsw.Connection, args: argparse.Namespace, settings: Settings) -
     from incremind_daemon.store import recall
 
     rows = {row.path: row for row in recall.context_targets(conn)}
+    if not args.project and args.target is None:
+        args.project = _project_here(settings)  # in a repository: what an agent started here reads
     if args.project:
         return _show_start(conn, args, settings, rows)
     if args.target is not None:
@@ -99,6 +101,19 @@ def _show(conn: apsw.Connection, args: argparse.Namespace, settings: Settings) -
         print(block.text)
         print(f"\n({block.tokens} tokens estimated of a {block.budget}-token budget; {block.dropped} lines cut)")
     return 0
+
+
+def _project_here(settings: Settings) -> str | None:
+    """Name the project of the current folder as a session started here is named, if it is a repository's."""
+    from incremind_daemon.sources.sessions.discover import project_for_cwd
+
+    here = Path.cwd()
+    in_repo = any((folder / ".git").exists() for folder in (here, *here.parents))
+    configured = any(
+        here == Path(prefix).expanduser() or Path(prefix).expanduser() in here.parents
+        for prefix in settings.sessions.projects
+    )
+    return project_for_cwd(str(here), settings.sessions.projects) if in_repo or configured else None
 
 
 def _show_start(

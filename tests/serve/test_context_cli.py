@@ -94,6 +94,23 @@ def test_show_prints_what_an_agent_reads_at_start_up_in_a_project(
     assert codex["parts"] == [] and "codex has no SessionStart hook" in codex["notes"][0]
 
 
+def test_show_in_a_repository_prints_what_an_agent_started_there_reads(
+    repo: Path, private_home: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    (private_home / ".claude").mkdir()
+    assert main(["setup", "claude", "--stdio"]) == 0
+    capsys.readouterr()
+    monkeypatch.chdir(repo / ".git" / "info")  # anywhere inside the repository
+    assert main(["context", "show", "--json"]) == 0
+    data = json.loads(capsys.readouterr().out)
+    assert data["project"] == "api"
+    hooked = data["parts"][1]["text"]
+    assert "Run make check before pushing" in hooked and "Storybook runs on port 6006" not in hooked
+    monkeypatch.chdir(private_home)  # outside any repository: the global block alone
+    assert main(["context", "show", "--json"]) == 0
+    assert "parts" not in json.loads(capsys.readouterr().out)
+
+
 def test_enable_refuses_an_unknown_file_name(repo: Path, capsys: pytest.CaptureFixture[str]) -> None:
     assert main(["context", "enable", str(repo), "--files", "README.md"]) == 1
     assert "unknown file 'README.md'" in capsys.readouterr().err
