@@ -60,6 +60,7 @@ from incremind_daemon.pipeline.mentions import MentionedFiles
 from incremind_daemon.pipeline.organize import split_sentences
 from incremind_daemon.pipeline.prose import prose_spans
 from incremind_daemon.pipeline.state_cues import (
+    CONTEXT_CAPTION,
     MORE_CLOSING_WORDS,
     RESULT_ACK,
     is_leaving,
@@ -155,7 +156,7 @@ def snapshot_session(turns: Sequence[Turn]) -> SessionSnapshot:
     """Condense a session's cleaned turns, oldest first, into its state now."""
     texts = [_readable(turn) for turn in turns]
     asks = [i for i, turn in enumerate(turns) if turn.role == "user" and not is_ack_or_command(texts[i])]
-    goal_at, request = next(((i, r) for i in asks if (r := _request_sentences(_unquoted(turns[i].text)))), (-1, []))
+    goal_at, request = _opening_ask(turns, asks)
     if not request:  # a session no person opened (an /init command): the agent's first words
         spoken = (_request_sentences(texts[i], opening=True) for i, t in enumerate(turns) if t.role == "assistant")
         request = next((sentences for sentences in spoken if sentences), [])
@@ -218,6 +219,29 @@ class _Kept:
     key: str
     tokens: frozenset[str]
     rank: int  # which of too many to keep: the person's own words, and reports of what was done over checks
+
+
+def _opening_ask(turns: Sequence[Turn], asks: list[int]) -> tuple[int, list[str]]:
+    """Return the person's turn that opens the work and its request sentences.
+
+    An opening that only gives context ("quick context: ledger is our billing API", "I prefer tabs") is not
+    what a person calls the session's goal when a later turn asks for something: that ask is.
+    """
+    opening: tuple[int, list[str]] = (-1, [])
+    for i in asks:
+        text = _unquoted(turns[i].text)
+        request = _request_sentences(text)
+        if not request:
+            continue
+        if opening[0] < 0:
+            if any(_asking(sentence, at) >= 0 for at, sentence in enumerate(request)):
+                return i, request
+            opening = (i, request)
+        elif REQUEST.search(fold(text.lstrip()[:400])) or any(_asks(fold(sentence)) for sentence in request):
+            # only a sentence that asks outright: an opening's ask the statement finder misreads must not lose
+            # to a later "eta 包别动，只做这个接口"
+            return i, request
+    return opening
 
 
 def _context(turns: Sequence[Turn], asked: set[int]) -> tuple[list[int], list[int], dict[int, tuple[str, ...]]]:
@@ -455,7 +479,7 @@ def _asking(sentence: str, position: int) -> int:
     if _NUMBER.match(sentence):  # each numbered item is asked, though it opens with a rule, so each goes first
         return _ITEM_RANK
     folded = fold(sentence)
-    if SCENE_CAPTION.match(folded) or INTRO_CUES.match(folded):
+    if SCENE_CAPTION.match(folded) or INTRO_CUES.match(folded) or CONTEXT_CAPTION.match(folded):
         return -1
     asks = _asks(folded)
     if not asks and extract_candidates(sentence, limit=1, conversational=True):

@@ -212,3 +212,11 @@ def proposes(folded: str) -> bool:
         if _CAPTION_OWNER.search(before):
             return True
     return False
+
+
+# a caption over context the person gives on the way in, which SCENE_CAPTION leaves out: "quick context: …",
+# "some background first: …", "先说下背景：…", "交代一下背景，…"
+CONTEXT_CAPTION = re.compile(
+    r"^(?:(?:quick|some|a bit of|a little|brief|short|for) )?(?:context|background)(?: first)?\s*[:：,，-]"
+    r"|^(?:先|简单)?(?:说下|说一下|讲下|讲一下|交代一下|交代下|介绍一下|介绍下|补充一下|补充下)?(?:一下)?背景(?:信息|一下)?\s*[:：,，]"
+)
