@@ -19,7 +19,8 @@ from incremind_daemon.pipeline.cues import (
     fold,
     is_more_report,
 )
-from incremind_daemon.pipeline.markdown import CJK_RUN, LATIN_WORD, named_values, split_blocks
+from incremind_daemon.pipeline.lasting import REQUEST
+from incremind_daemon.pipeline.markdown import CJK_RUN, LATIN_WORD, named_values, split_blocks, text_weight
 from incremind_daemon.pipeline.organize import split_sentences
 
 log = logging.getLogger(__name__)
@@ -220,3 +221,32 @@ CONTEXT_CAPTION = re.compile(
     r"^(?:(?:quick|some|a bit of|a little|brief|short|for) )?(?:context|background)(?: first)?\s*[:：,，-]"
     r"|^(?:先|简单)?(?:说下|说一下|讲下|讲一下|交代一下|交代下|介绍一下|介绍下|补充一下|补充下)?(?:一下)?背景(?:信息|一下)?\s*[:：,，]"
 )
+
+
+# a lead that asks the agent for work, so what follows is the ask: "帮我把 fetchPlans 改成 async/await",
+# "can you change the retry count to 5", "please switch the config to TOML"
+_ASK_LEAD = re.compile(
+    r"^(?:(?:hi|hey|ok(?:ay)?|so|and|also|now|then)[\s,!.]+)*"
+    r"(?:(?:can|could|would|will) (?:you|u)|please|pls|plz|kindly|help me|i(?:'d| would) like you to"
+    r"|i (?:want|need) you to)(?![a-z'])[\s,]*(?:please )?"
+    r"|^(?:请你?|麻烦你?|能不能|能否|可不可以|帮我们?|帮忙)(?:帮我们?)?\s*"
+)
+# an ask that names what it replaces is the person's change of plan: "can you use SQLite instead of Postgres"
+_REPLACES = re.compile(
+    _words(r"instead|rather than|no longer|scratch that|on second thought|change of plans?|not")
+    + r"|而不是|代替|取代|不再|放弃|不用|别用|不要用"
+)
+
+
+_ASK_CLAUSE = re.compile(r"[,，;；]\s*|\s[—–]\s")
+
+
+def is_asking(folded: str) -> bool:
+    """Tell whether a person's folded sentence only asks the agent for work: "帮我把 X 改成 Y"."""
+    lead = _ASK_LEAD.match(folded)
+    if lead is None or lead.end() == 0 or _REPLACES.search(folded):
+        return False
+    first, *rest = _ASK_CLAUSE.split(folded[lead.end() :])
+    # "幫我 commit 就好，commit message 用 Conventional Commits": a rule said with the ask settles the work
+    others = (clause for clause in rest if text_weight(clause) >= 2)
+    return REQUEST.search(first) is not None and all(REQUEST.search(clause) for clause in others)

@@ -85,6 +85,7 @@ from incremind_daemon.pipeline.state_cues import (
     OBJECT_PRONOUN,
     PERSON_STEP_CUES,
     STANDING_CUES,
+    is_asking,
     is_bare_caption,
     is_carried_out,
     is_done,
@@ -180,7 +181,7 @@ def read_items(text: str, view: TurnView, files: MentionedFiles, at: int) -> Ite
     if view.deep:  # what the person settled, in their own words: the lasting statements of the turn
         for statement in extract_candidates(text, conversational=True):
             folded = fold(statement.statement)
-            asks = view.goal and (REQUEST.search(strip_prefix(POLITE, folded)) or _opens(folded))
+            asks = is_asking(folded) or (view.goal and (REQUEST.search(strip_prefix(POLITE, folded)) or _opens(folded)))
             if statement.category != "identity" and not statement.reported and not asks:
                 yield Item(DECISION, clip(statement.statement, ITEM_CHARS), _STATED, statement.statement)
 
@@ -298,7 +299,8 @@ def _judge(item: str, view: TurnView, hint: str | None, *, settles: bool) -> tup
             return None  # the ask itself is the goal, though "change of plans: json by default" decides too
         if view.goal and _opens(folded):
             return None
-        if kind == DECISION:
+        ask = is_asking(folded)  # "帮我把 X 改成 Y", "can you change X to Y": work asked for, done or not, not decided
+        if kind == DECISION and not ask:
             return DECISION, _STATED
         later = kind is None and _is_later(folded)
         if later and ABSENCE_CUES.search(folded) and not _AFTER_ABSENCE.search(folded):
@@ -312,7 +314,7 @@ def _judge(item: str, view: TurnView, hint: str | None, *, settles: bool) -> tup
                 return NEXT, 0  # though "Yes, feedback file next" that the agent's answer carried out is done
             # a step the person puts off to a time before the end is settled: "prod 那次我跟 Marta 约了周四一起做"
             return (DECISION, _DIRECTED) if later and not view.goal else None
-        if settles or _directs(QUOTED_WORDS.sub("", folded)):
+        if not ask and (settles or _directs(QUOTED_WORDS.sub("", folded))):
             return DECISION, _DIRECTED  # a rule for the work, or what the person wants instead of the agent's way
         return None
     if view.verdict == OVERRULED:

@@ -15,6 +15,46 @@ def assistant(text: str) -> Turn:
     return Turn("assistant", text)
 
 
+# a new user's Claude Code session: context first, a correction and rules, then two asks
+NEW_USER_SESSION = [
+    user("hey, quick context: ledger is our billing API, Python 3.12, FastAPI. I prefer tabs over spaces."),
+    assistant("Got it."),
+    user("No, the port is 8443, not 8080 — the gateway only forwards 8443."),
+    assistant("Got it."),
+    user(
+        "以后都用中文回复我，代码注释可以用英文。argo auto-syncs stg only. prod is a manual sync in the argo UI "
+        "that I do myself — don't ever run `argocd app sync` on prod apps."
+    ),
+    assistant("Got it."),
+    user("帮我把 PlanService 里的 fetchPlans 改成 async/await"),
+    assistant("已改好。"),
+    user("Change of plans on the database: let's switch to SQLite, not Postgres."),
+    assistant("OK, switching to SQLite."),
+]
+
+NEW_USER_SESSION_ZH = [
+    user("先说下背景：ledger 是我们的计费 API，Python 3.12，FastAPI。我习惯用 tab 缩进，不要用空格。"),
+    assistant("明白。"),
+    user("不对，端口是 8443，不是 8080，网关只转发 8443。"),
+    assistant("好的。"),
+    user("帮我把 PlanService 里的 fetchPlans 改成 async/await"),
+    assistant("已改好。"),
+    user("数据库换个方案：改用 SQLite，不用 Postgres 了。"),
+    assistant("好的，换成 SQLite。"),
+]
+
+
+@pytest.mark.parametrize("turns", [NEW_USER_SESSION, NEW_USER_SESSION_ZH], ids=["en", "zh"])
+def test_session_state_takes_the_ask_as_goal_and_the_changes_of_plan_as_decisions(turns: list[Turn]) -> None:
+    snapshot = snapshot_session(turns)
+
+    assert snapshot.goal == "把 PlanService 里的 fetchPlans 改成 async/await"
+    assert any("fetchPlans" in item for item in snapshot.done)
+    assert not any("fetchPlans" in item for item in snapshot.decisions)
+    assert any("SQLite" in item and "Postgres" in item for item in snapshot.decisions)
+    assert any("8443" in item and "8080" in item for item in snapshot.decisions)
+
+
 @pytest.mark.parametrize(
     ("opening", "ask"),
     [
@@ -40,3 +80,40 @@ def test_goal_is_the_opening_when_no_later_turn_asks() -> None:
     turns = [user(opening), assistant("Got it."), user("No, the port is 8443, not 8080."), assistant("Noted.")]
 
     assert snapshot_session(turns).goal == opening
+
+
+@pytest.mark.parametrize(
+    "ask",
+    [
+        "Can you change the default page size in invoices.py to 50",
+        "帮我把 invoices.py 里默认的 page size 改成 50",
+        "请把 invoices.py 里默认的 page size 改成 50",
+    ],
+)
+def test_an_ask_for_work_after_the_goal_is_no_decision(ask: str) -> None:
+    turns = [
+        user("Add pagination to the /invoices endpoint."),
+        assistant("Added `limit` and `cursor` to /invoices."),
+        user(ask),
+        assistant("Changed the default page size to 50 (invoices.py)."),
+    ]
+
+    assert snapshot_session(turns).decisions == ()
+
+
+@pytest.mark.parametrize(
+    ("said", "kept"),
+    [
+        ("Can you keep the page size at 50 instead of 20, since the mobile app asks for 50.", "instead of 20"),
+        ("帮我 commit 就好，commit message 用 Conventional Commits", "Conventional Commits"),
+    ],
+)
+def test_an_ask_that_replaces_a_value_or_sets_a_rule_stays_a_decision(said: str, kept: str) -> None:
+    turns = [
+        user("Add pagination to the /invoices endpoint."),
+        assistant("Added `limit` and `cursor` to /invoices."),
+        user(said),
+        assistant("Done."),
+    ]
+
+    assert any(kept in item for item in snapshot_session(turns).decisions)
