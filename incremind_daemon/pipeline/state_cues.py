@@ -95,11 +95,24 @@ _STILL_MORE_SETTLE_WORDS = ("not ", "no ", "fine", "ok", "allowed", "acceptable"
 _STILL_MORE_SETTLE_CJK = ("算了", "留着", "保留着", "不用管", "没关系")
 
 
+# a value set over the one before it ("bump chart version 0.7.2 -> 0.8.0", "timeout from 3s to 5s"), and a
+# thing left as it is ("so leave `image.tag: ""` empty in the values files", "这个字段留空", "版本号保持不变")
+SET_VALUE_CUES = re.compile(
+    r"[\w.`'\")]\s*(?:->|→|=>)\s*`?v?\d|(?<![a-z])from `?v?\d[\w.]*`?\s*(?:[a-z%]+ )?to `?v?\d"
+    r"|(?:^|(?<![a-z])(?:so|just|please|pls|and|but|then) )leave (?!(?:it|this|that) to\b)"
+    r"(?:`[^`]{0,40}`|[^,.;!?`]){0,48}?"
+    r"(?<![a-z])(?:empty|blank|unset|alone|as is|as-is|untouched|in place)(?![a-z])"
+    r"|留空|保持原样|保持不变|原样保留"
+)
+
+
 def settles_still_more(folded: str) -> bool:
-    """Tell whether a person's folded sentence settles the work in a way only STILL_MORE_SETTLE_CUES knows."""
+    """Tell whether a person's folded sentence settles the work in a way only the cues above know."""
     hinted = folded.startswith("keep ") or any(word in folded for word in _STILL_MORE_SETTLE_WORDS)
     hinted = hinted or (not folded.isascii() and any(word in folded for word in _STILL_MORE_SETTLE_CJK))
-    return hinted and STILL_MORE_SETTLE_CUES.search(folded) is not None
+    if hinted and STILL_MORE_SETTLE_CUES.search(folded) is not None:
+        return True
+    return SET_VALUE_CUES.search(folded) is not None
 
 
 # What follows tells a step put off from what only sounds like one.
@@ -224,13 +237,13 @@ CONTEXT_CAPTION = re.compile(
 
 
 # a lead that asks the agent for work, so what follows is the ask: "帮我把 fetchPlans 改成 async/await",
-# "can you change the retry count to 5", "please switch the config to TOML"
+# "can you switch to async/await"; after "please" or "请" only a request is one ("please always use tabs" sets a rule)
+_GREETED = r"^(?:(?:hi|hey|ok(?:ay)?|so|and|also|now|then)[\s,!.]+)*"
 _ASK_LEAD = re.compile(
-    r"^(?:(?:hi|hey|ok(?:ay)?|so|and|also|now|then)[\s,!.]+)*"
-    r"(?:(?:can|could|would|will) (?:you|u)|please|pls|plz|kindly|help me|i(?:'d| would) like you to"
-    r"|i (?:want|need) you to)(?![a-z'])[\s,]*(?:please )?"
-    r"|^(?:请你?|麻烦你?|能不能|能否|可不可以|帮我们?|帮忙)(?:帮我们?)?\s*"
+    _GREETED + r"(?:(?:can|could|would|will) (?:you|u)|help me|i(?:'d| would) like you to|i (?:want|need) you to)"
+    r"(?![a-z'])[\s,]*(?:please )?|^(?:麻烦你?|能不能|能否|可不可以|帮我们?|帮忙)(?:帮我们?)?\s*"
 )
+_PLEASE_LEAD = re.compile(_GREETED + r"(?:please|pls|plz|kindly)(?![a-z'])[\s,]*|^请你?\s*")
 # an ask that names what it replaces is the person's change of plan: "can you use SQLite instead of Postgres"
 _REPLACES = re.compile(
     _words(r"instead|rather than|no longer|scratch that|on second thought|change of plans?|not")
@@ -238,15 +251,23 @@ _REPLACES = re.compile(
 )
 
 
+# an ask that sets a value binds the work after it as a choice does: "can you change the timeout to 5s",
+# "帮我把超时改成 5 秒", "bump it 0.7.2 -> 0.8.0"
+_SETS_NUMBER = re.compile(
+    r"(?:改成|改为|换成|设成|设为|调成|调到|改到|(?<![a-z])(?:to|at))\s*`?v?\d|(?:->|→|=>)\s*`?v?\d"
+)
 _ASK_CLAUSE = re.compile(r"[,，;；]\s*|\s[—–]\s")
 
 
 def is_asking(folded: str) -> bool:
     """Tell whether a person's folded sentence only asks the agent for work: "帮我把 X 改成 Y"."""
-    lead = _ASK_LEAD.match(folded)
-    if lead is None or lead.end() == 0 or _REPLACES.search(folded):
+    lead = _ASK_LEAD.match(folded) or _PLEASE_LEAD.match(folded)
+    if lead is None or lead.end() == 0 or _REPLACES.search(folded) or _SETS_NUMBER.search(folded):
         return False
+    if STANDING_CUES.search(folded):
+        return False  # "can you always run the linter first": a rule for every time
     first, *rest = _ASK_CLAUSE.split(folded[lead.end() :])
     # "幫我 commit 就好，commit message 用 Conventional Commits": a rule said with the ask settles the work
     others = (clause for clause in rest if text_weight(clause) >= 2)
-    return REQUEST.search(first) is not None and all(REQUEST.search(clause) for clause in others)
+    asked = lead.re is _ASK_LEAD or REQUEST.search(first) is not None
+    return asked and all(REQUEST.search(clause) for clause in others)

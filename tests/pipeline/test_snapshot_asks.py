@@ -85,9 +85,9 @@ def test_goal_is_the_opening_when_no_later_turn_asks() -> None:
 @pytest.mark.parametrize(
     "ask",
     [
-        "Can you change the default page size in invoices.py to 50",
-        "帮我把 invoices.py 里默认的 page size 改成 50",
-        "请把 invoices.py 里默认的 page size 改成 50",
+        "Can you switch to async/await in the invoice list of invoices.py",
+        "帮我把 invoices.py 里的 InvoiceList 改成 async/await",
+        "请把 invoices.py 里的 InvoiceList 改成 async/await",
     ],
 )
 def test_an_ask_for_work_after_the_goal_is_no_decision(ask: str) -> None:
@@ -95,7 +95,7 @@ def test_an_ask_for_work_after_the_goal_is_no_decision(ask: str) -> None:
         user("Add pagination to the /invoices endpoint."),
         assistant("Added `limit` and `cursor` to /invoices."),
         user(ask),
-        assistant("Changed the default page size to 50 (invoices.py)."),
+        assistant("Switched `InvoiceList` to async/await (invoices.py)."),
     ]
 
     assert snapshot_session(turns).decisions == ()
@@ -112,6 +112,27 @@ def test_an_ask_that_replaces_a_value_or_sets_a_rule_stays_a_decision(said: str,
     turns = [
         user("Add pagination to the /invoices endpoint."),
         assistant("Added `limit` and `cursor` to /invoices."),
+        user(said),
+        assistant("Done."),
+    ]
+
+    assert any(kept in item for item in snapshot_session(turns).decisions)
+
+
+@pytest.mark.parametrize(
+    ("said", "kept"),
+    [
+        ("bump chart version 0.7.2 -> 0.8.0. someone hardcoded a tag in stg I think", "0.8.0"),
+        ("raise the client timeout from 3s to 5s, core is slow at peak", "5s"),
+        ('image tag is the git sha, CI fills it in, so leave `image.tag: ""` empty in the values files.', "empty"),
+        ("帮我把 core-api 的超时改成 5 秒", "5 秒"),
+        ("image.tag 留空，CI 会填 git sha", "留空"),
+    ],
+)
+def test_a_value_the_person_sets_or_leaves_is_a_decision(said: str, kept: str) -> None:
+    turns = [
+        user("Add an HPA to the ledger-writer chart."),
+        assistant("Added `templates/hpa.yaml`; lint passes."),
         user(said),
         assistant("Done."),
     ]
