@@ -25,10 +25,10 @@ import threading
 import unicodedata
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
+from typing import Any
 
 import apsw
 import apsw.fts5
-import jieba
 
 from incremind_daemon.locate import cache_dir
 from incremind_daemon.private import make_private_folders, only_mine
@@ -36,7 +36,6 @@ from incremind_daemon.store.charsets import HAN_BASIC, HANGUL, KANA
 from incremind_daemon.store.hanzi import TRADITIONAL_TO_SIMPLIFIED
 
 log = logging.getLogger(__name__)
-jieba.setLogLevel(logging.WARNING)  # jieba prints its dictionary loading at DEBUG on stderr otherwise
 
 TOKENIZER_NAME = "incremind"
 
@@ -69,7 +68,32 @@ class Token:
     colocated: tuple[str, ...] = ()
 
 
-_jieba = jieba.Tokenizer()
+class _Segmenter:
+    """jieba's tokenizer, imported on first use.
+
+    jieba's import alone (it loads pkg_resources) costs a tenth of a second, which a command
+    that reads the store and segments nothing (status, pending, insights) should not pay.
+    """
+
+    def __init__(self) -> None:
+        self._tokenizer: Any = None
+
+    @property
+    def initialized(self) -> bool:
+        """Whether the dictionary is loaded (never, before jieba is imported)."""
+        return self._tokenizer is not None and bool(self._tokenizer.initialized)
+
+    @property
+    def tokenizer(self) -> Any:
+        if self._tokenizer is None:
+            import jieba
+
+            jieba.setLogLevel(logging.WARNING)  # jieba prints its dictionary loading at DEBUG on stderr otherwise
+            self._tokenizer = jieba.Tokenizer()
+        return self._tokenizer
+
+
+_jieba = _Segmenter()
 _jieba_lock = threading.Lock()
 
 
@@ -77,13 +101,14 @@ def ensure_segmenter() -> None:
     """Load jieba's dictionary now, so the first query does not pay for it."""
     with _jieba_lock:
         if not _jieba.initialized:
+            tokenizer = _jieba.tokenizer
             folder = _private_cache_folder()
-            _jieba.tmp_dir = folder or tempfile.mkdtemp(prefix="incremind-jieba-")
+            tokenizer.tmp_dir = folder or tempfile.mkdtemp(prefix="incremind-jieba-")
             try:
-                _jieba.initialize()
+                tokenizer.initialize()
             finally:
                 if folder is None:  # a one-off cache: not left behind in the temp folder
-                    shutil.rmtree(_jieba.tmp_dir, ignore_errors=True)
+                    shutil.rmtree(tokenizer.tmp_dir, ignore_errors=True)
 
 
 def _private_cache_folder() -> str | None:
@@ -181,7 +206,7 @@ def _cjk_colocated(word: str) -> tuple[str, ...]:
 
 
 def _jieba_subwords(word: str) -> list[str]:
-    freq = _jieba.FREQ
+    freq = _jieba.tokenizer.FREQ
     subs: list[str] = []
     for n in (2, 3):
         for i in range(len(word) - n + 1):
@@ -206,7 +231,7 @@ def iter_tokens(text: str, *, for_query: bool = False) -> Iterator[Token]:
         if _CJK_RUN.fullmatch(run):
             if not _jieba.initialized:  # only text with Chinese (or Japanese, Korean) in it waits for the dictionary
                 ensure_segmenter()
-            for word, start, end in _jieba.tokenize(run, HMM=True):
+            for word, start, end in _jieba.tokenizer.tokenize(run, HMM=True):
                 begin, finish = offsets[base + start], offsets[base + end]
                 extra = () if for_query else _cjk_colocated(word)
                 yield Token(begin, finish, word, extra)
@@ -230,7 +255,7 @@ def _query_pieces(word: str) -> list[str]:
     while i < len(word):
         for n in (3, 2, 1):
             gram = word[i : i + n]
-            if n == 1 or (gram != word and _jieba.FREQ.get(gram)):
+            if n == 1 or (gram != word and _jieba.tokenizer.FREQ.get(gram)):
                 pieces.append(gram)
                 i += n
                 break
