@@ -127,6 +127,8 @@ _PROPOSAL_LEAD = re.compile(
 _SHOWN_CHANGE = re.compile(r"\s*[^\n]{1,40}[:：]\s*\n\s*(?:`{3,}|~{3,})")
 # what the person does once back: "周五回来再合", "I'm off tomorrow, I'll merge it Friday"
 _AFTER_ABSENCE = re.compile(r"再|(?<![a-z])(?:then|i'll|i will|we'll|merge|push|deploy|review)(?![a-z])")
+# a question that only asks for a yes: "可以吗？", "Sound good?", "Should I go ahead?"
+_NAMES_NOTHING = re.compile(r"\W*(?:go ahead|proceed|do (?:it|that|this)|sounds? good|ok(?:ay)?)\W*")
 _PROPOSAL_TAIL = re.compile(r"[\s,，]*(?:可以吗|好吗|吗|呢|吧)?\s*[?？]*$")
 
 
@@ -216,7 +218,7 @@ def _agent_items(blocks: list[Block], view: TurnView, *, over_code: bool) -> Ite
                 bare = None if chained or those else _bare_report(item, view, start=start)
                 before = as_item(_CHAT_BREAK.split(said)[-1]) if those else ""
                 report = f"{previous} — {item}" if chained else f"{before} — {item}" if those else bare
-                start, previous, said = False, previous if chained else item, item
+                prior, start, previous, said = said, False, previous if chained else item, item
                 if report:
                     if not (view.verdict == OVERRULED and _is_undone(item, view)):
                         shown = report if bare or not opening else with_asked(report, view.before, ITEM_CHARS)
@@ -227,6 +229,9 @@ def _agent_items(blocks: list[Block], view: TurnView, *, over_code: bool) -> Ite
                 if found is not None:
                     kind, rank = found
                     shown = _proposed(item) if kind == DECISION else _unlabelled(item)
+                    bare_ask = text_weight(shown) < 2 or _NAMES_NOTHING.fullmatch(fold(shown)) is not None
+                    if kind == DECISION and bare_ask and text_weight(prior) >= 2:
+                        shown = _proposed(as_item(prior))  # "可以吗？", "Sound good?" ask about the plan before them
                     if kind == DONE and opening:
                         shown, opening = with_asked(shown, view.before, ITEM_CHARS), False
                     shown = _with_file(shown, view.edited) if kind == DONE and not block.item else shown

@@ -138,3 +138,31 @@ def test_a_value_the_person_sets_or_leaves_is_a_decision(said: str, kept: str) -
     ]
 
     assert any(kept in item for item in snapshot_session(turns).decisions)
+
+
+@pytest.mark.parametrize(
+    ("plan", "answer"),
+    [
+        (
+            "我写一个 `scripts/make_table.py`，用 pandas 从 csv 生成 `tables/ch4.tex`，以后重跑脚本就行。可以吗？",
+            "可以。",
+        ),
+        (
+            "I'll write `scripts/make_table.py` to build `tables/ch4.tex` from the csv with pandas. Should I go ahead?",
+            "Yes.",
+        ),
+    ],
+    ids=["zh", "en"],
+)
+def test_a_yes_to_a_bare_question_takes_the_plan_before_it(plan: str, answer: str) -> None:
+    turns = [
+        user("Turn the layer-wise results in summary.csv into a LaTeX table for chapter 4."),
+        assistant(plan),
+        user(answer),
+        assistant("Added `scripts/make_table.py`; `tables/ch4.tex` is generated."),
+    ]
+
+    decisions = snapshot_session(turns).decisions
+
+    assert any("make_table.py" in item for item in decisions)
+    assert not any(item.rstrip("?？").strip() in ("可以吗", "go ahead") for item in decisions)
