@@ -103,6 +103,9 @@ SET_VALUE_CUES = re.compile(
     r"(?:`[^`]{0,40}`|[^,.;!?`]){0,48}?"
     r"(?<![a-z])(?:empty|blank|unset|alone|as is|as-is|untouched|in place)(?![a-z])"
     r"|留空|保持原样|保持不变|原样保留"
+    # a side matter the person drops: "ok 不管了 test data 的锅", "never mind the warning, not our problem"
+    r"|(?:^|[\s,，。!！])(?:先|就)?(?:不管了|不用管了|别管了|不管它了?)"
+    r"|(?<![a-z])(?:never ?mind|not (?:our|my) problem)(?![a-z])"
 )
 
 

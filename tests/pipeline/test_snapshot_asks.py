@@ -166,3 +166,23 @@ def test_a_yes_to_a_bare_question_takes_the_plan_before_it(plan: str, answer: st
 
     assert any("make_table.py" in item for item in decisions)
     assert not any(item.rstrip("?？").strip() in ("可以吗", "go ahead") for item in decisions)
+
+
+@pytest.mark.parametrize(
+    ("said", "kept"),
+    [
+        ("ok 不管了 test data 的锅", "不管了"),
+        ("ok that one is not our problem, it's the old test data", "not our problem"),
+    ],
+)
+def test_a_side_matter_the_person_drops_is_a_decision(said: str, kept: str) -> None:
+    turns = [
+        user("Write the tests for the checkin route."),
+        assistant(
+            "Added `test/routes/checkin.test.ts`; all 3 pass. The staging log shows 'plan without owner' though."
+        ),
+        user(said),
+        assistant("OK."),
+    ]
+
+    assert any(kept in item for item in snapshot_session(turns).decisions)
