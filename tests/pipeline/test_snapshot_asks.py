@@ -186,3 +186,22 @@ def test_a_side_matter_the_person_drops_is_a_decision(said: str, kept: str) -> N
     ]
 
     assert any(kept in item for item in snapshot_session(turns).decisions)
+
+
+@pytest.mark.parametrize(
+    ("said", "kept"),
+    [
+        ("the am client is in ock/am.py. max 24h, anything longer needs a change ticket, so refuse it.", "max 24h"),
+        ("am 客户端在 ock/am.py 里。静默时长最多 24 小时，更长的要走变更单。", "最多 24 小时"),
+    ],
+    ids=["en", "zh"],
+)
+def test_a_bound_the_person_sets_is_a_decision(said: str, kept: str) -> None:
+    turns = [
+        user("Add `ock silence <fingerprint> --for 90m` that creates an alertmanager silence."),
+        assistant("Added `ock silence` in ock/cli.py; it builds the matchers from the alert's labels."),
+        user(said),
+        assistant("Added the check."),
+    ]
+
+    assert any(kept in item for item in snapshot_session(turns).decisions)
