@@ -205,3 +205,23 @@ def test_a_bound_the_person_sets_is_a_decision(said: str, kept: str) -> None:
     ]
 
     assert any(kept in item for item in snapshot_session(turns).decisions)
+
+
+@pytest.mark.parametrize(
+    ("said", "kept"),
+    [
+        ("Policy for cases like this: with a medical certificate the late days are waived entirely.", "Policy"),
+        ("规则：有医院证明的，迟交天数全部免掉。", "规则"),
+        ("A submission that's one minute late counts as a full day late.", "counts as"),
+        ("迟交一分钟也算作迟交一整天。", "算作"),
+    ],
+)
+def test_a_rule_the_person_states_as_one_is_a_decision(said: str, kept: str) -> None:
+    turns = [
+        user("Write scripts/late_penalty.py: a CSV with student_id, raw_score, days_late, final_score."),
+        assistant("Added scripts/late_penalty.py; it reads the deadline from hw2/meta.yaml."),
+        user(said),
+        assistant("Updated the script."),
+    ]
+
+    assert any(kept in item for item in snapshot_session(turns).decisions)
