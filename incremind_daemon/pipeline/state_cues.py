@@ -281,3 +281,7 @@ def is_asking(folded: str) -> bool:
     others = (clause for clause in rest if text_weight(clause) >= 2)
     asked = lead.re is _ASK_LEAD or REQUEST.search(first) is not None
     return asked and all(REQUEST.search(clause) for clause in others)
+
+
+# a reply that stops the agent in forms OVERRULE_CUES leaves out: "等下 你怎么又直接装包了", "hold up, why axios"
+MORE_OVERRULE = re.compile(r"^(?:等下|等会儿?|慢着|且慢|你怎么又|怎么又)|^" + _words(r"hold up|whoa|why did you again"))

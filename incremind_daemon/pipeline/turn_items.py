@@ -82,6 +82,7 @@ from incremind_daemon.pipeline.state_cues import (
     ABSENCE_CUES,
     CHANGED_TO,
     MORE_BARE_REPORT,
+    MORE_OVERRULE,
     OBJECT_PRONOUN,
     PERSON_STEP_CUES,
     STANDING_CUES,
@@ -220,7 +221,9 @@ def _agent_items(blocks: list[Block], view: TurnView, *, over_code: bool) -> Ite
                 report = f"{previous} — {item}" if chained else f"{before} — {item}" if those else bare
                 prior, start, previous, said = said, False, previous if chained else item, item
                 if report:
-                    if not (view.verdict == OVERRULED and _is_undone(item, view)):
+                    # "…改成了 axios. 测试都过了" joins the sentence before, which the person may have taken back
+                    undone = _is_undone(item, view) or (chained and _is_undone(previous, view))
+                    if not (view.verdict == OVERRULED and undone):
                         shown = report if bare or not opening else with_asked(report, view.before, ITEM_CHARS)
                         opening = False
                         yield Item(DONE, clip(_with_file(shown, view.edited), ITEM_CHARS), 0, item)
@@ -435,7 +438,8 @@ def _is_undone(item: str, view: TurnView) -> bool:
     if view.asks and not CORRECTION_CUES.search(reply):
         return False  # "No — wait for Priya's review" answers "Want me to merge it?", not the commit before it
     objection = SENTENCE_END.split(view.reply.lstrip(), maxsplit=1)[0]  # the words that object, not what follows
-    return OVERRULE_CUES.match(reply) is not None and _shares_words(item, objection)
+    turned = OVERRULE_CUES.match(reply) is not None or MORE_OVERRULE.match(reply) is not None
+    return turned and _shares_words(item, objection)
 
 
 def _shares_words(item: str, reply: str) -> bool:

@@ -225,3 +225,32 @@ def test_a_rule_the_person_states_as_one_is_a_decision(said: str, kept: str) -> 
     ]
 
     assert any(kept in item for item in snapshot_session(turns).decisions)
+
+
+@pytest.mark.parametrize(
+    ("report", "reply"),
+    [
+        (
+            "为了透传 requestId，我把 `coreClient` 改成了 axios，用 interceptor 统一加头。测试都过了。",
+            "等下 你怎么又引了 axios。HTTP 请求就用 Node 自带的 fetch，header 自己拼",
+        ),
+        (
+            "To pass the request id on, I switched `coreClient` to axios with an interceptor. Tests pass.",
+            "hold up, axios again? Use the built-in fetch and build the header yourself",
+        ),
+        ("I switched `coreClient` to axios with an interceptor. Tests pass.", "wait, no axios. Use the built-in fetch"),
+    ],
+    ids=["zh", "en", "en-wait"],
+)
+def test_a_change_the_person_stops_is_not_done_with_the_check_after_it(report: str, reply: str) -> None:
+    turns = [
+        user("Pass the request id on to core-api in every request."),
+        assistant(report),
+        user(reply),
+        assistant("Removed axios; `coreClient` is back on fetch and sets `x-request-id` in `headers()`."),
+    ]
+
+    done = snapshot_session(turns).done
+
+    assert not any("to axios" in item or "改成了 axios" in item for item in done)
+    assert any("Removed axios" in item for item in done)
