@@ -5,15 +5,7 @@ from __future__ import annotations
 import pytest
 
 from incremind_daemon.pipeline.snapshot import Turn, snapshot_session
-
-
-def user(text: str) -> Turn:
-    return Turn("user", text)
-
-
-def assistant(text: str) -> Turn:
-    return Turn("assistant", text)
-
+from tests.pipeline.test_snapshot import assistant, user
 
 # a new user's Claude Code session: context first, a correction and rules, then two asks
 NEW_USER_SESSION = [
