@@ -175,7 +175,7 @@ def _join(text: str, first: _Scored, second: _Scored) -> _Scored:
     a, b = first.candidate, second.candidate
     mark = "；" if CJK_CHAR.match(a.statement[-1:]) else "; "
     rest = b.statement
-    if re.match(r"[A-Z][a-z]+\b(?<!\bI)", rest):  # "Prod is …" reads on as "prod is …"; "I", "Postgres…" stay
+    if re.match(r"[A-Z][a-z]+\b", rest):  # "Prod is …" reads on as "prod is …"; "I", "CI", "PlanService" stay
         rest = rest[0].lower() + rest[1:]
     statement = f"{a.statement}{mark}{rest}"
     lead = first if first.score >= second.score else second

@@ -69,6 +69,8 @@ NOT_DONE_CUES = re.compile(
     _words("haven't|have not|hasn't|has not|didn't|did not|not yet|wasn't able|were not able|unable to|couldn't")
     + r"|还没|尚未|未能|没能|没有(?:完成|修复|通过)"
 )
+# Chinese words that move a date or a setting to a new value: "周会改到周三", "截止推迟到 4 月 8 号"
+MOVED_TO = r"改到|挪到|推迟到|提前到|顺延到|延期到"
 DECISION_CUES = re.compile(
     _words(
         r"let's\s+(?:just\s+|instead\s+|not\s+)?(?:use|go with|switch|stick with|keep|drop|go for|move to"

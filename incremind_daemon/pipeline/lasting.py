@@ -13,7 +13,7 @@ from __future__ import annotations
 import logging
 import re
 
-from incremind_daemon.pipeline.cues import DECISION_CUES
+from incremind_daemon.pipeline.cues import DECISION_CUES, MOVED_TO
 
 log = logging.getLogger(__name__)
 
@@ -185,8 +185,7 @@ DECISION = re.compile(
         r"we agreed",
     )
     + r"|决定|定了|定下来|拍板|结论[是:：]|就用|就定|选定|选了"
-    r"|采用|改用|换成|改成|改为|迁到|搬到|升到|升级到|降到|不用[^，。！？,.!?]{0,15}了|先不|放弃"
-    r"|改到|挪到|推迟到|延到|延期到|提前到|顺延到"
+    r"|采用|改用|换成|改成|改为|迁到|搬到|升到|升级到|降到|不用[^，。！？,.!?]{0,15}了|先不|放弃" + f"|{MOVED_TO}|延到"
 )
 ENTITY = re.compile(
     _words(

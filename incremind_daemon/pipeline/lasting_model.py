@@ -209,14 +209,13 @@ class LastingReader:
         rows = features(self._embedder.embed_passages([sentence_text(t) for t in texts]), conversational)
         likelihood = 1.0 / (1.0 + np.exp(-(rows @ w.weights + w.bias)))
         best = np.argmax(rows @ w.category_weights.T + w.category_bias, axis=1)
-        if w.scope is None:
-            pairs = zip(likelihood, best, strict=True)
-            return [Chance(float(p), w.categories[int(c)], w.accept, w.keep) for p, c in pairs]
-        scope_logits = rows @ w.scope.weights[:-1] + w.scope.bias
-        rule = float(w.scope.weights[-1] * RULE_FLAG)
+        scope = w.scope
+        logits = [None] * len(texts) if scope is None else [float(g) for g in rows @ scope.weights[:-1] + scope.bias]
+        rule = 0.0 if scope is None else float(scope.weights[-1] * RULE_FLAG)
+        threshold = 0.5 if scope is None else scope.threshold
         return [
-            Chance(float(p), w.categories[int(c)], w.accept, w.keep, float(g), rule, w.scope.threshold)
-            for p, c, g in zip(likelihood, best, scope_logits, strict=True)
+            Chance(float(p), w.categories[int(c)], w.accept, w.keep, g, rule, threshold)
+            for p, c, g in zip(likelihood, best, logits, strict=True)
         ]
 
 

@@ -101,12 +101,10 @@ def relate(
     )
     if reading is None:
         return verdict
-    rows = [(item, pair_features(candidate, item, ordered=ordered)) for item in known]
-    items = [item for item, row in rows if row is not None]
-    if not items:
+    rows = [(item, row) for item in known if (row := pair_features(candidate, item, ordered=ordered)) is not None]
+    if not rows:
         return verdict
-    odds = reading.relation_odds([row for _, row in rows if row is not None])
-    read = list(zip(items, odds, strict=True))
+    read = list(zip((item for item, _ in rows), reading.relation_odds([row for _, row in rows]), strict=True))
     if candidate.reported:
         # someone else's view is kept only as a disagreement: with the insight the model reads it as most
         # at odds with ("老周觉得新测试也应该继续用 XCTest" beside "新写的测试都用 Swift Testing")

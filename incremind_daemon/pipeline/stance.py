@@ -10,11 +10,12 @@ nothing of what it is.
 
 from __future__ import annotations
 
+import functools
 import logging
 import re
 from collections.abc import Iterable, Set
 
-from incremind_daemon.pipeline.cues import fold
+from incremind_daemon.pipeline.cues import MOVED_TO, fold
 from incremind_daemon.pipeline.features import CONCEPT_NAMES, Features, features_of, keys_of, numbers_of
 
 log = logging.getLogger(__name__)
@@ -114,7 +115,7 @@ CHANGE_OF_PLAN = re.compile(
         r"|moved:|(?:is|are) now|any ?more"
     )
     + r"|改用|换成|改为|改成|以后不|不再|不是[^，。]{1,20}而是|现在改|换用|以后(?:都|就|一律|统一)|今后|从现在起"
-    r"|改到|挪到|推迟到|提前到|顺延到|延期到"
+    + f"|{MOVED_TO}"
 )
 # a word that sets a thing to a new value: what follows it is the value ("组会改到周四下午 2 点",
 # "timeout 放宽到 180 秒", "cutting it to 10 min a day", "now due April 8")
@@ -127,8 +128,9 @@ _VALUE_CHANGE = re.compile(
         r"(?:is|are) now(?: due| at| on| in)?",
         r"now due",
     )
-    + r"|改到|改成|改为|挪到|推迟到|提前到|顺延到|延期到|延到|放宽到|收紧到|调到|调成|调整到|调整为|提高到|降到|降低到"
-    r"|增加到|加到|减少到|减到|缩短到|延长到|换到|改在"
+    + f"|{MOVED_TO}"
+    + r"|改成|改为|延到|放宽到|收紧到|调到|调成|调整到|调整为|提高到|降到|降低到|增加到|加到|减少到|减到|缩短到|延长到"
+    r"|换到|改在"
 )
 _VALUE_END = re.compile(r"[，。；;,!?！？\n]|\.(?!\d)|(?<![a-z])(?:not|instead|but|and)(?![a-z])|不是|而|但")
 _MEASURE_UNITS = (
@@ -178,7 +180,6 @@ def moved_value(quote: str, mine: Features, their_text: str, theirs: Features) -
     a weekday or an amount; the known text gives one of the same kind and not this one; and the two name
     a subject in common besides their values.
     """
-    folded = fold(quote)
     shared = {
         f
         for f in mine.topical & theirs.topical
@@ -190,16 +191,24 @@ def moved_value(quote: str, mine: Features, their_text: str, theirs: Features) -
     if not shared:
         return False
     their_values = _values(theirs, fold(their_text))
-    for match in _VALUE_CHANGE.finditer(folded):
-        rest = folded[match.end() : match.end() + 40]
-        cut = _VALUE_END.search(rest, 1)
-        value = rest[: cut.start()] if cut else rest
-        new = _values(features_of(value), value)
+    for new in _set_values(fold(quote)):
         for kind, values in new.items():
             known = their_values.get(kind)
             if known and not values & known:
                 return True
     return False
+
+
+@functools.lru_cache(maxsize=1024)
+def _set_values(folded: str) -> tuple[dict[str, frozenset[str]], ...]:
+    """Return the values each change word of a folded text sets, read once however many insights it meets."""
+    found = []
+    for match in _VALUE_CHANGE.finditer(folded):
+        rest = folded[match.end() : match.end() + 40]
+        cut = _VALUE_END.search(rest, 1)
+        value = rest[: cut.start()] if cut else rest
+        found.append(_values(features_of(value), value))
+    return tuple(found)
 
 
 # the person says they said it before: "like I said", "as I told the other agents", "还是那句话", "又确认了一遍"
