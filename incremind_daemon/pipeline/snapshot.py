@@ -33,7 +33,6 @@ from incremind_daemon.pipeline.cues import (
     INTRO_CUES,
     NEXT,
     OPENING,
-    OVERRULE_CUES,
     POLITE,
     PROHIBITION_CUES,
     RESULT_CUES,
@@ -62,9 +61,9 @@ from incremind_daemon.pipeline.prose import prose_spans
 from incremind_daemon.pipeline.state_cues import (
     CONTEXT_CAPTION,
     MORE_CLOSING_WORDS,
-    MORE_OVERRULE,
     RESULT_ACK,
     is_leaving,
+    overrules,
 )
 from incremind_daemon.pipeline.turn_items import (
     ACCEPTED,
@@ -344,8 +343,7 @@ def _verdict(text: str) -> str | None:
     head = _FIRST_CLAUSE.match(folded)
     # "sha2 可以加": a short first clause that says yes takes the proposal too
     accepted = ACCEPT_CUES.match(folded) is not None or (head is not None and _YES.search(head.group()) is not None)
-    turned = OVERRULE_CUES.match(folded) or MORE_OVERRULE.match(folded) or PROHIBITION_CUES.search(folded)
-    turned = turned or REVERSE_CUES.match(folded)
+    turned = overrules(folded) or PROHIBITION_CUES.search(folded) or REVERSE_CUES.match(folded)
     if turned and not accepted:
         return OVERRULED
     return ACCEPTED if accepted else None

@@ -14,6 +14,7 @@ from incremind_daemon.pipeline.cues import (
     DONE_CUES,
     MORE_DONE_CUES,
     NOT_DONE_CUES,
+    OVERRULE_CUES,
     PROPOSAL_CUES,
     REPORT_CUES,
     fold,
@@ -66,12 +67,17 @@ MORE_BARE_REPORT = re.compile(
 )
 
 
+def is_bare_report(head: str) -> bool:
+    """Tell whether folded words only say that something was done: "Done", "改了", "Changed"."""
+    return any(cue.fullmatch(head) for cue in (BARE_REPORT, MORE_BARE_REPORT))
+
+
 def is_bare_caption(text: str) -> bool:
     """Tell whether a paragraph is a bare report over a list of what was done: "跑完了：", "Changed:"."""
     head = fold(text.strip())
     if not head.endswith((":", "：")):
         return False
-    return any(cue.fullmatch(head[:-1].strip()) for cue in (BARE_REPORT, MORE_BARE_REPORT))
+    return is_bare_report(head[:-1].strip())
 
 
 # a person's sentence that settles the work in a form cues.py leaves out: one value over another
@@ -285,3 +291,8 @@ def is_asking(folded: str) -> bool:
 
 # a reply that stops the agent in forms OVERRULE_CUES leaves out: "等下 你怎么又直接装包了", "hold up, why axios"
 MORE_OVERRULE = re.compile(r"^(?:等下|等会儿?|慢着|且慢|你怎么又|怎么又)|^" + _words(r"hold up|whoa|why did you again"))
+
+
+def overrules(folded: str) -> bool:
+    """Tell whether a reply opens by turning the agent down: "不对，…", "No — …", "等下 你怎么又…"."""
+    return OVERRULE_CUES.match(folded) is not None or MORE_OVERRULE.match(folded) is not None

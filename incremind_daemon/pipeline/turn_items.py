@@ -22,7 +22,6 @@ from incremind_daemon.pipeline.cues import (
     ACK,
     ANNOUNCE_CUES,
     ASK_CAPTION,
-    BARE_REPORT,
     CHECK_CHARS,
     CHECK_WORDS,
     CHOICE_CUES,
@@ -81,17 +80,17 @@ from incremind_daemon.pipeline.report_values import with_asked
 from incremind_daemon.pipeline.state_cues import (
     ABSENCE_CUES,
     CHANGED_TO,
-    MORE_BARE_REPORT,
-    MORE_OVERRULE,
     OBJECT_PRONOUN,
     PERSON_STEP_CUES,
     STANDING_CUES,
     is_asking,
     is_bare_caption,
+    is_bare_report,
     is_carried_out,
     is_done,
     is_leaving,
     may_hold_later_done_cue,
+    overrules,
     proposes,
     settles_still_more,
 )
@@ -384,7 +383,7 @@ def _bare_report(item: str, view: TurnView, *, start: bool) -> str | None:
         return None
     folded = fold(item)
     head, *rest = _CLAUSE_HEAD.split(folded, maxsplit=1)
-    bare = any(cue.fullmatch(head.strip()) for cue in (BARE_REPORT, MORE_BARE_REPORT))
+    bare = is_bare_report(head.strip())
     bare = bare and text_weight(" ".join(rest)) < 3
     if not bare and not (is_checks(folded) and is_done(folded)):
         return None
@@ -438,8 +437,7 @@ def _is_undone(item: str, view: TurnView) -> bool:
     if view.asks and not CORRECTION_CUES.search(reply):
         return False  # "No — wait for Priya's review" answers "Want me to merge it?", not the commit before it
     objection = SENTENCE_END.split(view.reply.lstrip(), maxsplit=1)[0]  # the words that object, not what follows
-    turned = OVERRULE_CUES.match(reply) is not None or MORE_OVERRULE.match(reply) is not None
-    return turned and _shares_words(item, objection)
+    return overrules(reply) and _shares_words(item, objection)
 
 
 def _shares_words(item: str, reply: str) -> bool:
