@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import functools
 import importlib.util
 import logging
 import os
@@ -102,11 +103,12 @@ def open_plain(path: Path) -> apsw.Connection:
     return apsw.Connection(str(path), flags=apsw.SQLITE_OPEN_READONLY)
 
 
+@functools.cache
 def _vec_extension() -> str:
     """Return where sqlite-vec's loadable extension lies, without importing its package.
 
     ``sqlite_vec`` imports numpy and the stdlib sqlite3 for helpers the store does not use:
-    a tenth of a second on every command that opens the database.
+    a tenth of a second on every command that opens the database. Looked up once per process.
     """
     spec = importlib.util.find_spec("sqlite_vec")
     folders = list(spec.submodule_search_locations or []) if spec is not None else []

@@ -77,6 +77,7 @@ class _Segmenter:
 
     def __init__(self) -> None:
         self._tokenizer: Any = None
+        self._made = threading.Lock()  # one tokenizer, however many threads ask first
 
     @property
     def initialized(self) -> bool:
@@ -86,10 +87,12 @@ class _Segmenter:
     @property
     def tokenizer(self) -> Any:
         if self._tokenizer is None:
-            import jieba
+            with self._made:
+                if self._tokenizer is None:
+                    import jieba
 
-            jieba.setLogLevel(logging.WARNING)  # jieba prints its dictionary loading at DEBUG on stderr otherwise
-            self._tokenizer = jieba.Tokenizer()
+                    jieba.setLogLevel(logging.WARNING)  # jieba logs its dictionary loading at DEBUG on stderr otherwise
+                    self._tokenizer = jieba.Tokenizer()
         return self._tokenizer
 
 
