@@ -107,13 +107,7 @@ def _project_here(settings: Settings) -> str | None:
     """Name the project of the current folder as a session started here is named, if it is a repository's."""
     from incremind_daemon.sources.sessions.discover import project_for_cwd
 
-    here = Path.cwd()
-    in_repo = any((folder / ".git").exists() for folder in (here, *here.parents))
-    configured = any(
-        here == Path(prefix).expanduser() or Path(prefix).expanduser() in here.parents
-        for prefix in settings.sessions.projects
-    )
-    return project_for_cwd(str(here), settings.sessions.projects) if in_repo or configured else None
+    return project_for_cwd(str(Path.cwd()), settings.sessions.projects, any_folder=False)
 
 
 def _show_start(

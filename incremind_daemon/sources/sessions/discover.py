@@ -122,11 +122,12 @@ def find_transcripts(roots: list[WatchRoot], *, since: float | None = None) -> I
                 yield Transcript(path, root.agent)
 
 
-def project_for_cwd(cwd: str | None, overrides: dict[str, str]) -> str | None:
+def project_for_cwd(cwd: str | None, overrides: dict[str, str], *, any_folder: bool = True) -> str | None:
     """Name a session's project: a configured prefix, else its git top folder, else its folder.
 
     A folder's name is made into a project name (``names.project_from_folder``):
     a working directory is text from outside, and it is printed into context blocks.
+    ``any_folder=False``: None for a folder in no repository and under no configured prefix.
     """
     if not cwd:
         return None
@@ -143,7 +144,7 @@ def project_for_cwd(cwd: str | None, overrides: dict[str, str]) -> str | None:
                 return project_from_folder(candidate.name)
         except OSError:
             break
-    return project_from_folder(folder.name)
+    return project_from_folder(folder.name) if any_folder else None
 
 
 def is_excluded(cwd: str | None, transcript: Path, *, home: Path, patterns: list[str]) -> str | None:
