@@ -57,6 +57,7 @@ from incremind_daemon.pipeline.markdown import (
 )
 from incremind_daemon.pipeline.mentions import MentionedFiles
 from incremind_daemon.pipeline.organize import split_sentences
+from incremind_daemon.pipeline.pastes import pasted_error, sentences_before
 from incremind_daemon.pipeline.prose import prose_spans
 from incremind_daemon.pipeline.state_cues import (
     CONTEXT_CAPTION,
@@ -208,7 +209,7 @@ def snapshot_session(turns: Sequence[Turn]) -> SessionSnapshot:
                 continue  # already done later in the session
             rank = (_HEADLINE if item is head else _rank_done(item.own)) if item.kind == DONE else item.rank
             _offer(found[item.kind], item.text, _ROOM[item.kind], rank)
-    goal = _goal(request, _quoted(turns[goal_at].text) if goal_at >= 0 else "")
+    goal = _goal_with_error(turns[goal_at].text, request) if goal_at >= 0 else _goal(request)
     newest = {kind: tuple(kept.item for kept in reversed(_best(found[kind], kind))) for kind in found}
     return SessionSnapshot(_index_line(request), goal, newest[DONE], newest[DECISION], newest[NEXT], files.recent())
 
@@ -406,12 +407,31 @@ def _index_line(request: list[str]) -> str:
     return clip(line, INDEX_LINE_CHARS, clause=True)
 
 
-def _goal(request: list[str], quoted: str = "") -> str:
+def _goal_with_error(text: str, request: list[str]) -> str:
+    """Return the goal of the opening turn, with the error line of what it pasted after the sentence before it."""
+    raw = _without_reminders(text)
+    quoted = _quoted(text)
+    at, error = pasted_error(raw[:8000], _unquoted(text))
+    if at < 0 or not request:
+        return _goal(request, quoted)
+    # the error line takes the room the ask leaves; it takes the room of the ask's context only when the
+    # person's words name no file, test or value of their own, so the paste is what says what broke
+    goal = _goal(request, quoted, GOAL_CHARS - len(error) - 3)
+    if goal != " ".join(join_sentences(request, len(" ".join(request))).split()) and named_values(" ".join(request)):
+        return _goal(request, quoted)
+    said = request[max(1, sentences_before(request, raw[:at])) - 1]
+    if said in goal:
+        end = goal.index(said) + len(said.rstrip(",，:："))  # "CI is red (Error: …), runner-3 has no docker"
+        return f"{goal[:end]} ({error}){goal[end:]}"
+    return f"{goal} ({error})"
+
+
+def _goal(request: list[str], quoted: str = "", limit: int = GOAL_CHARS) -> str:
     """Return the ask in the person's words: whole sentences that fit, the asking ones first, "…" where cut."""
     if not request:
         return ""
     whole = " ".join(join_sentences(request, len(" ".join(request))).split())
-    if len(whole) <= GOAL_CHARS:
+    if len(whole) <= limit:
         return whole
     # what the person quotes ("> I must ask whether the penalty can be waived") is someone else's ask, not theirs
     others = {i for i, sentence in enumerate(request) if quoted and _squash(sentence) in quoted}
@@ -422,14 +442,14 @@ def _goal(request: list[str], quoted: str = "") -> str:
     chosen: list[int] = []
     size = 0
     for i in ranked:
-        if size + len(request[i]) + 2 > GOAL_CHARS and ranks[i] >= 2 and len(request) > 1:
+        if size + len(request[i]) + 2 > limit and ranks[i] >= 2 and len(request) > 1:
             # a long sentence of the ask keeps its last clause, where the ask is: "…, so add a Holm correction"
             tail, number = _last_clause(request[i]), _NUMBER.match(request[i])
             tail = f"{number.group()}… {tail}" if tail and number else tail
-            if tail and size + len(tail) + 4 <= GOAL_CHARS:
+            if tail and size + len(tail) + 4 <= limit:
                 request[i] = tail
                 cut.add(i)
-        if size + len(request[i]) + 2 <= GOAL_CHARS:
+        if size + len(request[i]) + 2 <= limit:
             chosen.append(i)
             size += len(request[i]) + 2 + (2 if i in cut else 0)
     for i in list(chosen):  # "Can you find out why?" asks about the sentence before it
@@ -441,24 +461,24 @@ def _goal(request: list[str], quoted: str = "") -> str:
             and len(request[i]) < 60
             and _LEANING.search(fold(request[i]))
         ):
-            while chosen and size + len(request[before]) + 2 > GOAL_CHARS:
+            while chosen and size + len(request[before]) + 2 > limit:
                 dropped = min((c for c in chosen if c != i), key=lambda c: (ranks[c], -c), default=None)
                 if dropped is None or ranks[dropped] >= ranks[before]:
                     break
                 chosen.remove(dropped)
                 size -= len(request[dropped]) + 2
-            if size + len(request[before]) + 2 <= GOAL_CHARS:
+            if size + len(request[before]) + 2 <= limit:
                 chosen.append(before)
                 size += len(request[before]) + 2
     if not chosen:  # one sentence longer than the goal: cut it at a clause or a word
-        return clip(request[ranked[0]], GOAL_CHARS, clause=True)
+        return clip(request[ranked[0]], limit, clause=True)
     chosen.sort()
     joined = {i for k, i in enumerate(chosen) if i not in cut and (not k or chosen[k - 1] == i - 1)}
     parts = [
         request[i] if i in joined or (i in cut and _NUMBER.match(request[i])) else f"… {request[i]}" for i in chosen
     ]
-    goal = " ".join(join_sentences(parts, GOAL_CHARS).split())
-    return goal if chosen[-1] == len(request) - 1 else clip(goal + " …", GOAL_CHARS)
+    goal = " ".join(join_sentences(parts, limit).split())
+    return goal if chosen[-1] == len(request) - 1 else clip(goal + " …", limit)
 
 
 def _last_clause(sentence: str) -> str:

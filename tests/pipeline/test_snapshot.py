@@ -1495,7 +1495,7 @@ def test_step_whose_pronoun_points_inside_its_own_sentence_borrows_nothing() -> 
          "Can you find out what is going on?",
          "Staging moved to a new box and ssh now prints this. Can you find out what is going on?"),
         ("CI is red:\n\n```\nError: Cannot connect to the Docker daemon\n```\n\nrunner-3 has no docker, can you check?",
-         "CI is red, runner-3 has no docker, can you check?"),
+         "CI is red (Error: Cannot connect to the Docker daemon), runner-3 has no docker, can you check?"),
     ],
 )  # fmt: skip
 def test_paragraph_a_sentence_points_to_is_a_paste_though_it_reads_as_prose(ask: str, goal: str) -> None:
