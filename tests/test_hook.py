@@ -15,9 +15,11 @@ from pathlib import Path
 
 import pytest
 
-from incremind_daemon.config import AGENT_RUNS, Settings, load_settings
+from incremind_daemon.config import AGENT_RUNS, Settings, load_settings, update_config_file
 from incremind_daemon.pipeline.redact import redact
 from incremind_daemon.serve.context import hook
+from incremind_daemon.serve.context.blockfile import BEGIN, END
+from incremind_daemon.serve.context.tokens import estimate_tokens
 from incremind_daemon.serve.context.writer import ContextWriter
 from incremind_daemon.store import recall
 from incremind_daemon.store.db import connect, write_transaction
@@ -278,3 +280,38 @@ def test_each_project_gets_its_own_part_and_nothing_of_the_other(
         assert "回答用中文" not in text  # the global rule is in the agent's own global file
         enabled = (repo / "AGENTS.md").read_text(encoding="utf-8")
         assert all(own in enabled for own in OWN[name][:2]) and not any(t in enabled for t in OWN[other])
+
+
+GLOBAL_FILES = {"claude": ".claude/CLAUDE.md", "codex": ".codex/AGENTS.md", "gemini": ".gemini/GEMINI.md"}
+
+
+def test_what_each_agent_reads_at_start_up_fits_the_budget(private_home: Path, tmp_path: Path) -> None:
+    for folder in (".claude", ".codex", ".gemini"):
+        (private_home / folder).mkdir()
+    settings = load_settings(home=private_home / ".incremind")
+    update_config_file(settings.home_dir / "config.json", "context", {"budget_tokens": 700})
+    settings = load_settings(home=private_home / ".incremind")
+    conn = connect(settings.database_path)
+    try:
+        with write_transaction(conn):
+            state = SnapshotParts("把测试库迁到 SQLite", next_steps=("跑 make migrate-check",))
+            add_session(conn, agent="codex", sid="s1", project="ledger-api", days_ago=2, index="迁移", state=state)
+            # the latest session of any agent is in a project of a long name: the time anchor of a block for no
+            # agent in particular is long, Codex's and Gemini CLI's shorter, so their global blocks hold more
+            long_name = "the-shopfront-storefront-and-its-admin-console"
+            add_session(conn, agent="claude", sid="s2", project=long_name, days_ago=1, index="cart", state=state)
+            for n in range(30):  # more of both than the budget holds
+                rule = f"回答里第 {n} 条规矩要照做：先给结论，再列出改动的文件和原因，最后写清楚怎么验证，不要长篇总结"
+                add_insight(conn, project="ledger-api", category="preference", statement=rule)  # long global lines
+                add_insight(conn, project="ledger-api", category="method", statement=f"Run check {n}")  # short ones
+        ContextWriter(settings, scrub=redact).regenerate(conn, NOW)
+    finally:
+        conn.close()
+    repo = tmp_path / "ledger-api"
+    (repo / ".git").mkdir(parents=True)
+    for agent, name in GLOBAL_FILES.items():
+        text = (private_home / name).read_text(encoding="utf-8")
+        block = text[text.index(BEGIN) + len(BEGIN) : text.index(END)].strip()
+        hooked = hook.context_for(str(repo), agent=agent, home=str(settings.home_dir), now=NOW)
+        assert hooked and "Run check" in hooked and "回答里第" not in hooked  # the global rules are in the global file
+        assert estimate_tokens(f"{block}\n\n{hooked}") <= 700, agent

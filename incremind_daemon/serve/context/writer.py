@@ -255,8 +255,15 @@ class ContextWriter:
             return total
         used = cache.global_tokens if cache is not None else None
         if used is None:
-            glob = self._data(conn, cache, t.Target(Path("global"), "global", None, None, "inline"), private, now)
-            used = render_context_block(glob, self.global_budget).tokens
+            # each agent's global block has its own time anchor ("the last gemini session…"), so one may hold a
+            # line another cannot; a project's part, shared by every agent, leaves room for the largest of them
+            used = max(
+                render_context_block(
+                    self._data(conn, cache, t.Target(Path("global"), "global", agent, None, "inline"), private, now),
+                    self.global_budget,
+                ).tokens
+                for agent in (None, *HOOK_AGENTS)
+            )
             if cache is not None:
                 cache.global_tokens = used
         return max(MIN_PART_TOKENS, total - used)
