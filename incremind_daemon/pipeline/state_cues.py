@@ -206,8 +206,12 @@ def _reports(folded: str) -> bool:
 _STEP_WORDS = frozenset(("next", "step", "steps", "then", "yes", "yeah", "now", "下一", "一步", "接下", "下来", "然后"))
 
 
-def is_carried_out(step: str, after: str) -> bool:
-    """Tell whether the agent's answer reports a step done: "Yes, feedback file next", then "I changed …"."""
+def is_carried_out(step: str, after: str, *, asked: bool = False) -> bool:
+    """Tell whether the agent's answer reports a step done: "Yes, feedback file next", then "I changed …".
+
+    asked: the step asks the agent for the work ("然后帮我画一张…图，下周的 slides 要用"), so an answer that reports
+    work and names two of its words did it, however many more words the ask spends on what it is for.
+    """
     words = _named(fold(step)) - _STEP_WORDS
     if not words:
         return False
@@ -218,7 +222,8 @@ def is_carried_out(step: str, after: str) -> bool:
         if is_done(fold(sentence.text)) and not sentence.text.rstrip().endswith(("?", "？"))
     )
     # the answer that reports work names what the step named, in its report or in what it shows
-    return next(reports, None) is not None and len(words & _named(fold(after[:4000]))) >= 0.5 * len(words)
+    shared = len(words & _named(fold(after[:4000])))
+    return next(reports, None) is not None and (shared >= 0.5 * len(words) or (asked and shared >= 2))
 
 
 # the person says the result is right, which opens no exchange of its own: "better. thx", "works now, thanks"
@@ -257,7 +262,8 @@ CONTEXT_CAPTION = re.compile(
 _GREETED = r"^(?:(?:hi|hey|ok(?:ay)?|so|and|also|now|then)[\s,!.]+)*"
 _ASK_LEAD = re.compile(
     _GREETED + r"(?:(?:can|could|would|will) (?:you|u)|help me|i(?:'d| would) like you to|i (?:want|need) you to)"
-    r"(?![a-z'])[\s,]*(?:please )?|^(?:麻烦你?|能不能|能否|可不可以|帮我们?|帮忙)(?:帮我们?)?\s*"
+    r"(?![a-z'])[\s,]*(?:please )?"
+    r"|^(?:然后|另外|还有|顺便|再)?[\s,，]*(?:麻烦你?|能不能|能否|可不可以|帮我们?|帮忙)(?:帮我们?)?\s*"
 )
 _PLEASE_LEAD = re.compile(_GREETED + r"(?:please|pls|plz|kindly)(?![a-z'])[\s,]*|^请你?\s*")
 # an ask that names what it replaces is the person's change of plan: "can you use SQLite instead of Postgres"
@@ -273,6 +279,12 @@ _SETS_NUMBER = re.compile(
     r"(?:改成|改为|换成|设成|设为|调成|调到|改到|(?<![a-z])(?:to|at))\s*`?v?\d|(?:->|→|=>)\s*`?v?\d"
 )
 _ASK_CLAUSE = re.compile(r"[,，;；]\s*|\s[—–]\s")
+
+
+def opens_ask(folded: str) -> bool:
+    """Tell whether a person's folded sentence opens by asking the agent for work: "然后帮我画…", "can you …"."""
+    lead = _ASK_LEAD.match(folded)
+    return lead is not None and lead.end() > 0
 
 
 def is_asking(folded: str) -> bool:

@@ -90,6 +90,7 @@ from incremind_daemon.pipeline.state_cues import (
     is_done,
     is_leaving,
     may_hold_later_done_cue,
+    opens_ask,
     overrules,
     proposes,
     settles_still_more,
@@ -317,8 +318,13 @@ def _judge(item: str, view: TurnView, hint: str | None, *, settles: bool) -> tup
         if (later or kind == NEXT) and is_leaving(folded, view.before):
             return None  # "晚上还要背单词 先撤了": the person's own evening, not a step of the work
         if later or kind == NEXT:
-            if view.closing and not view.goal and not (not later and view.acted and is_carried_out(item, view.after)):
-                return NEXT, 0  # though "Yes, feedback file next" that the agent's answer carried out is done
+            # though "Yes, feedback file next" or an ask for work that the agent's answer carried out is done
+            asks_work = opens_ask(folded)
+            carried = view.acted and is_carried_out(item, view.after, asked=asks_work)
+            if view.closing and not view.goal and not ((not later or asks_work) and carried):
+                return NEXT, 0
+            if asks_work and carried:
+                return None  # work asked for and done is neither a step nor settled
             # a step the person puts off to a time before the end is settled: "prod 那次我跟 Marta 约了周四一起做"
             return (DECISION, _DIRECTED) if later and not view.goal else None
         if not ask and (settles or _directs(QUOTED_WORDS.sub("", folded))):

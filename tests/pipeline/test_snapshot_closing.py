@@ -1,0 +1,48 @@
+"""Session state: what the closing exchange leaves as the next step, and what it does not."""
+
+from __future__ import annotations
+
+import pytest
+
+from incremind_daemon.pipeline.snapshot import Turn, snapshot_session
+from tests.pipeline.test_snapshot import assistant, user
+
+ASK_DONE_AT_THE_END = {
+    "en": [
+        user("Sync the results and update the README table."),
+        assistant("Updated the README table with the linear probe results."),
+        user("then can you plot layer-wise selectivity for next week's slides: linear vs MLP, one subplot per model"),
+        assistant("Added `figures/slides/selectivity_linear_vs_mlp.png`: mBERT left, XLM-R right."),
+        user("looks great, thanks"),
+    ],
+    "zh": [
+        user("先帮我把 results sync 到本地，然后更新 README 里的结果表。"),
+        assistant("README 的结果表已经换成 linear probe 的结果。"),
+        user(
+            "然后帮我画一张 layer-wise 的 selectivity 图，下周的 slides 要用："
+            "linear vs MLP 两条线，每个模型一个 subplot"
+        ),
+        assistant("画好了：`figures/slides/selectivity_linear_vs_mlp.png`，左边 mBERT、右边 XLM-R。"),
+        user("好看！谢谢～"),
+    ],
+}
+
+
+@pytest.mark.parametrize("turns", list(ASK_DONE_AT_THE_END.values()), ids=list(ASK_DONE_AT_THE_END))
+def test_ask_for_later_use_that_the_agent_carried_out_is_no_next_step(turns: list[Turn]) -> None:
+    snapshot = snapshot_session(turns)
+    assert snapshot.next_steps == ()
+    assert any("selectivity_linear_vs_mlp" in item for item in snapshot.done)
+
+
+@pytest.mark.parametrize(
+    ("ask", "answer"),
+    [
+        ("ok, can you plot the selectivity for the slides tomorrow", "Sure, tomorrow then."),
+        ("好的，明天再帮我画 slides 要用的 selectivity 图", "好的，明天画。"),
+    ],
+    ids=["en", "zh"],
+)
+def test_ask_put_off_that_the_agent_did_not_carry_out_stays_the_next_step(ask: str, answer: str) -> None:
+    turns = [user("Update the README table."), assistant("Updated the README table."), user(ask), assistant(answer)]
+    assert any("selectivity" in step for step in snapshot_session(turns).next_steps)
