@@ -60,6 +60,7 @@ from incremind_daemon.pipeline.cues import (
     settles_more,
 )
 from incremind_daemon.pipeline.lasting import REQUEST
+from incremind_daemon.pipeline.leaning import named_before
 from incremind_daemon.pipeline.markdown import (
     CJK_RUN,
     COMMON_WORDS,
@@ -250,6 +251,7 @@ def _person_items(text: str, blocks: list[Block], view: TurnView) -> Iterator[It
     first = turned or _answers(view.before)
     amends = _amends(text, view.before)
     head = True  # the reply's first words, which may answer the agent by a label or a value alone
+    last = ""  # the turn's sentence before, across paragraphs, which a short step may name more fully
     for block in blocks:
         said = ""  # the sentence before, which a pronoun in the next one may point to
         instead = False  # the sentence before forbade something, so this one may say what to do instead
@@ -266,7 +268,9 @@ def _person_items(text: str, blocks: list[Block], view: TurnView) -> Iterator[It
                 if hold := _held(item, said, view):
                     found.append(Item(DECISION, hold, _DIRECTED, item))
                 if judged is not None and judged[0] == NEXT:
-                    step = _with_command(_resolved(_unlabelled(item), said, view.before), view)
+                    step = _resolved(_unlabelled(item), said, view.before)
+                    lean = named_before(step, last) if step == _unlabelled(item) else ""
+                    step = _with_command(f"{step} ({lean})" if lean else step, view)
                     found.append(Item(NEXT, clip(step, ITEM_CHARS), 0, item))
                 elif judged is not None:
                     shown = clip(_resolved(_unlabelled(item), said, ""), ITEM_CHARS)
@@ -280,7 +284,7 @@ def _person_items(text: str, blocks: list[Block], view: TurnView) -> Iterator[It
                 found = [e for e in found if e.kind != DECISION]
                 found.append(Item(DECISION, clip(whole, ITEM_CHARS), rank, whole))
             yield from found
-            said = sentence
+            said = last = sentence
             instead = bool(decided) and FORBID_CUES.match(fold(sentence.lstrip())) is not None
 
 

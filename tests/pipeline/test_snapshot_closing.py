@@ -46,3 +46,43 @@ def test_ask_for_later_use_that_the_agent_carried_out_is_no_next_step(turns: lis
 def test_ask_put_off_that_the_agent_did_not_carry_out_stays_the_next_step(ask: str, answer: str) -> None:
     turns = [user("Update the README table."), assistant("Updated the README table."), user(ask), assistant(answer)]
     assert any("selectivity" in step for step in snapshot_session(turns).next_steps)
+
+
+@pytest.mark.parametrize(
+    ("closing", "named"),
+    [
+        (
+            "Also note the late policy, the late penalty script will need it: minus 10% a day, at most three days.\n\n"
+            "That's it for today, the script tomorrow.",
+            "late penalty script",
+        ),
+        (
+            "另外迟交政策你记一下，后面写 late penalty 脚本要用：每迟一天扣 10%，最多迟交三天。\n\n"
+            "今天先这样，脚本明天再弄。",
+            "late penalty 脚本",
+        ),
+    ],
+    ids=["en", "zh"],
+)
+def test_short_step_borrows_the_clause_before_that_names_its_thing(closing: str, named: str) -> None:
+    turns = [
+        user("Fix the timeout in the grader tests."),
+        assistant("Fixed the timeout in the grader tests."),
+        user(closing),
+    ]
+    steps = snapshot_session(turns).next_steps
+    assert any("tomorrow" in step or "明天" in step for step in steps)
+    assert any(named in step for step in steps)
+
+
+def test_step_that_names_its_thing_borrows_nothing() -> None:
+    turns = [
+        user("Fix the timeout in the grader tests."),
+        assistant("Fixed the timeout in the grader tests."),
+        user(
+            "The export script is slow too.\n\nI'll rewrite the late penalty script for the new export format tomorrow."
+        ),
+    ]
+    assert snapshot_session(turns).next_steps == (
+        "I'll rewrite the late penalty script for the new export format tomorrow",
+    )

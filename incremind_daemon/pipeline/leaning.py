@@ -1,0 +1,55 @@
+"""Read what a person's short sentence leans on: the words before it that say what it is about.
+
+People name a thing once and then go on with a bare noun: "后面写 late penalty 脚本要用：…。今天先这样，
+脚本明天再弄", "the migration for the orders table … ok, the migration tomorrow then". A step that
+short borrows the clause before it that names the same word more fully, so the state says which
+script or which migration.
+"""
+
+from __future__ import annotations
+
+import logging
+import re
+
+from incremind_daemon.pipeline.markdown import text_weight, words_of
+
+log = logging.getLogger(__name__)
+
+LEAN_WEIGHT = 8  # a step of more words than this says what it is about by itself
+_CLAUSE = re.compile(r"[,，;；:：。.!！?？]\s*|\s[—–]\s")
+# words of the session's time and manner, which a step shares with any sentence: "今天", "明天", "先这样"
+_NOT_TELLING = frozenset(
+    (
+        "今天",
+        "明天",
+        "这样",
+        "先这",
+        "然后",
+        "一下",
+        "我们",
+        "你们",
+        "today",
+        "tomorrow",
+        "then",
+        "later",
+        "that",
+        "this",
+        "the",
+        "and",
+    )
+)
+
+
+def named_before(step: str, before: str) -> str:
+    """Return the clause of before that names a word of a short step more fully, or ""."""
+    if not before or text_weight(step) > LEAN_WEIGHT:
+        return ""
+    ours = words_of(step) - _NOT_TELLING
+    if not ours:
+        return ""
+    for clause in reversed(_CLAUSE.split(before)):
+        theirs = words_of(clause)
+        # the clause says more of what they share: "后面写 late penalty 脚本要用" beside "脚本明天再弄"
+        if ours & theirs and len(theirs - ours) >= 2 and text_weight(clause) >= 2:
+            return clause.strip()
+    return ""
