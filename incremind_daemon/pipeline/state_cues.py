@@ -80,6 +80,25 @@ def is_bare_caption(text: str) -> bool:
     return is_bare_report(head[:-1].strip())
 
 
+# a caption that announces the changes listed under it: "两件事一起改：", "改两处：", "I'll change three things:",
+# "Two changes:"; once the turn's tools changed files, each item under it is done
+_ANNOUNCE_CAPTION = re.compile(
+    r"(?:^|[，,\s])(?:[\u4e00-\u9fff]{0,8}(?:一起|都|分别|这样|如下)?(?:改|加|修|换|删|调|更新|修改|处理)(?:一下|了)?)$"
+    r"|(?<![a-z])(?:i'll|i will|let me|i'm going to)\b[^:：]{0,40}$"
+    r"|^(?:(?:ok(?:ay)?|sure|got it)\W+)?(?:two|three|four|both|the|my) (?:changes|fixes|edits|things)\b[^:：]{0,30}$"
+)
+
+
+def captions_done(text: str, *, changed: bool) -> bool:
+    """Tell whether a paragraph captions a list of what was done: "跑完了：", or "两件事一起改：" once files changed."""
+    if is_bare_caption(text):
+        return True
+    head = fold(text.strip())
+    if not changed or not head.endswith((":", "：")) or len(head) > 60:
+        return False
+    return _ANNOUNCE_CAPTION.search(head[:-1].strip()) is not None
+
+
 # a person's sentence that settles the work in a form cues.py leaves out: one value over another
 # ("times in SGT please, not UTC", "vector PDF, not PNG"), a "no X" rule ("no CPU limits on anything",
 # "no force unwraps in app code please"), a permission ("read-only kubectl on prod is fine", "慢点没关系"),

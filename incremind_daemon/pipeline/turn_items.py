@@ -84,8 +84,8 @@ from incremind_daemon.pipeline.state_cues import (
     OBJECT_PRONOUN,
     PERSON_STEP_CUES,
     STANDING_CUES,
+    captions_done,
     is_asking,
-    is_bare_caption,
     is_bare_report,
     is_carried_out,
     is_done,
@@ -197,7 +197,7 @@ def _agent_items(blocks: list[Block], view: TurnView, *, over_code: bool) -> Ite
     start = len(blocks) == 1 or over_code
     opening = True  # the turn's first report, which may say less than the ask it answers named
     for block in blocks:
-        caption = not block.item and is_bare_caption(block.text)
+        caption = not block.item and captions_done(block.text, changed=bool(view.edited))
         listed = listed if block.item else caption
         block = Block(block.text, DONE, True) if block.item and listed and block.hint is None else block
         if block.hint is None and not caption and not _may_hold(block.text):

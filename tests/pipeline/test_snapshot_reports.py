@@ -1,0 +1,39 @@
+"""Session state: what the agent's turn reports done, read from how it captions and shows its changes."""
+
+from __future__ import annotations
+
+import pytest
+
+from incremind_daemon.pipeline.snapshot import snapshot_session
+from tests.pipeline.test_snapshot import assistant, tool, user
+
+ANNOUNCED = {
+    "en": (
+        "Make the core-api timeout 5 seconds, and put the requestId on every error log.",
+        "Got it, I'll change two things:\n\n"
+        "- Timeout: `coreClient.ts` reads `CORE_TIMEOUT_MS`, default 5000.\n"
+        "- requestId: `pino-http` gives each request one, and error logs carry it.",
+    ),
+    "zh": (
+        "core-api 超时改成 5 秒，另外 pino 打 error 的时候要带上 requestId",
+        "明白，两件事一起改：\n\n"
+        "1. 超时：`coreClient.ts` 里写死的 3000 抽到 `config.core.timeoutMs`，读 `CORE_TIMEOUT_MS`，默认 5000。\n"
+        "2. requestId：接入 `pino-http`，错误日志带上 `requestId`。",
+    ),
+}
+
+
+@pytest.mark.parametrize(("ask", "reply"), list(ANNOUNCED.values()), ids=list(ANNOUNCED))
+def test_items_under_a_caption_that_announces_changes_are_done_once_the_tools_changed_files(
+    ask: str, reply: str
+) -> None:
+    turns = [user(ask), assistant(reply), tool("Edit: /repo/src/lib/coreClient.ts"), user("ok thanks")]
+    done = "; ".join(snapshot_session(turns).done)
+    assert "CORE_TIMEOUT_MS" in done
+    assert "pino-http" in done
+
+
+@pytest.mark.parametrize(("ask", "reply"), list(ANNOUNCED.values()), ids=list(ANNOUNCED))
+def test_items_under_a_caption_that_announces_changes_are_no_report_when_nothing_changed(ask: str, reply: str) -> None:
+    turns = [user(ask), assistant(reply), user("ok thanks")]
+    assert "CORE_TIMEOUT_MS" not in "; ".join(snapshot_session(turns).done)
