@@ -47,9 +47,11 @@ _CLAUSE_START = re.compile(r"[，、；：]\s*|[,;:]\s+")
 _OVERLAP_STARTS = (_SENTENCE_START, _CLAUSE_START, _WHITESPACE)
 
 # Sentences: terminators, and the line breaks that end a sentence.
+# a sentence may end inside emphasis: "**Deadline moved: now due April 8.** Zhou wants…"
+_EMPHASIS_CLOSE = rf"(?:(?:\*{{1,3}}|_{{1,3}}|~~)[{_CLOSERS}]*)?"
 _SENTENCE_BREAK = re.compile(
-    rf"(?P<cjk>[。！？]+[…]*[{_CLOSERS}]*|…+[{_CLOSERS}]*)"
-    rf"|(?P<latin>[.!?]+[{_CLOSERS}]*)"
+    rf"(?P<cjk>[。！？]+[…]*[{_CLOSERS}]*{_EMPHASIS_CLOSE}|…+[{_CLOSERS}]*{_EMPHASIS_CLOSE})"
+    rf"|(?P<latin>[.!?]+[{_CLOSERS}]*{_EMPHASIS_CLOSE})"
     r"|(?P<newline>\n[^\S\n]*(?:\n[^\S\n]*)*)"
 )
 _BLOCK_LINE = re.compile(r"[ \t]*(?:#|[-*+•][ \t]|>|\||```|~~~|\d+[.)、][ \t]|[=-]{3,}[ \t]*$)", re.M)

@@ -238,6 +238,24 @@ def test_a_note_line_whose_label_names_nothing_takes_its_subject_from_the_headin
 
 
 @pytest.mark.parametrize(
+    ("note", "change"),
+    [
+        (
+            "## ch4\n\n**Deadline moved: the draft is now due April 8, not April 15.** Zhou wants time to read it.\n",
+            "Deadline moved: the draft is now due April 8, not April 15",
+        ),
+        (
+            "## ch4\n\n**截止改到 4 月 8 日，不是 15 日了。**周老师想多留点时间看。\n",
+            "截止改到 4 月 8 日，不是 15 日了",
+        ),
+    ],
+)
+def test_a_sentence_in_bold_ends_at_its_stop_and_stays_the_persons_own(note: str, change: str) -> None:
+    (own,) = [c for c in extract_candidates(note) if change in c.quote]
+    assert own.quote.rstrip("*.。") == "**" + change and not own.reported  # "Zhou wants…" is not part of it
+
+
+@pytest.mark.parametrize(
     "text", ["帮我把默认以后都改成 linear", "以后测试都换成 vitest", "Switch every repo to pnpm from now on."]
 )
 def test_a_change_for_good_is_a_rule_even_when_asked_for(text: str) -> None:

@@ -233,8 +233,18 @@ def test_split_passages_rejects_max_chars_below_two() -> None:
             "Spaced repetition spreads reviews\nover growing intervals.\nIt beats cramming.",
             ["Spaced repetition spreads reviews\nover growing intervals.", "It beats cramming."],
         ),
+        (
+            "**Deadline moved: the draft is now due April 8.** Zhou wants time. Use *pnpm*. Keep foo_bar. Next.",
+            ["**Deadline moved: the draft is now due April 8.**", "Zhou wants time.", "Use *pnpm*.",
+             "Keep foo_bar.", "Next."],
+        ),
+        (
+            "**截止改到 4 月 8 日。**周老师要多留时间看。别改 template。",
+            ["**截止改到 4 月 8 日。**", "周老师要多留时间看。", "别改 template。"],
+        ),
     ],
-    ids=["english-abbreviations", "english-quotes-urls", "chinese", "mixed", "markdown", "wrapped-lines"],
+    ids=["english-abbreviations", "english-quotes-urls", "chinese", "mixed", "markdown", "wrapped-lines",
+         "english-emphasis", "chinese-emphasis"],
 )  # fmt: skip
 def test_split_sentences_finds_sentence_spans(text: str, expected: list[str]) -> None:
     assert [s.text for s in split_sentences(text)] == expected
