@@ -59,25 +59,17 @@ from incremind_daemon.pipeline.mentions import MentionedFiles
 from incremind_daemon.pipeline.organize import split_sentences
 from incremind_daemon.pipeline.pastes import pasted_error, sentences_before
 from incremind_daemon.pipeline.prose import prose_spans
+from incremind_daemon.pipeline.reports import ITEM_CHARS, is_checks
 from incremind_daemon.pipeline.state_cues import (
     CONTEXT_CAPTION,
     MORE_CLOSING_WORDS,
     RESULT_ACK,
+    is_ack_or_command,
     is_leaving,
     overrules,
-)
-from incremind_daemon.pipeline.turn_items import (
-    ACCEPTED,
-    ITEM_CHARS,
-    OVERRULED,
-    SENTENCE_END,
-    TURN_CHARS,
-    TurnView,
-    is_ack_or_command,
-    is_checks,
-    read_items,
     strip_prefix,
 )
+from incremind_daemon.pipeline.turn_items import ACCEPTED, OVERRULED, SENTENCE_END, TURN_CHARS, TurnView, read_items
 from incremind_daemon.store.snapshots import SnapshotParts
 
 log = logging.getLogger(__name__)

@@ -10,6 +10,7 @@ import logging
 import re
 
 from incremind_daemon.pipeline.cues import (
+    ACK,
     BARE_REPORT,
     DONE_CUES,
     MORE_DONE_CUES,
@@ -17,6 +18,7 @@ from incremind_daemon.pipeline.cues import (
     OVERRULE_CUES,
     PROPOSAL_CUES,
     REPORT_CUES,
+    SLASH_COMMAND,
     fold,
     is_more_report,
 )
@@ -327,3 +329,21 @@ MORE_OVERRULE = re.compile(r"^(?:等下|等会儿?|慢着|且慢|你怎么又|�
 def overrules(folded: str) -> bool:
     """Tell whether a reply opens by turning the agent down: "不对，…", "No — …", "等下 你怎么又…"."""
     return OVERRULE_CUES.match(folded) is not None or MORE_OVERRULE.match(folded) is not None
+
+
+def is_ack_or_command(text: str) -> bool:
+    """Tell whether a person's turn only acknowledges or runs a command: "ok thx", "/clear"."""
+    stripped = text.strip()
+    if not stripped or SLASH_COMMAND.match(stripped):
+        return True
+    if len(stripped) > 60 or ACK.fullmatch(fold(stripped)) is None:
+        return False
+    return not any(char.isdigit() for char in stripped)  # "Yes, 100." and "2" answer with a value
+
+
+def strip_prefix(pattern: re.Pattern[str], text: str) -> str:
+    """Drop the opener pattern matches at the start of text, unless nothing would be left."""
+    text = text.lstrip()
+    match = pattern.match(fold(text[:400]))  # the fold keeps offsets, so they cut the original
+    rest = text[match.end() :] if match else text
+    return rest if text_weight(rest[:80]) >= 1 else text

@@ -19,11 +19,8 @@ from incremind_daemon.pipeline.answers import picked_option
 from incremind_daemon.pipeline.candidates import extract_candidates
 from incremind_daemon.pipeline.cues import (
     ACCEPT_CUES,
-    ACK,
     ANNOUNCE_CUES,
     ASK_CAPTION,
-    CHECK_CHARS,
-    CHECK_WORDS,
     CHOICE_CUES,
     CORRECTION_CUES,
     DECISION,
@@ -48,7 +45,6 @@ from incremind_daemon.pipeline.cues import (
     REPORT_OF_THOSE,
     REVERSE_CUES,
     SETTLE_CUES,
-    SLASH_COMMAND,
     SUPPOSE_CUES,
     UNDO_CUES,
     WEAK_NEXT_CUES,
@@ -62,14 +58,11 @@ from incremind_daemon.pipeline.cues import (
 from incremind_daemon.pipeline.lasting import REQUEST
 from incremind_daemon.pipeline.leaning import named_before
 from incremind_daemon.pipeline.markdown import (
-    CJK_RUN,
     COMMON_WORDS,
     LATIN_WORD,
     Block,
     as_item,
-    clean_sentence,
     clip,
-    join_sentences,
     named_values,
     split_blocks,
     text_weight,
@@ -78,6 +71,7 @@ from incremind_daemon.pipeline.markdown import (
 from incremind_daemon.pipeline.mentions import MentionedFiles
 from incremind_daemon.pipeline.organize import split_sentences
 from incremind_daemon.pipeline.report_values import with_asked
+from incremind_daemon.pipeline.reports import ITEM_CHARS, ask_of, diff_report, is_checks, with_file
 from incremind_daemon.pipeline.state_cues import (
     ABSENCE_CUES,
     CHANGED_TO,
@@ -85,6 +79,7 @@ from incremind_daemon.pipeline.state_cues import (
     PERSON_STEP_CUES,
     STANDING_CUES,
     captions_done,
+    is_ack_or_command,
     is_asking,
     is_bare_report,
     is_carried_out,
@@ -95,11 +90,11 @@ from incremind_daemon.pipeline.state_cues import (
     overrules,
     proposes,
     settles_still_more,
+    strip_prefix,
 )
 
 log = logging.getLogger(__name__)
 
-ITEM_CHARS = 160
 TURN_CHARS = 20_000
 SENTENCE_END = re.compile(r"[.!?](?:\s|$)|[。！？…\n]")
 # a clause, or a report and the offer a dash or a Chinese comma hangs on it: "The dry run was clean — want me to
@@ -180,7 +175,7 @@ def read_items(text: str, view: TurnView, files: MentionedFiles, at: int) -> Ite
         yield from _person_items(text, blocks, view)
     else:
         yield from _agent_items(blocks, view, over_code=_SHOWN_CHANGE.match(text) is not None)
-        if "\n+++ " in text and sum(text_weight(b.text) for b in blocks) < 3 and (shown := _diff_report(text)):
+        if "\n+++ " in text and sum(text_weight(b.text) for b in blocks) < 3 and (shown := diff_report(text)):
             yield Item(DONE, clip(shown, ITEM_CHARS), 0, shown)  # a reply that is only the diff of what it changed
     if view.deep:  # what the person settled, in their own words: the lasting statements of the turn
         for statement in extract_candidates(text, conversational=True):
@@ -227,7 +222,7 @@ def _agent_items(blocks: list[Block], view: TurnView, *, over_code: bool) -> Ite
                     if not (view.verdict == OVERRULED and undone):
                         shown = report if bare or not opening else with_asked(report, view.before, ITEM_CHARS)
                         opening = False
-                        yield Item(DONE, clip(_with_file(shown, view.edited), ITEM_CHARS), 0, item)
+                        yield Item(DONE, clip(with_file(shown, view.edited), ITEM_CHARS), 0, item)
                     continue
                 found = _judge(item, view, block.hint, settles=False)
                 if found is not None:
@@ -238,7 +233,7 @@ def _agent_items(blocks: list[Block], view: TurnView, *, over_code: bool) -> Ite
                         shown = _proposed(as_item(prior))  # "可以吗？", "Sound good?" ask about the plan before them
                     if kind == DONE and opening:
                         shown, opening = with_asked(shown, view.before, ITEM_CHARS), False
-                    shown = _with_file(shown, view.edited) if kind == DONE and not block.item else shown
+                    shown = with_file(shown, view.edited) if kind == DONE and not block.item else shown
                     yield Item(kind, clip(shown, ITEM_CHARS), rank, item)
 
 
@@ -397,46 +392,8 @@ def _bare_report(item: str, view: TurnView, *, start: bool) -> str | None:
     bare = bare and text_weight(" ".join(rest)) < 3
     if not bare and not (is_checks(folded) and is_done(folded)):
         return None
-    ask = _ask_of(view.before)
+    ask = ask_of(view.before)
     return f"{item} — {ask}" if ask else None
-
-
-def _ask_of(text: str) -> str:
-    """Return what a person's turn asks in their words: its sentences, acknowledgements and questions left out."""
-    kept: list[str] = []
-    for block in split_blocks(text[:2000]):
-        for sentence in split_sentences(block.text):
-            cleaned = clean_sentence(sentence.text)
-            if text_weight(cleaned) >= 2 and not cleaned.endswith(("?", "？")) and not is_ack_or_command(cleaned):
-                kept.append(cleaned)
-    return clip(join_sentences(kept, ITEM_CHARS), ITEM_CHARS // 2) if kept else ""
-
-
-def _with_file(item: str, edited: tuple[str, ...]) -> str:
-    """Name the file a done report is about when the report does not: "Moved the timestamp … (OrderSummary.tsx)"."""
-    if not edited or len(edited) > 2 or any(name.rsplit(".", 1)[0] in item for name in edited):
-        return item
-    if is_checks(fold(item)):
-        return item  # "15 个测试全部通过" is about the suite, not the file
-    return f"{item} ({', '.join(edited)})"
-
-
-def _diff_report(text: str) -> str | None:
-    """Say what a diff shows changed: "Changed config.go: defaultGPXDir = "~/Dropbox/hikes"."""
-    for _, _, body in _FENCE_BODY.findall(text):
-        lines = body.splitlines()
-        target = next((line[4:].strip() for line in lines if line.startswith("+++ ")), "")
-        added = [line[1:].strip() for line in lines if line.startswith("+") and not line.startswith("+++")]
-        if target and any(added):
-            name = target.removeprefix("b/").rsplit("/", 1)[-1]
-            return f"Changed {name}: {clip(next(line for line in added if line), ITEM_CHARS // 2)}"
-    return None
-
-
-def is_checks(folded: str) -> bool:
-    """Tell whether a report names checks alone: "tsc is clean and the table tests pass", "测试全部通过"."""
-    words = LATIN_WORD.findall(folded)
-    return all(w in CHECK_WORDS or w.isdigit() for w in words) and set("".join(CJK_RUN.findall(folded))) <= CHECK_CHARS
 
 
 def _is_undone(item: str, view: TurnView) -> bool:
@@ -576,19 +533,3 @@ def _may_hold(text: str) -> bool:
     if may_hold_state_cue(text) or may_hold_report_cue(text) or may_hold_more_report_cue(text):
         return True
     return may_hold_later_done_cue(text)
-
-
-def is_ack_or_command(text: str) -> bool:
-    stripped = text.strip()
-    if not stripped or SLASH_COMMAND.match(stripped):
-        return True
-    if len(stripped) > 60 or ACK.fullmatch(fold(stripped)) is None:
-        return False
-    return not any(char.isdigit() for char in stripped)  # "Yes, 100." and "2" answer with a value
-
-
-def strip_prefix(pattern: re.Pattern[str], text: str) -> str:
-    text = text.lstrip()
-    match = pattern.match(fold(text[:400]))  # the fold keeps offsets, so they cut the original
-    rest = text[match.end() :] if match else text
-    return rest if text_weight(rest[:80]) >= 1 else text

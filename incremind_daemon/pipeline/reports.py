@@ -1,0 +1,67 @@
+"""Read an agent's report of its work: what it names, the file it changed, the ask a bare report answers.
+
+A report may say less than what was done: a bare "改好了：" answers the person's ask, a report the
+agent's tools backed names the file they changed, and a reply that is only a diff says what the
+diff added.
+"""
+
+from __future__ import annotations
+
+import logging
+import re
+
+from incremind_daemon.pipeline.cues import CHECK_CHARS, CHECK_WORDS, fold
+from incremind_daemon.pipeline.markdown import (
+    CJK_RUN,
+    LATIN_WORD,
+    clean_sentence,
+    clip,
+    join_sentences,
+    split_blocks,
+    text_weight,
+)
+from incremind_daemon.pipeline.organize import split_sentences
+from incremind_daemon.pipeline.state_cues import is_ack_or_command
+
+log = logging.getLogger(__name__)
+
+ITEM_CHARS = 160
+_FENCE_BODY = re.compile(r"^[ \t]*(`{3,}|~{3,})([^\n]*)\n(.*?)^[ \t]*\1", re.M | re.S)
+
+
+def ask_of(text: str) -> str:
+    """Return what a person's turn asks in their words: its sentences, acknowledgements and questions left out."""
+    kept: list[str] = []
+    for block in split_blocks(text[:2000]):
+        for sentence in split_sentences(block.text):
+            cleaned = clean_sentence(sentence.text)
+            if text_weight(cleaned) >= 2 and not cleaned.endswith(("?", "？")) and not is_ack_or_command(cleaned):
+                kept.append(cleaned)
+    return clip(join_sentences(kept, ITEM_CHARS), ITEM_CHARS // 2) if kept else ""
+
+
+def with_file(item: str, edited: tuple[str, ...]) -> str:
+    """Name the file a done report is about when the report does not: "Moved the timestamp … (OrderSummary.tsx)"."""
+    if not edited or len(edited) > 2 or any(name.rsplit(".", 1)[0] in item for name in edited):
+        return item
+    if is_checks(fold(item)):
+        return item  # "15 个测试全部通过" is about the suite, not the file
+    return f"{item} ({', '.join(edited)})"
+
+
+def diff_report(text: str) -> str | None:
+    """Say what a diff shows changed: "Changed config.go: defaultGPXDir = "~/Dropbox/hikes"."""
+    for _, _, body in _FENCE_BODY.findall(text):
+        lines = body.splitlines()
+        target = next((line[4:].strip() for line in lines if line.startswith("+++ ")), "")
+        added = [line[1:].strip() for line in lines if line.startswith("+") and not line.startswith("+++")]
+        if target and any(added):
+            name = target.removeprefix("b/").rsplit("/", 1)[-1]
+            return f"Changed {name}: {clip(next(line for line in added if line), ITEM_CHARS // 2)}"
+    return None
+
+
+def is_checks(folded: str) -> bool:
+    """Tell whether a report names checks alone: "tsc is clean and the table tests pass", "测试全部通过"."""
+    words = LATIN_WORD.findall(folded)
+    return all(w in CHECK_WORDS or w.isdigit() for w in words) and set("".join(CJK_RUN.findall(folded))) <= CHECK_CHARS
