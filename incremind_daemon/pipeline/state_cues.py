@@ -209,6 +209,28 @@ def _named(folded: str) -> set[str]:
     return latin | {run[i : i + 2] for run in CJK_RUN.findall(folded) for i in range(len(run) - 1)}
 
 
+# what the person sets aside, which sounds like a step put off but is none: a thing left alone for now ("图 4.2
+# 先别管，等 attention head 那部分跑完再说", "ignore it for today") and the agent's work the person commits or
+# pushes themselves, with no time or condition to it ("好的 我自己提", "I'll commit it myself")
+_LEFT_ALONE = re.compile(
+    r"先?(?:别|不用|不)管|先放着|先放一放|"
+    + _words(r"ignore (?:it|that|this|them)(?: for (?:now|today))?|leave (?:it|that|this|them) (?:alone|for now)")
+)
+_SELF_COMMIT = re.compile(
+    r"(?:^|[，,;；]\s*|\s)(?:好的?|行|嗯|那)?\s*我自己(?:来)?(?:提|提交|commit|push|推|合)(?:吧|了|就行)?$"
+    r"|(?:^|[,;]\s*)(?:ok(?:ay)?|sure|thanks|thx)?[\s,]*i'll (?:commit|push|merge) (?:it|this|them) myself$"
+)
+_TIMED = re.compile(r"明天|今晚|晚点|回头|下午|等|之后|以后|" + _words(r"tomorrow|tonight|later|once|after|when"))
+
+
+def is_set_aside(folded: str) -> bool:
+    """Tell whether a person's folded sentence sets a thing aside rather than putting a step off: "先别管"."""
+    if _LEFT_ALONE.search(folded):
+        return True
+    commit = _SELF_COMMIT.search(folded.strip(" .。!！~～"))
+    return commit is not None and not _TIMED.search(commit.group())
+
+
 def is_done(folded: str) -> bool:
     """Tell whether a folded sentence reports work done: "Fixed the redirect", "好, PR #421。"."""
     if NOT_DONE_CUES.search(folded):

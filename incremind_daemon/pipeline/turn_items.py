@@ -85,6 +85,7 @@ from incremind_daemon.pipeline.state_cues import (
     is_carried_out,
     is_done,
     is_leaving,
+    is_set_aside,
     may_hold_later_done_cue,
     opens_ask,
     overrules,
@@ -316,6 +317,8 @@ def _judge(item: str, view: TurnView, hint: str | None, *, settles: bool) -> tup
             return DECISION, _DIRECTED  # a rule for every time, though it names who does it: "…我自己定期清"
         if (later or kind == NEXT) and is_leaving(folded, view.before):
             return None  # "晚上还要背单词 先撤了": the person's own evening, not a step of the work
+        if (later or kind == NEXT) and is_set_aside(folded):
+            return DECISION, _DIRECTED  # "图 4.2 先别管，等…跑完再说", "我自己提": settled, and no step of the work
         if later or kind == NEXT:
             # though "Yes, feedback file next" or an ask for work that the agent's answer carried out is done
             asks_work = opens_ask(folded)

@@ -86,3 +86,37 @@ def test_step_that_names_its_thing_borrows_nothing() -> None:
     assert snapshot_session(turns).next_steps == (
         "I'll rewrite the late penalty script for the new export format tomorrow",
     )
+
+
+TABLE_DONE = [
+    user("Add the layer-wise table to chapter 4."),
+    assistant("Added table 4.2 to chapter 4; the build is clean."),
+]
+
+
+@pytest.mark.parametrize(
+    "closing",
+    [
+        "Figure 4.2: ignore it for now, until the attention head runs are done.",
+        "图 4.2 先别管，等 attention head 那部分跑完再说",
+    ],
+    ids=["en", "zh"],
+)
+def test_thing_set_aside_until_later_is_a_decision_and_no_next_step(closing: str) -> None:
+    snapshot = snapshot_session([*TABLE_DONE, user(closing)])
+    assert snapshot.next_steps == ()
+    assert any("4.2" in decision for decision in snapshot.decisions)
+
+
+@pytest.mark.parametrize("closing", ["ok, I'll commit it myself", "好的 我自己提"], ids=["en", "zh"])
+def test_commit_the_person_makes_themselves_is_no_next_step(closing: str) -> None:
+    assert snapshot_session([*TABLE_DONE, user(closing)]).next_steps == ()
+
+
+@pytest.mark.parametrize(
+    "closing",
+    ["I'll commit it myself once Priya has reviewed it", "等 Priya review 完我自己提"],
+    ids=["en", "zh"],
+)
+def test_commit_the_person_makes_themselves_after_a_condition_stays_the_next_step(closing: str) -> None:
+    assert any("Priya" in step for step in snapshot_session([*TABLE_DONE, user(closing)]).next_steps)
