@@ -175,7 +175,10 @@ PERSON_STEP_CUES = re.compile(
         r"|raise|bring|loop in)"
     )
     + r"|我(?:来|会|去|再|先)?把[^，。！？,!?]{1,24}?(?:转给|发给|交给|转发给|同步给|告诉)"
-    r"|我(?:去|来|会|再)?(?:跟|和|找)[^，。！？,!?]{1,12}?(?:说一下|说一声|聊|确认|对一下|商量|沟通)"
+    # the rest of the work the person takes over: "剩下的我手动一个个迁", "I'll do the rest by hand"
+    r"|剩下的?(?:这些|那些|几个)?(?:我|我们)(?:来|自己|手动)?|"
+    + _words(r"(?:i'll|i will|we'll) (?:do|handle|migrate|finish|take|fix|move) the rest|the rest i'll")
+    + r"|我(?:去|来|会|再)?(?:跟|和|找)[^，。！？,!?]{1,12}?(?:说一下|说一声|聊|确认|对一下|商量|沟通)"
 )
 # more that a person says to end a session, which CLOSING_WORDS leaves out: "ok 今天就这些 谢", "that's everything"
 MORE_CLOSING_WORDS = re.compile(

@@ -120,3 +120,21 @@ def test_commit_the_person_makes_themselves_is_no_next_step(closing: str) -> Non
 )
 def test_commit_the_person_makes_themselves_after_a_condition_stays_the_next_step(closing: str) -> None:
     assert any("Priya" in step for step in snapshot_session([*TABLE_DONE, user(closing)]).next_steps)
+
+
+@pytest.mark.parametrize(
+    ("closing", "step"),
+    [
+        ("No codemod. The other call sites, I'll migrate the rest by hand, there are only a dozen.", "the rest"),
+        ("codemod 算了 剩下的我手动一个个迁 也就十几个", "剩下的我手动"),
+    ],
+    ids=["en", "zh"],
+)
+def test_rest_of_the_work_the_person_takes_over_is_the_next_step(closing: str, step: str) -> None:
+    turns = [
+        user("Move the plan endpoints to core v2."),
+        assistant("Moved `getPlan` and `listTodayPlans` to v2. There are 14 more v1 call sites; want a codemod?"),
+        user(closing),
+        assistant("OK."),
+    ]
+    assert any(step in next_step for next_step in snapshot_session(turns).next_steps)
