@@ -93,8 +93,10 @@ def relate(
     of it, and a supplement of an insight the model reads as unrelated is new. A change of
     decision or a difference stays the rules' call unless the model reads a repeat at the far
     higher ``overrule``; a change of decision the rules call new or a supplement is one when the
-    model reads it at ``change``. Someone else's view, kept only as a disagreement, differs from the
-    insight the model reads it as most at odds with, when the rules find no difference.
+    model reads it at ``change``, and a change of an insight the model reads as unrelated is one of the
+    insight it reads as changed at ``overrule``, when there is one. Someone else's view, kept only as a
+    disagreement, differs from the insight the model reads it as most at odds with, when the rules find
+    no difference.
     """
     verdict = relate_by_rules(
         candidate, known, repeat_similarity=repeat_similarity, related_similarity=related_similarity, ordered=ordered
@@ -124,10 +126,21 @@ def relate(
     if chances["repeat"] >= least:
         similarity = verdict.similarity if verdict.known_id == item.id else round(chances["repeat"], 4)
         return Relation("repeat", item.id, similarity)
+    changed, chances = max(read, key=lambda pair: pair[1].get("supersedes", 0.0))
     if verdict.kind in ("new", "supplement"):
-        changed, chances = max(read, key=lambda pair: pair[1].get("supersedes", 0.0))
         if chances.get("supersedes", 0.0) >= reading.change and _may_conflict(candidate, changed):
             return _conflict(candidate, changed, verdict.similarity, ordered)  # supersedes, or different
+    elif verdict.kind in ("supersedes", "different") and changed.id != verdict.known_id:
+        # the rules' change is of an insight the model reads as unrelated, and the model reads another as the
+        # one changed ("课改到周二" against a rule on bash scripts, beside "陈老师, 每周四 晚上 7:30")
+        theirs = next((odds for item, odds in read if item.id == verdict.known_id), None)
+        if (
+            theirs is not None
+            and theirs["none"] >= reading.unrelated
+            and chances.get("supersedes", 0.0) >= reading.overrule
+            and _may_conflict(candidate, changed)
+        ):
+            return _conflict(candidate, changed, round(changed.vector_similarity or 0.0, 4), ordered)
     if verdict.kind == "supplement":
         unrelated = next((o["none"] for item, o in read if item.id == verdict.known_id), None)
         if unrelated is not None and unrelated >= reading.unrelated:

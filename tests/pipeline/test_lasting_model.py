@@ -161,6 +161,28 @@ def test_the_relation_model_reads_a_pair_again(
         assert (relation.kind, relation.known_id) == (kind, 1)
 
 
+def test_a_change_the_rules_pin_on_an_unrelated_insight_goes_to_the_one_the_model_reads_as_changed(
+    use_m3: Embedder,
+) -> None:
+    said = "下周开始课改到周二, 晚上 8 点 (陈老师 has a new job, Thursdays don't work for her any more)"
+    known = [
+        (10, "中文 — week 10 老师: 陈老师, 每周四 晚上 7:30, online (Zoom link in calendar)", "entity", "project"),
+        (42, "Every bash script I own starts with that, any repo", "preference", "global"),
+    ]
+    vectors = use_m3.embed_passages([said, *(text for _, text, _, _ in known)])
+    items = [
+        Known(i, text, "", category, float(vectors[0] @ vector), scope)
+        for (i, text, category, scope), vector in zip(known, vectors[1:], strict=True)
+    ]
+    candidate = Candidate(said, "decision", "", said, 0, len(said), "project")
+    by_rules = relate(candidate, items, repeat_similarity=0.8, related_similarity=0.4)
+    assert (by_rules.kind, by_rules.known_id) == ("different", 42)  # "don't … any more" read against "any repo"
+    relation = relate(
+        candidate, items, repeat_similarity=0.8, related_similarity=0.4, reading=relation_reader_for(use_m3)
+    )
+    assert (relation.kind, relation.known_id) == ("supersedes", 10)
+
+
 @pytest.mark.parametrize(
     ("known", "view"),
     [
