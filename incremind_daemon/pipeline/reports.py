@@ -42,7 +42,7 @@ def ask_of(text: str) -> str:
 
 def with_file(item: str, edited: tuple[str, ...]) -> str:
     """Name the file a done report is about when the report does not: "Moved the timestamp … (OrderSummary.tsx)"."""
-    if not edited or len(edited) > 2 or any(name.rsplit(".", 1)[0] in item for name in edited):
+    if not edited or len(edited) > 2 or any((name.rsplit(".", 1)[0] or name) in item for name in edited):
         return item
     if is_checks(fold(item)):
         return item  # "15 个测试全部通过" is about the suite, not the file

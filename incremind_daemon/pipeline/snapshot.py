@@ -251,8 +251,13 @@ def _context(turns: Sequence[Turn], asked: set[int]) -> tuple[list[int], list[in
         elif owner >= 0 and (marker := _EDIT_MARKER.fullmatch(turn.text.split("\n", 1)[0].strip())):
             names = [path.rstrip("/").rsplit("/", 1)[-1] for path in marker.group(1).split(", ")]
             known = edited.get(owner, ())
-            edited[owner] = known + tuple(n for n in names if "." in n[1:] and len(n) <= 60 and n not in known)
+            edited[owner] = known + tuple(n for n in names if _is_file_name(n) and n not in known)
     return asked_before, spoke_before, edited
+
+
+def _is_file_name(name: str) -> bool:
+    """Tell whether a name an edit marker gives is a file's: "ci.yml", and dotfiles such as ".terraform-version"."""
+    return len(name) <= 60 and ("." in name[1:] or (name.startswith(".") and len(name) > 2))
 
 
 def _tool_done(marker: str, files: MentionedFiles, at: int) -> Iterator[str]:

@@ -37,3 +37,22 @@ def test_items_under_a_caption_that_announces_changes_are_done_once_the_tools_ch
 def test_items_under_a_caption_that_announces_changes_are_no_report_when_nothing_changed(ask: str, reply: str) -> None:
     turns = [user(ask), assistant(reply), user("ok thanks")]
     assert "CORE_TIMEOUT_MS" not in "; ".join(snapshot_session(turns).done)
+
+
+@pytest.mark.parametrize(
+    ("ask", "reply"),
+    [
+        ("we're on terraform 1.9.8 now, update the version files", "Both files → 1.9.8."),
+        ("terraform 升到 1.9.8 了，帮我更新一下版本文件", "两个文件都 → 1.9.8。"),
+    ],
+    ids=["en", "zh"],
+)
+def test_report_names_the_dotfiles_its_tools_changed(ask: str, reply: str) -> None:
+    turns = [
+        user(ask),
+        assistant(reply),
+        tool("Edit: /repo/.terraform-version"),
+        tool("Edit: /repo/atlantis.yaml"),
+        user("ok thanks"),
+    ]
+    assert any(".terraform-version" in item and "atlantis.yaml" in item for item in snapshot_session(turns).done)
