@@ -27,6 +27,9 @@ log = logging.getLogger(__name__)
 
 ITEM_CHARS = 160
 _FENCE_BODY = re.compile(r"^[ \t]*(`{3,}|~{3,})([^\n]*)\n(.*?)^[ \t]*\1", re.M | re.S)
+# a fence right under a caption: blank lines, then the fence and its body
+_FENCE_UNDER = re.compile(r"[ \t]*\n(?:[ \t]*\n)*[ \t]*(`{3,}|~{3,})[^\n]*\n(.*?)^[ \t]*\1", re.M | re.S)
+_NOT_TELLING = ("import ", "from ", "#", "//", "/*", "*", "@testable", "package ", "use ", "---", "+++", "@@")
 
 
 def ask_of(text: str) -> str:
@@ -65,3 +68,22 @@ def is_checks(folded: str) -> bool:
     """Tell whether a report names checks alone: "tsc is clean and the table tests pass", "测试全部通过"."""
     words = LATIN_WORD.findall(folded)
     return all(w in CHECK_WORDS or w.isdigit() for w in words) and set("".join(CJK_RUN.findall(folded))) <= CHECK_CHARS
+
+
+def shown_code(caption: str, text: str) -> str:
+    """Return the first telling line of the code a caption stands over: a diff's first added line, or its first.
+
+    "Updated the two places that still said 20:" over a diff says what it changed only in the diff, and
+    "我按同样的写法加了一个：" over code only in the code.
+    """
+    tail = caption.rstrip()[-24:]  # a block's lines are joined by spaces; its last characters are on one line
+    at = text.find(tail)
+    fence = _FENCE_UNDER.match(text, at + len(tail)) if tail and at >= 0 else None
+    if fence is None:
+        return ""
+    lines = [line.strip() for line in fence.group(2).splitlines() if line.strip()]
+    added = [line[1:].strip() for line in lines if line.startswith("+") and not line.startswith("+++")]
+    if any(added) and any(line.startswith("-") for line in lines):
+        return clip(next(line for line in added if line), ITEM_CHARS // 2)
+    telling = [line for line in lines if not line.startswith(_NOT_TELLING) and text_weight(line) >= 1]
+    return clip(telling[0], ITEM_CHARS // 2) if telling else ""

@@ -71,7 +71,7 @@ from incremind_daemon.pipeline.markdown import (
 from incremind_daemon.pipeline.mentions import MentionedFiles
 from incremind_daemon.pipeline.organize import split_sentences
 from incremind_daemon.pipeline.report_values import with_asked
-from incremind_daemon.pipeline.reports import ITEM_CHARS, ask_of, diff_report, is_checks, with_file
+from incremind_daemon.pipeline.reports import ITEM_CHARS, ask_of, diff_report, is_checks, shown_code, with_file
 from incremind_daemon.pipeline.state_cues import (
     ABSENCE_CUES,
     CHANGED_TO,
@@ -175,7 +175,7 @@ def read_items(text: str, view: TurnView, files: MentionedFiles, at: int) -> Ite
     if view.role == "user":
         yield from _person_items(text, blocks, view)
     else:
-        yield from _agent_items(blocks, view, over_code=_SHOWN_CHANGE.match(text) is not None)
+        yield from _agent_items(text, blocks, view, over_code=_SHOWN_CHANGE.match(text) is not None)
         if "\n+++ " in text and sum(text_weight(b.text) for b in blocks) < 3 and (shown := diff_report(text)):
             yield Item(DONE, clip(shown, ITEM_CHARS), 0, shown)  # a reply that is only the diff of what it changed
     if view.deep:  # what the person settled, in their own words: the lasting statements of the turn
@@ -186,7 +186,7 @@ def read_items(text: str, view: TurnView, files: MentionedFiles, at: int) -> Ite
                 yield Item(DECISION, clip(statement.statement, ITEM_CHARS), _STATED, statement.statement)
 
 
-def _agent_items(blocks: list[Block], view: TurnView, *, over_code: bool) -> Iterator[Item]:
+def _agent_items(text: str, blocks: list[Block], view: TurnView, *, over_code: bool) -> Iterator[Item]:
     # a lone "改好了：" or "Done." answers the ask before the turn, as does one over the code it changed;
     # a summary says more
     listed = False  # under a bare report that captions a list ("跑完了：", "Finished:") each item is done
@@ -200,6 +200,8 @@ def _agent_items(blocks: list[Block], view: TurnView, *, over_code: bool) -> Ite
             start = False
             continue
         previous = said = ""  # said: the clause before, which "fixed both" points to
+        # a report that ends over code says what it did there: "Updated the two places that still said 20:"
+        code = shown_code(block.text, text) if block.text.rstrip().endswith((":", "：")) else ""
         sentences = _sentences(block.text)
         if block.item and block.hint == DONE:
             sentences = sentences[:1]  # a summary's item says what in its first sentence; the rest is detail
@@ -222,6 +224,7 @@ def _agent_items(blocks: list[Block], view: TurnView, *, over_code: bool) -> Ite
                     undone = _is_undone(item, view) or (chained and _is_undone(previous, view))
                     if not (view.verdict == OVERRULED and undone):
                         shown = report if bare or not opening else with_asked(report, view.before, ITEM_CHARS)
+                        shown = shown if bare else _over_code(shown, clause, block.text, code)  # the ask names it
                         opening = False
                         yield Item(DONE, clip(with_file(shown, view.edited), ITEM_CHARS), 0, item)
                     continue
@@ -234,8 +237,15 @@ def _agent_items(blocks: list[Block], view: TurnView, *, over_code: bool) -> Ite
                         shown = _proposed(as_item(prior))  # "可以吗？", "Sound good?" ask about the plan before them
                     if kind == DONE and opening:
                         shown, opening = with_asked(shown, view.before, ITEM_CHARS), False
+                    shown = _over_code(shown, clause, block.text, code) if kind == DONE else shown
                     shown = with_file(shown, view.edited) if kind == DONE and not block.item else shown
                     yield Item(kind, clip(shown, ITEM_CHARS), rank, item)
+
+
+def _over_code(shown: str, clause: str, block: str, code: str) -> str:
+    """Add the code a block ends over to the report of its last clause: "…加了一个: `@FlagValue(…)`"."""
+    ends = block.rstrip(" :：").endswith(clause.rstrip(" :：")[-16:])
+    return f"{shown}: `{code}`" if code and ends and code.casefold() not in shown.casefold() else shown
 
 
 def _person_items(text: str, blocks: list[Block], view: TurnView) -> Iterator[Item]:

@@ -56,3 +56,26 @@ def test_report_names_the_dotfiles_its_tools_changed(ask: str, reply: str) -> No
         user("ok thanks"),
     ]
     assert any(".terraform-version" in item and "atlantis.yaml" in item for item in snapshot_session(turns).done)
+
+
+@pytest.mark.parametrize(
+    ("reply", "shown"),
+    [
+        (
+            "Updated the two places that still said 20:\n\n"
+            "```diff\n--- a/.github/workflows/ci.yml\n+++ b/.github/workflows/ci.yml\n"
+            "-          node-version: 20\n+          node-version: 22\n```\n\nNothing committed.",
+            "`node-version: 22`",
+        ),
+        (
+            "加好了。`FeatureFlags.swift` 里现有的 key 也都是 snake_case，我按同样的写法加了一个：\n\n"
+            '```swift\n@FlagValue("enable_new_plan_page", default: false)\nvar enableNewPlanPage: Bool\n```\n\n'
+            "`PlanTab` 里根据它切换新旧页面。",
+            '`@FlagValue("enable_new_plan_page", default: false)`',
+        ),
+    ],
+    ids=["en", "zh"],
+)
+def test_report_that_ends_over_code_shows_the_line_it_added(reply: str, shown: str) -> None:
+    turns = [user("bump node and add the flag"), assistant(reply), tool("Edit: /repo/ci.yml"), user("ok thanks")]
+    assert any(shown in item for item in snapshot_session(turns).done)
