@@ -143,13 +143,27 @@ SET_VALUE_CUES = re.compile(
 )
 
 
+# the house way, a value put right and a manner of answer: "secrets through external-secrets like everything
+# else", "照老规矩", "payments isn't P3XK2LM there, it's the team payments-core-oncall", "shorter answers pls"
+HOUSE_CUES = re.compile(
+    _words(
+        r"like everything else|like (?:all|every) (?:the )?others?|as (?:always|usual)|same as (?:always|the others?)"
+    )
+    + r"|跟(?:其他|别的)(?:的|项目|服务|仓库)?一样|照旧|老规矩"
+    r"|(?<![a-z])(?:isn't|is not|aren't|are not|wasn't|was not)\s+[^,.;!?]{1,40},\s*(?:it's|it is|they're|they are"
+    r"|that's|but)(?![a-z])"
+    r"|^(?:shorter|briefer|simpler|fewer|less|more concise|terser) (?:answers?|replies|responses|messages"
+    r"|explanations?|words)(?![a-z])"
+)
+
+
 def settles_still_more(folded: str) -> bool:
     """Tell whether a person's folded sentence settles the work in a way only the cues above know."""
     hinted = folded.startswith("keep ") or any(word in folded for word in _STILL_MORE_SETTLE_WORDS)
     hinted = hinted or (not folded.isascii() and any(word in folded for word in _STILL_MORE_SETTLE_CJK))
     if hinted and STILL_MORE_SETTLE_CUES.search(folded) is not None:
         return True
-    return SET_VALUE_CUES.search(folded) is not None
+    return SET_VALUE_CUES.search(folded) is not None or HOUSE_CUES.search(folded) is not None
 
 
 # What follows tells a step put off from what only sounds like one.
