@@ -3,7 +3,8 @@
 People name a thing once and then go on with a bare noun: "后面写 late penalty 脚本要用：…。今天先这样，
 脚本明天再弄", "the migration for the orders table … ok, the migration tomorrow then". A step that
 short borrows the clause before it that names the same word more fully, so the state says which
-script or which migration.
+script or which migration; a decision that names nothing at all ("punycode 那个 warning 是哪个包引的?
+不用修 看看就行") borrows the whole sentence before it, a question included.
 """
 
 from __future__ import annotations
@@ -11,7 +12,7 @@ from __future__ import annotations
 import logging
 import re
 
-from incremind_daemon.pipeline.markdown import text_weight, words_of
+from incremind_daemon.pipeline.markdown import LATIN_WORD, named_values, text_weight, words_of
 
 log = logging.getLogger(__name__)
 
@@ -53,3 +54,8 @@ def named_before(step: str, before: str) -> str:
         if ours & theirs and len(theirs - ours) >= 2 and text_weight(clause) >= 2:
             return clause.strip()
     return ""
+
+
+def names_nothing(item: str) -> bool:
+    """Tell whether a short sentence names no thing of its own, so the sentence before says what: "不用修 看看就行"."""
+    return text_weight(item) <= 4 and not LATIN_WORD.search(item) and not named_values(item)

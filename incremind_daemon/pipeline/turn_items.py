@@ -56,7 +56,7 @@ from incremind_daemon.pipeline.cues import (
     settles_more,
 )
 from incremind_daemon.pipeline.lasting import REQUEST
-from incremind_daemon.pipeline.leaning import named_before
+from incremind_daemon.pipeline.leaning import named_before, names_nothing
 from incremind_daemon.pipeline.markdown import (
     COMMON_WORDS,
     LATIN_WORD,
@@ -279,8 +279,9 @@ def _person_items(text: str, blocks: list[Block], view: TurnView) -> Iterator[It
                     step = _with_command(f"{step} ({lean})" if lean else step, view)
                     found.append(Item(NEXT, clip(step, ITEM_CHARS), 0, item))
                 elif judged is not None:
-                    shown = clip(_resolved(_unlabelled(item), said, ""), ITEM_CHARS)
-                    found.append(Item(judged[0], shown, judged[1], item))
+                    shown = _resolved(_unlabelled(item), said, "")
+                    shown = f"{as_item(said)} — {shown}" if shown == item and names_nothing(item) and said else shown
+                    found.append(Item(judged[0], clip(shown, ITEM_CHARS), judged[1], item))
                 if text_weight(item) >= 3 and not item.endswith(("?", "？")):
                     first = False
             decided = [entry for entry in found if entry.kind == DECISION]

@@ -33,3 +33,22 @@ def test_house_way_and_value_put_right_are_decisions(said: str) -> None:
 def test_question_about_a_value_is_no_decision() -> None:
     turns = [user("Why isn't the port 8443, is it the gateway?"), assistant("The gateway forwards 8443 only.")]
     assert snapshot_session(turns).decisions == ()
+
+
+@pytest.mark.parametrize(
+    ("said", "shown"),
+    [
+        (
+            "另外 .env.example 里那个 CORE_API_TOKEN 谁写的真值?? 赶紧换成占位符。",
+            "另外 .env.example 里那个 CORE_API_TOKEN 谁写的真值?? — 赶紧换成占位符",
+        ),
+        (
+            "Who put the real CORE_API_TOKEN into .env.example?? Use a placeholder for the token.",
+            "Use a placeholder for the token",
+        ),
+    ],
+    ids=["zh", "en"],
+)
+def test_decision_that_names_nothing_borrows_the_sentence_before(said: str, shown: str) -> None:
+    turns = [user("Add the requestId to the error logs."), assistant("Added it."), user(said), assistant("Done.")]
+    assert shown in snapshot_session(turns).decisions
