@@ -12,11 +12,14 @@ from __future__ import annotations
 import logging
 import re
 
-from incremind_daemon.pipeline.markdown import LATIN_WORD, named_values, text_weight, words_of
+from incremind_daemon.pipeline.cues import fold
+from incremind_daemon.pipeline.markdown import LATIN_WORD, clip, named_values, text_weight, words_of
 
 log = logging.getLogger(__name__)
 
 LEAN_WEIGHT = 8  # a step of more words than this says what it is about by itself
+LEAN_CHARS = 80
+_DRAWN = re.compile(r"^(?:那就?|那么|所以)(?=我|咱|先)|^(?:so|then)[, ]+(?:i'll|i will|we'll|let's)(?![a-z])")
 _CLAUSE = re.compile(r"[,，;；:：。.!！?？]\s*|\s[—–]\s")
 # words of the session's time and manner, which a step shares with any sentence: "今天", "明天", "先这样"
 _NOT_TELLING = frozenset(
@@ -53,6 +56,9 @@ def named_before(step: str, before: str) -> str:
         # the clause says more of what they share: "后面写 late penalty 脚本要用" beside "脚本明天再弄"
         if ours & theirs and len(theirs - ours) >= 2 and text_weight(clause) >= 2:
             return clause.strip()
+    # "那我开 PR 了", "so I'll open the PR then": a step drawn from the sentence before takes it whole
+    if _DRAWN.match(fold(step.lstrip())) and text_weight(before) >= 3 and not before.rstrip().endswith(("?", "？")):
+        return clip(before.strip().rstrip("。.!！"), LEAN_CHARS)
     return ""
 
 

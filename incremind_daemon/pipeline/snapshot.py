@@ -64,6 +64,7 @@ from incremind_daemon.pipeline.state_cues import (
     CONTEXT_CAPTION,
     MORE_CLOSING_WORDS,
     RESULT_ACK,
+    drops_side_matter,
     is_ack_or_command,
     is_leaving,
     overrules,
@@ -331,7 +332,7 @@ def _is_closing(text: str, spoke: str = "") -> bool:
     # a what-if ("if it turns out slow we might …, but let's see") and the person's own plan as they
     # leave ("晚上还要背单词 先撤了") open none
     said = (s.text for s in split_sentences(folded[head.end() : head.end() + 400]))
-    rest = " ".join(s for s in said if not SUPPOSE_CUES.search(s) and not is_leaving(s, spoke))
+    rest = " ".join(s for s in said if not (SUPPOSE_CUES.search(s) or is_leaving(s, spoke) or drops_side_matter(s)))
     return text_weight(ACK.sub(" ", CLOSING_WORDS.sub(" ", MORE_CLOSING_WORDS.sub(" ", rest)))) < 3
 
 

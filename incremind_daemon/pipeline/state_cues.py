@@ -189,6 +189,8 @@ PERSON_STEP_CUES = re.compile(
         r"|raise|bring|loop in)"
     )
     + r"|我(?:来|会|去|再|先)?把[^，。！？,!?]{1,24}?(?:转给|发给|交给|转发给|同步给|告诉)"
+    # a pull request or a ticket the person opens: "那我开 PR 了", "我去提个 issue"
+    r"|我(?:就|先|去|来|这就)?(?:开|提|发|建)(?:个|一个)?\s*(?:pr|mr|issue|ticket|工单)(?![a-z])"
     # the rest of the work the person takes over: "剩下的我手动一个个迁", "I'll do the rest by hand"
     r"|剩下的?(?:这些|那些|几个)?(?:我|我们)(?:来|自己|手动)?|"
     + _words(r"(?:i'll|i will|we'll) (?:do|handle|migrate|finish|take|fix|move) the rest|the rest i'll")
@@ -199,6 +201,18 @@ MORE_CLOSING_WORDS = re.compile(
     _words(r"that's everything|nothing else|all good|we're done|done for (?:today|now)")
     + r"|(?:今天)?(?:就|先)这些(?:了|吧)?|没(?:有)?别的了?|今天(?:就)?(?:到这儿?|这样)(?:了|吧)?|收工"
 )
+
+# a reply that lets a side matter go, which opens no exchange of its own: "ok 不管了 test data 的锅", "never mind"
+_DROPPED = re.compile(
+    r"(?:^|[\s,，。!！])(?:先|就)?(?:不管了|不用管了|别管了|不管它了?)|"
+    + _words(r"never ?mind|not (?:our|my) problem|not worth it")
+)
+
+
+def drops_side_matter(folded: str) -> bool:
+    """Tell whether a short folded sentence only lets a side matter go: "ok 不管了 test data 的锅"."""
+    return text_weight(folded) <= 10 and _DROPPED.search(folded) is not None
+
 
 # what a person says while leaving, so the rest of the sentence is their own plan, no step of the work:
 # "晚上还要背单词 先撤了", "gonna go eat", "gotta run, dentist at 4"

@@ -138,3 +138,28 @@ def test_rest_of_the_work_the_person_takes_over_is_the_next_step(closing: str, s
         assistant("OK."),
     ]
     assert any(step in next_step for next_step in snapshot_session(turns).next_steps)
+
+
+SIDE_MATTER_AT_THE_END = {
+    "en": [
+        user("Write the tests for the checkin route."),
+        assistant("Wrote `test/routes/checkin.test.ts`; all 3 pass."),
+        user("right, merging to main deploys staging by itself. So I'll open the PR then.\n\nwhat's this log line btw"),
+        assistant("A half-created test plan in staging's core data; not related to your change."),
+        user("ok never mind, test data"),
+    ],
+    "zh": [
+        user("帮我把 checkin 接口的测试写了"),
+        assistant("写好了 `test/routes/checkin.test.ts`，3 个都过了。"),
+        user("对 merge 到 main 会自动上 staging，我记起来了。那我开 PR 了\n\n顺便 pm2 logs 里这条是啥"),
+        assistant("是 staging 的 core 里一条没建完的测试数据，跟你的改动无关。"),
+        user("ok 不管了 test data 的锅"),
+    ],
+}
+
+
+@pytest.mark.parametrize("turns", list(SIDE_MATTER_AT_THE_END.values()), ids=list(SIDE_MATTER_AT_THE_END))
+def test_side_matter_let_go_at_the_end_leaves_the_step_agreed_before_it(turns: list[Turn]) -> None:
+    steps = "; ".join(snapshot_session(turns).next_steps)
+    assert "PR" in steps
+    assert "staging" in steps  # the step drawn from the sentence before takes it along
