@@ -29,6 +29,8 @@ ITEM_CHARS = 160
 _FENCE_BODY = re.compile(r"^[ \t]*(`{3,}|~{3,})([^\n]*)\n(.*?)^[ \t]*\1", re.M | re.S)
 # a fence right under a caption: blank lines, then the fence and its body
 _FENCE_UNDER = re.compile(r"[ \t]*\n(?:[ \t]*\n)*[ \t]*(`{3,}|~{3,})[^\n]*\n(.*?)^[ \t]*\1", re.M | re.S)
+# a table right under a caption: its header, the rule under it, and the first row, which is shown
+_TABLE_UNDER = re.compile(r"[ \t]*\n(?:[ \t]*\n)*[ \t]*\|[^\n]*\|[ \t]*\n[ \t]*\|[ :|-]+\|[ \t]*\n[ \t]*(\|[^\n]*\|)")
 _NOT_TELLING = ("import ", "from ", "#", "//", "/*", "*", "@testable", "package ", "use ", "---", "+++", "@@")
 
 
@@ -71,19 +73,24 @@ def is_checks(folded: str) -> bool:
 
 
 def shown_code(caption: str, text: str) -> str:
-    """Return the first telling line of the code a caption stands over: a diff's first added line, or its first.
+    """Return what a caption stands over, as shown: a diff's first added line, code's first, a table's first row.
 
-    "Updated the two places that still said 20:" over a diff says what it changed only in the diff, and
-    "我按同样的写法加了一个：" over code only in the code.
+    "Updated the two places that still said 20:" over a diff says what it changed only in the diff,
+    "我按同样的写法加了一个：" over code only in the code, and "en 翻译如下：" over a table only in the table.
     """
     tail = caption.rstrip()[-24:]  # a block's lines are joined by spaces; its last characters are on one line
     at = text.find(tail)
-    fence = _FENCE_UNDER.match(text, at + len(tail)) if tail and at >= 0 else None
+    if not tail or at < 0:
+        return ""
+    if table := _TABLE_UNDER.match(text, at + len(tail)):
+        cells = [cell.strip() for cell in table.group(1).strip().strip("|").split("|")]
+        return clip(" / ".join(cell for cell in cells if cell), ITEM_CHARS // 2)
+    fence = _FENCE_UNDER.match(text, at + len(tail))
     if fence is None:
         return ""
     lines = [line.strip() for line in fence.group(2).splitlines() if line.strip()]
     added = [line[1:].strip() for line in lines if line.startswith("+") and not line.startswith("+++")]
     if any(added) and any(line.startswith("-") for line in lines):
-        return clip(next(line for line in added if line), ITEM_CHARS // 2)
+        return f"`{clip(next(line for line in added if line), ITEM_CHARS // 2)}`"
     telling = [line for line in lines if not line.startswith(_NOT_TELLING) and text_weight(line) >= 1]
-    return clip(telling[0], ITEM_CHARS // 2) if telling else ""
+    return f"`{clip(telling[0], ITEM_CHARS // 2)}`" if telling else ""

@@ -245,7 +245,7 @@ def _agent_items(text: str, blocks: list[Block], view: TurnView, *, over_code: b
 def _over_code(shown: str, clause: str, block: str, code: str) -> str:
     """Add the code a block ends over to the report of its last clause: "…加了一个: `@FlagValue(…)`"."""
     ends = block.rstrip(" :：").endswith(clause.rstrip(" :：")[-16:])
-    return f"{shown}: `{code}`" if code and ends and code.casefold() not in shown.casefold() else shown
+    return f"{shown}: {code}" if code and ends and code.strip("`").casefold() not in shown.casefold() else shown
 
 
 def _person_items(text: str, blocks: list[Block], view: TurnView) -> Iterator[Item]:

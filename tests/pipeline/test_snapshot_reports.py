@@ -79,3 +79,26 @@ def test_report_names_the_dotfiles_its_tools_changed(ask: str, reply: str) -> No
 def test_report_that_ends_over_code_shows_the_line_it_added(reply: str, shown: str) -> None:
     turns = [user("bump node and add the flag"), assistant(reply), tool("Edit: /repo/ci.yml"), user("ok thanks")]
     assert any(shown in item for item in snapshot_session(turns).done)
+
+
+@pytest.mark.parametrize(
+    ("reply", "shown"),
+    [
+        (
+            "Added both keys to `Localizable.xcstrings`, with these translations:\n\n"
+            "| key | zh-Hans | en |\n|---|---|---|\n| `checkin.success` | 打卡成功 | Checked in! |\n\n"
+            "`CheckinView` reads them by key.",
+            "`checkin.success` / 打卡成功 / Checked in!",
+        ),
+        (
+            "加好了，两个 key 都在 `Localizable.xcstrings` 里，en 翻译如下：\n\n"
+            "| key | zh-Hans | en |\n|---|---|---|\n| `checkin.success` | 打卡成功 | Checked in! |\n\n"
+            "`CheckinView` 里按 key 取。",
+            "`checkin.success` / 打卡成功 / Checked in!",
+        ),
+    ],
+    ids=["en", "zh"],
+)
+def test_report_that_ends_over_a_table_shows_its_first_row(reply: str, shown: str) -> None:
+    turns = [user("加一下打卡文案"), assistant(reply), tool("Edit: /repo/Localizable.xcstrings"), user("ok thanks")]
+    assert any(shown in item for item in snapshot_session(turns).done)
