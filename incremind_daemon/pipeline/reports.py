@@ -21,7 +21,7 @@ from incremind_daemon.pipeline.markdown import (
     text_weight,
 )
 from incremind_daemon.pipeline.organize import split_sentences
-from incremind_daemon.pipeline.state_cues import is_ack_or_command
+from incremind_daemon.pipeline.state_cues import GONE, is_ack_or_command
 
 log = logging.getLogger(__name__)
 
@@ -94,3 +94,8 @@ def shown_code(caption: str, text: str) -> str:
         return f"`{clip(next(line for line in added if line), ITEM_CHARS // 2)}`"
     telling = [line for line in lines if not line.startswith(_NOT_TELLING) and text_weight(line) >= 1]
     return f"`{clip(telling[0], ITEM_CHARS // 2)}`" if telling else ""
+
+
+def is_result(folded: str) -> bool:
+    """Tell whether a report says only how checks went: "编译通过了", "tests pass", "warning 没了"."""
+    return is_checks(folded) or (text_weight(folded) <= 4 and GONE.search(folded) is not None)

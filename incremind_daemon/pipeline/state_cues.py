@@ -49,14 +49,21 @@ LATER_DONE_CUES = re.compile(
     r"|^[\u4e00-\u9fff]{1,2}好了|我(?:顺手|顺便|也|又|还|先|刚)?(?:跑|画|拷|导出|导|同步|生成|拉|重新跑)了"
     r"|(?:画|拷|导出|同步|生成|拉取|下载|上传)(?:好|完)了"
 )
+# a warning or an error the change made go away: "warning 没了", "the error is gone"
+GONE = re.compile(
+    r"(?:warning|warnings|error|errors|报错|警告|错误|告警)\s*(?:也|都|就)?(?:没了|没有了|消失了)"
+    r"|(?<![a-z])(?:warnings?|errors?) (?:is |are )?(?:all )?gone(?![a-z])"
+)
 # a short report that gives only what a changed value now reads, once the turn's tools changed it:
 # "Both files → 1.9.8.", "Header now: prod Wed 31 Mar"
 CHANGED_TO = re.compile(r"^[^→\n]{1,60}(?:→|->)\s*\S|^[\w`'./ -]{1,40} now\s*[:：]\s*\S")
 
 
 def may_hold_later_done_cue(text: str) -> bool:
-    """Tell quickly whether text may hold a report that only LATER_DONE_CUES or CHANGED_TO know."""
+    """Tell quickly whether text may hold a report that only LATER_DONE_CUES, CHANGED_TO or GONE know."""
     if "→" in text or "->" in text or "好了" in text or ("了" in text and "我" in text):
+        return True
+    if "没了" in text or "消失了" in text or "gone" in text:
         return True
     head = text.lstrip("-*#>• \t\n`").lower()
     return head.startswith(("re", "i ", "we ", "so i", "and i", "also i", "overwritten")) or " now:" in head
@@ -272,7 +279,7 @@ def is_done(folded: str) -> bool:
 
 
 def _reports(folded: str) -> bool:
-    cues = (DONE_CUES, MORE_DONE_CUES, REPORT_CUES, LATER_DONE_CUES)
+    cues = (DONE_CUES, MORE_DONE_CUES, REPORT_CUES, LATER_DONE_CUES, GONE)
     return any(cue.search(folded) for cue in cues) or is_more_report(folded)
 
 

@@ -71,7 +71,15 @@ from incremind_daemon.pipeline.markdown import (
 from incremind_daemon.pipeline.mentions import MentionedFiles
 from incremind_daemon.pipeline.organize import split_sentences
 from incremind_daemon.pipeline.report_values import with_asked
-from incremind_daemon.pipeline.reports import ITEM_CHARS, ask_of, diff_report, is_checks, shown_code, with_file
+from incremind_daemon.pipeline.reports import (
+    ITEM_CHARS,
+    ask_of,
+    diff_report,
+    is_checks,
+    is_result,
+    shown_code,
+    with_file,
+)
 from incremind_daemon.pipeline.state_cues import (
     ABSENCE_CUES,
     CHANGED_TO,
@@ -192,7 +200,13 @@ def _agent_items(text: str, blocks: list[Block], view: TurnView, *, over_code: b
     listed = False  # under a bare report that captions a list ("跑完了：", "Finished:") each item is done
     start = len(blocks) == 1 or over_code
     opening = True  # the turn's first report, which may say less than the ask it answers named
+    captioned = ""  # the sentence over the code the block before showed: "给 `X` 加 `@MainActor` 就行："
     for block in blocks:
+        # a report that ends over code says what it did there: "Updated the two places that still said 20:"
+        code = shown_code(block.text, text) if block.text.rstrip().endswith((":", "：")) else ""
+        # "warning 没了", "编译通过了" right under that code say how the change it shows went
+        over, captioned = captioned, as_item(_sentences(block.text)[-1]) if code and not block.item else ""
+        captioned = captioned if text_weight(captioned) >= 3 else ""  # "改成：" over code says nothing itself
         caption = not block.item and captions_done(block.text, changed=bool(view.edited))
         listed = listed if block.item else caption
         block = Block(block.text, DONE, True) if block.item and listed and block.hint is None else block
@@ -200,8 +214,6 @@ def _agent_items(text: str, blocks: list[Block], view: TurnView, *, over_code: b
             start = False
             continue
         previous = said = ""  # said: the clause before, which "fixed both" points to
-        # a report that ends over code says what it did there: "Updated the two places that still said 20:"
-        code = shown_code(block.text, text) if block.text.rstrip().endswith((":", "：")) else ""
         sentences = _sentences(block.text)
         if block.item and block.hint == DONE:
             sentences = sentences[:1]  # a summary's item says what in its first sentence; the rest is detail
@@ -224,6 +236,7 @@ def _agent_items(text: str, blocks: list[Block], view: TurnView, *, over_code: b
                     undone = _is_undone(item, view) or (chained and _is_undone(previous, view))
                     if not (view.verdict == OVERRULED and undone):
                         shown = report if bare or not opening else with_asked(report, view.before, ITEM_CHARS)
+                        shown = f"{over} — {item}" if over and is_result(fold(item)) else shown
                         shown = shown if bare else _over_code(shown, clause, block.text, code)  # the ask names it
                         opening = False
                         yield Item(DONE, clip(with_file(shown, view.edited), ITEM_CHARS), 0, item)
@@ -235,6 +248,8 @@ def _agent_items(text: str, blocks: list[Block], view: TurnView, *, over_code: b
                     bare_ask = text_weight(shown) < 2 or _NAMES_NOTHING.fullmatch(fold(shown)) is not None
                     if kind == DECISION and bare_ask and text_weight(prior) >= 2:
                         shown = _proposed(as_item(prior))  # "可以吗？", "Sound good?" ask about the plan before them
+                    if kind == DONE and over and is_result(fold(item)):
+                        shown, opening = f"{over} — {item}", False
                     if kind == DONE and opening:
                         shown, opening = with_asked(shown, view.before, ITEM_CHARS), False
                     shown = _over_code(shown, clause, block.text, code) if kind == DONE else shown

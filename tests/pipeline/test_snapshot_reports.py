@@ -102,3 +102,29 @@ def test_report_that_ends_over_code_shows_the_line_it_added(reply: str, shown: s
 def test_report_that_ends_over_a_table_shows_its_first_row(reply: str, shown: str) -> None:
     turns = [user("加一下打卡文案"), assistant(reply), tool("Edit: /repo/Localizable.xcstrings"), user("ok thanks")]
     assert any(shown in item for item in snapshot_session(turns).done)
+
+
+@pytest.mark.parametrize(
+    ("reply", "shown"),
+    [
+        (
+            "Don't ignore it, it becomes an error in Swift 6. Mark `PlanListViewModel` `@MainActor`, iOS 16 has it:\n\n"
+            "```diff\n+@MainActor\n final class PlanListViewModel: ObservableObject {\n```\n\nThe warning is gone.",
+            "Mark `PlanListViewModel` `@MainActor`, iOS 16 has it — The warning is gone",
+        ),
+        (
+            "别忽略，Swift 6 模式下会变 error。给 `PlanListViewModel` 加 `@MainActor` 就行，iOS 16 可用：\n\n"
+            "```diff\n+@MainActor\n final class PlanListViewModel: ObservableObject {\n```\n\nwarning 没了。",
+            "给 `PlanListViewModel` 加 `@MainActor` 就行，iOS 16 可用 — warning 没了",
+        ),
+    ],
+    ids=["en", "zh"],
+)
+def test_check_right_under_the_code_a_change_shows_names_that_change(reply: str, shown: str) -> None:
+    turns = [
+        user("这个 warning 能忽略吗?"),
+        assistant(reply),
+        tool("Edit: /repo/PlanListViewModel.swift"),
+        user("ok"),
+    ]
+    assert any(item.startswith(shown) for item in snapshot_session(turns).done)
