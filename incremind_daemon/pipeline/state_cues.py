@@ -164,13 +164,28 @@ HOUSE_CUES = re.compile(
 )
 
 
+# a choice the person leaves to the agent ("control 那边用哪个 seed 你定就行", "message 你来写", "your call"), a good
+# idea put off ("a good idea, but not today"), what goes first ("ch4 work takes priority over polishing ch5") and a
+# rule to keep ("迟交政策你记一下：…")
+LEFT_CUES = re.compile(
+    r"你(?:来)?(?:定|决定|写|选|挑|看着办)(?:就行|就好|吧|了)?(?:$|[\s,，。.!！])"
+    r"|(?:你)?记(?:一下|住|下来)|(?:但|不过)(?:是)?(?:今天|现在|这次)(?:先)?(?:不|别)"
+    r"|(?<![a-z])(?:but )?not (?:today|now|this time|for now)\W*$|优先"
+    + r"|"
+    + _words(
+        r"your call|up to you|you (?:pick|decide|choose)|you write (?:it|the message)|takes? priority over"
+        r"|comes? first|(?:is|are) (?:the )?(?:top )?priority|note (?:that|this)|remember (?:that|this)"
+    )
+)
+
+
 def settles_still_more(folded: str) -> bool:
     """Tell whether a person's folded sentence settles the work in a way only the cues above know."""
     hinted = folded.startswith("keep ") or any(word in folded for word in _STILL_MORE_SETTLE_WORDS)
     hinted = hinted or (not folded.isascii() and any(word in folded for word in _STILL_MORE_SETTLE_CJK))
     if hinted and STILL_MORE_SETTLE_CUES.search(folded) is not None:
         return True
-    return SET_VALUE_CUES.search(folded) is not None or HOUSE_CUES.search(folded) is not None
+    return any(cue.search(folded) is not None for cue in (SET_VALUE_CUES, HOUSE_CUES, LEFT_CUES))
 
 
 # What follows tells a step put off from what only sounds like one.

@@ -52,3 +52,26 @@ def test_question_about_a_value_is_no_decision() -> None:
 def test_decision_that_names_nothing_borrows_the_sentence_before(said: str, shown: str) -> None:
     turns = [user("Add the requestId to the error logs."), assistant("Added it."), user(said), assistant("Done.")]
     assert shown in snapshot_session(turns).decisions
+
+
+@pytest.mark.parametrize(
+    "said",
+    [
+        "lgtm, commit it, your call on the message",
+        "the cluster bootstrap for the appendix is a good idea, but not today",
+        "the chapter 4 draft is due on April 15, so ch4 work takes priority over polishing ch5",
+        "lgtm，commit 吧，message 你来写",
+        "cluster bootstrap 放附录是个好主意，不过今天先不做",
+        "另外迟交政策你记一下：每迟一天扣 10%，最多迟交三天",
+    ],
+    ids=["en-left", "en-not-today", "en-priority", "zh-left", "zh-not-today", "zh-note"],
+)
+def test_choice_left_to_the_agent_idea_put_off_and_priority_are_decisions(said: str) -> None:
+    turns = [
+        user("Add the bootstrap significance test to stats.py."),
+        assistant("Added `paired_bootstrap` to `csp/stats.py`; layers 7-11 differ."),
+        user(said),
+        assistant("OK."),
+        user("thanks"),
+    ]
+    assert said in "; ".join(snapshot_session(turns).decisions)
