@@ -211,6 +211,8 @@ PERSON_STEP_CUES = re.compile(
         r"|raise|bring|loop in)"
     )
     + r"|我(?:来|会|去|再|先)?把[^，。！？,!?]{1,24}?(?:转给|发给|交给|转发给|同步给|告诉)"
+    # a step the person takes in a moment: "STAGING_HOST 变量我等下去改", "我待会儿再看"
+    r"|我(?:等下|等一下|等会儿?|待会儿?|一会儿?)(?:再|去|就|自己)?"
     # a pull request or a ticket the person opens: "那我开 PR 了", "我去提个 issue"
     r"|我(?:就|先|去|来|这就)?(?:开|提|发|建)(?:个|一个)?\s*(?:pr|mr|issue|ticket|工单)(?![a-z])"
     # the rest of the work the person takes over: "剩下的我手动一个个迁", "I'll do the rest by hand"

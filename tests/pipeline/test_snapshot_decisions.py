@@ -75,3 +75,25 @@ def test_choice_left_to_the_agent_idea_put_off_and_priority_are_decisions(said: 
         user("thanks"),
     ]
     assert said in "; ".join(snapshot_session(turns).decisions)
+
+
+@pytest.mark.parametrize(
+    ("said", "settled"),
+    [
+        ("Run it. The STAGING_HOST variable on GitHub I'll change in a moment myself.", "STAGING_HOST"),
+        ("跑吧 指纹我跟运维对过了。GitHub 上那个 STAGING_HOST 变量我等下去改", "STAGING_HOST 变量我等下去改"),
+    ],
+    ids=["en", "zh"],
+)
+def test_step_the_person_takes_in_a_moment_mid_session_is_a_decision(said: str, settled: str) -> None:
+    turns = [
+        user("ssh to staging fails after the move to 10.12.5.8"),
+        assistant("The fix is to drop the stale known_hosts entry with `ssh-keygen -R 10.12.5.8`. OK to run it?"),
+        user(said),
+        assistant("Done, stale key removed."),
+        user("Now bump node to 22 in CI."),
+        assistant("Updated `node-version: 22` in ci.yml."),
+    ]
+    snapshot = snapshot_session(turns)
+    assert settled in "; ".join(snapshot.decisions)
+    assert not any("STAGING_HOST" in step for step in snapshot.next_steps)
