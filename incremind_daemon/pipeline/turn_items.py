@@ -228,7 +228,8 @@ def _agent_items(text: str, blocks: list[Block], view: TurnView, *, over_code: b
                 those = not chained and bool(said) and REPORT_OF_THOSE.match(fold(item)) is not None
                 those = those and text_weight(said) >= 2
                 bare = None if chained or those else _bare_report(item, view, start=start)
-                before = as_item(_CHAT_BREAK.split(said)[-1]) if those else ""
+                # what a pronoun points to says which; it leaves the report itself room to say what was done
+                before = clip(as_item(_CHAT_BREAK.split(said)[-1]), ITEM_CHARS // 2) if those else ""
                 report = f"{previous} — {item}" if chained else f"{before} — {item}" if those else bare
                 prior, start, previous, said = said, False, previous if chained else item, item
                 if report:

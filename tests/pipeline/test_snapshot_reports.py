@@ -128,3 +128,26 @@ def test_check_right_under_the_code_a_change_shows_names_that_change(reply: str,
         user("ok"),
     ]
     assert any(item.startswith(shown) for item in snapshot_session(turns).done)
+
+
+@pytest.mark.parametrize(
+    ("reply", "own"),
+    [
+        (
+            "It did: `make_feedback.py` pasted the whole `pytest -rA` output into every student's file, which "
+            "includes the assertion messages with the expected values. I changed it to list only the failed test "
+            "names mapped to their rubric items.",
+            "rubric items",
+        ),
+        (
+            "sqlfluff 报了两处：`QUALIFY ... OVER ... PARTITION BY` 写成了大写，`fct_orders.sql` 第 42 行"
+            "还少了一个空格，另外 `dim_customers.sql` 里的 CTE 名字也不符合我们的命名规范，一共三个文件都被它标出来了。"
+            "两处都修好了，lint 现在是干净的。",
+            "lint 现在是干净的",
+        ),
+    ],
+    ids=["en", "zh"],
+)
+def test_report_of_those_keeps_room_for_its_own_words(reply: str, own: str) -> None:
+    turns = [user("does the feedback include the pytest output?"), assistant(reply), user("ok lgtm")]
+    assert any(own in item for item in snapshot_session(turns).done)
