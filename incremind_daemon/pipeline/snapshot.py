@@ -560,7 +560,9 @@ def _offer(kept: list[_Kept], item: str, room: int, rank: int = 0) -> None:
             # it holds more tokens the other lacks than the other holds tokens it lacks
             if len(tokens) > len(other.tokens):
                 ours, theirs = named_values(item), named_values(other.item)
-                if _weigh(ours, fold(other.item).casefold()) > _weigh(theirs, folded):
+                # or it goes on where the other stops: "回复还是用中文吧 我看得快一点, commit msg stay English"
+                holds = key.startswith(other.key)
+                if holds or _weigh(ours, fold(other.item).casefold()) > _weigh(theirs, folded):
                     kept[at] = _Kept(item, key, tokens, max(rank, other.rank))
             return
     kept.append(_Kept(item, key, tokens, rank))

@@ -97,3 +97,17 @@ def test_step_the_person_takes_in_a_moment_mid_session_is_a_decision(said: str, 
     snapshot = snapshot_session(turns)
     assert settled in "; ".join(snapshot.decisions)
     assert not any("STAGING_HOST" in step for step in snapshot.next_steps)
+
+
+@pytest.mark.parametrize(
+    ("said", "whole"),
+    [
+        ("thx. 回复还是用中文吧 我看得快一点, commit msg stay English", "commit msg stay English"),
+        ("e2e 用 Playwright，只跑 chromium 就行，别的浏览器先不管", "别的浏览器先不管"),
+        ("Use Playwright for e2e, chromium only is fine, the other browsers can wait", "the other browsers can wait"),
+    ],
+    ids=["zh-en-mixed", "zh", "en"],
+)
+def test_decision_keeps_the_words_its_sentence_goes_on_with(said: str, whole: str) -> None:
+    turns = [user("Fix the lint step."), assistant("Fixed the lint step."), user(said), assistant("OK.")]
+    assert any(whole in decision for decision in snapshot_session(turns).decisions)
