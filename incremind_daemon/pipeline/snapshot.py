@@ -9,8 +9,8 @@ at the end, never a pasted log line, a plan the person turned down or work done 
 category has more candidates than slots, later turns win, since the state *now* matters most;
 of two near-duplicate items the one that names more (a PR number, a branch, a value) stays.
 
-This module reads the session as a dialogue (who answered what, where the closing exchange is)
-and keeps the goal; turn_items.py reads each turn's sentences in that light.
+This module reads the session as a dialogue (who answered what, where the closing exchange is);
+goal.py words the opening ask, and turn_items.py reads each turn's sentences in that light.
 """
 
 from __future__ import annotations
@@ -19,64 +19,56 @@ import logging
 import re
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
-from itertools import pairwise
 
-from incremind_daemon.pipeline.candidates import extract_candidates
 from incremind_daemon.pipeline.cues import (
     ACCEPT_CUES,
     ACK,
-    ASK_CAPTION,
-    ASK_CUES,
     CLOSING_WORDS,
     DECISION,
     DONE,
-    INTRO_CUES,
     NEXT,
-    OPENING,
-    POLITE,
     PROHIBITION_CUES,
     RESULT_CUES,
     REVERSE_CUES,
-    SCENE_CAPTION,
     SUPPOSE_CUES,
     fold,
+)
+from incremind_daemon.pipeline.goal import (
+    ask_rank,
+    goal_of,
+    goal_with_error,
+    index_line,
+    is_ask,
+    request_sentences,
+    squash,
 )
 from incremind_daemon.pipeline.lasting import REQUEST
 from incremind_daemon.pipeline.markdown import (
     CJK_RUN,
     LATIN_WORD,
-    as_item,
-    clean_sentence,
     clip,
-    join_sentences,
     named_values,
-    split_blocks,
     text_weight,
     value_weight,
     words_of,
 )
 from incremind_daemon.pipeline.mentions import MentionedFiles
 from incremind_daemon.pipeline.organize import split_sentences
-from incremind_daemon.pipeline.pastes import pasted_error, sentences_before
 from incremind_daemon.pipeline.prose import prose_spans
 from incremind_daemon.pipeline.reports import ITEM_CHARS, is_checks
 from incremind_daemon.pipeline.state_cues import (
-    CONTEXT_CAPTION,
     MORE_CLOSING_WORDS,
     RESULT_ACK,
     drops_side_matter,
     is_ack_or_command,
     is_leaving,
     overrules,
-    strip_prefix,
 )
 from incremind_daemon.pipeline.turn_items import ACCEPTED, OVERRULED, SENTENCE_END, TURN_CHARS, TurnView, read_items
 from incremind_daemon.store.snapshots import SnapshotParts
 
 log = logging.getLogger(__name__)
 
-INDEX_LINE_CHARS = 80
-GOAL_CHARS = 200
 MAX_ITEMS = 6
 MAX_DONE = 8  # a session's work spans its exchanges, and each exchange's head goes first
 MAX_DECISIONS = 8  # a working session settles more than it finishes, and every choice binds the next one
@@ -112,11 +104,6 @@ class SessionSnapshot:
 _FENCED = re.compile(r"^[ \t]*(`{3,}|~{3,})[^\n]*\n.*?(?:^[ \t]*\1[ \t]*$|\Z)", re.M | re.S)
 _CODE = re.compile(r"`[^`\n]*`")
 _QUOTE_MARK = re.compile(r"^[ \t]*>[ \t]?", re.M)
-# who wants it, before the ask: "I want proper flushing", "we need a replay script", "我想要…"
-_WANTER = re.compile(r"^(?:i|we)(?:'d| would)? (?=(?:want|need|like|have to|must)\b)|^我们?(?=想|要|需要|希望)")
-# a short ask that leans on the sentence before it: "Can you find out why?", "帮我看看为什么"
-_LEANING = re.compile(r"\b(?:why|it|this|that|these|those)\b|为什么|这个|这些|它")
-_CAPTION = re.compile(r"^(?:today|task|goal|todo|ask|今天|任务|目标)\s*[:：]?\s*")
 _EDIT_MARKER = re.compile(
     r"(?:\[tool\][ \t]*)?(?:edit|multiedit|multi_edit|write|writefile|write_file|replace|apply_patch|create"
     r"|createfile|create_file|str_replace_editor|str_replace_based_edit_tool|notebookedit)[ \t]*:[ \t]*(.+)",
@@ -129,20 +116,12 @@ _CUT_COMMIT = re.compile(r"\bgit\s+commit\b.*?\s-[a-z]*m\s*[\"']([^\"'\n]{12,}?)
 _TAG = re.compile(r"\bgit tag\s+(?:-[as]\s+)?(v?\d[\w.-]*)(?=\s*(?:$|&&|;|\n|-m))")
 _FIRST_CLAUSE = re.compile(r"[^,，.。!！;；\n]{1,16}(?=[,，.。!！;；\n]|$)")
 _YES = re.compile(r"可以|行|没问题|同意|\b(?:ok|okay|sure|fine|yes|yeah|go ahead)\b")
-_OPENS = re.compile(r"[A-Z][a-z']*\b(?![./-]\w)")  # "Can you …", "I'd like …", not "CI is red", "README.md …"
-_NUMBERED = re.compile(r"^[ \t]*\d{1,2}[.)、][ \t]+\S", re.M)
-_NUMBER = re.compile(r"\d{1,2}\) ")
-_ITEM_RANK = 8  # above any sentence's own rank
-_CLAUSE_BREAK = re.compile(r"[,;:]\s+|[，；：]\s*")
 # a paragraph of several lines under a sentence that points to it ("但是 ssh 报这个", "I get this:") is what the
 # person pasted, though it reads as prose ("IT IS POSSIBLE THAT SOMEONE IS DOING SOMETHING NASTY!")
 _POINTED_PASTE = re.compile(
     r"((?:这个|如下|这样|这些|(?<![a-z])(?:this|these|following|below))[ \t]*[:：]?)[ \t]*\n[ \t]*\n"
     r"(?![ \t]*(?:[-*+•]|\d+[.)])\s)(?:[^\n]*\S[^\n]*\n){2,}?(?=[ \t]*\n|\Z)",
     re.I,
-)
-_GREETING = re.compile(
-    r"(?:good )?(?:morning|afternoon|evening)[\s!.,]*|(?:早上好|早安|早|下午好|晚上好)[\s!！。.,，]*"
 )
 
 
@@ -152,7 +131,7 @@ def snapshot_session(turns: Sequence[Turn]) -> SessionSnapshot:
     asks = [i for i, turn in enumerate(turns) if turn.role == "user" and not is_ack_or_command(texts[i])]
     goal_at, request = _opening_ask(turns, asks)
     if not request:  # a session no person opened (an /init command): the agent's first words
-        spoken = (_request_sentences(texts[i], opening=True) for i, t in enumerate(turns) if t.role == "assistant")
+        spoken = (request_sentences(texts[i], opening=True) for i, t in enumerate(turns) if t.role == "assistant")
         request = next((sentences for sentences in spoken if sentences), [])
     found: dict[str, list[_Kept]] = {DONE: [], DECISION: [], NEXT: []}
     asked = set(asks)
@@ -202,9 +181,13 @@ def snapshot_session(turns: Sequence[Turn]) -> SessionSnapshot:
                 continue  # already done later in the session
             rank = (_HEADLINE if item is head else _rank_done(item.own)) if item.kind == DONE else item.rank
             _offer(found[item.kind], item.text, _ROOM[item.kind], rank)
-    goal = _goal_with_error(turns[goal_at].text, request) if goal_at >= 0 else _goal(request)
+    if goal_at >= 0:
+        text = turns[goal_at].text
+        goal = goal_with_error(_without_reminders(text), _unquoted(text), _quoted(text), request)
+    else:
+        goal = goal_of(request)
     newest = {kind: tuple(kept.item for kept in reversed(_best(found[kind], kind))) for kind in found}
-    return SessionSnapshot(_index_line(request), goal, newest[DONE], newest[DECISION], newest[NEXT], files.recent())
+    return SessionSnapshot(index_line(request), goal, newest[DONE], newest[DECISION], newest[NEXT], files.recent())
 
 
 @dataclass(frozen=True, slots=True)
@@ -224,14 +207,14 @@ def _opening_ask(turns: Sequence[Turn], asks: list[int]) -> tuple[int, list[str]
     opening: tuple[int, list[str]] = (-1, [])
     for i in asks:
         text = _unquoted(turns[i].text)
-        request = _request_sentences(text)
+        request = request_sentences(text)
         if not request:
             continue
         if opening[0] < 0:
-            if any(_asking(sentence, at) >= 0 for at, sentence in enumerate(request)):
+            if any(ask_rank(sentence, at) >= 0 for at, sentence in enumerate(request)):
                 return i, request
             opening = (i, request)
-        elif REQUEST.search(fold(text.lstrip()[:400])) or any(_asks(fold(sentence)) for sentence in request):
+        elif REQUEST.search(fold(text.lstrip()[:400])) or any(is_ask(fold(sentence)) for sentence in request):
             # only a sentence that asks outright: an opening's ask the statement finder misreads must not lose
             # to a later "eta 包别动，只做这个接口"
             return i, request
@@ -312,11 +295,7 @@ def _unquoted(text: str) -> str:
 
 def _quoted(text: str) -> str:
     """Return the lines a person quotes with ">", squashed for lookup."""
-    return _squash(" ".join(line for line in text.splitlines() if _QUOTE_MARK.match(line))) if ">" in text else ""
-
-
-def _squash(text: str) -> str:
-    return " ".join(_QUOTE_MARK.sub("", text).split()).rstrip(" ,，:：")
+    return squash(" ".join(line for line in text.splitlines() if _QUOTE_MARK.match(line))) if ">" in text else ""
 
 
 def _is_closing(text: str, spoke: str = "") -> bool:
@@ -354,169 +333,11 @@ def _is_covered(item: str, done: list[_Kept]) -> bool:
     return len(ours) >= 2 and any(len(ours & words_of(other.item)) >= 0.6 * len(ours) for other in done)
 
 
-def _request_sentences(text: str, *, opening: bool = False) -> list[str]:
-    """Return the first sentences of a request, greetings and polite openers left out."""
-    sentences: list[str] = []
-    size = 0
-    numbered = len(_NUMBERED.findall(text[:4000])) >= 2  # "Two things today. 1) … 2) …": each item is asked
-    items = 0
-    for block in split_blocks(text[:4000]):
-        if block.item and sentences and sentences[-1].endswith((":", "：", ",")):
-            # a list under "Update these:" continues the sentence: "Update these: a, b"
-            sentences[-1] += ("" if sentences[-1].endswith("：") else " ") + as_item(block.text) + ","
-            continue
-        items += block.item and numbered
-        for at, sentence in enumerate(split_sentences(block.text)):
-            cleaned = clean_sentence(sentence.text)
-            cleaned = f"{items}) {cleaned}" if block.item and numbered and not at else cleaned
-            if not sentences:
-                if is_ack_or_command(cleaned) or text_weight(cleaned) < 1 or _GREETING.fullmatch(fold(cleaned)):
-                    continue
-                stripped = strip_prefix(OPENING if opening else POLITE, cleaned)
-                if stripped != cleaned and stripped[:1].isascii():
-                    stripped = stripped[:1].upper() + stripped[1:]
-                cleaned = stripped
-            elif sentences[-1].endswith(","):
-                sentences[-1] = sentences[-1][:-1]
-            elif CJK_RUN.fullmatch(sentences[-1][-1:]) and CJK_RUN.match(cleaned):
-                sentences[-1] += "，"  # a paragraph's last words lead into the next, which no space parts in Chinese
-            sentences.append(cleaned)
-            size += len(cleaned)
-        if size > 3 * GOAL_CHARS:  # enough to find the ask behind an introduction
-            break
-    # a colon over a paste that was left out leads into the next sentence: "CI is red: runner has no docker";
-    # before one that opens as a sentence does ("… prints this: Can you …") it ends its own
-    trimmed = [_end_colon(sentence, after) for sentence, after in pairwise(sentences)]
-    trimmed = [s.rstrip(",，:：") if len(s.rstrip(",，:：")) < 2 else s for s in trimmed]
-    trimmed += [sentence.rstrip(",:：") for sentence in sentences[-1:]]
-    return [sentence for sentence in trimmed if sentence.rstrip(",，")]  # a lone ":" after a sentence is no sentence
-
-
-def _end_colon(sentence: str, after: str) -> str:
-    if sentence.endswith("："):
-        return sentence[:-1] + "，"
-    return sentence[:-1] + ("." if _OPENS.match(after) else ",") if sentence.endswith(":") else sentence
-
-
-def _index_line(request: list[str]) -> str:
-    if not request:
-        return ""
-    line = request[0] if len(request[0]) >= 24 else join_sentences(request[:2], INDEX_LINE_CHARS)
-    return clip(line, INDEX_LINE_CHARS, clause=True)
-
-
-def _goal_with_error(text: str, request: list[str]) -> str:
-    """Return the goal of the opening turn, with the error line of what it pasted after the sentence before it."""
-    raw = _without_reminders(text)
-    quoted = _quoted(text)
-    at, error = pasted_error(raw[:8000], _unquoted(text))
-    if at < 0 or not request:
-        return _goal(request, quoted)
-    # the error line takes the room the ask leaves; it takes the room of the ask's context only when the
-    # person's words name no file, test or value of their own, so the paste is what says what broke
-    goal = _goal(request, quoted, GOAL_CHARS - len(error) - 3)
-    if goal != " ".join(join_sentences(request, len(" ".join(request))).split()) and named_values(" ".join(request)):
-        return _goal(request, quoted)
-    said = request[max(1, sentences_before(request, raw[:at])) - 1]
-    if said in goal:
-        end = goal.index(said) + len(said.rstrip(",，:："))  # "CI is red (Error: …), runner-3 has no docker"
-        return f"{goal[:end]} ({error}){goal[end:]}"
-    return f"{goal} ({error})"
-
-
-def _goal(request: list[str], quoted: str = "", limit: int = GOAL_CHARS) -> str:
-    """Return the ask in the person's words: whole sentences that fit, the asking ones first, "…" where cut."""
-    if not request:
-        return ""
-    whole = " ".join(join_sentences(request, len(" ".join(request))).split())
-    if len(whole) <= limit:
-        return whole
-    # what the person quotes ("> I must ask whether the penalty can be waived") is someone else's ask, not theirs
-    others = {i for i, sentence in enumerate(request) if quoted and _squash(sentence) in quoted}
-    ranks = [min(_asking(s, i), 0) if i in others else _asking(s, i) for i, s in enumerate(request)]
-    _pass_captions(request, ranks)
-    ranked = sorted(range(len(request)), key=lambda i: (-ranks[i], i))
-    request, cut = list(request), set()
-    chosen: list[int] = []
-    size = 0
-    for i in ranked:
-        if size + len(request[i]) + 2 > limit and ranks[i] >= 2 and len(request) > 1:
-            # a long sentence of the ask keeps its last clause, where the ask is: "…, so add a Holm correction"
-            tail, number = _last_clause(request[i]), _NUMBER.match(request[i])
-            tail = f"{number.group()}… {tail}" if tail and number else tail
-            if tail and size + len(tail) + 4 <= limit:
-                request[i] = tail
-                cut.add(i)
-        if size + len(request[i]) + 2 <= limit:
-            chosen.append(i)
-            size += len(request[i]) + 2 + (2 if i in cut else 0)
-    for i in list(chosen):  # "Can you find out why?" asks about the sentence before it
-        before = i - 1
-        if (
-            before >= 0
-            and before not in chosen
-            and ranks[before] >= 0
-            and len(request[i]) < 60
-            and _LEANING.search(fold(request[i]))
-        ):
-            while chosen and size + len(request[before]) + 2 > limit:
-                dropped = min((c for c in chosen if c != i), key=lambda c: (ranks[c], -c), default=None)
-                if dropped is None or ranks[dropped] >= ranks[before]:
-                    break
-                chosen.remove(dropped)
-                size -= len(request[dropped]) + 2
-            if size + len(request[before]) + 2 <= limit:
-                chosen.append(before)
-                size += len(request[before]) + 2
-    if not chosen:  # one sentence longer than the goal: cut it at a clause or a word
-        return clip(request[ranked[0]], limit, clause=True)
-    chosen.sort()
-    joined = {i for k, i in enumerate(chosen) if i not in cut and (not k or chosen[k - 1] == i - 1)}
-    parts = [
-        request[i] if i in joined or (i in cut and _NUMBER.match(request[i])) else f"… {request[i]}" for i in chosen
-    ]
-    goal = " ".join(join_sentences(parts, limit).split())
-    return goal if chosen[-1] == len(request) - 1 else clip(goal + " …", limit)
-
-
-def _last_clause(sentence: str) -> str:
-    """Return a sentence's last clause if it says something: "…, so add a Holm correction on top"."""
-    clauses = _CLAUSE_BREAK.split(sentence)
-    return clauses[-1].strip() if len(clauses) > 1 and text_weight(clauses[-1]) >= 4 else ""
-
-
 def _is_bare(answer: str) -> bool:
     """Tell whether a yes says no more than yes: "ok 加 default", "Sure.", "行。", "sha2 可以加"."""
     folded = fold(answer.strip()[:200])
     yes = ACCEPT_CUES.match(folded)
     return yes is None or text_weight(SENTENCE_END.split(folded[yes.end() :], maxsplit=1)[0]) < 3
-
-
-def _asking(sentence: str, position: int) -> int:
-    """Rank a sentence of the opening request by how much of the ask it carries."""
-    if _NUMBER.match(sentence):  # each numbered item is asked, though it opens with a rule, so each goes first
-        return _ITEM_RANK
-    folded = fold(sentence)
-    if SCENE_CAPTION.match(folded) or INTRO_CUES.match(folded) or CONTEXT_CAPTION.match(folded):
-        return -1
-    asks = _asks(folded)
-    if not asks and extract_candidates(sentence, limit=1, conversational=True):
-        return -1  # how to work, said on the way in ("answer in English", "poetry, not pip"): not the ask
-    rank = 2 if asks else 0
-    rank += 3 if ASK_CAPTION.match(folded) else 0
-    return rank + (1 if position == 0 else 0) + (1 if ASK_CUES.search(folded) else 0)
-
-
-def _asks(folded: str) -> bool:
-    return bool(REQUEST.search(folded) or ASK_CUES.match(_WANTER.sub("", _CAPTION.sub("", folded))))
-
-
-def _pass_captions(request: list[str], ranks: list[int]) -> None:
-    """Move an ask caption's weight to the ask it leads into: "Task: the runs finished. I want a table: …"."""
-    for i in range(len(request) - 1):
-        folded, after = fold(request[i]), fold(request[i + 1])
-        if ranks[i] >= 3 and ASK_CAPTION.match(folded) and not _asks(folded) and _asks(after):
-            ranks[i], ranks[i + 1] = ranks[i] - 3, ranks[i + 1] + 3
 
 
 _ROOM = {DONE: 2 * MAX_DONE, DECISION: 3 * MAX_DECISIONS, NEXT: MAX_ITEMS}

@@ -1,0 +1,220 @@
+"""Read the goal of a session: the person's opening ask, in their words, shortened at whole sentences.
+
+The opening turn is read sentence by sentence, greetings and polite openers left out; when it is too
+long for the goal, the sentences that ask go first (an "1) … 2) …" item, an ask caption, an ask word),
+then the rest in order, each whole or cut at its last clause, never mid-word. A line of a log or
+traceback the ask points at goes beside the sentence that points at it (pastes.py).
+"""
+
+from __future__ import annotations
+
+import logging
+import re
+from itertools import pairwise
+
+from incremind_daemon.pipeline.candidates import extract_candidates
+from incremind_daemon.pipeline.cues import ASK_CAPTION, ASK_CUES, INTRO_CUES, OPENING, POLITE, SCENE_CAPTION, fold
+from incremind_daemon.pipeline.lasting import REQUEST
+from incremind_daemon.pipeline.markdown import (
+    CJK_RUN,
+    as_item,
+    clean_sentence,
+    clip,
+    join_sentences,
+    named_values,
+    split_blocks,
+    text_weight,
+)
+from incremind_daemon.pipeline.organize import split_sentences
+from incremind_daemon.pipeline.pastes import pasted_error, sentences_before
+from incremind_daemon.pipeline.state_cues import CONTEXT_CAPTION, is_ack_or_command, strip_prefix
+
+log = logging.getLogger(__name__)
+
+INDEX_LINE_CHARS = 80
+GOAL_CHARS = 200
+_QUOTE_MARK = re.compile(r"^[ \t]*>[ \t]?", re.M)
+# who wants it, before the ask: "I want proper flushing", "we need a replay script", "我想要…"
+_WANTER = re.compile(r"^(?:i|we)(?:'d| would)? (?=(?:want|need|like|have to|must)\b)|^我们?(?=想|要|需要|希望)")
+
+# a short ask that leans on the sentence before it: "Can you find out why?", "帮我看看为什么"
+_LEANING = re.compile(r"\b(?:why|it|this|that|these|those)\b|为什么|这个|这些|它")
+
+_CAPTION = re.compile(r"^(?:today|task|goal|todo|ask|今天|任务|目标)\s*[:：]?\s*")
+
+_OPENS = re.compile(r"[A-Z][a-z']*\b(?![./-]\w)")  # "Can you …", "I'd like …", not "CI is red", "README.md …"
+
+_NUMBERED = re.compile(r"^[ \t]*\d{1,2}[.)、][ \t]+\S", re.M)
+
+_NUMBER = re.compile(r"\d{1,2}\) ")
+
+_ITEM_RANK = 8  # above any sentence's own rank
+
+_CLAUSE_BREAK = re.compile(r"[,;:]\s+|[，；：]\s*")
+
+_GREETING = re.compile(
+    r"(?:good )?(?:morning|afternoon|evening)[\s!.,]*|(?:早上好|早安|早|下午好|晚上好)[\s!！。.,，]*"
+)
+
+
+def squash(text: str) -> str:
+    return " ".join(_QUOTE_MARK.sub("", text).split()).rstrip(" ,，:：")
+
+
+def request_sentences(text: str, *, opening: bool = False) -> list[str]:
+    """Return the first sentences of a request, greetings and polite openers left out."""
+    sentences: list[str] = []
+    size = 0
+    numbered = len(_NUMBERED.findall(text[:4000])) >= 2  # "Two things today. 1) … 2) …": each item is asked
+    items = 0
+    for block in split_blocks(text[:4000]):
+        if block.item and sentences and sentences[-1].endswith((":", "：", ",")):
+            # a list under "Update these:" continues the sentence: "Update these: a, b"
+            sentences[-1] += ("" if sentences[-1].endswith("：") else " ") + as_item(block.text) + ","
+            continue
+        items += block.item and numbered
+        for at, sentence in enumerate(split_sentences(block.text)):
+            cleaned = clean_sentence(sentence.text)
+            cleaned = f"{items}) {cleaned}" if block.item and numbered and not at else cleaned
+            if not sentences:
+                if is_ack_or_command(cleaned) or text_weight(cleaned) < 1 or _GREETING.fullmatch(fold(cleaned)):
+                    continue
+                stripped = strip_prefix(OPENING if opening else POLITE, cleaned)
+                if stripped != cleaned and stripped[:1].isascii():
+                    stripped = stripped[:1].upper() + stripped[1:]
+                cleaned = stripped
+            elif sentences[-1].endswith(","):
+                sentences[-1] = sentences[-1][:-1]
+            elif CJK_RUN.fullmatch(sentences[-1][-1:]) and CJK_RUN.match(cleaned):
+                sentences[-1] += "，"  # a paragraph's last words lead into the next, which no space parts in Chinese
+            sentences.append(cleaned)
+            size += len(cleaned)
+        if size > 3 * GOAL_CHARS:  # enough to find the ask behind an introduction
+            break
+    # a colon over a paste that was left out leads into the next sentence: "CI is red: runner has no docker";
+    # before one that opens as a sentence does ("… prints this: Can you …") it ends its own
+    trimmed = [_end_colon(sentence, after) for sentence, after in pairwise(sentences)]
+    trimmed = [s.rstrip(",，:：") if len(s.rstrip(",，:：")) < 2 else s for s in trimmed]
+    trimmed += [sentence.rstrip(",:：") for sentence in sentences[-1:]]
+    return [sentence for sentence in trimmed if sentence.rstrip(",，")]  # a lone ":" after a sentence is no sentence
+
+
+def _end_colon(sentence: str, after: str) -> str:
+    if sentence.endswith("："):
+        return sentence[:-1] + "，"
+    return sentence[:-1] + ("." if _OPENS.match(after) else ",") if sentence.endswith(":") else sentence
+
+
+def index_line(request: list[str]) -> str:
+    if not request:
+        return ""
+    line = request[0] if len(request[0]) >= 24 else join_sentences(request[:2], INDEX_LINE_CHARS)
+    return clip(line, INDEX_LINE_CHARS, clause=True)
+
+
+def goal_with_error(raw: str, prose: str, quoted: str, request: list[str]) -> str:
+    """Return the goal of the opening turn, with the error line of what it pasted after the sentence before it.
+
+    raw: the turn's text; prose: the same with what was pasted blanked out; quoted: the lines it quotes.
+    """
+    at, error = pasted_error(raw[:8000], prose)
+    if at < 0 or not request:
+        return goal_of(request, quoted)
+    # the error line takes the room the ask leaves; it takes the room of the ask's context only when the
+    # person's words name no file, test or value of their own, so the paste is what says what broke
+    goal = goal_of(request, quoted, GOAL_CHARS - len(error) - 3)
+    if goal != " ".join(join_sentences(request, len(" ".join(request))).split()) and named_values(" ".join(request)):
+        return goal_of(request, quoted)
+    said = request[max(1, sentences_before(request, raw[:at])) - 1]
+    if said in goal:
+        end = goal.index(said) + len(said.rstrip(",，:："))  # "CI is red (Error: …), runner-3 has no docker"
+        return f"{goal[:end]} ({error}){goal[end:]}"
+    return f"{goal} ({error})"
+
+
+def goal_of(request: list[str], quoted: str = "", limit: int = GOAL_CHARS) -> str:
+    """Return the ask in the person's words: whole sentences that fit, the asking ones first, "…" where cut."""
+    if not request:
+        return ""
+    whole = " ".join(join_sentences(request, len(" ".join(request))).split())
+    if len(whole) <= limit:
+        return whole
+    # what the person quotes ("> I must ask whether the penalty can be waived") is someone else's ask, not theirs
+    others = {i for i, sentence in enumerate(request) if quoted and squash(sentence) in quoted}
+    ranks = [min(ask_rank(s, i), 0) if i in others else ask_rank(s, i) for i, s in enumerate(request)]
+    _pass_captions(request, ranks)
+    ranked = sorted(range(len(request)), key=lambda i: (-ranks[i], i))
+    request, cut = list(request), set()
+    chosen: list[int] = []
+    size = 0
+    for i in ranked:
+        if size + len(request[i]) + 2 > limit and ranks[i] >= 2 and len(request) > 1:
+            # a long sentence of the ask keeps its last clause, where the ask is: "…, so add a Holm correction"
+            tail, number = _last_clause(request[i]), _NUMBER.match(request[i])
+            tail = f"{number.group()}… {tail}" if tail and number else tail
+            if tail and size + len(tail) + 4 <= limit:
+                request[i] = tail
+                cut.add(i)
+        if size + len(request[i]) + 2 <= limit:
+            chosen.append(i)
+            size += len(request[i]) + 2 + (2 if i in cut else 0)
+    for i in list(chosen):  # "Can you find out why?" asks about the sentence before it
+        before = i - 1
+        if (
+            before >= 0
+            and before not in chosen
+            and ranks[before] >= 0
+            and len(request[i]) < 60
+            and _LEANING.search(fold(request[i]))
+        ):
+            while chosen and size + len(request[before]) + 2 > limit:
+                dropped = min((c for c in chosen if c != i), key=lambda c: (ranks[c], -c), default=None)
+                if dropped is None or ranks[dropped] >= ranks[before]:
+                    break
+                chosen.remove(dropped)
+                size -= len(request[dropped]) + 2
+            if size + len(request[before]) + 2 <= limit:
+                chosen.append(before)
+                size += len(request[before]) + 2
+    if not chosen:  # one sentence longer than the goal: cut it at a clause or a word
+        return clip(request[ranked[0]], limit, clause=True)
+    chosen.sort()
+    joined = {i for k, i in enumerate(chosen) if i not in cut and (not k or chosen[k - 1] == i - 1)}
+    parts = [
+        request[i] if i in joined or (i in cut and _NUMBER.match(request[i])) else f"… {request[i]}" for i in chosen
+    ]
+    goal = " ".join(join_sentences(parts, limit).split())
+    return goal if chosen[-1] == len(request) - 1 else clip(goal + " …", limit)
+
+
+def _last_clause(sentence: str) -> str:
+    """Return a sentence's last clause if it says something: "…, so add a Holm correction on top"."""
+    clauses = _CLAUSE_BREAK.split(sentence)
+    return clauses[-1].strip() if len(clauses) > 1 and text_weight(clauses[-1]) >= 4 else ""
+
+
+def ask_rank(sentence: str, position: int) -> int:
+    """Rank a sentence of the opening request by how much of the ask it carries."""
+    if _NUMBER.match(sentence):  # each numbered item is asked, though it opens with a rule, so each goes first
+        return _ITEM_RANK
+    folded = fold(sentence)
+    if SCENE_CAPTION.match(folded) or INTRO_CUES.match(folded) or CONTEXT_CAPTION.match(folded):
+        return -1
+    asks = is_ask(folded)
+    if not asks and extract_candidates(sentence, limit=1, conversational=True):
+        return -1  # how to work, said on the way in ("answer in English", "poetry, not pip"): not the ask
+    rank = 2 if asks else 0
+    rank += 3 if ASK_CAPTION.match(folded) else 0
+    return rank + (1 if position == 0 else 0) + (1 if ASK_CUES.search(folded) else 0)
+
+
+def is_ask(folded: str) -> bool:
+    return bool(REQUEST.search(folded) or ASK_CUES.match(_WANTER.sub("", _CAPTION.sub("", folded))))
+
+
+def _pass_captions(request: list[str], ranks: list[int]) -> None:
+    """Move an ask caption's weight to the ask it leads into: "Task: the runs finished. I want a table: …"."""
+    for i in range(len(request) - 1):
+        folded, after = fold(request[i]), fold(request[i + 1])
+        if ranks[i] >= 3 and ASK_CAPTION.match(folded) and not is_ask(folded) and is_ask(after):
+            ranks[i], ranks[i + 1] = ranks[i] - 3, ranks[i + 1] + 3
