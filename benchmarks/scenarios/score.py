@@ -152,13 +152,16 @@ def tokens(text: str) -> list[str]:
 
 
 # Openings a person deletes before accepting a statement: interjections, fillers, lead-ins and asks.
-# The benchmark's own list, written for it, not the product's.
+# The benchmark's own list, written for it, not the product's. "No", "stop" and "wait" are interjections
+# only with a stop after them: "No, the port is 8443" opens on one, "No deploys on Fridays" is the rule
+# itself (labelled statements open so); "对" is one alone, not as the start of "对比".
 _FILLER_OPENING = re.compile(
-    r"(?i)^(?:no|nope|ok|okay|yeah|yes|yep|so|and|but|also|btw|oh|hmm+|well|actually|stop|wait|please|pls|hey"
+    r"(?i)^(?:(?:no|nope|stop|wait)\s*[,.:;!—–-]"
+    r"|(?:ok|okay|yeah|yes|yep|so|and|but|also|btw|oh|hmm+|well|actually|please|pls|hey"
     r"|i think|i guess|fyi|reminder|note|again|anyway|one more thing|as i said|i told you|remember|decision"
-    r"|about|regarding|re)\b[\s,.:;!—–-]*"
-    r"|^(?:嗯|好的?|对了?|不对|不是的|还有|另外|顺便|然后|那就?|欸|喔|哦|啊|其实|我觉得|我想|说过了|我说过|补充一下|提醒一下"
-    r"|记住|注意|先说|先講|先讲|帮我|麻烦)"
+    r"|about|regarding|re)\b)[\s,.:;!—–-]*"
+    r"|^(?:嗯|好的?|对了|对(?=[\s，,。.!！:：])|不对|不是的|还有|另外|顺便|然后|那就?|欸|喔|哦|啊|其实|我觉得|我想|说过了"
+    r"|我说过|补充一下|提醒一下|记住|注意|先说|先講|先讲|帮我|麻烦)"
 )
 
 
