@@ -98,6 +98,21 @@ _ANNOUNCE_CAPTION = re.compile(
 )
 
 
+# a caption over the report that follows it: "Here's what I changed and why:", "改动如下："
+_REPORT_BELOW = re.compile(
+    r"^(?:here(?:'s| is) )?what (?:i|we) (?:changed|did|fixed|added)\b|^(?:改动|修改|变更)(?:如下|是这些)"
+    r"|^(?:我)?(?:改|做)了(?:这些|以下|如下)"
+)
+
+
+def says_done_only(text: str) -> bool:
+    """Tell whether a turn's opening paragraph only says the work is done: "Done. Here's what I changed and why:"."""
+    said = [fold(s.text).strip(" .。!！:：") for s in split_sentences(text.strip()[:300])]
+    if not said or not (is_bare_report(said[0]) or said[0] in ("done", "all done", "好了", "搞定")):
+        return False
+    return all(_REPORT_BELOW.match(rest) for rest in said[1:] if text_weight(rest) >= 1)
+
+
 def captions_done(text: str, *, changed: bool) -> bool:
     """Tell whether a paragraph captions a list of what was done: "跑完了：", or "两件事一起改：" once files changed."""
     if is_bare_caption(text):

@@ -98,6 +98,7 @@ from incremind_daemon.pipeline.state_cues import (
     opens_ask,
     overrules,
     proposes,
+    says_done_only,
     settles_still_more,
     strip_prefix,
 )
@@ -201,7 +202,15 @@ def _agent_items(text: str, blocks: list[Block], view: TurnView, *, over_code: b
     start = len(blocks) == 1 or over_code
     opening = True  # the turn's first report, which may say less than the ask it answers named
     captioned = ""  # the sentence over the code the block before showed: "给 `X` 加 `@MainActor` 就行："
+    # the line before only said it was done: "Done. Here's what I changed and why:", a caption split_blocks drops
+    opening_line, _, rest = text.lstrip().partition("\n")
+    heads = says_done_only(opening_line) and bool(blocks) and not opening_line.startswith(blocks[0].text[:20])
+    heads = heads and "```" not in rest[: max(0, rest.find(blocks[0].text[:20]))]  # no code shown in between
     for block in blocks:
+        first = as_item(_sentences(block.text)[0]) if heads and not block.item else ""
+        if text_weight(first) >= 4 and not first.endswith(("?", "？")) and not _is_undone(first, view):
+            yield Item(DONE, clip(with_file(first, view.edited), ITEM_CHARS), 0, first)
+        heads = False
         # a report that ends over code says what it did there: "Updated the two places that still said 20:"
         code = shown_code(block.text, text) if block.text.rstrip().endswith((":", "：")) else ""
         # "warning 没了", "编译通过了" right under that code say how the change it shows went

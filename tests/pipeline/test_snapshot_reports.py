@@ -151,3 +151,26 @@ def test_check_right_under_the_code_a_change_shows_names_that_change(reply: str,
 def test_report_of_those_keeps_room_for_its_own_words(reply: str, own: str) -> None:
     turns = [user("does the feedback include the pytest output?"), assistant(reply), user("ok lgtm")]
     assert any(own in item for item in snapshot_session(turns).done)
+
+
+@pytest.mark.parametrize(
+    ("reply", "own"),
+    [
+        (
+            "Done. Here's what I changed and why:\n\n"
+            "`ock auth refresh` reads the token with `op read` from 1Password and writes the keychain entry.\n\n"
+            "Ran it: refreshed, and the ack went through.",
+            "`ock auth refresh` reads the token with `op read` from 1Password",
+        ),
+        (
+            "改好了。改动如下：\n\n"
+            "`ock auth refresh` 用 `op read` 从 1Password 取 token，校验通过后再写进 keychain。\n\n"
+            "跑了一下，ack 成功了。",
+            "`ock auth refresh` 用 `op read` 从 1Password 取 token",
+        ),
+    ],
+    ids=["en", "zh"],
+)
+def test_paragraph_under_a_bare_done_is_what_was_done(reply: str, own: str) -> None:
+    turns = [user("add `ock auth refresh` that pulls the token with op read"), assistant(reply), user("thanks")]
+    assert any(own in item for item in snapshot_session(turns).done)
