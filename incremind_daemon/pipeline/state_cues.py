@@ -174,6 +174,9 @@ HOUSE_CUES = re.compile(
     + r"|跟(?:其他|别的)(?:的|项目|服务|仓库)?一样|照旧|老规矩"
     r"|(?<![a-z])(?:isn't|is not|aren't|are not|wasn't|was not)\s+[^,.;!?]{1,40},\s*(?:it's|it is|they're|they are"
     r"|that's|but)(?![a-z])"
+    # where a thing is kept: "source of truth is 1Password: vault SRE", "secret 都在 1Password 的 vault 里"
+    r"|(?<![a-z])(?:source of truth|(?:lives?|is kept|are kept|is stored|are stored) in)(?![a-z])"
+    r"|都(?:在|放在|存在)[^，。,;；]{1,48}里"
     r"|^(?:shorter|briefer|simpler|fewer|less|more concise|terser) (?:answers?|replies|responses|messages"
     r"|explanations?|words)(?![a-z])"
 )

@@ -111,3 +111,22 @@ def test_step_the_person_takes_in_a_moment_mid_session_is_a_decision(said: str, 
 def test_decision_keeps_the_words_its_sentence_goes_on_with(said: str, whole: str) -> None:
     turns = [user("Fix the lint step."), assistant("Fixed the lint step."), user(said), assistant("OK.")]
     assert any(whole in decision for decision in snapshot_session(turns).decisions)
+
+
+@pytest.mark.parametrize(
+    "said",
+    [
+        'rotated yesterday. source of truth is 1Password: vault SRE, item "PagerDuty API (ock)"',
+        ".env.local 不进 git，secret 都在 1Password 的 Qingran-BFF vault 里",
+    ],
+    ids=["en", "zh"],
+)
+def test_where_a_thing_is_kept_is_a_decision(said: str) -> None:
+    turns = [
+        user("ock ack is broken, where does it get the token"),
+        assistant("From the macOS keychain, falling back to `$PD_TOKEN`."),
+        user(said),
+        assistant("OK."),
+        user("thanks"),
+    ]
+    assert any("1Password" in decision for decision in snapshot_session(turns).decisions)
