@@ -286,7 +286,7 @@ def _named(folded: str) -> set[str]:
 # 先别管，等 attention head 那部分跑完再说", "ignore it for today") and the agent's work the person commits or
 # pushes themselves, with no time or condition to it ("好的 我自己提", "I'll commit it myself")
 _LEFT_ALONE = re.compile(
-    r"先?(?:别|不用|不)管|先放着|先放一放|"
+    r"先?(?:别|不用)管|先不管|不管(?:它|这个|那个)?了|先放着|先放一放|"  # not "不管怎样明天都发": regardless
     + _words(r"ignore (?:it|that|this|them)(?: for (?:now|today))?|leave (?:it|that|this|them) (?:alone|for now)")
 )
 _SELF_COMMIT = re.compile(

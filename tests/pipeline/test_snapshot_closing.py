@@ -163,3 +163,13 @@ def test_side_matter_let_go_at_the_end_leaves_the_step_agreed_before_it(turns: l
     steps = "; ".join(snapshot_session(turns).next_steps)
     assert "PR" in steps
     assert "staging" in steps  # the step drawn from the sentence before takes it along
+
+
+@pytest.mark.parametrize(
+    "closing",
+    ["No matter what, I'll release it tomorrow.", "不管怎样明天我都要发版"],
+    ids=["en", "zh"],
+)
+def test_step_put_off_regardless_of_anything_stays_the_next_step(closing: str) -> None:
+    steps = snapshot_session([*TABLE_DONE, user(closing)]).next_steps
+    assert any("tomorrow" in step or "明天" in step for step in steps)
