@@ -202,10 +202,7 @@ def _agent_items(text: str, blocks: list[Block], view: TurnView, *, over_code: b
     start = len(blocks) == 1 or over_code
     opening = True  # the turn's first report, which may say less than the ask it answers named
     captioned = ""  # the sentence over the code the block before showed: "给 `X` 加 `@MainActor` 就行："
-    # the line before only said it was done: "Done. Here's what I changed and why:", a caption split_blocks drops
-    opening_line, _, rest = text.lstrip().partition("\n")
-    heads = says_done_only(opening_line) and bool(blocks) and not opening_line.startswith(blocks[0].text[:20])
-    heads = heads and "```" not in rest[: max(0, rest.find(blocks[0].text[:20]))]  # no code shown in between
+    heads = _opens_bare_done(text, blocks)  # so the first paragraph says what was done
     for block in blocks:
         first = as_item(_sentences(block.text)[0]) if heads and not block.item else ""
         if text_weight(first) >= 4 and not first.endswith(("?", "？")) and not _is_undone(first, view):
@@ -265,6 +262,14 @@ def _agent_items(text: str, blocks: list[Block], view: TurnView, *, over_code: b
                     shown = _over_code(shown, clause, block.text, code) if kind == DONE else shown
                     shown = with_file(shown, view.edited) if kind == DONE and not block.item else shown
                     yield Item(kind, clip(shown, ITEM_CHARS), rank, item)
+
+
+def _opens_bare_done(text: str, blocks: list[Block]) -> bool:
+    """Tell whether a turn opens with a line that only says it is done: "Done. Here's what I changed and why:"."""
+    line, _, rest = text.lstrip().partition("\n")
+    if not blocks or not says_done_only(line) or line.startswith(blocks[0].text[:20]):
+        return False  # split_blocks drops such a caption line; one it kept as a block is read as a report itself
+    return "```" not in rest[: max(0, rest.find(blocks[0].text[:20]))]  # no code shown in between
 
 
 def _over_code(shown: str, clause: str, block: str, code: str) -> str:
