@@ -3,8 +3,9 @@
 People name a thing once and then go on with a bare noun: "后面写 late penalty 脚本要用：…。今天先这样，
 脚本明天再弄", "the migration for the orders table … ok, the migration tomorrow then". A step that
 short borrows the clause before it that names the same word more fully, so the state says which
-script or which migration; a decision that names nothing at all ("punycode 那个 warning 是哪个包引的?
-不用修 看看就行") borrows the whole sentence before it, a question included.
+script or which migration, and one drawn from the sentence before ("那我开 PR 了") takes that sentence.
+A Chinese decision that names nothing at all ("…CORE_API_TOKEN 谁写的真值?? 赶紧换成占位符") borrows
+the whole sentence before it, a question included.
 """
 
 from __future__ import annotations
@@ -12,7 +13,7 @@ from __future__ import annotations
 import logging
 import re
 
-from incremind_daemon.pipeline.cues import fold
+from incremind_daemon.pipeline.cues import fold, wordset
 from incremind_daemon.pipeline.markdown import LATIN_WORD, clip, named_values, text_weight, words_of
 
 log = logging.getLogger(__name__)
@@ -22,26 +23,7 @@ LEAN_CHARS = 80
 _DRAWN = re.compile(r"^(?:那就?|那么|所以)(?=我|咱|先)|^(?:so|then)[, ]+(?:i'll|i will|we'll|let's)(?![a-z])")
 _CLAUSE = re.compile(r"[,，;；:：。.!！?？]\s*|\s[—–]\s")
 # words of the session's time and manner, which a step shares with any sentence: "今天", "明天", "先这样"
-_NOT_TELLING = frozenset(
-    (
-        "今天",
-        "明天",
-        "这样",
-        "先这",
-        "然后",
-        "一下",
-        "我们",
-        "你们",
-        "today",
-        "tomorrow",
-        "then",
-        "later",
-        "that",
-        "this",
-        "the",
-        "and",
-    )
-)
+_NOT_TELLING = wordset("今天 明天 这样 先这 然后 一下 我们 你们 today tomorrow then later that this the and")
 
 
 def named_before(step: str, before: str) -> str:
