@@ -114,6 +114,8 @@ _NEW_BRANCH = re.compile(r"\bgit (?:checkout|switch)(?:\s+-q)?\s+-q?[bcBC]\s+([\
 # a commit whose message the transcript cut short: "git commit -qm 'feat(consumer): buffer records and flush at 50 …"
 _CUT_COMMIT = re.compile(r"\bgit\s+commit\b.*?\s-[a-z]*m\s*[\"']([^\"'\n]{12,}?)\s*…$")
 _TAG = re.compile(r"\bgit tag\s+(?:-[as]\s+)?(v?\d[\w.-]*)(?=\s*(?:$|&&|;|\n|-m))")
+# the words that join a sentence to the one before, which an item's key may open with
+_CONNECTIVES = re.compile(r"^(?:and|also|so|but|then|plus|ok|okay|还有|另外|然后|而且|并且|顺便|对了)+")
 _FIRST_CLAUSE = re.compile(r"[^,，.。!！;；\n]{1,16}(?=[,，.。!！;；\n]|$)")
 _YES = re.compile(r"可以|行|没问题|同意|\b(?:ok|okay|sure|fine|yes|yeah|go ahead)\b")
 # a paragraph of several lines under a sentence that points to it ("但是 ssh 报这个", "I get this:") is what the
@@ -382,11 +384,17 @@ def _offer(kept: list[_Kept], item: str, room: int, rank: int = 0) -> None:
             if len(tokens) > len(other.tokens):
                 ours, theirs = named_values(item), named_values(other.item)
                 # or it goes on where the other stops: "回复还是用中文吧 我看得快一点, commit msg stay English"
-                holds = key.startswith(other.key)
+                ours_key, theirs_key = _lead_free(key), _lead_free(other.key)  # "and don't …" goes on "Don't …"
+                holds = ours_key.startswith(theirs_key) and len(ours_key) > len(theirs_key) + 4
                 if holds or _weigh(ours, fold(other.item).casefold()) > _weigh(theirs, folded):
                     kept[at] = _Kept(item, key, tokens, max(rank, other.rank))
             return
     kept.append(_Kept(item, key, tokens, rank))
+
+
+def _lead_free(key: str) -> str:
+    """Drop the connectives a key opens with: "anddontcreate…" → "dontcreate…", "还有测试跑…" → "测试跑…"."""
+    return _CONNECTIVES.sub("", key)
 
 
 def _weigh(values: list[str], other: str) -> int:

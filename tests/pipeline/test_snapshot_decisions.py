@@ -130,3 +130,39 @@ def test_where_a_thing_is_kept_is_a_decision(said: str) -> None:
         user("thanks"),
     ]
     assert any("1Password" in decision for decision in snapshot_session(turns).decisions)
+
+
+@pytest.mark.parametrize(
+    ("said", "whole", "clean"),
+    [
+        (
+            "no — always a release tag. and don't create the secret in tf. I'll make it by hand in the console "
+            "later today, just reference it with a data source.",
+            "I'll make it by hand in the console",
+            None,
+        ),
+        (
+            "顺便我们升 Node 22 了，.nvmrc 我刚改成 22，你看下 CI 里 setup-node 那里也改一下",
+            "你看下 CI 里 setup-node 那里也改一下",
+            None,
+        ),
+        ("还有测试跑 QingranDev 这个 scheme，别用 Prod", None, "测试跑 QingranDev 这个 scheme，别用 Prod"),
+    ],
+    ids=["en-goes-on", "zh-goes-on", "zh-connective-only"],
+)
+def test_decision_that_goes_on_past_a_connective_stays_and_a_bare_connective_does_not(
+    said: str, whole: str | None, clean: str | None
+) -> None:
+    turns = [
+        user("Fix the lint step."),
+        assistant("Fixed the lint step."),
+        user(said),
+        assistant("OK."),
+        user("the account id is hardcoded 4 times, pull it into a local"),
+        assistant("Pulled it into `local.account_id`; 4 ARNs updated."),
+    ]
+    decisions = snapshot_session(turns).decisions
+    if whole is not None:
+        assert any(whole in decision for decision in decisions)
+    if clean is not None:
+        assert any(decision.startswith(clean) for decision in decisions)
