@@ -166,3 +166,24 @@ def test_decision_that_goes_on_past_a_connective_stays_and_a_bare_connective_doe
         assert any(whole in decision for decision in decisions)
     if clean is not None:
         assert any(decision.startswith(clean) for decision in decisions)
+
+
+@pytest.mark.parametrize(
+    ("opening", "moved"),
+    [
+        (
+            "ok english today. min deployment target goes to iOS 17 — product signed off this morning. "
+            "can you migrate PlanListViewModel to @Observable?",
+            "min deployment target goes to iOS 17",
+        ),
+        (
+            "HW3 的 grader 开始写了。HW3 里有 training loop，每个提交的 timeout 放宽到 180 秒，林老师确认过了。"
+            "先帮我看一下 starter code。",
+            "timeout 放宽到 180 秒",
+        ),
+    ],
+    ids=["en", "zh"],
+)
+def test_value_moved_in_the_opening_is_a_decision(opening: str, moved: str) -> None:
+    turns = [user(opening), assistant("Looking at it now."), user("thanks")]
+    assert any(moved in decision for decision in snapshot_session(turns).decisions)
