@@ -56,16 +56,22 @@ GONE = re.compile(
 )
 # a short report that gives only what a changed value now reads, once the turn's tools changed it:
 # "Both files → 1.9.8.", "Header now: prod Wed 31 Mar"
-CHANGED_TO = re.compile(r"^[^→\n]{1,60}(?:→|->)\s*\S|^[\w`'./ -]{1,40} now\s*[:：]\s*\S")
+# "Service port = containerPort in fx-quotes", "values-prod.yaml: `minReplicas: 2`, `maxReplicas: 4`"
+_FILE_CAPTION = re.compile(r"`?[\w./-]+\.[a-z]{2,5}`?\s*[:：]\s*\S")
+CHANGED_TO = re.compile(
+    r"^[^→\n]{1,60}(?:→|->)\s*\S|^[\w`'./ -]{1,40} now\s*[:：]\s*\S|^[\w`'./ -]{1,40}\s=\s\S|^" + _FILE_CAPTION.pattern
+)
 
 
 def may_hold_later_done_cue(text: str) -> bool:
     """Tell quickly whether text may hold a report that only LATER_DONE_CUES, CHANGED_TO or GONE know."""
-    if "→" in text or "->" in text or "好了" in text or ("了" in text and "我" in text):
+    if "→" in text or "->" in text or " = " in text or "好了" in text or ("了" in text and "我" in text):
         return True
     if "没了" in text or "消失了" in text or "gone" in text:
         return True
     head = text.lstrip("-*#>• \t\n`").lower()
+    if _FILE_CAPTION.match(head):
+        return True
     return head.startswith(("re", "i ", "we ", "so i", "and i", "also i", "overwritten")) or " now:" in head
 
 

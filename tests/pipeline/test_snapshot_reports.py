@@ -174,3 +174,29 @@ def test_report_of_those_keeps_room_for_its_own_words(reply: str, own: str) -> N
 def test_paragraph_under_a_bare_done_is_what_was_done(reply: str, own: str) -> None:
     turns = [user("add `ock auth refresh` that pulls the token with op read"), assistant(reply), user("thanks")]
     assert any(own in item for item in snapshot_session(turns).done)
+
+
+@pytest.mark.parametrize(
+    ("reply", "shown"),
+    [
+        (
+            "Service port = containerPort in fx-quotes and in `_template`; stale comment removed.",
+            "Service port = containerPort in fx-quotes",
+        ),
+        ("values-prod.yaml：`minReplicas: 2`，`maxReplicas: 4`。", "values-prod.yaml：`minReplicas: 2`"),
+    ],
+    ids=["en", "zh"],
+)
+def test_value_a_turn_sets_with_its_tools_is_done(reply: str, shown: str) -> None:
+    turns = [
+        user("service port = container port, and min 2 replicas in prod"),
+        assistant(reply),
+        tool("Edit: /repo/charts/fx-quotes/values-prod.yaml"),
+        user("thx"),
+    ]
+    assert any(item.startswith(shown) for item in snapshot_session(turns).done)
+
+
+def test_value_a_turn_names_without_changing_anything_is_no_report() -> None:
+    turns = [user("what is the service port?"), assistant("Service port = containerPort, 8443."), user("thx")]
+    assert snapshot_session(turns).done == ()
