@@ -24,7 +24,11 @@ _EN_LEAD = re.compile(
     r"|important|note|heads up|reminder|fyi|ps|p\.s\.|actually|correction|update|also|btw|anyway|anyways|well"
     r"|great|thanks|thank you|cool|nice|perfect|good|sure|got it|one more thing|another thing|quick note|side note"
     r"|i told you|as i said|again|reminder"
-    r"|change of plans?|(?:new )?plan from now on|new plan|one change(?: first)?|heads-up"
+    r"|change of plans?|(?:new )?plan from now on|new plan|one change(?: first)?|heads[- ]up(?: first)?"
+    # words about the telling, not the thing told: "For future sessions: …", "I've told you before: …"
+    r"|for (?:all )?(?:future|later|next|the next) sessions?|for future reference|remember|not quite(?: done)?"
+    r"|(?:i've|i have|i) told you (?:before|already|this before)|like i told (?:you|the other agents?)(?: before)?"
+    r"|as i (?:said|told you)(?: before)?|while you're (?:in there|at it)|new repo for you|if it does"
     rf"|claude|codex|gemini|hey(?: claude| codex| gemini)?|hi|hello){_LEAD_PUNCT})"
     r"|(?:so|and|but|also|oh|oh and|and also|ok so|okay so|btw|by the way|fyi|i think(?: that)?|i guess|i believe"
     r"|(?:yeah|yes|yep|ok|okay)(?=\s+(?:i|we|the|my|our|it|this|that)\s)"
@@ -39,13 +43,18 @@ _EN_LEAD = re.compile(
     re.I,
 )
 _ZH_LEAD = re.compile(
-    r"^(?:(?:嗯+|好的?|对了?|哦+对?|喔+对?|噢|啊|诶|欸|哎|是的|ok|okay|行|不对|不是的?|错了|停|等等|等一下)\s*[，,。.:：!！、~～—]+\s*"
+    r"^(?:(?:嗯+|好的?|对了?|哦+对?|喔+对?|噢|啊|诶|欸|哎|是的|ok|okay|行|不行|不对|不是的?|错了|停|等等|等一下)\s*[，,。.:：!！、~～—]+\s*"
     # typed with a space for the pause: "对了 我们最低支持 iOS 16", "哦对 那是产品要求的"
     r"|(?:嗯+|好的|对了|哦+对?|喔+对?|噢|诶|欸|哎|是的)\s+(?=[\u4e00-\u9fff])|那(?=以后|之后|就)"
     r"|(?:注意|记住|提醒一下|另外|顺便(?:说一下|提一下|说一句|说下|记一下)?|记一下|先说(?:一下)?|补充(?:一下|一点|一句)?|再说一下|说一下|话说|其实"
     r"|我觉得|我想|我认为|然后|还有一点|还有个事|还有件事|还有|先(?:讲|講|说|說)一下|说过了|我说过了?|跟你说过了?|再说一遍|又来了|但是?|而且|所以"
     r"|不过|然而|此外|因此|我的习惯是|我习惯是|我的原则是|原则是|关键是|诀窍是|欸|喔|你好|您好|(?:先)?自我介绍一下|那就)[\s，,。.:：!！、~～—]*"
-    r"|(?:有个|一个)?(?:变化|变动|改动|变更)[:：]\s*|[^，,。:：\s]{1,12}记一下[:：]\s*)+"
+    r"|(?:有个|一个)?(?:变化|变动|改动|变更)[:：]\s*|[^，,。:：\s]{1,12}记一下[:：]\s*"
+    # a count of what follows ("两件事：", "一个问题："), an introduction, the person saying it again
+    r"|(?:[一两二三四几]|这)(?:件事|个事|个问题|个变化|个改动|点)[:：]\s*|(?:先)?简单介绍一下[\s，,。:：]*"
+    r"|还是那句话[\s，,:：]*|[^，,。:：\s]{1,8}的时候注意[:：]\s*|决定了[:：]\s*"
+    # an item's own marker left at the front: "1）dbt 1.8 升级推迟…", "(a) 不行，…"
+    r"|[(（](?:\d{1,2}|[a-z])[)）]\s*|\d{1,2}[)）]\s*)+"
 )
 _TOPIC = re.compile(
     r"^(?:about|regarding|re|as for|as to|on the topic of|change of plans? (?:on|for|about|re))\s+([^:,，：]{1,40})"
@@ -66,6 +75,7 @@ _EN_CONDITION = re.compile(
     r"\s*,\s+(?P<rest>[^\W\d_].*)",
     re.S,
 )
+_ALSO = re.compile(r"^(?:also|then|and)\s+(?=\S)", re.I)
 _EN_NOT_CONDITION = re.compile(
     r"(?<![a-z0-9_])(?:for (?:example|instance|now|this reason|that reason|me|us|years|months|days|weeks|a while|once)"
     r"|after (?:all|that|this)|before (?:that|this)|in (?:short|fact|general|practice|theory|other words|addition"
@@ -134,6 +144,7 @@ def split_condition(statement: str) -> tuple[str, str]:
     if match and not _EN_NOT_CONDITION.match(folded):
         condition = statement[: match.end("cond")].rstrip(_TRAILING)
         rest = statement[match.start("rest") :]
+        rest = _ALSO.sub("", rest, count=1) or rest  # "before you say done, also run what CI runs"
         return capitalized(rest), condition
     match = _ZH_CONDITION.fullmatch(folded)
     if match and not match.group("cond").endswith(_NOT_TIME_CLAUSE):

@@ -7,7 +7,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from incremind_daemon.pipeline.candidates import extract_candidates, read_pieces
-from incremind_daemon.pipeline.statement import clean_statement
+from incremind_daemon.pipeline.statement import clean_statement, split_condition
 from incremind_daemon.store.records import CATEGORIES, Candidate
 
 SPACED_EN = """# Spaced repetition
@@ -235,6 +235,47 @@ def test_a_note_line_whose_label_names_nothing_takes_its_subject_from_the_headin
     assert found["SSH: port 2222"] == "gpu3 SSH: port 2222"
     assert found["截止：3/30"] == "截止：3/30"  # a section heading names no subject
     assert found["PlanService: v2 at /api/plans"] == "PlanService: v2 at /api/plans"  # the label is a name
+
+
+@pytest.mark.parametrize(
+    ("quote", "statement"),
+    [
+        ("For future sessions: the ch4 draft is due April 15.", "The ch4 draft is due April 15"),
+        ("Heads-up first: I moved this repo off conda onto uv.", "I moved this repo off conda onto uv"),
+        ("I've told you before: results never get deleted.", "Results never get deleted"),
+        ("Like I told the other agents: answer in Chinese.", "Answer in Chinese"),
+        ("While you're in there: no CPU limits on anything.", "No CPU limits on anything"),
+        ("一件事：gpu3 上的 checkpoint 不要删", "gpu3 上的 checkpoint 不要删"),
+        ("两件事：1）dbt 升级推迟到 6 月 15 号", "Dbt 升级推迟到 6 月 15 号"),
+        ("先简单介绍一下：我是何思琪，计算语言学的博士生", "我是何思琪，计算语言学的博士生"),
+        ("还是那句话：回复用中文", "回复用中文"),
+        ("(a) 不行，template/ 里的文件一个字都不能改", "template/ 里的文件一个字都不能改"),
+        # words that only look like one stay
+        ("Remembering names is hard for me.", "Remembering names is hard for me"),
+        ("If it does not compile, fix it first.", "If it does not compile, fix it first"),
+        ("这点很重要：别 push", "这点很重要：别 push"),
+    ],
+)
+def test_words_about_the_telling_go_and_the_thing_told_stays(quote: str, statement: str) -> None:
+    assert clean_statement(quote) == statement
+
+
+@pytest.mark.parametrize(
+    ("statement", "rule", "condition"),
+    [
+        (
+            "Before you say done in this repo, also run what CI runs",
+            "Run what CI runs",
+            "Before you say done in this repo",
+        ),
+        ("When reviewing cards, then check the answer", "Check the answer", "When reviewing cards"),
+        ("复习的时候，先回忆再翻面", "先回忆再翻面", "复习的时候"),
+    ],
+)
+def test_a_leading_when_clause_is_the_condition_and_the_rule_stands_alone(
+    statement: str, rule: str, condition: str
+) -> None:
+    assert split_condition(statement) == (rule, condition)
 
 
 @pytest.mark.parametrize(
