@@ -252,7 +252,7 @@ DIRECTIVE_CUES = re.compile(
         r"always|never|from now on|going forward|by default|no more|(?<!i )(?<!we )(?<!they )(?:don't|do not)"
         r"|must|has to|have to|needs? to|required?|instead|rather than|not [\w.-]+ but|stick (?:to|with)|keep using"
         r"|use|go with|prefer|(?:slipped|pushed|moved|postponed|delayed|brought forward) to|the exception"
-        r"|(?:is|are|should be|stays?|goes (?:down |up )?to|set to|changed? to|bump(?:ed)? to) (?:[\w.-]+ )?\d"
+        r"|(?:is|are|should be|stays?|goes (?:down |up )?to|set to|changed? to|bump(?:ed)? to) (?:[\w.-]+ )?\d[\w.%]*"
     )
     + r"|一律|统一|以后|今后|每次|所有|默认|永远|始终|必须|只能|只用|只跑|只在|得先|要先|也要|别(?![的人处家])"
     r"|不要|不用|不能"

@@ -211,7 +211,7 @@ ENTITY = re.compile(
         r"|due date|budget|password manager|python|node|go|java|bar|threshold|target|cutoff|sla|slo|quota)"
         r" (?:is|are|=|:)\s+(?=\S)",
         r"(?:lr|learning rate|batch(?: size)?|epochs?|warmup|dropout|temperature|seed|timeout|retries|workers"
-        r"|threads|replicas|max_[a-z_]+|grad(?:ient)? norm)\s*(?:=|:|is|at|of|to)?\s*\d",
+        r"|threads|replicas|max_[a-z_]+|grad(?:ient)? norm)\s*(?:=|:|is|at|to)?\s*\d[\w.%]*",
         r"^(?:owner|contact|lead|on-?call|maintainer|infra contact)[^:]{0,20}:\s*\S",
         r"(?:is|are) (?:managed|named|called|prefixed|suffixed|versioned|tagged) (?:with|by|as|like|after)",
         r"(?:names?|naming|prefix) (?:is|are) [\w<>{}/.-]*[<{/_.-]",
@@ -246,7 +246,7 @@ METHOD = re.compile(
         r"(?:you|we|one) (?:should|must|need to)",
         r"should (?:always|never|be)",
         r"too (?:coarse|slow|fast|long|short|fine|aggressive|strict|loose|rigid)",
-        r"on days? \d",
+        r"on days? \d+",
         r"every \d+ (?:days?|hours?|weeks?|minutes?|months?)",
     )
     + r"|(?:方法|步骤|做法|技巧|诀窍)(?:是|：|:|就是)|先[^，。；,;]{1,24}(?:再|然后)|(?:之前|以前|前)先|记得|务必"

@@ -7,6 +7,8 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from incremind_daemon.pipeline.candidates import extract_candidates, read_pieces
+from incremind_daemon.pipeline.cues import DIRECTIVE_CUES, fold
+from incremind_daemon.pipeline.lasting import ENTITY, METHOD
 from incremind_daemon.pipeline.statement import clean_statement, split_condition
 from incremind_daemon.store.records import CATEGORIES, Candidate
 
@@ -332,3 +334,11 @@ def test_every_candidate_quotes_its_text_exactly(parts: list[str], limit: int, c
         assert candidate.category in CATEGORIES
         assert candidate.statement and candidate.statement == candidate.statement.strip()
     assert len({c.start for c in found}) == len(found)
+
+
+@pytest.mark.parametrize("value", ["6", "16", "1.9.8", "8ms"])
+def test_a_value_of_any_length_ends_a_cue(value: str) -> None:
+    assert DIRECTIVE_CUES.search(fold(f"min deployment target goes to iOS {value}"))
+    assert ENTITY.search(fold(f"replicas {value} in prod")) and ENTITY.search(fold(f"the seed is {value}"))
+    assert METHOD.search(fold(f"review it again on day {value.rstrip('ms')}"))
+    assert extract_candidates(f"replicas {value} in prod")  # "16": the cue stopped at the first digit
