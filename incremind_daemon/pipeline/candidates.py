@@ -66,6 +66,8 @@ _HEADING = re.compile(r"^(?:#{1,6}\s+\S.*|\*\*[^*]+\*\*[:：]?|[^-*+•\d\s][^:�
 _LIST_ITEM = re.compile(r"^\s*(?:[-*+•]|\d{1,2}[.)、])\s+\S")
 _CLAUSE_MARKS = ("，", ", ", "；", "; ", " — ", " – ", " so ")
 _CHAT_BREAK = re.compile(r"(?<=[.!?？！])[.!?？！]*\s+(?=\S)")
+# a semicolon before another item of a list of rules: "；也别…", "; also never…", "；还有…"
+_ANOTHER_ITEM = re.compile(r"(?i)\s*[；;]\s*(?=(?:also|and also|plus|btw)\b|也|还有|另外|此外|再有|以及)")
 # a stop after a title or a Latin abbreviation ends no sentence ("Prof. Zhou", "e.g. pnpm"); one after a
 # number, a version or "etc." usually does
 _ABBREVIATION = re.compile(r"(?i)(?:\be\.g|\bi\.e|\bvs|\bmrs?|\bms|\bdr|\bprof|\b[sj]r|\bst|\bfig|\bcf|\bapprox)\.$")
@@ -304,16 +306,18 @@ def _pieces(text: str, start: int, end: int, conversational: bool) -> list[tuple
     "You pushed to main?? never push to main directly" is two sentences; "用 pnpm install，workflow 里那个
     npm ci 顺便改掉" ends with a request for the task at hand, which is no part of the rule.
     """
+    items = _items(text, start, end)
     if not conversational:
-        return [(start, _without_aside_tail(text, start, end))]
+        return [(first, _without_aside_tail(text, first, last)) for first, last in items]
     pieces: list[tuple[int, int]] = []
-    begin = start
-    for match in _CHAT_BREAK.finditer(text, start, end):
-        # the break begins after its stop: the word before it ends at match.start()
-        if not _ABBREVIATION.search(text, max(start, match.start() - 8), match.start()):
-            pieces.append((begin, match.start() + 1))
-            begin = match.end()
-    pieces.append((begin, end))
+    for item_start, item_end in items:
+        begin = item_start
+        for match in _CHAT_BREAK.finditer(text, item_start, item_end):
+            # the break begins after its stop: the word before it ends at match.start()
+            if not _ABBREVIATION.search(text, max(item_start, match.start() - 8), match.start()):
+                pieces.append((begin, match.start() + 1))
+                begin = match.end()
+        pieces.append((begin, item_end))
     trimmed: list[tuple[int, int]] = []
     for first, last in pieces:
         while True:
@@ -332,6 +336,23 @@ def _pieces(text: str, start: int, end: int, conversational: bool) -> list[tuple
             trimmed.append((first, last))
             trimmed.extend(_facts_after_an_ask(text, first, last))
     return trimmed
+
+
+def _items(text: str, start: int, end: int) -> list[tuple[int, int]]:
+    """Split a sentence where a semicolon opens another item: "回答短一点；也别在回复里加 emoji" is two rules.
+
+    A second clause on the same thing ("argo syncs stg only; prod is a manual sync") stays, and
+    back-to-back rules on one thing join again later (``_joined``); one that opens on "also", "也",
+    "还有" says another thing, so that a later change replaces only the one it changes.
+    """
+    found: list[tuple[int, int]] = []
+    begin = start
+    for match in _ANOTHER_ITEM.finditer(text, start, end):
+        if _weight(text[begin : match.start()]) >= _MIN_WEIGHT:
+            found.append((begin, match.start()))
+            begin = match.end()
+    found.append((begin, end))
+    return found
 
 
 def _last_clause(text: str, start: int, end: int) -> int:

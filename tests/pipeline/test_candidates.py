@@ -342,3 +342,26 @@ def test_a_value_of_any_length_ends_a_cue(value: str) -> None:
     assert ENTITY.search(fold(f"replicas {value} in prod")) and ENTITY.search(fold(f"the seed is {value}"))
     assert METHOD.search(fold(f"review it again on day {value.rstrip('ms')}"))
     assert extract_candidates(f"replicas {value} in prod")  # "16": the cue stopped at the first digit
+
+
+@pytest.mark.parametrize(
+    ("text", "statements"),
+    [
+        (
+            "回答短一点，不用每次都给我总结一大段；也别在回复里加 emoji",
+            ["回答短一点，不用每次都给我总结一大段", "别在回复里加 emoji"],
+        ),
+        (
+            "Use pnpm in this repo; also never commit the lockfile by hand.",
+            ["Use pnpm in this repo", "Never commit the lockfile by hand"],
+        ),
+        # a second clause on the same thing is no other item
+        (
+            "argo auto-syncs stg only; prod is a manual sync I do myself",
+            ["Argo auto-syncs stg only; prod is a manual sync I do myself"],
+        ),
+    ],
+)
+@pytest.mark.parametrize("conversational", [True, False])
+def test_a_semicolon_before_also_parts_two_rules(text: str, statements: list[str], conversational: bool) -> None:
+    assert [c.statement for c in extract_candidates(text, conversational=conversational)] == statements
