@@ -66,8 +66,10 @@ _HEADING = re.compile(r"^(?:#{1,6}\s+\S.*|\*\*[^*]+\*\*[:：]?|[^-*+•\d\s][^:�
 _LIST_ITEM = re.compile(r"^\s*(?:[-*+•]|\d{1,2}[.)、])\s+\S")
 _CLAUSE_MARKS = ("，", ", ", "；", "; ", " — ", " – ", " so ")
 _CHAT_BREAK = re.compile(r"(?<=[.!?？！])[.!?？！]*\s+(?=\S)")
-# a semicolon before another item of a list of rules: "；也别…", "; also never…", "；还有…"
-_ANOTHER_ITEM = re.compile(r"(?i)\s*[；;]\s*(?=(?:also|and also|plus|btw)\b|也|还有|另外|此外|再有|以及)")
+# a semicolon before another item of a list of rules: "；也别…", "; also never…", "；还有…", "；2）…"
+_ANOTHER_ITEM = re.compile(
+    r"(?i)\s*[；;]\s*(?=(?:also|and also|plus|btw)\b|也|还有|另外|此外|再有|以及|\d{1,2}[)）、]|[(（]\d{1,2}[)）])"
+)
 # a stop after a title or a Latin abbreviation ends no sentence ("Prof. Zhou", "e.g. pnpm"); one after a
 # number, a version or "etc." usually does
 _ABBREVIATION = re.compile(r"(?i)(?:\be\.g|\bi\.e|\bvs|\bmrs?|\bms|\bdr|\bprof|\b[sj]r|\bst|\bfig|\bcf|\bapprox)\.$")

@@ -355,6 +355,10 @@ def test_a_value_of_any_length_ends_a_cue(value: str) -> None:
             "Use pnpm in this repo; also never commit the lockfile by hand.",
             ["Use pnpm in this repo", "Never commit the lockfile by hand"],
         ),
+        (
+            "先说两件事：1）这个 repo 用 uv，不要 pip install；2）回答用中文，代码注释用英文。",
+            ["这个 repo 用 uv，不要 pip install", "回答用中文，代码注释用英文"],
+        ),
         # a second clause on the same thing is no other item
         (
             "argo auto-syncs stg only; prod is a manual sync I do myself",
@@ -363,5 +367,7 @@ def test_a_value_of_any_length_ends_a_cue(value: str) -> None:
     ],
 )
 @pytest.mark.parametrize("conversational", [True, False])
-def test_a_semicolon_before_also_parts_two_rules(text: str, statements: list[str], conversational: bool) -> None:
+def test_a_semicolon_before_also_or_a_number_parts_two_rules(
+    text: str, statements: list[str], conversational: bool
+) -> None:
     assert [c.statement for c in extract_candidates(text, conversational=conversational)] == statements
