@@ -35,7 +35,11 @@ INDEX_LINE_CHARS = 80
 GOAL_CHARS = 200
 _QUOTE_MARK = re.compile(r"^[ \t]*>[ \t]?", re.M)
 # who wants it, before the ask: "I want proper flushing", "we need a replay script", "我想要…"
-_WANTER = re.compile(r"^(?:i|we)(?:'d| would)? (?=(?:want|need|like|have to|must)\b)|^我们?(?=想|要|需要|希望)")
+# who wants it, or who is to do it ("我们把测试库迁到 SQLite 吧": the Chinese "let's"), before the ask itself
+_WANTER = re.compile(
+    r"^(?:i|we)(?:'d| would)? (?=(?:want|need|like|have to|must)\b)|^我们?(?=想|要|需要|希望)"
+    r"|^(?:我们|咱们|咱)(?:今天|现在|先|就|一起|来)*(?=把|帮|给|加|改|修|做|写|换|删|搞|整理|实现|支持|迁|升级|优化|看)"
+)
 
 # a short ask that leans on the sentence before it: "Can you find out why?", "帮我看看为什么"
 _LEANING = re.compile(r"\b(?:why|it|this|that|these|those)\b|为什么|这个|这些|它")

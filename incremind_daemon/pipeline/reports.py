@@ -10,7 +10,8 @@ from __future__ import annotations
 import logging
 import re
 
-from incremind_daemon.pipeline.cues import CHECK_CHARS, CHECK_WORDS, fold
+from incremind_daemon.pipeline.cues import ASK_CUES, CHECK_CHARS, CHECK_WORDS, fold
+from incremind_daemon.pipeline.lasting import REQUEST
 from incremind_daemon.pipeline.markdown import (
     CJK_RUN,
     LATIN_WORD,
@@ -22,6 +23,7 @@ from incremind_daemon.pipeline.markdown import (
 )
 from incremind_daemon.pipeline.organize import split_sentences
 from incremind_daemon.pipeline.state_cues import GONE, is_ack_or_command
+from incremind_daemon.pipeline.statement import strip_lead_in
 
 log = logging.getLogger(__name__)
 
@@ -35,13 +37,19 @@ _NOT_TELLING = ("import ", "from ", "#", "//", "/*", "*", "@testable", "package 
 
 
 def ask_of(text: str) -> str:
-    """Return what a person's turn asks in their words: its sentences, acknowledgements and questions left out."""
+    """Return what a person's turn asks in their words: its sentences, acknowledgements and questions left out.
+
+    Of a turn that asks and says more ("好，跑一下测试吧。对了，以后 commit message 都用英文"), the
+    sentences that ask: a rule said on the way is not what a report answers.
+    """
     kept: list[str] = []
     for block in split_blocks(text[:2000]):
         for sentence in split_sentences(block.text):
-            cleaned = clean_sentence(sentence.text)
+            cleaned = strip_lead_in(clean_sentence(sentence.text))  # "好，跑一下测试吧": the ask, not the "好"
             if text_weight(cleaned) >= 2 and not cleaned.endswith(("?", "？")) and not is_ack_or_command(cleaned):
                 kept.append(cleaned)
+    asking = [sentence for sentence in kept if REQUEST.search(folded := fold(sentence)) or ASK_CUES.match(folded)]
+    kept = asking or kept
     return clip(join_sentences(kept, ITEM_CHARS), ITEM_CHARS // 2) if kept else ""
 
 

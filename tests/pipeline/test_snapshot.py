@@ -1414,7 +1414,7 @@ def test_short_report_of_a_new_value_is_done_when_the_turns_tools_changed_it(rep
     ("ask", "reply", "shown"),
     [
         ("然后 bump 一下版本到 3.8.0 build 212。", "改了：\n\n```\nMARKETING_VERSION = 3.8.0\n```\n\nInfo.plist 没动。",
-         "改了 — 然后 bump 一下版本到 3.8.0 build 212。"),
+         "改了 — bump 一下版本到 3.8.0 build 212。"),
         ("Then bump the version to 3.8.0.", "Changed:\n\n```diff\n-1.2.0\n+3.8.0\n```\n\nNothing else moved.",
          "Changed — Then bump the version to 3.8.0."),
     ],

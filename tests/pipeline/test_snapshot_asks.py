@@ -246,3 +246,24 @@ def test_a_change_the_person_stops_is_not_done_with_the_check_after_it(report: s
 
     assert not any("to axios" in item or "改成了 axios" in item for item in done)
     assert any("Removed axios" in item for item in done)
+
+
+@pytest.mark.parametrize(
+    ("opening", "goal"),
+    [
+        ("我们把 ledger-api 的测试库迁到 SQLite 吧。", "我们把 ledger-api 的测试库迁到 SQLite 吧"),
+        ("咱们今天先把登录页改完。", "咱们今天先把登录页改完"),
+        ("Let's move the ledger-api test database to SQLite.", "move the ledger-api test database to SQLite"),
+    ],
+)
+def test_a_lets_opening_is_the_goal_and_a_report_names_only_the_ask_it_answers(opening: str, goal: str) -> None:
+    snapshot = snapshot_session(
+        [
+            user(opening),
+            assistant("好的，先看一下 tests/conftest.py。"),
+            user("好，跑一下测试吧。对了，以后 commit message 都用英文。"),
+            assistant("测试全部通过（142 passed）。"),
+        ]
+    )
+    assert goal.casefold() in snapshot.goal.casefold()
+    assert snapshot.done == ("测试全部通过（142 passed） — 跑一下测试吧。",)  # not the rule said on the way
