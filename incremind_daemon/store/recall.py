@@ -183,6 +183,22 @@ def insights_in_scope(
     return chosen
 
 
+def superseded_statements(conn: apsw.Connection, *, project: str) -> list[str]:
+    """Return the statements of a project's superseded insights, and of the global ones, newest first.
+
+    A context block never shows them; it uses them to keep an older session's state from saying
+    them again ("Decisions: deadline is Dec 5" after "截止日期改到 12 月 19 日" replaced it).
+    """
+    rows = fetch_rows(
+        conn,
+        """SELECT statement FROM insights
+           WHERE status = 'superseded' AND (project = :project OR scope = 'global')
+           ORDER BY id DESC LIMIT 200""",
+        {"project": project},
+    )
+    return [str(row[0]) for row in rows]
+
+
 def recall_insights(
     conn: apsw.Connection,
     *,

@@ -21,6 +21,8 @@ from incremind_daemon.store import recall
 from incremind_daemon.store.db import connect, write_transaction
 from incremind_daemon.store.insights import get_insight, insert_insight, review
 from incremind_daemon.store.records import Candidate, SaveRequest
+from incremind_daemon.store.snapshots import SnapshotParts
+from tests.serve.test_context_writer import add_session
 
 NOW = datetime(2026, 12, 1, 9, 30, tzinfo=UTC)
 OLD = "数据库就用 Postgres"
@@ -119,3 +121,35 @@ def test_a_confirmed_supersede_leaves_only_the_new_decision_in_search_mcp_and_co
     texts += [p.read_text(encoding="utf-8") for p in (settings.context_dir / "hook").glob("*.json")]
     assert sum("SQLite" in text for text in texts) == 2  # the repository file and ledger's hook file
     assert not any("Postgres" in text for text in texts)
+
+
+def test_an_older_sessions_state_never_says_a_superseded_decision_again(settings: Settings) -> None:
+    conn = connect(settings.database_path)
+    with write_transaction(conn):
+        state = SnapshotParts("把 ledger 的测试跑通", decisions=(f"{OLD}，不用 MySQL", "commit message 用英文"))
+        add_session(conn, agent="claude", sid="s1", project="ledger", days_ago=2, index="测试", state=state)
+        old = insert_insight(
+            conn,
+            project="ledger",
+            candidate=Candidate(OLD, "decision", "", OLD, 0, len(OLD)),
+            relation="new",
+            source_id=None,
+            now=NOW.isoformat(),
+        )
+        review(conn, old, "confirm", actor="test", now=NOW.isoformat())
+    conn.close()
+    target = Target(Path("ledger"), "project", None, "ledger", "inline")
+
+    def where_things_stand() -> str:
+        conn = connect(settings.database_path)
+        try:
+            text = ContextWriter(settings, scrub=redact).render_for(conn, target, NOW).text
+        finally:
+            conn.close()
+        return text.partition("## Where things stand")[2].partition("## Confirmed memory")[0]
+
+    assert "commit message 用英文" in where_things_stand()  # the Postgres decision is said once, as ins-1
+    saved = _call(settings, "save_memory", {"text": NEW, "project": "ledger"})
+    assert cli.main(["confirm", saved["id"]]) == 0
+    state_now = where_things_stand()
+    assert "Postgres" not in state_now and "commit message 用英文" in state_now

@@ -71,6 +71,7 @@ def gather_context(
         activity=tuple(replace(a, index_line=scrub(a.index_line)) for a in activity),
         insights=tuple(found),
         conflicts=tuple(recall.conflicting_pairs(conn, (r.insight.id for r in found))),
+        superseded=tuple(recall.superseded_statements(conn, project=project)) if project and states else (),
     )
 
 

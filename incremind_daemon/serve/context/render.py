@@ -79,6 +79,7 @@ class ContextData:
     activity: tuple[Activity, ...] = ()
     insights: tuple[RecalledInsight, ...] = ()
     conflicts: tuple[tuple[int, int], ...] = ()
+    superseded: tuple[str, ...] = ()  # statements replaced by newer ones: no session's state says them again
 
 
 @dataclass(frozen=True, slots=True)
@@ -154,6 +155,7 @@ def _add_sessions(lines: list[_Line], data: ContextData) -> set[int]:
         return set()
     section = _heading(lines, "\n## Where things stand")
     known = [_bigrams(r.insight.statement) for r in data.insights]
+    replaced = [_bigrams(statement) for statement in data.superseded]
     for position, session in enumerate(data.sessions):
         base = _LATEST_STATE if position == 0 else _OLDER_STATE - 10 * position
         when = _moment(session.at, data.now)
@@ -164,8 +166,9 @@ def _add_sessions(lines: list[_Line], data: ContextData) -> set[int]:
         head = len(lines) - 1
         parts = session.snapshot
         done = _items(parts.done)
-        # a decision the block already holds as a confirmed insight is not said twice
-        decided = [d for d in _items(parts.decisions) if not any(_covers(k, _bigrams(d)) for k in known)]
+        # a decision the block already holds as a confirmed insight is not said twice, and one a newer
+        # decision replaced is not said at all
+        decided = [d for d in _items(parts.decisions) if not any(_covers(k, _bigrams(d)) for k in (*known, *replaced))]
         # cut first: progress, then the goal, then decisions; the next step (never what is done) stays longest
         for label, value, order in (
             ("Goal", defuse(parts.goal, 240), 2),
