@@ -256,6 +256,7 @@ def test_a_note_line_whose_label_names_nothing_takes_its_subject_from_the_headin
         ("Remembering names is hard for me.", "Remembering names is hard for me"),
         ("If it does not compile, fix it first.", "If it does not compile, fix it first"),
         ("这点很重要：别 push", "这点很重要：别 push"),
+        ("另外 .env.example 里不能放真的 token", ".env.example 里不能放真的 token"),  # the lead-in, not the dot
     ],
 )
 def test_words_about_the_telling_go_and_the_thing_told_stays(quote: str, statement: str) -> None:
