@@ -72,18 +72,24 @@ def _block(settings: Settings) -> str:
     return text.partition("## Confirmed memory")[2]
 
 
+def _confirmed(conn: Any, statement: str) -> int:
+    """Store a decision of ledger as the person confirmed it; return its id."""
+    insight_id = insert_insight(
+        conn,
+        project="ledger",
+        candidate=Candidate(statement, "decision", "", statement, 0, len(statement)),
+        relation="new",
+        source_id=None,
+        now=NOW.isoformat(),
+    )
+    review(conn, insight_id, "confirm", actor="test", now=NOW.isoformat())
+    return insight_id
+
+
 def test_a_confirmed_supersede_leaves_only_the_new_decision_in_search_mcp_and_context(settings: Settings) -> None:
     conn = connect(settings.database_path)
     with write_transaction(conn):
-        old = insert_insight(
-            conn,
-            project="ledger",
-            candidate=Candidate(OLD, "decision", "", OLD, 0, len(OLD)),
-            relation="new",
-            source_id=None,
-            now=NOW.isoformat(),
-        )
-        review(conn, old, "confirm", actor="test", now=NOW.isoformat())
+        old = _confirmed(conn, OLD)
     conn.close()
     assert OLD in _block(settings)
 
@@ -128,15 +134,7 @@ def test_an_older_sessions_state_never_says_a_superseded_decision_again(settings
     with write_transaction(conn):
         state = SnapshotParts("把 ledger 的测试跑通", decisions=(f"{OLD}，不用 MySQL", "commit message 用英文"))
         add_session(conn, agent="claude", sid="s1", project="ledger", days_ago=2, index="测试", state=state)
-        old = insert_insight(
-            conn,
-            project="ledger",
-            candidate=Candidate(OLD, "decision", "", OLD, 0, len(OLD)),
-            relation="new",
-            source_id=None,
-            now=NOW.isoformat(),
-        )
-        review(conn, old, "confirm", actor="test", now=NOW.isoformat())
+        _confirmed(conn, OLD)
     conn.close()
     target = Target(Path("ledger"), "project", None, "ledger", "inline")
 
