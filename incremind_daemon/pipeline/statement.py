@@ -50,7 +50,7 @@ _ZH_LEAD = re.compile(
     r"|我觉得|我想|我认为|然后|还有一点|还有个事|还有件事|还有|先(?:讲|講|说|說)一下|说过了|我说过了?|跟你说过了?|再说一遍|又来了|但是?|而且|所以"
     r"|不过|然而|此外|因此|我的习惯是|我习惯是|我的原则是|原则是|关键是|诀窍是|欸|喔|你好|您好|(?:先)?自我介绍一下|那就)"
     r"(?:[\s，,。:：!！、~～—]|\.(?!\w))*"  # not the dot of ".env.example"
-    r"|(?:有个|一个)?(?:变化|变动|改动|变更)[:：]\s*|[^，,。:：\s]{1,12}记一下[:：]\s*"
+    r"|(?:有个|一个)?(?:变化|变动|改动|变更)[:：]\s*|(?:你|帮我)?记一下[:：]\s*"
     # a count of what follows ("两件事：", "一个问题："), an introduction, the person saying it again
     r"|(?:[一两二三四几]|这)(?:件事|个事|个问题|个变化|个改动|点)[:：]\s*|(?:先)?简单介绍一下[\s，,。:：]*"
     r"|还是那句话[\s，,:：]*|[^，,。:：\s]{1,8}的时候注意[:：]\s*|决定了[:：]\s*"
@@ -62,7 +62,12 @@ _TOPIC = re.compile(
     r"[:,，：]\s*(?=\S)",
     re.I,
 )
-_ZH_TOPIC = re.compile(r"^(?:关于|至于)([^:,，：]{1,20})[:,，：]\s*(?=\S)")
+_ZH_TOPIC = re.compile(
+    r"^(?:关于|至于)([^:,，：]{1,20})[:,，：]\s*(?=\S)"
+    # "部署步骤记一下：先跑 …", "迟交政策你记一下，后面写脚本要用：…": what to note is the subject
+    r"|^([^，,。:：\s]{1,12}?)(?:你|帮我)?记一下(?:[，,][^:：。]{0,30})?[:：]\s*(?=\S)"
+)
+CJK_END = re.compile(r"[\u4e00-\u9fff]$")
 _ZH_PARTICLE_END = re.compile(r"(?<=[\u4e00-\u9fff\w])\s*[吧啊呀哈哦啦嘛噢哟]+$")
 _EN_POLITE_END = re.compile(r"(?:,?\s+(?:please|pls|thanks|thank you|ok|okay)|\s*\(?please\)?)$", re.I)
 _EMPHASIS = re.compile(r"\*\*|__|~~|(?<!\w)\*(?=\S)|(?<=\S)\*(?!\w)")
@@ -132,9 +137,10 @@ def strip_lead_in(text: str) -> str:
         topic = _TOPIC.match(text) or _ZH_TOPIC.match(fold(text))
         if topic:
             rest = text[topic.end() :]
-            subject = topic.group(1).strip()
+            subject = next(group for group in topic.groups() if group is not None).strip()
             # "About commits: squash them" keeps its subject unless the rest names it again
-            text = rest if fold(subject) in fold(rest) else f"{subject[0].upper()}{subject[1:]}: {rest}"
+            mark = "：" if CJK_END.search(subject) else ": "  # "部署步骤：先跑 …", "Prod: moving it to 31 Mar"
+            text = rest if fold(subject) in fold(rest) else f"{subject[0].upper()}{subject[1:]}{mark}{rest}"
     return text
 
 
