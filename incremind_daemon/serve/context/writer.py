@@ -197,14 +197,7 @@ class ContextWriter:
         only = None if None in dirty or any(p not in private for p in dirty) else dirty
         if only is not None:
             wanted = [x for x in wanted if x.project in only]
-        cache = _PassCache(
-            recall.recallable_insights(
-                conn,
-                now=local,
-                half_life_days=self.settings.insights.half_life_days,
-                cold_below=self.settings.insights.cold_below,
-            )
-        )
+        cache = self._pass_cache(conn, local)
         results = [
             self._write_target(
                 conn, x, self._data(conn, cache, x, private, local), self._budget(conn, cache, x, private, local), rows
@@ -215,12 +208,12 @@ class ContextWriter:
         return results
 
     def _data(
-        self, conn: apsw.Connection, cache: _PassCache | None, target: t.Target, private: frozenset[str], now: datetime
+        self, conn: apsw.Connection, cache: _PassCache, target: t.Target, private: frozenset[str], now: datetime
     ) -> ContextData:
         agent = target.agent if target.kind in ("global", "hook") else None
         shared = target.project is None or target.kind == "full"
         key = (target.project, agent, shared)
-        if cache is not None and key in cache.blocks:
+        if key in cache.blocks:
             return cache.blocks[key]
         data = gather_context(
             conn,
@@ -230,13 +223,12 @@ class ContextWriter:
             now=now,
             insights=self.settings.insights,
             scrub=self._scrub,
-            pool=None if cache is None else cache.pool,
-            scrubbed=None if cache is None else cache.scrubbed,
+            pool=cache.pool,
+            scrubbed=cache.scrubbed,
             limit=max(40, self.settings.context.budget_tokens // 8),  # more lines than the budget can hold
             shared=shared,
         )
-        if cache is not None:
-            cache.blocks[key] = data
+        cache.blocks[key] = data
         return data
 
     @property
@@ -245,7 +237,7 @@ class ContextWriter:
         return max(MIN_PART_TOKENS, int(self.settings.context.budget_tokens * GLOBAL_SHARE))
 
     def _budget(
-        self, conn: apsw.Connection, cache: _PassCache | None, target: t.Target, private: frozenset[str], now: datetime
+        self, conn: apsw.Connection, cache: _PassCache, target: t.Target, private: frozenset[str], now: datetime
     ) -> int:
         """Return a target's budget: the global share, or what the global block leaves of the whole."""
         total = self.settings.context.budget_tokens
@@ -253,7 +245,7 @@ class ContextWriter:
             return self.global_budget
         if target.kind == "full":
             return total
-        used = cache.global_tokens if cache is not None else None
+        used = cache.global_tokens
         if used is None:
             # each agent's global block has its own time anchor ("the last gemini session…"), so one may hold a
             # line another cannot; a project's part, shared by every agent, leaves room for the largest of them
@@ -264,16 +256,24 @@ class ContextWriter:
                 ).tokens
                 for agent in (None, *HOOK_AGENTS)
             )
-            if cache is not None:
-                cache.global_tokens = used
+            cache.global_tokens = used
         return max(MIN_PART_TOKENS, total - used)
+
+    def _pass_cache(self, conn: apsw.Connection, now: datetime) -> _PassCache:
+        """Read what every block of one pass shares: the recallable insights, once."""
+        insights = self.settings.insights
+        pool = recall.recallable_insights(
+            conn, now=now, half_life_days=insights.half_life_days, cold_below=insights.cold_below
+        )
+        return _PassCache(pool)
 
     def render_for(self, conn: apsw.Connection, target: t.Target, now: datetime | None = None) -> RenderedBlock:
         """Render the block a target would get now, shrunk to fit the agent's limits."""
         local = (now or wall_clock.now()).astimezone()
         private = private_projects(self.settings)
-        data = self._data(conn, None, target, private, local)
-        return self._fitted(target, data, self._budget(conn, None, target, private, local))[0]
+        cache = self._pass_cache(conn, local)  # the target's block and each agent's global block read one pool
+        data = self._data(conn, cache, target, private, local)
+        return self._fitted(target, data, self._budget(conn, cache, target, private, local))[0]
 
     def _fitted(self, target: t.Target, data: ContextData, budget: int) -> tuple[RenderedBlock, str | None]:
         if target.is_codex and target.mode == "inline":
@@ -354,12 +354,12 @@ class ContextWriter:
     def hook_payload(self, conn: apsw.Connection, project: str | None, now: datetime | None = None) -> HookPayload:
         """Return what the hook file of a project (None: the global one) holds now."""
         local = (now or wall_clock.now()).astimezone()
-        return self._hook_payload(conn, None, project, private_projects(self.settings), local)
+        return self._hook_payload(conn, self._pass_cache(conn, local), project, private_projects(self.settings), local)
 
     def _hook_payload(
         self,
         conn: apsw.Connection,
-        cache: _PassCache | None,
+        cache: _PassCache,
         project: str | None,
         private: frozenset[str],
         now: datetime,
