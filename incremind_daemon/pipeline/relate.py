@@ -127,24 +127,24 @@ def relate(
         similarity = verdict.similarity if verdict.known_id == item.id else round(chances["repeat"], 4)
         return Relation("repeat", item.id, similarity)
     changed, chances = max(read, key=lambda pair: pair[1].get("supersedes", 0.0))
+    # how the model reads the insight the rules linked: unrelated, or not read at all (None)
+    unrelated = next((odds["none"] for item, odds in read if item.id == verdict.known_id), None)
     if verdict.kind in ("new", "supplement"):
         if chances.get("supersedes", 0.0) >= reading.change and _may_conflict(candidate, changed):
             return _conflict(candidate, changed, verdict.similarity, ordered)  # supersedes, or different
-    elif verdict.kind in ("supersedes", "different") and changed.id != verdict.known_id:
+    elif (
         # the rules' change is of an insight the model reads as unrelated, and the model reads another as the
         # one changed ("课改到周二" against a rule on bash scripts, beside "陈老师, 每周四 晚上 7:30")
-        theirs = next((odds for item, odds in read if item.id == verdict.known_id), None)
-        if (
-            theirs is not None
-            and theirs["none"] >= reading.unrelated
-            and chances.get("supersedes", 0.0) >= reading.overrule
-            and _may_conflict(candidate, changed)
-        ):
-            return _conflict(candidate, changed, round(changed.vector_similarity or 0.0, 4), ordered)
-    if verdict.kind == "supplement":
-        unrelated = next((o["none"] for item, o in read if item.id == verdict.known_id), None)
-        if unrelated is not None and unrelated >= reading.unrelated:
-            return Relation("new", None, verdict.similarity)
+        verdict.kind in ("supersedes", "different")
+        and changed.id != verdict.known_id
+        and unrelated is not None
+        and unrelated >= reading.unrelated
+        and chances.get("supersedes", 0.0) >= reading.overrule
+        and _may_conflict(candidate, changed)
+    ):
+        return _conflict(candidate, changed, round(changed.vector_similarity or 0.0, 4), ordered)
+    if verdict.kind == "supplement" and unrelated is not None and unrelated >= reading.unrelated:
+        return Relation("new", None, verdict.similarity)
     return verdict
 
 
