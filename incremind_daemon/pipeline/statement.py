@@ -12,6 +12,7 @@ import logging
 import re
 
 from incremind_daemon.pipeline.cues import fold, wordset
+from incremind_daemon.store.charsets import CJK_CHAR
 
 log = logging.getLogger(__name__)
 
@@ -67,7 +68,6 @@ _ZH_TOPIC = re.compile(
     # "部署步骤记一下：先跑 …", "迟交政策你记一下，后面写脚本要用：…": what to note is the subject
     r"|^([^，,。:：\s]{1,12}?)(?:你|帮我)?记一下(?:[，,][^:：。]{0,30})?[:：]\s*(?=\S)"
 )
-CJK_END = re.compile(r"[\u4e00-\u9fff]$")
 _ZH_PARTICLE_END = re.compile(r"(?<=[\u4e00-\u9fff\w])\s*[吧啊呀哈哦啦嘛噢哟]+$")
 _EN_POLITE_END = re.compile(r"(?:,?\s+(?:please|pls|thanks|thank you|ok|okay)|\s*\(?please\)?)$", re.I)
 _EMPHASIS = re.compile(r"\*\*|__|~~|(?<!\w)\*(?=\S)|(?<=\S)\*(?!\w)")
@@ -139,7 +139,7 @@ def strip_lead_in(text: str) -> str:
             rest = text[topic.end() :]
             subject = next(group for group in topic.groups() if group is not None).strip()
             # "About commits: squash them" keeps its subject unless the rest names it again
-            mark = "：" if CJK_END.search(subject) else ": "  # "部署步骤：先跑 …", "Prod: moving it to 31 Mar"
+            mark = "：" if CJK_CHAR.match(subject[-1:]) else ": "  # "部署步骤：先跑 …", "Prod: moving it to 31 Mar"
             text = rest if fold(subject) in fold(rest) else f"{subject[0].upper()}{subject[1:]}{mark}{rest}"
     return text
 
