@@ -66,9 +66,11 @@ _HEADING = re.compile(r"^(?:#{1,6}\s+\S.*|\*\*[^*]+\*\*[:：]?|[^-*+•\d\s][^:�
 _LIST_ITEM = re.compile(r"^\s*(?:[-*+•]|\d{1,2}[.)、])\s+\S")
 _CLAUSE_MARKS = ("，", ", ", "；", "; ", " — ", " – ", " so ")
 _CHAT_BREAK = re.compile(r"(?<=[.!?？！])[.!?？！]*\s+(?=\S)")
+# words that open another item of a list: "also …", "还有…"
+_OTHER_EN, _OTHER_ZH = r"also|plus|btw", r"还有|另外|此外|再有|以及"
 # a semicolon before another item of a list of rules: "；也别…", "; also never…", "；还有…", "；2）…"
 _ANOTHER_ITEM = re.compile(
-    r"(?i)\s*[；;]\s*(?=(?:also|and also|plus|btw)\b|也|还有|另外|此外|再有|以及|\d{1,2}[)）、]|[(（]\d{1,2}[)）])"
+    rf"(?i)\s*[；;]\s*(?=(?:and also|{_OTHER_EN})\b|也|{_OTHER_ZH}|\d{{1,2}}[)）、]|[(（]\d{{1,2}}[)）])"
 )
 # a stop after a title or a Latin abbreviation ends no sentence ("Prof. Zhou", "e.g. pnpm"); one after a
 # number, a version or "etc." usually does
@@ -158,8 +160,8 @@ def _joined(text: str, scored: list[_Scored]) -> list[_Scored]:
 
 # a second sentence that opens with "and", "还有" or a new topic ("memory 的话") says another thing
 _ANOTHER = re.compile(
-    r"(?i)^\W*(?:and|also|plus|another|other than that|besides|separately|oh and|btw)\b"
-    r"|^\W*(?:还有|另外|此外|再有|以及|其次|再就是|顺便|对了)|^[^，,。.]{1,16}的话[，,\s]"
+    rf"(?i)^\W*(?:and|{_OTHER_EN}|another|other than that|besides|separately|oh and)\b"
+    rf"|^\W*(?:{_OTHER_ZH}|其次|再就是|顺便|对了)|^[^，,。.]{{1,16}}的话[，,\s]"
 )
 
 
