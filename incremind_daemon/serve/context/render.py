@@ -154,8 +154,9 @@ def _add_sessions(lines: list[_Line], data: ContextData) -> set[int]:
     if not data.sessions:
         return set()
     section = _heading(lines, "\n## Where things stand")
-    known = [_bigrams(r.insight.statement) for r in data.insights]
-    replaced = [_bigrams(statement) for statement in data.superseded]
+    # a decision the block already holds as a confirmed insight is not said twice, and one a newer
+    # decision replaced is not said at all
+    said = [_bigrams(r.insight.statement) for r in data.insights] + [_bigrams(s) for s in data.superseded]
     for position, session in enumerate(data.sessions):
         base = _LATEST_STATE if position == 0 else _OLDER_STATE - 10 * position
         when = _moment(session.at, data.now)
@@ -166,9 +167,7 @@ def _add_sessions(lines: list[_Line], data: ContextData) -> set[int]:
         head = len(lines) - 1
         parts = session.snapshot
         done = _items(parts.done)
-        # a decision the block already holds as a confirmed insight is not said twice, and one a newer
-        # decision replaced is not said at all
-        decided = [d for d in _items(parts.decisions) if not any(_covers(k, _bigrams(d)) for k in (*known, *replaced))]
+        decided = [d for d in _items(parts.decisions) if not any(_covers(k, _bigrams(d)) for k in said)]
         # cut first: progress, then the goal, then decisions; the next step (never what is done) stays longest
         for label, value, order in (
             ("Goal", defuse(parts.goal, 240), 2),
