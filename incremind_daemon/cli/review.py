@@ -148,14 +148,15 @@ def cmd_confirm(args: argparse.Namespace, settings: Settings) -> int:
     if args.all:
         conn = runtime.open_store(settings)
         try:
-            ids = [i.id for i in insights.list_insights(conn, status="pending", project=args.project)]
+            # oldest first, as they were said: a newer insight that replaces an older pending one is
+            # confirmed after it and supersedes it, rather than leaving it to fail the whole batch
+            ids = sorted(i.id for i in insights.list_insights(conn, status="pending", project=args.project))
         finally:
             conn.close()
-    else:
-        if args.project:
-            raise IncremindError("--project goes with --all")
-        ids = [insight_number(value) for value in args.ids]
-    return _review(settings, ids, "confirm", wants_json=args.json)
+        return _review(settings, ids, "confirm", wants_json=args.json, skip_superseded=True)
+    if args.project:
+        raise IncremindError("--project goes with --all")
+    return _review(settings, [insight_number(value) for value in args.ids], "confirm", wants_json=args.json)
 
 
 def cmd_reject(args: argparse.Namespace, settings: Settings) -> int:
@@ -173,15 +174,24 @@ def cmd_restore(args: argparse.Namespace, settings: Settings) -> int:
     return _review(settings, [insight_number(v) for v in args.ids], "restore", wants_json=args.json)
 
 
-def _review(settings: Settings, ids: list[int], verb: str, *, wants_json: bool) -> int:
+def _review(settings: Settings, ids: list[int], verb: str, *, wants_json: bool, skip_superseded: bool = False) -> int:
+    """Apply a verb to insights in one transaction; print each one's status once all are done.
+
+    ``skip_superseded``: an insight that an earlier one of the batch has just superseded is left as
+    it is (``confirm --all``), not an error.
+    """
     from incremind_daemon.store import clock, insights
 
     def change(conn: apsw.Connection) -> list[dict[str, str]]:  # all or nothing: a bad id changes nothing
-        done = []
         for insight_id in ids:
-            insight = insights.review(conn, insight_id, verb, actor="cli", now=clock.stamp())
-            done.append({"id": item_id("insight", insight_id), "status": insight.status})
-        return done
+            if skip_superseded and insights.get_insight(conn, insight_id).status == "superseded":
+                continue
+            insights.review(conn, insight_id, verb, actor="cli", now=clock.stamp())
+        # read after the batch: an insight confirmed early may be superseded by a later one
+        return [
+            {"id": item_id("insight", insight_id), "status": insights.get_insight(conn, insight_id).status}
+            for insight_id in ids
+        ]
 
     done = runtime.write(settings, change)
     if wants_json:

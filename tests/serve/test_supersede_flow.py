@@ -151,3 +151,25 @@ def test_an_older_sessions_state_never_says_a_superseded_decision_again(settings
     assert cli.main(["confirm", saved["id"]]) == 0
     state_now = where_things_stand()
     assert "Postgres" not in state_now and "commit message 用英文" in state_now
+
+
+def test_confirm_all_confirms_the_old_and_then_its_replacement_when_both_are_pending(
+    settings: Settings, capsys: Any
+) -> None:
+    """Both said in the same week and never reviewed: confirming all of them lands on the newer one."""
+    first = _call(settings, "save_memory", {"text": OLD, "project": "ledger"})
+    second = _call(settings, "save_memory", {"text": NEW, "project": "ledger"})
+    assert first["status"] == second["status"] == "pending"
+    assert second["relation"] == "supersedes"
+
+    assert cli.main(["confirm", "--all"]) == 0
+    printed = capsys.readouterr().out.split()
+    assert printed == [first["id"], "superseded", second["id"], "confirmed"]
+    conn = connect(settings.database_path)
+    try:
+        assert get_insight(conn, int(first["id"].split("-")[1])).status == "superseded"
+        assert get_insight(conn, int(second["id"].split("-")[1])).status == "confirmed"
+    finally:
+        conn.close()
+    block = _block(settings)
+    assert "SQLite" in block and "Postgres" not in block
