@@ -41,6 +41,7 @@ from incremind_daemon.pipeline.lasting import (
     STANDING,
     TODAY_PLAN,
     about_the_person,
+    names_this_project,
     scope_of,
 )
 from incremind_daemon.pipeline.lasting_model import Chance, LastingReader
@@ -451,7 +452,9 @@ def _score_sentence(text: str, piece: Piece, *, conversational: bool, chance: Ch
         statement = cleaned
     statement, condition = redact(statement), redact(condition)
     scope = "project" if reported else scope_of(whole, category, frozenset(matched))
-    held_everywhere = chance.reads_global(scope == "global") if chance is not None and not reported else None
+    # a sentence that names this project is said of it: the scope model is not asked
+    reads = chance is not None and not reported and not names_this_project(whole)
+    held_everywhere = chance.reads_global(scope == "global") if chance is not None and reads else None
     if held_everywhere is not None:  # the scope model reads the sentence beside the rules' verdict
         scope = "global" if held_everywhere else "project"
     # more kinds of cue and a recall condition make a sentence a better insight; length does not

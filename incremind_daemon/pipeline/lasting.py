@@ -393,12 +393,18 @@ _GLOBAL = re.compile(
         r"in (?:every|any|all) (?:one )?(?:of )?(?:my )?(?:projects?|repos?|repositories)",
         r"whatever the (?:project|repo)",
     )
-    + r"|(?:所有|全部|每个|任何|不管哪个)(?:的|人的)?(?:项目|仓库|repo)|哪个(?:项目|仓库|repo)都"
+    + r"|(?:所有|全部|每个|任何|不管哪个)(?:的|人的)?(?:项目|专案|仓库|repo)|哪个(?:项目|专案|仓库|repo)都"
     r"|我自己的(?:项目|仓库|repo)?也一样"
 )
 _PROJECT_ANCHOR = re.compile(
     _words(r"this (?:repo|project|codebase|service|app)|here|our (?:repo|api|app|service|backend|frontend)")
     + r"|这个(?:项目|仓库|repo|服务)|本项目|这里|我们的(?:项目|服务|接口)|\d{2,5}|/[\w.-]+/"
+)
+# the project at hand named outright: a rule said of it stays with it, however it addresses the person
+_THIS_PROJECT = re.compile(
+    # not "all my Python code, not just this repo"
+    _words(r"(?<!just )(?<!only )this (?:repo|repository|project|codebase)|in here")
+    + r"|(?<![只光仅])(?<!只是)(?<!不止)这个(?:项目|专案|仓库|repo)|本项目|本专案|本仓库|这个库"
 )
 # a standing rule about how the agent works with the person holds in every project
 _WITH_ME = re.compile(
@@ -415,7 +421,8 @@ _WITH_ME = re.compile(
         r"(?:don't|do not|never) (?:git )?push",
         r"push (?:it )?myself",
     )
-    + r"|(?:问|告诉|跟|给|提醒)我(?:确认|看|说)?|(?:提交|push)之?前|直接推|推到 ?main|(?:不要|别|不许) ?push|自己 ?push"
+    + r"|(?:问|告诉|跟|提醒)我(?:确认|看|说)?|给我(?:确认|看|说)"  # "别给我用 pip" is about pip, not about me
+    r"|(?:提交|push)之?前|直接推|推到 ?main|(?:不要|别|不许) ?push|自己 ?push"
 )
 _FIRST_PERSON_HABIT = re.compile(
     _words(
@@ -435,11 +442,20 @@ def about_the_person(folded: str, cues: frozenset[str]) -> bool:
     return bool(cues & {IDENTITY.pattern, COMMUNICATION.pattern}) or _FIRST_PERSON_HABIT.search(folded) is not None
 
 
+def names_this_project(folded: str) -> bool:
+    """Tell whether a sentence names the project at hand outright ("this repo", "这个项目")."""
+    return _THIS_PROJECT.search(folded) is not None
+
+
 def scope_of(folded: str, category: str, cues: frozenset[str]) -> str:
     """Return 'global' for who the person is, how to talk to them and habits of every project."""
     if category == "identity" or IDENTITY.pattern in cues or COMMUNICATION.pattern in cues:
         return "global"
-    if _GLOBAL.search(folded) or (STANDING.pattern in cues and _WITH_ME.search(folded)):
+    if _GLOBAL.search(folded):
+        return "global"
+    if names_this_project(folded):  # "这个项目用 poetry，别给我用 pip install": said of this project
+        return "project"
+    if STANDING.pattern in cues and _WITH_ME.search(folded):
         return "global"
     if category == "preference" and _FIRST_PERSON_HABIT.search(folded) and not _PROJECT_ANCHOR.search(folded):
         return "global"

@@ -11,7 +11,9 @@ import pytest
 from incremind_daemon import cli
 from incremind_daemon.config import InsightSettings, Settings
 from incremind_daemon.pipeline.candidates import extract_candidates
+from incremind_daemon.pipeline.cues import fold
 from incremind_daemon.pipeline.insights import record_increments, save_memory
+from incremind_daemon.pipeline.lasting import names_this_project
 from incremind_daemon.pipeline.relate import Known, relate
 from incremind_daemon.store import insight_jobs, insights, recall
 from incremind_daemon.store.db import connect, write_transaction
@@ -460,8 +462,28 @@ def test_a_repeat_in_the_other_language_is_found_among_insights_sharing_its_comm
         ("one concern per PR", "preference", "global"),
         ("Flush at 50,000 records or 60 seconds, whichever comes first.", "preference", "project"),
         ("Prod runs 6 replicas, one per two partitions of rider.location.v2.", "entity", "project"),
+        # a rule said of the project at hand stays with it, however it addresses the person
+        ("这个项目用 poetry 管理依赖，别给我用 pip install。", "preference", "project"),
+        ("這個專案一律用 pnpm，不要給我 npm 的指令", "preference", "project"),
+        ("我都用 pnpm，不要給我 npx / npm 的指令，所有專案都一樣。", "preference", "global"),
+        ("Use pnpm in all my projects, not just this repo", "preference", "global"),
     ],
 )
 def test_a_rule_is_found_with_its_category_and_scope(turn: str, category: str, scope: str) -> None:
     found = said(turn)
     assert found and (found[0].category, found[0].scope) == (category, scope)
+
+
+@pytest.mark.parametrize(
+    ("sentence", "names_it"),
+    [
+        ("这个项目用 poetry 管理依赖", True),
+        ("這個專案一律轉 WebP", True),
+        ("this repo is on Go 1.22", True),
+        ("type hints in all my python code, not just this repo", False),
+        ("不只是这个项目，别的也一样", False),
+        ("use pnpm, never npm", False),
+    ],
+)
+def test_a_sentence_names_the_project_at_hand_only_outright(sentence: str, names_it: bool) -> None:
+    assert names_this_project(fold(sentence)) is names_it
