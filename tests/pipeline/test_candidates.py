@@ -129,6 +129,12 @@ def test_leading_connective_and_list_marker_are_not_in_the_statement() -> None:
         ("部署步骤记一下：先跑 make migrate-check 再发版。", "部署步骤：先跑 make migrate-check 再发版"),
         ("迟交政策你记一下，后面写脚本要用：每迟一天扣 10%，最多三天", "迟交政策：每迟一天扣 10%，最多三天"),
         ("你记一下：staging 在 10.0.0.5", "Staging 在 10.0.0.5"),
+        # the matter a sentence opens on is its subject: "端口的事说一下：…"
+        (
+            "端口的事说一下：dashboard 跑在 8050 不行，和公司的代理冲突，改成 8765。",
+            "端口：dashboard 跑在 8050 不行，和公司的代理冲突，改成 8765",
+        ),
+        ("说一下部署的事：周五一律不发版", "部署：周五一律不发版"),
         ("use pnpm, never npm.", "Use pnpm, never npm"),
         ("Quick context: ledger is our billing service, Python 3.12.", "Ledger is our billing service, Python 3.12"),
         ("The context window is 8k: keep prompts short.", "The context window is 8k: keep prompts short"),
