@@ -244,6 +244,10 @@ MORE_DONE_CUES = re.compile(
 ITEM_LABEL = re.compile(
     _words(r"next steps?|next|todo|to-do|follow-?ups?|done|decisions?|changes(?: made)?|summary|remaining")
     + r"\s*[:：]\s*|^(?:下一步|接下来|待办|后续|已完成|完成|决定|改动|本次改动|变更)\s*[:：]\s*"
+    # "下一步把 notebook 整理成脚本", "接下来我先把…": the step opens on what it does
+    r"|^(?:下一步|接下来)(?:我们?|咱们|就|先|再|要|得)*(?=[把将])|"
+    + _words(r"next,? (?:i'll|i will|we'll|we will)")
+    + r"\s*"
 )
 # a person's sentence that settles how the work is done, beyond asking for the next action:
 # "use pnpm, not npm", "一律存 UTC", "the port is 9300", "别用 1.23 的新特性", "clippy has to pass"

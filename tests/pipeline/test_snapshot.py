@@ -466,6 +466,9 @@ def next_lines(snapshot: SessionSnapshot) -> list[str]:
         ),
         ("已经修复了重试循环。下一步：给退避上限补一个测试。", "给退避上限补一个测试"),
         ("重试循环改好了。\n\n**下一步：**\n- 给退避上限补一个测试", "给退避上限补一个测试"),
+        # no caption, only the words that say it is next
+        ("重试循环改好了。下一步我把退避上限的测试补上。", "把退避上限的测试补上"),
+        ("The retry loop is fixed. Next, I'll add a test for the backoff cap.", "add a test for the backoff cap"),
     ],
 )
 def test_next_step_has_one_label_when_the_agent_writes_its_own(reply: str, step: str) -> None:
