@@ -37,7 +37,7 @@ from incremind_daemon.store.db import Row, fetch_row, fetch_rows
 from incremind_daemon.store.embedder import Embedder
 from incremind_daemon.store.items import HIT_SQL, make_source_ref
 from incremind_daemon.store.query_parts import query_parts
-from incremind_daemon.store.records import MODES, TIER_OF_KIND, TIERS, Hit, item_id
+from incremind_daemon.store.records import MODES, TIER_OF_KIND, TIERS, Hit, item_id, row_number
 from incremind_daemon.store.semantic import (
     FUSION_DEPTH,
     FUSIONS,
@@ -258,7 +258,32 @@ def search(
     if window is not None:  # "last week", "in May 2025", "去年": what is from those days comes first
         deeper = look_up(cut, limit=WINDOW_FACTOR * limit)
         hits = from_those_days(hits, deeper, window)
+    if tier is None:  # asked for messages as such (tier raw), they stay messages
+        hits = in_their_passages(conn, hits, home, list(cut.words))
     return one_per_summary(hits, limit)
+
+
+def in_their_passages(conn: apsw.Connection, hits: list[Hit], home: Path, words: list[str]) -> list[Hit]:
+    """Let the passage that holds a session's message stand in for it: the turn with the reply to it.
+
+    A message alone ("Maya: yes, twice") seldom says what it answers; its passage is the exchange it
+    belongs to. A message no passage holds (not yet cut) stays as it is.
+    """
+    out: list[Hit] = []
+    for hit in hits:
+        if hit.tier == "raw" and hit.start is not None and hit.end is not None:
+            row = fetch_row(
+                conn,
+                """SELECT c.id FROM chunks c WHERE c.source_id = ? AND c.start <= ? AND c."end" >= ?
+                   ORDER BY c.start DESC LIMIT 1""",
+                (row_number(hit.source.id), hit.start, hit.end),
+            )
+            if row is not None:
+                passage = read_hits(conn, [Ranked("organized", int(row[0]), hit.score, dict(hit.mode))], home, words)
+                out.extend(passage or [hit])
+                continue
+        out.append(hit)
+    return out
 
 
 SPARE_HITS = 10  # summaries rank above passages of equal score: their passages come a little further down
@@ -367,13 +392,23 @@ def one_per_summary(hits: list[Hit], limit: int) -> list[Hit]:
             stand_in = best.get(hit.source.id)
             if stand_in is not None:
                 hit = stand_in
-        if hit.id in used:
+        if hit.id in used or any(_repeats(hit, earlier) for earlier in kept):
             continue
         used.add(hit.id)
         kept.append(hit)
         if len(kept) == limit:
             break
     return kept
+
+
+def _repeats(hit: Hit, earlier: Hit) -> bool:
+    """Tell whether a hit's text is mostly in an earlier hit: a session's message inside its passage, or the
+    passage around a message already listed. Half of the shorter span is enough."""
+    if hit.source.id != earlier.source.id or None in (hit.start, hit.end, earlier.start, earlier.end):
+        return False
+    assert hit.start is not None and hit.end is not None and earlier.start is not None and earlier.end is not None
+    shared = min(hit.end, earlier.end) - max(hit.start, earlier.start)
+    return shared > 0 and 2 * shared >= min(hit.end - hit.start, earlier.end - earlier.start)
 
 
 def keyword_search(
