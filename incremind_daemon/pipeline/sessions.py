@@ -14,14 +14,14 @@ from __future__ import annotations
 
 import logging
 from collections import defaultdict
-from collections.abc import Iterable
+from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, replace
 from itertools import pairwise
 
 import apsw
 
 from incremind_daemon.errors import IncremindError
-from incremind_daemon.pipeline.organize import split_passages
+from incremind_daemon.pipeline.organize import PASSAGE_CHARS, split_passages
 from incremind_daemon.pipeline.redact import redact
 from incremind_daemon.pipeline.snapshot import Turn, snapshot_session
 from incremind_daemon.pipeline.work import (
@@ -181,10 +181,12 @@ def append_to_session(conn: apsw.Connection, source_id: int, fresh: list[Message
     """
     old = sessions.session_text(conn, source_id)
     turn_start = sessions.last_turn_start(conn, source_id, before=fresh[0].id)
+    # the last passage may hold short turns before the last one: it is packed again with what is new
+    cut = sessions.last_passage_start(conn, source_id, at_most=turn_start)
     layout = layout_session(fresh, after=old)
-    starts = sorted({turn_start, *(start for start, _ in layout.turns)})
+    starts = sorted({cut, turn_start, *(start for start, _ in layout.turns)})
     passages = turn_passages(layout.text, pairwise([*starts, len(layout.text)]))
-    renew_passages(conn, source_id, turn_start, passages, unchanged=len(old))
+    renew_passages(conn, source_id, cut, passages, unchanged=len(old))
     sessions.set_message_offsets(conn, layout.offsets)
     last_at = max((m.at for m in fresh if m.at), default=None)
     sessions.replace_session_text(conn, source_id, layout.text, last_at=last_at, now=now)
@@ -224,13 +226,32 @@ def layout_session(messages: list[MessageRow], *, after: str = "") -> _Layout:
 
 
 def turn_passages(text: str, spans: Iterable[tuple[int, int]]) -> list[NewPassage]:
-    """Split each turn span of a session's text into passages with offsets into the whole text."""
+    """Cut the turn spans of a session's text, in order, into passages with offsets into the whole text.
+
+    Short turns in a row share a passage up to PASSAGE_CHARS ("ok, do it" with what it answers, a
+    quick question with the two before it); a longer turn is split on its own. Packed greedily from
+    the left, so the passages before a changed turn come out as they were.
+    """
     return [
         NewPassage(p.text, start + p.start, start + p.end)
-        for start, end in spans
-        if end > start
+        for start, end in _packed(spans)
         for p in split_passages(text[start:end])
     ]
+
+
+def _packed(spans: Iterable[tuple[int, int]]) -> Iterator[tuple[int, int]]:
+    group: tuple[int, int] | None = None
+    for start, end in spans:
+        if end <= start:
+            continue
+        if group is not None and end - group[0] <= PASSAGE_CHARS:
+            group = (group[0], end)
+            continue
+        if group is not None:
+            yield group
+        group = (start, end)
+    if group is not None:
+        yield group
 
 
 def rebuild_session(conn: apsw.Connection, source_id: int, *, now: str) -> None:
@@ -241,10 +262,8 @@ def rebuild_session(conn: apsw.Connection, source_id: int, *, now: str) -> None:
     same = common_prefix(old, layout.text)
     if same == len(old) == len(layout.text):
         return
-    first_turn = next((i for i, (_, end) in enumerate(layout.turns) if end > same), len(layout.turns))
-    cut = layout.turns[first_turn][0] if first_turn < len(layout.turns) else len(layout.text)
-    passages = turn_passages(layout.text, layout.turns[first_turn:])
-    renew_passages(conn, source_id, min(cut, same), passages, unchanged=same)
+    # packed from the first turn: the passages before the change come out as stored and are kept
+    renew_passages(conn, source_id, 0, turn_passages(layout.text, layout.turns), unchanged=same)
     moved = [o for o, m in zip(layout.offsets, messages, strict=True) if (o[0], o[1]) != (m.start, m.end)]
     sessions.set_message_offsets(conn, moved)
     last_at = max((m.at for m in messages if m.at), default=None)

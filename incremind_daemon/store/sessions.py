@@ -227,6 +227,12 @@ def session_text(conn: apsw.Connection, source_id: int) -> str:
     return "" if row is None else str(row[0])
 
 
+def last_passage_start(conn: apsw.Connection, source_id: int, *, at_most: int) -> int:
+    """Return where a source's last passage starting at or before an offset begins; the offset when none does."""
+    row = fetch_row(conn, "SELECT max(start) FROM chunks WHERE source_id = ? AND start <= ?", (source_id, at_most))
+    return at_most if row is None or row[0] is None else int(row[0])
+
+
 def passage_spans_from(conn: apsw.Connection, source_id: int, start: int) -> list[tuple[int, int, int]]:
     """Return (id, start, end) of a source's passages that start at or after an offset, in text order."""
     rows = fetch_rows(

@@ -12,6 +12,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from incremind_daemon.pipeline.organize import PASSAGE_CHARS
 from incremind_daemon.pipeline.sessions import append_to_session, layout_session, rebuild_session, turn_passages
 from incremind_daemon.store import sessions, vectors
 from incremind_daemon.store.db import connect, fetch_int, fetch_rows
@@ -131,3 +132,24 @@ def test_passages_after_appends_are_those_of_one_split(
             assert [row[1:] for row in stored(conn, source_id)] == fresh_split(conn, source_id)
         finally:
             conn.close()
+
+
+def test_short_turns_in_a_row_share_a_passage(session: tuple[apsw.Connection, int]) -> None:
+    """A chatty stretch is read with the turns around it, not as one "ok, do it" per passage."""
+    conn, source_id = session
+    chat = [
+        ("user", "端口改成 8765 吧"),
+        ("assistant", "好的，已改为 8765。"),
+        ("user", "ok"),
+        ("assistant", "还需要重启 dashboard 吗？"),
+        ("user", "要，重启一下"),
+        ("assistant", "已重启。"),
+        ("user", "Now write the migration for the orders table. " + "It must be reversible. " * 20),
+        ("assistant", "Done."),
+    ]
+    take(conn, source_id, [message(n, role, text) for n, (role, text) in enumerate(chat)])
+    passages = stored(conn, source_id)
+    assert "8765" in passages[0][3] and "已重启" in passages[0][3]  # three short turns, one passage
+    assert all(end - start <= PASSAGE_CHARS for _, start, end, _ in passages)
+    assert not any("8765" in text for _, _, _, text in passages[1:])  # the long turn is on its own
+    assert [row[1:] for row in stored(conn, source_id)] == fresh_split(conn, source_id)

@@ -66,7 +66,7 @@ def test_a_version_4_store_gains_scopes_and_keeps_its_insights(tmp_path: Path) -
     path = tmp_path / "memory.db"
     _store_at_version_4(path)
     conn = connect(path)
-    assert int(conn.pragma("user_version")) == schema_version() == 10
+    assert int(conn.pragma("user_version")) == schema_version() == 11
     pref, method = insights.get_insight(conn, 1), insights.get_insight(conn, 2)
     assert (pref.statement, pref.status, pref.scope) == ("Prefers small commits", "confirmed", "global")
     assert (method.status, method.scope) == ("pending", "project")  # only the lasting categories were shared
