@@ -11,8 +11,8 @@ from incremind_daemon.cli.insight_view import insight_data, render_insight
 from incremind_daemon.errors import NotFound
 from incremind_daemon.store import insights, items, sessions
 from incremind_daemon.store.records import Hit, SourceRecord, item_id, row_number
-from incremind_daemon.store.search import MARK_CLOSE, MARK_OPEN
 from incremind_daemon.store.sessions import SessionRecord
+from incremind_daemon.store.snippet import MARK_CLOSE, MARK_OPEN
 
 CONTEXT_CHARS = 240  # shown on each side of a passage when drilling down
 RAW_PREVIEW_CHARS = 2_000

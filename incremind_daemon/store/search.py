@@ -47,14 +47,13 @@ from incremind_daemon.store.semantic import (
     rank_by_meaning,
     word_coverage,
 )
-from incremind_daemon.store.tokenizer import fold_text, iter_tokens, query_words, register_tokenizer
+from incremind_daemon.store.snippet import mark_snippet
+from incremind_daemon.store.tokenizer import iter_tokens, query_words, register_tokenizer
 from incremind_daemon.store.when import TimeRange, time_range
 
 log = logging.getLogger(__name__)
 
 DEFAULT_FUSION = "gated"  # chosen on benchmarks/retrieval: see its README
-MARK_OPEN = "«"
-MARK_CLOSE = "»"
 _LOOSE_FACTOR = 0.5  # an any-word hit ranks below an all-words hit of equal BM25
 _TIER_WEIGHT = {"insight": 1.2, "summary": 1.1, "organized": 1.0, "raw": 0.9}
 MAX_SCORED = 2_000  # rows of one kind BM25 ranks per query: p95 latency at 100k passages (benchmarks/semantic.py)
@@ -546,37 +545,6 @@ def read_hits(
             )
         )
     return hits
-
-
-SNIPPET_WIDTH = 160
-
-
-def mark_snippet(text: str, words: list[str], *, width: int = SNIPPET_WIDTH) -> str:
-    """Cut a window of text around the first query word and mark every word in it «like this».
-
-    Matching is on the folded text (width, case, traditional characters), the
-    same folding the index uses, so what the index matched is what is marked.
-    """
-    folded, offsets = fold_text(text)
-    spans: list[tuple[int, int]] = []
-    for word in words:
-        at = folded.find(word)
-        while at != -1 and len(spans) < 64:
-            spans.append((offsets[at], offsets[at + len(word)]))
-            at = folded.find(word, at + len(word))
-    spans.sort()
-    first = spans[0][0] if spans else 0
-    begin = max(0, first - width // 4)
-    end = min(len(text), begin + width)
-    out: list[str] = ["…" if begin else ""]
-    cursor = begin
-    for start, stop in spans:
-        if start < cursor or stop > end:
-            continue
-        out += [text[cursor:start], MARK_OPEN, text[start:stop], MARK_CLOSE]
-        cursor = stop
-    out += [text[cursor:end], "…" if end < len(text) else ""]
-    return " ".join("".join(out).split())
 
 
 def probe_index(text: str, query: str) -> int:

@@ -22,6 +22,7 @@ from incremind_daemon.store.search import (
     quote_query,
     search,
 )
+from incremind_daemon.store.snippet import mark_snippet
 
 NOTES = {
     "study": ("学习笔记", "间隔重复是一种记忆方法。按第 1、2、4、7、15 天复习，效果最好。"),
@@ -267,3 +268,8 @@ def test_stand_ins_do_not_shorten_the_list(tmp_path: Path) -> None:
     db.close()
     assert len(hits) == 10 and len({hit.source.id for hit in hits}) == 10
     assert {hit.tier for hit in hits} == {"organized"}
+
+
+def test_a_snippet_marks_whole_words_and_their_endings_not_pieces_of_others() -> None:
+    snippet = mark_snippet("user: the dashboard we use deploys on Fridays; snake_case keys", ["use", "deploy", "case"])
+    assert snippet == "user: the dashboard we «use» «deploy»s on Fridays; snake_case keys"
