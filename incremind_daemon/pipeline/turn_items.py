@@ -125,10 +125,12 @@ _CAPTION_WORDS = ("propos", "plan", "option", "方案", "建议", "提议", "建
 _CLAUSE_HEAD = re.compile(r"[,，:：;；。.!！]")
 _CLAUSE_BREAK = re.compile(r"[,，;；]|\s[—–]\s")
 _PROPOSAL_LEAD = re.compile(
-    r"^(?:(?:so |then )?(?:i can(?: also)?|(?:do you )?want me to(?: also)?|should i|shall i|would you like me to"
+    # the agent's acknowledgement first: "明白，改为从 TIDE_DATA 读取", "Got it: deploys move to …"
+    r"^(?:(?:明白了?|收到|了解|好的|got it|understood|noted|sure)[\s,，.。!！:：]+)?"
+    r"(?:(?:so |then )?(?:i can(?: also)?|(?:do you )?want me to(?: also)?|should i|shall i|would you like me to"
     r"|i(?:'d)? (?:suggest|recommend|propose)(?: that)?|how about"
     r"|我(?:可以|建议)|建议(?:你|我们)?|要不要我?|需要我|是否需要我?)"
-    r"[\s,，:：]*)"
+    r"[\s,，:：]*)?"
 )
 # a turn that opens with a short caption over code: "改了：\n\n```\nMARKETING_VERSION = 3.8.0\n```"
 _SHOWN_CHANGE = re.compile(r"\s*[^\n]{1,40}[:：]\s*\n\s*(?:`{3,}|~{3,})")

@@ -1765,3 +1765,16 @@ def test_an_ask_the_person_quotes_from_someone_else_is_not_their_goal(ask: str, 
     snapshot = snapshot_session([user(ask), assistant("OK.")])
 
     assert goal in snapshot.goal and "免掉" not in snapshot.goal and "waived —" not in snapshot.goal, snapshot.goal
+
+
+def test_a_decision_the_agent_acknowledges_is_said_without_the_acknowledgement() -> None:
+    turns = [
+        user("看下数据加载。"),
+        assistant("数据路径是相对的。我改成基于项目根目录的绝对路径。"),
+        user("不对，数据不在项目里，在 /mnt/data/tides 下面，路径从环境变量 TIDE_DATA 读。"),
+        assistant("明白，改为从 TIDE_DATA 读取，默认不猜路径。已修改 loader.py 并通过测试。"),
+        user("好。下一步把潮位预测的 notebook 整理成脚本。"),
+    ]
+    decisions = snapshot_session(turns).decisions
+    assert "改为从 TIDE_DATA 读取，默认不猜路径" in decisions
+    assert not any(item.startswith("明白") for item in decisions)
