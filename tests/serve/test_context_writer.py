@@ -355,3 +355,18 @@ def _full_target(project: str):  # type: ignore[no-untyped-def]
     from incremind_daemon.serve.context.targets import Target
 
     return Target(Path(project), "full", None, project, "inline")
+
+
+def test_an_older_sessions_next_step_that_a_newer_session_did_is_not_next_again(
+    home_settings: Settings, conn: apsw.Connection
+) -> None:
+    with write_transaction(conn):
+        steps = ("把 notebooks/forecast.ipynb 整理成 scripts/forecast.py", "给告警加上静默时段")
+        older = SnapshotParts("看下数据加载", done=("已修改 loader.py",), next_steps=steps)
+        add_session(conn, agent="claude", sid="s1", project="tide", days_ago=2, index="数据加载", state=older)
+        newer = SnapshotParts("继续 tide", done=("forecast.py 已经完成",), next_steps=("画潮位图",))
+        add_session(conn, agent="claude", sid="s2", project="tide", days_ago=1, index="继续", state=newer)
+    text = writer(home_settings).render_for(conn, _project_target("tide"), NOW).text
+    assert "- Next: 画潮位图" in text
+    assert "- Next: 给告警加上静默时段" in text  # nothing newer did it: still open
+    assert "scripts/forecast.py" not in text  # done since, in the newer session

@@ -157,6 +157,7 @@ def _add_sessions(lines: list[_Line], data: ContextData) -> set[int]:
     # a decision the block already holds as a confirmed insight is not said twice, and one a newer
     # decision replaced is not said at all
     said = [_bigrams(r.insight.statement) for r in data.insights] + [_bigrams(s) for s in data.superseded]
+    later: list[str] = []  # what the newer sessions of the project did and set out to do
     for position, session in enumerate(data.sessions):
         base = _LATEST_STATE if position == 0 else _OLDER_STATE - 10 * position
         when = _moment(session.at, data.now)
@@ -168,12 +169,15 @@ def _add_sessions(lines: list[_Line], data: ContextData) -> set[int]:
         parts = session.snapshot
         done = _items(parts.done)
         decided = [d for d in _items(parts.decisions) if not any(_covers(k, _bigrams(d)) for k in said)]
+        # an older session's next step that a newer session has done is not said as next again
+        steps = [step for step in _items(parts.next_steps, without=done) if not _taken_up(step, later)]
+        later += [*done, parts.goal]
         # cut first: progress, then the goal, then decisions; the next step (never what is done) stays longest
         for label, value, order in (
             ("Goal", defuse(parts.goal, 240), 2),
             ("Progress", "; ".join(done), 1),
             ("Decisions", "; ".join(decided), 3),
-            ("Next", "; ".join(_items(parts.next_steps, without=done)), 4),
+            ("Next", "; ".join(steps), 4),
         ):
             if value:
                 lines.append(_Line(f"- {label}: {value}", base + order, (section, head)))
@@ -192,6 +196,21 @@ def _items(items: tuple[str, ...], without: Iterable[str] = ()) -> list[str]:
         if len(out) == SNAPSHOT_ITEMS:
             break
     return out[::-1]
+
+
+_FILE_NAME = re.compile(
+    r"[\w-]+\.(?:py|ts|tsx|js|jsx|go|rs|rb|java|kt|sql|md|json|ya?ml|toml|sh|ipynb|css|html|c|h|cpp)\b"
+)
+
+
+def _taken_up(step: str, later: list[str]) -> bool:
+    """Tell whether newer sessions did a step or set out to: they name its file, or hold most of its words."""
+    if not later:
+        return False
+    newer = " ".join(later).casefold()
+    if any(name.casefold() in newer for name in _FILE_NAME.findall(step)):
+        return True
+    return _covers(_bigrams(newer), _bigrams(step))
 
 
 def _bigrams(text: str) -> frozenset[str]:
