@@ -19,7 +19,7 @@ from mcp.server.context import CallNext, HandlerResult, ServerRequestContext
 from mcp.server.mcpserver import Context, MCPServer
 from mcp.server.mcpserver.exceptions import ToolError
 from mcp.types import CallToolResult, TextContent, ToolAnnotations
-from pydantic import Field
+from pydantic import BaseModel, Field
 
 from incremind_daemon import __version__
 from incremind_daemon.config import Settings
@@ -86,7 +86,7 @@ def build_mcp_server(
                 description="characters of result text to return at most: the best results that fit",
             ),
         ] = DEFAULT_BUDGET,
-    ) -> SearchResult:
+    ) -> Annotated[CallToolResult, SearchResult]:
         """Search long-term memory by words and meaning (English and Chinese).
 
         Results are best first; each has an id, its tier, the text, its source and the offsets of the text in
@@ -97,7 +97,7 @@ def build_mcp_server(
         A long query is cut to its first words; the answer's 'cut' then says so. The results' texts fit in
         'budget' characters (4,000 by default); 'left_out' counts the results found that did not fit.
         """
-        return _act(lambda: tools.search_memory(query, project=project, tier=tier, limit=limit, budget=budget))
+        return _lean(_act(lambda: tools.search_memory(query, project=project, tier=tier, limit=limit, budget=budget)))
 
     @mcp.tool(annotations=READ_ONLY)
     def read_memory(
@@ -106,14 +106,14 @@ def build_mcp_server(
             int | None, Field(ge=0, description="sources only: character position to read from (see read_more)")
         ] = None,
         length: Annotated[int | None, Field(ge=1, description="sources only: characters to read (max 8000)")] = None,
-    ) -> MemoryItem:
+    ) -> Annotated[CallToolResult, MemoryItem]:
         """Read one memory item and drill down to the original words.
 
         An insight comes with its links (for example an insight it refutes) and its evidence: the quoted words
         and the surrounding text of each original. A passage, summary or message comes with its source and the
         raw text around it. A source (src-N) returns a window of its original text; follow read_more to go on.
         """
-        return _act(lambda: tools.read_memory(id, offset=offset, length=length))
+        return _lean(_act(lambda: tools.read_memory(id, offset=offset, length=length)))
 
     @mcp.tool(annotations=ToolAnnotations(read_only_hint=False, destructive_hint=False, idempotent_hint=True))
     def save_memory(
@@ -145,9 +145,9 @@ def build_mcp_server(
         return _act(lambda: tools.get_recent_context(project=project))
 
     @mcp.tool(annotations=READ_ONLY)
-    def list_pending(project: Project = None) -> PendingList:
+    def list_pending(project: Project = None) -> Annotated[CallToolResult, PendingList]:
         """List insights waiting for the person's confirmation, newest first."""
-        return _act(lambda: tools.list_pending(project=project))
+        return _lean(_act(lambda: tools.list_pending(project=project)))
 
     if settings.mcp.allow_review:
 
@@ -168,6 +168,15 @@ def build_mcp_server(
             return _act(lambda: tools.review(id, "reject", actor=actor))
 
     return mcp
+
+
+def _lean(result: BaseModel) -> CallToolResult:
+    """Return a tool's answer as its structured content and, for the model to read, the same JSON without
+    indentation or empty fields: a result's own text was a fifth of the indented JSON around it."""
+    text = result.model_dump_json(exclude_none=True)
+    return CallToolResult(
+        content=[TextContent(type="text", text=text)], structured_content=result.model_dump(mode="json")
+    )
 
 
 def _act(body: Callable[[], T]) -> T:

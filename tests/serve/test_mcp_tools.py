@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 from collections.abc import Awaitable, Callable, Iterator
 from dataclasses import replace
 from pathlib import Path
@@ -11,7 +12,7 @@ import anyio
 import apsw
 import pytest
 from mcp import Client
-from mcp.types import CallToolResult, Implementation
+from mcp.types import CallToolResult, Implementation, TextContent
 
 from incremind_daemon.config import Settings, load_settings
 from incremind_daemon.pipeline.insights import save_memory
@@ -141,6 +142,36 @@ def test_search_returns_hits_with_offsets_into_the_original(memory: Memory, mode
     assert DOC[passage["start"] : passage["end"]] == passage["text"]
     calls = memory.rows("SELECT tool, project, client, transport, outcome FROM tool_calls")
     assert calls == [("search_memory", "infra", "test-agent", "stdio", "ok")]
+
+
+def test_what_the_model_reads_is_the_structured_answer_without_indentation_or_empty_fields(memory: Memory) -> None:
+    seen: list[tuple[str, dict[str, Any], dict[str, Any]]] = []
+
+    async def body(client: Client) -> None:
+        listed = {tool.name: tool for tool in (await client.list_tools()).tools}
+        for name, arguments in (
+            ("search_memory", {"query": "readers never block", "project": "infra"}),
+            ("read_memory", {"id": "src-1", "length": 200}),
+            ("list_pending", {}),
+        ):
+            result = await client.call_tool(name, arguments)
+            assert not result.is_error and result.structured_content is not None
+            assert listed[name].output_schema is not None  # the schema agents validate against is still published
+            (block,) = result.content
+            assert isinstance(block, TextContent)
+            seen.append((block.text, json.loads(block.text), result.structured_content))
+
+    run_session(memory.settings, memory, body)
+
+    def without_empty(value: Any) -> Any:
+        if isinstance(value, dict):
+            return {k: without_empty(v) for k, v in value.items() if v is not None}
+        return [without_empty(v) for v in value] if isinstance(value, list) else value
+
+    for text, read, structured in seen:
+        assert "\n  " not in text and ": null" not in text and '":null' not in text
+        assert read == without_empty(structured)
+    assert seen[0][1]["results"][0]["text"]  # the search found the passage
 
 
 def test_search_of_insights_carries_status_condition_and_counts_as_use(memory: Memory) -> None:
