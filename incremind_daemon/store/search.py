@@ -37,11 +37,12 @@ from incremind_daemon.store.db import Row, fetch_row, fetch_rows
 from incremind_daemon.store.embedder import Embedder
 from incremind_daemon.store.items import HIT_SQL, make_source_ref
 from incremind_daemon.store.query_parts import query_parts
-from incremind_daemon.store.records import MODES, TIER_OF_KIND, TIERS, Hit, item_id, row_number
+from incremind_daemon.store.records import MODES, TIER_OF_KIND, TIERS, Hit, item_id
 from incremind_daemon.store.semantic import (
     FUSION_DEPTH,
     FUSIONS,
     TIER_ORDER,
+    UNLESS_ASKED,
     Ranked,
     fuse,
     rank_by_meaning,
@@ -257,32 +258,7 @@ def search(
     if window is not None:  # "last week", "in May 2025", "去年": what is from those days comes first
         deeper = look_up(cut, limit=WINDOW_FACTOR * limit)
         hits = from_those_days(hits, deeper, window)
-    if tier is None:  # asked for messages as such (tier raw), they stay messages
-        hits = in_their_passages(conn, hits, home, list(cut.words))
     return one_per_summary(hits, limit)
-
-
-def in_their_passages(conn: apsw.Connection, hits: list[Hit], home: Path, words: list[str]) -> list[Hit]:
-    """Let the passage that holds a session's message stand in for it: the turn with the reply to it.
-
-    A message alone ("Maya: yes, twice") seldom says what it answers; its passage is the exchange it
-    belongs to. A message no passage holds (not yet cut) stays as it is.
-    """
-    out: list[Hit] = []
-    for hit in hits:
-        if hit.tier == "raw" and hit.start is not None and hit.end is not None:
-            row = fetch_row(
-                conn,
-                """SELECT c.id FROM chunks c WHERE c.source_id = ? AND c.start <= ? AND c."end" >= ?
-                   ORDER BY c.start DESC LIMIT 1""",
-                (row_number(hit.source.id), hit.start, hit.end),
-            )
-            if row is not None:
-                passage = read_hits(conn, [Ranked("organized", int(row[0]), hit.score, dict(hit.mode))], home, words)
-                out.extend(passage or [hit])
-                continue
-        out.append(hit)
-    return out
 
 
 SPARE_HITS = 10  # summaries rank above passages of equal score: their passages come a little further down
@@ -476,7 +452,7 @@ def _rank(
     ranked: list[Ranked] = []
     factor = _LOOSE_FACTOR if loose else 1.0
     for spec in _QUERIES:
-        if tier is not None and spec.tier != tier:
+        if (spec.tier != tier) if tier is not None else spec.kind in UNLESS_ASKED:
             continue
         try:
             match = quote_words(_telling_words(conn, spec, words), any_word=True) if loose else quote_words(words)

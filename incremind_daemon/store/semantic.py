@@ -44,6 +44,9 @@ KINDS_OF_TIER = {
     for tier in set(TIER_OF_KIND.values())
 }
 TIER_ORDER = {"insight": 0, "summary": 1, "organized": 2, "raw": 3}  # ties go to the more distilled tier
+# what a search with no tier looks through: a session's messages are read in the passages that hold them,
+# the exchange with the turns around it; the messages themselves only when the raw tier is asked for
+UNLESS_ASKED = frozenset({"message"})
 
 
 @dataclass(frozen=True, slots=True)
@@ -62,7 +65,7 @@ class Ranked:
 
 def kinds_for(tier: str | None) -> tuple[str, ...]:
     """Return the item kinds a tier filter allows, of those search can show."""
-    kinds = KINDS_OF_TIER.get(tier, ()) if tier is not None else tuple(KIND_CODES)
+    kinds = KINDS_OF_TIER.get(tier, ()) if tier is not None else tuple(k for k in KIND_CODES if k not in UNLESS_ASKED)
     return tuple(kind for kind in kinds if kind in HIT_SQL)
 
 
