@@ -469,8 +469,8 @@ SCHEMA_V10 = """
 ALTER TABLE sources ADD COLUMN dated TEXT;   -- ISO 8601 date; NULL: the day it was taken in (created_at)
 """
 
-# v11: a source's passages by offset: search finds the passage around a session's message, and a growing
-# session the passage its new turns join, without reading every passage of a long session
+# v11: a source's passages by offset: a growing session finds the passage its new turns join, and renews
+# its passages from there, without reading every passage of a long session
 SCHEMA_V11 = """
 CREATE INDEX chunks_by_start ON chunks (source_id, start);
 """

@@ -367,23 +367,13 @@ def one_per_summary(hits: list[Hit], limit: int) -> list[Hit]:
             stand_in = best.get(hit.source.id)
             if stand_in is not None:
                 hit = stand_in
-        if hit.id in used or any(_repeats(hit, earlier) for earlier in kept):
+        if hit.id in used:
             continue
         used.add(hit.id)
         kept.append(hit)
         if len(kept) == limit:
             break
     return kept
-
-
-def _repeats(hit: Hit, earlier: Hit) -> bool:
-    """Tell whether a hit's text is mostly in an earlier hit: a session's message inside its passage, or the
-    passage around a message already listed. Half of the shorter span is enough."""
-    if hit.source.id != earlier.source.id or None in (hit.start, hit.end, earlier.start, earlier.end):
-        return False
-    assert hit.start is not None and hit.end is not None and earlier.start is not None and earlier.end is not None
-    shared = min(hit.end, earlier.end) - max(hit.start, earlier.start)
-    return shared > 0 and 2 * shared >= min(hit.end - hit.start, earlier.end - earlier.start)
 
 
 def keyword_search(
