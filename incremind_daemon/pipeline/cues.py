@@ -245,7 +245,7 @@ ITEM_LABEL = re.compile(
     _words(r"next steps?|next|todo|to-do|follow-?ups?|done|decisions?|changes(?: made)?|summary|remaining")
     + r"\s*[:：]\s*|^(?:下一步|接下来|待办|后续|已完成|完成|决定|改动|本次改动|变更)\s*[:：]\s*"
     # "下一步把 notebook 整理成脚本", "接下来我先把…": the step opens on what it does
-    r"|^(?:下一步|接下来)(?:我们?|咱们|就|先|再|要|得)*(?=[把将])|"
+    r"|^(?:下一步|接下来)(?:我们?|咱们|就|先|再|要|得|会|打算)*(?=[把将])|"
     + _words(r"next,? (?:i'll|i will|we'll|we will)")
     + r"\s*"
 )

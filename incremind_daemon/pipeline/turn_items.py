@@ -124,6 +124,8 @@ _PLAN = re.compile(r"(?<![a-z])(?:i'll|i will|i'm going to|i plan to)(?![a-z])|�
 _CAPTION_WORDS = ("propos", "plan", "option", "方案", "建议", "提议", "建議", "提議")
 _CLAUSE_HEAD = re.compile(r"[,，:：;；。.!！]")
 _CLAUSE_BREAK = re.compile(r"[,，;；]|\s[—–]\s")
+# a sentence that says outright it is the next step ("接下来" and "next" also open rules: "接下来都用 pnpm")
+_NEXT_STEP = re.compile(r"(?i)^(?:下一步|next steps?\b)")
 _PROPOSAL_LEAD = re.compile(
     # the agent's acknowledgement first: "明白，改为从 TIDE_DATA 读取", "Got it: deploys move to …"
     r"^(?:(?:明白了?|收到|了解|好的|got it|understood|noted|sure)[\s,，.。!！:：]+)?"
@@ -193,7 +195,8 @@ def read_items(text: str, view: TurnView, files: MentionedFiles, at: int) -> Ite
         for statement in extract_candidates(text, conversational=True):
             folded = fold(statement.statement)
             asks = is_asking(folded) or (view.goal and (REQUEST.search(strip_prefix(POLITE, folded)) or _opens(folded)))
-            if statement.category != "identity" and not statement.reported and not asks:
+            step = _NEXT_STEP.match(folded)  # "下一步把导出改成异步任务": the step next, not settled
+            if statement.category != "identity" and not statement.reported and not asks and not step:
                 yield Item(DECISION, clip(statement.statement, ITEM_CHARS), _STATED, statement.statement)
 
 

@@ -1778,3 +1778,15 @@ def test_a_decision_the_agent_acknowledges_is_said_without_the_acknowledgement()
     decisions = snapshot_session(turns).decisions
     assert "改为从 TIDE_DATA 读取，默认不猜路径" in decisions
     assert not any(item.startswith("明白") for item in decisions)
+
+
+def test_a_step_the_person_names_as_next_is_the_next_step_once_not_a_decision() -> None:
+    turns = [
+        user("ledger-api 的测试一直挂，帮我看看。"),
+        assistant("时区假设有问题，已改成用 UTC，现在 42 个测试都通过了。要我把这条写进 CONTRIBUTING.md 吗？"),
+        user("要，写进去。下一步把发票导出改成异步任务。"),
+        assistant("已写进 CONTRIBUTING.md。下一步我会把发票导出改成 Celery 异步任务。"),
+    ]
+    snapshot = snapshot_session(turns)
+    assert not any("发票导出" in item for item in snapshot.decisions)
+    assert snapshot.next_steps == ("把发票导出改成 Celery 异步任务",)  # the agent's words name more; said once
