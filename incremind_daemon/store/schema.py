@@ -475,6 +475,14 @@ SCHEMA_V11 = """
 CREATE INDEX chunks_by_start ON chunks (source_id, start);
 """
 
+# v12: a session's messages are no longer embedded: a search with no tier reads them in their passages,
+# and their vectors were half of a chatty memory's, made for --tier raw alone (keyword search serves it)
+SCHEMA_V12 = """
+DROP TRIGGER messages_embed_ai;
+DROP TRIGGER messages_embed_au;
+DELETE FROM embed_queue WHERE kind = 'message';
+"""
+
 MIGRATIONS: tuple[str, ...] = (
     SCHEMA_V1,
     SCHEMA_V2,
@@ -487,6 +495,7 @@ MIGRATIONS: tuple[str, ...] = (
     SCHEMA_V9,
     SCHEMA_V10,
     SCHEMA_V11,
+    SCHEMA_V12,
 )
 
 

@@ -48,6 +48,9 @@ _ITEM_TEXTS = {
     "insight": """SELECT 'insight', i.id, i.statement || char(10) || i.condition, i.project FROM insights i
                   WHERE i.status IN ('pending', 'confirmed')""",
 }
+# the kinds that get vectors: a session's messages are searched through the passages that hold them
+# (store.semantic.UNLESS_ASKED), so they are not embedded; vectors they got before schema v12 stay
+EMBEDDED_KINDS = ("organized", "summary", "insight")
 _ITEM_BY_ID = {
     kind: sql + (" AND " if "WHERE" in sql else " WHERE ") + f"{alias}.id = ?"
     for kind, sql, alias in (
@@ -137,8 +140,9 @@ def register_model(conn: apsw.Connection, key: str, name: str, dimension: int, *
 
 
 def queue_all(conn: apsw.Connection, key: str) -> None:
-    """Queue every live item for embedding by a model."""
-    for kind, sql in _ITEM_TEXTS.items():
+    """Queue every live item of the embedded kinds for embedding by a model."""
+    for kind in EMBEDDED_KINDS:
+        sql = _ITEM_TEXTS[kind]
         conn.execute(
             f"INSERT OR IGNORE INTO embed_queue (model_key, kind, item) SELECT ?, kind, id FROM ({_ids(kind, sql)})",
             (key,),
@@ -363,7 +367,7 @@ def _live_digests(conn: apsw.Connection, keys: Sequence[tuple[str, int]]) -> dic
 
 def coverage(conn: apsw.Connection) -> list[Coverage]:
     """Report embedded versus total items per kind for each model in use."""
-    totals = {kind: fetch_int(conn, f"SELECT count(*) FROM ({sql})") for kind, sql in _ITEM_TEXTS.items()}
+    totals = {kind: fetch_int(conn, f"SELECT count(*) FROM ({_ITEM_TEXTS[kind]})") for kind in EMBEDDED_KINDS}
     out: list[Coverage] = []
     for model in models(conn):
         queued: dict[str, int] = {

@@ -66,7 +66,7 @@ def test_a_version_4_store_gains_scopes_and_keeps_its_insights(tmp_path: Path) -
     path = tmp_path / "memory.db"
     _store_at_version_4(path)
     conn = connect(path)
-    assert int(conn.pragma("user_version")) == schema_version() == 11
+    assert int(conn.pragma("user_version")) == schema_version() == 12
     pref, method = insights.get_insight(conn, 1), insights.get_insight(conn, 2)
     assert (pref.statement, pref.status, pref.scope) == ("Prefers small commits", "confirmed", "global")
     assert (method.status, method.scope) == ("pending", "project")  # only the lasting categories were shared
@@ -138,3 +138,29 @@ def test_a_summary_renewed_while_its_embedding_waits_is_queued_once(tmp_path: Pa
     queued = fetch_rows(conn, "SELECT kind, item FROM embed_queue WHERE model_key = 'm' AND kind = 'summary'")
     assert queued == [("summary", summary)]
     conn.close()
+
+
+def test_a_version_11_store_stops_embedding_messages_and_drops_their_queue(tmp_path: Path) -> None:
+    path = tmp_path / "memory.db"
+    old = _store_at_version(path, 11)
+    with old:
+        vectors.register_model(old, "tiny:8:test", "tiny", 8, now=NOW)
+        source_id = upsert_session(old, SessionInfo("claude", "s1", "api", "t", "/t.jsonl"), now=NOW)
+        old.execute(
+            "INSERT INTO messages (source_id, message_id, seq, role, text, at) VALUES (?, 'm1', 1, 'user', 'hi', ?)",
+            (source_id, NOW),
+        )
+    assert fetch_rows(old, "SELECT count(*) FROM embed_queue WHERE kind = 'message'") == [(1,)]
+    old.close()
+    conn = connect(path)
+    try:
+        assert fetch_rows(conn, "SELECT count(*) FROM embed_queue WHERE kind = 'message'") == [(0,)]
+        with conn:
+            conn.execute(
+                "INSERT INTO messages (source_id, message_id, seq, role, text, at) "
+                "VALUES (?, 'm2', 2, 'user', 'yo', ?)",
+                (source_id, NOW),
+            )
+        assert fetch_rows(conn, "SELECT count(*) FROM embed_queue WHERE kind = 'message'") == [(0,)]
+    finally:
+        conn.close()

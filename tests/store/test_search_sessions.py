@@ -10,7 +10,7 @@ import apsw
 import pytest
 
 from incremind_daemon.pipeline.sessions import append_to_session
-from incremind_daemon.store import sessions
+from incremind_daemon.store import sessions, vectors
 from incremind_daemon.store.db import connect
 from incremind_daemon.store.search import search
 from incremind_daemon.store.sessions import NewMessage, SessionInfo
@@ -59,3 +59,22 @@ def test_messages_asked_for_as_such_stay_messages(conn: apsw.Connection, tmp_pat
     hits = search(conn, "dashboard 端口", home=tmp_path, mode="keyword", tier="raw")
     assert hits and {hit.tier for hit in hits} == {"raw"}
     assert hits[0].text in {CHAT[0][1], CHAT[1][1]}
+
+
+def test_messages_are_not_queued_for_vectors_and_raw_search_still_finds_them(tmp_path: Path) -> None:
+    """Only passages, summaries and insights get vectors: messages are read in their passages."""
+    db = connect(tmp_path / "memory.db")
+    try:
+        with db:
+            vectors.register_model(db, "tiny:8:test", "tiny", 8, now=NOW)
+            source_id = sessions.upsert_session(db, SessionInfo("claude", "s2", "tide", "tide", "/t2.jsonl"), now=NOW)
+            sessions.upsert_messages(db, source_id, [NewMessage("m0", "user", CHAT[0][1], "2026-11-30T10:00:00Z")])
+            append_to_session(db, source_id, sessions.unplaced_messages(db, source_id), now=NOW)
+        queued = {str(kind) for (kind,) in db.execute("SELECT DISTINCT kind FROM embed_queue")}
+        assert "message" not in queued and "organized" in queued
+        (model,) = vectors.coverage(db)
+        assert set(model.total) == {"organized", "summary", "insight"}
+        hits = search(db, "dashboard 端口", home=tmp_path, mode="keyword", tier="raw")
+        assert [hit.text for hit in hits] == [CHAT[0][1]]
+    finally:
+        db.close()
