@@ -424,7 +424,13 @@ def _score_sentence(text: str, piece: Piece, *, conversational: bool, chance: Ch
         # the cues' verdict stands unless the sentence's meaning says clearly otherwise
         # …and what a person says of themselves ("I prefer tabs over spaces", "回复用中文") is theirs to say:
         # such short sentences read weakly to the model, and on the tuning halves it never rightly dropped one
-        if lasts and chance.likelihood < chance.keep and not about_the_person(folded, frozenset(matched)):
+        # …and an item the writer put under a "Decisions" heading is a decision by their own word
+        if (
+            lasts
+            and chance.likelihood < chance.keep
+            and not decided
+            and not about_the_person(folded, frozenset(matched))
+        ):
             return None
         if not lasts:
             # an ask, a plan for today or for once is the task at hand, however lasting its words sound

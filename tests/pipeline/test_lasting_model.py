@@ -282,3 +282,26 @@ def test_a_cue_less_statement_in_a_session_becomes_a_pending_candidate(
         conn.close()
     assert not any("poetry" in s for s in found["rules"]), found
     assert any("poetry" in s and "pip" in s for s in found["model"]), found
+
+
+MEETING = """# 周会纪要 2026-11-28
+
+## 讨论
+- 支付网关的压测结果：p99 从 800ms 降到 320ms。
+
+## 决定
+- 新版结算页 12 月 15 日上线，先灰度 10%。
+- 结算页上线由陈静负责，王磊配合回滚预案。
+- 海外区域先只开新加坡，东京下个季度再说。
+"""
+
+
+def test_what_the_writer_put_under_a_decisions_heading_is_never_the_models_to_drop(use_m3: Embedder) -> None:
+    reader = reader_for(use_m3)
+    assert reader is not None
+    owner = "结算页上线由陈静负责，王磊配合回滚预案。"
+    (chance,) = reader.chances([owner], False)
+    assert chance.likelihood < chance.keep  # the model alone would drop the owner
+    found = [c.statement for c in extract_candidates(MEETING, reader=reader) if c.category == "decision"]
+    assert owner.rstrip("。") in found
+    assert any("12 月 15 日" in s for s in found) and any("新加坡" in s for s in found)
