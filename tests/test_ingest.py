@@ -240,3 +240,17 @@ def test_a_file_named_for_a_day_is_searched_and_shown_as_of_that_day(
     assert sum(str(day).startswith("2025-06-01") for day in dates.values()) == 1  # the other: the day it came in
     in_june = search_json(capsys, "Tom's calf in June 2025")
     assert in_june[0]["source"]["date"] == "2025-06-01"  # type: ignore[index]
+
+
+def test_a_file_under_an_inbox_project_folder_is_ingested_into_that_project(
+    tmp_path: Path, home: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    folder = home / "inbox" / "study"
+    folder.mkdir(parents=True)
+    (folder / "note.md").write_text(CHINESE_NOTE, encoding="utf-8")
+    elsewhere = tmp_path / "other.md"
+    elsewhere.write_text("端口配置的另一份笔记：staging 用 8443。", encoding="utf-8")
+    code, out = run_cli(capsys, "ingest", str(home / "inbox"), str(elsewhere))
+    assert code == 0 and "2 added" in out
+    projects = {hit["source"]["title"]: hit["source"]["project"] for hit in search_json(capsys, "端口")}  # type: ignore[index]
+    assert projects == {"记忆方法笔记": "study", "other": "daily"}

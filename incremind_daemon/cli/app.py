@@ -27,7 +27,7 @@ if TYPE_CHECKING:
     import apsw
 
     from incremind_daemon.ops.backfill import Progress
-    from incremind_daemon.pipeline.work import Outcome
+    from incremind_daemon.pipeline.work import IngestFile, Outcome
     from incremind_daemon.store import sessions
     from incremind_daemon.store.embedder import Embedder
 
@@ -245,14 +245,19 @@ def cmd_init(args: argparse.Namespace, settings: Settings) -> int:
 def cmd_ingest(args: argparse.Namespace, settings: Settings) -> int:
     """Take files in synchronously and report each outcome."""
     from incremind_daemon.pipeline.work import IngestFile
+    from incremind_daemon.sources.inbox import project_for
 
     paths = [runtime.resolve(path) for path in args.paths]
-    project = args.project or settings.default_project
-    files = list(_expand(paths))
+    # a file under inbox/<project>/ belongs to that project, as when the daemon finds it there
+    inbox = settings.inbox_dir.resolve()
+    items: list[IngestFile] = [
+        IngestFile(path, args.project or project_for(path.resolve(), inbox, settings.default_project))
+        for path in _expand(paths)
+    ]
     # inside the daemon its writer takes them in, in turn with its other work
-    served = runtime.take_in([IngestFile(path, project) for path in files])
+    served = runtime.take_in([*items])
     if served is None:
-        outcomes = _ingest_here(settings, files, project, quiet=args.json)
+        outcomes = _ingest_here(settings, items, quiet=args.json)
     else:
         outcomes = served
         if not args.json:
@@ -266,12 +271,11 @@ def cmd_ingest(args: argparse.Namespace, settings: Settings) -> int:
     return 1 if any(o.status == "failed" for o in outcomes) else 0
 
 
-def _ingest_here(settings: Settings, files: list[Path], project: str, *, quiet: bool) -> list[Outcome]:
+def _ingest_here(settings: Settings, files: list[IngestFile], *, quiet: bool) -> list[Outcome]:
     """Be the writer: take the files in on this process's own connection, then examine and embed them."""
     from incremind_daemon.daemon import prepare_home
     from incremind_daemon.embedding.configured import make_embedder, may_embed_project
     from incremind_daemon.pipeline.steps import StepState, embed_pending, examine_pending, ingest_item, open_writer
-    from incremind_daemon.pipeline.work import IngestFile
     from incremind_daemon.serve.status import running_pid
     from incremind_daemon.sources.extract import extract_bytes
 
@@ -289,8 +293,8 @@ def _ingest_here(settings: Settings, files: list[Path], project: str, *, quiet: 
     )
     outcomes: list[Outcome] = []
     with open_writer(state) as conn:
-        for path in files:
-            outcome = ingest_item(conn, state, IngestFile(path, project))
+        for item in files:
+            outcome = ingest_item(conn, state, item)
             outcomes.append(outcome)
             if not quiet:
                 print(_describe(outcome), flush=True)
