@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import logging
 import re
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 from incremind_daemon.pipeline.cues import ACK, QUOTED_WORDS, fold
 from incremind_daemon.pipeline.features import features_of, keys_of, numbers_of
@@ -38,6 +38,7 @@ from incremind_daemon.pipeline.lasting import (
     QUESTION,
     REPORTED,
     REQUEST,
+    RULE_CAPTION,
     STANDING,
     TODAY_PLAN,
     about_the_person,
@@ -208,6 +209,7 @@ class Piece:
     decided: bool  # an item of a list under a "Decisions" heading
     whole: str  # its words on one line, folded (``cues.fold``)
     folded: str  # the same past its lead-in, where requests and questions show
+    ruled: bool = False  # an item of a list under a caption that says its items hold from now on
 
 
 def read_pieces(text: str, *, conversational: bool) -> list[Piece]:
@@ -215,12 +217,17 @@ def read_pieces(text: str, *, conversational: bool) -> list[Piece]:
     hard checks (not too long or too short, not a heading, question, acknowledgement, code, hedge)."""
     pieces: list[Piece] = []
     decided = _decision_items(text)
+    ruled = [] if conversational else _rule_items(text)
     for span_start, span_end in prose_spans(text):
         for sentence_start, sentence_end in _whole_code_spans(text, span_start, span_end):
             for start, end in _pieces(text, sentence_start, sentence_end, conversational):
                 in_decisions = any(a <= start < b for a, b in decided)
                 if (piece := _readable(text, start, end, decided=in_decisions)) is not None:
-                    pieces.append(piece)
+                    # an item's first sentence is the rule; what follows it in the item says why
+                    rule = next((span for span in ruled if span[0] <= start < span[1]), None)
+                    if rule is not None:
+                        ruled.remove(rule)
+                    pieces.append(piece if rule is None else replace(piece, ruled=True))
     return pieces
 
 
@@ -283,6 +290,30 @@ def _decision_items(text: str) -> list[tuple[int, int]]:
             spans.append((position, position + len(line)))
         elif body and not line[:1].isspace():
             in_section = False  # prose after the list ends the section
+        position += len(line)
+    return spans
+
+
+def _rule_items(text: str) -> list[tuple[int, int]]:
+    """Return the spans of the items of a list under a caption that says they hold from now on.
+
+    "I keep forgetting vocabulary, so this is the method I'm sticking with from now on:" over "1. Review
+    each new card on day 1, 3, 7 and 21. 2. … 3. Max 20 new cards a day." makes each item a rule of the
+    writer's, however plainly worded.
+    """
+    if "\n" not in text:
+        return []
+    spans: list[tuple[int, int]] = []
+    in_list = False
+    position = 0
+    for line in text.splitlines(keepends=True):
+        body = line.strip()
+        if body.endswith((":", "：")) and not _LIST_ITEM.match(line):
+            in_list = RULE_CAPTION.search(fold(body)) is not None
+        elif in_list and _LIST_ITEM.match(line):
+            spans.append((position, position + len(line)))
+        elif body and not line[:1].isspace():
+            in_list = False  # prose after the list ends it
         position += len(line)
     return spans
 
@@ -398,6 +429,8 @@ def _score_sentence(text: str, piece: Piece, *, conversational: bool, chance: Ch
         strengths["entity"] = 2.0  # a note's "Staging: https://…", "房租 16,500（每月 5 号）"
     if decided:
         strengths["decision"] = max(strengths.get("decision", 0.0), 3.2)
+    if piece.ruled and not strengths:
+        strengths["method"] = 2.0  # "Max 20 new cards a day." under "the method I'm sticking with from now on:"
     # someone else's view counts only as a disagreement with what is known (relate decides)
     reported = REPORTED.search(whole) is not None
     lasts = True
@@ -428,7 +461,7 @@ def _score_sentence(text: str, piece: Piece, *, conversational: bool, chance: Ch
         if (
             lasts
             and chance.likelihood < chance.keep
-            and not decided
+            and not (decided or piece.ruled)
             and not about_the_person(folded, frozenset(matched))
         ):
             return None

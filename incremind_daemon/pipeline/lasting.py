@@ -277,6 +277,11 @@ DECISION_SECTION = re.compile(
     _words(r"decisions?|decided|agreed|agreements?|outcomes?|resolutions?|conclusions?|we settled|settled")
     + r"|决定|决议|结论|定了|共识|决策|拍板"
 )
+# a caption over a list of rules: "the method I'm sticking with from now on:", "以后都按这几条来："
+RULE_CAPTION = re.compile(
+    _words(r"from now on|going forward|from here on|(?:house |ground )?rules|my method|the method|sticking with")
+    + r"|以后|今后|从现在起|从今天起|规则|规矩|原则|约定|守则"
+)
 # (category, strength, pattern): the strongest match names the category
 CUES: tuple[tuple[str, float, re.Pattern[str]], ...] = (
     ("identity", 3.5, IDENTITY),

@@ -305,3 +305,28 @@ def test_what_the_writer_put_under_a_decisions_heading_is_never_the_models_to_dr
     found = [c.statement for c in extract_candidates(MEETING, reader=reader) if c.category == "decision"]
     assert owner.rstrip("。") in found
     assert any("12 月 15 日" in s for s in found) and any("新加坡" in s for s in found)
+
+
+STUDY = """# How I study Japanese
+
+I keep forgetting vocabulary, so this is the method I'm sticking with from now on:
+
+1. Review each new card on day 1, 3, 7 and 21.
+2. Always try to recall the word before flipping the card.
+3. Max 20 new cards a day. More than that and the reviews pile up.
+
+What I did this week:
+
+- Finished chapter 4 of Genki.
+"""
+
+
+@pytest.mark.parametrize("with_model", [False, True])
+def test_each_item_under_a_caption_of_rules_is_a_rule_however_plainly_worded(
+    use_m3: Embedder, with_model: bool
+) -> None:
+    reader = reader_for(use_m3) if with_model else None
+    found = [c.statement for c in extract_candidates(STUDY, reader=reader)]
+    assert "Max 20 new cards a day" in found  # no cue word: the caption says it holds from now on
+    assert not any("pile up" in s for s in found)  # the reason after the rule is no rule of its own
+    assert not any("Genki" in s for s in found)  # a list under a caption of what was done stays a list
