@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import logging
 import re
+from collections.abc import Callable
 from dataclasses import dataclass, replace
 
 from incremind_daemon.pipeline.cues import ACK, QUOTED_WORDS, fold
@@ -277,21 +278,11 @@ def _decision_items(text: str) -> list[tuple[int, int]]:
     A meeting note's "## Decisions" (结论, 决定, Agreed, Outcomes) holds one decision per item,
     however plainly worded: "Launch date: 2026-12-12", "灰度由李伟负责".
     """
-    if "\n" not in text:
-        return []
-    spans: list[tuple[int, int]] = []
-    in_section = False
-    position = 0
-    for line in text.splitlines(keepends=True):
-        body = line.strip()
-        if _HEADING.match(body):
-            in_section = DECISION_SECTION.search(fold(body)) is not None
-        elif in_section and _LIST_ITEM.match(line):
-            spans.append((position, position + len(line)))
-        elif body and not line[:1].isspace():
-            in_section = False  # prose after the list ends the section
-        position += len(line)
-    return spans
+
+    def opens(line: str, body: str) -> bool | None:
+        return DECISION_SECTION.search(fold(body)) is not None if _HEADING.match(body) else None
+
+    return _items_under(text, opens)
 
 
 def _rule_items(text: str) -> list[tuple[int, int]]:
@@ -301,6 +292,21 @@ def _rule_items(text: str) -> list[tuple[int, int]]:
     each new card on day 1, 3, 7 and 21. 2. … 3. Max 20 new cards a day." makes each item a rule of the
     writer's, however plainly worded.
     """
+
+    def opens(line: str, body: str) -> bool | None:
+        if not body.endswith((":", "：")) or _LIST_ITEM.match(line):
+            return None
+        return RULE_CAPTION.search(fold(body)) is not None
+
+    return _items_under(text, opens)
+
+
+def _items_under(text: str, opens: Callable[[str, str], bool | None]) -> list[tuple[int, int]]:
+    """Return the spans of the list items under the captions ``opens`` says open a list of the kind asked for.
+
+    ``opens(line, stripped line)`` is True or False for a caption (it opens such a list, or another),
+    None for any other line; prose after a list ends it.
+    """
     if "\n" not in text:
         return []
     spans: list[tuple[int, int]] = []
@@ -308,12 +314,12 @@ def _rule_items(text: str) -> list[tuple[int, int]]:
     position = 0
     for line in text.splitlines(keepends=True):
         body = line.strip()
-        if body.endswith((":", "：")) and not _LIST_ITEM.match(line):
-            in_list = RULE_CAPTION.search(fold(body)) is not None
+        if (caption := opens(line, body)) is not None:
+            in_list = caption
         elif in_list and _LIST_ITEM.match(line):
             spans.append((position, position + len(line)))
         elif body and not line[:1].isspace():
-            in_list = False  # prose after the list ends it
+            in_list = False
         position += len(line)
     return spans
 
