@@ -126,7 +126,7 @@ def build_mcp_server(
             str | None, Field(description="when it applies or should be recalled, e.g. 'when writing SQL'")
         ] = None,
         ctx: Context | None = None,
-    ) -> SaveOutcome:
+    ) -> Annotated[CallToolResult, SaveOutcome]:
         """Save something the person asked you to remember.
 
         It is stored as a note and compared with what memory already knows. The answer says whether it is new,
@@ -135,8 +135,8 @@ def build_mcp_server(
         until the person confirms it, unless they allowed agents' saves to count at once).
         """
         actor = f"mcp:{client_name(ctx) or 'unknown'}"
-        return _act(
-            lambda: tools.save_memory(text, project=project, category=category, condition=condition, actor=actor)
+        return _lean(
+            _act(lambda: tools.save_memory(text, project=project, category=category, condition=condition, actor=actor))
         )
 
     @mcp.tool(annotations=READ_ONLY)

@@ -153,6 +153,7 @@ def test_what_the_model_reads_is_the_structured_answer_without_indentation_or_em
             ("search_memory", {"query": "readers never block", "project": "infra"}),
             ("read_memory", {"id": "src-1", "length": 200}),
             ("list_pending", {}),
+            ("save_memory", {"text": "The staging database listens on port 6543.", "project": "infra"}),
         ):
             result = await client.call_tool(name, arguments)
             assert not result.is_error and result.structured_content is not None
