@@ -227,8 +227,9 @@ MORE_DONE_CUES = re.compile(
     "^"
     + _words(
         r"edited|squashed|rebased|grouped|marked|saved|skipped|dropped|wrapped|tightened|bumped|pinned|tagged|opened"
-        r"|reset|killed|restarted|started|stopped|ran|reran|renamed|rewrote|regenerated|registered|recorded|noted"
-        r"|documented|pushed|reverted|cleared|filled|swapped|wired|raised|lowered|capped|narrowed|widened|kept"
+        # "Noted, PaperMod stays at v7.0" acknowledges; "Noted the flag in the README" did something
+        r"|reset|killed|restarted|started|stopped|ran|reran|renamed|rewrote|regenerated|registered|recorded"
+        r"|noted(?!\s*[,.:!，。：—–-])|documented|pushed|reverted|cleared|filled|swapped|wired|raised|lowered|capped|narrowed|widened|kept"
     )
     + r"|^(?:pr|mr) !?#?\d+|^(?:pushed|committed|merged|tagged)\b|\b(?:is|are) (?:up|pushed|merged|saved|green)\b"
     r"|\bnow (?:runs?|uses?|lives?|has|checks?|returns?|points?|reads?|writes?|says|shares?|waits?|goes|sets?|skips?"
@@ -318,7 +319,8 @@ REPORT_CUES = re.compile(
     r"|crashed|errored|timed|stalled|exited|panicked|expected|assumed|seemed|supposed|used|tried|called|named"
     r"|related|detailed|advanced|limited|mixed|looked|noticed|wanted|needed|hoped|guessed|wondered|interested"
     r"|proceeded|blocked|refused|rejected|reported|asked|started|decided|planned|considered|preferred|agreed"
-    r"|opted|figured|realized|realised|suggested|proposed|recommended|intended)\b)[a-z]{3,}ed(?![a-z0-9_-])"
+    r"|opted|figured|realized|realised|suggested|proposed|recommended|intended|noted(?=\s*[,.:!，。：—–-]))\b)"
+    r"[a-z]{3,}ed(?![a-z0-9_-])"
 )
 # a report that names nothing it did, so the ask it answers says what: "改好了：", "Done.", "已添加"
 BARE_REPORT = re.compile(

@@ -9,7 +9,9 @@ import pytest
 from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
+from incremind_daemon.pipeline.cues import fold
 from incremind_daemon.pipeline.snapshot import SessionSnapshot, Turn, snapshot_session
+from incremind_daemon.pipeline.state_cues import is_done
 from incremind_daemon.sources.sessions import (
     ClaudeParser,
     CodexParser,
@@ -1790,3 +1792,13 @@ def test_a_step_the_person_names_as_next_is_the_next_step_once_not_a_decision() 
     snapshot = snapshot_session(turns)
     assert not any("发票导出" in item for item in snapshot.decisions)
     assert snapshot.next_steps == ("把发票导出改成 Celery 异步任务",)  # the agent's words name more; said once
+
+
+def test_an_acknowledged_rule_is_not_work_done() -> None:
+    turns = [
+        user("The theme is PaperMod, pinned at v7.0 as a git submodule. Don't upgrade it without asking me."),
+        assistant("Noted, PaperMod stays at v7.0 unless you say otherwise. Build passes with hugo 0.139."),
+    ]
+    done = snapshot_session(turns).done
+    assert not any(item.startswith("Noted") for item in done)
+    assert is_done(fold("Noted the pinned version in the README"))  # noting something down is work done
