@@ -294,7 +294,8 @@ def _rule_items(text: str) -> list[tuple[int, int]]:
     """
 
     def opens(line: str, body: str) -> bool | None:
-        if not body.endswith((":", "：")) or _LIST_ITEM.match(line):
+        caption = body.endswith((":", "：")) and not _LIST_ITEM.match(line)
+        if not caption and not _HEADING.match(body):  # "## House rules" heads such a list too
             return None
         return RULE_CAPTION.search(fold(body)) is not None
 

@@ -330,3 +330,13 @@ def test_each_item_under_a_caption_of_rules_is_a_rule_however_plainly_worded(
     assert "Max 20 new cards a day" in found  # no cue word: the caption says it holds from now on
     assert not any("pile up" in s for s in found)  # the reason after the rule is no rule of its own
     assert not any("Genki" in s for s in found)  # a list under a caption of what was done stays a list
+
+
+def test_a_heading_that_names_rules_heads_a_list_of_rules_too() -> None:
+    note = (
+        "# Team notes\n\n## House rules\n- Code review within one working day.\n\n"
+        "## This week\n- Finished the billing migration.\n"
+    )
+    found = [c.statement for c in extract_candidates(note)]
+    assert "Code review within one working day" in found
+    assert not any("billing" in s for s in found)
