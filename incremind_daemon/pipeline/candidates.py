@@ -12,7 +12,6 @@ from __future__ import annotations
 
 import logging
 import re
-from collections.abc import Callable
 from dataclasses import dataclass, replace
 
 from incremind_daemon.pipeline.cues import ACK, QUOTED_WORDS, fold
@@ -26,7 +25,6 @@ from incremind_daemon.pipeline.lasting import (
     CORRECTION,
     CUES,
     DECISION,
-    DECISION_SECTION,
     ENTITY,
     EVENT,
     GENERAL,
@@ -39,7 +37,6 @@ from incremind_daemon.pipeline.lasting import (
     QUESTION,
     REPORTED,
     REQUEST,
-    RULE_CAPTION,
     STANDING,
     TODAY_PLAN,
     about_the_person,
@@ -50,6 +47,7 @@ from incremind_daemon.pipeline.lasting_model import Chance, LastingReader
 from incremind_daemon.pipeline.organize import split_sentences
 from incremind_daemon.pipeline.prose import prose_spans
 from incremind_daemon.pipeline.redact import find_secrets, redact
+from incremind_daemon.pipeline.sections import LIST_ITEM, decision_items, discussion_items, rule_items
 from incremind_daemon.pipeline.statement import clean_statement, split_condition, strip_lead_in
 from incremind_daemon.store.charsets import CJK_CHAR
 from incremind_daemon.store.records import Candidate
@@ -65,8 +63,6 @@ _CODE_WORDS = re.compile(
 )
 _LATIN_WORD = re.compile(r"[a-z0-9]+(?:['.-][a-z0-9]+)*")
 _DIGIT = re.compile(r"\d")
-_HEADING = re.compile(r"^(?:#{1,6}\s+\S.*|\*\*[^*]+\*\*[:：]?|[^-*+•\d\s][^:：]{0,30}[:：])$")
-_LIST_ITEM = re.compile(r"^\s*(?:[-*+•]|\d{1,2}[.)、])\s+\S")
 _CLAUSE_MARKS = ("，", ", ", "；", "; ", " — ", " – ", " so ")
 _CHAT_BREAK = re.compile(r"(?<=[.!?？！])[.!?？！]*\s+(?=\S)")
 # words that open another item of a list: "also …", "还有…"
@@ -211,14 +207,16 @@ class Piece:
     whole: str  # its words on one line, folded (``cues.fold``)
     folded: str  # the same past its lead-in, where requests and questions show
     ruled: bool = False  # an item of a list under a caption that says its items hold from now on
+    discussed: bool = False  # an item of a list under a "Discussion" or "Background" heading
 
 
 def read_pieces(text: str, *, conversational: bool) -> list[Piece]:
     """Return the pieces of text worth reading, in document order: prose sentences past the
     hard checks (not too long or too short, not a heading, question, acknowledgement, code, hedge)."""
     pieces: list[Piece] = []
-    decided = _decision_items(text)
-    ruled = [] if conversational else _rule_items(text)
+    decided = decision_items(text)
+    ruled = [] if conversational else rule_items(text)
+    discussed = [] if conversational else discussion_items(text)
     for span_start, span_end in prose_spans(text):
         for sentence_start, sentence_end in _whole_code_spans(text, span_start, span_end):
             for start, end in _pieces(text, sentence_start, sentence_end, conversational):
@@ -228,7 +226,10 @@ def read_pieces(text: str, *, conversational: bool) -> list[Piece]:
                     rule = next((span for span in ruled if span[0] <= start < span[1]), None)
                     if rule is not None:
                         ruled.remove(rule)
-                    pieces.append(piece if rule is None else replace(piece, ruled=True))
+                    piece = piece if rule is None else replace(piece, ruled=True)
+                    if any(a <= start < b for a, b in discussed):
+                        piece = replace(piece, discussed=True)
+                    pieces.append(piece)
     return pieces
 
 
@@ -270,59 +271,6 @@ def _whole_code_spans(text: str, start: int, end: int) -> list[tuple[int, int]]:
             merged.append((first, last))
         open_code = text.count("`", merged[-1][0], merged[-1][1]) % 2 == 1
     return merged
-
-
-def _decision_items(text: str) -> list[tuple[int, int]]:
-    """Return the spans of the list items under a heading or caption that names decisions.
-
-    A meeting note's "## Decisions" (结论, 决定, Agreed, Outcomes) holds one decision per item,
-    however plainly worded: "Launch date: 2026-12-12", "灰度由李伟负责".
-    """
-
-    def opens(line: str, body: str) -> bool | None:
-        return DECISION_SECTION.search(fold(body)) is not None if _HEADING.match(body) else None
-
-    return _items_under(text, opens)
-
-
-def _rule_items(text: str) -> list[tuple[int, int]]:
-    """Return the spans of the items of a list under a caption that says they hold from now on.
-
-    "I keep forgetting vocabulary, so this is the method I'm sticking with from now on:" over "1. Review
-    each new card on day 1, 3, 7 and 21. 2. … 3. Max 20 new cards a day." makes each item a rule of the
-    writer's, however plainly worded.
-    """
-
-    def opens(line: str, body: str) -> bool | None:
-        caption = body.endswith((":", "：")) and not _LIST_ITEM.match(line)
-        if not caption and not _HEADING.match(body):  # "## House rules" heads such a list too
-            return None
-        return RULE_CAPTION.search(fold(body)) is not None
-
-    return _items_under(text, opens)
-
-
-def _items_under(text: str, opens: Callable[[str, str], bool | None]) -> list[tuple[int, int]]:
-    """Return the spans of the list items under the captions ``opens`` says open a list of the kind asked for.
-
-    ``opens(line, stripped line)`` is True or False for a caption (it opens such a list, or another),
-    None for any other line; prose after a list ends it.
-    """
-    if "\n" not in text:
-        return []
-    spans: list[tuple[int, int]] = []
-    in_list = False
-    position = 0
-    for line in text.splitlines(keepends=True):
-        body = line.strip()
-        if (caption := opens(line, body)) is not None:
-            in_list = caption
-        elif in_list and _LIST_ITEM.match(line):
-            spans.append((position, position + len(line)))
-        elif body and not line[:1].isspace():
-            in_list = False
-        position += len(line)
-    return spans
 
 
 def _facts_after_an_ask(text: str, start: int, end: int) -> list[tuple[int, int]]:
@@ -475,7 +423,7 @@ def _score_sentence(text: str, piece: Piece, *, conversational: bool, chance: Ch
         if not lasts:
             # an ask, a plan for today or for once is the task at hand, however lasting its words sound
             for_now = REQUEST.search(folded) or TODAY_PLAN.search(folded) or ONE_OFF.search(folded)
-            if chance.likelihood < chance.accept or for_now:
+            if chance.likelihood < chance.accept or for_now or piece.discussed:
                 return None
             strengths = {chance.category: 2.0 * chance.likelihood, **strengths}
             strengths[chance.category] = max(strengths[chance.category], 2.0 * chance.likelihood)
@@ -528,7 +476,7 @@ def _under_heading(text: str, start: int, statement: str) -> str:
     if label is None or len(name.split()) > 2 or (any(c.isupper() for c in name[1:]) and not name.isupper()):
         return statement
     line_start = text.rfind("\n", 0, start) + 1
-    if not _LIST_ITEM.match(text[line_start:start] + "x") and text[line_start:start].strip():
+    if not LIST_ITEM.match(text[line_start:start] + "x") and text[line_start:start].strip():
         return statement
     for line in reversed(text[:line_start].splitlines()):
         heading = re.match(r"\s*#{1,6}\s+(.+)", line)

@@ -277,6 +277,8 @@ DECISION_SECTION = re.compile(
     _words(r"decisions?|decided|agreed|agreements?|outcomes?|resolutions?|conclusions?|we settled|settled")
     + r"|决定|决议|结论|定了|共识|决策|拍板"
 )
+# a heading over what was talked about or reported, where nothing is settled by being listed
+DISCUSSION_SECTION = re.compile(_words(r"discussion|discussed|background") + r"|讨论|背景")
 # a caption over a list of rules: "the method I'm sticking with from now on:", "以后都按这几条来："
 RULE_CAPTION = re.compile(
     _words(r"from now on|going forward|from here on|(?:house |ground )?rules|my method|the method|sticking with")

@@ -340,3 +340,13 @@ def test_a_heading_that_names_rules_heads_a_list_of_rules_too() -> None:
     found = [c.statement for c in extract_candidates(note)]
     assert "Code review within one working day" in found
     assert not any("billing" in s for s in found)
+
+
+def test_what_was_discussed_is_not_the_models_to_take_but_its_rules_and_decisions_are(use_m3: Embedder) -> None:
+    note = (
+        "# 周会纪要\n\n## 讨论\n- Sam 提到海外用户反馈登录慢，怀疑是 CDN 节点问题。\n\n"
+        "## 决定\n- 结算页上线由陈静负责，王磊配合回滚预案。\n"
+    )
+    found = [c.statement for c in extract_candidates(note, reader=reader_for(use_m3))]
+    assert not any("CDN" in s for s in found)  # someone's suspicion, said in a discussion
+    assert "结算页上线由陈静负责，王磊配合回滚预案" in found

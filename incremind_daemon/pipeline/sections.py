@@ -1,0 +1,85 @@
+"""The lists of a note whose caption says what their items are: decisions, rules, or talk.
+
+A meeting note's "## Decisions" holds one decision per item, however plainly worded; a study note's
+"the method I'm sticking with from now on:" holds one rule per item; a "## 讨论" section records what
+was talked about, where nothing is settled by being listed. The candidate finder reads each item
+with what its list says of it (``candidates.read_pieces``).
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable
+
+from incremind_daemon.pipeline.cues import fold
+from incremind_daemon.pipeline.lasting import DECISION_SECTION, DISCUSSION_SECTION, RULE_CAPTION
+
+# a Markdown heading, a bold caption, or a short line ending in a colon
+HEADING = re.compile(r"^(?:#{1,6}\s+\S.*|\*\*[^*]+\*\*[:：]?|[^-*+•\d\s][^:：]{0,30}[:：])$")
+LIST_ITEM = re.compile(r"^\s*(?:[-*+•]|\d{1,2}[.)、])\s+\S")
+
+
+def decision_items(text: str) -> list[tuple[int, int]]:
+    """Return the spans of the list items under a heading or caption that names decisions.
+
+    A meeting note's "## Decisions" (结论, 决定, Agreed, Outcomes) holds one decision per item,
+    however plainly worded: "Launch date: 2026-12-12", "灰度由李伟负责".
+    """
+
+    def opens(line: str, body: str) -> bool | None:
+        return DECISION_SECTION.search(fold(body)) is not None if HEADING.match(body) else None
+
+    return _items_under(text, opens)
+
+
+def discussion_items(text: str) -> list[tuple[int, int]]:
+    """Return the spans of the list items under a heading over what was discussed or reported.
+
+    A meeting note's "## 讨论" ("Sam 提到海外用户反馈登录慢，怀疑是 CDN 节点问题") records talk: an item
+    there lasts only by its own words, never by the model's reading alone.
+    """
+
+    def opens(line: str, body: str) -> bool | None:
+        return DISCUSSION_SECTION.search(fold(body)) is not None if HEADING.match(body) else None
+
+    return _items_under(text, opens)
+
+
+def rule_items(text: str) -> list[tuple[int, int]]:
+    """Return the spans of the items of a list under a caption that says they hold from now on.
+
+    "I keep forgetting vocabulary, so this is the method I'm sticking with from now on:" over "1. Review
+    each new card on day 1, 3, 7 and 21. 2. … 3. Max 20 new cards a day." makes each item a rule of the
+    writer's, however plainly worded.
+    """
+
+    def opens(line: str, body: str) -> bool | None:
+        caption = body.endswith((":", "：")) and not LIST_ITEM.match(line)
+        if not caption and not HEADING.match(body):  # "## House rules" heads such a list too
+            return None
+        return RULE_CAPTION.search(fold(body)) is not None
+
+    return _items_under(text, opens)
+
+
+def _items_under(text: str, opens: Callable[[str, str], bool | None]) -> list[tuple[int, int]]:
+    """Return the spans of the list items under the captions ``opens`` says open a list of the kind asked for.
+
+    ``opens(line, stripped line)`` is True or False for a caption (it opens such a list, or another),
+    None for any other line; prose after a list ends it.
+    """
+    if "\n" not in text:
+        return []
+    spans: list[tuple[int, int]] = []
+    in_list = False
+    position = 0
+    for line in text.splitlines(keepends=True):
+        body = line.strip()
+        if (caption := opens(line, body)) is not None:
+            in_list = caption
+        elif in_list and LIST_ITEM.match(line):
+            spans.append((position, position + len(line)))
+        elif body and not line[:1].isspace():
+            in_list = False
+        position += len(line)
+    return spans
