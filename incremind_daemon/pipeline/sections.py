@@ -25,11 +25,7 @@ def decision_items(text: str) -> list[tuple[int, int]]:
     A meeting note's "## Decisions" (结论, 决定, Agreed, Outcomes) holds one decision per item,
     however plainly worded: "Launch date: 2026-12-12", "灰度由李伟负责".
     """
-
-    def opens(line: str, body: str) -> bool | None:
-        return DECISION_SECTION.search(fold(body)) is not None if HEADING.match(body) else None
-
-    return _items_under(text, opens)
+    return _items_under(text, _headed(DECISION_SECTION))
 
 
 def discussion_items(text: str) -> list[tuple[int, int]]:
@@ -38,11 +34,7 @@ def discussion_items(text: str) -> list[tuple[int, int]]:
     A meeting note's "## 讨论" ("Sam 提到海外用户反馈登录慢，怀疑是 CDN 节点问题") records talk: an item
     there lasts only by its own words, never by the model's reading alone.
     """
-
-    def opens(line: str, body: str) -> bool | None:
-        return DISCUSSION_SECTION.search(fold(body)) is not None if HEADING.match(body) else None
-
-    return _items_under(text, opens)
+    return _items_under(text, _headed(DISCUSSION_SECTION))
 
 
 def rule_items(text: str) -> list[tuple[int, int]]:
@@ -60,6 +52,15 @@ def rule_items(text: str) -> list[tuple[int, int]]:
         return RULE_CAPTION.search(fold(body)) is not None
 
     return _items_under(text, opens)
+
+
+def _headed(section: re.Pattern[str]) -> Callable[[str, str], bool | None]:
+    """Return the caption test of a list under a heading: whether the heading names ``section``."""
+
+    def opens(line: str, body: str) -> bool | None:
+        return section.search(fold(body)) is not None if HEADING.match(body) else None
+
+    return opens
 
 
 def _items_under(text: str, opens: Callable[[str, str], bool | None]) -> list[tuple[int, int]]:
