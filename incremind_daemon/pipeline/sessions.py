@@ -234,14 +234,17 @@ def turn_passages(text: str, spans: Iterable[tuple[int, int]]) -> list[NewPassag
     """
     return [
         NewPassage(p.text, start + p.start, start + p.end)
-        for start, end in _packed(spans)
+        for start, end in _packed(text, spans)
         for p in split_passages(text[start:end])
     ]
 
 
-def _packed(spans: Iterable[tuple[int, int]]) -> Iterator[tuple[int, int]]:
+def _packed(text: str, spans: Iterable[tuple[int, int]]) -> Iterator[tuple[int, int]]:
     group: tuple[int, int] | None = None
-    for start, end in spans:
+    for start, given_end in spans:
+        # a turn is measured to its last character: an append's spans run on to the next turn's start,
+        # over the blank line between, and must pack as one fresh layout's turns do
+        end = start + len(text[start:given_end].rstrip())
         if end <= start:
             continue
         if group is not None and end - group[0] <= PASSAGE_CHARS:
