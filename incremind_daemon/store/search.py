@@ -42,9 +42,9 @@ from incremind_daemon.store.semantic import (
     FUSION_DEPTH,
     FUSIONS,
     TIER_ORDER,
-    UNLESS_ASKED,
     Ranked,
     fuse,
+    kinds_for,
     rank_by_meaning,
     word_coverage,
 )
@@ -441,8 +441,9 @@ def _rank(
     """Rank each kind of item by BM25: all words must match, or (loose) any that is not too common."""
     ranked: list[Ranked] = []
     factor = _LOOSE_FACTOR if loose else 1.0
+    kinds = kinds_for(tier)  # the kinds ranking by meaning looks through too
     for spec in _QUERIES:
-        if (spec.tier != tier) if tier is not None else spec.kind in UNLESS_ASKED:
+        if spec.kind not in kinds:
             continue
         try:
             match = quote_words(_telling_words(conn, spec, words), any_word=True) if loose else quote_words(words)
