@@ -4,17 +4,16 @@
 session becomes a Claude Code transcript (the first speaker's turns as the person's, the other's as
 the agent's, each turn opening with its speaker's name, as the file does), read by ``backfill`` as a
 person's history is. A session is then stored as its messages (the raw tier) and the passages cut
-from them (the organized tier), so search can return the same words twice: a message and the
-passage around it.
+from them (the organized tier), each exchange with the turns around it.
 
 Imports incremind: evidence.py imports this only after ``isolate_home``.
 """
 
 from __future__ import annotations
 
-import json
 import uuid
 from collections.abc import Sequence
+from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -26,11 +25,24 @@ from incremind_daemon.sources.extract import extract_bytes
 from incremind_daemon.store.db import fetch_rows
 from incremind_daemon.store.embedder import Embedder
 from incremind_daemon.store.records import item_id
+from tests.transcripts import ClaudeLog
 
 if TYPE_CHECKING:
-    from benchmarks.retrieval.evidence import Conversation, Read, Session
+    from benchmarks.retrieval.evidence import Conversation, Read
 
 TURN_GAP = timedelta(minutes=1)
+
+
+@dataclass
+class _DatedLog(ClaudeLog):
+    """A Claude Code transcript whose turns are stamped a minute apart from the session's own start."""
+
+    start: datetime = datetime(2025, 1, 1, tzinfo=UTC)
+
+    def _stamp(self) -> str:
+        at = self.start + self.clock * TURN_GAP
+        self.clock += 1
+        return at.strftime("%Y-%m-%dT%H:%M:%S.000Z")
 
 
 def write_transcripts(home: Path, conversations: Sequence[Conversation]) -> None:
@@ -38,45 +50,15 @@ def write_transcripts(home: Path, conversations: Sequence[Conversation]) -> None
     for conv in conversations:
         folder = home / "code" / conv.id
         folder.mkdir(parents=True, exist_ok=True)
-        slug = "".join(c if c.isalnum() else "-" for c in str(folder))
-        logs = home / ".claude" / "projects" / slug
-        logs.mkdir(parents=True, exist_ok=True)
         for session in conv.sessions:
             sid = str(uuid.uuid5(uuid.NAMESPACE_URL, f"{conv.id}/{session.id}"))
-            lines = _records(conv, session, sid, str(folder))
-            (logs / f"{sid}.jsonl").write_text("".join(json.dumps(r, ensure_ascii=False) + "\n" for r in lines))
-
-
-def _records(conv: Conversation, session: Session, sid: str, cwd: str) -> list[dict[str, object]]:
-    at = datetime.fromisoformat(session.date).astimezone(UTC)
-    records: list[dict[str, object]] = []
-    for number, turn in enumerate(session.turns):
-        text = f"{turn.speaker}: {turn.text}"
-        person = turn.speaker == conv.speakers[0]
-        record: dict[str, object] = {
-            "parentUuid": None,
-            "isSidechain": False,
-            "userType": "external",
-            "cwd": cwd,
-            "sessionId": sid,
-            "version": "2.1.38",
-            "gitBranch": "main",
-            "type": "user" if person else "assistant",
-            "uuid": str(uuid.uuid5(uuid.NAMESPACE_URL, f"{sid}/{turn.id}")),
-            "timestamp": (at + number * TURN_GAP).strftime("%Y-%m-%dT%H:%M:%S.000Z"),
-        }
-        if person:
-            record["message"] = {"role": "user", "content": text}
-        else:
-            record["message"] = {
-                "id": f"msg_{turn.id}",
-                "type": "message",
-                "role": "assistant",
-                "model": "claude-opus-4",
-                "content": [{"type": "text", "text": text}],
-            }
-        records.append(record)
-    return records
+            began = datetime.fromisoformat(session.date).astimezone(UTC)
+            log = _DatedLog(home / ".claude", sid, str(folder), start=began)
+            for turn in session.turns:
+                said = f"{turn.speaker}: {turn.text}"
+                key = str(uuid.uuid5(uuid.NAMESPACE_URL, f"{sid}/{turn.id}"))
+                person = turn.speaker == conv.speakers[0]
+                log.append(log.user(key, said) if person else log.assistant(key, f"msg_{turn.id}", said))
 
 
 def build_session_memory(
