@@ -9,6 +9,9 @@ TIERS = ("raw", "organized", "summary", "insight")
 ID_PREFIX = {"raw": "src", "message": "msg", "organized": "pas", "summary": "sum", "insight": "ins"}
 KIND_BY_PREFIX = {prefix: kind for kind, prefix in ID_PREFIX.items()}
 TIER_OF_KIND = {"raw": "raw", "message": "raw", "organized": "organized", "summary": "summary", "insight": "insight"}
+# what a search with no tier leaves out, and so what gets no vectors: a session's messages are read in
+# the passages that hold them, the exchange with the turns around it; themselves only when tier raw is asked
+UNLESS_ASKED = frozenset({"message"})
 
 
 def item_id(kind: str, rowid: int) -> str:

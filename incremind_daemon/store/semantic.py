@@ -27,7 +27,7 @@ import apsw
 
 from incremind_daemon.store.embedder import Embedder
 from incremind_daemon.store.items import HIT_SQL
-from incremind_daemon.store.records import KIND_BY_PREFIX, TIER_OF_KIND
+from incremind_daemon.store.records import KIND_BY_PREFIX, TIER_OF_KIND, UNLESS_ASKED
 from incremind_daemon.store.tokenizer import fold_text
 from incremind_daemon.store.vectors import KIND_CODES, active_model, nearest
 
@@ -44,9 +44,6 @@ KINDS_OF_TIER = {
     for tier in set(TIER_OF_KIND.values())
 }
 TIER_ORDER = {"insight": 0, "summary": 1, "organized": 2, "raw": 3}  # ties go to the more distilled tier
-# what a search with no tier looks through: a session's messages are read in the passages that hold them,
-# the exchange with the turns around it; the messages themselves only when the raw tier is asked for
-UNLESS_ASKED = frozenset({"message"})
 
 
 @dataclass(frozen=True, slots=True)

@@ -28,6 +28,7 @@ import numpy.typing as npt
 
 from incremind_daemon.store.bitindex import bump_version, index_for
 from incremind_daemon.store.db import Row, fetch_int, fetch_row, fetch_rows
+from incremind_daemon.store.records import UNLESS_ASKED
 
 log = logging.getLogger(__name__)
 
@@ -48,9 +49,9 @@ _ITEM_TEXTS = {
     "insight": """SELECT 'insight', i.id, i.statement || char(10) || i.condition, i.project FROM insights i
                   WHERE i.status IN ('pending', 'confirmed')""",
 }
-# the kinds that get vectors: a session's messages are searched through the passages that hold them
-# (store.semantic.UNLESS_ASKED), so they are not embedded; vectors they got before schema v12 stay
-EMBEDDED_KINDS = ("organized", "summary", "insight")
+# the kinds that get vectors: those a search with no tier looks through (records.UNLESS_ASKED); messages
+# are searched in their passages, and the vectors they got before schema v12 stay
+EMBEDDED_KINDS = tuple(kind for kind in KIND_CODES if kind not in UNLESS_ASKED)
 _ITEM_BY_ID = {
     kind: sql + (" AND " if "WHERE" in sql else " WHERE ") + f"{alias}.id = ?"
     for kind, sql, alias in (
