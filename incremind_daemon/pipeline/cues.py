@@ -222,14 +222,15 @@ LATER_CUES = re.compile(
 )
 # the person takes back what the agent did
 UNDO_CUES = re.compile(_words(r"revert|undo|roll ?back|put (?:it|that) back") + r"|撤回|回滚|还原|改回|撤销|恢复原")
+# "Noted, PaperMod stays at v7.0" acknowledges what was said; "Noted the flag in the README" did something
+_ACK_STOP = r"\s*[,.:!，。：—–-]"
 # done verbs DONE_CUES leaves out: "Edited 0011 in place", "已加 BOM", "换好了"
 MORE_DONE_CUES = re.compile(
     "^"
     + _words(
         r"edited|squashed|rebased|grouped|marked|saved|skipped|dropped|wrapped|tightened|bumped|pinned|tagged|opened"
-        # "Noted, PaperMod stays at v7.0" acknowledges; "Noted the flag in the README" did something
         r"|reset|killed|restarted|started|stopped|ran|reran|renamed|rewrote|regenerated|registered|recorded"
-        r"|noted(?!\s*[,.:!，。：—–-])|documented|pushed|reverted|cleared|filled|swapped|wired|raised|lowered|capped|narrowed|widened|kept"
+        rf"|noted(?!{_ACK_STOP})|documented|pushed|reverted|cleared|filled|swapped|wired|raised|lowered|capped|narrowed|widened|kept"
     )
     + r"|^(?:pr|mr) !?#?\d+|^(?:pushed|committed|merged|tagged)\b|\b(?:is|are) (?:up|pushed|merged|saved|green)\b"
     r"|\bnow (?:runs?|uses?|lives?|has|checks?|returns?|points?|reads?|writes?|says|shares?|waits?|goes|sets?|skips?"
@@ -319,7 +320,7 @@ REPORT_CUES = re.compile(
     r"|crashed|errored|timed|stalled|exited|panicked|expected|assumed|seemed|supposed|used|tried|called|named"
     r"|related|detailed|advanced|limited|mixed|looked|noticed|wanted|needed|hoped|guessed|wondered|interested"
     r"|proceeded|blocked|refused|rejected|reported|asked|started|decided|planned|considered|preferred|agreed"
-    r"|opted|figured|realized|realised|suggested|proposed|recommended|intended|noted(?=\s*[,.:!，。：—–-]))\b)"
+    rf"|opted|figured|realized|realised|suggested|proposed|recommended|intended|noted(?={_ACK_STOP}))\b)"
     r"[a-z]{3,}ed(?![a-z0-9_-])"
 )
 # a report that names nothing it did, so the ask it answers says what: "改好了：", "Done.", "已添加"
