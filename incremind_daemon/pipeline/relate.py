@@ -338,7 +338,9 @@ def _by_keys(
     # "the service on port 9300"); or a rule that says it changes things and names something new
     renumbered = different_numbers(mine, theirs) and (covered or len(named) >= 2)
     says_change = CHANGE.search(fold(candidate.quote or candidate.statement)) is not None
+    other_value = bool(numbers_of(theirs) and numbers_of(mine) - numbers_of(theirs))
     replaced = says_change and bool((my_keys - my_negated) - their_keys)
+    replaced = replaced and _replaces(candidate, item, named, covered=covered, other_value=other_value)
     if _moves(candidate, item, mine, theirs) and not history:
         return _bounded(candidate, item, score, ordered, moved=True)  # "timeout 放宽到 180 秒" beside "60 秒以内"
     if (renumbered or replaced) and not history:
@@ -367,6 +369,27 @@ def _by_keys(
         if extra < 2 * _MATERIAL_WORDS or translated:  # other words for the same things
             return Relation("repeat", item.id, round(score, 4))
     return Relation("supplement", item.id, round(score, 4))
+
+
+def _replaces(candidate: Candidate, item: Known, named: set[str], *, covered: bool, other_value: bool) -> bool:
+    """Tell whether a change that names something new takes the place of what the known insight says.
+
+    It does when it is about the same subject (a topic both name: "switch to SQLite" beside "数据库就用
+    Postgres"; nothing the known one lacks; another value: "staging 迁到 10.12.5.8"), when it turns down
+    what the known one stands by, or when it uses something else where the known one used a thing both
+    name ("改成用 SQLite，PostgreSQL 太重了").
+    A change that only shares a name ("图片放到 Cloudflare R2" beside "部署在 Cloudflare Pages"), or
+    that turns down what the known one turned down as well ("本地不用 docker compose 了，改成 podman"
+    beside "staging 不再用 docker compose"), is about something else.
+    """
+    if covered or named & CONCEPT_NAMES or other_value:
+        return True
+    their_negated = negated(item.statement)
+    their_keys = keys_of(features_of(_text_of(item.statement, item.condition)))
+    if negated(candidate.statement) & (their_keys - their_negated):
+        return True
+    mine_used = used(candidate.statement)
+    return bool(named & used(item.statement) - mine_used) and bool(mine_used - their_keys)
 
 
 def _translates(mine: Features, theirs: Features, unnamed: frozenset[str], novel: int) -> bool:

@@ -28,11 +28,13 @@ def flipped(mine: str, theirs: str, shared: Iterable[str], my_negated: Set[str],
     """Tell whether one side turns down a thing the other uses, or a value the other states.
 
     A thing merely mentioned beside a negation ("不要给我 npx / npm 的指令" names npm without
-    using it) is not turned around by "not npm".
+    using it) is not turned around by "not npm"; nor is one a side both uses and turns down
+    ("用 uv add，不要用 uv pip install" beside "use uv for everything").
     """
     my_used, their_used = used(mine), used(theirs)
     for key in shared:
-        if (key in my_negated) == (key in their_negated):
+        either_way = key in my_negated & my_used or key in their_negated & their_used
+        if (key in my_negated) == (key in their_negated) or either_way:
             continue
         if (
             key.startswith("#")
@@ -48,7 +50,8 @@ def used(text: str) -> frozenset[str]:
     folded = fold(text)
     out: set[str] = set()
     for match in _USED.finditer(folded):
-        out.update(keys_of(features_of(match.group("thing"))))
+        if not _DENIED.search(folded[max(0, match.start() - 12) : match.start()]):  # not "不要用 X", "never use X"
+            out.update(keys_of(features_of(match.group("thing"))))
     for match in _PRAISED.finditer(folded):
         out.update(keys_of(features_of(match.group("thing") or match.group("cjk_thing"))))
     first = _FIRST_WORD.match(folded)
@@ -238,6 +241,10 @@ _TURNED_DOWN = re.compile(
 _USED = re.compile(
     r"(?:(?<![a-z])(?:use|using|uses|go with|switch(?:ed)? to|move to|stick with|prefer|pick|install|run|runs on"
     r"|on|with)\s+(?:the\s+|a\s+)?|(?:就用|改用|换成|换到|都用|一律用|统一用|用|走|上|采用|选)\s*)(?P<thing>[a-z0-9][\w.+#-]*)"
+)
+_DENIED = re.compile(
+    r"(?:不要|不用|不|别|不再|禁止|不能|不应该?|没"
+    r"|(?<![a-z])(?:never|not|don't|do not|stop|no longer|won't|can't|cannot))\s*$"
 )
 _FIRST_WORD = re.compile(r"^[\"'“「(\s]*([a-z][\w.+#-]*)\b")
 # what a text holds to be better: "a learnable temperature is always better than …", "org-mode 更好用"

@@ -161,7 +161,7 @@ def test_the_relation_model_reads_a_pair_again(
         assert (relation.kind, relation.known_id) == (kind, 1)
 
 
-def test_a_change_the_rules_pin_on_an_unrelated_insight_goes_to_the_one_the_model_reads_as_changed(
+def test_a_change_of_a_class_time_goes_to_the_class_not_to_a_rule_that_shares_a_word(
     use_m3: Embedder,
 ) -> None:
     said = "下周开始课改到周二, 晚上 8 点 (陈老师 has a new job, Thursdays don't work for her any more)"
@@ -176,7 +176,7 @@ def test_a_change_the_rules_pin_on_an_unrelated_insight_goes_to_the_one_the_mode
     ]
     candidate = Candidate(said, "decision", "", said, 0, len(said), "project")
     by_rules = relate(candidate, items, repeat_similarity=0.8, related_similarity=0.4)
-    assert (by_rules.kind, by_rules.known_id) == ("different", 42)  # "don't … any more" read against "any repo"
+    assert by_rules.known_id != 42  # "don't … any more" says nothing of "any repo"
     relation = relate(
         candidate, items, repeat_similarity=0.8, related_similarity=0.4, reading=relation_reader_for(use_m3)
     )

@@ -306,6 +306,33 @@ def test_a_change_word_without_a_new_value_on_the_same_subject_supersedes_nothin
 @pytest.mark.parametrize(
     ("statement", "known"),
     [
+        # a name in common, another subject: images beside where the site is hosted
+        ("博客图片以后统一放到 Cloudflare R2，别再提交到 git 了", "博客用 Hugo 构建，部署在 Cloudflare Pages 上"),
+        # both turn docker compose down: local development beside staging
+        ("以后本地开发不用 docker compose 了，改成 podman", "staging 环境统一部署在 k3s 集群上，不再用 docker compose"),
+        # "不要用 uv pip install" turns down a command, not uv, which it uses
+        ("Use uv for everything here; pip is banned in this repo", "加依赖的时候用 uv add，不要用 uv pip install"),
+    ],
+)
+def test_a_change_that_only_shares_a_name_retires_nothing(statement: str, known: str) -> None:
+    assert said_after(statement, [known])[0] not in ("supersedes", "different")
+
+
+@pytest.mark.parametrize(
+    ("statement", "known"),
+    [
+        ("数据库那块改一下：改成用 SQLite 了，PostgreSQL 对这个服务来说太重了", "我们决定用 PostgreSQL 做主库"),
+        ("Change of plans on the database: let's switch to SQLite", "数据库就用 Postgres"),
+        ("staging 昨晚迁到新机器了，现在是 10.12.5.8", "staging is at 10.12.3.41, ssh as deploy"),
+    ],
+)
+def test_a_change_of_the_same_subject_still_supersedes(statement: str, known: str) -> None:
+    assert said_after(statement, [known]) == ("supersedes", 1)
+
+
+@pytest.mark.parametrize(
+    ("statement", "known"),
+    [
         ("还是那句话：回复用中文，术语保持英文就行", "回复请用中文，但是 technical terms 保留英文，不要硬翻译成中文"),
         ("As usual: no force pushes, not even on my own branches", "Never force-push; not even on feature branches"),
     ],
