@@ -5,7 +5,7 @@ from __future__ import annotations
 import argparse
 import json
 from dataclasses import asdict
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from incremind_daemon.cli import runtime
 from incremind_daemon.cli.base import Commands, command, project_arg
@@ -182,14 +182,25 @@ def _review(settings: Settings, ids: list[int], verb: str, *, wants_json: bool, 
     """
     from incremind_daemon.store import clock, insights
 
-    def change(conn: apsw.Connection) -> list[dict[str, str]]:  # all or nothing: a bad id changes nothing
+    def change(conn: apsw.Connection) -> list[dict[str, Any]]:  # all or nothing: a bad id changes nothing
+        retired: dict[int, list[int]] = {}
         for insight_id in ids:
             if skip_superseded and insights.get_insight(conn, insight_id).status == "superseded":
                 continue
+            targets = insights.superseded_by(conn, insight_id) if verb == "confirm" else []
+            in_use = [t for t in targets if insights.get_insight(conn, t).status in ("pending", "confirmed")]
             insights.review(conn, insight_id, verb, actor="cli", now=clock.stamp())
+            retired[insight_id] = [t for t in in_use if insights.get_insight(conn, t).status == "superseded"]
         # read after the batch: an insight confirmed early may be superseded by a later one
         return [
-            {"id": item_id("insight", insight_id), "status": insights.get_insight(conn, insight_id).status}
+            {
+                "id": item_id("insight", insight_id),
+                "status": insights.get_insight(conn, insight_id).status,
+                "retired": [
+                    {"id": item_id("insight", old), "statement": insights.get_insight(conn, old).statement}
+                    for old in retired.get(insight_id, [])
+                ],
+            }
             for insight_id in ids
         ]
 
@@ -201,7 +212,14 @@ def _review(settings: Settings, ids: list[int], verb: str, *, wants_json: bool, 
     else:
         for entry in done:
             print(f"{entry['id']}  {entry['status']}")
+            for old in entry["retired"]:  # what confirming it took out of use, and how to bring it back
+                print(f"  {old['id']}  superseded: {_short(old['statement'])}  (restore {old['id']} to undo)")
     return 0
+
+
+def _short(text: str, limit: int = 80) -> str:
+    line = " ".join(text.split())
+    return line if len(line) <= limit else line[: limit - 1].rstrip() + "…"
 
 
 def cmd_edit(args: argparse.Namespace, settings: Settings) -> int:

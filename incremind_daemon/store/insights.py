@@ -324,10 +324,12 @@ def review(conn: apsw.Connection, insight_id: int, verb: str, *, actor: str, now
     insight = get_insight(conn, insight_id)
     public = item_id("insight", insight_id)
     if verb == "restore":
-        if insight.status != "forgotten":
-            raise ReviewError(f"{public} is {insight.status}, not forgotten; only forgotten insights can be restored")
+        if insight.status not in ("forgotten", "superseded"):
+            raise ReviewError(f"{public} is {insight.status}; only forgotten or superseded insights can be restored")
         back = fetch_row(conn, "SELECT forgotten_from FROM insights WHERE id = ?", (insight_id,))
-        target = str(back[0]) if back is not None and back[0] else "confirmed"
+        # a superseded insight comes back confirmed: the newer one was wrongly read as replacing it
+        forgotten = insight.status == "forgotten" and back is not None and back[0]
+        target = str(back[0]) if forgotten and back is not None else "confirmed"
         conn.execute(
             "UPDATE insights SET status = ?, forgotten_from = NULL, updated_at = ? WHERE id = ?",
             (target, now, insight_id),
@@ -351,6 +353,14 @@ def review(conn: apsw.Connection, insight_id: int, verb: str, *, actor: str, now
     if target == "confirmed":
         _retire_superseded(conn, insight_id, actor=actor, now=now)
     return get_insight(conn, insight_id)
+
+
+def superseded_by(conn: apsw.Connection, insight_id: int) -> list[int]:
+    """Return the ids of the insights an insight supersedes (confirming it retires those still in use)."""
+    rows = fetch_rows(
+        conn, "SELECT to_id FROM links WHERE from_id = ? AND relation = 'supersedes' ORDER BY to_id", (insight_id,)
+    )
+    return [int(row[0]) for row in rows]
 
 
 def _retire_superseded(conn: apsw.Connection, insight_id: int, *, actor: str, now: str) -> None:
@@ -461,5 +471,3 @@ def history_of(conn: apsw.Connection, insight_id: int) -> list[tuple[str, str, s
         (item_id("insight", insight_id),),
     )
     return [(str(r[0]), str(r[1]), str(r[2]), str(r[3])) for r in rows]
-
-

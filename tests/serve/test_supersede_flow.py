@@ -7,6 +7,7 @@ from pathlib import Path
 from typing import Any
 
 import anyio
+import pytest
 from mcp import Client
 
 from incremind_daemon import cli
@@ -129,6 +130,28 @@ def test_a_confirmed_supersede_leaves_only_the_new_decision_in_search_mcp_and_co
     assert not any("Postgres" in text for text in texts)
 
 
+def test_confirm_says_what_it_retires_and_restore_brings_it_back(
+    settings: Settings, capsys: pytest.CaptureFixture[str]
+) -> None:
+    conn = connect(settings.database_path)
+    with write_transaction(conn):
+        old = _confirmed(conn, OLD)
+    conn.close()
+    saved = _call(settings, "save_memory", {"text": NEW, "project": "ledger"})
+    capsys.readouterr()
+
+    assert cli.main(["confirm", saved["id"]]) == 0
+    out = capsys.readouterr().out.splitlines()
+    assert out == [f"{saved['id']}  confirmed", f"  ins-{old}  superseded: {OLD}  (restore ins-{old} to undo)"]
+
+    assert cli.main(["restore", f"ins-{old}"]) == 0  # the person reads it as no change after all
+    assert capsys.readouterr().out.strip() == f"ins-{old}  confirmed"
+    conn = connect(settings.database_path)
+    assert get_insight(conn, old).status == "confirmed"
+    conn.close()
+    assert OLD in _block(settings)
+
+
 def test_an_older_sessions_state_never_says_a_superseded_decision_again(settings: Settings) -> None:
     conn = connect(settings.database_path)
     with write_transaction(conn):
@@ -163,8 +186,12 @@ def test_confirm_all_confirms_the_old_and_then_its_replacement_when_both_are_pen
     assert second["relation"] == "supersedes"
 
     assert cli.main(["confirm", "--all"]) == 0
-    printed = capsys.readouterr().out.split()
-    assert printed == [first["id"], "superseded", second["id"], "confirmed"]
+    printed = capsys.readouterr().out.splitlines()
+    assert printed == [
+        f"{first['id']}  superseded",
+        f"{second['id']}  confirmed",
+        f"  {first['id']}  superseded: {OLD}  (restore {first['id']} to undo)",
+    ]
     conn = connect(settings.database_path)
     try:
         assert get_insight(conn, int(first["id"].split("-")[1])).status == "superseded"

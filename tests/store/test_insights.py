@@ -64,7 +64,7 @@ def test_review_verbs_change_state_and_leave_an_audit_trail(conn: apsw.Connectio
     assert json.loads(_audit(conn, f"ins-{first}")[2][1]) == {"from": "confirmed", "to": "forgotten"}
     with pytest.raises(ReviewError, match="rejected"):
         insights.review(conn, second, "confirm", actor="cli", now=NOW)
-    with pytest.raises(ReviewError, match="not forgotten"):
+    with pytest.raises(ReviewError, match="only forgotten or superseded"):
         insights.review(conn, first, "restore", actor="cli", now=NOW)
     with pytest.raises(NotFound):
         insights.review(conn, 999, "confirm", actor="cli", now=NOW)
