@@ -66,6 +66,14 @@ def test_chinese_note_is_found_by_two_character_word_and_phrase(
         assert_offsets_match_raw(hits, home)
 
 
+def test_unquoted_words_are_one_query(tmp_path: Path, home: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    note = tmp_path / "note.md"
+    note.write_text(CHINESE_NOTE, encoding="utf-8")
+    assert run_cli(capsys, "ingest", str(note), "--project", "study")[0] == 0
+    unquoted = search_json(capsys, "间隔重复", "的方法", "--mode", "keyword")
+    assert unquoted == search_json(capsys, "间隔重复 的方法", "--mode", "keyword") and unquoted
+
+
 def test_pdf_word_on_page_two_reports_the_page(tmp_path: Path, home: Path, capsys: pytest.CaptureFixture[str]) -> None:
     pdf = make_pdf(
         tmp_path / "paper.pdf",

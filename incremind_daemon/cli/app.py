@@ -82,14 +82,17 @@ def build_parser() -> argparse.ArgumentParser:
         "find passages, summaries and insights by words and by meaning",
         'incremind search "端口 配置" --project api --json',
     )
-    find.add_argument("query", help="words to look for, in any language; never parsed as syntax")
+    find.add_argument(
+        "query", nargs="+", help="words to look for, in any language, quoted or not; never parsed as syntax"
+    )
     find.add_argument("--project", type=project_arg, help="only this project")
     find.add_argument("--tier", choices=TIERS, help="only this tier")
     find.add_argument(
         "--status",
         choices=INSIGHT_STATUSES,
         default="confirmed",
-        help="insights of this status (default confirmed; superseded finds decisions since replaced)",
+        help="insights of this status (default confirmed; superseded finds decisions since replaced);"
+        " any other status searches insights only",
     )
     find.add_argument("--limit", type=int, help="at most this many results")
     find.add_argument(
@@ -334,6 +337,9 @@ def cmd_search(args: argparse.Namespace, settings: Settings) -> int:
 
     hits: list[Hit] = []
     answered = "keyword"
+    query = " ".join(args.query)  # `incremind search which port do we use` asks as the quoted words would
+    # a status other than the default asks after insights ("--status superseded": what was replaced)
+    tier = args.tier or (None if args.status == "confirmed" else "insight")
     if settings.database_path.exists():
         conn = connect(settings.database_path, readonly=True)
         try:
@@ -341,10 +347,10 @@ def cmd_search(args: argparse.Namespace, settings: Settings) -> int:
             embedder = _query_embedder(conn, settings, args.mode)
             hits = search(
                 conn,
-                args.query,
+                query,
                 home=settings.home_dir,
                 project=args.project,
-                tier=args.tier,
+                tier=tier,
                 limit=limit,
                 mode=args.mode,
                 embedder=embedder,
@@ -357,7 +363,7 @@ def cmd_search(args: argparse.Namespace, settings: Settings) -> int:
             _count_use(settings, hits)
     if not args.json:
         print(f"mode: {answered}", file=sys.stderr)
-    note = cut_query(args.query).note()
+    note = cut_query(query).note()
     if note is not None:
         print(f"incremind: {note}", file=sys.stderr)
     if args.json:

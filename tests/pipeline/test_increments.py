@@ -207,6 +207,8 @@ def test_confirming_a_supersede_retires_the_old_decision_everywhere(
     assert [hit["id"] for hit in hits] == [f"ins-{saved.insight_id}"]
     assert cli.main(["search", "Postgres", "--json", "--tier", "insight", "--status", "superseded"]) == 0
     assert [hit["id"] for hit in json.loads(capsys.readouterr().out)] == [f"ins-{old}"]
+    assert cli.main(["search", "Postgres", "--json", "--status", "superseded"]) == 0  # asks after insights alone
+    assert [hit["id"] for hit in json.loads(capsys.readouterr().out)] == [f"ins-{old}"]
     assert cli.main(["insights", "--status", "superseded", "--json"]) == 0
     assert [row["id"] for row in json.loads(capsys.readouterr().out)] == [f"ins-{old}"]
     assert cli.main(["history", f"ins-{old}"]) == 0
