@@ -478,9 +478,22 @@ def settles_more(folded: str) -> bool:
 
 
 def is_later_more(folded: str) -> bool:
-    """Tell whether a folded sentence puts a step off to a time only MORE_LATER_CUES knows."""
+    """Tell whether a folded sentence puts a step off to a time only MORE_LATER_CUES knows.
+
+    "周末去爬山了" tells what happened at the weekend: after 周末 or 月底, which may be gone, a verb
+    ended by 了 with nothing ahead of it (要, 会, 再, 打算…) is past; 明早 and 后天 are always ahead.
+    """
     hinted = not folded.isascii() or any(word in folded for word in ("next ", "first thing", "end of", "eod"))
-    return hinted and MORE_LATER_CUES.search(folded) is not None
+    found = MORE_LATER_CUES.search(folded) if hinted else None
+    past = found is not None and found.group() in ("周末", "月底") and _GONE_BY.match(folded[found.end() :])
+    return found is not None and not past
+
+
+# what follows a time word when it says what happened then: "周末去爬山了", "月底已经发了"
+_GONE_BY = re.compile(
+    r"(?![^，。,;；！!？?]*?(?:要|会|再|打算|准备|计划|得|想|去做|之前))"
+    r"[^，。,;；！!？?]{0,12}?了(?:[，。,;；！!\s]|$)"
+)
 
 
 # an agent's caption over what it proposes, so the person's reply answers it: "Proposal:", "两个方案："

@@ -22,7 +22,8 @@ _ERROR_WORD = re.compile(
     r"|couldn't|not found|timed? ?out|panic(?:ked)?)(?![a-z])|错误|报错|失败|异常",
     re.I,
 )
-_RAISED = re.compile(r"(?<![\w.])[A-Z]\w*(?:Error|Exception)\b:")  # "OSError: …", "TypeError: …"
+# "OSError: …", "TypeError: …", "sqlite3.OperationalError: …"
+_RAISED = re.compile(r"(?<![\w.])(?:[a-z_]\w*\.)*[A-Z]\w*(?:Error|Exception)\b:")
 # code the person shows ("```swift", "```ts") names error types without any error having happened
 _CODE_FENCE = re.compile(
     r"^[ \t]*(`{3,}|~{3,})[ \t]*(?!(?:text|txt|log|logs|console|output|shell|sh|bash|zsh)?[ \t]*$)"

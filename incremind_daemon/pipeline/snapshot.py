@@ -54,6 +54,7 @@ from incremind_daemon.pipeline.markdown import (
 )
 from incremind_daemon.pipeline.mentions import MentionedFiles
 from incremind_daemon.pipeline.organize import split_sentences
+from incremind_daemon.pipeline.pastes import pasted_error
 from incremind_daemon.pipeline.prose import prose_spans
 from incremind_daemon.pipeline.reports import ITEM_CHARS, is_checks
 from incremind_daemon.pipeline.state_cues import (
@@ -216,11 +217,29 @@ def _opening_ask(turns: Sequence[Turn], asks: list[int]) -> tuple[int, list[str]
             if any(ask_rank(sentence, at) >= 0 for at, sentence in enumerate(request)):
                 return i, request
             opening = (i, request)
-        elif REQUEST.search(fold(text.lstrip()[:400])) or any(is_ask(fold(sentence)) for sentence in request):
+        elif REQUEST.search(fold(text.lstrip()[:400])) or any(_asks_outright(sentence) for sentence in request):
             # only a sentence that asks outright: an opening's ask the statement finder misreads must not lose
             # to a later "eta 包别动，只做这个接口"
             return i, request
+        elif _breakage(turns[i].text, text, request):
+            return i, request  # "又挂了：" over a pasted traceback asks for it to be fixed
     return opening
+
+
+def _breakage(raw: str, prose: str, request: list[str]) -> bool:
+    """Tell whether a turn is a few words over a pasted error ("又挂了：" and a traceback): an ask to fix it."""
+    return sum(text_weight(sentence) for sentence in request) <= 6 and pasted_error(raw[:8000], prose)[0] >= 0
+
+
+def _asks_outright(sentence: str) -> bool:
+    """Tell whether a sentence asks for work: from its start, or in a clause after what it says broke that
+    asks in so many words ("跑测试挂了，帮我看看", "CI is red, can you check why")."""
+    first, *rest = (fold(clause.strip()) for clause in _ASK_CLAUSES.split(sentence))
+    return is_ask(first) or any(_ASKED.match(clause) and is_ask(clause) for clause in rest)
+
+
+_ASK_CLAUSES = re.compile(r"[,;]\s+|[，；]\s*")
+_ASKED = re.compile(r"(?:帮我|帮忙|麻烦你?|请你|你帮我|(?:can|could|would|will) you\b|please\b)")
 
 
 def _context(turns: Sequence[Turn], asked: set[int]) -> tuple[list[int], list[int], dict[int, tuple[str, ...]]]:

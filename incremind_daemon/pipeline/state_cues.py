@@ -315,11 +315,18 @@ def is_set_aside(folded: str) -> bool:
 
 def is_done(folded: str) -> bool:
     """Tell whether a folded sentence reports work done: "Fixed the redirect", "好, PR #421。"."""
-    if NOT_DONE_CUES.search(folded):
+    if NOT_DONE_CUES.search(folded) or _APOLOGY.match(folded):
         return False
     # "好, PR #421。", "👍 Added …": a report is read past the yes that opens it
     lead = REPORT_LEAD.match(folded)
     return any(_reports(text) for text in ((folded, folded[lead.end() :]) if lead else (folded,)))
+
+
+# the agent owning up to a mistake the person corrected, which reports no work: "抱歉，已确认端口是 8443"
+_APOLOGY = re.compile(
+    r"(?:抱歉|对不起|不好意思|(?:sorry|my bad|apologies)\b)[\s,，.。!！—-]*"
+    r"(?:已(?:经)?确认|确认了|记下了|明白|了解|你说得对|您说得对|(?:you're|you are) right|noted|understood|confirmed)"
+)
 
 
 def _reports(folded: str) -> bool:

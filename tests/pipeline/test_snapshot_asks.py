@@ -67,6 +67,29 @@ def test_goal_is_a_later_ask_when_the_opening_only_gives_context(opening: str, a
     assert snapshot_session(turns).goal == ask.removeprefix("帮我")  # the goal leaves out the polite lead
 
 
+@pytest.mark.parametrize(
+    ("broke", "later"),
+    [
+        ("跑测试挂了，帮我看看：", "先不用。帮我把 README 里那个 typo 修一下，'recieve' 改成 'receive'。"),
+        ("The refund tests fail, can you look?", "Not now. Fix the typo in the README, 'recieve' to 'receive'."),
+    ],
+    ids=["zh", "en"],
+)
+def test_an_ask_after_what_broke_is_the_goal_not_a_later_errand(broke: str, later: str) -> None:
+    paste = '```\nTraceback (most recent call last):\n  File "app/refunds.py", line 88\nTypeError: float\n```'
+    turns = [
+        user("以后都用中文回复，代码注释可以用英文。"),  # a standing rule first: no ask
+        assistant("好的。"),
+        user(f"{broke}\n\n{paste}"),
+        assistant("`order.currency_rate` 是 float，我改成了 Decimal。"),
+        user(later),
+        assistant("已修好。"),
+    ]
+
+    goal = snapshot_session(turns).goal
+    assert goal.startswith(broke.removesuffix("：")[:12]) and "README" not in goal, goal
+
+
 def test_goal_is_the_opening_when_no_later_turn_asks() -> None:
     opening = "Quick context: ledger is our billing API, Python 3.12, FastAPI. I prefer tabs over spaces."
     turns = [user(opening), assistant("Got it."), user("No, the port is 8443, not 8080."), assistant("Noted.")]
@@ -267,3 +290,29 @@ def test_a_lets_opening_is_the_goal_and_a_report_names_only_the_ask_it_answers(o
     )
     assert goal.casefold() in snapshot.goal.casefold()
     assert snapshot.done == ("测试全部通过（142 passed） — 跑一下测试吧。",)  # not the rule said on the way
+
+
+def test_a_session_of_small_talk_identity_and_an_apology_keeps_only_its_work() -> None:
+    """Who the person is, the weekend's hike and the agent owning up to a wrong port are no state of the work;
+    a few words over a pasted traceback ask for it to be fixed, ahead of a later errand."""
+    turns = [
+        user("记住：我叫林晓，是后端工程师，主要写 Python 和 Go。"),
+        assistant("好的林晓，记住了。"),
+        user("btw the API port is 8443, not 8080 — I told you last time."),
+        assistant("抱歉，已确认端口是 8443。"),
+        user(
+            '又挂了：\n\nTraceback (most recent call last):\n  File "app/worker.py", line 31, in flush\n'
+            "    conn.execute(sql, row)\nsqlite3.OperationalError: database is locked\n"
+        ),
+        assistant("这是并发写导致的。我打开了 WAL 并把 busy_timeout 设成 5000。"),
+        user("周末去爬山了，累死，今天效率不高哈哈"),
+        assistant("辛苦了，注意休息！"),
+        user("帮我把 worker 的重试次数改成 3 次"),
+        assistant("已改成 3 次。"),
+    ]
+
+    snapshot = snapshot_session(turns)
+    assert snapshot.goal == "又挂了 (sqlite3.OperationalError: database is locked)"
+    assert not any("抱歉" in item for item in snapshot.done), snapshot.done
+    assert not any("林晓" in item or "爬山" in item for item in snapshot.decisions), snapshot.decisions
+    assert any("8443" in item for item in snapshot.decisions)
