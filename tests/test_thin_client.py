@@ -279,3 +279,7 @@ def test_context_commands_are_run_by_the_daemon_with_the_clients_paths(running: 
     disabled = incremind(env, "context", "disable", str(repo))
     assert disabled.returncode == 0 and "removed" in disabled.stdout, disabled.stderr
     assert not (repo / "AGENTS.md").exists()  # incremind made it, and it is empty again
+    # `context show` in a repository shows what an agent started there reads: the person's folder, not the daemon's
+    shown = incremind(env, "context", "show", "--json", cwd=repo)
+    assert shown.returncode == 0, shown.stderr
+    assert '"project": "ledger"' in shown.stdout

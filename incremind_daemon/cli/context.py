@@ -107,7 +107,8 @@ def _project_here(settings: Settings) -> str | None:
     """Name the project of the current folder as a session started here is named, if it is a repository's."""
     from incremind_daemon.sources.sessions.discover import project_for_cwd
 
-    return project_for_cwd(str(Path.cwd()), settings.sessions.projects, any_folder=False)
+    # the person's folder, also when the daemon runs the command for them
+    return project_for_cwd(str(runtime.resolve(Path("."))), settings.sessions.projects, any_folder=False)
 
 
 def _show_start(
