@@ -36,7 +36,6 @@ def english() -> ContextData:
         agent="claude",
         now=NOW,
         last_session_at="2026-11-30T21:30:00Z",
-        last_session_project="api",
         sessions=(session,),
         activity=(
             Activity(41, "session", "claude", "api", "2026-11-30T21:30:00Z", "Move billing to FastAPI"),
@@ -118,7 +117,6 @@ def chinese() -> ContextData:
         agent="codex",
         now=NOW.astimezone(timezone(timedelta(hours=8))),
         last_session_at=at,
-        last_session_project="计费服务",
         sessions=(SessionState(9, "codex", "x", "计费服务", at, "把计费服务迁移到 FastAPI", state),),
         activity=(Activity(5, "session", "claude", "计费服务", "2026-11-28T08:00:00Z", "支付回调的签名与重试"),),
         insights=(
@@ -214,12 +212,13 @@ def test_a_global_block_shows_global_rules_only_and_no_session() -> None:
         agent="claude",
         now=NOW,
         last_session_at=data.last_session_at,
-        last_session_project="api",
         insights=tuple(r for r in data.insights if r.insight.scope == "global"),
     )
     text = render_context_block(glob, 1500).text
     assert "[ins-3]" in text and "[ins-12]" in text
     assert "## Where things stand" not in text and "## Recent sessions" not in text and "[ins-40]" not in text
+    # read in every folder: the time of the last session, never the name of another project
+    assert "The last claude session was active 2026-11-30 21:30" in text and "api" not in text
 
 
 def test_a_statement_said_twice_is_one_line_and_done_work_is_not_next() -> None:

@@ -66,7 +66,6 @@ def gather_context(
         agent=agent,
         now=now,
         last_session_at=last[0] if last else None,
-        last_session_project=last[1] if last else None,
         sessions=tuple(_scrub_session(s, scrub) for s in states),
         activity=tuple(replace(a, index_line=scrub(a.index_line)) for a in activity),
         insights=tuple(found),

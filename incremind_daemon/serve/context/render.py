@@ -74,7 +74,6 @@ class ContextData:
     agent: str | None  # the agent whose last session anchors the time; None: any
     now: datetime  # aware; the block shows times in its zone
     last_session_at: str | None
-    last_session_project: str | None
     sessions: tuple[SessionState, ...] = ()
     activity: tuple[Activity, ...] = ()
     insights: tuple[RecalledInsight, ...] = ()
@@ -129,8 +128,9 @@ def _clip_at_word(text: str, limit: int) -> str:
 def head_lines(data: ContextData) -> tuple[str, str]:
     """Return the header and the time anchor of a block."""
     last = parse_moment(data.last_session_at) if data.last_session_at else None
-    where = data.project or data.last_session_project
-    return header_line(data.now), anchor_line(data.now, last, agent=data.agent, where=where)
+    # a global block is read in every folder: naming the project of the last session would put another
+    # project's name before an agent working in this one
+    return header_line(data.now), anchor_line(data.now, last, agent=data.agent, where=data.project)
 
 
 def render_context_block(data: ContextData, budget: int) -> RenderedBlock:
