@@ -380,3 +380,20 @@ def test_a_semicolon_before_also_or_a_number_parts_two_rules(
     text: str, statements: list[str], conversational: bool
 ) -> None:
     assert [c.statement for c in extract_candidates(text, conversational=conversational)] == statements
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "- 发布前必须跑完 `uv run pytest` 和 `go test ./...`。",
+        "Before every release run `make lint`, `make test` and `make e2e`, in that order.",
+    ],
+)
+def test_a_rule_that_names_commands_in_inline_code_is_read_as_prose(text: str) -> None:
+    """Backticks around a command in a sentence are no code punctuation: the sentence stays the person's."""
+    assert [c.statement for c in extract_candidates(text)] == [text.lstrip("- ").rstrip("。.")]
+
+
+@pytest.mark.parametrize("text", ["x = [a(1), b(2)]; `y`", "`ls -la` | `grep x` > `out`; {a; b}"])
+def test_a_line_of_code_with_backticks_is_still_no_statement(text: str) -> None:
+    assert extract_candidates(text) == []
