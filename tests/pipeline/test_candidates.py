@@ -397,3 +397,17 @@ def test_a_rule_that_names_commands_in_inline_code_is_read_as_prose(text: str) -
 @pytest.mark.parametrize("text", ["x = [a(1), b(2)]; `y`", "`ls -la` | `grep x` > `out`; {a; b}"])
 def test_a_line_of_code_with_backticks_is_still_no_statement(text: str) -> None:
     assert extract_candidates(text) == []
+
+
+@pytest.mark.parametrize(
+    ("text", "reported"),
+    [
+        ("- 王磊认为主库还是应该继续用 PostgreSQL，SQLite 扛不住并发写。", True),  # a colleague's view, by name
+        ("- 陈静坚持要给 ETA 查询加 Redis 缓存。", True),
+        ("- 我认为主库应该继续用 PostgreSQL，SQLite 扛不住并发写。", False),
+        ("- 个人认为主库应该继续用 PostgreSQL，SQLite 扛不住并发写。", False),
+    ],
+)
+def test_a_view_of_someone_named_is_theirs_not_the_persons(text: str, reported: bool) -> None:
+    found = extract_candidates(text)
+    assert found and all(c.reported == reported for c in found), found
