@@ -177,7 +177,7 @@ class Daemon:
         """Load jieba's dictionary and the embedding model now, after start: the first search should not wait."""
         embedder = self.worker.embedder
         try:
-            ensure_segmenter()
+            ensure_segmenter(keep_counts=True)  # and the word counts a command without the daemon reads
             if embedder is not None:
                 embedder.embed_query("warm up")
         except Exception:  # an optimisation; the first query loads it, or reports why it cannot
@@ -362,9 +362,7 @@ class Daemon:
                         self.context.regenerate_due(conn)
                     except Exception as exc:  # the thread's top loop: a bad pass must not end the writer
                         log.exception("could not write the context blocks")
-                        self.worker.stats.last_error = (
-                            f"{clock.stamp()} context: {exc}"
-                        )
+                        self.worker.stats.last_error = f"{clock.stamp()} context: {exc}"
                         self.worker.stats.note_failure("context", exc)
         finally:
             conn.close()

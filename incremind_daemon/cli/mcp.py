@@ -89,8 +89,8 @@ def cmd_mcp(args: argparse.Namespace, settings: Settings) -> int:
         embedder=embedder,
     )
     tools = MemoryTools(settings, backend)
-    # jieba's dictionary and the query embedder take seconds to load: with no daemon to answer, they
-    # load from the start, beside the MCP SDK's import, so that the first search waits least
+    # jieba's words and the query embedder take time to load: with no daemon to answer, they load
+    # from the start, beside the MCP SDK's import, so that the first search waits least
     threading.Thread(target=_warm_up, args=(tools,), name="incremind-mcp-warm-up", daemon=True).start()
     from incremind_daemon.serve.mcp_server import build_mcp_server
 
@@ -104,11 +104,11 @@ def cmd_mcp(args: argparse.Namespace, settings: Settings) -> int:
 
 
 def _warm_up(tools: MemoryTools) -> None:
-    from incremind_daemon.store.tokenizer import ensure_segmenter
+    from incremind_daemon.store.tokenizer import ready_segmenter
 
     try:
         tools.warm_up()  # every search by meaning needs the model; only text with Chinese in it needs jieba
-        ensure_segmenter()
+        ready_segmenter(keep_counts=True)  # a session's queries are short: the counts file answers them
     except Exception:  # a warm-up is an optimisation; the first call loads whatever is missing
         log.warning("warming up the MCP server failed", exc_info=True)
 

@@ -34,6 +34,7 @@ from incremind_daemon.locate import cache_dir
 from incremind_daemon.private import make_private_folders, only_mine
 from incremind_daemon.store.charsets import HAN_BASIC, HANGUL, KANA
 from incremind_daemon.store.hanzi import TRADITIONAL_TO_SIMPLIFIED
+from incremind_daemon.store.wordfreq import WordCounts, dictionary_stamp, is_current, open_counts, write_counts
 
 log = logging.getLogger(__name__)
 
@@ -78,10 +79,11 @@ class _Segmenter:
     def __init__(self) -> None:
         self._tokenizer: Any = None
         self._made = threading.Lock()  # one tokenizer, however many threads ask first
+        self.counts: WordCounts | None = None  # the words looked up in the counts file, until the dictionary loads
 
     @property
     def initialized(self) -> bool:
-        """Whether the dictionary is loaded (never, before jieba is imported)."""
+        """Whether the tokenizer can segment: its dictionary is loaded, or its counts file open."""
         return self._tokenizer is not None and bool(self._tokenizer.initialized)
 
     @property
@@ -100,18 +102,46 @@ _jieba = _Segmenter()
 _jieba_lock = threading.Lock()
 
 
-def ensure_segmenter() -> None:
-    """Load jieba's dictionary now, so the first query does not pay for it."""
+LOOKUP_LIMIT = 50_000  # words looked up in the counts file before loading the whole dictionary pays
+
+
+def ensure_segmenter(*, keep_counts: bool = False) -> None:
+    """Load jieba's whole dictionary now, so the first query does not pay for it (the daemon, a long job).
+
+    ``keep_counts``: a long-lived process (the daemon, a stdio MCP server) also keeps the counts
+    file current, for the short-lived commands that follow; writing it takes under half a second.
+    """
     with _jieba_lock:
-        if not _jieba.initialized:
+        if not _jieba.initialized or _jieba.counts is not None:
             tokenizer = _jieba.tokenizer
             folder = _private_cache_folder()
             tokenizer.tmp_dir = folder or tempfile.mkdtemp(prefix="incremind-jieba-")
             try:
+                tokenizer.initialized = False  # from the counts file to the dictionary itself
                 tokenizer.initialize()
             finally:
                 if folder is None:  # a one-off cache: not left behind in the temp folder
                     shutil.rmtree(tokenizer.tmp_dir, ignore_errors=True)
+            looked_up, _jieba.counts = _jieba.counts, None
+            if looked_up is not None:
+                looked_up.close()
+            if keep_counts and folder is not None and not is_current(folder, stamp := dictionary_stamp()):
+                write_counts(folder, stamp, tokenizer.FREQ, tokenizer.total)
+
+
+def ready_segmenter(*, keep_counts: bool = False) -> None:
+    """Make jieba ready for a few words: from the counts file when there is a current one, else load it all."""
+    with _jieba_lock:
+        if not _jieba.initialized:
+            folder = _private_cache_folder()
+            found = open_counts(folder, dictionary_stamp()) if folder is not None else None
+            if found is not None:
+                tokenizer = _jieba.tokenizer
+                _jieba.counts, total = found
+                tokenizer.FREQ, tokenizer.total = _jieba.counts, total
+                tokenizer.initialized = True
+                return
+    ensure_segmenter(keep_counts=keep_counts)
 
 
 def _private_cache_folder() -> str | None:
@@ -233,7 +263,9 @@ def iter_tokens(text: str, *, for_query: bool = False) -> Iterator[Token]:
         base = match.start()
         if _CJK_RUN.fullmatch(run):
             if not _jieba.initialized:  # only text with Chinese (or Japanese, Korean) in it waits for the dictionary
-                ensure_segmenter()
+                ready_segmenter()
+            elif (counts := _jieba.counts) is not None and counts.lookups > LOOKUP_LIMIT:
+                ensure_segmenter()  # much text to cut: the dictionary in memory is faster from here on
             for word, start, end in _jieba.tokenizer.tokenize(run, HMM=True):
                 begin, finish = offsets[base + start], offsets[base + end]
                 extra = () if for_query else _cjk_colocated(word)

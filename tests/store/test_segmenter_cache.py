@@ -84,3 +84,51 @@ def test_text_without_chinese_never_loads_the_dictionary(tmp_path: Path) -> None
         [sys.executable, "-c", probe], env=env, cwd=ROOT, capture_output=True, text=True, timeout=120, check=True
     )
     assert done.stdout.split("\n")[:2] == ["False deploy billing service friday", "True"]
+
+
+COUNTS_PROBE = """
+import sys
+from incremind_daemon.store import tokenizer as t
+from incremind_daemon.store.tokenizer import ensure_segmenter, iter_tokens, query_words
+if sys.argv[1] == "keep":
+    ensure_segmenter(keep_counts=True)
+words = query_words("两个孩子今年一共报了几种课外班？复习资料放在哪里")
+print(" ".join(words))
+print("counts" if t._jieba.counts is not None else "dictionary")
+if sys.argv[1] == "long":  # much text to cut: past the limit the dictionary loads
+    list(iter_tokens("我们今天讨论了数据库的迁移方案和上线时间。" * 4000))
+    print("counts" if t._jieba.counts is not None else "dictionary")
+"""
+
+
+def counted(tmp_path: Path, mode: str) -> list[str]:
+    env = dict(os.environ, XDG_CACHE_HOME=str(tmp_path / "cache"))
+    done = subprocess.run(
+        [sys.executable, "-c", COUNTS_PROBE, mode], env=env, cwd=ROOT, capture_output=True, text=True, timeout=120
+    )
+    assert done.returncode == 0, done.stderr
+    return done.stdout.splitlines()
+
+
+def test_a_short_lived_process_reads_the_word_counts_the_daemon_kept_and_cuts_the_same(tmp_path: Path) -> None:
+    words, how = counted(tmp_path, "plain")  # nothing kept yet: the dictionary loads
+    assert how == "dictionary" and not (tmp_path / "cache" / "incremind" / "jieba-words.sqlite").exists()
+    assert counted(tmp_path, "keep") == [words, "dictionary"]  # a long-lived process keeps the counts
+    kept = tmp_path / "cache" / "incremind" / "jieba-words.sqlite"
+    assert kept.is_file() and kept.stat().st_mode & 0o777 == 0o600
+    assert counted(tmp_path, "plain") == [words, "counts"]  # the same words, from a few lookups
+    assert counted(tmp_path, "long") == [words, "counts", "dictionary"]
+
+
+def test_word_counts_of_another_dictionary_or_another_user_are_not_read(tmp_path: Path) -> None:
+    from incremind_daemon.store.wordfreq import open_counts, write_counts
+
+    folder = tmp_path / "cache"
+    folder.mkdir(mode=0o700)
+    write_counts(str(folder), "jieba 0.42.1; 1 bytes; 1", {"复习": 5, "复": 1, "习": 1}, 7)
+    found = open_counts(str(folder), "jieba 0.42.1; 1 bytes; 1")
+    assert found is not None and found[1] == 7 and found[0].get("复习") == 5 and "资料" not in found[0]
+    found[0].close()
+    assert open_counts(str(folder), "jieba 0.42.2; 1 bytes; 1") is None  # made from another dictionary
+    os.chmod(folder / "jieba-words.sqlite", 0o666)
+    assert open_counts(str(folder), "jieba 0.42.1; 1 bytes; 1") is None  # others may have written it
