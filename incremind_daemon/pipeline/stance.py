@@ -220,10 +220,10 @@ RESTATED = re.compile(
         r"(?:like|as) (?:i|we)(?:'ve| have)? (?:already )?(?:said|told|mentioned|asked)"
         r"(?: (?:you|the \w+(?: \w+)?|before|earlier|already|last time))*"
         r"|(?:i|we)(?:'ve| have)? (?:already )?(?:said|told you) (?:this|that|so)(?: before)?|as before",
-        r"i(?:'ve| have)? told you (?:before|already|this before|many times)",
+        r"i(?:'ve| have)? told you (?:before|already|this before|many times|last time|the other day)",
         r"as (?:usual|always)|same as (?:always|usual)",
     )
-    + r"|还是那句话|(?:我|之前|上次|早就|已经)+(?:说过|讲过|提过|强调过)(?:了|的)?|又确认了?一遍"
+    + r"|还是那句话|(?:我|之前|上次|早就|已经)+(?:跟你|和你)?(?:说过|讲过|提过|强调过)(?:了|的)?|又确认了?一遍"
     r"|再(?:说|强调|重复)一(?:遍|次)|重申一下|老规矩|跟之前一样|跟以前一样|(?:跟你)?说(?:了|过)多少(?:次|遍)"
 )
 # The one thing right after a negation is what it turns down: "don't mock the db" turns down mocking,

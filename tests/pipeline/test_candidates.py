@@ -411,3 +411,15 @@ def test_a_line_of_code_with_backticks_is_still_no_statement(text: str) -> None:
 def test_a_view_of_someone_named_is_theirs_not_the_persons(text: str, reported: bool) -> None:
     found = extract_candidates(text)
     assert found and all(c.reported == reported for c in found), found
+
+
+@pytest.mark.parametrize(
+    ("text", "statement"),
+    [
+        ("btw the API port is 8443, not 8080 — I told you last time.", "The API port is 8443, not 8080"),
+        ("端口是 8443 不是 8080，上次跟你说过了", "端口是 8443 不是 8080"),
+        ("Never force-push, as always.", "Never force-push"),
+    ],
+)
+def test_a_tail_that_only_says_it_was_said_before_leaves_the_statement(text: str, statement: str) -> None:
+    assert [c.statement for c in extract_candidates(text, conversational=True)] == [statement]

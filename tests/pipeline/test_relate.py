@@ -335,6 +335,7 @@ def test_a_change_of_the_same_subject_still_supersedes(statement: str, known: st
     [
         ("还是那句话：回复用中文，术语保持英文就行", "回复请用中文，但是 technical terms 保留英文，不要硬翻译成中文"),
         ("As usual: no force pushes, not even on my own branches", "Never force-push; not even on feature branches"),
+        ("The API port is 8443, not 8080 — I told you last time", "端口是 8443 不是 8080，我们走的是 TLS"),
     ],
 )
 def test_what_the_person_says_again_is_no_change(statement: str, known: str) -> None:
