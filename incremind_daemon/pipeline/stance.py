@@ -32,17 +32,27 @@ def flipped(mine: str, theirs: str, shared: Iterable[str], my_negated: Set[str],
     ("用 uv add，不要用 uv pip install" beside "use uv for everything").
     """
     my_used, their_used = used(mine), used(theirs)
+    # both give the same value ("port stays 8443" beside "8443, not 8080"): another number is a side note
+    agreed = any(
+        k.startswith("#") and k not in my_negated | their_negated and _stated(k[1:], mine) and _stated(k[1:], theirs)
+        for k in shared
+    )
     for key in shared:
         either_way = key in my_negated & my_used or key in their_negated & their_used
         if (key in my_negated) == (key in their_negated) or either_way:
             continue
         if (
-            key.startswith("#")
+            (key.startswith("#") and not agreed)
             or (key in my_negated and key in their_used)
             or (key in their_negated and key in my_used)
         ):
             return True
     return False
+
+
+def _stated(number: str, text: str) -> bool:
+    """Tell whether a number stands as a value in a text, not as part of a name ("v1", "BM25")."""
+    return re.search(rf"(?<![\w.]){re.escape(number)}(?![\w.])", text) is not None
 
 
 def used(text: str) -> frozenset[str]:

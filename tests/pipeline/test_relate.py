@@ -342,3 +342,10 @@ def test_what_the_person_says_again_is_no_change(statement: str, known: str) -> 
     candidate = Candidate(statement, "preference", "", statement, 0, len(statement))
     relation = related(candidate, [OTHER, Known(5, known, "", "preference")])
     assert relation.kind not in ("supersedes", "different"), relation
+
+
+def test_a_note_that_keeps_the_value_and_places_the_old_one_elsewhere_agrees() -> None:
+    """Found by a new user: "stays 8443; 8080 is only the admin panel's" was "different" from "8443, not 8080"."""
+    note = "Team decision: the payments API port stays 8443; 8080 is only used by the legacy admin panel"
+    for known in ("The API port is 8443, not 8080", "端口是 8443 不是 8080，我们走的是 TLS"):
+        assert said_after(note, [known], ordered=False)[0] not in ("different", "supersedes"), known
