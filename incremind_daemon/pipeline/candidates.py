@@ -33,7 +33,6 @@ from incremind_daemon.pipeline.lasting import (
     IDENTITY,
     LOCAL_HEDGE,
     METHOD,
-    ONE_OFF,
     QUESTION,
     REPORTED,
     REQUEST,
@@ -41,6 +40,7 @@ from incremind_daemon.pipeline.lasting import (
     TODAY_PLAN,
     about_the_person,
     names_this_project,
+    one_off,
     scope_of,
 )
 from incremind_daemon.pipeline.lasting_model import Chance, LastingReader
@@ -396,7 +396,7 @@ def _score_sentence(text: str, piece: Piece, *, conversational: bool, chance: Ch
         lasts = False
     if (
         not reported
-        and (ONE_OFF.search(folded) or _NARRATED.search(folded))
+        and (one_off(folded) or _NARRATED.search(folded))
         and not strengths.keys()
         & {
             "identity",
@@ -422,7 +422,7 @@ def _score_sentence(text: str, piece: Piece, *, conversational: bool, chance: Ch
             return None
         if not lasts:
             # an ask, a plan for today or for once is the task at hand, however lasting its words sound
-            for_now = REQUEST.search(folded) or TODAY_PLAN.search(folded) or ONE_OFF.search(folded)
+            for_now = REQUEST.search(folded) or TODAY_PLAN.search(folded) or one_off(folded)
             if chance.likelihood < chance.accept or for_now or piece.discussed:
                 return None
             strengths = {chance.category: 2.0 * chance.likelihood, **strengths}
@@ -509,12 +509,12 @@ def _lasts_in_conversation(folded: str, matched: frozenset[str]) -> bool:
         return HAPPENED.search(folded) is not None and _VALUE.search(folded) is not None
     if strong <= {ENTITY.pattern, EVENT.pattern}:
         # a fact needs its value (a number, a path, a host), and a plan for today is none
-        return _VALUE.search(folded) is not None and not ONE_OFF.search(folded)
+        return _VALUE.search(folded) is not None and not one_off(folded)
     if strong == {CORRECTION.pattern}:
         # "no, I'll push it" turns down a step; a correction that lasts says what is right
         return _VALUE.search(folded) is not None or (_weight(folded) >= 4 and not _MINE_TO_DO.match(folded))
     # "it always fails on CI" reports a problem, "记得明天…" is for one day: no rule
-    return not (standing == {STANDING.pattern} and (COMPLAINT.search(folded) or ONE_OFF.search(folded)))
+    return not (standing == {STANDING.pattern} and (COMPLAINT.search(folded) or one_off(folded)))
 
 
 def _is_block_line(text: str, start: int) -> bool:

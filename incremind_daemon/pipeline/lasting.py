@@ -118,6 +118,8 @@ STANDING = re.compile(
     r"|先[^。；;]{1,40}(?:再|然后)|默认|预设|(?:^|[\s\u4e00-\u9fff])用\s*[a-z][\w.-]+|只(?:跑|用|在|要|写|装|留|能)"
     r"|只能|只用|只在|只喝|只吃|只允许|[^，。]{1,20}要[^，。]{1,30}[，,]\s*(?:不然|否则)|以后|今后|从现在起|从今以后|往后|每次|一律|统一|永远|始终|总是用|一直(?:都|用)|都要|务必|一定要|必须|禁止|不许|不准"
     r"|千万(?:别|不要)|记得|别忘了|所有(?:的)?(?:代码|文件|组件|接口|测试|提交|项目)"
+    # what recurs, as "every Thursday" does in English: "每周四下午 3 点发版", "每天早上先看告警"
+    r"|每(?:周|星期|礼拜)[一二三四五六日天]|每(?:天|日|晚|个?月|年)(?:早上|上午|中午|下午|晚上)?"
 )
 PREFERENCE = re.compile(
     _words(
@@ -343,7 +345,7 @@ REQUEST = re.compile(
         r"^i (?:need|want) you to",
         r"^help me",
     )
-    + r"|^(?:请|麻烦|pls |please )?(?:你)?(?:先\s*)?(?:(?:read|run|fix|check|look)(?![a-z])"
+    + r"|^(?:请|麻烦|pls |please )?(?:你)?(?:先\s*|再\s*)?(?:(?:read|run|fix|check|look)(?![a-z])"
     r"|帮我|帮忙|看下|看看|看一下|试试|试一下"
     r"|跑一下|跑下|修一下|修下|改一下|改下|加一下|查一下|查下"
     r"|再跑|重新|继续|先看|先跑|先把|把|给我|存到|保存到|放到|写到|输出到)"
@@ -375,6 +377,17 @@ ONE_OFF = re.compile(
     + r"|(?<![每起上定逢])(?<!周[一二三四五六日天][、和与及至到])(?:这|本|下)?周[一二三四五六日天]"
     r"(?!起|开始|\s*[、和与及至到]\s*周)|明天|今天(?!起|开始)|今晚|后天"
 )
+_WEEKLY = re.compile(r"每(?:周|星期|礼拜)[一二三四五六日天]")
+_BARE_DAY = re.compile(r"周[一二三四五六日天]")
+
+
+def one_off(folded: str) -> bool:
+    """Tell whether a sentence is for one day ("明天", "this afternoon", "周五"); a day said beside a
+    weekly one recurs as well ("每周四下午发版，周五不发版")."""
+    days = [found.group() for found in ONE_OFF.finditer(folded)]
+    return bool(days) and not (_WEEKLY.search(folded) and all(_BARE_DAY.fullmatch(day) for day in days))
+
+
 # words that make an instruction hold beyond the task at hand
 GENERAL = re.compile(
     _words(r"always|never|from now on|going forward|every|all|any|in future|in the future|by default|ever")

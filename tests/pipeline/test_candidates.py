@@ -189,6 +189,8 @@ def test_a_title_before_a_name_ends_no_sentence(text: str) -> None:
         ("周会以后固定周二上午 10 点", False),
         ("德语课是周二、周四晚上 18:30–20:00，这两天 18:00 以后别约会。", False),
         ("commit message 用 conventional commits，末尾带 Jira 号", True),
+        ("- 每周四下午 3 点发版，周五不发版。", False),  # a day beside a weekly one recurs too
+        ("每天早上先看一眼告警，再开始写代码", False),
         ("Commit messages follow conventional commits, always with the Jira key at the end.", True),
     ],
 )
@@ -203,6 +205,7 @@ def test_a_weekly_day_or_a_noun_that_looks_like_an_ask_still_makes_a_rule(text: 
         "这周三开会前把 PR 合了",
         "帮我把 PlanService 里的 fetchPlans 改成 async/await",
         "can you switch the tests in api/ to vitest",
+        "再帮我加个 cron，每天早上 7 点跑一次 eta 重算",  # what the job does daily is asked once
     ],
 )
 def test_a_single_day_or_an_ask_makes_no_rule(text: str) -> None:
