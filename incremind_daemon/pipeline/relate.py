@@ -375,18 +375,21 @@ def _replaces(candidate: Candidate, item: Known, named: set[str], *, covered: bo
     """Tell whether a change that names something new takes the place of what the known insight says.
 
     It does when it is about the same subject (a topic both name: "switch to SQLite" beside "数据库就用
-    Postgres"; nothing the known one lacks; another value: "staging 迁到 10.12.5.8"), when it turns down
+    Postgres"; two things both name: "Alice no longer owns billing"; nothing the known one lacks; another
+    value: "staging 迁到 10.12.5.8"), when it turns down
     what the known one stands by, or when it uses something else where the known one used a thing both
     name ("改成用 SQLite，PostgreSQL 太重了").
     A change that only shares a name ("图片放到 Cloudflare R2" beside "部署在 Cloudflare Pages"), or
     that turns down what the known one turned down as well ("本地不用 docker compose 了，改成 podman"
     beside "staging 不再用 docker compose"), is about something else.
     """
-    if covered or named & CONCEPT_NAMES or other_value:
+    my_negated, their_negated = negated(candidate.statement), negated(item.statement)
+    if my_negated and my_negated <= their_negated:
+        return False  # both turn the same thing down: the change is of something else
+    if covered or named & CONCEPT_NAMES or other_value or len(named) >= 2:
         return True
-    their_negated = negated(item.statement)
     their_keys = keys_of(features_of(_text_of(item.statement, item.condition)))
-    if negated(candidate.statement) & (their_keys - their_negated):
+    if my_negated & (their_keys - their_negated):
         return True
     mine_used = used(candidate.statement)
     return bool(named & used(item.statement) - mine_used) and bool(mine_used - their_keys)

@@ -324,6 +324,7 @@ def test_a_change_that_only_shares_a_name_retires_nothing(statement: str, known:
         ("数据库那块改一下：改成用 SQLite 了，PostgreSQL 对这个服务来说太重了", "我们决定用 PostgreSQL 做主库"),
         ("Change of plans on the database: let's switch to SQLite", "数据库就用 Postgres"),
         ("staging 昨晚迁到新机器了，现在是 10.12.5.8", "staging is at 10.12.3.41, ssh as deploy"),
+        ("Alice no longer owns billing; it moved to the payments team in March", "Alice owns the billing service"),
     ],
 )
 def test_a_change_of_the_same_subject_still_supersedes(statement: str, known: str) -> None:
