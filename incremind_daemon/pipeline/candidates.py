@@ -315,6 +315,8 @@ def _pieces(text: str, start: int, end: int, conversational: bool) -> list[tuple
             cut = _last_clause(text, first, last)
             if cut <= first:
                 break
+            if _only_when(text, first, cut, last):
+                break  # "When writing blog posts, put a space …": the clause before says when, the rest is the rule
             tail = fold(strip_lead_in(text[cut + 1 : last].strip(" ,，;；—–")))
             if tail.startswith("so "):
                 tail = tail[3:]
@@ -327,6 +329,13 @@ def _pieces(text: str, start: int, end: int, conversational: bool) -> list[tuple
             trimmed.append((first, last))
             trimmed.extend(_facts_after_an_ask(text, first, last))
     return trimmed
+
+
+def _only_when(text: str, first: int, cut: int, last: int) -> bool:
+    """Tell whether the clauses before ``cut`` only say when the rest holds ("写博客的时候，…")."""
+    head = " ".join(text[first:cut].split()).rstrip(" ,，")
+    condition = split_condition(" ".join(text[first:last].split()))[1]
+    return bool(head) and fold(condition.rstrip(" ,，")) == fold(head)
 
 
 def _items(text: str, start: int, end: int) -> list[tuple[int, int]]:

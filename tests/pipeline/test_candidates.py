@@ -426,3 +426,25 @@ def test_a_view_of_someone_named_is_theirs_not_the_persons(text: str, reported: 
 )
 def test_a_tail_that_only_says_it_was_said_before_leaves_the_statement(text: str, statement: str) -> None:
     assert [c.statement for c in extract_candidates(text, conversational=True)] == [statement]
+
+
+@pytest.mark.parametrize(
+    ("text", "statement", "condition"),
+    [
+        ("写博客文章的时候，中英文之间加一个空格。", "中英文之间加一个空格", "写博客文章的时候"),
+        (
+            "When writing blog posts, put a space between Chinese and English.",
+            "Put a space between Chinese and English",
+            "When writing blog posts",
+        ),
+    ],
+)
+def test_a_rule_under_a_when_clause_is_the_rule_in_a_chat_too(text: str, statement: str, condition: str) -> None:
+    """The imperative after "when …," is the rule, not an ask to cut off: in a chat as in a note."""
+    for conversational in (True, False):
+        found = extract_candidates(text, conversational=conversational)
+        assert [(c.statement, c.condition) for c in found] == [(statement, condition)], conversational
+
+
+def test_what_happened_when_something_was_done_is_no_rule() -> None:
+    assert extract_candidates("我跑测试的时候，发现挂了", conversational=True) == []
