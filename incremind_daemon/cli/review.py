@@ -187,10 +187,11 @@ def _review(settings: Settings, ids: list[int], verb: str, *, wants_json: bool, 
         for insight_id in ids:
             if skip_superseded and insights.get_insight(conn, insight_id).status == "superseded":
                 continue
-            targets = insights.superseded_by(conn, insight_id) if verb == "confirm" else []
-            in_use = [t for t in targets if insights.get_insight(conn, t).status in ("pending", "confirmed")]
+            # what confirming it retires, read before: once confirmed, these are no longer in use
+            retired[insight_id] = (
+                [old for old, _ in insights.superseded_by(conn, insight_id)] if verb == "confirm" else []
+            )
             insights.review(conn, insight_id, verb, actor="cli", now=clock.stamp())
-            retired[insight_id] = [t for t in in_use if insights.get_insight(conn, t).status == "superseded"]
         # read after the batch: an insight confirmed early may be superseded by a later one
         return [
             {

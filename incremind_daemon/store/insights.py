@@ -355,24 +355,22 @@ def review(conn: apsw.Connection, insight_id: int, verb: str, *, actor: str, now
     return get_insight(conn, insight_id)
 
 
-def superseded_by(conn: apsw.Connection, insight_id: int) -> list[int]:
-    """Return the ids of the insights an insight supersedes (confirming it retires those still in use)."""
+def superseded_by(conn: apsw.Connection, insight_id: int) -> list[tuple[int, str]]:
+    """Return the insights still in use (pending or confirmed) that an insight supersedes, with their status:
+    what confirming it retires."""
     rows = fetch_rows(
-        conn, "SELECT to_id FROM links WHERE from_id = ? AND relation = 'supersedes' ORDER BY to_id", (insight_id,)
+        conn,
+        """SELECT i.id, i.status FROM links l JOIN insights i ON i.id = l.to_id
+           WHERE l.from_id = ? AND l.relation = 'supersedes' AND i.status IN ('pending', 'confirmed')
+           ORDER BY i.id""",
+        (insight_id,),
     )
-    return [int(row[0]) for row in rows]
+    return [(int(row[0]), str(row[1])) for row in rows]
 
 
 def _retire_superseded(conn: apsw.Connection, insight_id: int, *, actor: str, now: str) -> None:
     """Mark what a just-confirmed insight supersedes as superseded: kept, no longer used."""
-    rows = fetch_rows(
-        conn,
-        """SELECT i.id, i.status FROM links l JOIN insights i ON i.id = l.to_id
-           WHERE l.from_id = ? AND l.relation = 'supersedes' AND i.status IN ('pending', 'confirmed')""",
-        (insight_id,),
-    )
-    for row in rows:
-        old, was = int(row[0]), str(row[1])
+    for old, was in superseded_by(conn, insight_id):
         conn.execute("UPDATE insights SET status = 'superseded', updated_at = ? WHERE id = ?", (now, old))
         append_audit(
             conn,
