@@ -63,6 +63,7 @@ from incremind_daemon.pipeline.state_cues import (
     drops_side_matter,
     is_ack_or_command,
     is_leaving,
+    opens_ask,
     overrules,
 )
 from incremind_daemon.pipeline.turn_items import ACCEPTED, OVERRULED, SENTENCE_END, TURN_CHARS, TurnView, read_items
@@ -235,11 +236,10 @@ def _asks_outright(sentence: str) -> bool:
     """Tell whether a sentence asks for work: from its start, or in a clause after what it says broke that
     asks in so many words ("跑测试挂了，帮我看看", "CI is red, can you check why")."""
     first, *rest = (fold(clause.strip()) for clause in _ASK_CLAUSES.split(sentence))
-    return is_ask(first) or any(_ASKED.match(clause) and is_ask(clause) for clause in rest)
+    return is_ask(first) or any(opens_ask(clause) and is_ask(clause) for clause in rest)
 
 
 _ASK_CLAUSES = re.compile(r"[,;]\s+|[，；]\s*")
-_ASKED = re.compile(r"(?:帮我|帮忙|麻烦你?|请你|你帮我|(?:can|could|would|will) you\b|please\b)")
 
 
 def _context(turns: Sequence[Turn], asked: set[int]) -> tuple[list[int], list[int], dict[int, tuple[str, ...]]]:

@@ -102,6 +102,7 @@ from incremind_daemon.pipeline.state_cues import (
     settles_still_more,
     strip_prefix,
 )
+from incremind_daemon.pipeline.statement import strip_lead_in
 
 log = logging.getLogger(__name__)
 
@@ -139,7 +140,6 @@ _SHOWN_CHANGE = re.compile(r"\s*[^\n]{1,40}[:：]\s*\n\s*(?:`{3,}|~{3,})")
 # what the person does once back: "周五回来再合", "I'm off tomorrow, I'll merge it Friday"
 _AFTER_ABSENCE = re.compile(r"再|(?<![a-z])(?:then|i'll|i will|we'll|merge|push|deploy|review)(?![a-z])")
 # a question that only asks for a yes: "可以吗？", "Sound good?", "Should I go ahead?"
-_REMEMBER = re.compile(r"^(?:记住|记一下|remember|note)\s*[:：,，]\s*")
 _NAMES_NOTHING = re.compile(r"\W*(?:go ahead|proceed|do (?:it|that|this)|sounds? good|ok(?:ay)?)\W*")
 _PROPOSAL_TAIL = re.compile(r"[\s,，]*(?:可以吗|好吗|吗|呢|吧)?\s*[?？]*$")
 
@@ -340,7 +340,7 @@ def _judge(item: str, view: TurnView, hint: str | None, *, settles: bool) -> tup
         hint = None  # "I did not touch the integration tests yet", "next I'll …" under "Implemented:"
     if view.role == "user" and (text_weight(item) < 3 or folded.endswith(("?", "？"))):
         return None
-    if view.role == "user" and IDENTITY.search(_REMEMBER.sub("", folded, count=1)):
+    if view.role == "user" and IDENTITY.search(strip_lead_in(folded)):
         return None  # "记住：我叫林晓，是后端工程师": who the person is, remembered as such, not decided here
     # cue words inside `code` name things ("`TODO.md`", "`# TODO(multi-region)`"); they say nothing of the state
     kind = _classify(_CODE_SPAN.sub("`x`", item) if "`" in item else item, view.role, hint, view.round_end)
