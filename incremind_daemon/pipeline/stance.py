@@ -236,6 +236,8 @@ RESTATED = re.compile(
     + r"|还是那句话|(?:我|之前|上次|早就|已经)+(?:跟你|和你)?(?:说过|讲过|提过|强调过)(?:了|的)?|又确认了?一遍"
     r"|再(?:说|强调|重复)一(?:遍|次)|重申一下|老规矩|跟之前一样|跟以前一样|(?:跟你)?说(?:了|过)多少(?:次|遍)"
 )
+# a tail that only says it was said before, which a statement leaves: "— I told you last time", "，上次跟你说过了"
+RESTATED_TAIL = re.compile(r"(?:\s*[—–]+\s*|\s+-{1,2}\s+|\s*[,，;；]\s*)(?:" + RESTATED.pattern + r")[吧啊]?$", re.I)
 # The one thing right after a negation is what it turns down: "don't mock the db" turns down mocking,
 # "不想上 redux" redux. A Chinese object counts only after a verb of use ("别在回复里加 emoji" is about emoji).
 _TURNED_DOWN = re.compile(

@@ -12,6 +12,7 @@ import logging
 import re
 
 from incremind_daemon.pipeline.cues import fold, wordset
+from incremind_daemon.pipeline.stance import RESTATED_TAIL
 from incremind_daemon.store.charsets import CJK_CHAR
 
 log = logging.getLogger(__name__)
@@ -73,13 +74,6 @@ _ZH_TOPIC = re.compile(
 )
 _ZH_PARTICLE_END = re.compile(r"(?<=[\u4e00-\u9fff\w])\s*[吧啊呀哈哦啦嘛噢哟]+$")
 _EN_POLITE_END = re.compile(r"(?:,?\s+(?:please|pls|thanks|thank you|ok|okay)|\s*\(?please\)?)$", re.I)
-# a tail that only says it was said before: "— I told you last time", "，上次跟你说过了"
-_RESTATED_END = re.compile(
-    r"(?:\s*[—–]+\s*|\s+-{1,2}\s+|\s*[,，;；]\s*)(?:(?:like|as) (?:i|we) (?:said|told you)(?: before| already)?"
-    r"|i(?:'ve| have)? told you (?:before|already|last time|many times|so)|as (?:usual|always)"
-    r"|(?:我|之前|上次|早就|已经)+(?:跟你|和你)?(?:说过|讲过|提过)(?:了|的)?[吧啊]?|还是那句话|老规矩)$",
-    re.I,
-)
 _EMPHASIS = re.compile(r"\*\*|__|~~|(?<!\w)\*(?=\S)|(?<=\S)\*(?!\w)")
 _LINK = re.compile(r"!?\[([^\]\n]*)\]\(([^)\s]*)\)")
 _IDENTIFIER = re.compile(r"[\d_./\\-]|[a-z][A-Z]")  # a digit, a separator or a camel hump: as written
@@ -122,7 +116,7 @@ def clean_statement(quote: str) -> str:
     text = text.rstrip(_TRAILING)
     text = _EN_POLITE_END.sub("", text).rstrip(_TRAILING)
     text = _ZH_PARTICLE_END.sub("", text).rstrip(_TRAILING)
-    text = _RESTATED_END.sub("", text).rstrip(_TRAILING)
+    text = RESTATED_TAIL.sub("", text).rstrip(_TRAILING)
     if not text:
         return " ".join(quote.split()).rstrip(_TRAILING)
     return capitalized(text)
