@@ -112,9 +112,9 @@ def ensure_segmenter(*, keep_counts: bool = False) -> None:
     file current, for the short-lived commands that follow; writing it takes under half a second.
     """
     with _jieba_lock:
+        tokenizer = _jieba.tokenizer
+        folder = _private_cache_folder()
         if not _jieba.initialized or _jieba.counts is not None:
-            tokenizer = _jieba.tokenizer
-            folder = _private_cache_folder()
             tokenizer.tmp_dir = folder or tempfile.mkdtemp(prefix="incremind-jieba-")
             try:
                 tokenizer.initialized = False  # from the counts file to the dictionary itself
@@ -125,8 +125,9 @@ def ensure_segmenter(*, keep_counts: bool = False) -> None:
             looked_up, _jieba.counts = _jieba.counts, None
             if looked_up is not None:
                 looked_up.close()
-            if keep_counts and folder is not None and not is_current(folder, stamp := dictionary_stamp()):
-                write_counts(folder, stamp, tokenizer.FREQ, tokenizer.total)
+        # also when another thread loaded the dictionary first (a query before the warm-up got here)
+        if keep_counts and folder is not None and not is_current(folder, stamp := dictionary_stamp()):
+            write_counts(folder, stamp, tokenizer.FREQ, tokenizer.total)
 
 
 def ready_segmenter(*, keep_counts: bool = False) -> None:
