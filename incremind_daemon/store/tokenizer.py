@@ -122,9 +122,8 @@ def ensure_segmenter(*, keep_counts: bool = False) -> None:
             finally:
                 if folder is None:  # a one-off cache: not left behind in the temp folder
                     shutil.rmtree(tokenizer.tmp_dir, ignore_errors=True)
-            looked_up, _jieba.counts = _jieba.counts, None
-            if looked_up is not None:
-                looked_up.close()
+            # the counts file is let go, not closed: a thread still cutting a run may read from it
+            _jieba.counts = None
         # also when another thread loaded the dictionary first (a query before the warm-up got here)
         if keep_counts and folder is not None and not is_current(folder, stamp := dictionary_stamp()):
             write_counts(folder, stamp, tokenizer.FREQ, tokenizer.total)
