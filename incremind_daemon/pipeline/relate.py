@@ -340,7 +340,9 @@ def _by_keys(
     says_change = CHANGE.search(fold(candidate.quote or candidate.statement)) is not None
     other_value = bool(numbers_of(theirs) and numbers_of(mine) - numbers_of(theirs))
     replaced = says_change and bool((my_keys - my_negated) - their_keys)
-    replaced = replaced and _replaces(candidate, item, named, covered=covered, other_value=other_value)
+    replaced = replaced and _replaces(
+        candidate, item, named, their_keys, (my_negated, their_negated), covered=covered, other_value=other_value
+    )
     if _moves(candidate, item, mine, theirs) and not history:
         return _bounded(candidate, item, score, ordered, moved=True)  # "timeout 放宽到 180 秒" beside "60 秒以内"
     if (renumbered or replaced) and not history:
@@ -371,24 +373,32 @@ def _by_keys(
     return Relation("supplement", item.id, round(score, 4))
 
 
-def _replaces(candidate: Candidate, item: Known, named: set[str], *, covered: bool, other_value: bool) -> bool:
+def _replaces(
+    candidate: Candidate,
+    item: Known,
+    named: set[str],
+    their_keys: frozenset[str],
+    negations: tuple[frozenset[str], frozenset[str]],
+    *,
+    covered: bool,
+    other_value: bool,
+) -> bool:
     """Tell whether a change that names something new takes the place of what the known insight says.
 
     It does when it is about the same subject (a topic both name: "switch to SQLite" beside "数据库就用
     Postgres"; two things both name: "Alice no longer owns billing"; nothing the known one lacks; another
-    value: "staging 迁到 10.12.5.8"), when it turns down
-    what the known one stands by, or when it uses something else where the known one used a thing both
-    name ("改成用 SQLite，PostgreSQL 太重了").
+    value: "staging 迁到 10.12.5.8"), when it turns down what the known one stands by, or when it uses
+    something else where the known one used a thing both name ("改成用 SQLite，PostgreSQL 太重了").
     A change that only shares a name ("图片放到 Cloudflare R2" beside "部署在 Cloudflare Pages"), or
     that turns down what the known one turned down as well ("本地不用 docker compose 了，改成 podman"
-    beside "staging 不再用 docker compose"), is about something else.
+    beside "staging 不再用 docker compose"), is about something else. ``negations``: what the candidate
+    and the known insight turn down.
     """
-    my_negated, their_negated = negated(candidate.statement), negated(item.statement)
+    my_negated, their_negated = negations
     if my_negated and my_negated <= their_negated:
         return False  # both turn the same thing down: the change is of something else
     if covered or named & CONCEPT_NAMES or other_value or len(named) >= 2:
         return True
-    their_keys = keys_of(features_of(_text_of(item.statement, item.condition)))
     if my_negated & (their_keys - their_negated):
         return True
     mine_used = used(candidate.statement)
