@@ -50,6 +50,7 @@ from benchmarks.scenarios.score import (  # noqa: E402
     Proposal,
     Seen,
     Spans,
+    TakenRepeat,
     best_statement,
     count_figures,
     figures_json,
@@ -114,6 +115,7 @@ class HalfRun:
     judged: list[Judged] = field(default_factory=list)
     notes: list[str] = field(default_factory=list)
     statuses: dict[str, str] = field(default_factory=dict)  # insight id -> status at the end
+    taken: list[TakenRepeat] = field(default_factory=list)  # evidence known insights took as repeats
 
     @property
     def statements(self) -> dict[str, Statement]:
@@ -159,17 +161,14 @@ class HalfRun:
                 self.judge(proposal, source, None, "junk")
             else:  # the best-overlapping candidate of a statement is its own, any other a duplicate
                 claims.setdefault(statement.id, []).append((-share, row_number(proposal.id), proposal))
-        known: list[Proposal] | None = None  # every insight, read only when a statement got no candidate
+        known = [Proposal.from_json(d) for d in cli_json(review.cmd_insights, self.settings, **ALL_BUT_REJECTED)]
+        self.note_taken(source, product_id, known, fresh, statements, spans)
         for statement in statements:
             target = self.holder.get(statement.target) if statement.target else None
             ranked = [proposal for *_, proposal in sorted(claims.get(statement.id, []))]
             if ranked:
                 self.settle(source, statement, ranked, target)
                 continue
-            if known is None:
-                known = [
-                    Proposal.from_json(d) for d in cli_json(review.cmd_insights, self.settings, **ALL_BUT_REJECTED)
-                ]
             took = _took_as_evidence(known, fresh, statement, product_id, spans[statement.id])
             self.seen.append(Seen(statement, "repeat" if took else "missed", took, None, target))
             if took or (target and statement.kind == "repeat"):
@@ -177,6 +176,25 @@ class HalfRun:
         if self.show:
             self.show_source(source, product_id, raw)
         self.apply([j for j in self.judged if j.source == source.id])
+
+    def note_taken(
+        self,
+        source: Source,
+        product_id: str | None,
+        known: list[Proposal],
+        fresh: list[Proposal],
+        statements: list[Statement],
+        spans: dict[str, Spans],
+    ) -> None:
+        """Note every piece of this source a known insight took as a repeat, and whether a statement says it."""
+        made_here = {p.id for p in fresh}
+        for insight in known:
+            pieces = insight.evidence[1:] if insight.id in made_here else insight.evidence
+            for evidence in pieces:
+                if evidence.source != product_id:
+                    continue
+                said = any(overlap(s.quote, spans[s.id], evidence) >= MATCH_SHARE for s in statements)
+                self.taken.append(TakenRepeat(insight.id, evidence.quote, source.lang, said))
 
     def settle(self, source: Source, statement: Statement, ranked: list[Proposal], target: str | None) -> None:
         """Judge the candidates of one statement: its own is confirmed, unless it repeats what is held already."""
@@ -326,6 +344,10 @@ def print_misses(run: HalfRun) -> None:
             about = f" for {judged.statement.id}" if judged.statement else ""
             print(f"  {p.id} {judged.role}{about} ({judged.source} {judged.lang}, {p.kind}/{p.category})")
             print(f"      said: {p.statement}\n      from: “{quote}”")
+    print(f"\n{name}: repeats of nothing said (a known insight took a sentence no statement says)")
+    for taken in run.taken:
+        if not taken.said:
+            print(f"  {taken.insight} ({taken.lang}) took “{' '.join(taken.quote.split())[:100]}”")
     print(f"\n{name}: candidates a person would edit before accepting")
     for judged in run.judged:
         if judged.confirmed and judged.statement and (faults := wording_faults(judged.proposal, judged.statement)):
@@ -396,7 +418,7 @@ def play_file(number: int, path: Path, args: argparse.Namespace) -> tuple[HalfRu
     began = time.perf_counter()
     run = play_half(half, ROOT / f"{number}-{half.name}" / "home", embedder=args.embedder, show=args.show)
     seconds = time.perf_counter() - began
-    figures = count_figures(run.seen, run.judged, run.statuses)
+    figures = count_figures(run.seen, run.judged, run.statuses, run.taken)
     print(f"\n{half.name}: {len(half.sources)} sources, {len(half.statements)} statements, {seconds:.1f} s")
     notes = [*half.problems, *run.notes]
     for note in notes[:NOTES_SHOWN]:

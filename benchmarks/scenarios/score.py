@@ -78,6 +78,16 @@ class Judged:
 
 
 @dataclass(frozen=True, slots=True)
+class TakenRepeat:
+    """A piece of a source that a known insight took as evidence of a repeat."""
+
+    insight: str
+    quote: str
+    lang: str  # the source's
+    said: bool  # a labelled statement of the source says it
+
+
+@dataclass(frozen=True, slots=True)
 class Seen:
     """What the product did with one labelled statement."""
 
@@ -199,6 +209,7 @@ FIGURES = (
     *(f"  {kind} right" for kind in KINDS),
     'false "different"',
     "superseded",
+    "repeats of nothing said",
 )
 
 
@@ -210,9 +221,19 @@ class Figures:
     confusion: Counter[tuple[str, str]]  # (labelled kind, what the product did)
 
 
-def count_figures(seen: Iterable[Seen], judged: Iterable[Judged], statuses: Mapping[str, str]) -> Figures:
-    """Count every figure from what the product did and how its candidates were judged."""
-    seen, judged = list(seen), list(judged)
+def count_figures(
+    seen: Iterable[Seen],
+    judged: Iterable[Judged],
+    statuses: Mapping[str, str],
+    taken: Iterable[TakenRepeat] = (),
+) -> Figures:
+    """Count every figure from what the product did and how its candidates were judged.
+
+    ``taken``: each piece of evidence a known insight took as a repeat, and whether a labelled
+    statement says it. A repeat makes no candidate, so a sentence wrongly taken as one is no junk
+    candidate; it is counted apart, as a repeat of nothing said.
+    """
+    seen, judged, taken = list(seen), list(judged), list(taken)
     cells: dict[str, dict[str, Ratio]] = {}
     for lang in (*LANGS, ALL):
         s = [x for x in seen if lang in (ALL, x.statement.lang)]
@@ -236,6 +257,10 @@ def count_figures(seen: Iterable[Seen], judged: Iterable[Judged], statuses: Mapp
             "superseded": (
                 sum(statuses.get(x.target_insight or "") == "superseded" for x in supersedes),
                 len(supersedes),
+            ),
+            "repeats of nothing said": (
+                sum(not x.said for x in taken if lang in (ALL, x.lang)),
+                sum(1 for x in taken if lang in (ALL, x.lang)),
             ),
         }
         for kind in KINDS:
