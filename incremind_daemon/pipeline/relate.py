@@ -130,7 +130,11 @@ def relate(
     # how the model reads the insight the rules linked: unrelated, or not read at all (None)
     unrelated = next((odds["none"] for item, odds in read if item.id == verdict.known_id), None)
     if verdict.kind in ("new", "supplement"):
-        if chances.get("supersedes", 0.0) >= reading.change and _may_conflict(candidate, changed):
+        if (
+            chances.get("supersedes", 0.0) >= reading.change
+            and _may_conflict(candidate, changed)
+            and not _stands_with(candidate, changed, negated(candidate.statement), negated(changed.statement))
+        ):
             return _conflict(candidate, changed, verdict.similarity, ordered)  # supersedes, or different
     elif (
         # the rules' change is of an insight the model reads as unrelated, and the model reads another as the
@@ -338,7 +342,9 @@ def _by_keys(
     # "the service on port 9300"); or a rule that says it changes things and names something new
     renumbered = different_numbers(mine, theirs) and (covered or len(named) >= 2)
     says_change = CHANGE.search(fold(candidate.quote or candidate.statement)) is not None
-    other_value = bool(numbers_of(theirs) and numbers_of(mine) - numbers_of(theirs))
+    # a value the known one gives a thing ("staging 在 10.2.0.14"), not a bare count ("两个都做吧")
+    their_values = frozenset().union(*theirs.units.values()) & numbers_of(theirs)
+    other_value = bool(their_values and numbers_of(mine) - numbers_of(theirs))
     replaced = says_change and bool((my_keys - my_negated) - their_keys)
     replaced = replaced and _replaces(
         candidate, item, named, their_keys, (my_negated, their_negated), covered=covered, other_value=other_value
@@ -391,18 +397,31 @@ def _replaces(
     something else where the known one used a thing both name ("改成用 SQLite，PostgreSQL 太重了").
     A change that only shares a name ("图片放到 Cloudflare R2" beside "部署在 Cloudflare Pages"), or
     that turns down what the known one turned down as well ("本地不用 docker compose 了，改成 podman"
-    beside "staging 不再用 docker compose"), is about something else. ``negations``: what the candidate
-    and the known insight turn down.
+    beside "staging 不再用 docker compose"), is about something else; and so is one that names all the
+    known one uses and uses only those ("No redux please, we're on zustand (and react-query)" beside
+    "状态管理用 Zustand，服务端数据用 react-query"): it stands where the known one stands. ``negations``:
+    what the candidate and the known insight turn down.
     """
     my_negated, their_negated = negations
     if my_negated and my_negated <= their_negated:
         return False  # both turn the same thing down: the change is of something else
+    if _stands_with(candidate, item, my_negated, their_negated):
+        return False
+    mine_used, their_used = used(candidate.statement), used(item.statement) - their_negated
     if covered or named & CONCEPT_NAMES or other_value or len(named) >= 2:
         return True
     if my_negated & (their_keys - their_negated):
         return True
-    mine_used = used(candidate.statement)
-    return bool(named & used(item.statement) - mine_used) and bool(mine_used - their_keys)
+    return bool(named & their_used - mine_used) and bool(mine_used - their_keys)
+
+
+def _stands_with(candidate: Candidate, item: Known, my_negated: frozenset[str], their_negated: frozenset[str]) -> bool:
+    """Tell whether a candidate names every thing the known insight says to use, says to use only those,
+    and turns none down: it stands where the known one stands, whatever else it adds or turns down."""
+    kept, stood = used(candidate.statement, imperative=False), used(item.statement, imperative=False) - their_negated
+    if not kept or not stood or my_negated & stood:
+        return False
+    return kept <= stood <= keys_of(features_of(candidate.statement))
 
 
 def _translates(mine: Features, theirs: Features, unnamed: frozenset[str], novel: int) -> bool:

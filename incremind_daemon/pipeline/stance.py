@@ -55,8 +55,12 @@ def _stated(number: str, text: str) -> bool:
     return re.search(rf"(?<![\w.]){re.escape(number)}(?![\w.])", text) is not None
 
 
-def used(text: str) -> frozenset[str]:
-    """Return the named things a text says to use: after a verb of use, held better, or an imperative's verb."""
+def used(text: str, *, imperative: bool = True) -> frozenset[str]:
+    """Return the named things a text says to use: after a verb of use, held better, or an imperative's verb.
+
+    ``imperative``: the first word counts as the verb of an imperative ("pnpm everything"), which
+    also takes a subject for a thing used ("staging is at …"); without it, only a verb of use does.
+    """
     folded = fold(text)
     out: set[str] = set()
     for match in _USED.finditer(folded):
@@ -64,7 +68,7 @@ def used(text: str) -> frozenset[str]:
             out.update(keys_of(features_of(match.group("thing"))))
     for match in _PRAISED.finditer(folded):
         out.update(keys_of(features_of(match.group("thing") or match.group("cjk_thing"))))
-    first = _FIRST_WORD.match(folded)
+    first = _FIRST_WORD.match(folded) if imperative else None
     if first is not None:
         out.update(keys_of(features_of(first.group(1))))
     return frozenset(out)
@@ -255,7 +259,7 @@ _USED = re.compile(
     r"|on|with)\s+(?:the\s+|a\s+)?|(?:就用|改用|换成|换到|都用|一律用|统一用|用|走|上|采用|选)\s*)(?P<thing>[a-z0-9][\w.+#-]*)"
 )
 _DENIED = re.compile(
-    r"(?:不要|不用|不|别|不再|禁止|不能|不应该?|没"
+    r"(?:(?:不要|不用|不|别|不再|禁止|不能|不应该?|没)[再也都还]?"
     r"|(?<![a-z])(?:never|not|don't|do not|stop|no longer|won't|can't|cannot))\s*$"
 )
 _FIRST_WORD = re.compile(r"^[\"'“「(\s]*([a-z][\w.+#-]*)\b")

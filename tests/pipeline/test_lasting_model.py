@@ -146,6 +146,14 @@ def test_an_ask_or_a_plan_for_now_is_never_the_models_to_take(text: str) -> None
         ),
         ("The API listens on port 8080.", "The API port is now 8443.", "entity", "supersedes", "supersedes"),
         ("每页 20 个", "每页改成 24 个", "decision", "supersedes", "supersedes"),
+        # found by a new user: it stands where the known one stands, and confirming it retired the known one
+        (
+            "我们定了状态管理用 Zustand，服务端数据用 react-query，这个之前就定了",
+            "No redux please, we're on zustand for client state (and react-query for server data).",
+            "decision",
+            "supplement",
+            "supplement",
+        ),
     ],
 )
 def test_the_relation_model_reads_a_pair_again(

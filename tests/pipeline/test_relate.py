@@ -8,6 +8,7 @@ from incremind_daemon.config import InsightSettings
 from incremind_daemon.pipeline.candidates import extract_candidates
 from incremind_daemon.pipeline.features import similarity
 from incremind_daemon.pipeline.relate import Known, Relation, relate
+from incremind_daemon.pipeline.stance import negated, used
 from incremind_daemon.store.records import Candidate
 
 THRESHOLDS = InsightSettings()
@@ -316,6 +317,35 @@ def test_a_change_word_without_a_new_value_on_the_same_subject_supersedes_nothin
 )
 def test_a_change_that_only_shares_a_name_retires_nothing(statement: str, known: str) -> None:
     assert said_after(statement, [known])[0] not in ("supersedes", "different")
+
+
+@pytest.mark.parametrize(
+    ("statement", "known"),
+    [
+        # found by a new user: each names all the known one uses, uses only those, and turns down something else
+        (
+            "No redux please, we're on zustand for client state (and react-query for server data)",
+            "我们定了状态管理用 Zustand，服务端数据用 react-query，这个之前就定了",
+        ),
+        ("别上 redux 了，我们就用 zustand 管客户端状态，服务端数据用 react-query", "We use zustand and react-query"),
+        # a rule on a part of the thing the known one chose, with a value of its own; "两个" counts, it is no value
+        (
+            "另外 FlashList 的 estimatedItemSize 以后都要根据真实 item 高度量一下再填，不要随便写个 100",
+            "两个都做吧：先 filter，另外列表统一换成 FlashList，不要再用 FlatList 了",
+        ),
+        (
+            "From now on FlashList's estimatedItemSize must be measured from the real item height, never a guessed 100",
+            "Do both: the filter first, then move every long list to FlashList and never use FlatList again",
+        ),
+    ],
+)
+def test_a_statement_that_keeps_what_the_known_one_stands_by_retires_nothing(statement: str, known: str) -> None:
+    assert said_after(statement, [known])[0] not in ("supersedes", "different")
+
+
+def test_what_comes_after_a_negation_and_an_adverb_is_not_used() -> None:
+    assert "flatlist" not in used("以后新的长列表也都用 FlashList，不要再用 FlatList 了")
+    assert "flatlist" in negated("以后新的长列表也都用 FlashList，不要再用 FlatList 了")
 
 
 @pytest.mark.parametrize(
