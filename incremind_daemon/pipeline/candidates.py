@@ -477,6 +477,9 @@ _SECTION_HEADING = re.compile(
 )
 
 
+_SECTION_NUMBER = re.compile(r"^(?:\d{1,2}(?:\.\d{1,2})*[.、)）]?|[一二三四五六七八九十]+[、.])\s*")
+
+
 def _under_heading(text: str, start: int, statement: str) -> str:
     """Name a note line's subject from its heading when its label names none ("HW3 due：3/24 23:59")."""
     label = _BARE_LABEL.match(statement)
@@ -492,6 +495,7 @@ def _under_heading(text: str, start: int, statement: str) -> str:
         if heading is None:
             continue
         subject = re.sub(r"\s*[（(][^）)]*[）)]\s*", " ", heading.group(1)).strip(" :：.。")
+        subject = _SECTION_NUMBER.sub("", subject)  # "## 3. 其他" is the section 其他
         if not subject or len(subject) > 30 or _SECTION_HEADING.match(subject) or fold(subject) in fold(statement):
             return statement
         first = statement[:1].lower() if statement[1:2].islower() else statement[:1]

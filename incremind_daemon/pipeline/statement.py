@@ -40,12 +40,16 @@ _EN_LEAD = re.compile(
     r"|[^:：,，.。]{0,30}(?:addition|update|note|rule|reminder|tip|补充|规矩|更新|提醒|说明|原则|约定)"
     r"[^:：,，.。]{0,20}[:：]\s*|decision\s*[:：]\s*|(?:决定|结论)[:：]\s*"
     r"|(?:quick |some |a bit of |short )?(?:context|background|intro)\s*[:：]\s*"
+    r"|(?:quick |small )?heads[- ]up(?: first)?\s*[:：,]\s*|my (?:take|view|opinion)(?: is)?\s*[:：]\s*"
+    r"|\[[ x]\]\s+"  # a checklist's box: "[ ] tidy.dev 域名 12 月 1 号到期"
     r"|(?:先说下|先说一下|简单说下)?背景[:：]\s*"
     r"|(?:the (?:trick|key|rule|tip)|tip|rule of thumb)\s*:\s*)+",
     re.I,
 )
 _ZH_LEAD = re.compile(
-    r"^(?:(?:嗯+|好的?|对了?|哦+对?|喔+对?|噢|啊|诶|欸|哎|是的|ok|okay|行|不行|不对|不是的?|错了|停|等等|等一下)\s*[，,。.:：!！、~～—]+\s*"
+    r"^(?:(?:嗯+|好的?|对了?|哦+对?|喔+对?|噢|啊|诶|欸|哎|是的|ok|okay|行|不行|不对|不是的?|错了|停|等等|等一下"
+    # a reply before the point: "加，双许可证…", "我不同意，我们就用…", "端口错了，staging 的 API 是 8443"
+    r"|加|要|可以|同意|没问题|我?不同意|[\u4e00-\u9fffa-z]{1,6}错了|我的(?:看法|意见|观点|想法)是?)\s*[，,。.:：!！、~～—]+\s*"
     # typed with a space for the pause: "对了 我们最低支持 iOS 16", "哦对 那是产品要求的"
     r"|(?:嗯+|好的|对了|哦+对?|喔+对?|噢|诶|欸|哎|是的)\s+(?=[\u4e00-\u9fff])|那(?=以后|之后|就)|也(?=别|不|要|都|用|得|该)"
     r"|(?:注意|记住|提醒一下|另外|顺便(?:说一下|提一下|说一句|说下|记一下)?|记一下|先说(?:一下)?|补充(?:一下|一点|一句)?|再说一下|说一下|话说|其实"
@@ -127,6 +131,8 @@ def capitalized(text: str) -> str:
     first = text.split(maxsplit=1)[0] if text.strip() else ""
     if not (text[:1].isascii() and text[:1].islower()) or _IDENTIFIER.search(first):
         return text
+    if CJK_CHAR.search(text):
+        return text  # "tidy 是个 Rust CLI": a Chinese sentence's Latin word is as written, a name more often than not
     return text[0].upper() + text[1:]
 
 

@@ -128,7 +128,7 @@ def test_leading_connective_and_list_marker_are_not_in_the_statement() -> None:
         ("有个变化：gpu3 这周被重新分配给新来的师弟了。", "gpu3 这周被重新分配给新来的师弟了"),
         ("部署步骤记一下：先跑 make migrate-check 再发版。", "部署步骤：先跑 make migrate-check 再发版"),
         ("迟交政策你记一下，后面写脚本要用：每迟一天扣 10%，最多三天", "迟交政策：每迟一天扣 10%，最多三天"),
-        ("你记一下：staging 在 10.0.0.5", "Staging 在 10.0.0.5"),
+        ("你记一下：staging 在 10.0.0.5", "staging 在 10.0.0.5"),
         # the matter a sentence opens on is its subject: "端口的事说一下：…"
         (
             "端口的事说一下：dashboard 跑在 8050 不行，和公司的代理冲突，改成 8765。",
@@ -250,6 +250,20 @@ def test_a_note_line_whose_label_names_nothing_takes_its_subject_from_the_headin
     assert found["PlanService: v2 at /api/plans"] == "PlanService: v2 at /api/plans"  # the label is a name
 
 
+def test_a_numbered_section_heading_names_no_subject_either() -> None:
+    """Found by a new user: "3. 其他 代码评审：PR 至少要一个人 approve" took "3. 其他" for a subject."""
+    note = (
+        "# 周会纪要\n\n## 3. 其他\n- 代码评审：以后 PR 一律至少要一个人 approve 才能 merge。\n\n"
+        "## 2) Misc\n- Reviews: always one approval from the owners\n"
+    )
+    found = {c.quote: c.statement for c in extract_candidates(note)}
+    assert (
+        found["代码评审：以后 PR 一律至少要一个人 approve 才能 merge。"]
+        == "代码评审：以后 PR 一律至少要一个人 approve 才能 merge"
+    )
+    assert found["Reviews: always one approval from the owners"] == "Reviews: always one approval from the owners"
+
+
 @pytest.mark.parametrize(
     ("quote", "statement"),
     [
@@ -259,10 +273,19 @@ def test_a_note_line_whose_label_names_nothing_takes_its_subject_from_the_headin
         ("Like I told the other agents: answer in Chinese.", "Answer in Chinese"),
         ("While you're in there: no CPU limits on anything.", "No CPU limits on anything"),
         ("一件事：gpu3 上的 checkpoint 不要删", "gpu3 上的 checkpoint 不要删"),
-        ("两件事：1）dbt 升级推迟到 6 月 15 号", "Dbt 升级推迟到 6 月 15 号"),
+        ("两件事：1）dbt 升级推迟到 6 月 15 号", "dbt 升级推迟到 6 月 15 号"),
         ("先简单介绍一下：我是何思琪，计算语言学的博士生", "我是何思琪，计算语言学的博士生"),
         ("还是那句话：回复用中文", "回复用中文"),
         ("(a) 不行，template/ 里的文件一个字都不能改", "template/ 里的文件一个字都不能改"),
+        # found by a new user: a reply, a verdict or a box before the point
+        ("加，双许可证 MIT OR Apache-2.0，跟 Rust 社区惯例一样。", "双许可证 MIT OR Apache-2.0，跟 Rust 社区惯例一样"),
+        ("我不同意，我们就用 Zustand + react-query，saga 太重了", "我们就用 Zustand + react-query，saga 太重了"),
+        ("端口错了，staging 的 API 是 8443 不是 8080", "staging 的 API 是 8443 不是 8080"),
+        ("我的看法：REST + OpenAPI 生成 client 完全够用", "REST + OpenAPI 生成 client 完全够用"),
+        ("Quick heads-up first: ops moved staging to port 9443.", "Ops moved staging to port 9443"),
+        ("My take: REST with generated clients is enough.", "REST with generated clients is enough"),
+        ("[ ] tidy.dev 域名 12 月 1 号到期，记得续费", "tidy.dev 域名 12 月 1 号到期，记得续费"),
+        ("tidy 是个整理 Downloads 文件夹的 Rust CLI。", "tidy 是个整理 Downloads 文件夹的 Rust CLI"),  # as written
         # words that only look like one stay
         ("Remembering names is hard for me.", "Remembering names is hard for me"),
         ("If it does not compile, fix it first.", "If it does not compile, fix it first"),
