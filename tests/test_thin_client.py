@@ -141,6 +141,25 @@ def test_an_agents_stdio_session_is_relayed_to_the_daemon(running: Any) -> None:
     assert "Tuesdays" in pending.stdout
 
 
+def test_a_relayed_session_reads_the_project_of_the_folder_the_agent_works_in(running: Any, tmp_path: Path) -> None:
+    """The daemon cannot see the agent's folder: the relay says it, so search and context default to its project."""
+    _, env, _ = running
+    repo = tmp_path / "work" / "api"
+    (repo / ".git").mkdir(parents=True)
+    params = StdioServerParameters(command=sys.executable, args=["-m", "incremind_daemon", "mcp"], env=env, cwd=repo)
+
+    async def session() -> dict[str, Any]:
+        async with Client(params, mode="legacy") as client:
+            found = await client.call_tool("search_memory", {"query": "8443"})
+            context = await client.call_tool("get_recent_context", {})
+            return {"found": found.structured_content, "context": context.structured_content}
+
+    seen = anyio.run(session)
+    assert seen["found"]["project"] == "api"
+    assert any("8443" in str(hit["text"]) for hit in seen["found"]["results"])
+    assert "agent session in api" in seen["context"]["result"]
+
+
 async def _concurrently(client: Client, calls: list[tuple[str, dict[str, Any]]]) -> dict[str, Any]:
     found: dict[str, Any] = {}
 

@@ -45,6 +45,7 @@ SERVED = frozenset(
 CONNECT_TIMEOUT = 2.0
 ANSWER_TIMEOUT = 600.0  # an agent's call waits for the daemon at most this long
 MCP_PATH = "/mcp"
+CWD_META = "dev.incremind/cwd"  # initialize's _meta entry with the folder the agent started the relay in
 _VALUED = ("--home", "--config")
 _HELP = ("-h", "--help")
 
@@ -195,6 +196,7 @@ class McpRelay:
                 continue
             message = _parse(body)
             if isinstance(message, dict) and message.get("method") == "initialize":
+                body = _with_folder(message, body)
                 self._opening = body
                 self._relay(body, message)  # the session id must be known before anything else goes
             elif isinstance(message, dict) and "id" in message and "method" in message:
@@ -298,6 +300,21 @@ def relay_mcp(argv: list[str]) -> int | None:
         return McpRelay(path, sys.stdout.buffer).run(sys.stdin.buffer)
     except (BrokenPipeError, KeyboardInterrupt):
         return 0  # the agent went away
+
+
+def _with_folder(message: dict[str, object], body: bytes) -> bytes:
+    """Note in initialize's _meta the folder the agent started the relay in, which the daemon cannot see:
+    a session's search, save and context default to that folder's project (``mcp_server.caller_folder``)."""
+    params = message.get("params")
+    if not isinstance(params, dict):
+        return body
+    meta = params.get("_meta")
+    meta = dict(meta) if isinstance(meta, dict) else {}
+    try:
+        meta[CWD_META] = os.getcwd()
+    except OSError:  # the folder was removed under the agent
+        return body
+    return json.dumps({**message, "params": {**params, "_meta": meta}}, ensure_ascii=False).encode()
 
 
 def _parse(raw: bytes) -> object:

@@ -109,6 +109,9 @@ class MemoryHit(_Out):
 class SearchResult(_Out):
     query: str = Field(description="the query as searched (a long one is cut: see cut)")
     mode: Literal["keyword", "hybrid"] = Field(description="hybrid: by words and meaning; keyword: by words only")
+    project: str | None = Field(
+        default=None, description="the project searched, with the person's global insights; null: all projects"
+    )
     results: list[MemoryHit]
     cut: str | None = Field(default=None, description="set when the query was too long: how it was cut")
     left_out: int = Field(

@@ -10,6 +10,7 @@ tool runs (bad arguments) are counted too.
 from __future__ import annotations
 
 import logging
+import os
 import time
 from collections.abc import Callable
 from typing import Annotated, Any, Literal, TypeVar
@@ -24,6 +25,7 @@ from pydantic import BaseModel, Field
 from incremind_daemon import __version__
 from incremind_daemon.config import Settings
 from incremind_daemon.errors import IncremindError
+from incremind_daemon.serve.client import CWD_META
 from incremind_daemon.serve.mcp_models import InsightOut, MemoryItem, PendingList, SaveOutcome, SearchResult
 from incremind_daemon.serve.mcp_tools import DEFAULT_BUDGET, MAX_BUDGET, MAX_LIMIT, MIN_BUDGET, MemoryTools
 from incremind_daemon.store import clock
@@ -52,8 +54,12 @@ SAVE_TEXT_DESCRIPTION = (
 )
 Project = Annotated[
     str | None,
-    Field(description="limit to one project (an inbox folder or a repository name); leave out for all projects"),
+    Field(
+        description="one project (an inbox folder or a repository name), or '*' for all; left out: the project "
+        "of the folder you work in when memory knows it, else all"
+    ),
 ]
+
 Tier = Literal["insight", "summary", "organized", "raw"]
 Category = Literal["identity", "preference", "correction", "decision", "entity", "event", "method"]
 READ_ONLY = ToolAnnotations(read_only_hint=True, open_world_hint=False)
@@ -86,6 +92,7 @@ def build_mcp_server(
                 description="characters of result text to return at most: the best results that fit",
             ),
         ] = DEFAULT_BUDGET,
+        ctx: Context | None = None,
     ) -> Annotated[CallToolResult, SearchResult]:
         """Search long-term memory by words and meaning (English and Chinese).
 
@@ -97,7 +104,10 @@ def build_mcp_server(
         A long query is cut to its first words; the answer's 'cut' then says so. The results' texts fit in
         'budget' characters (4,000 by default); 'left_out' counts the results found that did not fit.
         """
-        return _lean(_act(lambda: tools.search_memory(query, project=project, tier=tier, limit=limit, budget=budget)))
+        here = caller_folder(ctx, transport)
+        return _lean(
+            _act(lambda: tools.search_memory(query, project=project, tier=tier, limit=limit, budget=budget, here=here))
+        )
 
     @mcp.tool(annotations=READ_ONLY)
     def read_memory(
@@ -135,14 +145,20 @@ def build_mcp_server(
         until the person confirms it, unless they allowed agents' saves to count at once).
         """
         actor = f"mcp:{client_name(ctx) or 'unknown'}"
+        here = caller_folder(ctx, transport)
         return _lean(
-            _act(lambda: tools.save_memory(text, project=project, category=category, condition=condition, actor=actor))
+            _act(
+                lambda: tools.save_memory(
+                    text, project=project, category=category, condition=condition, actor=actor, here=here
+                )
+            )
         )
 
     @mcp.tool(annotations=READ_ONLY)
-    def get_recent_context(project: Project = None) -> str:
+    def get_recent_context(project: Project = None, ctx: Context | None = None) -> str:
         """Return the memory summary that agents get at session start: recent work and confirmed insights."""
-        return _act(lambda: tools.get_recent_context(project=project))
+        here = caller_folder(ctx, transport)
+        return _act(lambda: tools.get_recent_context(project=project, here=here))
 
     @mcp.tool(annotations=READ_ONLY)
     def list_pending(project: Project = None) -> Annotated[CallToolResult, PendingList]:
@@ -185,6 +201,20 @@ def _act(body: Callable[[], T]) -> T:
         return body()
     except IncremindError as exc:
         raise ToolError(str(exc)) from exc
+
+
+def caller_folder(ctx: Context | None, transport: Transport) -> str | None:
+    """Return the folder the agent works in: the relay's note of it, or this stdio server's own folder.
+
+    An agent starts `incremind mcp` in its working folder; served over HTTP, only the relay says which.
+    """
+    if ctx is not None:
+        params = ctx.request_context.session.client_params
+        meta = params.meta if params is not None else None
+        folder = meta.get(CWD_META) if isinstance(meta, dict) else None
+        if isinstance(folder, str) and folder.startswith("/") and len(folder) <= 4096 and "\0" not in folder:
+            return folder
+    return os.getcwd() if transport == "stdio" else None
 
 
 def client_name(ctx: Context | ServerRequestContext[Any, Any] | None) -> str | None:

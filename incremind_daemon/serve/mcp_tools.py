@@ -46,6 +46,7 @@ MAX_LIMIT = 50
 DEFAULT_BUDGET = 4_000  # characters of result text an agent reads into its context from one search
 MIN_BUDGET, MAX_BUDGET = 200, 50_000
 PENDING_LIMIT = 50
+ALL_PROJECTS = "*"  # a project argument that asks for every project, where leaving it out means the folder's
 
 
 @dataclass(frozen=True, slots=True)
@@ -90,8 +91,16 @@ class MemoryTools:
     # --- reads ---------------------------------------------------------------------
 
     def search_memory(
-        self, query: str, *, project: str | None, tier: str | None, limit: int, budget: int = DEFAULT_BUDGET
+        self,
+        query: str,
+        *,
+        project: str | None,
+        tier: str | None,
+        limit: int,
+        budget: int = DEFAULT_BUDGET,
+        here: str | None = None,
     ) -> SearchResult:
+        """Search memory; without a project, the project of the agent's folder ``here`` when memory knows it."""
         if not query.strip():
             raise QueryError("the query is empty; give a few words or a question to look for")
         if not 1 <= limit <= MAX_LIMIT:
@@ -100,7 +109,7 @@ class MemoryTools:
             raise QueryError(f"budget must be between {MIN_BUDGET:,} and {MAX_BUDGET:,} characters")
         cut = cut_query(query)  # search cuts it alike; this says how, to the model
         with self.pool.connection() as conn:
-            self._check_project(conn, project)
+            project = self._project_for(conn, project, here)
             embedder = self._query_embedder(conn)
             hits = search(
                 conn,
@@ -117,7 +126,9 @@ class MemoryTools:
         results = [MemoryHit.of(h, found.get(h.id)) for h in packed]
         mode: Literal["keyword", "hybrid"] = "hybrid" if embedder is not None else "keyword"
         left_out = len(hits) - len(packed)
-        return SearchResult(query=cut.text, mode=mode, results=results, cut=cut.note(), left_out=left_out)
+        return SearchResult(
+            query=cut.text, mode=mode, project=project, results=results, cut=cut.note(), left_out=left_out
+        )
 
     def read_memory(self, memory_id: str, *, offset: int | None, length: int | None) -> MemoryItem:
         kind, rowid = items.split_item_id(memory_id)
@@ -140,27 +151,38 @@ class MemoryTools:
 
     def list_pending(self, *, project: str | None) -> PendingList:
         with self.pool.connection() as conn:
-            self._check_project(conn, project)
+            project = self._project_for(conn, project, None)
             found = insights.list_insights(conn, status="pending", project=project, limit=PENDING_LIMIT)
             total = insights.count_insights(conn, status="pending", project=project)
         return PendingList(project=project, total=total, insights=[InsightOut.of(i) for i in found])
 
-    def get_recent_context(self, *, project: str | None) -> str:
-        if project is not None:
+    def get_recent_context(self, *, project: str | None, here: str | None = None) -> str:
+        """Render the block a session starts with; without a project, the one of the agent's folder ``here``."""
+        if project is not None or here is not None:
             with self.pool.connection() as conn:
-                self._check_project(conn, project)
+                project = self._project_for(conn, project, here)
         return self.backend.recent_context(project)
 
     # --- writes --------------------------------------------------------------------
 
     def save_memory(
-        self, text: str, *, project: str | None, category: str | None, condition: str | None, actor: str
+        self,
+        text: str,
+        *,
+        project: str | None,
+        category: str | None,
+        condition: str | None,
+        actor: str,
+        here: str | None = None,
     ) -> SaveOutcome:
+        """Save a note; without a project, into the project of the agent's folder ``here``, if it is in one."""
         refusal = save_refusal(text, condition)  # before the request reaches the writer, which it would hold
         if refusal is not None:
             raise QueryError(refusal)
         if not text.strip():
             raise QueryError("nothing to save: the text is empty; pass the fact or note to remember")
+        if not project and here is not None:
+            project = self._folder_project(here)
         request = SaveRequest(
             text=text,
             project=_valid_project(project) if project else None,
@@ -200,6 +222,25 @@ class MemoryTools:
 
     # --- helpers -------------------------------------------------------------------
 
+    def _project_for(self, conn: apsw.Connection, project: str | None, here: str | None) -> str | None:
+        """Return the project a read is about: the one named ("*": all, None), else the folder's, if known."""
+        if project == ALL_PROJECTS:
+            return None
+        if project is not None:
+            self._check_project(conn, project)
+            return project
+        mine = self._folder_project(here) if here is not None else None
+        return mine if mine is not None and mine in drill.list_projects(conn) else None
+
+    def _folder_project(self, here: str) -> str | None:
+        """Name the project of an agent's working folder: a configured prefix or its repository; None outside."""
+        from incremind_daemon.sources.sessions.discover import project_for_cwd
+
+        try:
+            return project_for_cwd(here, self.settings.sessions.projects, any_folder=False)
+        except (OSError, ValueError):
+            return None
+
     def _check_project(self, conn: apsw.Connection, project: str | None) -> None:
         if project is None:
             return
@@ -207,7 +248,7 @@ class MemoryTools:
         known = drill.list_projects(conn)
         if project not in known:
             names = ", ".join(known[:30]) or "none yet"
-            raise NotFound(f"no project '{project}' in memory; known projects: {names} (or leave project out)")
+            raise NotFound(f"no project '{project}' in memory; known projects: {names} (or '*' for all of them)")
 
     def _query_embedder(self, conn: apsw.Connection) -> Embedder | None:
         """Return the embedder of the model whose vectors answer now; None when there is none.

@@ -175,3 +175,57 @@ def test_a_note_saved_over_stdio_with_no_daemon_is_found_by_meaning(settings: Se
     found = anyio.run(session)
     assert found["mode"] == "hybrid"
     assert note in found["results"][0]["text"]
+
+
+@pytest.mark.slow
+def test_a_session_in_a_repository_reads_and_saves_its_project_unless_asked_for_all(
+    settings: Settings, tmp_path: Path
+) -> None:
+    """Found by a new user: an agent working in one repository got the other's memory, and saved into neither."""
+    state = StepState(settings, extract_bytes)
+    notes = {"api": "The api gateway listens on port 8443.\n", "web": "The web frontend listens on port 5173.\n"}
+    with open_writer(state) as writer:
+        for project, text in notes.items():
+            path = tmp_path / f"{project}.md"
+            path.write_text(text, encoding="utf-8")
+            assert ingest_item(writer, state, IngestFile(path, project)).status == "added"
+    repo = tmp_path / "code" / "api"
+    (repo / ".git").mkdir(parents=True)
+    (repo / "src").mkdir()
+    params = server_params()
+    params.cwd = repo / "src"  # the agent works in a folder of the repository
+
+    async def session() -> dict[str, Any]:
+        async with Client(params, mode="legacy") as client:
+            calls = {
+                "here": ("search_memory", {"query": "listens on port"}),
+                "all": ("search_memory", {"query": "listens on port", "project": "*"}),
+                "saved": ("save_memory", {"text": "Always run the api's migrations with alembic."}),
+                "context": ("get_recent_context", {}),
+                "global": ("get_recent_context", {"project": "*"}),
+            }
+            seen = {}
+            for name, (tool, arguments) in calls.items():
+                result = await client.call_tool(tool, arguments)
+                assert not result.is_error, (tool, result.content)
+                seen[name] = result.structured_content
+            return seen
+
+    seen = anyio.run(session)
+    assert seen["here"]["project"] == "api"
+    assert {r["source"]["project"] for r in seen["here"]["results"]} == {"api"}
+    assert seen["all"]["project"] is None
+    assert {r["source"]["project"] for r in seen["all"]["results"]} == {"api", "web"}
+    conn = connect(settings.database_path)
+    try:
+        saved = conn.execute("SELECT project FROM sources WHERE id = ?", (row_of(seen["saved"]["note_id"]),))
+        assert saved.fetchall() == [("api",)]
+    finally:
+        conn.close()
+    # the block a new session in the repository starts with, not the global one
+    assert "agent session in api" in seen["context"]["result"]
+    assert " in api " not in seen["global"]["result"]
+
+
+def row_of(public_id: str) -> int:
+    return int(public_id.rsplit("-", 1)[1])
