@@ -5,6 +5,7 @@ from __future__ import annotations
 import argparse
 import functools
 import json
+import sys
 from dataclasses import asdict
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -84,7 +85,9 @@ def _show(conn: apsw.Connection, args: argparse.Namespace, settings: Settings) -
     from incremind_daemon.store import recall
 
     rows = {row.path: row for row in recall.context_targets(conn)}
-    if not args.project and args.target is None:
+    if args.project:
+        _warn_if_unknown(conn, args.project)
+    elif args.target is None:
         args.project = _project_here(settings)  # in a repository: what an agent started here reads
     if args.project:
         return _show_start(conn, args, settings, rows)
@@ -101,6 +104,20 @@ def _show(conn: apsw.Connection, args: argparse.Namespace, settings: Settings) -
         print(block.text)
         print(f"\n({block.tokens} tokens estimated of a {block.budget}-token budget; {block.dropped} lines cut)")
     return 0
+
+
+def _warn_if_unknown(conn: apsw.Connection, project: str) -> None:
+    """Say so when memory holds nothing of a project named on the command line (a typo, or a new repository)."""
+    from incremind_daemon.store import drill
+
+    known = drill.list_projects(conn)
+    if project not in known:
+        names = ", ".join(known[:20]) or "none yet"
+        print(
+            f"incremind: no project '{project}' in memory yet (known: {names}); "
+            "this is what a session there would start with",
+            file=sys.stderr,
+        )
 
 
 def _project_here(settings: Settings) -> str | None:

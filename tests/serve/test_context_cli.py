@@ -92,6 +92,11 @@ def test_show_prints_what_an_agent_reads_at_start_up_in_a_project(
     assert main(["context", "show", "--project", "web", "--agent", "codex", "--json"]) == 0
     codex = json.loads(capsys.readouterr().out)
     assert codex["parts"] == [] and "codex has no SessionStart hook" in codex["notes"][0]
+    assert "no project" not in capsys.readouterr().err
+    # a project memory holds nothing of: a typo, or a repository not worked in yet
+    assert main(["context", "show", "--project", "wbe"]) == 0
+    err = capsys.readouterr().err
+    assert "no project 'wbe' in memory yet" in err and "web" in err
 
 
 def test_show_in_a_repository_prints_what_an_agent_started_there_reads(
