@@ -368,6 +368,9 @@ REPORTED = re.compile(
     r"|[\u4e00-\u9fff]{1,2}(?:总|哥|姐))\s*(?:还是|一直)?(?:说|认为|觉得|建议|坚持|想要|希望|主张)|据说|听说"
     # a person named at the head of a clause: "王磊认为主库还是应该继续用 PostgreSQL" (not 我, 我们, 大家)
     r"|(?:^|[，。；：:,;]\s*)(?!个人|本人|自己|[\u4e00-\u9fff]{0,2}[我咱你您大])[\u4e00-\u9fff]{2,3}(?:还是|一直)?(?:认为|坚持|主张)"
+    # a Latin name at the head of a clause who says what should be: "Kevin 在 review 里说所有 API 调用应该…"
+    r"|(?:^|[，。；：:,;]\s*)(?!(?:i|we|you|it|ci|this|that|readme|docs?|log|error|output|test)\b)[a-z][a-z.-]{1,15}"
+    r"\s*(?:[^，。；,;!?！？]{0,14}?)(?:(?:还是|一直)?(?:认为|觉得|建议|坚持|主张)|说[^，。；,;]{0,40}?(?:应该|最好|必须))"
 )
 # a reminder for one day is not a standing rule
 ONE_OFF = re.compile(

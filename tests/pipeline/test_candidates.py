@@ -432,6 +432,10 @@ def test_a_line_of_code_with_backticks_is_still_no_statement(text: str) -> None:
         ("- 陈静坚持要给 ETA 查询加 Redis 缓存。", True),
         ("- 我认为主库应该继续用 PostgreSQL，SQLite 扛不住并发写。", False),
         ("- 个人认为主库应该继续用 PostgreSQL，SQLite 扛不住并发写。", False),
+        # found by a new user: a name in Latin letters, in a Chinese sentence
+        ("- Kevin 在昨天的 review 里说所有 API 调用应该放到 redux-saga 里统一管理。", True),
+        ("- Amy 建议新页面一律先别上 GraphQL。", True),
+        ("- pnpm 说 lockfile 过期了，以后 CI 里都要用 --frozen-lockfile。", False),  # a tool's message
     ],
 )
 def test_a_view_of_someone_named_is_theirs_not_the_persons(text: str, reported: bool) -> None:
