@@ -10,6 +10,7 @@ import logging
 import re
 
 from incremind_daemon.pipeline.cues import (
+    ACCEPT_CUES,
     ACK,
     BARE_REPORT,
     DONE_CUES,
@@ -270,9 +271,11 @@ def drops_side_matter(folded: str) -> bool:
 LEAVING_CUES = re.compile(
     _words(
         r"i'm off|signing off|logging off|heading out|gotta (?:go|run)|(?:have|got) to (?:go|run)|gonna go"
-        r"|going to go|off to (?:eat|lunch|dinner|bed|sleep)"
+        r"|going to go|off to (?:eat|lunch|dinner|bed|sleep)|(?:grab|grabbing|getting) (?:lunch|dinner|food|a bite)"
+        r"|off for (?:lunch|dinner|the day|today)|calling it a (?:day|night)|done for (?:the day|today)"
     )
-    + r"|先?撤了|下线了|先下了|溜了|先走了|下班了|去吃饭|吃饭去|睡觉去|去睡了"
+    + r"|先?撤了|下线了|先下了|溜了|先走了|下班了|睡觉去|去睡了|先休息了?"
+    r"|去吃(?:个|点)?(?:饭|午饭|晚饭|东西)|吃(?:个|点)?(?:午|晚)?饭去"
 )
 
 
@@ -458,3 +461,16 @@ def strip_prefix(pattern: re.Pattern[str], text: str) -> str:
     match = pattern.match(fold(text[:400]))  # the fold keeps offsets, so they cut the original
     rest = text[match.end() :] if match else text
     return rest if text_weight(rest[:80]) >= 1 else text
+
+
+_EMPTY_YES = re.compile(
+    _words(r"let'?s do (?:it|that|this)|go ahead|go for it|sounds? good|do (?:it|that)|ship it")
+    + r"|就这么(?:办|弄|定|做|来)了?|就这样(?:吧|办)?"
+)
+
+
+def only_yes(folded: str) -> bool:
+    """Tell whether the person's words only say yes: "可以，就这么办", "yes, let's do that" (not "ok 加 default")."""
+    yes = ACCEPT_CUES.match(folded)
+    rest = _EMPTY_YES.sub(" ", folded[yes.end() :]) if yes else ""
+    return yes is not None and text_weight(rest) < 3 and not LATIN_WORD.search(rest) and not named_values(rest)

@@ -95,6 +95,7 @@ from incremind_daemon.pipeline.state_cues import (
     is_leaving,
     is_set_aside,
     may_hold_later_done_cue,
+    only_yes,
     opens_ask,
     overrules,
     proposes,
@@ -258,9 +259,11 @@ def _agent_items(text: str, blocks: list[Block], view: TurnView, *, over_code: b
                 if found is not None:
                     kind, rank = found
                     shown = _proposed(item) if kind == DECISION else _unlabelled(item)
-                    bare_ask = text_weight(shown) < 2 or _NAMES_NOTHING.fullmatch(fold(shown)) is not None
-                    if kind == DECISION and bare_ask and text_weight(prior) >= 2:
-                        shown = _proposed(as_item(prior))  # "可以吗？", "Sound good?" ask about the plan before them
+                    if kind in (DECISION, NEXT) and _asks_a_yes(shown):
+                        if text_weight(prior) < 2:
+                            continue  # a yes asked for, and nothing before it that says for what
+                        # "可以吗？", "你看可以吗？", "Sound good?" ask about the plan or the step before them
+                        shown = _proposed(as_item(prior)) if kind == DECISION else _unlabelled(as_item(prior))
                     if kind == DONE and over and is_result(fold(item)):
                         shown, opening = f"{over} — {item}", False
                     if kind == DONE and opening:
@@ -340,6 +343,8 @@ def _judge(item: str, view: TurnView, hint: str | None, *, settles: bool) -> tup
         hint = None  # "I did not touch the integration tests yet", "next I'll …" under "Implemented:"
     if view.role == "user" and (text_weight(item) < 3 or folded.endswith(("?", "？"))):
         return None
+    if view.role == "user" and only_yes(folded):
+        return None  # "可以，就这么办": the yes takes the agent's proposal, which says what was taken
     if view.role == "user" and IDENTITY.search(strip_lead_in(folded)):
         return None  # "记住：我叫林晓，是后端工程师": who the person is, remembered as such, not decided here
     # cue words inside `code` name things ("`TODO.md`", "`# TODO(multi-region)`"); they say nothing of the state
@@ -408,6 +413,12 @@ def _judge(item: str, view: TurnView, hint: str | None, *, settles: bool) -> tup
     if kind is None and view.edited and text_weight(item) <= 16 and CHANGED_TO.search(folded):
         return DONE, 0  # "Both files → 1.9.8.": what the turn's tools changed, and to what
     return None if kind is None else (kind, 0)
+
+
+def _asks_a_yes(shown: str) -> bool:
+    """Tell whether the agent's words only ask for a yes: "可以吗？", "你看可以吗？", "Sound good?"."""
+    folded = fold(shown)
+    return text_weight(_PROPOSAL_TAIL.sub("", folded)) < 2 or _NAMES_NOTHING.fullmatch(folded) is not None
 
 
 def _classify(item: str, role: str, hint: str | None, round_end: bool) -> str | None:

@@ -173,3 +173,31 @@ def test_side_matter_let_go_at_the_end_leaves_the_step_agreed_before_it(turns: l
 def test_step_put_off_regardless_of_anything_stays_the_next_step(closing: str) -> None:
     steps = snapshot_session([*TABLE_DONE, user(closing)]).next_steps
     assert any("tomorrow" in step or "明天" in step for step in steps)
+
+
+# found by a new user: the closing chatter and the agent's "OK?" were listed as steps, a bare yes as a decision
+AGREED_STEP = {
+    "zh": [
+        user("Detox 的 E2E 又挂了，帮我看看。"),
+        assistant(
+            "登录 flow 在 Android 模拟器上跑通了。建议下一步：把 CI 里的 detox job 换成 maestro job。你看可以吗？"
+        ),
+        user("可以，就这么办。好，我去吃个饭。"),
+    ],
+    "en": [
+        user("The Detox E2E run is failing again, can you take a look?"),
+        assistant(
+            "The login flow passes on the Android emulator. "
+            "Next step: swap the detox job in CI for a maestro job. Sound good?"
+        ),
+        user("Yes, let's do that. Grabbing lunch now."),
+    ],
+}
+
+
+@pytest.mark.parametrize("turns", list(AGREED_STEP.values()), ids=list(AGREED_STEP))
+def test_the_agreed_step_is_next_and_the_yes_and_the_leaving_are_not(turns: list[Turn]) -> None:
+    snapshot = snapshot_session(turns)
+    assert len(snapshot.next_steps) == 1 and "maestro" in snapshot.next_steps[0], snapshot.next_steps
+    assert not any(item.rstrip().endswith(("?", "？")) for item in snapshot.next_steps)
+    assert not any(word in item for item in snapshot.decisions for word in ("就这么办", "let's do that")), snapshot
