@@ -38,6 +38,7 @@ from incremind_daemon.store.embedder import Embedder
 from incremind_daemon.store.items import HIT_SQL, make_source_ref
 from incremind_daemon.store.query_parts import query_parts
 from incremind_daemon.store.records import MODES, TIER_OF_KIND, TIERS, Hit, item_id
+from incremind_daemon.store.retired import retired_last
 from incremind_daemon.store.semantic import (
     FUSION_DEPTH,
     FUSIONS,
@@ -258,6 +259,8 @@ def search(
     if window is not None:  # "last week", "in May 2025", "去年": what is from those days comes first
         deeper = look_up(cut, limit=WINDOW_FACTOR * limit)
         hits = from_those_days(hits, deeper, window)
+    if insight_status == "confirmed":  # what a newer decision replaced comes after what holds now
+        hits = retired_last(conn, hits)
     return one_per_summary(hits, limit)
 
 

@@ -200,3 +200,34 @@ def test_confirm_all_confirms_the_old_and_then_its_replacement_when_both_are_pen
         conn.close()
     block = _block(settings)
     assert "SQLite" in block and "Postgres" not in block
+
+
+@pytest.mark.parametrize(
+    ("old", "new", "query"),
+    [
+        (
+            "staging 的 API 端口是 8443",
+            "端口的事改一下：staging 改成 9443 了，ops 昨天把网关整个迁到新机房，"
+            "老的 8443 下周回收，脚本和文档都要跟着改",
+            "staging 的 API 端口是多少",
+        ),
+        (
+            "The staging API port is 8443",
+            "Change of plans on ports: staging is now on 9443, ops moved the whole gateway to the new hall "
+            "yesterday, and the old 8443 goes away next week, so scripts and docs follow",
+            "staging API port",
+        ),
+    ],
+)
+def test_the_words_a_confirmed_change_replaced_come_after_what_holds_now(
+    settings: Settings, old: str, new: str, query: str
+) -> None:
+    """Found by a new user: the superseded value's passage still came first for the question it answered."""
+    first = _call(settings, "save_memory", {"text": old, "project": "ledger"})
+    assert cli.main(["confirm", first["id"]]) == 0
+    second = _call(settings, "save_memory", {"text": new, "project": "ledger"})
+    assert second["relation"] == "supersedes"
+    assert cli.main(["confirm", second["id"]]) == 0
+    hits = _call(settings, "search_memory", {"query": query, "project": "ledger", "tier": "organized"})["results"]
+    notes = [hit["source"]["id"] for hit in hits]
+    assert notes.index(second["note_id"]) < notes.index(first["note_id"]), hits
