@@ -405,8 +405,12 @@ ACTION_ITEM = re.compile(
 )
 # a plan for the day: what the person means to do today, not a rule
 TODAY_PLAN = re.compile(
-    _words(r"today (?:we|i)(?:'ll| will| are going to|'re going to)?", r"for this\b(?! (?:repo|project))")
-    + r"|今天要|今天先|今天把|今天准备|这次先"
+    _words(
+        r"today (?:we|i)(?:'ll| will| are going to|'re going to)?",
+        r"for this\b(?! (?:repo|project))",
+        r"^(?:ok(?:ay)?,? )?(?:the )?next (?:step|up)\b",
+    )
+    + r"|今天要|今天先|今天把|今天准备|这次先|^(?:好|行|ok)?[，,\s]*(?:下一步|接下来)"
 )
 # a report of what just went wrong is about now, whatever "always" it holds
 COMPLAINT = re.compile(

@@ -124,6 +124,9 @@ class _SureReader:
         "帮我在 chapters/ch4.tex 里加一个表：layer-wise 的 F1 和 selectivity，两个模型各一组列。",
         "Can you add a retry around the Kafka commit for this PR?",
         "今天先用 2 号卡跑一个 smoke test。",
+        # found by a new user: the step agreed at the end of a session, proposed as an insight
+        "行，下一步就上 cargo-dist，周末我来打 v0.1.0 的 tag。",
+        "OK, next step is cargo-dist, and I'll cut the v0.1.0 tag at the weekend.",
     ],
 )
 def test_an_ask_or_a_plan_for_now_is_never_the_models_to_take(text: str) -> None:
