@@ -324,11 +324,33 @@ def _pieces(text: str, start: int, end: int, conversational: bool) -> list[tuple
             if not (asks or (COMPLAINT.search(tail) and not any(p.search(tail) for _, _, p in CUES))):
                 break
             last = cut
-        last = _without_aside_tail(text, first, last)
+        last = _without_aside_tail(text, first, _before_an_ask(text, first, last))
         if last > first:
             trimmed.append((first, last))
             trimmed.extend(_facts_after_an_ask(text, first, last))
     return trimmed
+
+
+def _before_an_ask(text: str, first: int, last: int) -> int:
+    """Return where a sentence ends before a clause that asks for work, its own clauses after it included.
+
+    "staging 的地址是 https://…，帮我在 client.ts 里配一下 axios，带上 interceptor": the address lasts,
+    the ask and what it goes on to ask are the task at hand.
+    """
+    marks = sorted({i for mark in _CLAUSE_MARKS for i in _find_all(text, mark, first, last)})
+    for cut in marks:
+        tail = fold(strip_lead_in(text[cut + 1 : last].strip(" ,，;；—–")))
+        if _ASKED_CHANGE.match(tail) and _weight(text[first:cut]) >= _MIN_WEIGHT:
+            return cut
+    return last
+
+
+def _find_all(text: str, mark: str, start: int, end: int) -> list[int]:
+    found, at = [], text.find(mark, start, end)
+    while at >= 0:
+        found.append(at)
+        at = text.find(mark, at + 1, end)
+    return found
 
 
 def _only_when(text: str, first: int, cut: int, last: int) -> bool:

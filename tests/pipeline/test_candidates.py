@@ -475,3 +475,23 @@ def test_a_rule_under_a_when_clause_is_the_rule_in_a_chat_too(text: str, stateme
 
 def test_what_happened_when_something_was_done_is_no_rule() -> None:
     assert extract_candidates("我跑测试的时候，发现挂了", conversational=True) == []
+
+
+@pytest.mark.parametrize(
+    ("text", "statement"),
+    [
+        (
+            "staging 的地址是 https://api-staging.haowu.internal ，帮我在 src/api/client.ts 里配一下 axios instance，"
+            "带上 token refresh 的 interceptor。",
+            "staging 的地址是 https://api-staging.haowu.internal",
+        ),
+        (
+            "The staging API is at https://api-staging.example.internal, can you wire the axios instance in "
+            "src/api/client.ts to it, with a refresh interceptor?",
+            "The staging API is at https://api-staging.example.internal",
+        ),
+    ],
+)
+def test_a_fact_said_before_an_ask_is_the_fact_alone(text: str, statement: str) -> None:
+    """Found by a new user: the ask and what it went on to ask were part of the proposed fact."""
+    assert [c.statement for c in extract_candidates(text, conversational=True)] == [statement]
