@@ -419,12 +419,14 @@ COMPLAINT = re.compile(
 )
 _GLOBAL = re.compile(
     _words(
-        r"(?:all|every|any) (?:of )?my (?:projects|repos|repositories)|everywhere i work",
+        r"(?:all|every|any) (?:of )?my (?:[\w.+#-]+ )?(?:projects|repos|repositories)|everywhere i work",
+        r"my (?:[\w.+#-]+ )?(?:projects|repos) (?:all|always)",
         r"across (?:all |every )?(?:of )?(?:my )?(?:projects|repos|repositories)",
         r"in (?:every|any|all) (?:one )?(?:of )?(?:my )?(?:projects?|repos?|repositories)",
         r"whatever the (?:project|repo)",
     )
-    + r"|(?:所有|全部|每个|任何|不管哪个)(?:的|人的)?(?:项目|专案|仓库|repo)|哪个(?:项目|专案|仓库|repo)都"
+    + r"|(?:所有|全部|每个|任何|不管哪个)(?:的|人的)?\s*(?:[a-z][\w.+#-]{0,11}\s*)?(?:项目|专案|仓库|repo)"
+    r"|哪个(?:项目|专案|仓库|repo)都|我的\s*(?:[a-z][\w.+#-]{0,11}\s*)?(?:项目|专案|仓库|repo)都"
     r"|我自己的(?:项目|仓库|repo)?也一样"
 )
 _PROJECT_ANCHOR = re.compile(

@@ -164,6 +164,10 @@ def test_chinese_clause_without_comma_is_a_condition_kept_in_the_statement() -> 
         ("所有人的 repo 都用 line length 88，我自己的也一样，以后都按 88。", "global"),
         ("Always run the linter before a commit, in every one of my repos.", "global"),
         ("这个项目的 API 端口是 8443，不是 8080。", "project"),
+        # found by a new user: the kind of project named between "all" and "projects"
+        ("这个仓库用 pnpm，我所有 JS 项目都用 pnpm，lockfile 是 pnpm-lock.yaml。", "global"),
+        ("All my JS projects use pnpm, never npm.", "global"),
+        ("My Rust projects always use the clap derive API, never the builder.", "global"),
     ],
 )
 def test_a_rule_about_every_repo_or_about_pushing_holds_in_every_project(text: str, scope: str) -> None:
