@@ -64,7 +64,7 @@ _CODE_WORDS = re.compile(
 _LATIN_WORD = re.compile(r"[a-z0-9]+(?:['.-][a-z0-9]+)*")
 _DIGIT = re.compile(r"\d")
 _CLAUSE_MARKS = ("，", ", ", "；", "; ", " — ", " – ", " so ")
-_CHAT_BREAK = re.compile(r"(?<=[.!?？！])[.!?？！]*\s+(?=\S)")
+_CHAT_BREAK = re.compile(r"(?<=[.!?？！])(?<!\s[?!])[.!?？！]*\s+(?=\S)")  # "用 ? 加 .context()": a symbol
 # words that open another item of a list: "also …", "还有…"
 _OTHER_EN, _OTHER_ZH = r"also|plus|btw", r"还有|另外|此外|再有|以及"
 # a semicolon before another item of a list of rules: "；也别…", "; also never…", "；还有…", "；2）…"

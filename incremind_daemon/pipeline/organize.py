@@ -308,6 +308,8 @@ def _is_latin_sentence_end(text: str, match: re.Match[str]) -> bool:
         return True
     if not text[end].isspace():
         return False  # v1.2, 3.14, example.com, ?query=1
+    if match.group() in ("?", "!") and match.start() > 0 and text[match.start() - 1] in " \t":
+        return False  # a mark standing alone as a word is a symbol: "用 ? 加 .context()", "a ? b : c"
     following = _skip_space(text, end)
     if following < len(text) and text[following].islower():
         return False

@@ -499,3 +499,22 @@ def test_what_happened_when_something_was_done_is_no_rule() -> None:
 def test_a_fact_said_before_an_ask_is_the_fact_alone(text: str, statement: str) -> None:
     """Found by a new user: the ask and what it went on to ask were part of the proposed fact."""
     assert [c.statement for c in extract_candidates(text, conversational=True)] == [statement]
+
+
+@pytest.mark.parametrize(
+    ("text", "statement"),
+    [
+        (
+            '你又写了 unwrap。我说过了，非测试代码里不要出现 unwrap，用 ? 加 .context("...")。',
+            '非测试代码里不要出现 unwrap，用 ? 加 .context("...")',
+        ),
+        (
+            "You wrote unwrap again. Never use unwrap outside tests, use ? with .context() instead.",
+            "Never use unwrap outside tests, use ? with .context() instead",
+        ),
+    ],
+)
+def test_a_question_mark_standing_alone_as_a_word_ends_no_sentence(text: str, statement: str) -> None:
+    """Found by a new user: Rust's ? operator cut the rule in two, and neither half was read."""
+    pieces = [" ".join(text[p.start : p.end].split()) for p in read_pieces(text, conversational=True)]
+    assert any(piece.rstrip("。.") == statement or piece.endswith(statement + "。") for piece in pieces), pieces
