@@ -313,7 +313,8 @@ BOILERPLATE = re.compile(
 )
 QUESTION = re.compile(
     _words(r"^(?:how|what|why|where|which|who|is|are|do|does|did|can|could|should|would|will|shall|any idea)")
-    + r"[^.;]*$|[吗呢么]$|^(?:为什么|怎么|如何|是否|要不要|能不能|可不可以|有没有|会不会|是不是)[^。；]*$"
+    # "…写着呢" asserts: 呢 after 着 says it is so
+    + r"[^.;]*$|[吗么]$|(?<!着)呢$|^(?:为什么|怎么|如何|是否|要不要|能不能|可不可以|有没有|会不会|是不是)[^。；]*$"
 )
 # guesses, open decisions and what-ifs are not knowledge yet
 HEDGE = re.compile(

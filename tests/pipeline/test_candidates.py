@@ -518,3 +518,16 @@ def test_a_question_mark_standing_alone_as_a_word_ends_no_sentence(text: str, st
     """Found by a new user: Rust's ? operator cut the rule in two, and neither half was read."""
     pieces = [" ".join(text[p.start : p.end].split()) for p in read_pieces(text, conversational=True)]
     assert any(piece.rstrip("。.") == statement or piece.endswith(statement + "。") for piece in pieces), pieces
+
+
+@pytest.mark.parametrize(
+    ("text", "found"),
+    [
+        ("不是 0.72，我们上个月已经升到 RN 0.74.3 了，package.json 里写着呢。", True),  # 呢 after 着 asserts
+        ("我们现在用的是 RN 0.74.3 呢？", False),
+        ("RN 升级到 0.74.3 了吗", False),
+    ],
+)
+def test_a_sentence_that_ends_on_an_assertive_ne_is_no_question(text: str, found: bool) -> None:
+    """Found by a new user: "…package.json 里写着呢" was read as a question, and the correction was lost."""
+    assert bool(read_pieces(text, conversational=True)) == found
