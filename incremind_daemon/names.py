@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import re
 import unicodedata
+from pathlib import Path
 
 AGENTS = ("claude", "codex", "gemini")  # the coding agents whose sessions incremind reads and which it sets up
 MAX_PROJECT_CHARS = 64
@@ -57,3 +58,28 @@ def _quote(name: str) -> str:
     """Return a name shown safely in a message: printable, clipped."""
     shown = "".join(c if c.isprintable() else "?" for c in name[:40])
     return repr(shown + ("…" if len(name) > 40 else ""))
+
+
+def project_for_cwd(cwd: str | None, overrides: dict[str, str], *, any_folder: bool = True) -> str | None:
+    """Name a session's project: a configured prefix, else its git top folder, else its folder.
+
+    A folder's name is made into a project name (``names.project_from_folder``):
+    a working directory is text from outside, and it is printed into context blocks.
+    ``any_folder=False``: None for a folder in no repository and under no configured prefix.
+    """
+    if not cwd:
+        return None
+    folder = Path(cwd).expanduser()
+    for prefix, name in sorted(overrides.items(), key=lambda item: -len(item[0])):
+        base = Path(prefix).expanduser()
+        if folder == base or base in folder.parents:
+            return name
+    for candidate in (folder, *folder.parents):
+        if candidate == candidate.parent:
+            break
+        try:
+            if (candidate / ".git").exists():
+                return project_from_folder(candidate.name)
+        except OSError:
+            break
+    return project_from_folder(folder.name) if any_folder else None

@@ -19,7 +19,7 @@ import apsw
 
 from incremind_daemon.config import Settings
 from incremind_daemon.errors import IncremindError, NotFound, QueryError
-from incremind_daemon.names import ProjectNameError, check_project
+from incremind_daemon.names import ProjectNameError, check_project, project_for_cwd
 from incremind_daemon.serve.mcp_models import (
     EvidenceOut,
     InsightOut,
@@ -234,8 +234,6 @@ class MemoryTools:
 
     def _folder_project(self, here: str) -> str | None:
         """Name the project of an agent's working folder: a configured prefix or its repository; None outside."""
-        from incremind_daemon.sources.sessions.discover import project_for_cwd
-
         try:
             return project_for_cwd(here, self.settings.sessions.projects, any_folder=False)
         except (OSError, ValueError):

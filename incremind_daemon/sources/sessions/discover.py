@@ -11,10 +11,9 @@ from pathlib import Path
 
 from incremind_daemon.config import AGENT_RUNS, Settings
 from incremind_daemon.names import AGENTS as AGENTS
-from incremind_daemon.names import project_from_folder
+from incremind_daemon.names import project_for_cwd as project_for_cwd
 
 log = logging.getLogger(__name__)
-
 
 
 @dataclass(frozen=True, slots=True)
@@ -120,31 +119,6 @@ def find_transcripts(roots: list[WatchRoot], *, since: float | None = None) -> I
                     except OSError:
                         continue
                 yield Transcript(path, root.agent)
-
-
-def project_for_cwd(cwd: str | None, overrides: dict[str, str], *, any_folder: bool = True) -> str | None:
-    """Name a session's project: a configured prefix, else its git top folder, else its folder.
-
-    A folder's name is made into a project name (``names.project_from_folder``):
-    a working directory is text from outside, and it is printed into context blocks.
-    ``any_folder=False``: None for a folder in no repository and under no configured prefix.
-    """
-    if not cwd:
-        return None
-    folder = Path(cwd).expanduser()
-    for prefix, name in sorted(overrides.items(), key=lambda item: -len(item[0])):
-        base = Path(prefix).expanduser()
-        if folder == base or base in folder.parents:
-            return name
-    for candidate in (folder, *folder.parents):
-        if candidate == candidate.parent:
-            break
-        try:
-            if (candidate / ".git").exists():
-                return project_from_folder(candidate.name)
-        except OSError:
-            break
-    return project_from_folder(folder.name) if any_folder else None
 
 
 def is_excluded(cwd: str | None, transcript: Path, *, home: Path, patterns: list[str]) -> str | None:
