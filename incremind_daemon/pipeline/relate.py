@@ -148,8 +148,15 @@ def relate(
     ):
         return _conflict(candidate, changed, round(changed.vector_similarity or 0.0, 4), ordered)
     if verdict.kind == "supplement" and unrelated is not None and unrelated >= reading.unrelated:
-        return Relation("new", None, verdict.similarity)
+        linked = next((item for item, _ in read if item.id == verdict.known_id), None)
+        if linked is None or not _both_use(candidate, linked):
+            return Relation("new", None, verdict.similarity)
     return verdict
+
+
+def _both_use(candidate: Candidate, item: Known) -> bool:
+    """Tell whether both say to use a named tool ("use pnpm, not npm" beside "我所有 JS 项目都用 pnpm")."""
+    return bool((used(candidate.statement) & used(item.statement)) - CONCEPT_NAMES)
 
 
 def _at_odds(chances: dict[str, float]) -> float:

@@ -11,7 +11,7 @@ import pytest
 from incremind_daemon.config import Settings
 from incremind_daemon.pipeline.candidates import extract_candidates
 from incremind_daemon.pipeline.lasting_model import Chance, load_weights, reader_for, relation_reader_for
-from incremind_daemon.pipeline.relate import PAIR_FEATURES, Known, relate
+from incremind_daemon.pipeline.relate import PAIR_FEATURES, Known, pair_features, relate
 from incremind_daemon.pipeline.steps import StepState, examine_pending, ingest_item, open_writer
 from incremind_daemon.pipeline.work import TailSession
 from incremind_daemon.sources.extract import extract_bytes
@@ -170,6 +170,22 @@ def test_the_relation_model_reads_a_pair_again(
             candidate, [item], repeat_similarity=0.8, related_similarity=0.4, ordered=True, reading=reading
         )
         assert (relation.kind, relation.known_id) == (kind, 1)
+
+
+def test_two_that_both_say_to_use_one_tool_stay_linked_however_the_model_reads_the_rest(use_m3: Embedder) -> None:
+    """Found by a new user: "use pnpm, not npx/npm" beside "我所有 JS 项目都用 pnpm" was proposed as new."""
+    known = Known(
+        1, "这个仓库用 pnpm，我所有 JS 项目都用 pnpm，lockfile 是 pnpm-lock.yaml", "", "entity", 0.585, "project"
+    )
+    said = "Use pnpm, not npx/npm — `pnpm jest`"
+    candidate = Candidate(said, "preference", "", said, 0, len(said), "project")
+    reading = relation_reader_for(use_m3)
+    assert (
+        reading is not None
+        and reading.relation_odds([pair_features(candidate, known, ordered=True) or []])[0]["none"] >= reading.unrelated
+    )  # the model reads the two as unrelated
+    relation = relate(candidate, [known], repeat_similarity=0.8, related_similarity=0.4, ordered=True, reading=reading)
+    assert (relation.kind, relation.known_id) == ("supplement", 1)
 
 
 def test_a_change_of_a_class_time_goes_to_the_class_not_to_a_rule_that_shares_a_word(
