@@ -113,7 +113,8 @@ def index_line(request: list[str]) -> str:
     if not request:
         return ""
     line = request[0] if len(request[0]) >= 24 else join_sentences(request[:2], INDEX_LINE_CHARS)
-    return clip(line, INDEX_LINE_CHARS, clause=True)
+    # "…下面是 adb logcat 抓到的：" over a paste: the title ends on the words, not on the colon
+    return clip(line, INDEX_LINE_CHARS, clause=True).rstrip(" ,，:：;；、—–-")
 
 
 def goal_with_error(raw: str, prose: str, quoted: str, request: list[str]) -> str:

@@ -1802,3 +1802,24 @@ def test_an_acknowledged_rule_is_not_work_done() -> None:
     done = snapshot_session(turns).done
     assert not any(item.startswith("Noted") for item in done)
     assert is_done(fold("Noted the pinned version in the README"))  # noting something down is work done
+
+
+@pytest.mark.parametrize(
+    ("opening", "title"),
+    [
+        (
+            "商品列表页在 Android 上滑快了会直接闪退，下面是 adb logcat 抓到的：\n\n"
+            "```\nFATAL EXCEPTION: main\njava.lang.IllegalStateException: boom\n```\n帮我看看是哪里的问题。",
+            "商品列表页在 Android 上滑快了会直接闪退，下面是 adb logcat 抓到的",
+        ),
+        (
+            "The product list crashes on Android, adb logcat says:\n\n"
+            "```\nFATAL EXCEPTION: main\njava.lang.IllegalStateException: boom\n```\nCan you find the cause?",
+            "The product list crashes on Android, adb logcat says.",
+        ),
+    ],
+)
+def test_a_sessions_title_ends_on_its_words_not_on_the_colon_over_a_paste(opening: str, title: str) -> None:
+    """Found by a new user: `incremind sessions` listed "…adb logcat 抓到的，"."""
+    snapshot = snapshot_session([user(opening), assistant("Looking at the trace now.")])
+    assert snapshot.index_line == title
