@@ -281,6 +281,7 @@ def _ingest_here(settings: Settings, files: list[IngestFile], *, quiet: bool) ->
     from incremind_daemon.pipeline.steps import StepState, embed_pending, examine_pending, ingest_item, open_writer
     from incremind_daemon.serve.status import running_pid
     from incremind_daemon.sources.extract import extract_bytes
+    from incremind_daemon.store.tokenizer import keep_loaded_counts
 
     prepare_home(settings)
     # a running daemon embeds in the background; without one, embed here once the files are in
@@ -304,6 +305,7 @@ def _ingest_here(settings: Settings, files: list[IngestFile], *, quiet: bool) ->
         if any(o.status == "added" for o in outcomes):
             examine_pending(conn, state)  # increments show in `incremind pending` at once
             embed_pending(conn, state)
+    keep_loaded_counts()  # the short commands after this one read the word counts, not the whole dictionary
     return outcomes
 
 
@@ -453,6 +455,7 @@ def cmd_backfill(args: argparse.Namespace, settings: Settings) -> int:
     """Take in (or with --dry-run, count) the agents' existing transcripts."""
     from incremind_daemon.daemon import prepare_home
     from incremind_daemon.ops.backfill import plan_backfill, run_backfill
+    from incremind_daemon.store.tokenizer import keep_loaded_counts
 
     prepare_home(settings)
     planned = plan_backfill(settings, agent=args.agent, since=args.since)
@@ -467,6 +470,8 @@ def cmd_backfill(args: argparse.Namespace, settings: Settings) -> int:
     )
     runtime.settle()
     show.finish()
+    if runtime.daemon_queue() is None and not args.dry_run:
+        keep_loaded_counts()  # the short commands after this one read the word counts, not the whole dictionary
     totals = {
         "files": done.files,
         "messages": done.messages,

@@ -129,6 +129,21 @@ def ensure_segmenter(*, keep_counts: bool = False) -> None:
             write_counts(folder, stamp, tokenizer.FREQ, tokenizer.total)
 
 
+def keep_loaded_counts() -> None:
+    """Write the counts file when this process loaded the whole dictionary and no current one is kept.
+
+    A long command without the daemon (``ingest``, ``backfill``) loads jieba anyway; keeping its
+    counts lets every short command after it (a search, ``pending``) skip the half-second load.
+    """
+    with _jieba_lock:
+        if not _jieba.initialized or _jieba.counts is not None:
+            return  # never loaded, or read from a counts file that is current
+        folder = _private_cache_folder()
+        if folder is not None and not is_current(folder, stamp := dictionary_stamp()):
+            tokenizer = _jieba.tokenizer
+            write_counts(folder, stamp, tokenizer.FREQ, tokenizer.total)
+
+
 def ready_segmenter(*, keep_counts: bool = False) -> None:
     """Make jieba ready for a few words: from the counts file when there is a current one, else load it all."""
     with _jieba_lock:

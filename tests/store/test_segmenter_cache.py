@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import functools
 import marshal
 import os
 import subprocess
@@ -138,3 +139,24 @@ def test_word_counts_of_another_dictionary_or_another_user_are_not_read(tmp_path
     assert open_counts(str(folder), "jieba 0.42.2; 1 bytes; 1") is None  # made from another dictionary
     os.chmod(folder / "jieba-words.sqlite", 0o666)
     assert open_counts(str(folder), "jieba 0.42.1; 1 bytes; 1") is None  # others may have written it
+
+
+def test_an_ingest_without_the_daemon_keeps_the_word_counts_for_the_searches_after_it(tmp_path: Path) -> None:
+    """Without a daemon every short command loaded jieba's whole dictionary (half a second); an ingest,
+    which loads it anyway, now keeps the counts the next search reads."""
+    note = tmp_path / "memo.md"
+    note.write_text("# 备忘\n\n周会改到周三上午十点，地点不变。\n", encoding="utf-8")
+    home = tmp_path / "home"
+    env = dict(
+        os.environ,
+        HOME=str(home),
+        INCREMIND_HOME=str(home / ".incremind"),
+        XDG_CACHE_HOME=str(tmp_path / "cache"),
+        INCREMIND_EMBEDDING__BACKEND="none",
+    )
+    kept = tmp_path / "cache" / "incremind" / "jieba-words.sqlite"
+    run = functools.partial(subprocess.run, env=env, cwd=ROOT, capture_output=True, text=True, timeout=120)
+    done = run([sys.executable, "-m", "incremind_daemon", "ingest", str(note), "--project", "daily"])
+    assert done.returncode == 0, done.stderr
+    assert kept.is_file()
+    assert counted(tmp_path, "plain")[1] == "counts"
