@@ -96,7 +96,8 @@ NEXT_CUES = re.compile(
     r"|待定|待处理|待确认|后续(?:再|还|需要|要|可以|会|工作|任务|步骤|计划|处理|跟进|优化|改进|事项)"
 )
 # "Next, I'll read the config" narrates the very next tool call; it counts only in a round's last reply
-WEAK_NEXT_CUES = re.compile(_words("next|after that") + r"|下一步|接下来|然后再")
+# …though "Next 15", "Next 14's router", "next/image" name Next.js
+WEAK_NEXT_CUES = re.compile(_words(r"next(?!\s*\d|/|'s)|after that") + r"|下一步|接下来|然后再")
 OFFER_CUES = re.compile(
     "^(?:"
     + _words("want me to|would you like me to|do you want me to|should i|shall i|i can also|if you(?:'d)? like")

@@ -220,6 +220,8 @@ def settles_still_more(folded: str) -> bool:
 
 # an object named by pronoun, as PRONOUN_OBJECT, though "Kevin 他们组的" names a group beside its member
 OBJECT_PRONOUN = re.compile(_words(r"it|them|him|her|he|she|they|that one|this one") + "|[他她它](?![们們])")
+# a step that points at what was proposed: "yep, do that tomorrow", "明天再弄这个"
+POINTED_STEP = re.compile(_words(r"do (?:that|this)") + "|(?:做|弄|搞)(?:这个|那个)")
 # the person says when they are away, which is no step of the work: "明天我请假, 周五回来", "I'm off tomorrow"
 ABSENCE_CUES = re.compile(
     _words(r"on leave|out of (?:the )?office|ooo|pto|day off|on (?:vacation|holiday)|i'm (?:off|out|away)")

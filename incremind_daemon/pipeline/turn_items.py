@@ -85,6 +85,7 @@ from incremind_daemon.pipeline.state_cues import (
     CHANGED_TO,
     OBJECT_PRONOUN,
     PERSON_STEP_CUES,
+    POINTED_STEP,
     STANDING_CUES,
     captions_done,
     is_ack_or_command,
@@ -543,7 +544,7 @@ def _held(item: str, said: str, view: TurnView) -> str | None:
 
 def _resolved(step: str, said: str, before: str) -> str:
     """Say what a step names by pronoun: from the person's sentence before it, or the agent's offer it answers."""
-    pronoun = OBJECT_PRONOUN.search(fold(step))
+    pronoun = OBJECT_PRONOUN.search(fold(step)) or POINTED_STEP.search(fold(step))
     if pronoun is None or text_weight(step[: pronoun.start()]) > 5:
         return step  # "the exception to the rule: if it's on a branch, edit it" points inside its own sentence
     said = as_item(said)

@@ -201,3 +201,31 @@ def test_the_agreed_step_is_next_and_the_yes_and_the_leaving_are_not(turns: list
     assert len(snapshot.next_steps) == 1 and "maestro" in snapshot.next_steps[0], snapshot.next_steps
     assert not any(item.rstrip().endswith(("?", "？")) for item in snapshot.next_steps)
     assert not any(word in item for item in snapshot.decisions for word in ("就这么办", "let's do that")), snapshot
+
+
+@pytest.mark.parametrize(
+    "closing",
+    ["Done — the build passes on Next 15 and all 141 tests pass. Enjoy Next 15!", "升级完成，Next 15 的构建通过了。"],
+)
+def test_nextjs_by_name_is_no_next_step(closing: str) -> None:
+    """Found by a new user: "Enjoy Next 15" was the session's next step."""
+    turns = [user("upgrade ledgerline-web from Next 14 to Next 15."), assistant(closing), user("great, thanks")]
+    assert snapshot_session(turns).next_steps == ()
+
+
+@pytest.mark.parametrize(
+    ("proposal", "reply"),
+    [
+        (
+            "All 8 tests pass. As a next step I'd suggest adding an Alembic migration "
+            "that puts NOT NULL on invoices.currency.",
+            "yep, do that tomorrow",
+        ),
+        ("测试都过了。建议下一步给 invoices.currency 加一个 NOT NULL 的 Alembic migration。", "行，明天再弄这个"),
+    ],
+)
+def test_a_step_agreed_by_pronoun_names_the_proposal_it_takes(proposal: str, reply: str) -> None:
+    """Found by a new user: the next step read "yep, do that tomorrow", and nothing said what "that" was."""
+    turns = [user("POST /invoices returns 500 without a currency; fix it please"), assistant(proposal), user(reply)]
+    (step,) = snapshot_session(turns).next_steps
+    assert "Alembic migration" in step, step
