@@ -543,8 +543,9 @@ def _lasts_in_conversation(folded: str, matched: frozenset[str]) -> bool:
     if strong == {EVENT.pattern}:
         return HAPPENED.search(folded) is not None and _VALUE.search(folded) is not None
     if strong <= {ENTITY.pattern, EVENT.pattern}:
-        # a fact needs its value (a number, a path, a host), and a plan for today is none
-        return _VALUE.search(folded) is not None and not one_off(folded)
+        # a fact needs its value (a number, a path, a host); a plan for today is none, nor is a report of what
+        # is going wrong ("POST /invoices is throwing 500s since yesterday's deploy")
+        return _VALUE.search(folded) is not None and not one_off(folded) and not COMPLAINT.search(folded)
     if strong == {CORRECTION.pattern}:
         # "no, I'll push it" turns down a step; a correction that lasts says what is right
         return _VALUE.search(folded) is not None or (_weight(folded) >= 4 and not _MINE_TO_DO.match(folded))

@@ -415,7 +415,10 @@ TODAY_PLAN = re.compile(
 )
 # a report of what just went wrong is about now, whatever "always" it holds
 COMPLAINT = re.compile(
-    _words(r"fails?|failing|failed|broken|breaks|crash(?:es|ed)?|flaky|hangs?|errors? out|throws|doesn't work|red")
+    _words(
+        r"fails?|failing|failed|broken|breaks|crash(?:es|ed|ing)?|flaky|hangs?|errors? out|throw(?:s|ing)"
+        r"|doesn't work|red"
+    )
     + r"|报错|失败|挂了|挂掉|崩|卡住|不工作|跑不起来|不行|居然|竟然|难怪|怪不得"
 )
 _GLOBAL = re.compile(

@@ -531,3 +531,15 @@ def test_a_question_mark_standing_alone_as_a_word_ends_no_sentence(text: str, st
 def test_a_sentence_that_ends_on_an_assertive_ne_is_no_question(text: str, found: bool) -> None:
     """Found by a new user: "…package.json 里写着呢" was read as a question, and the correction was lost."""
     assert bool(read_pieces(text, conversational=True)) == found
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "POST /invoices is throwing 500s in staging since yesterday's deploy.",
+        "The export job at /jobs/export is crashing on every run since the 2.3 release.",
+    ],
+)
+def test_a_report_of_what_is_going_wrong_is_no_fact_to_keep(text: str) -> None:
+    """Found by a new user: the opening problem was kept as a fact, and listed as a decision of the session."""
+    assert extract_candidates(text, conversational=True) == []
