@@ -460,17 +460,11 @@ def cmd_backfill(args: argparse.Namespace, settings: Settings) -> int:
     prepare_home(settings)
     planned = plan_backfill(settings, agent=args.agent, since=args.since)
     show = ProgressLine(sys.stderr, verb="counted" if args.dry_run else "read")
-    done = run_backfill(
-        settings,
-        planned,
-        dry_run=args.dry_run,
-        report=show,
-        with_model=args.with_model,
-        queue=runtime.daemon_queue(),  # inside the daemon: its writer takes the transcripts in
-    )
+    queue = runtime.daemon_queue()  # inside the daemon: its writer takes the transcripts in
+    done = run_backfill(settings, planned, dry_run=args.dry_run, report=show, with_model=args.with_model, queue=queue)
     runtime.settle()
     show.finish()
-    if runtime.daemon_queue() is None and not args.dry_run:
+    if queue is None and not args.dry_run:
         keep_loaded_counts()  # the short commands after this one read the word counts, not the whole dictionary
     totals = {
         "files": done.files,

@@ -127,8 +127,9 @@ def relate(
         similarity = verdict.similarity if verdict.known_id == item.id else round(chances["repeat"], 4)
         return Relation("repeat", item.id, similarity)
     changed, chances = max(read, key=lambda pair: pair[1].get("supersedes", 0.0))
-    # how the model reads the insight the rules linked: unrelated, or not read at all (None)
-    unrelated = next((odds["none"] for item, odds in read if item.id == verdict.known_id), None)
+    # the insight the rules linked, and how the model reads it: unrelated, or not read at all (None)
+    linked = next((pair for pair in read if pair[0].id == verdict.known_id), None)
+    unrelated = linked[1]["none"] if linked is not None else None
     if verdict.kind in ("new", "supplement"):
         if (
             chances.get("supersedes", 0.0) >= reading.change
@@ -147,10 +148,13 @@ def relate(
         and _may_conflict(candidate, changed)
     ):
         return _conflict(candidate, changed, round(changed.vector_similarity or 0.0, 4), ordered)
-    if verdict.kind == "supplement" and unrelated is not None and unrelated >= reading.unrelated:
-        linked = next((item for item, _ in read if item.id == verdict.known_id), None)
-        if linked is None or not _both_use(candidate, linked):
-            return Relation("new", None, verdict.similarity)
+    if (
+        verdict.kind == "supplement"
+        and linked is not None
+        and linked[1]["none"] >= reading.unrelated
+        and not _both_use(candidate, linked[0])
+    ):
+        return Relation("new", None, verdict.similarity)
     return verdict
 
 
@@ -414,12 +418,12 @@ def _replaces(
         return False  # both turn the same thing down: the change is of something else
     if _stands_with(candidate, item, my_negated, their_negated):
         return False
-    mine_used, their_used = used(candidate.statement), used(item.statement) - their_negated
     if covered or named & CONCEPT_NAMES or other_value or len(named) >= 2:
         return True
     if my_negated & (their_keys - their_negated):
         return True
-    return bool(named & their_used - mine_used) and bool(mine_used - their_keys)
+    mine_used = used(candidate.statement)
+    return bool(named & (used(item.statement) - their_negated) - mine_used) and bool(mine_used - their_keys)
 
 
 def _stands_with(candidate: Candidate, item: Known, my_negated: frozenset[str], their_negated: frozenset[str]) -> bool:

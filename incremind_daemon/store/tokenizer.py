@@ -125,8 +125,8 @@ def ensure_segmenter(*, keep_counts: bool = False) -> None:
             # the counts file is let go, not closed: a thread still cutting a run may read from it
             _jieba.counts = None
         # also when another thread loaded the dictionary first (a query before the warm-up got here)
-        if keep_counts and folder is not None and not is_current(folder, stamp := dictionary_stamp()):
-            write_counts(folder, stamp, tokenizer.FREQ, tokenizer.total)
+        if keep_counts and folder is not None:
+            _keep_counts(folder)
 
 
 def keep_loaded_counts() -> None:
@@ -139,9 +139,14 @@ def keep_loaded_counts() -> None:
         if not _jieba.initialized or _jieba.counts is not None:
             return  # never loaded, or read from a counts file that is current
         folder = _private_cache_folder()
-        if folder is not None and not is_current(folder, stamp := dictionary_stamp()):
-            tokenizer = _jieba.tokenizer
-            write_counts(folder, stamp, tokenizer.FREQ, tokenizer.total)
+        if folder is not None:
+            _keep_counts(folder)
+
+
+def _keep_counts(folder: str) -> None:
+    """Write the loaded dictionary's counts file into folder unless a current one is there (lock held)."""
+    if not is_current(folder, stamp := dictionary_stamp()):
+        write_counts(folder, stamp, _jieba.tokenizer.FREQ, _jieba.tokenizer.total)
 
 
 def ready_segmenter(*, keep_counts: bool = False) -> None:
