@@ -116,7 +116,8 @@ _CRITIQUE = re.compile(
 )
 CHANGE = re.compile(
     _words(
-        r"actually|in fact|turns out|switch(?:ed|ing)? (?:to|from|over)|mov(?:ed|ing) (?:to|from)|replaced?"
+        r"actually|in fact|turns out|switch(?:es|ed|ing)? (?:to|from|over|off)|replaced?"
+        r"|mov(?:e|es|ed|ing) (?:to|from|off)|migrat(?:e|es|ing) (?:to|from|off)"
         r"|now use|migrated|changed? to|no longer|correction|change of plans?|from now on|going forward|instead"
         r"|got (?:pushed|moved|bumped)|(?:we're|we are) on|bumped|now (?:on|at|is|are)|is now|are now"
         r"|slipp(?:ed|ing)|slips|pushed (?:back )?to|postponed|delayed|retired|decommissioned|no more"
@@ -128,7 +129,8 @@ CHANGE = re.compile(
 # what a document says to replace an older rule; a person's own newer words replace it anyway
 CHANGE_OF_PLAN = re.compile(
     _words(
-        r"switch(?:ed|ing)? to|change of plans?|from now on|going forward|no longer|moved? to|migrat\w* to"
+        r"switch(?:es|ed|ing)? (?:to|from|off)|change of plans?|from now on|going forward|no longer|moved? to"
+        r"|mov(?:es|ing) to|mov(?:e|es|ed|ing) (?:from|off)|migrat\w* (?:to|from|off)"
         r"|moved:|(?:is|are) now|any ?more"
     )
     + r"|改用|换成|改为|改成|以后不|不再|不是[^，。]{1,20}而是|现在改|换用|以后(?:都|就|一律|统一)|今后|从现在起"

@@ -29,12 +29,13 @@ KNOWN_ZH = Known(2, "按第 1、2、4、7、15 天复习", "背新单词时", "m
 OTHER = Known(9, "The API listens on port 8080", "", "entity")
 
 
-def related(candidate: Candidate, known: list[Known]) -> Relation:
+def related(candidate: Candidate, known: list[Known], *, ordered: bool = False) -> Relation:
     return relate(
         candidate,
         known,
         repeat_similarity=THRESHOLDS.repeat_similarity,
         related_similarity=THRESHOLDS.related_similarity,
+        ordered=ordered,
     )
 
 
@@ -288,6 +289,24 @@ def test_praise_of_what_the_known_one_turns_down_differs_from_it(statement: str,
 def test_a_change_word_that_sets_a_new_value_supersedes(statement: str, known: str) -> None:
     candidate = Candidate(statement, "decision", "", statement, 0, len(statement))
     relation = related(candidate, [OTHER, Known(5, known, "", "decision")])
+    assert (relation.kind, relation.known_id) == ("supersedes", 5)
+
+
+@pytest.mark.parametrize("ordered", [True, False])
+@pytest.mark.parametrize(
+    ("statement", "known"),
+    [
+        ("Deploy notices move from Feishu #deploy-bot to the DingTalk group plat-release",
+         "Shipmate posts deploy notices to the Feishu group #deploy-bot"),
+        ("CI switches from Jenkins to GitHub Actions next sprint", "Our CI runs on Jenkins"),
+        ("部署通知从飞书 #deploy-bot 改到钉钉群 plat-release", "部署通知发到飞书群 #deploy-bot"),
+    ],
+)  # fmt: skip
+def test_moving_from_the_known_value_to_another_supersedes_even_in_a_document(
+    statement: str, known: str, ordered: bool
+) -> None:
+    candidate = Candidate(statement, "decision", "", statement, 0, len(statement))
+    relation = related(candidate, [OTHER, Known(5, known, "", "decision")], ordered=ordered)
     assert (relation.kind, relation.known_id) == ("supersedes", 5)
 
 
