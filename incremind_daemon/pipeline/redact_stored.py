@@ -42,6 +42,7 @@ from incremind_daemon.store import insight_jobs, insights, items, scrub, session
 from incremind_daemon.store.db import write_transaction
 from incremind_daemon.store.records import item_id
 from incremind_daemon.store.sessions import MessageRow
+from incremind_daemon.store.snapshots import SnapshotParts
 
 log = logging.getLogger(__name__)
 
@@ -112,7 +113,9 @@ def _redact_session(conn: apsw.Connection, source_id: int, *, now: str) -> bool:
     title = redact(source.title)
     summary = scrub.summary_text(conn, source_id)
     clean_summary = None if summary is None else (redact(summary[0]), redact(summary[1]))
-    if not changed and title == source.title and clean_summary == summary:
+    state = scrub.session_snapshot(conn, source_id)
+    clean_state = None if state is None else _redact_snapshot(state)
+    if not changed and title == source.title and clean_summary == summary and clean_state == state:
         return False
     before = sessions.live_messages(conn, source_id)  # their offsets still point into the stored text
     for rowid, redacted in changed.items():
@@ -125,9 +128,21 @@ def _redact_session(conn: apsw.Connection, source_id: int, *, now: str) -> bool:
     items.insert_passages(conn, source_id, turn_passages(layout.text, layout.turns))
     if clean_summary is not None:
         scrub.replace_summary_text(conn, source_id, index_line=clean_summary[0], summary=clean_summary[1])
+    if clean_state is not None and clean_state != state:  # what context blocks show until the summary is renewed
+        scrub.replace_session_snapshot(conn, source_id, clean_state)
     _move_marks(conn, source_id, layout.text, mover.moved)
     items.append_audit(conn, actor="daemon", action="redact", target=item_id("raw", source_id), now=now, detail={})
     return True
+
+
+def _redact_snapshot(state: SnapshotParts) -> SnapshotParts:
+    return SnapshotParts(
+        redact(state.goal),
+        tuple(map(redact, state.done)),
+        tuple(map(redact, state.decisions)),
+        tuple(map(redact, state.next_steps)),
+        tuple(map(redact, state.files)),
+    )
 
 
 class _Mover(Protocol):

@@ -71,6 +71,23 @@ _TOKEN_TAIL = re.compile(r"(?:[A-Za-z0-9!#$%+=?@^_|~-]|&(?![A-Za-z_][A-Za-z0-9_.
 _WEBHOOKS = (
     ("slack_webhook", re.compile(r"hooks\.slack\.com/(?:services|workflows|triggers)/(?P<secret>[A-Za-z0-9_/-]{20,})")),
     ("discord_webhook", re.compile(r"discord(?:app)?\.com/api/webhooks/(?P<secret>[0-9]+/[A-Za-z0-9_-]{30,})")),
+    (
+        "feishu_webhook",
+        re.compile(r"open\.(?:feishu\.cn|larksuite\.com)/open-apis/bot/v2/hook/(?P<secret>[A-Za-z0-9-]{16,})"),
+    ),
+    ("wecom_webhook", re.compile(r"qyapi\.weixin\.qq\.com/cgi-bin/webhook/send\?key=(?P<secret>[A-Za-z0-9-]{16,})")),
+    ("teams_webhook", re.compile(r"\.office\.com/webhook(?:b2)?/(?P<secret>[A-Za-z0-9@/_-]{40,})")),
+    ("zapier_webhook", re.compile(r"hooks\.zapier\.com/hooks/catch/(?P<secret>[0-9]+/[A-Za-z0-9]+)")),
+    ("ifttt_key", re.compile(r"maker\.ifttt\.com/(?:\S*?/)?key/(?P<secret>[A-Za-z0-9_-]{16,})")),
+    # any other service's: in an address, the token after a /hook/ or /webhooks/ segment, letters and digits
+    # mixed, not a file's name ("src/hooks/useOAuth2CallbackHandler.ts")
+    (
+        "webhook",
+        re.compile(
+            r"://[^\s/?#]+/(?:[^\s?#]*/)?(?:web)?hooks?/"
+            r"(?P<secret>(?=[A-Za-z_-]*[0-9])(?=[0-9_-]*[A-Za-z])[A-Za-z0-9_-]{20,})(?![A-Za-z0-9_-]|\.[A-Za-z0-9])"
+        ),
+    ),
 )
 # Generic "sk-" keys (OpenAI legacy, DeepSeek, OpenRouter...) need a digit to tell them from prose.
 _GENERIC_SK = re.compile(r"sk-[A-Za-z0-9_-]{20,}")

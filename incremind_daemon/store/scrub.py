@@ -17,6 +17,7 @@ from contextlib import contextmanager
 import apsw
 
 from incremind_daemon.store.db import fetch_row, fetch_rows
+from incremind_daemon.store.snapshots import SnapshotParts, snapshot_from_json, snapshot_json
 
 log = logging.getLogger(__name__)
 
@@ -55,6 +56,17 @@ def summary_text(conn: apsw.Connection, source_id: int) -> tuple[str, str] | Non
     """Return (index line, summary) of a source, if it has a summary."""
     row = fetch_row(conn, "SELECT index_line, summary FROM summaries WHERE source_id = ?", (source_id,))
     return None if row is None else (str(row[0]), str(row[1]))
+
+
+def session_snapshot(conn: apsw.Connection, source_id: int) -> SnapshotParts | None:
+    """Return the state snapshot of a session, if it was summarized."""
+    row = fetch_row(conn, "SELECT snapshot FROM sessions WHERE source_id = ?", (source_id,))
+    return None if row is None or row[0] is None else snapshot_from_json(str(row[0]))
+
+
+def replace_session_snapshot(conn: apsw.Connection, source_id: int, snapshot: SnapshotParts) -> None:
+    """Replace the words of a session's state snapshot, until its summary is made again."""
+    conn.execute("UPDATE sessions SET snapshot = ? WHERE source_id = ?", (snapshot_json(snapshot), source_id))
 
 
 def replace_summary_text(conn: apsw.Connection, source_id: int, *, index_line: str, summary: str) -> None:

@@ -82,6 +82,31 @@ def test_chinese_credentials_are_replaced_by_typed_markers(text: str, expected: 
 
 
 @pytest.mark.parametrize(
+    ("text", "expected"),
+    [
+        ("飞书 webhook 是 https://open.feishu.cn/open-apis/bot/v2/hook/3f1c9e2a-7b4d-4e8f-9a60-1d2c3b4a5e6f ，写进",
+         "飞书 webhook 是 https://open.feishu.cn/open-apis/bot/v2/hook/[REDACTED:feishu_webhook] ，写进"),
+        ("https://open.larksuite.com/open-apis/bot/v2/hook/66a7b8c9-0d1e-4f2a-8b3c-4d5e6f7a8b9c",
+         "https://open.larksuite.com/open-apis/bot/v2/hook/[REDACTED:feishu_webhook]"),
+        ("企业微信机器人 https://qyapi.weixin.qq.com/cgi-bin/webhook/send?key=693a91f6-7e2d-4bc4-97a0-0ec25fa5a1b3",
+         "企业微信机器人 https://qyapi.weixin.qq.com/cgi-bin/webhook/send?key=[REDACTED:wecom_webhook]"),
+        ("钉钉 https://oapi.dingtalk.com/robot/send?access_token=5a8c3e0f2b7d4c9e1a6f3b8d2c7e0a9f4b1d6c3e8a5f2b9d",
+         "钉钉 https://oapi.dingtalk.com/robot/send?access_token=[REDACTED:token]"),
+        ("https://contoso.webhook.office.com/webhookb2/7aa49aa6-7840-443d-806c-9ec0e1b6d9a2@72f988bf-86f1/"
+         "IncomingWebhook/2f3c8a0b9e4d4c6f8a1b2c3d4e5f6a7b/0b6a5c4d-3e2f-1a0b-9c8d-7e6f5a4b3c2d",
+         "https://contoso.webhook.office.com/webhookb2/[REDACTED:teams_webhook]"),
+        ("https://hooks.zapier.com/hooks/catch/1234567/abcde12/", "https://hooks.zapier.com/hooks/catch/[REDACTED:zapier_webhook]/"),
+        ("https://maker.ifttt.com/trigger/door_open/with/key/dG9rZW4tZm9yLWlmdHR0LXRlc3Q",
+         "https://maker.ifttt.com/trigger/door_open/with/key/[REDACTED:ifttt_key]"),
+        ("n8n: https://n8n.example.com/webhook/4f8a2c1e-9b3d-4e7f-a6c5-1d2e3f4a5b6c.",
+         "n8n: https://n8n.example.com/webhook/[REDACTED:webhook]."),
+    ],
+)  # fmt: skip
+def test_a_webhook_address_keeps_its_host_and_loses_its_token(text: str, expected: str) -> None:
+    assert redact(text) == expected
+
+
+@pytest.mark.parametrize(
     "text",
     [
         "密码忘记了怎么办",
@@ -110,6 +135,10 @@ def test_chinese_credentials_are_replaced_by_typed_markers(text: str, expected: 
         "see https://example.com:8080/users/@alice",
         "git clone git@github.com:org/repo.git",
         "plain words about keys and secrets",
+        "src/hooks/useOAuth2CallbackHandler.ts",  # a React hook's file, not a webhook
+        "https://example.com/docs/hooks/useOAuth2CallbackHandler.md",
+        "https://github.com/acme/repo/settings/hooks/123456789",
+        "POST /webhooks/stripe-payment-intent",
         "",
     ],
 )

@@ -26,6 +26,7 @@ from incremind_daemon.sources.extract import extract_bytes
 from incremind_daemon.store import insight_jobs, insights, items, scrub, search, sessions
 from incremind_daemon.store.db import connect, fetch_rows, write_transaction
 from incremind_daemon.store.records import Candidate, NewSource, NewSummary
+from incremind_daemon.store.snapshots import SnapshotParts
 from tests.waiting import wait_until
 
 NOW = "2026-01-01T00:00:00+00:00"
@@ -141,7 +142,7 @@ TEXT_COLUMNS = """
     SELECT raw_text || title FROM sources UNION ALL SELECT text FROM chunks
     UNION ALL SELECT index_line || summary FROM summaries UNION ALL SELECT text FROM messages
     UNION ALL SELECT statement || condition FROM insights UNION ALL SELECT statement || condition FROM insight_revisions
-    UNION ALL SELECT quote FROM insight_sources"""
+    UNION ALL SELECT quote FROM insight_sources UNION ALL SELECT snapshot FROM sessions WHERE snapshot IS NOT NULL"""
 
 
 def store_session_as_before(conn: apsw.Connection) -> int:
@@ -156,7 +157,11 @@ def store_session_as_before(conn: apsw.Connection) -> int:
     sessions.drop_messages(conn, source_id, f"m{len(SESSION)}")
     rebuild_session(conn, source_id, now=NOW)
     text = sessions.session_text(conn, source_id)
-    items.upsert_summary(conn, source_id, NewSummary(f"npm token {OLD_RULES_MISSED['npm']}", SESSION[2][1]), now=NOW)
+    summary = NewSummary(f"npm token {OLD_RULES_MISSED['npm']}", SESSION[2][1])
+    state = SnapshotParts(
+        f"Publish with {OLD_RULES_MISSED['npm']}", decisions=(f"数据库口令 {OLD_RULES_MISSED['口令']}",)
+    )
+    sessions.save_session_summary(conn, source_id, summary, state, now=NOW)
     for sentence, statement in (
         (SESSION[0][1], f"Publish with the npm token {OLD_RULES_MISSED['npm']}"),
         (f"数据库口令 {OLD_RULES_MISSED['口令']}", f"数据库口令 {OLD_RULES_MISSED['口令']}"),
