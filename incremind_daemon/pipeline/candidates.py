@@ -45,7 +45,7 @@ from incremind_daemon.pipeline.lasting import (
 )
 from incremind_daemon.pipeline.lasting_model import Chance, LastingReader
 from incremind_daemon.pipeline.organize import split_sentences
-from incremind_daemon.pipeline.prose import prose_spans
+from incremind_daemon.pipeline.prose import PLACEHOLDER, prose_spans
 from incremind_daemon.pipeline.redact import find_secrets, redact
 from incremind_daemon.pipeline.sections import LIST_ITEM, decision_items, discussion_items, rule_items
 from incremind_daemon.pipeline.statement import clean_statement, split_condition, strip_lead_in
@@ -398,6 +398,12 @@ def _without_aside_tail(text: str, start: int, end: int) -> int:
         end = cut
 
 
+# a sentence that opens by saying the agent got it wrong: "No, …", "不对，…", "时间也不对，…"
+_SETS_RIGHT = re.compile(
+    r"(?:no|nope|wrong|not quite)\s*[,.!:;—–-]|(?:[\u4e00-\u9fffa-z]{0,6}?也?(?:不对|错了)|不是的?)\s*[，,。.:：!！]"
+)
+
+
 def _score_sentence(text: str, piece: Piece, *, conversational: bool, chance: Chance | None = None) -> _Scored | None:
     """Judge a readable piece (``read_pieces``) by its cues and, when given, its ``chance`` of lasting."""
     quote, whole, folded, decided = text[piece.start : piece.end], piece.whole, piece.folded, piece.decided
@@ -466,6 +472,8 @@ def _score_sentence(text: str, piece: Piece, *, conversational: bool, chance: Ch
         # it was fitted on, the model names the kind of such a statement better (a decision, a fact)
         category = chance.category
         strengths.setdefault(category, 2.0 * chance.likelihood)
+    if "correction" in strengths and not reported and _SETS_RIGHT.match(fold(whole).casefold()):
+        category = "correction"  # "不对，金额统一用 int64 存分": what it decides, it decides to put a mistake right
     if conversational and category == "method":
         strengths["preference"] = strengths.pop("method")
         category = "preference"  # a standing instruction to the agent
@@ -567,7 +575,7 @@ def _is_block_line(text: str, start: int) -> bool:
 def _is_code(folded: str) -> bool:
     if _CODE_WORDS.search(folded):
         return True
-    return len(_CODE.findall(folded)) > max(2, len(folded) // 12)
+    return len(_CODE.findall(PLACEHOLDER.sub("x", folded))) > max(2, len(folded) // 12)
 
 
 def _weight(text: str) -> float:

@@ -49,6 +49,7 @@ _LATIN_WORD = re.compile(r"[A-Za-z\u00c0-\u024f]{2,}")
 _CJK = re.compile(r"[\u3400-\u9fff]")
 _QUOTED_LINE = re.compile(r"^\s*>")
 _INLINE_CODE = re.compile(r"`[^`\n]+`")
+PLACEHOLDER = re.compile(r"<[A-Za-z\u4e00-\u9fff][\w\u4e00-\u9fff-]{0,30}>")
 # "- 21:40 告警触发", "22:15 recovered": an incident's timeline is a log, however it is worded
 _TIMELINE = re.compile(r"^\s*(?:[-*]\s+)?\d{1,2}:\d{2}(?::\d{2})?(?:[AaPp][Mm])?\s")
 # a row of a command's table output ("payments-api-7d9  0/1   CrashLoopBackOff   6   11m"): columns lined up
@@ -105,8 +106,9 @@ def is_pasted_line(line: str) -> bool:
         return True  # an indented line in Latin text that is no list item: a code or output block
     # inline code in a sentence ("发布前必须跑完 `uv run pytest` 和 `go test`") is a name in it: its backticks
     # and what is inside count as one word, not as code punctuation
-    spans = len(_INLINE_CODE.findall(stripped))
-    stripped = _INLINE_CODE.sub(" ", stripped) if spans else stripped
+    # …and so is a placeholder in a pattern ("分支一律叫 feat/<单号>-<slug>", "named dag_<domain>.py")
+    spans = len(_INLINE_CODE.findall(stripped)) + len(PLACEHOLDER.findall(stripped))
+    stripped = PLACEHOLDER.sub(" ", _INLINE_CODE.sub(" ", stripped)) if spans else stripped
     words = len(_LATIN_WORD.findall(stripped)) + len(_CJK.findall(stripped)) / 2 + spans
     symbols = len(_CODE_CHAR.findall(stripped))
     return symbols >= 3 and symbols * 3 > words

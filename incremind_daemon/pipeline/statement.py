@@ -49,7 +49,10 @@ _EN_LEAD = re.compile(
 _ZH_LEAD = re.compile(
     r"^(?:(?:嗯+|好的?|对了?|哦+对?|喔+对?|噢|啊|诶|欸|哎|是的|ok|okay|行|不行|不对|不是的?|错了|停|等等|等一下"
     # a reply before the point: "加，双许可证…", "我不同意，我们就用…", "端口错了，staging 的 API 是 8443"
-    r"|加|要|可以|同意|没问题|我?不同意|[\u4e00-\u9fffa-z]{1,6}错了|我的(?:看法|意见|观点|想法)是?)\s*[，,。.:：!！、~～—]+\s*"
+    r"|加|要|可以|同意|没问题|我?不同意|[\u4e00-\u9fffa-z]{1,6}?也?(?:错了|不对)|我的(?:看法|意见|观点|想法)是?|(?:就这么)?定了"
+    # an ask before the rule it comes with: "提交一下，commit message 用中文写"
+    r"|(?:帮我)?[\u4e00-\u9fff]{1,3}一下(?=[，,])"
+    r"|我(?:这边|这儿)?有个(?:习惯|原则|规矩|要求))\s*[，,。.:：!！、~～—]+\s*"
     # typed with a space for the pause: "对了 我们最低支持 iOS 16", "哦对 那是产品要求的"
     r"|(?:嗯+|好的|对了|哦+对?|喔+对?|噢|诶|欸|哎|是的)\s+(?=[\u4e00-\u9fff])|那(?=以后|之后|就)|也(?=别|不|要|都|用|得|该)"
     r"|(?:注意|记住|提醒一下|另外|顺便(?:说一下|提一下|说一句|说下|记一下)?|记一下|先说(?:一下)?|补充(?:一下|一点|一句)?|再说一下|说一下|话说|其实"
@@ -58,7 +61,7 @@ _ZH_LEAD = re.compile(
     r"(?:[\s，,。:：!！、~～—]|\.(?!\w))*"  # not the dot of ".env.example"
     r"|(?:有个|一个)?(?:变化|变动|改动|变更)[:：]\s*|(?:你|帮我)?记一下[:：]\s*"
     # a count of what follows ("两件事：", "一个问题："), an introduction, the person saying it again
-    r"|(?:[一两二三四几]|这)(?:件事|个事|个问题|个变化|个改动|点)[:：]\s*|(?:先)?简单介绍一下[\s，,。:：]*"
+    r"|(?:[一两二三四几]|这|有|还有)(?:件事|个事|个问题|个变化|个改动|点)[:：]\s*|(?:先)?简单介绍一下[\s，,。:：]*"
     r"|还是那句话[\s，,:：]*|[^，,。:：\s]{1,8}的时候注意[:：]\s*|决定了[:：]\s*"
     # an item's own marker left at the front: "1）dbt 1.8 升级推迟…", "(a) 不行，…"
     r"|[(（](?:\d{1,2}|[a-z])[)）]\s*|\d{1,2}[)）]\s*)+"
@@ -75,7 +78,11 @@ _ZH_TOPIC = re.compile(
     # "端口的事说一下：dashboard 改成 8765", "说一下部署的事：…": the matter is the subject
     r"|^([^，,。:：\s]{1,12}?)的事(?:情|儿)?(?:我?(?:说一下|说下|讲一下|讲下|提一下|交代一下))?[:：]\s*(?=\S)"
     r"|^(?:我?(?:说一下|说下|讲一下|讲下|提一下))([^，,。:：\s]{1,12}?)的事(?:情|儿)?[:：]\s*(?=\S)"
+    # "那个错误处理，还是那句话，error 往上抛…": said again of a subject
+    r"|^(?:那个|这个)?([^，,。:：\s]{1,10}?)[，,]\s*(?:还是那句话|老规矩|还是老样子|跟之前一样)[，,:：]\s*(?=\S)"
 )
+# a subject before a colon: what follows may open with a lead-in of its own ("对外回调：定了，所有回调都带签名")
+_SUBJECT = re.compile(r"^([^，,。:：\s]{1,12})[:：]\s*(?=\S)")
 _ZH_PARTICLE_END = re.compile(r"(?<=[\u4e00-\u9fff\w])\s*[吧啊呀哈哦啦嘛噢哟]+$")
 _EN_POLITE_END = re.compile(r"(?:,?\s+(?:please|pls|thanks|thank you|ok|okay)|\s*\(?please\)?)$", re.I)
 _EMPHASIS = re.compile(r"\*\*|__|~~|(?<!\w)\*(?=\S)|(?<=\S)\*(?!\w)")
@@ -152,6 +159,13 @@ def strip_lead_in(text: str) -> str:
             # "About commits: squash them" keeps its subject unless the rest names it again
             mark = "：" if CJK_CHAR.match(subject[-1:]) else ": "  # "部署步骤：先跑 …", "Prod: moving it to 31 Mar"
             text = rest if fold(subject) in fold(rest) else f"{subject[0].upper()}{subject[1:]}{mark}{rest}"
+        elif subject := _SUBJECT.match(text):
+            rest = text[subject.end() :]
+            for pattern in (_EN_LEAD, _ZH_LEAD):
+                match = pattern.match(fold(rest))
+                if match and match.end() < len(rest):
+                    text = f"{subject.group(1)}：{rest[match.end() :]}"
+                    break
     return text
 
 

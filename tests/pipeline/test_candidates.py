@@ -290,8 +290,14 @@ def test_a_numbered_section_heading_names_no_subject_either() -> None:
         ("My take: REST with generated clients is enough.", "REST with generated clients is enough"),
         ("[ ] tidy.dev 域名 12 月 1 号到期，记得续费", "tidy.dev 域名 12 月 1 号到期，记得续费"),
         ("tidy 是个整理 Downloads 文件夹的 Rust CLI。", "tidy 是个整理 Downloads 文件夹的 Rust CLI"),  # as written
+        ("提交一下，commit message 用中文写，所有项目都这样。", "commit message 用中文写，所有项目都这样"),
+        ("有个事：老李说依赖管理还是 poetry 更稳", "老李说依赖管理还是 poetry 更稳"),
+        ("对外回调：定了，所有对商户的回调都要带 HMAC 签名。", "对外回调：所有对商户的回调都要带 HMAC 签名"),
+        ("我这边有个习惯，你记一下：以后改动超过 5 个文件先列计划。", "以后改动超过 5 个文件先列计划"),
+        ("还有那个错误处理，还是那句话，error 用 %w 包一下。", "错误处理：error 用 %w 包一下"),
         # words that only look like one stay
         ("Remembering names is hard for me.", "Remembering names is hard for me"),
+        ("错误处理：老王说应该用 pkg/errors", "错误处理：老王说应该用 pkg/errors"),
         ("If it does not compile, fix it first.", "If it does not compile, fix it first"),
         ("这点很重要：别 push", "这点很重要：别 push"),
         ("另外 .env.example 里不能放真的 token", ".env.example 里不能放真的 token"),  # the lead-in, not the dot
@@ -417,6 +423,8 @@ def test_a_semicolon_before_also_or_a_number_parts_two_rules(
     [
         "- 发布前必须跑完 `uv run pytest` 和 `go test ./...`。",
         "Before every release run `make lint`, `make test` and `make e2e`, in that order.",
+        "Branches are always named feat/<ticket>-<slug>.",  # a placeholder is a word of the pattern
+        "我们的 DAG 文件一律叫 dag_<业务>_<频率>.py。",
     ],
 )
 def test_a_rule_that_names_commands_in_inline_code_is_read_as_prose(text: str) -> None:
@@ -424,7 +432,9 @@ def test_a_rule_that_names_commands_in_inline_code_is_read_as_prose(text: str) -
     assert [c.statement for c in extract_candidates(text)] == [text.lstrip("- ").rstrip("。.")]
 
 
-@pytest.mark.parametrize("text", ["x = [a(1), b(2)]; `y`", "`ls -la` | `grep x` > `out`; {a; b}"])
+@pytest.mark.parametrize(
+    "text", ["x = [a(1), b(2)]; `y`", "`ls -la` | `grep x` > `out`; {a; b}", "if (a < b) { return <T>(x); }"]
+)
 def test_a_line_of_code_with_backticks_is_still_no_statement(text: str) -> None:
     assert extract_candidates(text) == []
 

@@ -106,6 +106,21 @@ def test_a_lasting_statement_without_a_cue_word_is_taken_by_its_meaning(use_m3: 
     assert candidate.category in ("preference", "decision", "entity", "correction", "identity")
 
 
+@pytest.mark.parametrize(
+    ("text", "statement"),
+    [
+        ("不对，金额别引 decimal 库，统一用 int64 存分。", "金额别引 decimal 库，统一用 int64 存分"),
+        ("时间不对，Airflow 里的调度我们都按 Asia/Shanghai 算，不要用 UTC。",
+         "Airflow 里的调度我们都按 Asia/Shanghai 算，不要用 UTC"),
+        ("文件名也不对，我们的 DAG 文件一律叫 dag_<业务>_<频率>.py。", "我们的 DAG 文件一律叫 dag_<业务>_<频率>.py"),
+        ("No, we always use pnpm in this repo, never npm.", "We always use pnpm in this repo, never npm"),
+    ],
+)  # fmt: skip
+def test_a_rule_said_to_put_the_agent_right_is_a_correction(use_m3: Embedder, text: str, statement: str) -> None:
+    [candidate] = extract_candidates(text, conversational=True, reader=reader_for(use_m3))
+    assert (candidate.category, candidate.statement) == ("correction", statement)
+
+
 @pytest.mark.parametrize("text", PASSING)
 def test_passing_talk_stays_out_with_the_model_too(use_m3: Embedder, text: str) -> None:
     assert extract_candidates(text, conversational=True, reader=reader_for(use_m3)) == []
