@@ -42,6 +42,7 @@ from incremind_daemon.pipeline.lasting import (
     names_this_project,
     one_off,
     scope_of,
+    with_reach,
 )
 from incremind_daemon.pipeline.lasting_model import Chance, LastingReader
 from incremind_daemon.pipeline.organize import split_sentences
@@ -135,7 +136,7 @@ def extract_candidates(
             seen.add(found.key)
             scored.append(found)
     best = sorted(_joined(text, scored), key=lambda s: (-s.score, s.candidate.start))[:limit]
-    return [s.candidate for s in sorted(best, key=lambda s: s.candidate.start)]
+    return with_reach(text, [s.candidate for s in sorted(best, key=lambda s: s.candidate.start)])
 
 
 def _joined(text: str, scored: list[_Scored]) -> list[_Scored]:

@@ -12,8 +12,10 @@ from __future__ import annotations
 
 import logging
 import re
+from dataclasses import replace
 
-from incremind_daemon.pipeline.cues import DECISION_CUES, MOVED_TO
+from incremind_daemon.pipeline.cues import DECISION_CUES, MOVED_TO, fold
+from incremind_daemon.store.records import Candidate
 
 log = logging.getLogger(__name__)
 
@@ -478,6 +480,44 @@ _FIRST_PERSON_HABIT = re.compile(
 def about_the_person(folded: str, cues: frozenset[str]) -> bool:
     """Tell whether a sentence says who the person is, how to talk to them or a habit of theirs ("I prefer tabs")."""
     return bool(cues & {IDENTITY.pattern, COMMUNICATION.pattern}) or _FIRST_PERSON_HABIT.search(folded) is not None
+
+
+def with_reach(text: str, found: list[Candidate]) -> list[Candidate]:
+    """Make global a rule followed by a remark that it holds everywhere; drop that remark as a candidate.
+
+    "以后改动超过 5 个文件先列计划。这个所有项目都适用。", "…. Same for all my repos."
+    """
+    scoped = [_scoped_after(text, candidate) for candidate in found]
+    return [
+        c
+        for i, c in enumerate(scoped)
+        if not (i and scoped[i - 1].scope == "global" and _remarks(text, scoped[i - 1], c))
+    ]
+
+
+_NEXT_SENTENCE = re.compile(r"[ \t]*([^\n。！？!?]{1,40}?)(?:[。！？!?]|\.(?!\w)|$)", re.M)
+
+
+def _scoped_after(text: str, candidate: Candidate) -> Candidate:
+    after = _NEXT_SENTENCE.match(text, candidate.end)
+    if candidate.scope == "global" or candidate.reported or after is None:
+        return candidate
+    return replace(candidate, scope="global") if _said_everywhere(fold(after.group(1)).casefold()) else candidate
+
+
+def _remarks(text: str, rule: Candidate, candidate: Candidate) -> bool:
+    after = _NEXT_SENTENCE.match(text, rule.end)
+    return (
+        after is not None and after.start(1) == candidate.start and _said_everywhere(fold(candidate.quote).casefold())
+    )
+
+
+def _said_everywhere(folded: str) -> bool:
+    return len(folded) <= 40 and _GLOBAL.search(folded) is not None and _HOLDS.search(folded) is not None
+
+
+# what a remark on a rule's reach says of it: "…都适用", "…也一样", "same for …", "that goes for …"
+_HOLDS = re.compile(_words(r"same|appl(?:y|ies)|goes for|holds?") + r"|适用|一样|都这样|也这样|同理|通用")
 
 
 def names_this_project(folded: str) -> bool:

@@ -168,11 +168,16 @@ def test_chinese_clause_without_comma_is_a_condition_kept_in_the_statement() -> 
         ("这个仓库用 pnpm，我所有 JS 项目都用 pnpm，lockfile 是 pnpm-lock.yaml。", "global"),
         ("All my JS projects use pnpm, never npm.", "global"),
         ("My Rust projects always use the clap derive API, never the builder.", "global"),
+        # the reach said in a remark of its own after the rule
+        ("以后改动超过 5 个文件都要先列计划。这个所有项目都适用。", "global"),
+        ("以后改动超过 5 个文件都要先列计划。另外所有项目的 README 要写中文。", "project"),
+        ("以后改动超过 5 个文件都要先列计划。", "project"),
     ],
 )
 def test_a_rule_about_every_repo_or_about_pushing_holds_in_every_project(text: str, scope: str) -> None:
     found = extract_candidates(text, conversational=True)
-    assert [c.scope for c in found] == [scope], found
+    assert [c.scope for c in found][:1] == [scope], found
+    assert not any(c.statement.endswith("适用") for c in found)  # the remark on the reach is no rule
 
 
 @pytest.mark.parametrize(
