@@ -49,6 +49,7 @@ from incremind_daemon.pipeline.organize import split_sentences
 from incremind_daemon.pipeline.prose import PLACEHOLDER, prose_spans
 from incremind_daemon.pipeline.redact import find_secrets, redact
 from incremind_daemon.pipeline.sections import LIST_ITEM, decision_items, discussion_items, rule_items
+from incremind_daemon.pipeline.stance import sets_amount
 from incremind_daemon.pipeline.statement import clean_statement, split_condition, strip_lead_in
 from incremind_daemon.store.charsets import CJK_CHAR
 from incremind_daemon.store.records import Candidate
@@ -451,10 +452,11 @@ def _score_sentence(text: str, piece: Piece, *, conversational: bool, chance: Ch
         # …and what a person says of themselves ("I prefer tabs over spaces", "回复用中文") is theirs to say:
         # such short sentences read weakly to the model, and on the tuning halves it never rightly dropped one
         # …and an item the writer put under a "Decisions" heading is a decision by their own word
+        # …and a setting moved to a new amount ("超时改成 5 秒吧") is a decision, however much it reads as an ask
         if (
             lasts
             and chance.likelihood < chance.keep
-            and not (decided or piece.ruled)
+            and not (decided or piece.ruled or sets_amount(folded))
             and not about_the_person(folded, frozenset(matched))
         ):
             return None

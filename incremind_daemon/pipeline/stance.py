@@ -218,16 +218,25 @@ def moved_value(quote: str, mine: Features, their_text: str, theirs: Features) -
     return False
 
 
-@functools.lru_cache(maxsize=1024)
-def _set_values(folded: str) -> tuple[dict[str, frozenset[str]], ...]:
-    """Return the values each change word of a folded text sets, read once however many insights it meets."""
+def sets_amount(folded: str) -> bool:
+    """Tell whether a change word sets something to a measured amount: "超时改成 5 秒", "bump the TTL to 300s"."""
+    return any(_measures(value) for value in _set_texts(folded))
+
+
+def _set_texts(folded: str) -> list[str]:
+    """Return what each change word of a folded text sets: the words after it, up to a clause's end."""
     found = []
     for match in _VALUE_CHANGE.finditer(folded):
         rest = folded[match.end() : match.end() + 40]
         cut = _VALUE_END.search(rest, 1)
-        value = rest[: cut.start()] if cut else rest
-        found.append(_values(features_of(value), value))
-    return tuple(found)
+        found.append(rest[: cut.start()] if cut else rest)
+    return found
+
+
+@functools.lru_cache(maxsize=1024)
+def _set_values(folded: str) -> tuple[dict[str, frozenset[str]], ...]:
+    """Return the values each change word of a folded text sets, read once however many insights it meets."""
+    return tuple(_values(features_of(value), value) for value in _set_texts(folded))
 
 
 # the person says they said it before: "like I said", "as I told the other agents", "还是那句话", "又确认了一遍"

@@ -121,6 +121,18 @@ def test_a_rule_said_to_put_the_agent_right_is_a_correction(use_m3: Embedder, te
     assert (candidate.category, candidate.statement) == ("correction", statement)
 
 
+@pytest.mark.parametrize(
+    ("text", "statement"),
+    [
+        ("银行通道那边调用超时先定 3 秒，超时就按处理中返回。", "银行通道那边调用超时先定 3 秒，超时就按处理中返回"),
+        ("银行通道的超时改成 5 秒吧，3 秒在晚高峰太容易误判成失败了。", "银行通道的超时改成 5 秒"),
+    ],
+)
+def test_a_setting_fixed_or_moved_to_an_amount_is_a_decision(use_m3: Embedder, text: str, statement: str) -> None:
+    [candidate] = extract_candidates(text, conversational=True, reader=reader_for(use_m3))
+    assert (candidate.category, candidate.statement) == ("decision", statement)
+
+
 @pytest.mark.parametrize("text", PASSING)
 def test_passing_talk_stays_out_with_the_model_too(use_m3: Embedder, text: str) -> None:
     assert extract_candidates(text, conversational=True, reader=reader_for(use_m3)) == []
