@@ -55,13 +55,17 @@ def _stated(number: str, text: str) -> bool:
     return re.search(rf"(?<![\w.]){re.escape(number)}(?![\w.])", text) is not None
 
 
+# what runs a module is not what is used: "别再用 python -m unittest 了" turns down unittest
+_LAUNCHED = re.compile(r"(?<![\w.-])python3?\s+-m\s+(?=[a-z])")
+
+
 def used(text: str, *, imperative: bool = True) -> frozenset[str]:
     """Return the named things a text says to use: after a verb of use, held better, or an imperative's verb.
 
     ``imperative``: the first word counts as the verb of an imperative ("pnpm everything"), which
     also takes a subject for a thing used ("staging is at …"); without it, only a verb of use does.
     """
-    folded = fold(text)
+    folded = _LAUNCHED.sub("", fold(text))
     out: set[str] = set()
     for match in _USED.finditer(folded):
         if not _DENIED.search(folded[max(0, match.start() - 12) : match.start()]):  # not "不要用 X", "never use X"
@@ -80,7 +84,7 @@ def negated(text: str) -> frozenset[str]:
     Only a thing right after the negation counts: "never block the writer in WAL mode"
     turns down blocking, not WAL.
     """
-    folded = _REMINDER.sub(" remember ", fold(text))
+    folded = _REMINDER.sub(" remember ", _LAUNCHED.sub("", fold(text)))
     out: set[str] = set()
     for match in _TURNED_DOWN.finditer(folded):
         thing = match.group("latin") or match.group("used") or match.group("placed") or match.group("named")
@@ -114,6 +118,8 @@ _CRITIQUE = re.compile(
     + r"|错|过时|太粗糙|太死板|太[^\W\d_]|没用|无效|不准|误区|不靠谱|不对|粗糙|死板|有问题|不合理|不好用|浪费"
     r"|没必要|不重要|没(?:什么)?区别|不需要|就够|就行|更差|效果差|不适合"
 )
+# what a critique calls enough: "跑单测就行" argues against more only where the known text asks for more
+_SUFFICES = re.compile(r"就够|就行|good enough|(?:is|are) fine")
 CHANGE = re.compile(
     _words(
         r"actually|in fact|turns out|switch(?:es|ed|ing)? (?:to|from|over|off)|replaced?"
@@ -322,12 +328,14 @@ def contradicts(
     for pattern in (_NEGATION, _CRITIQUE, CHANGE) if negations else (_CRITIQUE,):
         if pattern.search(their_folded) is not None and pattern is not CHANGE:
             continue  # both sides negate or criticise: no flip of polarity here
-        for scope in _scopes(folded, pattern):
-            if _is_about(scope, theirs, linking=linking):
+        for word, scope in _scopes(folded, pattern):
+            if _is_about(scope, theirs, linking=linking) and not (
+                _SUFFICES.fullmatch(word) and _says_the_same(scope, their_folded, theirs)
+            ):
                 return True
     # the known insight negates what the candidate states plainly: "use tabs" against "don't use tabs"
     if negations and _NEGATION.search(folded) is None:
-        for scope in _scopes(their_folded, _NEGATION):
+        for _, scope in _scopes(their_folded, _NEGATION):
             if _is_about(scope, mine, linking=linking):
                 return True
     if different_numbers(mine, theirs):
@@ -344,19 +352,27 @@ def contradicts(
     return False
 
 
-def _scopes(folded: str, pattern: re.Pattern[str]) -> list[str]:
-    scopes: list[str] = []
+def _says_the_same(scope: str, their_folded: str, theirs: Features) -> bool:
+    """Tell whether what a "…就行" calls enough is what the known text says to do: agreement, no critique."""
+    said = features_of(scope)
+    named = keys_of(said) - numbers_of(said) - CONCEPT_NAMES
+    return bool(named) and named <= keys_of(theirs) and not named & negated(their_folded)
+
+
+def _scopes(folded: str, pattern: re.Pattern[str]) -> list[tuple[str, str]]:
+    """Return (cue word, the words it is about) for each cue of the pattern in the text."""
+    scopes: list[tuple[str, str]] = []
     for match in pattern.finditer(folded):
         before = max((m.end() for m in _CLAUSE_BREAK.finditer(folded, 0, match.start())), default=0)
         after = _CLAUSE_BREAK.search(folded, match.end())
         following = folded[match.end() : after.start() if after else len(folded)]
         preceding = folded[before : match.start()]
         if pattern is _CRITIQUE:
-            scopes.append(preceding)
+            scopes.append((match.group(), preceding))
         elif pattern is CHANGE:
-            scopes.append(preceding + " " + following)
+            scopes.append((match.group(), preceding + " " + following))
         else:
-            scopes.append(following)
+            scopes.append((match.group(), following))
     return scopes
 
 

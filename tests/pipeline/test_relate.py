@@ -292,6 +292,22 @@ def test_a_change_word_that_sets_a_new_value_supersedes(statement: str, known: s
     assert (relation.kind, relation.known_id) == ("supersedes", 5)
 
 
+@pytest.mark.parametrize(
+    ("statement", "known"),
+    [
+        ("跑测试的话直接 pytest -x -q 跑 tests 目录就行，别再用 python -m unittest 了",
+         "测试用 pytest -x -q tests/ 跑，我们这边不用 unittest 那一套"),
+        ("Running pytest -x is fine, just never python -m unittest", "Run the tests with pytest -x, not unittest"),
+    ],
+)  # fmt: skip
+def test_calling_enough_what_the_known_rule_says_to_do_agrees_with_it(statement: str, known: str) -> None:
+    assert said_after(statement, [known])[0] in ("repeat", "supplement")
+
+
+def test_calling_enough_less_than_the_known_rule_asks_still_disagrees() -> None:
+    assert said_after("Fixed review intervals are good enough", ["Use adaptive review intervals"])[0] == "supersedes"
+
+
 @pytest.mark.parametrize("ordered", [True, False])
 @pytest.mark.parametrize(
     ("statement", "known"),
