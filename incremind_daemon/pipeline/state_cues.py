@@ -13,13 +13,21 @@ from incremind_daemon.pipeline.cues import (
     ACCEPT_CUES,
     ACK,
     BARE_REPORT,
+    DECISION,
+    DECISION_CUES,
+    DONE,
     DONE_CUES,
     MORE_DONE_CUES,
+    NEXT,
+    NEXT_CUES,
     NOT_DONE_CUES,
+    NOT_ITEM_CUES,
+    OFFER_CUES,
     OVERRULE_CUES,
     PROPOSAL_CUES,
     REPORT_CUES,
     SLASH_COMMAND,
+    WEAK_NEXT_CUES,
     fold,
     is_more_report,
 )
@@ -476,3 +484,32 @@ def only_yes(folded: str) -> bool:
     yes = ACCEPT_CUES.match(folded)
     rest = _EMPTY_YES.sub(" ", folded[yes.end() :]) if yes else ""
     return yes is not None and text_weight(rest) < 3 and not LATIN_WORD.search(rest) and not named_values(rest)
+
+
+def classify_item(item: str, role: str, hint: str | None, round_end: bool) -> str | None:
+    """Return the kind a turn's sentence reads as by its cue words alone: done, decision, next, or none.
+
+    ``hint``: the kind its caption gives ("Implemented:"); ``round_end``: the agent's last reply of a round,
+    where "next, I'll …" tells the step after the session rather than the next tool call.
+    """
+    if text_weight(item) < (2 if hint is not None else 3):  # "- commit `8f2c1d4`" under "本次變更摘要："
+        return None
+    folded = fold(item)
+    if NOT_ITEM_CUES.search(folded):
+        return None
+    if round_end and role == "assistant" and OFFER_CUES.search(folded):
+        return NEXT
+    if folded.endswith(("?", "？")):
+        return None
+    if hint is not None:
+        return hint
+    weak_next = round_end or role == "user"
+    if NEXT_CUES.match(folded) or (weak_next and WEAK_NEXT_CUES.match(folded)):
+        return NEXT  # "TODO: switch to TOML" is an open item before it is a decision
+    if DECISION_CUES.search(folded):
+        return DECISION
+    if role == "assistant" and DONE_CUES.search(folded) and not NOT_DONE_CUES.search(folded):
+        return DONE
+    if NEXT_CUES.search(folded) or (weak_next and WEAK_NEXT_CUES.search(folded)):
+        return NEXT
+    return None

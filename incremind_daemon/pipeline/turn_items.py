@@ -24,10 +24,8 @@ from incremind_daemon.pipeline.cues import (
     CHOICE_CUES,
     CORRECTION_CUES,
     DECISION,
-    DECISION_CUES,
     DIRECTIVE_CUES,
     DONE,
-    DONE_CUES,
     FORBID_CUES,
     HOLD_CUES,
     INTRO_CUES,
@@ -88,6 +86,7 @@ from incremind_daemon.pipeline.state_cues import (
     POINTED_STEP,
     STANDING_CUES,
     captions_done,
+    classify_item,
     is_ack_or_command,
     is_asking,
     is_bare_report,
@@ -349,7 +348,7 @@ def _judge(item: str, view: TurnView, hint: str | None, *, settles: bool) -> tup
     if view.role == "user" and IDENTITY.search(strip_lead_in(folded)):
         return None  # "记住：我叫林晓，是后端工程师": who the person is, remembered as such, not decided here
     # cue words inside `code` name things ("`TODO.md`", "`# TODO(multi-region)`"); they say nothing of the state
-    kind = _classify(_CODE_SPAN.sub("`x`", item) if "`" in item else item, view.role, hint, view.round_end)
+    kind = classify_item(_CODE_SPAN.sub("`x`", item) if "`" in item else item, view.role, hint, view.round_end)
     if view.role == "user":
         if supposed := SUPPOSE_CUES.search(folded):
             # "if we ever move to k8s …" settles nothing, unless what follows the what-if directs:
@@ -420,30 +419,6 @@ def _asks_a_yes(shown: str) -> bool:
     """Tell whether the agent's words only ask for a yes: "可以吗？", "你看可以吗？", "Sound good?"."""
     folded = fold(shown)
     return text_weight(_PROPOSAL_TAIL.sub("", folded)) < 2 or _NAMES_NOTHING.fullmatch(folded) is not None
-
-
-def _classify(item: str, role: str, hint: str | None, round_end: bool) -> str | None:
-    if text_weight(item) < (2 if hint is not None else 3):  # "- commit `8f2c1d4`" under "本次變更摘要："
-        return None
-    folded = fold(item)
-    if NOT_ITEM_CUES.search(folded):
-        return None
-    if round_end and role == "assistant" and OFFER_CUES.search(folded):
-        return NEXT
-    if folded.endswith(("?", "？")):
-        return None
-    if hint is not None:
-        return hint
-    weak_next = round_end or role == "user"
-    if NEXT_CUES.match(folded) or (weak_next and WEAK_NEXT_CUES.match(folded)):
-        return NEXT  # "TODO: switch to TOML" is an open item before it is a decision
-    if DECISION_CUES.search(folded):
-        return DECISION
-    if role == "assistant" and DONE_CUES.search(folded) and not NOT_DONE_CUES.search(folded):
-        return DONE
-    if NEXT_CUES.search(folded) or (weak_next and WEAK_NEXT_CUES.search(folded)):
-        return NEXT
-    return None
 
 
 def _bare_report(item: str, view: TurnView, *, start: bool) -> str | None:
