@@ -97,7 +97,8 @@ NEXT_CUES = re.compile(
 )
 # "Next, I'll read the config" narrates the very next tool call; it counts only in a round's last reply
 # …though "Next 15", "Next 14's router", "next/image" name Next.js
-WEAK_NEXT_CUES = re.compile(_words(r"next(?!\s*\d|/|'s)|after that") + r"|下一步|接下来|然后再")
+# …and "我接下来把它改成 groupBy" says what the agent does next, as "接下来…" does
+WEAK_NEXT_CUES = re.compile(_words(r"next(?!\s*\d|/|'s)|after that") + r"|(?:我们?|咱们)?(?:下一步|接下来|然后再)")
 OFFER_CUES = re.compile(
     "^(?:"
     + _words("want me to|would you like me to|do you want me to|should i|shall i|i can also|if you(?:'d)? like")

@@ -190,8 +190,55 @@ def snapshot_session(turns: Sequence[Turn]) -> SessionSnapshot:
         goal = goal_with_error(_without_reminders(text), _unquoted(text), _quoted(text), request)
     else:
         goal = goal_of(request)
+    if asks and not found[NEXT] and (plan := _closing_plan(turns, texts, asks[-1])):
+        # the session ends on the agent's plan for the work just asked, before any of it was done: that is next,
+        # and the steps it lists are not done ("2. 新建 `src/db/index.ts`" under "步骤是：")
+        found[NEXT] = [_Kept(plan, "", frozenset(), 0)]
+        found[DONE] = [kept for kept in found[DONE] if fold(kept.item) not in fold(plan)]
     newest = {kind: tuple(kept.item for kept in reversed(_best(found[kind], kind))) for kind in found}
     return SessionSnapshot(index_line(request), goal, newest[DONE], newest[DECISION], newest[NEXT], files.recent())
+
+
+# tool calls that only look: reading, searching, listing (a shell's cat, rg, git status)
+_LOOKS = re.compile(
+    r"(?:\[tool\][ \t]*)?(?:read\w*|grep|glob|ls|list\w*|search\w*|web\w*|view|find\w*|read_many_files"
+    r"|(?:bash|shell|run_shell_command)[ \t]*:[ \t]*"
+    r"(?:cat|head|tail|sed -n|rg|grep|ls|find|git (?:status|diff|log|show)))\b",
+    re.I,
+)
+# what the agent says it will do: "我先从第 1、2 步开始", "两边都做：…", "I'll start with the migration"
+_WILL = re.compile(
+    r"(?<![a-z])(?:i'll|i will|i'm going to|let me|next,? i|first,? i)(?![a-z])"
+    r"|我(?:先|来|会|就|从|准备|打算|接下来)|两边都做|都做|先做|步骤是|计划[:：]",
+    re.I,
+)
+_LIST_ITEM = re.compile(r"^[ \t]*(?:\d{1,2}[.)、]|[-*•])[ \t]+(\S.*)$", re.M)
+
+
+def _closing_plan(turns: Sequence[Turn], texts: list[str], ask: int) -> str:
+    """Return the plan the agent's last turn lays out for the person's last ask, when nothing of it was done.
+
+    The session ends on that turn; after the ask the agent only looked (read, searched) and did not ask back.
+    A listed plan gives its steps; otherwise the sentence that says what the agent will do.
+    """
+    last = len(turns) - 1
+    if turns[last].role != "assistant" or last <= ask or texts[last].rstrip().endswith(("?", "？")):
+        return ""
+    between = turns[ask + 1 : last]
+    if any(t.role == "user" for t in between):
+        return ""
+    if any(t.role == "tool" and not _LOOKS.match(t.text.lstrip()) for t in between):
+        return ""
+    text = texts[last]
+    if not _WILL.search(fold(text)):
+        return ""
+    steps = [" ".join(step.split()) for step in _LIST_ITEM.findall(text)]
+    if len(steps) >= 2:
+        return clip("; ".join(steps), ITEM_CHARS, clause=True)
+    for sentence in split_sentences(text):
+        if _WILL.search(fold(sentence.text)) and text_weight(sentence.text) >= 4:
+            return clip(" ".join(sentence.text.split()).rstrip("。."), ITEM_CHARS, clause=True)
+    return ""
 
 
 @dataclass(frozen=True, slots=True)

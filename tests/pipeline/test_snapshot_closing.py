@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 from incremind_daemon.pipeline.snapshot import Turn, snapshot_session
-from tests.pipeline.test_snapshot import assistant, user
+from tests.pipeline.test_snapshot import assistant, tool, user
 
 ASK_DONE_AT_THE_END = {
     "en": [
@@ -229,3 +229,59 @@ def test_a_step_agreed_by_pronoun_names_the_proposal_it_takes(proposal: str, rep
     turns = [user("POST /invoices returns 500 without a currency; fix it please"), assistant(proposal), user(reply)]
     (step,) = snapshot_session(turns).next_steps
     assert "Alembic migration" in step, step
+
+
+PLAN_AT_THE_END = {
+    "zh-list": (
+        [
+            user("手账现在数据全在后端，没网的时候记不了账。有没有办法做离线记账？"),
+            tool("Read: /code/shouzhang/src/stores/bills.ts"),
+            assistant("两个方案：1）localStorage 队列；2）IndexedDB + Dexie。你选哪个？"),
+            user("用第二个方案"),
+            assistant(
+                "好，用 IndexedDB + Dexie。步骤是：\n1. `pnpm add dexie`\n"
+                "2. 新建 `src/db/index.ts`，定义 `bills` 和 `outbox` 两张表\n"
+                "3. 改 `bills` store，读写先走本地库\n\n我先从第 1、2 步开始。"
+            ),
+        ],
+        "pnpm add dexie",
+    ),
+    "zh-sentence": (
+        [
+            user("重复评价要返回 409。"),
+            tool("Edit: /code/api/src/reviews/reviews.service.ts"),
+            assistant("已提交 `a91c0de`，重复评价现在返回 409。要我再补一个 e2e 测试吗？"),
+            user("不用，先把评分统计接口的 N+1 查询弄了，一个请求打了 30 多条 SQL。"),
+            tool("Read: /code/api/src/products/products.service.ts"),
+            assistant("看到了：循环里逐条查 user。我接下来把它改成一条 `groupBy` 加一次 `findMany`，固定 2 条 SQL。"),
+        ],
+        "groupBy",
+    ),
+    "en": (
+        [
+            user("Deleting a review should be a soft delete, legal needs 180 days of history."),
+            tool("Read: /code/api/prisma/schema.prisma"),
+            assistant(
+                "Understood. My plan:\n1. Add `deletedAt DateTime?` to Review and generate a migration\n"
+                "2. Make `remove()` set `deletedAt` instead of deleting\n\nI'll start with step 1."
+            ),
+        ],
+        "deletedAt",
+    ),
+}
+
+
+@pytest.mark.parametrize(("turns", "step"), list(PLAN_AT_THE_END.values()), ids=list(PLAN_AT_THE_END))
+def test_the_plan_a_session_ends_on_before_any_of_it_is_done_is_next(turns: list[Turn], step: str) -> None:
+    snapshot = snapshot_session(turns)
+    assert len(snapshot.next_steps) == 1 and step in snapshot.next_steps[0], snapshot
+    assert not any("src/db/index.ts" in item for item in snapshot.done)  # a listed step is not done
+
+
+def test_a_plan_the_agent_then_carried_out_is_no_next_step() -> None:
+    turns = [
+        *PLAN_AT_THE_END["en"][0],
+        tool("Edit: /code/api/prisma/schema.prisma"),
+        assistant("Added `deletedAt` and the migration `20260901_soft_delete`."),
+    ]
+    assert snapshot_session(turns).next_steps == ()
