@@ -27,6 +27,7 @@ from incremind_daemon.pipeline.lasting import (
     DECISION,
     ENTITY,
     EVENT,
+    EXPLANATION,
     GENERAL,
     HAPPENED,
     HEDGE,
@@ -542,7 +543,7 @@ def _lasts_in_conversation(folded: str, matched: frozenset[str]) -> bool:
     setting = _IMPERATIVE_START.match(folded) and _SETTING.search(folded)
     if not strong and METHOD.pattern in matched and setting and not REQUEST.search(folded):
         return True  # "Use max_batch 64 and a 5 ms batch window" sets how things are done
-    if not strong:
+    if not strong or EXPLANATION.match(folded):
         return False
     standing = strong - {ENTITY.pattern}
     if REQUEST.search(folded) and not (standing - {COMMUNICATION.pattern, STANDING.pattern} or GENERAL.search(folded)):
@@ -558,7 +559,9 @@ def _lasts_in_conversation(folded: str, matched: frozenset[str]) -> bool:
         # is going wrong ("POST /invoices is throwing 500s since yesterday's deploy")
         return _VALUE.search(folded) is not None and not one_off(folded) and not COMPLAINT.search(folded)
     if strong == {CORRECTION.pattern}:
-        # "no, I'll push it" turns down a step; a correction that lasts says what is right
+        # "no, I'll push it" turns down a step; a correction that lasts says what is right, not what went wrong
+        if COMPLAINT.search(folded):
+            return False
         return _VALUE.search(folded) is not None or (_weight(folded) >= 4 and not _MINE_TO_DO.match(folded))
     # "it always fails on CI" reports a problem, "记得明天…" is for one day: no rule
     return not (standing == {STANDING.pattern} and (COMPLAINT.search(folded) or one_off(folded)))

@@ -553,8 +553,22 @@ def test_a_sentence_that_ends_on_an_assertive_ne_is_no_question(text: str, found
     [
         "POST /invoices is throwing 500s in staging since yesterday's deploy.",
         "The export job at /jobs/export is crashing on every run since the 2.3 release.",
+        # found by new users writing in Chinese: a symptom, and what caused it
+        "etl-hub 里 jobs/settlement/merge.py 现在每次跑都 OOM，你先看下日志",
+        "月度统计页那个饼图，分类颜色每次刷新都会变。",
+        "线上用户反馈提交评价偶尔报 500，我看了下日志，应该是同一个用户对同一个商品重复提交导致的。",
+        # a reason given alone explains the decision next to it, it decides nothing
+        "因为运营那边经常需要把误删的评价恢复回来，法务要求至少保留 180 天的记录。",
     ],
 )
 def test_a_report_of_what_is_going_wrong_is_no_fact_to_keep(text: str) -> None:
     """Found by a new user: the opening problem was kept as a fact, and listed as a decision of the session."""
     assert extract_candidates(text, conversational=True) == []
+
+
+@pytest.mark.parametrize(
+    "text",
+    ["因为 PD 合同到期，所以我们改用 Opsgenie。", "每次部署前都要跑 make check。", "不对，端口是 8443，不是 8080。"],
+)
+def test_a_decision_with_its_reason_a_rule_for_every_time_and_a_correction_stay(text: str) -> None:
+    assert len(extract_candidates(text, conversational=True)) == 1
