@@ -57,6 +57,7 @@ from incremind_daemon.pipeline.organize import split_sentences
 from incremind_daemon.pipeline.pastes import pasted_error
 from incremind_daemon.pipeline.prose import prose_spans
 from incremind_daemon.pipeline.reports import ITEM_CHARS, is_checks
+from incremind_daemon.pipeline.stance import negated, used
 from incremind_daemon.pipeline.state_cues import (
     MORE_CLOSING_WORDS,
     RESULT_ACK,
@@ -195,6 +196,7 @@ def snapshot_session(turns: Sequence[Turn]) -> SessionSnapshot:
         # and the steps it lists are not done ("2. 新建 `src/db/index.ts`" under "步骤是：")
         found[NEXT] = [_Kept(plan, "", frozenset(), 0)]
         found[DONE] = [kept for kept in found[DONE] if fold(kept.item) not in fold(plan)]
+    found[DECISION] = _standing(found[DECISION])
     newest = {kind: tuple(kept.item for kept in reversed(_best(found[kind], kind))) for kind in found}
     return SessionSnapshot(index_line(request), goal, newest[DONE], newest[DECISION], newest[NEXT], files.recent())
 
@@ -456,6 +458,22 @@ def _offer(kept: list[_Kept], item: str, room: int, rank: int = 0) -> None:
                     kept[at] = _Kept(item, key, tokens, max(rank, other.rank))
             return
     kept.append(_Kept(item, key, tokens, rank))
+
+
+def _standing(decisions: list[_Kept]) -> list[_Kept]:
+    """Drop a decision to use what a later one turns down: "用 Redis" once "算了，不用 Redis 了" is said.
+
+    ``decisions`` are newest first.
+    """
+    kept: list[_Kept] = []
+    turned_down: set[str] = set()
+    for decision in decisions:
+        uses, refuses = used(decision.item, imperative=False), negated(decision.item)
+        if uses & turned_down and not uses & refuses:
+            continue
+        kept.append(decision)
+        turned_down |= refuses
+    return kept
 
 
 def _lead_free(key: str) -> str:

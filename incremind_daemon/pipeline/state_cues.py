@@ -486,6 +486,14 @@ def only_yes(folded: str) -> bool:
     return yes is not None and text_weight(rest) < 3 and not LATIN_WORD.search(rest) and not named_values(rest)
 
 
+# "没有遗留的 TODO", "nothing left to do": a next-step word that says there is none
+_NOTHING_LEFT = re.compile(
+    r"(?:没有|无|没)(?:任何)?(?:遗留|剩下|剩余|未完成)的?\s*(?:todo|待办|问题|工作|事项)?"
+    r"|(?<![a-z])(?:nothing (?:left|remaining|pending|else to do)|no (?:remaining|open|pending|outstanding) "
+    r"(?:todos?|items?|work|tasks?)|no todos?)(?![a-z])"
+)
+
+
 def classify_item(item: str, role: str, hint: str | None, round_end: bool) -> str | None:
     """Return the kind a turn's sentence reads as by its cue words alone: done, decision, next, or none.
 
@@ -495,7 +503,7 @@ def classify_item(item: str, role: str, hint: str | None, round_end: bool) -> st
     if text_weight(item) < (2 if hint is not None else 3):  # "- commit `8f2c1d4`" under "本次變更摘要："
         return None
     folded = fold(item)
-    if NOT_ITEM_CUES.search(folded):
+    if NOT_ITEM_CUES.search(folded) or _NOTHING_LEFT.search(folded):
         return None
     if round_end and role == "assistant" and OFFER_CUES.search(folded):
         return NEXT

@@ -285,3 +285,19 @@ def test_a_plan_the_agent_then_carried_out_is_no_next_step() -> None:
         assistant("Added `deletedAt` and the migration `20260901_soft_delete`."),
     ]
     assert snapshot_session(turns).next_steps == ()
+
+
+@pytest.mark.parametrize(
+    "closing",
+    [
+        "这次升级相关的工作都做完了，没有遗留的 TODO。",
+        "That's the whole upgrade done, nothing left to do and no open TODOs.",
+    ],
+)
+def test_saying_nothing_is_left_is_no_next_step(closing: str) -> None:
+    turns = [
+        user("把 prisma 升到 6。"),
+        tool("Bash: pnpm up prisma@6"),
+        assistant(f"升级完成，53 个测试通过。{closing}"),
+    ]
+    assert snapshot_session(turns).next_steps == ()

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from incremind_daemon.pipeline.snapshot import snapshot_session
+from incremind_daemon.pipeline.snapshot import Turn, snapshot_session
 from tests.pipeline.test_snapshot import assistant, user
 
 
@@ -187,3 +187,27 @@ def test_decision_that_goes_on_past_a_connective_stays_and_a_bare_connective_doe
 def test_value_moved_in_the_opening_is_a_decision(opening: str, moved: str) -> None:
     turns = [user(opening), assistant("Looking at it now."), user("thanks")]
     assert any(moved in decision for decision in snapshot_session(turns).decisions)
+
+
+@pytest.mark.parametrize(
+    "turns",
+    [
+        [
+            user("给 getRatingSummary 加个缓存，用 Redis，TTL 60 秒；新评价提交以后要让对应的缓存失效。"),
+            assistant("我先在 docker-compose 里加 redis，再写 RatingCacheService。"),
+            user("算了，不用 Redis 了，直接用内存缓存，不想多一个运维组件。"),
+            assistant("好，改用进程内 LRU 缓存，已去掉 ioredis。"),
+        ],
+        [
+            user("Cache getRatingSummary. We'll use Redis for the cache, 60 second TTL."),
+            assistant("I'll add redis to docker-compose and write a RatingCacheService."),
+            user("Actually no Redis, keep it in memory, I don't want another service to run."),
+            assistant("Switched to an in-process LRU cache and removed ioredis."),
+        ],
+    ],
+    ids=["zh", "en"],
+)
+def test_a_decision_turned_down_later_in_the_session_is_no_longer_a_decision(turns: list[Turn]) -> None:
+    decisions = snapshot_session(turns).decisions
+    assert any("redis" in item.casefold() for item in decisions), decisions  # the change itself names it
+    assert not any(("用 Redis，" in item or "use Redis" in item) for item in decisions), decisions
