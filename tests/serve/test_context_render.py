@@ -76,7 +76,7 @@ Now: 2026-12-01 09:30 (Tue) UTC. The last claude session in api was active 2026-
 ## Where things stand
 ### api · claude session, active 2026-11-30 21:30: Move billing to FastAPI (src-41)
 - Goal: Move the billing service from Flask to FastAPI
-- Progress: ported /customers; added pytest-asyncio; CI runs on Python 3.12
+- Progress: ported /invoices; added pytest-asyncio; CI runs on Python 3.12
 - Decisions: keep SQLAlchemy 2.0 with the async engine
 - Next: port the Stripe webhook handler
 
@@ -187,7 +187,7 @@ Now: 2026-12-01 09:30 (Tue) UTC. The last claude session in api was active 2026-
 ## Where things stand
 ### api · claude session, active 2026-11-30 21:30: Move billing to FastAPI (src-41)
 - Goal: Move the billing service from Flask to FastAPI
-- Progress: ported /customers; added pytest-asyncio; CI runs on Python 3.12
+- Progress: ported /invoices; added pytest-asyncio; CI runs on Python 3.12
 - Decisions: keep SQLAlchemy 2.0 with the async engine
 - Next: port the Stripe webhook handler
 
@@ -264,3 +264,15 @@ def test_a_session_decision_already_confirmed_is_not_said_twice() -> None:
     text = render_context_block(replace(data, sessions=(state,)), 1500).text
     assert text.count("Postgres 16") == 1  # the confirmed correction [ins-40] holds it
     assert "- Decisions: Keep the Flask app factory until Friday" in text
+
+
+def test_a_session_whose_goal_says_its_title_is_headed_without_it_and_keeps_its_first_result() -> None:
+    data = english()
+    state = SnapshotParts(
+        goal="把 Vite 升到 6，顺便把 CI 的 Node 换成 20。",
+        done=("Vite 6 升级完成，build 通过", "Sass 的 legacy API 警告还在", "lint 修好了", "已提交 `3f2a9c1`"),
+    )
+    session = replace(data.sessions[0], index_line="把 Vite 升到 6，顺便把 CI 的 Node 换成 20。", snapshot=state)
+    text = render_context_block(replace(data, sessions=(session,)), 1500).text
+    assert text.count("把 Vite 升到 6") == 1  # the heading does not say the goal again
+    assert "- Progress: Vite 6 升级完成，build 通过; lint 修好了; 已提交 `3f2a9c1`" in text

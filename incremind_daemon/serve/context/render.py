@@ -163,14 +163,20 @@ def _add_sessions(lines: list[_Line], data: ContextData) -> set[int]:
         when = _moment(session.at, data.now)
         title = defuse(session.index_line, 100)
         project = defuse(session.project, 64)
-        heading = f"### {project} · {session.agent} session, active {when}: {title} (src-{session.source_id})"
+        parts = session.snapshot
+        # the goal line says what the title would say again
+        title = "" if _same(parts.goal).startswith(_same(title)) else f": {title}"
+        heading = f"### {project} · {session.agent} session, active {when}{title} (src-{session.source_id})"
         lines.append(_Line(heading, base + 5, (section,)))
         head = len(lines) - 1
-        parts = session.snapshot
-        done = _items(parts.done)
+        done = _items(parts.done, first=True)
         decided = [d for d in _items(parts.decisions) if not any(_covers(k, _bigrams(d)) for k in said)]
         # an older session's next step that a newer session has done is not said as next again
-        steps = [step for step in _items(parts.next_steps, without=done) if not _taken_up(step, later)]
+        steps = [
+            step
+            for step in _items(parts.next_steps, without=[*done, *map(defuse, parts.done)])
+            if not _taken_up(step, later)
+        ]
         later += [*done, parts.goal]
         # cut first: progress, then the goal, then decisions; the next step (never what is done) stays longest
         for label, value, order in (
@@ -184,8 +190,15 @@ def _add_sessions(lines: list[_Line], data: ContextData) -> set[int]:
     return {session.source_id for session in data.sessions}
 
 
-def _items(items: tuple[str, ...], without: Iterable[str] = ()) -> list[str]:
-    """Return the newest items of a state list, defused, each once and none of ``without``."""
+def _items(items: tuple[str, ...], without: Iterable[str] = (), *, first: bool = False) -> list[str]:
+    """Return the newest items of a state list, defused, each once and none of ``without``.
+
+    ``first``: of too many, the oldest item stays too, where a session's work says what it did as a whole
+    ("Vite 6 升级完成") before the detail and the commits that follow.
+    """
+    if first and len(items) > SNAPSHOT_ITEMS:
+        head = _items(items[:1])
+        return head + _items(items[1:], (*without, *items[:1]))[-(SNAPSHOT_ITEMS - len(head)) :]
     seen = {_same(item) for item in without}
     out: list[str] = []
     for item in reversed(items):
