@@ -267,7 +267,7 @@ _TURNED_DOWN = re.compile(
     r"(?:the\s+|a\s+|an\s+|any\s+)?"
     r"(?P<latin>[\w.+#-]+)"
     r"|(?:不要|不用|别|不想|不再|而不是|不是|避免|禁止|不能|不许|不)\s*"
-    r"(?:(?:用|上|引入|装|加|使用|选|要|改成|换成|改用)\s*(?P<used>[a-z0-9][\w.+#-]*|[\u4e00-\u9fff]{1,4})"
+    r"(?:(?:用|上|引入|装|加|使用|选|要|改成|换成|改用|换回|换|切回|切到)\s*(?P<used>[a-z0-9][\w.+#-]*|[\u4e00-\u9fff]{1,4})"
     # "别在回复和代码里加 emoji": a place between the negation and its verb, then a named thing
     r"|[^，。,；;]{1,8}?(?:用|装|加|引入|写)\s*(?P<placed>[a-z0-9][\w.+#-]*)|(?P<named>[a-z0-9][\w.+#-]*)))"
 )
@@ -283,7 +283,7 @@ _FIRST_WORD = re.compile(r"^[\"'“「(\s]*([a-z][\w.+#-]*)\b")
 # what a text holds to be better: "a learnable temperature is always better than …", "org-mode 更好用"
 _PRAISED = re.compile(
     r"(?P<thing>[a-z0-9][\w.+#-]*)(?:\s+[a-z]+)?\s+(?:is|are) (?:always |much |far |way )?(?:better|superior)"
-    r"|(?P<cjk_thing>[a-z0-9][a-z0-9.+#_-]*)\s*[\u4e00-\u9fff]{0,4}?(?:更好|更好用|效果更好|更合适)"
+    r"|(?P<cjk_thing>[a-z0-9][a-z0-9.+#_-]*)\s*[\u4e00-\u9fff]{0,4}?(?:更好|更好用|效果更好|更合适|更稳|更靠谱|更成熟)"
 )
 # a case of its own: the rule stands, this one is the exception
 EXCEPTION = re.compile(

@@ -383,6 +383,12 @@ def test_what_comes_after_a_negation_and_an_adverb_is_not_used() -> None:
     assert "flatlist" in negated("以后新的长列表也都用 FlashList，不要再用 FlatList 了")
 
 
+def test_what_is_not_switched_to_is_turned_down_and_what_is_called_steadier_is_held() -> None:
+    assert negated("依赖这块还是用 uv，不换 poetry，老李那边我去沟通") == {"poetry"}
+    assert "poetry" in used("老李说依赖管理还是 poetry 更稳，他建议切回去", imperative=False)
+    assert negated("别再用 python -m unittest 了") == {"unittest"}
+
+
 @pytest.mark.parametrize(
     ("statement", "known"),
     [
