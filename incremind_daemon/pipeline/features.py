@@ -300,6 +300,13 @@ def _latin_feature(word: str) -> str:
     return _CONCEPT.get(stem) or _CONCEPT.get(stem + "e", stem)  # "cached", "releasing": cache, release
 
 
+# words that compare an amount with a bound say nothing of what the amount counts
+_COMPARING = frozenset(
+    {"超过", "超出", "大于", "小于", "低于", "高于", "不超过", "不到", "至少", "最多", "以上", "以下", "以内", "之内"}
+    | {"exceed", "exceeds", "exceeding", "above", "below"}
+)
+
+
 def _units(sequence: list[str]) -> dict[str, frozenset[str]]:
     """Map the two words on either side of a run of numbers to the numbers of that run.
 
@@ -318,7 +325,8 @@ def _units(sequence: list[str]) -> dict[str, frozenset[str]]:
             j += 1
         numbers = {n for n in sequence[i:j] if n}
         for word in (*_beside(sequence[max(0, i - 4) : i][::-1]), *_beside(sequence[j : j + 4])):
-            units.setdefault(word, set()).update(numbers)
+            if word not in _COMPARING:  # "超过 5 个文件" and "超过 0.5%" count different things
+                units.setdefault(word, set()).update(numbers)
         i = j
     return {word: frozenset(numbers) for word, numbers in units.items()}
 

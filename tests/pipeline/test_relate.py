@@ -383,6 +383,20 @@ def test_what_comes_after_a_negation_and_an_adverb_is_not_used() -> None:
     assert "flatlist" in negated("以后新的长列表也都用 FlashList，不要再用 FlatList 了")
 
 
+@pytest.mark.parametrize(
+    ("statement", "known"),
+    [
+        ("差异超过 0.5% 的批次要人工复核。", "以后一次改动如果超过 5 个文件，先给我列个计划，我确认了再动手"),
+        (
+            "Batches whose totals differ by more than 0.5% go to manual review",
+            "Any change above 5 files needs a plan first",
+        ),
+    ],
+)
+def test_two_bounds_on_different_things_are_unrelated(statement: str, known: str) -> None:
+    assert said_after(statement, [known])[0] == "new"
+
+
 def test_what_is_not_switched_to_is_turned_down_and_what_is_called_steadier_is_held() -> None:
     assert negated("依赖这块还是用 uv，不换 poetry，老李那边我去沟通") == {"poetry"}
     assert "poetry" in used("老李说依赖管理还是 poetry 更稳，他建议切回去", imperative=False)
