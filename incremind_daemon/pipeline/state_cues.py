@@ -518,6 +518,16 @@ def classify_item(item: str, role: str, hint: str | None, round_end: bool) -> st
         return DECISION
     if role == "assistant" and DONE_CUES.search(folded) and not NOT_DONE_CUES.search(folded):
         return DONE
-    if NEXT_CUES.search(folded) or (weak_next and WEAK_NEXT_CUES.search(folded)):
+    # a next-step word inside a condition says when, not what is next: "对账文件如果凌晨 3 点还没到，就发告警"
+    unconditional = without_conditions(folded)
+    if NEXT_CUES.search(unconditional) or (weak_next and WEAK_NEXT_CUES.search(unconditional)):
         return NEXT
     return None
+
+
+_CONDITION = re.compile(r"(?:如果|要是|假如|万一|(?<![a-z])(?:if|unless|in case)(?![a-z]))[^，,。；;:：]*")
+
+
+def without_conditions(folded: str) -> str:
+    """Return a folded sentence without its condition clauses ("如果 3 点还没到", "if it's not there by 3")."""
+    return _CONDITION.sub(" ", folded)

@@ -102,6 +102,7 @@ from incremind_daemon.pipeline.state_cues import (
     says_done_only,
     settles_still_more,
     strip_prefix,
+    without_conditions,
 )
 from incremind_daemon.pipeline.statement import strip_lead_in
 
@@ -554,6 +555,7 @@ def _directs(folded: str) -> bool:
 
 
 def _is_later(folded: str) -> bool:
+    folded = without_conditions(folded)  # "如果凌晨 3 点还没到，就发告警" says when a rule acts, not what is later
     return LATER_CUES.search(folded) is not None or is_later_more(folded) or PERSON_STEP_CUES.search(folded) is not None
 
 

@@ -301,3 +301,26 @@ def test_saying_nothing_is_left_is_no_next_step(closing: str) -> None:
         assistant(f"升级完成，53 个测试通过。{closing}"),
     ]
     assert snapshot_session(turns).next_steps == ()
+
+
+@pytest.mark.parametrize(
+    "rule",
+    [
+        "对账文件如果凌晨 3 点还没到，就发飞书告警然后直接失败，别一直 sensor 等着占 worker。",
+        "If the bank file still isn't there by 3am, alert on Feishu and fail, don't keep a sensor waiting.",
+    ],
+)
+def test_a_rule_whose_condition_says_not_yet_is_no_next_step(rule: str) -> None:
+    turns = [
+        user("帮我把 merge_daily 的参数收成一个 dataclass。"),
+        tool("apply_patch: jobs/settlement/merge.py"),
+        assistant("`merge_daily` 现在只接收一个 `MergeParams`，测试全部通过。"),
+        user(rule),
+        tool("apply_patch: dags/dag_reconcile_daily.py"),
+        assistant("`wait_bank_file` 改成 reschedule 模式，3 点没到就失败并告警。测试通过。"),
+        user("ok 今天先到这"),
+        assistant("好的，今天的改动都已提交。"),
+    ]
+    snapshot = snapshot_session(turns)
+    assert snapshot.next_steps == ()
+    assert any("告警" in item or "alert" in item for item in snapshot.decisions)
