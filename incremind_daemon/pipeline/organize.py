@@ -333,6 +333,16 @@ def _is_line_sentence_end(text: str, match: re.Match[str]) -> bool:
     if _CLOSED_LINE.match(text, line_start) or _BLOCK_LINE.match(text, match.end()):
         return True
     previous_line = text[line_start : match.start()].rstrip()  # drops the \r of \r\n
-    after = text[match.end()]
-    # hard-wrapped Latin prose continues on the next line in lower case
+    after = text[_skip_space(text, match.end())] if _skip_space(text, match.end()) < len(text) else ""
+    # hard-wrapped Latin prose continues on the next line in lower case, or after a word no sentence ends on
+    # ("recall@200 is 0.91 on the\nNovember eval set")
+    if previous_line and _OPEN_ENDED.search(previous_line) and after.isalnum():
+        return False
     return not (previous_line and after.islower() and not CJK_CHAR.match(previous_line[-1]))
+
+
+_OPEN_ENDED = re.compile(
+    r"(?<![\w'-])(?:the|a|an|of|to|for|and|or|but|on|in|at|by|with|from|into|is|are|was|were|than|that|as|our|your"
+    r"|my|its|their|this|these|those|be|not|no)$",
+    re.I,
+)

@@ -67,7 +67,7 @@ def prose_spans(text: str) -> list[tuple[int, int]]:
     fenced = [(m.start(), m.end()) for m in _FENCE.finditer(text)] if ("```" in text or "~~~" in text) else []
     spans: list[tuple[int, int]] = []
     in_paste = False
-    position = 0
+    position = follows = 0
     for line in text.splitlines(keepends=True):
         start, end = position, position + len(line)
         position = end
@@ -84,11 +84,28 @@ def prose_spans(text: str) -> list[tuple[int, int]]:
         in_paste = pasted
         if pasted:
             continue
-        if spans and spans[-1][1] == start:
+        # a sentence hard-wrapped over two lines of a paragraph stays one span; short lines are items of their own
+        if spans and follows == start and _wraps(text[spans[-1][0] : spans[-1][1]], body):
             spans[-1] = (spans[-1][0], start + len(body))
         else:
             spans.append((start, start + len(body)))
+        follows = end
     return spans
+
+
+_WRAPPED = re.compile(r"[^\n]{60,}$")
+_LABELLED = re.compile(r"^\s*[\w][\w ./-]{0,20}[:：]\s")  # "back: SQ 529, …", "cutover: run both …": an item
+_SENTENCE_DONE = re.compile(r"[.!?。！？:：;；)）\]]\s*$")
+
+
+def _wraps(before: str, line: str) -> bool:
+    """Tell whether a line goes on with the sentence of the long line before it, which the writer wrapped."""
+    if not _WRAPPED.search(before) or _SENTENCE_DONE.search(before):
+        return False
+    if _LIST_MARKER.match(line) or _LABELLED.match(line):
+        return False
+    first = line.lstrip()[:1]
+    return first.islower() or (first.isalnum() and first.isascii())
 
 
 def is_pasted_line(line: str) -> bool:

@@ -572,3 +572,16 @@ def test_a_report_of_what_is_going_wrong_is_no_fact_to_keep(text: str) -> None:
 )
 def test_a_decision_with_its_reason_a_rule_for_every_time_and_a_correction_stay(text: str) -> None:
     assert len(extract_candidates(text, conversational=True)) == 1
+
+
+def test_a_sentence_a_note_wraps_over_two_lines_is_read_whole_and_short_lines_stay_apart() -> None:
+    note = (
+        "## Decisions\n"
+        "- Candidate generation stays on the BM25 + ANN hybrid retriever for the whole of the\n"
+        "  first quarter, whatever the offline numbers say.\n\n"
+        "out: SQ 528 SIN-MAA, Wed 14 Apr 20:10, seat 31A booked already by the agency\n"
+        "back: SQ 529, Tue 20 Apr, not the 19th any more\n"
+    )
+    pieces = [note[p.start : p.end] for p in read_pieces(note, conversational=False)]
+    assert any(p.startswith("Candidate generation") and p.endswith("offline numbers say.") for p in pieces), pieces
+    assert any(p.startswith("back: SQ 529") for p in pieces), pieces
