@@ -316,3 +316,23 @@ def test_a_session_of_small_talk_identity_and_an_apology_keeps_only_its_work() -
     assert not any("抱歉" in item for item in snapshot.done), snapshot.done
     assert not any("林晓" in item or "爬山" in item for item in snapshot.decisions), snapshot.decisions
     assert any("8443" in item for item in snapshot.decisions)
+
+
+@pytest.mark.parametrize(
+    ("opening", "named"),
+    [
+        ("few things for the invoices api:\n1. add pagination to GET /v1/invoices, it returns all 40k rows rn\n"
+         "2. cursor based, not offset\n3. default limit 50, max 200\n4. update api/openapi.yaml", "pagination"),
+        ("发票接口几件事：\n1. GET /v1/invoices 加分页，现在一次返回 4 万行\n"
+         "2. 用 cursor，不用 offset\n3. 默认 50，最多 200", "分页"),
+    ],
+)  # fmt: skip
+def test_a_numbered_list_of_work_opens_the_session_though_a_later_turn_asks_outright(opening: str, named: str) -> None:
+    turns = [
+        user(opening),
+        assistant("I'll add keyset pagination on (issued_at, id)."),
+        user("commit it"),
+        assistant("Committed `a91d03e`."),
+    ]
+    snapshot = snapshot_session(turns)
+    assert named in snapshot.goal and named in snapshot.index_line, snapshot
