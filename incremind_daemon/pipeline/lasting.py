@@ -435,6 +435,8 @@ _GLOBAL = re.compile(
         r"across (?:all |every )?(?:of )?(?:my )?(?:projects|repos|repositories)",
         r"in (?:every|any|all) (?:one )?(?:of )?(?:my )?(?:projects?|repos?|repositories)",
         r"whatever the (?:project|repo)",
+        # "that goes for every project, not just this one", "same in all our repos"
+        r"(?:every|each|any) (?:single )?(?:project|repo|repository)|all (?:of )?(?:our |the )?(?:projects|repos)",
     )
     + r"|(?:所有|全部|每个|任何|不管哪个)(?:的|人的)?\s*(?:[a-z][\w.+#-]{0,11}\s*)?(?:项目|专案|仓库|repo)"
     r"|哪个(?:项目|专案|仓库|repo)都|我的\s*(?:[a-z][\w.+#-]{0,11}\s*)?(?:项目|专案|仓库|repo)都"

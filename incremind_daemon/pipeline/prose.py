@@ -25,7 +25,8 @@ _PASTED_LINE = re.compile(
     r"|npm (?:ERR|WARN)!?|yarn (?:error|warn)|pnpm (?:ERR|WARN)|error(?:\[E\d+\])?:|warning:|panic:"
     r"|\[(?:ERROR|WARN(?:ING)?|INFO|DEBUG|TRACE|FATAL|CRITICAL|NOTICE)\]|\{\"[^\"]+\":.*\}\s*$"
     # a compiler's or linter's "file:line[:col]: error", a bare "file:line", node's own frames, XCTest, banners
-    r"|[\w./~@+-]*\.\w+:\d+(?::\d+)?:?\s*(?:-\s*)?(?:error|warning|note|fatal)\b|[\w./~-]+\.\w+:\d+(?::\d+)?\s*$"
+    r"|[\w./~@+-]*\.\w+:\d+(?::\d+)?:?\s*(?:-\s*)?(?i:error|warning|note|fatal)\b|[\w./~-]+\.\w+:\d+(?::\d+)?\s*$"
+    r"|(?:Tests|Test Suites|Snapshots|Test Files):\s+\d+ "  # a test runner's summary (Jest, Vitest)
     r"|node:internal/|Test (?:Case|Suite) '|[@#*=]{8,}|@\s.*@\s*$|Done linting|Found \d+ violations?\b"
     r"|FAIL(?:ED)?\b|PASS(?:ED)?\b|ERROR\b|WARN(?:ING)?\b|INFO\b|DEBUG\b|TRACE\b|CRITICAL\b|✓|✗|✔|✘|×|●"
     r"|\[\d{1,2}:\d{2}|\[?\d{4}-\d{2}-\d{2}[ T]\d{2}:\d{2}|\d{2}:\d{2}:\d{2}[.,]?\d*\s"

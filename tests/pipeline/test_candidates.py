@@ -53,7 +53,7 @@ def test_spaced_repetition_note_yields_method_with_condition(text: str, statemen
         ("我们决定改用 uv，不再用 pip。", None, "decision"),
         ("The API listens on port 8080.", None, "entity"),
         ("数据库在 /var/lib/pg。", "数据库在 /var/lib/pg", "entity"),
-        ("Actually the cache TTL is 300 seconds, not 30.", None, "correction"),
+        ("Actually the cache TTL is 300 seconds, not 30.", "The cache TTL is 300 seconds, not 30", "correction"),
         ("其实缓存时间是 300 秒，不是 30 秒。", "缓存时间是 300 秒，不是 30 秒", "correction"),
         ("I'm a backend engineer working mostly in Go.", None, "identity"),
         ("我是后端工程师，主要写 Go。", None, "identity"),
@@ -168,6 +168,7 @@ def test_chinese_clause_without_comma_is_a_condition_kept_in_the_statement() -> 
         ("这个仓库用 pnpm，我所有 JS 项目都用 pnpm，lockfile 是 pnpm-lock.yaml。", "global"),
         ("All my JS projects use pnpm, never npm.", "global"),
         ("My Rust projects always use the clap derive API, never the builder.", "global"),
+        ("Keep replies short, bullets only. That goes for every project, not just this one.", "global"),
         # the reach said in a remark of its own after the rule
         ("以后改动超过 5 个文件都要先列计划。这个所有项目都适用。", "global"),
         ("以后改动超过 5 个文件都要先列计划。另外所有项目的 README 要写中文。", "project"),
@@ -300,7 +301,16 @@ def test_a_numbered_section_heading_names_no_subject_either() -> None:
         ("对外回调：定了，所有对商户的回调都要带 HMAC 签名。", "对外回调：所有对商户的回调都要带 HMAC 签名"),
         ("我这边有个习惯，你记一下：以后改动超过 5 个文件先列计划。", "以后改动超过 5 个文件先列计划"),
         ("还有那个错误处理，还是那句话，error 用 %w 包一下。", "错误处理：error 用 %w 包一下"),
+        ("That's wrong — the API listens on 8443, not 8080.", "The API listens on 8443, not 8080"),
+        (
+            "Big change after yesterday's infra sync: features move from Redis to Postgres.",
+            "Features move from Redis to Postgres",
+        ),
+        ("One thing for the whole week: in all my repos I want type hints.", "In all my repos I want type hints"),
+        ("Actually let's keep Jest and scrap the Vitest migration.", "Let's keep Jest and scrap the Vitest migration"),
         # words that only look like one stay
+        ("Change the port to 8443: it clashes with Grafana.", "Change the port to 8443: it clashes with Grafana"),
+        ("Wrong answers are worse than none.", "Wrong answers are worse than none"),
         ("Remembering names is hard for me.", "Remembering names is hard for me"),
         ("错误处理：老王说应该用 pkg/errors", "错误处理：老王说应该用 pkg/errors"),
         ("If it does not compile, fix it first.", "If it does not compile, fix it first"),

@@ -94,6 +94,9 @@ def test_a_lasting_turn_becomes_one_clean_candidate(
         "/Users/yt/dev/app/Tests/SummaryTests.swift:42: error: XCTAssertEqual failed: always use 1740",
         "src/routes/leaderboard.ts:14:9 - error TS7006: Parameter 'row' must not be any.",
         "node:internal/process/promises:289\n    triggerUncaughtException(err, true /* fromPromise */);",
+        # an upper-case diagnostic and a test runner's summary (found by a new user)
+        'src/tools/PolygonTool.tsx:112:18: ERROR: Expected ">" but found "points", always close the tag',
+        "Test Suites: 1 failed, 9 passed, 10 total\nTests:       1 failed, 57 passed, 58 total",
         "> 以后都用 yarn（同事在群里说的）",
     ],
 )
