@@ -501,7 +501,7 @@ def with_reach(text: str, found: list[Candidate]) -> list[Candidate]:
     ]
 
 
-_NEXT_SENTENCE = re.compile(r"[ \t]*([^\n。！？!?]{1,40}?)(?:[。！？!?]|\.(?!\w)|$)", re.M)
+_NEXT_SENTENCE = re.compile(r"[ \t]*([^\n。！？!?]{1,60}?)(?:[。！？!?]|\.(?!\w)|$)", re.M)
 
 
 def _scoped_after(text: str, candidate: Candidate) -> Candidate:
@@ -519,7 +519,7 @@ def _remarks(text: str, rule: Candidate, candidate: Candidate) -> bool:
 
 
 def _said_everywhere(folded: str) -> bool:
-    return len(folded) <= 40 and _GLOBAL.search(folded) is not None and _HOLDS.search(folded) is not None
+    return len(folded) <= 60 and _GLOBAL.search(folded) is not None and _HOLDS.search(folded) is not None
 
 
 # what a remark on a rule's reach says of it: "…都适用", "…也一样", "same for …", "that goes for …"

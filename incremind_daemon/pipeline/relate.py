@@ -9,6 +9,7 @@ the embedder's cosine helps rank the neighbours and confirm a paraphrase, never 
 from __future__ import annotations
 
 import logging
+import re
 from collections.abc import Sequence
 from dataclasses import dataclass
 
@@ -248,8 +249,12 @@ def relate_by_rules(
     verdict = _by_rules(
         candidate, known, repeat_similarity=repeat_similarity, related_similarity=related_similarity, ordered=ordered
     )
-    if verdict.kind in ("supersedes", "different") and not candidate.reported and _restated(candidate):
-        return Relation("repeat", verdict.known_id, verdict.similarity)
+    if verdict.kind in ("supersedes", "different", "supplement") and not candidate.reported and _restated(candidate):
+        # …and "As I said before, keep it brief — a few bullets" beside "keep replies short, bullets" adds nothing
+        # …though "Figures are PDF as always, but the screenshots can stay JPG" brings its exception
+        said = fold(candidate.quote or candidate.statement)
+        if verdict.kind != "supplement" or not (candidate.condition or EXCEPTION.search(said) or _BUT.search(said)):
+            return Relation("repeat", verdict.known_id, verdict.similarity)
     return verdict
 
 
@@ -432,7 +437,10 @@ def _stands_with(candidate: Candidate, item: Known, my_negated: frozenset[str], 
     kept, stood = used(candidate.statement, imperative=False), used(item.statement, imperative=False) - their_negated
     if not kept or not stood or my_negated & stood:
         return False
-    return kept <= stood <= keys_of(features_of(candidate.statement))
+    mine, theirs = features_of(candidate.statement), features_of(item.statement)
+    if numbers_of(theirs) and numbers_of(mine) - numbers_of(theirs):
+        return False  # the same thing at another value: "bump it to 1024" beside "a batch size of 512"
+    return kept <= stood <= keys_of(mine)
 
 
 def _translates(mine: Features, theirs: Features, unnamed: frozenset[str], novel: int) -> bool:
@@ -475,6 +483,9 @@ def _valued(mine: Features, theirs: Features) -> int:
     """Count the named things, dates and times of day both give a value for."""
     keys = keys_of(mine)
     return sum(1 for unit in mine.units.keys() & theirs.units.keys() if unit in keys or unit.startswith("@"))
+
+
+_BUT = re.compile(r"(?<![a-z])(?:but|except)(?![a-z])|但|不过|除了")
 
 
 def _moves(candidate: Candidate, item: Known, mine: Features, theirs: Features) -> bool:

@@ -169,6 +169,7 @@ def test_chinese_clause_without_comma_is_a_condition_kept_in_the_statement() -> 
         ("All my JS projects use pnpm, never npm.", "global"),
         ("My Rust projects always use the clap derive API, never the builder.", "global"),
         ("Keep replies short, bullets only. That goes for every project, not just this one.", "global"),
+        ("短一点，列要点就行，别写开场白。这条我所有项目都一样，不只是这个仓库，记住。", "global"),
         # the reach said in a remark of its own after the rule
         ("以后改动超过 5 个文件都要先列计划。这个所有项目都适用。", "global"),
         ("以后改动超过 5 个文件都要先列计划。另外所有项目的 README 要写中文。", "project"),

@@ -397,6 +397,28 @@ def test_two_bounds_on_different_things_are_unrelated(statement: str, known: str
     assert said_after(statement, [known])[0] == "new"
 
 
+@pytest.mark.parametrize(
+    ("statement", "known", "kind"),
+    [
+        ("As I said before, keep it brief — a few bullets, skip the intro paragraph.",
+         "Keep your replies short — bullets, no long preambles", "repeat"),
+        ("还是那句话，回复简短点，列几个要点就行，别写开场白", "回复要简短，用要点，不要长篇铺垫", "repeat"),
+        ("Figures are PDF as always, but the two screenshots in 4.2 can stay JPG", "All figures go in as PDF",
+         "supplement"),
+    ],
+)  # fmt: skip
+def test_what_the_person_says_they_said_before_repeats_unless_it_brings_an_exception(
+    statement: str, known: str, kind: str
+) -> None:
+    assert said_after(statement, [known])[0] == kind
+
+
+def test_the_same_thing_at_another_value_supersedes_though_it_names_what_the_known_one_uses() -> None:
+    statement = "Update on batch size: bump it to 1024 for the listwise runs from now on, and scale lr by sqrt(2)"
+    known = "Let's go with a batch size of 512 for the listwise training runs, that should fit"
+    assert said_after(statement, [known]) == ("supersedes", 1)
+
+
 def test_what_is_not_switched_to_is_turned_down_and_what_is_called_steadier_is_held() -> None:
     assert negated("依赖这块还是用 uv，不换 poetry，老李那边我去沟通") == {"poetry"}
     assert "poetry" in used("老李说依赖管理还是 poetry 更稳，他建议切回去", imperative=False)
