@@ -466,6 +466,10 @@ def test_a_line_of_code_with_backticks_is_still_no_statement(text: str) -> None:
         ("- Kevin 在昨天的 review 里说所有 API 调用应该放到 redux-saga 里统一管理。", True),
         ("- Amy 建议新页面一律先别上 GraphQL。", True),
         ("- pnpm 说 lockfile 过期了，以后 CI 里都要用 --frozen-lockfile。", False),  # a tool's message
+        # found by a new user: in the past tense, and a comment quoted
+        ("- Sam argued in standup that we should always skip mypy for notebook code.", True),
+        ("- Wang Lei left a comment on the PR: we should log NDCG only once a week, never per change.", True),
+        ("- I proposed that we always squash-merge.", False),
     ],
 )
 def test_a_view_of_someone_named_is_theirs_not_the_persons(text: str, reported: bool) -> None:
