@@ -412,7 +412,7 @@ ACTION_ITEM = re.compile(
 TODAY_PLAN = re.compile(
     _words(
         r"today (?:we|i)(?:'ll| will| are going to|'re going to)?",
-        r"for this\b(?! (?:repo|project))",
+        r"(?<!decision )for this\b(?! (?:repo|project|sprint|quarter|release|milestone))",
         r"^(?:ok(?:ay)?,? )?(?:the )?next (?:step|up)\b",
     )
     + r"|今天要|今天先|今天把|今天准备|这次先|^(?:好|行|ok)?[，,\s]*(?:下一步|接下来)"

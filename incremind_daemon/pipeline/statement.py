@@ -40,7 +40,7 @@ _EN_LEAD = re.compile(
     r"|remember(?: that)?(?=\s+the\b)|remember to|ok(?:ay)?(?=\s+[\u4e00-\u9fff]))\s+"
     r"|(?:one|another|big|small|quick|last) (?:more )?(?:thing|change)[^:：,，.。]{0,40}[:：]\s*"
     r"|[^:：,，.。]{0,30}(?:addition|update|note|rule|reminder|tip|补充|规矩|更新|提醒|说明|原则|约定)"
-    r"[^:：,，.。]{0,20}[:：]\s*|decision\s*[:：]\s*|(?:决定|结论)[:：]\s*"
+    r"[^:：,，.。]{0,20}[:：]\s*|decision(?: for th(?:is|e) \w+)?\s*[:：]\s*|(?:决定|结论)[:：]\s*"
     r"|(?:quick |some |a bit of |short )?(?:context|background|intro)\s*[:：]\s*"
     r"|(?:quick |small )?heads[- ]up(?: first)?\s*[:：,]\s*|my (?:take|view|opinion)(?: is)?\s*[:：]\s*"
     r"|\[[ x]\]\s+"  # a checklist's box: "[ ] tidy.dev 域名 12 月 1 号到期"

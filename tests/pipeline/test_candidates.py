@@ -309,6 +309,10 @@ def test_a_numbered_section_heading_names_no_subject_either() -> None:
         ),
         ("One thing for the whole week: in all my repos I want type hints.", "In all my repos I want type hints"),
         ("Actually let's keep Jest and scrap the Vitest migration.", "Let's keep Jest and scrap the Vitest migration"),
+        (
+            "Decision for this sprint: we migrate the unit tests from Jest to Vitest.",
+            "We migrate the unit tests from Jest to Vitest",
+        ),
         # words that only look like one stay
         ("Change the port to 8443: it clashes with Grafana.", "Change the port to 8443: it clashes with Grafana"),
         ("Wrong answers are worse than none.", "Wrong answers are worse than none"),
@@ -600,3 +604,12 @@ def test_a_sentence_a_note_wraps_over_two_lines_is_read_whole_and_short_lines_st
     pieces = [note[p.start : p.end] for p in read_pieces(note, conversational=False)]
     assert any(p.startswith("Candidate generation") and p.endswith("offline numbers say.") for p in pieces), pieces
     assert any(p.startswith("back: SQ 529") for p in pieces), pieces
+
+
+@pytest.mark.parametrize(
+    "text",
+    ["Decision for this sprint: we migrate the unit tests from Jest to Vitest.", "We will use Vitest for this sprint."],
+)
+def test_a_decision_for_the_sprint_is_kept_and_an_ask_for_this_task_is_not(text: str) -> None:
+    assert [c.category for c in extract_candidates(text, conversational=True)] == ["decision"]
+    assert extract_candidates("For this task, use pnpm.", conversational=True) == []
