@@ -215,6 +215,10 @@ _WILL = re.compile(
     re.I,
 )
 _LIST_ITEM = re.compile(r"^[ \t]*(?:\d{1,2}[.)、]|[-*•])[ \t]+(\S.*)$", re.M)
+_GO_AHEAD = re.compile(
+    r"(?<![a-z])(?:shall|should|can|may) i (?:start|begin|go ahead|proceed)|want me to (?:start|begin|go ahead|proceed)"
+    r"|ok(?:ay)? to (?:start|proceed)|(?:要|可以|那)?我?(?:就)?(?:开始|动手)(?:了)?吗"
+)
 
 
 def _closing_plan(turns: Sequence[Turn], texts: list[str], ask: int) -> str:
@@ -224,17 +228,20 @@ def _closing_plan(turns: Sequence[Turn], texts: list[str], ask: int) -> str:
     A listed plan gives its steps; otherwise the sentence that says what the agent will do.
     """
     last = len(turns) - 1
-    if turns[last].role != "assistant" or last <= ask or texts[last].rstrip().endswith(("?", "？")):
+    if turns[last].role != "assistant" or last <= ask:
         return ""
+    text = texts[last].rstrip()
+    waits = text.endswith(("?", "？")) and _GO_AHEAD.search(fold(split_sentences(text)[-1].text)) is not None
+    if text.endswith(("?", "？")) and not waits:
+        return ""  # a question of its own; "Shall I start with step 1?" only waits for the go-ahead
     between = turns[ask + 1 : last]
     if any(t.role == "user" for t in between):
         return ""
     if any(t.role == "tool" and not _LOOKS.match(t.text.lstrip()) for t in between):
         return ""
-    text = texts[last]
-    if not _WILL.search(fold(text)):
-        return ""
     steps = [" ".join(step.split()) for step in _LIST_ITEM.findall(text)]
+    if not (_WILL.search(fold(text)) or (waits and len(steps) >= 2)):
+        return ""
     if len(steps) >= 2:
         return clip("; ".join(steps), ITEM_CHARS, clause=True)
     for sentence in split_sentences(text):

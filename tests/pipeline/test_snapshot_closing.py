@@ -324,3 +324,28 @@ def test_a_rule_whose_condition_says_not_yet_is_no_next_step(rule: str) -> None:
     snapshot = snapshot_session(turns)
     assert snapshot.next_steps == ()
     assert any("告警" in item or "alert" in item for item in snapshot.decisions)
+
+
+@pytest.mark.parametrize(
+    "closing",
+    ["Shall I start with step 1?", "要我先从第 1 步开始吗？"],
+)
+def test_a_plan_that_waits_for_the_go_ahead_is_next(closing: str) -> None:
+    turns = [
+        user("plan RBAC for the dashboard first, don't write code yet. roles: admin, dispatcher, viewer"),
+        tool("Read: /code/fleet-ui/src/hooks.server.ts"),
+        assistant(
+            "Here's how I'd do it:\n1. Parse role and depot_id into locals.user in hooks.server.ts\n"
+            "2. Add a requireRole() guard for the admin routes\n3. Hide the edit buttons for viewers\n\n" + closing
+        ),
+    ]
+    snapshot = snapshot_session(turns)
+    assert len(snapshot.next_steps) == 1 and "locals.user" in snapshot.next_steps[0], snapshot
+
+
+def test_a_question_of_the_agents_own_leaves_no_plan_as_next() -> None:
+    turns = [
+        user("plan RBAC for the dashboard first"),
+        assistant("Two ways:\n1. roles in the JWT\n2. roles in the database\n\nWhich one do you prefer?"),
+    ]
+    assert snapshot_session(turns).next_steps == ()
