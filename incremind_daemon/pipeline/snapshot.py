@@ -214,6 +214,7 @@ _WILL = re.compile(
     r"|我(?:先|来|会|就|从|准备|打算|接下来)|两边都做|都做|先做|步骤是|计划[:：]",
     re.I,
 )
+_NOT_PLAN = re.compile(r"let me know|i'll be (?:here|around)|if you (?:want|need|like)|需要的话|有问题再|随时")
 _LIST_ITEM = re.compile(r"^[ \t]*(?:\d{1,2}[.)、]|[-*•])[ \t]+(\S.*)$", re.M)
 _GO_AHEAD = re.compile(
     r"(?<![a-z])(?:shall|should|can|may) i (?:start|begin|go ahead|proceed)|want me to (?:start|begin|go ahead|proceed)"
@@ -240,13 +241,17 @@ def _closing_plan(turns: Sequence[Turn], texts: list[str], ask: int) -> str:
     if any(t.role == "tool" and not _LOOKS.match(t.text.lstrip()) for t in between):
         return ""
     steps = [" ".join(step.split()) for step in _LIST_ITEM.findall(text)]
-    if not (_WILL.search(fold(text)) or (waits and len(steps) >= 2)):
+    # what it will do is said at the end ("我先从第 1、2 步开始。"), not in passing ("let me know if …")
+    willing = [
+        s.text for s in split_sentences(text)[-2:] if _WILL.search(fold(s.text)) and not _NOT_PLAN.search(fold(s.text))
+    ]
+    if not (willing or (waits and len(steps) >= 2)):
         return ""
     if len(steps) >= 2:
         return clip("; ".join(steps), ITEM_CHARS, clause=True)
-    for sentence in split_sentences(text):
-        if _WILL.search(fold(sentence.text)) and text_weight(sentence.text) >= 4:
-            return clip(" ".join(sentence.text.split()).rstrip("。."), ITEM_CHARS, clause=True)
+    for sentence in willing:
+        if text_weight(sentence) >= 4:
+            return clip(" ".join(sentence.split()).rstrip("。."), ITEM_CHARS, clause=True)
     return ""
 
 

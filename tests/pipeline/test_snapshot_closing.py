@@ -349,3 +349,15 @@ def test_a_question_of_the_agents_own_leaves_no_plan_as_next() -> None:
         assistant("Two ways:\n1. roles in the JWT\n2. roles in the database\n\nWhich one do you prefer?"),
     ]
     assert snapshot_session(turns).next_steps == ()
+
+
+def test_an_answer_that_offers_more_in_passing_leaves_no_plan_as_next() -> None:
+    turns = [
+        user("how does the cursor pagination in invoices.go work?"),
+        tool("Read: /code/ledgerly/internal/api/invoices.go"),
+        assistant(
+            "It pages on (issued_at, id):\n- the cursor is base64 of `issued_at|id`\n- `next_cursor` is null on the "
+            "last page\n\nLet me know if you want me to add the same to payments, I'll be here."
+        ),
+    ]
+    assert snapshot_session(turns).next_steps == ()
