@@ -425,10 +425,11 @@ COMPLAINT = re.compile(
     )
     + r"|报错|失败|挂了|挂掉|崩|卡住|不工作|跑不起来|不行|居然|竟然|难怪|怪不得"
     # a symptom: "偶尔报 500", "现在每次跑都 OOM", "颜色每次刷新都会变", "…导致的" (what caused it)
-    r"|报\s*[45]\d\d|\boom\b|内存溢出|偶尔(?:报|会|挂|失败|出)|现在(?:每次|一直|老是|总是)|都会变|导致的|引起的|造成的"
+    r"|报\s*[45]\d\d|\boom\b|内存溢出|偶尔(?:报|会|挂|失败|出)|都会变|导致的|引起的|造成的"
+    r"|现在(?:每次|一直|老是|总是)[^，。,]{0,12}?(?:报|挂|失败|崩|超时|出错|卡|\boom\b)"
 )
 # a reason given alone: "因为运营那边经常需要把误删的评价恢复回来，…" explains, it decides nothing
-EXPLANATION = re.compile(r"^(?:因为|由于|because|since)(?!.*(?:所以|因此|于是|就用|(?<![a-z])so(?![a-z])|therefore))")
+EXPLANATION = re.compile(r"^(?:因为|由于|because)(?!.*(?:所以|因此|于是|就用|(?<![a-z])so(?![a-z])|therefore))")
 _GLOBAL = re.compile(
     _words(
         r"(?:all|every|any) (?:of )?my (?:[\w.+#-]+ )?(?:projects|repos|repositories)|everywhere i work",

@@ -587,7 +587,13 @@ def test_a_report_of_what_is_going_wrong_is_no_fact_to_keep(text: str) -> None:
 
 @pytest.mark.parametrize(
     "text",
-    ["因为 PD 合同到期，所以我们改用 Opsgenie。", "每次部署前都要跑 make check。", "不对，端口是 8443，不是 8080。"],
+    [
+        "因为 PD 合同到期，所以我们改用 Opsgenie。",
+        "每次部署前都要跑 make check。",
+        "不对，端口是 8443，不是 8080。",
+        "现在每次部署前都要先跑 make check。",  # "现在每次" says how it is now, no symptom
+        "Since March we always deploy on Fridays only.",  # "since" of a time, no reason
+    ],
 )
 def test_a_decision_with_its_reason_a_rule_for_every_time_and_a_correction_stay(text: str) -> None:
     assert len(extract_candidates(text, conversational=True)) == 1
