@@ -267,8 +267,9 @@ def _agent_items(text: str, blocks: list[Block], view: TurnView, *, over_code: b
                         shown = _proposed(as_item(prior)) if kind == DECISION else _unlabelled(as_item(prior))
                     if kind == DONE and over and is_result(fold(item)):
                         shown, opening = f"{over} — {item}", False
-                    if kind == DONE and opening:
-                        shown, opening = with_asked(shown, view.before, ITEM_CHARS), False
+                    if kind == DONE and opening:  # "我来更新这两个测试" says what it does: no ask beside it
+                        announced = ANNOUNCE_CUES.match(fold(item)) is not None
+                        shown, opening = shown if announced else with_asked(shown, view.before, ITEM_CHARS), False
                     shown = _over_code(shown, clause, block.text, code) if kind == DONE else shown
                     shown = with_file(shown, view.edited) if kind == DONE and not block.item else shown
                     yield Item(kind, clip(shown, ITEM_CHARS), rank, item)

@@ -200,3 +200,25 @@ def test_value_a_turn_sets_with_its_tools_is_done(reply: str, shown: str) -> Non
 def test_value_a_turn_names_without_changing_anything_is_no_report() -> None:
     turns = [user("what is the service port?"), assistant("Service port = containerPort, 8443."), user("thx")]
     assert snapshot_session(turns).done == ()
+
+
+@pytest.mark.parametrize(
+    ("announce", "pick"),
+    [
+        ("有 2 个旧测试还在断言返回的是数组。我来更新这两个测试。", "cursor 吧，默认每页 20，最多 50"),
+        ("Two old tests still assert a list. Let me update those two tests.", "cursor, default 20 per page, max 50"),
+    ],
+)
+def test_a_report_that_announces_what_it_does_is_not_glued_to_the_ask(announce: str, pick: str) -> None:
+    turns = [
+        user("给 GET /reviews 加分页"),
+        assistant("offset 还是 cursor？你看用哪种？"),
+        user(pick),
+        tool("Edit: /code/api/src/reviews/reviews.service.ts"),
+        assistant("实现好了：`GET /reviews?cursor=<id>&limit=20`。"),
+        tool("Bash: pnpm test -- reviews"),
+        assistant(announce),
+        tool("Edit: /code/api/src/reviews/reviews.controller.spec.ts"),
+    ]
+    done = snapshot_session(turns).done
+    assert not any(("update" in item or "更新" in item) and pick in item for item in done), done
