@@ -7,8 +7,7 @@ from pathlib import Path
 import pytest
 
 from incremind_daemon.cli import main
-from incremind_daemon.names import ProjectNameError, check_project, project_from_folder
-from incremind_daemon.sources.sessions.discover import project_for_cwd
+from incremind_daemon.names import ProjectNameError, check_project, project_for_cwd, project_from_folder
 
 
 @pytest.mark.parametrize("name", ["ledger-api", "我的项目", "my project", "v1.2+beta", "_drafts", "计费服务 v2"])

@@ -122,7 +122,7 @@ def _warn_if_unknown(conn: apsw.Connection, project: str) -> None:
 
 def _project_here(settings: Settings) -> str | None:
     """Name the project of the current folder as a session started here is named, if it is a repository's."""
-    from incremind_daemon.sources.sessions.discover import project_for_cwd
+    from incremind_daemon.names import project_for_cwd
 
     # the person's folder, also when the daemon runs the command for them
     return project_for_cwd(str(runtime.resolve(Path("."))), settings.sessions.projects, any_folder=False)
@@ -210,8 +210,8 @@ def _print_results(results: list[TargetResult], as_json: bool) -> None:
 
 
 def _enable(conn: apsw.Connection, args: argparse.Namespace, settings: Settings) -> int:
+    from incremind_daemon.names import project_for_cwd
     from incremind_daemon.serve.context import targets as t
-    from incremind_daemon.sources.sessions.discover import project_for_cwd
     from incremind_daemon.store import recall
 
     path = runtime.resolve(Path(args.path).expanduser())

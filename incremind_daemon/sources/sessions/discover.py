@@ -11,7 +11,6 @@ from pathlib import Path
 
 from incremind_daemon.config import AGENT_RUNS, Settings
 from incremind_daemon.names import AGENTS as AGENTS
-from incremind_daemon.names import project_for_cwd as project_for_cwd
 
 log = logging.getLogger(__name__)
 

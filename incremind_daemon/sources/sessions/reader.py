@@ -19,10 +19,11 @@ from pathlib import Path
 from typing import BinaryIO
 
 from incremind_daemon.config import Settings
+from incremind_daemon.names import project_for_cwd
 from incremind_daemon.pipeline.work import FileMark, SessionItem, SessionMessage, SessionMeta, SessionRead, TailSession
 from incremind_daemon.sources.sessions.claude import ClaudeParser
 from incremind_daemon.sources.sessions.codex import CodexParser, open_rollout
-from incremind_daemon.sources.sessions.discover import is_excluded, project_for_cwd
+from incremind_daemon.sources.sessions.discover import is_excluded
 from incremind_daemon.sources.sessions.gemini import GeminiParser, parse_gemini_json
 from incremind_daemon.sources.sessions.generic import parse_chat_markdown
 from incremind_daemon.sources.sessions.records import SessionFacts, SessionParser
