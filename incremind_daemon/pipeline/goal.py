@@ -61,6 +61,11 @@ _GREETING = re.compile(
 )
 
 
+def lists_numbered(text: str) -> bool:
+    """Tell whether a turn lists two or more numbered items ("1. add pagination … 2. cursor based …")."""
+    return len(_NUMBERED.findall(text[:4000])) >= 2
+
+
 def squash(text: str) -> str:
     return " ".join(_QUOTE_MARK.sub("", text).split()).rstrip(" ,，:：")
 
@@ -69,7 +74,7 @@ def request_sentences(text: str, *, opening: bool = False) -> list[str]:
     """Return the first sentences of a request, greetings and polite openers left out."""
     sentences: list[str] = []
     size = 0
-    numbered = len(_NUMBERED.findall(text[:4000])) >= 2  # "Two things today. 1) … 2) …": each item is asked
+    numbered = lists_numbered(text)  # "Two things today. 1) … 2) …": each item is asked
     items = 0
     for block in split_blocks(text[:4000]):
         if block.item and sentences and sentences[-1].endswith((":", "：", ",")):

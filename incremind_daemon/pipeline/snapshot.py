@@ -39,6 +39,7 @@ from incremind_daemon.pipeline.goal import (
     goal_with_error,
     index_line,
     is_ask,
+    lists_numbered,
     request_sentences,
     squash,
 )
@@ -277,7 +278,7 @@ def _opening_ask(turns: Sequence[Turn], asks: list[int]) -> tuple[int, list[str]
             continue
         if opening[0] < 0:
             # "few things for the invoices api:" over "1. add pagination … 2. cursor based …" lists the work
-            if any(ask_rank(sentence, at) >= 0 for at, sentence in enumerate(request)) or _numbered_tasks(text):
+            if any(ask_rank(sentence, at) >= 0 for at, sentence in enumerate(request)) or lists_numbered(text):
                 return i, request
             opening = (i, request)
         elif REQUEST.search(fold(text.lstrip()[:400])) or any(_asks_outright(sentence) for sentence in request):
@@ -287,13 +288,6 @@ def _opening_ask(turns: Sequence[Turn], asks: list[int]) -> tuple[int, list[str]
         elif _breakage(turns[i].text, text, request):
             return i, request  # "又挂了：" over a pasted traceback asks for it to be fixed
     return opening
-
-
-_NUMBERED_ITEM = re.compile(r"^[ \t]*\d{1,2}[.)、][ \t]+\S", re.M)
-
-
-def _numbered_tasks(text: str) -> bool:
-    return len(_NUMBERED_ITEM.findall(text[:4000])) >= 2
 
 
 def _breakage(raw: str, prose: str, request: list[str]) -> bool:
