@@ -485,7 +485,7 @@ def _valued(mine: Features, theirs: Features) -> int:
     return sum(1 for unit in mine.units.keys() & theirs.units.keys() if unit in keys or unit.startswith("@"))
 
 
-_BUT = re.compile(r"(?<![a-z])(?:but|except)(?![a-z])|但|不过|除了")
+_BUT = re.compile(r"(?<![a-z])but(?![a-z])|但|不过")  # beside EXCEPTION, which has except and 除了
 
 
 def _moves(candidate: Candidate, item: Known, mine: Features, theirs: Features) -> bool:
