@@ -174,7 +174,7 @@ def _add_sessions(lines: list[_Line], data: ContextData) -> set[int]:
         # an older session's next step that a newer session has done is not said as next again
         steps = [
             step
-            for step in _items(parts.next_steps, without=[*done, *map(defuse, parts.done)])
+            for step in _items(parts.next_steps, without=[defuse(item, 160) for item in parts.done])
             if not _taken_up(step, later)
         ]
         later += [*done, parts.goal]
