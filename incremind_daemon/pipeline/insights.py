@@ -225,8 +225,10 @@ def nearest_known(
     found: dict[int, tuple[Insight, float | None]] = {
         insight.id: (insight, None) for insight in (*caught[:limit], *nearest[:limit])
     }
-    model = vectors.active_model(conn) if embedder is not None else None
-    if embedder is not None and model is not None and model.key == embedder.identity.key:
+    # the embedder's own vectors, also while it is still building them: the insight step embeds what it
+    # proposes before the next source (steps.examine_pending), long before a backfill's passages are done
+    model = vectors.live_model(conn, embedder.identity.key) if embedder is not None else None
+    if embedder is not None and model is not None:
         try:
             query = embedder.embed_query(text)
             hits = vectors.nearest(conn, model.key, query, limit=limit, kinds=("insight",), project=None)

@@ -198,11 +198,17 @@ def examine_pending(
         state.stats.examined += 1
         made = ("new", "supplement", "supersedes", "different")
         state.stats.candidates += sum(1 for i in found if i.relation in made)
+        if any(i.relation in made for i in found):
+            # the next source's candidates are related to these by meaning too: their vectors first, before
+            # the passages a backfill queued ahead of them ("as I said, keep it short" on Thursday beside
+            # Monday's "replies short, bullets" is a repeat only by its cosine)
+            while embed_batch(conn, state, kinds=("insight",)):
+                pass
     return len(due)
 
 
-def embed_batch(conn: apsw.Connection, state: StepState) -> bool:
-    """Embed one batch of queued items; return whether more may wait.
+def embed_batch(conn: apsw.Connection, state: StepState, *, kinds: tuple[str, ...] | None = None) -> bool:
+    """Embed one batch of queued items (of ``kinds`` only, when given); return whether more may wait.
 
     A model that fails is dropped (keywords still answer), unless the failure
     was a full disk: then the batch is tried again when there is room.
@@ -210,7 +216,7 @@ def embed_batch(conn: apsw.Connection, state: StepState) -> bool:
     if state.embedder is None:
         return False
     try:
-        return _embed_one_batch(conn, state, state.embedder)
+        return _embed_one_batch(conn, state, state.embedder, kinds=kinds)
     except Exception as exc:  # a failing model must not stop ingest: keywords still answer
         log.exception("embedding failed")
         state.stats.last_error = f"{clock.stamp()} embedding: {exc}"
@@ -239,7 +245,9 @@ def embed_pending(conn: apsw.Connection, state: StepState) -> int:
     return batches
 
 
-def _embed_one_batch(conn: apsw.Connection, state: StepState, embedder: Embedder) -> bool:
+def _embed_one_batch(
+    conn: apsw.Connection, state: StepState, embedder: Embedder, *, kinds: tuple[str, ...] | None = None
+) -> bool:
     identity = embedder.identity
     if state.model_key is None:
         with write_transaction(conn):
@@ -247,9 +255,9 @@ def _embed_one_batch(conn: apsw.Connection, state: StepState, embedder: Embedder
         state.model_key = identity.key
     key = state.model_key
     with write_transaction(conn):
-        entries = vectors.pending(conn, key, limit=state.settings.embedding.batch_size)
+        entries = vectors.pending(conn, key, limit=state.settings.embedding.batch_size, kinds=kinds)
         if not entries:
-            if vectors.promote_if_built(conn, key):
+            if kinds is None and vectors.promote_if_built(conn, key):
                 state.previous_embedder = None  # the new vectors answer now: the old model can go
             return False
         private = [e for e in entries if not state.may_embed(e[3])]

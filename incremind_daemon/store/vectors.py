@@ -172,9 +172,28 @@ def active_model(conn: apsw.Connection) -> VectorModel | None:
     return None if row is None else VectorModel(*row)
 
 
-def pending(conn: apsw.Connection, key: str, *, limit: int) -> list[tuple[str, int, str, str]]:
-    """Return up to limit queued (kind, item, text, project) for a model; gone items leave the queue."""
-    rows = fetch_rows(conn, "SELECT kind, item FROM embed_queue WHERE model_key = ? LIMIT ?", (key, limit))
+def live_model(conn: apsw.Connection, key: str) -> VectorModel | None:
+    """Return a model by key when it is active or still building its vectors, else None."""
+    row = fetch_row(
+        conn, "SELECT key, name, dimension, state FROM vector_models WHERE key = ? AND state != 'retired'", (key,)
+    )
+    return None if row is None else VectorModel(*row)
+
+
+def pending(
+    conn: apsw.Connection, key: str, *, limit: int, kinds: Sequence[str] | None = None
+) -> list[tuple[str, int, str, str]]:
+    """Return up to limit queued (kind, item, text, project) for a model, of ``kinds`` only when given;
+    gone items leave the queue."""
+    if kinds is None:
+        rows = fetch_rows(conn, "SELECT kind, item FROM embed_queue WHERE model_key = ? LIMIT ?", (key, limit))
+    else:
+        rows = fetch_rows(
+            conn,
+            "SELECT kind, item FROM embed_queue WHERE model_key = ? AND kind IN (SELECT value FROM json_each(?))"
+            " LIMIT ?",
+            (key, json.dumps(list(kinds)), limit),
+        )
     found: list[tuple[str, int, str, str]] = []
     for kind, item in rows:
         row = fetch_row(conn, _ITEM_BY_ID[kind], (item,))

@@ -9,7 +9,7 @@ import pytest
 
 from incremind_daemon.config import Settings
 from incremind_daemon.pipeline.insights import nearest_known, record_increments, save_memory
-from incremind_daemon.store import vectors
+from incremind_daemon.store import insights, vectors
 from incremind_daemon.store.db import connect, write_transaction
 from incremind_daemon.store.embedder import Embedder
 from incremind_daemon.store.records import Candidate, SaveRequest
@@ -85,3 +85,34 @@ def test_a_neighbour_found_by_its_words_gets_its_cosine_too(
     }
     assert elsewhere.insight_id not in near
     assert near.get(insight_id) is not None and near[insight_id] > 0.99, near
+
+
+def test_a_backfill_relates_by_meaning_before_its_passages_are_embedded(settings: Settings, use_m3: Embedder) -> None:
+    """A backfill takes many sources in before the insight step runs: what the step proposes from one
+    source is embedded before the next is examined, ahead of the passages queued before it."""
+    from incremind_daemon.pipeline.steps import StepState, examine_pending, ingest_item, open_writer
+    from incremind_daemon.pipeline.work import IngestFile
+    from incremind_daemon.sources.extract import extract_bytes
+
+    folder = settings.inbox_dir / "rankr"
+    folder.mkdir(parents=True)
+    notes = {
+        "1-background.md": "Week 48: the ranking model was retrained on fresh clicks.\n",
+        "2-rules.md": "In all my repos I want type hints on every function and mypy --strict passing before "
+        "you tell me something is done.\n",
+        "3-again.md": "Everything you write has to be fully typed and pass strict mypy, doesn't matter which repo.\n",
+    }
+    state = StepState(settings, extract_bytes, embedder=use_m3, actor="test", use_model=False)
+    with open_writer(state) as conn:
+        for name, text in notes.items():
+            (folder / name).write_text(text, encoding="utf-8")
+            ingest_item(conn, state, IngestFile(folder / name, "rankr", from_inbox=True))
+        examine_pending(conn, state)
+        queued = {str(row[0]) for row in conn.execute("SELECT DISTINCT kind FROM embed_queue")}
+        found = insights.list_insights(conn, status="pending", project="rankr", limit=10)
+        pending = [i.statement for i in found if "mypy" in i.statement]
+    assert "organized" in queued and "insight" not in queued  # the passages wait; the insights have vectors
+    assert pending == [
+        "In all my repos I want type hints on every function and mypy --strict passing before you tell me "
+        "something is done"
+    ]  # the paraphrase is a repeat, as the embedder reads it
