@@ -119,7 +119,10 @@ _STATED = re.compile(
     r"|[ \t]+(?:is|was|are|were|will[ \t]+be|would[ \t]+be|should[ \t]+be|has[ \t]+been|had[ \t]+been|becomes|equals)"
     r"(?:[ \t]+(?:now|still|currently|just|simply|actually|always|also))?"
     r"(?:[ \t]+(?:set|changed|updated|reset|rotated)[ \t]+to)?[ \t]+"
-    r"|[ \t]+(?:(?:was|has[ \t]+been|is|got)[ \t]+)?(?:set|changed|updated|reset|rotated|switched)[ \t]+to[ \t]+)"
+    r"|[ \t]+(?:(?:was|has[ \t]+been|is|got)[ \t]+)?(?:set|changed|updated|reset|rotated|switched)[ \t]+to[ \t]+"
+    # "the db password changed, its Ledg3rly!2026 now": the news, then the value in a clause of its own
+    r"|[ \t]*[,;]?[ \t]*(?:[-\u2013\u2014][ \t]*)?(?:it['\u2019]?s|it[ \t]+is|(?:the[ \t]+)?new[ \t]+one[ \t]+is|now)"
+    r"(?:[ \t]+now)?[ \t]*:?[ \t]+)"
 )
 _PASSWORD_WORDS = frozenset({"password", "passwd", "passphrase", "passcode"})
 _MADE_UP_AHEAD = re.compile(r"[ \t]+['\"]?[^\s'\"]*?[0-9!#$%&*+=?@^|~]")

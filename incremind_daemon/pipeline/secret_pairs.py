@@ -36,6 +36,8 @@ _PAIR_USER = re.compile(r"(?<![A-Za-z0-9._@+/\\:-])(?P<user>[A-Za-z][A-Za-z0-9._
 _PAIR_COLON = re.compile(r":[^\s/:]{8}")
 _COLON_USER = re.compile(r"(?<![A-Za-z0-9._@+/\\:-])(?P<user>[A-Za-z][A-Za-z0-9._@+-]{0,63})\Z")
 _WINDOW = 200  # characters before (or after) a pair in which a login word is looked for
+# "aws-actions/configure-aws-credentials@e3dd6a4…", "actions/checkout@v4.1.7": a repository at a commit or a tag
+_GIT_REF = re.compile(r"[a-z][a-z0-9._-]*@(?:[0-9a-f]{40}|[0-9a-f]{7,12}|v\d+(?:\.\d+){0,2})")
 # fmt: off
 _USUAL_USERS = frozenset({
     "admin", "administrator", "root", "user", "sa", "postgres", "guest", "test", "demo", "ubuntu", "ec2-user",
@@ -75,7 +77,9 @@ def _slash_pair_at(text: str, lowered: str, slash: int) -> Finding | None:
     if value is None or value[2]:
         return None
     candidate = text[value[0] : value[1]]
-    if "/" in candidate or not is_secret_shaped(candidate, kind="password", strict=True):
+    if "/" in candidate or _GIT_REF.fullmatch(candidate):
+        return None
+    if not is_secret_shaped(candidate, kind="password", strict=True):
         return None
     user = _PAIR_USER.search(text, max(0, slash - 80), slash)
     if user is None:

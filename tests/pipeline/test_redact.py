@@ -139,6 +139,12 @@ def test_a_webhook_address_keeps_its_host_and_loses_its_token(text: str, expecte
         "https://example.com/docs/hooks/useOAuth2CallbackHandler.md",
         "https://github.com/acme/repo/settings/hooks/123456789",
         "POST /webhooks/stripe-payment-intent",
+        # an action pinned to a commit or a tag, on a line that speaks of credentials
+        "sed -i 's#aws-actions/configure-aws-credentials@v4#aws-actions/configure-aws-credentials@"
+        "e3dd6a429d7300a6a4c196c26e071d42e0343502 \\# v4.0.2#' .github/workflows/tf-plan.yml",
+        "login step: uses: docker/login-action@v3.3.0",
+        "the password changed, it's the usual one now",
+        "the token expired, its lifetime is 3600 seconds",
         "",
     ],
 )
@@ -276,6 +282,9 @@ COMPLETE: list[tuple[str, str, str]] = [
     ("password-changed-zh", "测试服的密码改成了 Hunter2Xyz!", "Hunter2Xyz!"),
     ("password-now-en", "fyi the staging db password is now Tr0ub4dor&3 until Friday", "Tr0ub4dor&3"),
     ("password-now-zh", "Redis 的密码现在是 Tr0ub4dor&3，周五前别改", "Tr0ub4dor&3"),
+    ("password-news-en", "the staging db password changed, its Ledg3rly-St4ging!2026 now, .env only",
+     "Ledg3rly-St4ging!2026"),
+    ("password-rotated-en", "prod password rotated — new one is Zq9!mR2#kL7p", "Zq9!mR2#kL7p"),
     ("api-key-stated-en", f"the API key for the maps service is {HEX_KEY}", HEX_KEY),
     ("api-key-stated-zh", f"地图服务的 API 密钥为 {HEX_KEY}。", HEX_KEY),
     ("token-stated-en", "My deploy token is d3pl0y-Q8vT2mLx7Rz4, keep it safe", "d3pl0y-Q8vT2mLx7Rz4"),
