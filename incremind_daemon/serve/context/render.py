@@ -56,8 +56,10 @@ _OLDER_STATE = 2_000_000
 _ACTIVITY = 1_000_000
 
 # An @-path at a word start is an import for Claude Code and Gemini CLI; inside a code span it is not.
-_IMPORT = re.compile(r"(?<![\w`@])@(?=[~./\w-])[^\s`]+")
+_IMPORT = re.compile(r"(?<![\w`@])@(?=[~./\w-])[^\s`，。；：！？、）]+")
 _FENCE = re.compile(r"`{3,}|~{3,}")
+_TICKS = re.compile(r"`+")
+_AFTER_PATH = ").,;:!?]}'\"，。；：！？）"
 # control and format characters: NUL, escapes, zero-width and bidirectional marks
 _INVISIBLE = re.compile("[\x00-\x1f\x7f-\x9f\u200b-\u200f\u202a-\u202e\u2060-\u2069\ufeff]")
 
@@ -113,7 +115,42 @@ def defuse(text: str, limit: int | None = None) -> str:
     text = _FENCE.sub(lambda m: m.group(0)[:2], text)
     if limit is not None and len(text) > limit:
         text = _clip_at_word(text, limit)
-    return _IMPORT.sub(lambda m: f"`{m.group(0)}`", text)
+    # code spans stay as they are ("`/src/gateway/ @tomas-r`"); a backtick that opens none, one cut by the
+    # clip say, is a quote mark, so the spans made here for imports open and close where they are meant to
+    out: list[str] = []
+    done = 0
+    for start, end in _code_spans(text):
+        out += [_defuse_imports(text[done:start].replace("`", "'")), text[start:end]]
+        done = end
+    out.append(_defuse_imports(text[done:].replace("`", "'")))
+    return "".join(out)
+
+
+def _code_spans(text: str) -> list[tuple[int, int]]:
+    """Return the inline code spans of a line: a run of backticks up to the next run of the same length."""
+    runs = list(_TICKS.finditer(text))
+    spans: list[tuple[int, int]] = []
+    at = 0
+    while at < len(runs):
+        opener = runs[at]
+        close = next((k for k in range(at + 1, len(runs)) if len(runs[k].group()) == len(opener.group())), None)
+        if close is None:
+            at += 1
+            continue
+        spans.append((opener.start(), runs[close].end()))
+        at = close + 1
+    return spans
+
+
+def _defuse_imports(text: str) -> str:
+    """Put each @-path in a code span of its own, the punctuation after it left outside ("(`@tomas-r`)")."""
+
+    def span(match: re.Match[str]) -> str:
+        path = match.group(0)
+        core = path.rstrip(_AFTER_PATH) or path
+        return f"`{core}`{path[len(core) :]}"
+
+    return _IMPORT.sub(span, text)
 
 
 def _clip_at_word(text: str, limit: int) -> str:
