@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import shutil
 from dataclasses import replace
 from pathlib import Path
@@ -171,3 +172,20 @@ def test_session_facts_meta_needs_a_session_id_recorded_or_given() -> None:
     assert facts.meta("codex", "from-path") == SessionMeta("codex", "from-path", cwd="/w")
     facts.note("session_id", "recorded")
     assert facts.meta("codex", "from-path") == SessionMeta("codex", "recorded", cwd="/w")
+
+
+def test_reader_meta_of_a_legacy_gemini_chat_says_when_it_started(tmp_path: Path) -> None:
+    path = tmp_path / "agents" / ".gemini" / "tmp" / "bot" / "chats" / "session-2025-09-18T02-57-8a20078e.json"
+    path.parent.mkdir(parents=True)
+    shutil.copy(FIXTURES / "gemini" / "test_conversation_gemini.json", path)
+    (path.parent.parent / ".project_root").write_text("/home/me/bot\n")
+    read = TranscriptReader(ReadRules(home=tmp_path / "home", exclude=(), projects={}))
+
+    found = read(TailSession(path, "gemini"), None)
+
+    assert found.meta is not None
+    assert (found.meta.session_id, found.meta.started, found.meta.cwd) == (
+        "8a20078e-2d5e-4f81-a640-9b879bbb7e6d",
+        json.loads(path.read_bytes())["startTime"],
+        "/home/me/bot",
+    )

@@ -186,10 +186,15 @@ def parse_gemini_json(data: bytes, *, cwd: str | None = None) -> list[SessionMes
 
     Ids are the same as for the JSONL copy a resumed session writes, so the store dedupes.
     """
+    return read_gemini_json(data, cwd=cwd)[0]
+
+
+def read_gemini_json(data: bytes, *, cwd: str | None = None) -> tuple[list[SessionMessage], SessionMeta | None]:
+    """Parse a pre-0.39 ``session-*.json`` chat with what it says of itself (its start, its summary)."""
     document = decode_object(data)
     if document is None:
         log.warning("skipping a Gemini chat file that is not a JSON object")
-        return []
+        return [], None
     parser = GeminiParser(cwd=cwd)
     parser._absorb_metadata(document)
     out: list[SessionMessage] = []
@@ -197,7 +202,7 @@ def parse_gemini_json(data: bytes, *, cwd: str | None = None) -> list[SessionMes
         message = as_object(raw)
         if message is not None and get_str(message, "id") is not None:
             out.extend(parser._on_message(message))
-    return _last_copy_wins(out)
+    return _last_copy_wins(out), parser.meta
 
 
 def _last_copy_wins(messages: list[SessionMessage]) -> list[SessionMessage]:

@@ -24,7 +24,7 @@ from incremind_daemon.pipeline.work import FileMark, SessionItem, SessionMessage
 from incremind_daemon.sources.sessions.claude import ClaudeParser
 from incremind_daemon.sources.sessions.codex import CodexParser, open_rollout
 from incremind_daemon.sources.sessions.discover import is_excluded
-from incremind_daemon.sources.sessions.gemini import GeminiParser, parse_gemini_json
+from incremind_daemon.sources.sessions.gemini import GeminiParser, read_gemini_json
 from incremind_daemon.sources.sessions.generic import parse_chat_markdown
 from incremind_daemon.sources.sessions.records import SessionFacts, SessionParser
 from incremind_daemon.sources.sessions.tail import (
@@ -126,7 +126,7 @@ class TranscriptReader:
             found.extend(parser.flush())
             meta = parser.meta
         elif item.agent == "gemini":
-            messages = parse_gemini_json(_read_all(path), cwd=_gemini_root(path))
+            messages, meta = read_gemini_json(_read_all(path), cwd=_gemini_root(path))
             found = list(messages)
         else:
             text = _read_all(path).decode("utf-8", errors="replace")
