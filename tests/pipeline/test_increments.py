@@ -369,6 +369,13 @@ def test_the_other_languages_forms_of_the_examples(candidate: str, known: str, k
         ("When debugging on one GPU, don't use torchrun", "Launch training with torchrun on 8 GPUs", "supplement"),
         ("pnpm pls, not npm — I use pnpm for everything", "我都用 pnpm，不要给我 npx / npm 的指令", "repeat"),
         ("Use npm for everything here", "Use pnpm, not npm", "supersedes"),
+        # an exception that turns the rule around for its own case, found by a new user
+        (
+            "Ok fair, exception: in test classes field @Autowired is fine",
+            "In ledgerly use constructor injection only, never field @Autowired",
+            "supplement",
+        ),
+        ("测试类例外，可以用字段 @Autowired 注入", "ledgerly 里只用构造器注入，不要字段 @Autowired 注入", "supplement"),
     ],
 )
 def test_exceptions_supplement_and_a_mention_is_not_a_use(candidate: str, known: str, kind: str) -> None:
