@@ -493,14 +493,26 @@ def about_the_person(folded: str, cues: frozenset[str]) -> bool:
 def with_reach(text: str, found: list[Candidate]) -> list[Candidate]:
     """Make global a rule followed by a remark that it holds everywhere; drop that remark as a candidate.
 
-    "以后改动超过 5 个文件先列计划。这个所有项目都适用。", "…. Same for all my repos."
+    "以后改动超过 5 个文件先列计划。这个所有项目都适用。", "…. Same for all my repos.", and a remark that
+    says nothing but the reach ("thats every repo not just this one") after the rules of its paragraph.
     """
-    scoped = [_scoped_after(text, candidate) for candidate in found]
-    return [
-        c
-        for i, c in enumerate(scoped)
-        if not (i and scoped[i - 1].scope == "global" and _remarks(text, scoped[i - 1], c))
-    ]
+    out: list[Candidate] = []
+    for candidate in found:
+        if _only_reach(fold(candidate.quote).casefold()):
+            before = text[: candidate.start]
+            paragraph = before.rfind("\n\n")
+            out = [
+                replace(c, scope="global")
+                if c.end > paragraph and candidate.start - c.end <= 160 and not c.reported
+                else c
+                for c in out
+            ]
+            continue
+        scoped = _scoped_after(text, candidate)
+        if out and out[-1].scope == "global" and _remarks(text, out[-1], scoped):
+            continue
+        out.append(scoped)
+    return out
 
 
 _NEXT_SENTENCE = re.compile(r"[ \t]*([^\n。！？!?]{1,60}?)(?:[。！？!?]|\.(?!\w)|$)", re.M)
@@ -521,7 +533,32 @@ def _remarks(text: str, rule: Candidate, candidate: Candidate) -> bool:
 
 
 def _said_everywhere(folded: str) -> bool:
-    return len(folded) <= 60 and _GLOBAL.search(folded) is not None and _HOLDS.search(folded) is not None
+    return (
+        len(folded) <= 60
+        and _GLOBAL.search(folded) is not None
+        and (_HOLDS.search(folded) is not None or _only_reach(folded))
+    )
+
+
+# the words a remark on reach is made of, besides the reach itself: "that's for every repo, not just this one"
+_REACH_WORDS = frozenset(
+    {
+        *("that", "that's", "thats", "this", "it", "it's", "its", "which", "goes", "go", "for", "applies", "apply"),
+        *("to", "holds", "hold", "same", "is", "too", "also", "and", "btw", "ok", "okay", "here", "in", "the"),
+        *("rule", "one", "ones", "all", "of", "them", "please", "pls"),
+    }
+)
+_REACH_CHARS = frozenset("这那个条规则也都适用一样同理通不只是里的了哦啊吧呢全部")
+_NOT_JUST = re.compile(r"not (?:just|only) (?:in )?(?:this (?:one|repo|project)|here|[\w.-]+)|不只是?[^，。,]{0,8}")
+
+
+def _only_reach(folded: str) -> bool:
+    """Tell whether a short sentence says nothing but where a rule holds ("That's for every repo.")."""
+    if len(folded) > 60 or _GLOBAL.search(folded) is None:
+        return False
+    rest = _NOT_JUST.sub(" ", _GLOBAL.sub(" ", folded))
+    words = re.findall(r"[a-z']+|[\u4e00-\u9fff]", rest)
+    return all(w in _REACH_WORDS if w.isascii() else w in _REACH_CHARS for w in words)
 
 
 # what a remark on a rule's reach says of it: "…都适用", "…也一样", "same for …", "that goes for …"

@@ -25,7 +25,9 @@ _EN_LEAD = re.compile(
     r"^(?:(?:(?:no|nope|yes|yeah|yep|yup|ok(?:ay)?|right|alright|stop|wait|hold on|hmm+|hm+|ah|oh|look|listen"
     r"|important|note|heads up|reminder|fyi|ps|p\.s\.|actually|correction|update|also|btw|anyway|anyways|well"
     r"|great|thanks|thank you|cool|nice|perfect|good|sure|got it|one more thing|another thing|quick note|side note"
-    r"|i told you|as i said|again|reminder"
+    r"|i told you|as i said|again|reminder|(?:ok(?:ay)? )?fair(?: enough)?|(?:just )?to be clear|just so we're clear"
+    # where the rule holds, said before it: "for everything we do together: …"
+    r"|(?:for|in) (?:everything|anything|all the (?:work|stuff)) (?:we do|we work on)(?: together)?"
     r"|change of plans?|(?:new )?plan from now on|new plan|one change(?: first)?|heads[- ]up(?: first)?"
     r"|that(?:'s| is) (?:wrong|not right|not it)|wrong"
     # words about the telling, not the thing told: "For future sessions: …", "I've told you before: …"
@@ -34,7 +36,8 @@ _EN_LEAD = re.compile(
     r"|as i (?:said|told you)(?: before)?|while you're (?:in there|at it)|new repo for you|if it does"
     rf"|claude|codex|gemini|hey(?: claude| codex| gemini)?|hi|hello){_LEAD_PUNCT})"
     r"|(?:so|and|but|also|oh|oh and|and also|ok so|okay so|btw|by the way|fyi|i think(?: that)?|i guess|i believe"
-    r"|(?:yeah|yes|yep|ok|okay)(?=\s+(?:i|we|the|my|our|it|this|that)\s)|actually(?=\s+(?:let's|we|i|the)\s)"
+    r"|(?:yeah|yes|yep|ok|okay)(?=\s+(?:i|we|the|my|our|it|this|that|we're|we'll|i'm|i'll|let's)\s)"
+    r"|actually(?=\s+(?:let's|we|i|the)\s)"
     r"|honestly|basically|just so you know|for the record|to be clear|please note(?: that)?|remember that"
     r"|keep in mind(?: that)?|note that|just|please|my habit is(?: to)?|the (?:trick|key|rule|tip) is(?: to)?"
     r"|remember(?: that)?(?=\s+the\b)|remember to|ok(?:ay)?(?=\s+[\u4e00-\u9fff]))\s+"
@@ -63,7 +66,12 @@ _ZH_LEAD = re.compile(
     r"(?:[\s，,。:：!！、~～—]|\.(?!\w))*"  # not the dot of ".env.example"
     r"|(?:有个|一个)?(?:变化|变动|改动|变更)[:：]\s*|(?:你|帮我)?记一下[:：]\s*"
     # a count of what follows ("两件事：", "一个问题："), an introduction, the person saying it again
-    r"|(?:[一两二三四几]|这|有|还有)(?:件事|个事|个问题|个变化|个改动|点)[:：]\s*|(?:先)?简单介绍一下[\s，,。:：]*"
+    r"|(?:[一两二三四几]|这|有|还有)(?:件事|个事|个问题|个变化|个改动|点)(?:[，,][^，,。:：]{1,10})?[:：]\s*"
+    r"|(?:先)?简单介绍一下[\s，,。:：]*|省得[^，,。:：]{1,10}[:：]\s*"
+    # a supplement naming the rule it adds to: "clippy 那条再加一个：", "给我看 diff 那条补充一下："
+    r"|[^，,。:：]{1,16}那条(?:规则|规矩)?(?:再加一(?:个|点|条|句)|补充一下|补充一点|再补充一?(?:点|句)?)[:：，,]\s*"
+    # who it was settled with: "跟产品确认过了，…"
+    r"|(?:跟|和|同)[^，,。:：\s]{1,8}(?:确认|商量|对)过了?[，,:：]\s*"
     r"|还是那句话[\s，,:：]*|[^，,。:：\s]{1,8}的时候注意[:：]\s*|决定了[:：]\s*"
     # an item's own marker left at the front: "1）dbt 1.8 升级推迟…", "(a) 不行，…"
     r"|[(（](?:\d{1,2}|[a-z])[)）]\s*|\d{1,2}[)）]\s*)+"
@@ -76,7 +84,9 @@ _TOPIC = re.compile(
 _ZH_TOPIC = re.compile(
     r"^(?:关于|至于)([^:,，：]{1,20})[:,，：]\s*(?=\S)"
     # "部署步骤记一下：先跑 …", "迟交政策你记一下，后面写脚本要用：…": what to note is the subject
-    r"|^([^，,。:：\s]{1,12}?)(?:你|帮我)?记一下(?:[，,][^:：。]{0,30})?[:：]\s*(?=\S)"
+    r"|^([^，,。:：\s][^，,。:：]{0,15}?)\s*(?:你|帮我)?记一下(?:[，,][^:：。]{0,30})?[:：]\s*(?=\S)"
+    # "测试这块：CLI 的输出都要有 snapshot test": the matter, without the word for a part of it
+    r"|^([^，,。:：\s]{1,12}?)\s*(?:这块|这一块|这边|方面)[:：]\s*(?=\S)"
     # "端口的事说一下：dashboard 改成 8765", "说一下部署的事：…": the matter is the subject
     r"|^([^，,。:：\s]{1,12}?)的事(?:情|儿)?(?:我?(?:说一下|说下|讲一下|讲下|提一下|交代一下))?[:：]\s*(?=\S)"
     r"|^(?:我?(?:说一下|说下|讲一下|讲下|提一下))([^，,。:：\s]{1,12}?)的事(?:情|儿)?[:：]\s*(?=\S)"
@@ -160,7 +170,8 @@ def strip_lead_in(text: str) -> str:
             subject = next(group for group in topic.groups() if group is not None).strip()
             # "About commits: squash them" keeps its subject unless the rest names it again
             mark = "：" if CJK_CHAR.match(subject[-1:]) else ": "  # "部署步骤：先跑 …", "Prod: moving it to 31 Mar"
-            text = rest if fold(subject) in fold(rest) else f"{subject[0].upper()}{subject[1:]}{mark}{rest}"
+            named = fold(subject) in fold(rest) or _names_again(subject, rest)
+            text = rest if named else f"{subject[0].upper()}{subject[1:]}{mark}{rest}"
         elif subject := _SUBJECT.match(text):
             rest = text[subject.end() :]
             for pattern in (_EN_LEAD, _ZH_LEAD):
@@ -169,6 +180,12 @@ def strip_lead_in(text: str) -> str:
                     text = f"{subject.group(1)}：{rest[match.end() :]}"
                     break
     return text
+
+
+def _names_again(subject: str, rest: str) -> bool:
+    """Tell whether the rest names the subject's Latin name ("staging 环境的信息" before "The staging backend …")."""
+    names = {word.casefold() for word in re.findall(r"[A-Za-z][\w.-]{2,}", subject)}
+    return bool(names) and names <= {word.casefold() for word in re.findall(r"[A-Za-z][\w.-]{2,}", rest)}
 
 
 def split_condition(statement: str) -> tuple[str, str]:

@@ -145,6 +145,26 @@ def test_leading_connective_and_list_marker_are_not_in_the_statement() -> None:
         ("不是 bash，是 fish", "不是 bash，是 fish"),
         ("Change of plans on the database: let's switch to SQLite.", "The database: let's switch to SQLite"),
         ("change of plans for prod: moving it to 31 Mar.", "Prod: moving it to 31 Mar"),
+        # found by new users: words about the telling, a count with a remark, the rule a supplement adds to
+        ("先说两件事，整周都适用：跟我说话用中文就行。", "跟我说话用中文就行"),
+        ("顺便自我介绍一下，省得以后每次解释：我是做移动端和后端的。", "我是做移动端和后端的"),
+        ("clippy 那条再加一个：pedantic 只在 lib crate 开。", "pedantic 只在 lib crate 开"),
+        ("另外跟产品确认过了，1.4 的发布推迟到 1 月 8 号了。", "1.4 的发布推迟到 1 月 8 号了"),
+        ("测试这块：CLI 的输出都要有 snapshot test。", "测试：CLI 的输出都要有 snapshot test"),
+        (
+            "另外 staging 环境的信息记一下：The staging backend is at staging-api.tidepool.dev.",
+            "The staging backend is at staging-api.tidepool.dev",
+        ),
+        ("Just to be clear, we're on Riverpod, not Bloc.", "We're on Riverpod, not Bloc"),
+        (
+            "Ok fair, exception: in test classes field injection is fine.",
+            "Exception: in test classes field injection is fine",
+        ),
+        ("Ok we're going with karpenter for the node pools.", "We're going with karpenter for the node pools"),
+        (
+            "fyi for everything we do together: never run terraform apply yourself.",
+            "Never run terraform apply yourself",
+        ),
     ],
 )
 def test_a_change_lead_in_goes_and_a_name_keeps_its_case(quote: str, statement: str) -> None:
@@ -174,12 +194,30 @@ def test_chinese_clause_without_comma_is_a_condition_kept_in_the_statement() -> 
         ("以后改动超过 5 个文件都要先列计划。这个所有项目都适用。", "global"),
         ("以后改动超过 5 个文件都要先列计划。另外所有项目的 README 要写中文。", "project"),
         ("以后改动超过 5 个文件都要先列计划。", "project"),
+        # a remark that says nothing but the reach, after the rules of its paragraph
+        ("Never run cargo update without asking me, lockfile bumps get their own PR. That's for every repo.", "global"),
+        ("以后改完都先给我看 diff，commit 我自己来。所有项目都是这样。", "global"),
     ],
 )
 def test_a_rule_about_every_repo_or_about_pushing_holds_in_every_project(text: str, scope: str) -> None:
     found = extract_candidates(text, conversational=True)
     assert [c.scope for c in found][:1] == [scope], found
-    assert not any(c.statement.endswith("适用") for c in found)  # the remark on the reach is no rule
+    # the remark on the reach is no rule
+    assert not any(c.statement.endswith(("适用", "every repo", "这样")) for c in found)
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "fyi: never run terraform apply yourself. plan only, i apply. thats every repo not just this one",
+        "pls stop with the essays, diff and two lines of why. goes for all projects, not just ledgerly",
+        "别自己跑 cargo update，先问我。所有仓库都这样，不只是这个。",
+    ],
+)
+def test_a_remark_on_reach_is_never_a_candidate_and_makes_the_rules_before_it_global(text: str) -> None:
+    found = extract_candidates(text, conversational=True)
+    assert all(c.scope == "global" for c in found), found
+    assert not any("project" in c.statement or "repo" in c.statement or "仓库" in c.statement for c in found)
 
 
 @pytest.mark.parametrize(
