@@ -191,7 +191,7 @@ DECISION = re.compile(
         r"agreed:",
         r"we agreed",
     )
-    + r"|决定|定了|定下来|拍板|结论[是:：]|就用|就定|先定|定[成为]|选定|选了"
+    + r"|决定|(?<!搞)定了|定下来|拍板|结论[是:：]|就用|就定|先定|定[成为]|选定|选了"
     r"|采用|改用|换成|改成|改为|迁到|搬到|升到|升级到|降到|不用[^，。！？,.!?]{0,15}了|先不|放弃" + f"|{MOVED_TO}|延到"
 )
 ENTITY = re.compile(
@@ -282,7 +282,7 @@ HAPPENED = re.compile(
 # a heading or caption over a list of decisions
 DECISION_SECTION = re.compile(
     _words(r"decisions?|decided|agreed|agreements?|outcomes?|resolutions?|conclusions?|we settled|settled")
-    + r"|决定|决议|结论|定了|共识|决策|拍板"
+    + r"|决定|决议|结论|(?<!搞)定了|共识|决策|拍板"
 )
 # a heading over what was talked about or reported, where nothing is settled by being listed
 DISCUSSION_SECTION = re.compile(_words(r"discussion|discussed|background") + r"|讨论|背景")

@@ -194,7 +194,8 @@ def read_items(text: str, view: TurnView, files: MentionedFiles, at: int) -> Ite
         yield from _agent_items(text, blocks, view, over_code=_SHOWN_CHANGE.match(text) is not None)
         if "\n+++ " in text and sum(text_weight(b.text) for b in blocks) < 3 and (shown := diff_report(text)):
             yield Item(DONE, clip(shown, ITEM_CHARS), 0, shown)  # a reply that is only the diff of what it changed
-    if view.deep:  # what the person settled, in their own words: the lasting statements of the turn
+    # an opening that ends on a question ("…其实应该在新分支上。怎么挪过去？") sets it up: it settles nothing
+    if view.deep and not (view.goal and text.rstrip().endswith(("?", "？"))):
         for statement in extract_candidates(text, conversational=True):
             folded = fold(statement.statement)
             asks = is_asking(folded) or (view.goal and (REQUEST.search(strip_prefix(POLITE, folded)) or _opens(folded)))

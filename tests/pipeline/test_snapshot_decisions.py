@@ -211,3 +211,20 @@ def test_a_decision_turned_down_later_in_the_session_is_no_longer_a_decision(tur
     decisions = snapshot_session(turns).decisions
     assert any("redis" in item.casefold() for item in decisions), decisions  # the change itself names it
     assert not any(("用 Redis，" in item or "use Redis" in item) for item in decisions), decisions
+
+
+@pytest.mark.parametrize(
+    ("closing", "reply"),
+    [("好的 搞定了 谢谢", "不客气！"), ("ok that did it, thanks", "You're welcome!")],
+    ids=["zh", "en"],
+)
+def test_a_question_answered_and_a_thanks_decide_nothing(closing: str, reply: str) -> None:
+    turns = [
+        user("我刚把一个 commit 提交到 main 上了（还没 push），其实应该在新分支 feature/x 上。怎么把它挪过去？"),
+        assistant("先 `git branch feature/x`，再 `git reset --hard HEAD~1`，然后 `git switch feature/x`。"),
+        user("如果是 3 个 commit 呢"),
+        assistant("把 `HEAD~1` 换成 `HEAD~3` 就行。"),
+        user(closing),
+        assistant(reply),
+    ]
+    assert snapshot_session(turns).decisions == ()
