@@ -38,6 +38,7 @@ from incremind_daemon.pipeline.lasting import (
     REPORTED,
     REQUEST,
     STANDING,
+    STATUS,
     TODAY_PLAN,
     about_the_person,
     names_this_project,
@@ -434,6 +435,8 @@ def _score_sentence(text: str, piece: Piece, *, conversational: bool, chance: Ch
         strengths = strengths or {"preference": 1.0}
     elif conversational and not _lasts_in_conversation(folded, frozenset(matched)):
         lasts = False
+    elif conversational and STATUS.search(folded) and not decided:
+        return None  # where a run or a release stands today: "Deployed 1.15.0 to staging, all green"
     if (
         not reported
         and (one_off(folded) or _NARRATED.search(folded))
@@ -463,7 +466,7 @@ def _score_sentence(text: str, piece: Piece, *, conversational: bool, chance: Ch
             return None
         if not lasts:
             # an ask, a plan for today or for once is the task at hand, however lasting its words sound
-            for_now = REQUEST.search(folded) or TODAY_PLAN.search(folded) or one_off(folded)
+            for_now = REQUEST.search(folded) or TODAY_PLAN.search(folded) or one_off(folded) or STATUS.search(folded)
             if chance.likelihood < chance.accept or for_now or piece.discussed:
                 return None
             strengths = {chance.category: 2.0 * chance.likelihood, **strengths}

@@ -417,6 +417,18 @@ TODAY_PLAN = re.compile(
     )
     + r"|今天要|今天先|今天把|今天准备|这次先|^(?:好|行|ok)?[，,\s]*(?:下一步|接下来)"
 )
+# a report of where a run or a release stands now: "Training job 4471 finished, val loss 0.312", "1.14.2 is out on
+# prod", "部署好了": news of the day, however many names and numbers it holds
+STATUS = re.compile(
+    _words(
+        r"(?:job|run|build|pipeline|deploy(?:ment)?|migration|release|tests?|ci) (?:\w+ )?(?:finished|completed"
+        r"|succeeded|passed|ran (?:fine|clean|green|ok))",
+        r"(?:is|are|went) (?:out|live) (?:on|to|in) (?:prod|production|staging)",
+        r"^(?:status|update)\s*:",
+        r"^deployed (?:v?\d|it|to)",
+    )
+    + r"|部署(?:好|完)了|上线了[，,。！!]|跑完了"
+)
 # a report of what just went wrong is about now, whatever "always" it holds
 COMPLAINT = re.compile(
     _words(

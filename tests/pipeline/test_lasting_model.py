@@ -107,6 +107,20 @@ def test_a_lasting_statement_without_a_cue_word_is_taken_by_its_meaning(use_m3: 
 
 
 @pytest.mark.parametrize(
+    "text",
+    [
+        "Training job 4471 finished, val loss 0.312, NDCG@10 0.468.",
+        "Status: ledgerly 1.14.2 is out on prod, V23 migration ran fine, no errors in the logs.",
+        "Deployed 1.15.0 to staging, all green.",
+        "v2.3 已经上线了，监控没报警。",
+        "staging 部署好了，v1.8.2，接口都通了。",
+    ],
+)
+def test_where_a_run_or_a_release_stands_today_is_no_candidate(use_m3: Embedder, text: str) -> None:
+    assert extract_candidates(text, conversational=True, reader=reader_for(use_m3)) == []
+
+
+@pytest.mark.parametrize(
     ("text", "statement"),
     [
         ("不对，金额别引 decimal 库，统一用 int64 存分。", "金额别引 decimal 库，统一用 int64 存分"),
