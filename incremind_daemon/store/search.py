@@ -51,6 +51,7 @@ from incremind_daemon.store.semantic import (
 )
 from incremind_daemon.store.snippet import mark_snippet
 from incremind_daemon.store.tokenizer import iter_tokens, query_words, register_tokenizer
+from incremind_daemon.store.unmatched import split_unmatched
 from incremind_daemon.store.when import TimeRange, time_range
 
 log = logging.getLogger(__name__)
@@ -306,7 +307,7 @@ def _ranked_hits(
     insight_status: str,
 ) -> list[Hit]:
     """Rank one cut query in the wanted mode; return up to 2 x limit + SPARE_HITS hits, best first."""
-    words = list(cut.words)
+    words = split_unmatched(conn, list(cut.words))  # "晓雨学" glued by the segmenter: 晓雨, 学
     depth = limit if wanted == "vector" else max(limit, FUSION_DEPTH)
     vector = None
     if embedder is not None and wanted != "keyword":
