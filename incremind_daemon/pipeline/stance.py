@@ -104,6 +104,8 @@ def _words(*phrases: str) -> str:
 _NEGATION = re.compile(
     _words(
         r"not|never|no longer|no|don't|do not|doesn't|does not|didn't|isn't|aren't|shouldn't|won't|can't|cannot"
+        # typed without the apostrophe: "dont ever run terraform apply yourself"
+        r"|dont|doesnt|didnt|isnt|arent|shouldnt"
         r"|avoid|stop|instead of|rather than|without"
     )
     + r"|不再|不要|别|而不是|没有|不必|无需|避免|停止|禁止|不能|不应该?|不用|从不|不是|不会|不该"
@@ -262,8 +264,9 @@ RESTATED_TAIL = re.compile(r"(?:\s*[—–]+\s*|\s+-{1,2}\s+|\s*[,，;；]\s*)(?
 # The one thing right after a negation is what it turns down: "don't mock the db" turns down mocking,
 # "不想上 redux" redux. A Chinese object counts only after a verb of use ("别在回复里加 emoji" is about emoji).
 _TURNED_DOWN = re.compile(
-    r"(?:(?<![a-z])(?:not|no|never|don't|do not|instead of|rather than|without|avoid|stop using|no more)\s+"
-    r"(?:(?:use|using|add|put|include|write|install|touch|pick|go with|bring in|switch to|change to|move to)\s+)?"
+    r"(?:(?<![a-z])(?:not|no|never|don't|dont|do not|instead of|rather than|without|avoid|stop using|no more)\s+"
+    r"(?:(?:ever|even|really|yet)\s+)?"  # "dont ever run terraform apply": what it turns down follows
+    r"(?:(?:use|using|add|put|include|write|install|touch|pick|go with|bring in|switch to|change to|move to|run)\s+)?"
     r"(?:the\s+|a\s+|an\s+|any\s+)?"
     r"(?P<latin>[\w.+#-]+)"
     r"|(?:不要|不用|别|不想|不再|而不是|不是|避免|禁止|不能|不许|不)\s*"
@@ -277,7 +280,7 @@ _USED = re.compile(
 )
 _DENIED = re.compile(
     r"(?:(?:不要|不用|不|别|不再|禁止|不能|不应该?|没)[再也都还]?"
-    r"|(?<![a-z])(?:never|not|don't|do not|stop|no longer|won't|can't|cannot))\s*$"
+    r"|(?<![a-z])(?:never|not|don't|dont|do not|stop|no longer|won't|can't|cannot))\s*$"
 )
 _FIRST_WORD = re.compile(r"^[\"'“「(\s]*([a-z][\w.+#-]*)\b")
 # what a text holds to be better: "a learnable temperature is always better than …", "org-mode 更好用"

@@ -457,3 +457,12 @@ def test_a_note_that_keeps_the_value_and_places_the_old_one_elsewhere_agrees() -
     note = "Team decision: the payments API port stays 8443; 8080 is only used by the legacy admin panel"
     for known in ("The API port is 8443, not 8080", "端口是 8443 不是 8080，我们走的是 TLS"):
         assert said_after(note, [known], ordered=False)[0] not in ("different", "supersedes"), known
+
+
+def test_a_negation_typed_without_its_apostrophe_turns_down_the_thing_after_its_adverb() -> None:
+    assert negated("Dont ever run terraform apply yourself") == {"terraform"}
+    assert negated("NO terraform apply from you, not even in a make target") == {"terraform"}
+    assert "package" not in negated("mypy --strict covers scripts/ too, not just the package")
+    # the same rule again, however loud, turns nothing around (found by a new user: it retired the rule)
+    statement = "NO terraform apply from you, not even in a make target"
+    assert said_after(statement, ["Dont ever run terraform apply yourself"])[0] != "supersedes"
