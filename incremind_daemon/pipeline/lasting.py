@@ -376,6 +376,12 @@ REPORTED = re.compile(
     # a Latin name at the head of a clause who says what should be: "Kevin 在 review 里说所有 API 调用应该…"
     r"|(?:^|[，。；：:,;]\s*)(?!(?:i|we|you|it|ci|this|that|readme|docs?|log|error|output|test)\b)[a-z][a-z.-]{1,15}"
     r"\s*(?:[^，。；,;!?！？]{0,14}?)(?:(?:还是|一直)?(?:认为|觉得|建议|坚持|主张)|说[^，。；,;]{0,40}?(?:应该|最好|必须))"
+    # someone's view given under their name: "Zhou Tao 的意见：lib crate 里也直接用 anyhow", "Sam's take: …"
+    # (a team's is how things are done there: "SRE 组的意见：prod 变更一律走 CI")
+    r"|^(?!我|咱|你|您|大家)[\w\u4e00-\u9fff][\w .\u4e00-\u9fff-]{0,15}?(?<!组|队|部|门)"
+    r"的(?:意见|看法|观点|想法|建议)(?:是)?\s*[:：]"
+    r"|^(?!my |our |your |the )[a-z][\w.-]{1,15}(?: [a-z][\w.-]{1,15})?'s (?:view|take|opinion|position|suggestion)"
+    r"(?: is)?\s*[:：]"
 )
 # a reminder for one day is not a standing rule
 ONE_OFF = re.compile(

@@ -107,6 +107,20 @@ def test_a_lasting_statement_without_a_cue_word_is_taken_by_its_meaning(use_m3: 
 
 
 @pytest.mark.parametrize(
+    ("text", "reported"),
+    [
+        ("Zhou Tao 的意见：lib crate 里也直接用 anyhow 就行，thiserror 的错误枚举太啰嗦。", True),
+        ("Priya's view: every model change has to log NDCG@10 to MLflow.", True),
+        # a team's view is how things are done there, said on its behalf
+        ("SRE 组的意见：prod 变更一律走 CI 流水线里的 terraform apply，不应该在个人电脑上执行", False),
+    ],
+)
+def test_a_view_given_under_someones_name_is_theirs(use_m3: Embedder, text: str, reported: bool) -> None:
+    [candidate] = extract_candidates(text, conversational=True, reader=reader_for(use_m3))
+    assert candidate.reported is reported
+
+
+@pytest.mark.parametrize(
     "text",
     [
         "Training job 4471 finished, val loss 0.312, NDCG@10 0.468.",
