@@ -27,6 +27,10 @@ _PASTED_LINE = re.compile(
     # a compiler's or linter's "file:line[:col]: error", a bare "file:line", node's own frames, XCTest, banners
     r"|[\w./~@+-]*\.\w+:\d+(?::\d+)?:?\s*(?:-\s*)?(?i:error|warning|note|fatal)\b|[\w./~-]+\.\w+:\d+(?::\d+)?\s*$"
     r"|(?:Tests|Test Suites|Snapshots|Test Files):\s+\d+ "  # a test runner's summary (Jest, Vitest)
+    # kotlinc's "e: file:///…/PostingService.kt:47:32 …", Flutter's "Column Column:file:///…/page.dart:38:16"
+    r"|[ew]: (?:file://)?/\S|(?:\S+\s+){0,3}\S*file:///\S+:\d+"
+    # a build tool fetching what it needs: "Downloading https://services.gradle.org/…/gradle-8.10.2-bin.zip"
+    r"|(?:Downloading|Downloaded|Resolving|Fetching|Collecting|Unpacking|Extracting)\s+(?:https?://|\S+\.(?:zip|jar|whl|tgz)\b)"
     r"|node:internal/|Test (?:Case|Suite) '|[@#*=]{8,}|@\s.*@\s*$|Done linting|Found \d+ violations?\b"
     r"|FAIL(?:ED)?\b|PASS(?:ED)?\b|ERROR\b|WARN(?:ING)?\b|INFO\b|DEBUG\b|TRACE\b|CRITICAL\b|✓|✗|✔|✘|×|●"
     r"|\[\d{1,2}:\d{2}|\[?\d{4}-\d{2}-\d{2}[ T]\d{2}:\d{2}|\d{2}:\d{2}:\d{2}[.,]?\d*\s"

@@ -128,9 +128,15 @@ def test_a_view_given_under_someones_name_is_theirs(use_m3: Embedder, text: str,
         "Deployed 1.15.0 to staging, all green.",
         "v2.3 已经上线了，监控没报警。",
         "staging 部署好了，v1.8.2，接口都通了。",
+        # build output pasted under an ask (found by new users)
+        "build broke again:\ne: file:///home/dana/code/ledgerly/src/main/kotlin/io/ledgerly/posting/PostingService.kt"
+        ":47:32 Argument type mismatch: actual type is 'kotlin.Double', but 'java.math.BigDecimal' was expected.",
+        "ci is red:\nRun ./gradlew test --no-daemon\nDownloading https://services.gradle.org/distributions/"
+        "gradle-8.10.2-bin.zip",
+        "页面溢出了：\n  Column Column:file:///home/lx/code/tidepool/lib/features/tides/tide_chart_page.dart:38:16",
     ],
 )
-def test_where_a_run_or_a_release_stands_today_is_no_candidate(use_m3: Embedder, text: str) -> None:
+def test_news_of_the_day_and_pasted_build_output_are_no_candidates(use_m3: Embedder, text: str) -> None:
     assert extract_candidates(text, conversational=True, reader=reader_for(use_m3)) == []
 
 
