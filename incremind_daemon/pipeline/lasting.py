@@ -281,11 +281,19 @@ HAPPENED = re.compile(
 )
 # a heading or caption over a list of decisions
 DECISION_SECTION = re.compile(
-    _words(r"decisions?|decided|agreed|agreements?|outcomes?|resolutions?|conclusions?|we settled|settled")
-    + r"|决定|决议|结论|(?<!搞)定了|共识|决策|拍板"
+    r"^(?!.*(?:(?<![a-z])not|(?<![a-z])yet to be|未|没|待)).*?(?:"
+    + _words(r"decisions?|decided|agreed|agreements?|outcomes?|resolutions?|conclusions?|we settled|settled")
+    + r"|决定|决议|结论|(?<!搞)定了|共识|决策|拍板)"
 )
-# a heading over what was talked about or reported, where nothing is settled by being listed
-DISCUSSION_SECTION = re.compile(_words(r"discussion|discussed|background") + r"|讨论|背景")
+# a heading over what was talked about or reported, where nothing is settled by being listed: what is still
+# open ("## Not decided", "待定") and who does what next ("## Action items") as well
+DISCUSSION_SECTION = re.compile(
+    _words(
+        r"discussion|discussed|background|not (?:yet )?decided|undecided|open (?:questions?|items?|points?|issues?)"
+        r"|parked|action items?|follow-?ups?"
+    )
+    + r"|讨论|背景|未决|待定|没定|未定|遗留问题|行动项|后续跟进"
+)
 # a caption over a list of rules: "the method I'm sticking with from now on:", "以后都按这几条来："
 RULE_CAPTION = re.compile(
     _words(r"from now on|going forward|from here on|(?:house |ground )?rules|my method|the method|sticking with")

@@ -657,3 +657,27 @@ def test_a_sentence_a_note_wraps_over_two_lines_is_read_whole_and_short_lines_st
 def test_a_decision_for_the_sprint_is_kept_and_an_ask_for_this_task_is_not(text: str) -> None:
     assert [c.category for c in extract_candidates(text, conversational=True)] == ["decision"]
     assert extract_candidates("For this task, use pnpm.", conversational=True) == []
+
+
+@pytest.mark.parametrize(
+    ("note", "decided", "open_items"),
+    [
+        (
+            "# Platform sync\n\n## Decisions\n- Prod node groups move to Graviton in January, staging first.\n\n"
+            "## Not decided\n- ArgoCD vs Flux for the ledgerly deploys.\n- Whether staging gets its own AWS account.\n",
+            "Prod node groups move to Graviton in January, staging first",
+            ("ArgoCD", "staging gets its own"),
+        ),
+        (
+            "# 周会\n\n## 结论\n- 灰度由李伟负责，周三开始。\n\n"
+            "## 待定\n- 要不要上 ArgoCD。\n- 测试环境是否单独一个云账号。\n",
+            "灰度由李伟负责，周三开始",
+            ("ArgoCD", "云账号"),
+        ),
+    ],
+    ids=["en", "zh"],
+)
+def test_what_a_note_lists_as_not_decided_is_no_decision(note: str, decided: str, open_items: tuple[str, ...]) -> None:
+    found = extract_candidates(note)
+    assert decided in [c.statement for c in found]
+    assert not any(item in c.statement for c in found for item in open_items), found
