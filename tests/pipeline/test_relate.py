@@ -466,3 +466,9 @@ def test_a_negation_typed_without_its_apostrophe_turns_down_the_thing_after_its_
     # the same rule again, however loud, turns nothing around (found by a new user: it retired the rule)
     statement = "NO terraform apply from you, not even in a make target"
     assert said_after(statement, ["Dont ever run terraform apply yourself"])[0] != "supersedes"
+
+
+def test_a_negation_typed_without_its_apostrophe_names_no_subject() -> None:
+    # two rules that share only "dont" are about different things (found by a new user: a false "different")
+    statement = "We're on kotlin 2.0.21 + jdk 21 here, dont suggest stuff that needs 2.1"
+    assert said_after(statement, ["Dont ever run terraform apply yourself"]) == ("new", None)
