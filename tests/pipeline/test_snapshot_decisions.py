@@ -228,3 +228,27 @@ def test_a_question_answered_and_a_thanks_decide_nothing(closing: str, reply: st
         assistant(reply),
     ]
     assert snapshot_session(turns).decisions == ()
+
+
+@pytest.mark.parametrize(
+    ("first", "back", "gone", "stays"),
+    [
+        ("我倾向 Postgres：更接近生产，CI 里也能用同样的容器。", "算了，还是用 DuckDB，轻一点。", "Postgres", "DuckDB"),
+        ("质量检查用 great_expectations，先从 fct_orders 开始。", "质量检查还是用 dbt tests + elementary。",
+         "great_expectations", "elementary"),
+        ("Let's go with Memcached for the session cache.", "Scratch that, stick with Redis for the session cache.",
+         "Memcached", "Redis"),
+    ],
+    ids=["zh-bare", "zh-subject", "en"],
+)  # fmt: skip
+def test_a_choice_the_person_goes_back_on_is_no_decision(first: str, back: str, gone: str, stays: str) -> None:
+    turns = [
+        user("帮我给 atlas-etl 配一个本地跑 dbt 的环境。"),
+        assistant("可以用 DuckDB 或者 Postgres 容器。"),
+        user(first),
+        assistant("好，我先看看。"),
+        user(back),
+        assistant("好的，已经改好了 profiles.yml。"),
+    ]
+    decisions = "; ".join(snapshot_session(turns).decisions)
+    assert stays in decisions and gone not in decisions, decisions
