@@ -282,6 +282,34 @@ def test_a_session_decision_already_confirmed_is_not_said_twice() -> None:
     assert "- Decisions: Keep the Flask app factory until Friday" in text
 
 
+@pytest.mark.parametrize(
+    ("goal", "decisions", "steps", "kept"),
+    [
+        (
+            "想给 pipeline 加上数据质量告警。告警统一发到 #data-alerts，质量检查先从 fct_orders 开始。",
+            ("告警统一发到 #data-alerts", "质量检查用 dbt tests + elementary", "下次先跑 dbt run -s elementary"),
+            ("下次先跑 dbt run -s elementary，再配 edr monitor",),
+            "- Decisions: 质量检查用 dbt tests + elementary\n",
+        ),
+        (
+            "Add data-quality alerts to the pipeline; alerts go to #data-alerts.",
+            ("alerts go to #data-alerts", "quality checks use dbt tests + elementary", "run dbt run -s elementary"),
+            ("next time: run dbt run -s elementary first, then edr monitor",),
+            "- Decisions: quality checks use dbt tests + elementary\n",
+        ),
+    ],
+    ids=["zh", "en"],
+)
+def test_a_decision_the_goal_or_the_next_step_says_is_not_said_again(
+    goal: str, decisions: tuple[str, ...], steps: tuple[str, ...], kept: str
+) -> None:
+    data = english()
+    state = SnapshotParts(goal=goal, decisions=decisions, next_steps=steps)
+    session = replace(data.sessions[0], snapshot=state)
+    text = render_context_block(replace(data, sessions=(session,)), 1500).text
+    assert kept in text
+
+
 def test_a_session_whose_goal_says_its_title_is_headed_without_it_and_keeps_its_first_result() -> None:
     data = english()
     state = SnapshotParts(
