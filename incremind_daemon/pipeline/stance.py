@@ -133,6 +133,7 @@ CHANGE = re.compile(
     + r"|其实|实际上|改用|换成|改为|改成|替换|纠正|更正|不再|换用|迁移|迁到|搬到|升到|升级到|现在用"
     r"|以后不|不是[^，。]{1,20}而是|改到|推迟|提前|延期|延后|以后(?:都|就|一律|统一|全|只)|今后|从现在起|从今天起"
     r"|不用[^，。]{0,15}了|现在是|升级到|换到|被回收|下线了|退役|作废|取消了"
+    r"|(?:以后|现在|今后)(?:也)?可以[^，。；]{1,20}了"  # "commit message 以后可以用中文写了": allowed from now on
 )
 # what a document says to replace an older rule; a person's own newer words replace it anyway
 CHANGE_OF_PLAN = re.compile(
@@ -142,6 +143,7 @@ CHANGE_OF_PLAN = re.compile(
         r"|moved:|(?:is|are) now|any ?more"
     )
     + r"|改用|换成|改为|改成|以后不|不再|不是[^，。]{1,20}而是|现在改|换用|以后(?:都|就|一律|统一)|今后|从现在起"
+    + r"|(?:以后|现在)(?:也)?可以[^，。；]{1,20}了"
     + f"|{MOVED_TO}"
 )
 # a word that sets a thing to a new value: what follows it is the value ("组会改到周四下午 2 点",

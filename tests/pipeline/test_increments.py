@@ -359,6 +359,20 @@ def test_the_other_languages_forms_of_the_examples(candidate: str, known: str, k
 
 
 @pytest.mark.parametrize(
+    ("candidate", "known"),
+    [
+        ("commit message 以后可以用中文写了，但是 feat: / fix: 这些前缀保留英文",
+         "所有 repo 里 commit message 都用英文写，按 Conventional Commits 的格式来"),
+        ("Commit messages can be in Chinese from now on, but keep the feat: / fix: prefixes in English",
+         "Write every commit message in English, in the Conventional Commits format"),
+    ],
+    ids=["zh", "en"],
+)  # fmt: skip
+def test_what_is_allowed_from_now_on_supersedes_the_rule_against_it(candidate: str, known: str) -> None:
+    assert _relation(candidate, known) == "supersedes"
+
+
+@pytest.mark.parametrize(
     ("candidate", "known", "kind"),
     [
         (
