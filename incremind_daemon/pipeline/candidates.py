@@ -44,11 +44,11 @@ from incremind_daemon.pipeline.lasting import (
     names_this_project,
     one_off,
     scope_of,
-    with_reach,
 )
 from incremind_daemon.pipeline.lasting_model import Chance, LastingReader
 from incremind_daemon.pipeline.organize import split_sentences
 from incremind_daemon.pipeline.prose import PLACEHOLDER, prose_spans
+from incremind_daemon.pipeline.reach import with_reach
 from incremind_daemon.pipeline.redact import find_secrets, redact
 from incremind_daemon.pipeline.sections import LIST_ITEM, decision_items, discussion_items, rule_items
 from incremind_daemon.pipeline.stance import sets_amount

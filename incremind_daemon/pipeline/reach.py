@@ -1,0 +1,92 @@
+"""Where a rule holds, said in a remark of its own: "That goes for every project.", "这个所有项目都适用。"
+
+A remark after a rule that says it holds everywhere makes the rule global and is no candidate itself;
+one that says nothing but the reach ("thats every repo not just this one") makes the rules of its
+paragraph before it global.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import replace
+
+from incremind_daemon.pipeline.cues import fold
+from incremind_daemon.pipeline.lasting import EVERY_PROJECT
+from incremind_daemon.store.records import Candidate
+
+
+def with_reach(text: str, found: list[Candidate]) -> list[Candidate]:
+    """Make global a rule followed by a remark that it holds everywhere; drop that remark as a candidate.
+
+    "以后改动超过 5 个文件先列计划。这个所有项目都适用。", "…. Same for all my repos.", and a remark that
+    says nothing but the reach ("thats every repo not just this one") after the rules of its paragraph.
+    """
+    out: list[Candidate] = []
+    for candidate in found:
+        if _only_reach(fold(candidate.quote).casefold()):
+            before = text[: candidate.start]
+            paragraph = before.rfind("\n\n")
+            out = [
+                replace(c, scope="global")
+                if c.end > paragraph and candidate.start - c.end <= 160 and not c.reported
+                else c
+                for c in out
+            ]
+            continue
+        scoped = _scoped_after(text, candidate)
+        if out and out[-1].scope == "global" and _remarks(text, out[-1], scoped):
+            continue
+        out.append(scoped)
+    return out
+
+
+_NEXT_SENTENCE = re.compile(r"[ \t]*([^\n。！？!?]{1,60}?)(?:[。！？!?]|\.(?!\w)|$)", re.M)
+
+
+def _scoped_after(text: str, candidate: Candidate) -> Candidate:
+    after = _NEXT_SENTENCE.match(text, candidate.end)
+    if candidate.scope == "global" or candidate.reported or after is None:
+        return candidate
+    return replace(candidate, scope="global") if _said_everywhere(fold(after.group(1)).casefold()) else candidate
+
+
+def _remarks(text: str, rule: Candidate, candidate: Candidate) -> bool:
+    after = _NEXT_SENTENCE.match(text, rule.end)
+    return (
+        after is not None and after.start(1) == candidate.start and _said_everywhere(fold(candidate.quote).casefold())
+    )
+
+
+def _said_everywhere(folded: str) -> bool:
+    return (
+        len(folded) <= 60
+        and EVERY_PROJECT.search(folded) is not None
+        and (_HOLDS.search(folded) is not None or _only_reach(folded))
+    )
+
+
+# the words a remark on reach is made of, besides the reach itself: "that's for every repo, not just this one"
+_REACH_WORDS = frozenset(
+    {
+        *("that", "that's", "thats", "this", "it", "it's", "its", "which", "goes", "go", "for", "applies", "apply"),
+        *("to", "holds", "hold", "same", "is", "too", "also", "and", "btw", "ok", "okay", "here", "in", "the"),
+        *("rule", "one", "ones", "all", "of", "them", "please", "pls"),
+    }
+)
+_REACH_CHARS = frozenset("这那个条规则也都适用一样同理通不只是里的了哦啊吧呢全部")
+_NOT_JUST = re.compile(r"not (?:just|only) (?:in )?(?:this (?:one|repo|project)|here|[\w.-]+)|不只是?[^，。,]{0,8}")
+
+
+def _only_reach(folded: str) -> bool:
+    """Tell whether a short sentence says nothing but where a rule holds ("That's for every repo.")."""
+    if len(folded) > 60 or EVERY_PROJECT.search(folded) is None:
+        return False
+    rest = _NOT_JUST.sub(" ", EVERY_PROJECT.sub(" ", folded))
+    words = re.findall(r"[a-z']+|[\u4e00-\u9fff]", rest)
+    return all(w in _REACH_WORDS if w.isascii() else w in _REACH_CHARS for w in words)
+
+
+# what a remark on a rule's reach says of it: "…都适用", "…也一样", "same for …", "that goes for …"
+_HOLDS = re.compile(
+    r"(?<![a-z0-9_])(?:same|appl(?:y|ies)|goes for|holds?)(?![a-z0-9_])|适用|一样|都这样|也这样|同理|通用"
+)
