@@ -417,8 +417,13 @@ GENERAL = re.compile(
 )
 # "Tang Hao: check whether …": an action item under a name, for one person, once
 ACTION_ITEM = re.compile(
-    r"^[A-Z][a-z]+(?: [A-Z][a-z]+)?\s*[:：]\s*(?:check|look into|follow up|investigate|ask|find out|send|prepare|draft"
-    r"|write up|update|review|fix|set up|talk to|ping|confirm|schedule|book|share)\b"
+    r"^(?:[A-Z][a-zà-öø-ÿ]+(?: [A-Z][a-zà-öø-ÿ]+)?|[\u4e00-\u9fff]{2,3})\s*[:：]\s*(?:(?:check|look into|follow up"
+    r"|investigate|ask|find out|send|prepare|draft|write up|write down|update|review|fix|set up|talk to|ping|confirm"
+    r"|schedule|book|share|try|test|benchmark|measure|file|open)\b|跟进|确认|整理|负责|调研|测一下|写一下|问一下"
+    # "Dana: Graviton AMI test on harbor-stg-2 by Dec 18": one person's task, due on a day (not "v2 ships by Friday")
+    r"|.{0,60}\b(?:test|check|write|draft|review|send|ask|fix|update|prepare|benchmark|measure|try)\b"
+    r".{0,60}\bby (?i:(?:mon|tues|wednes|thurs|fri|satur|sun)day|(?:jan|feb|mar|apr|may|jun|jul|aug|sep|oct|nov"
+    r"|dec)[a-z]* \d{1,2}|eod|eow|next week|\d{1,2}[/.]\d{1,2})\b)"
 )
 # a plan for the day: what the person means to do today, not a rule
 TODAY_PLAN = re.compile(

@@ -681,3 +681,22 @@ def test_what_a_note_lists_as_not_decided_is_no_decision(note: str, decided: str
     found = extract_candidates(note)
     assert decided in [c.statement for c in found]
     assert not any(item in c.statement for c in found for item in open_items), found
+
+
+@pytest.mark.parametrize(
+    "item",
+    [
+        "Dana: Graviton AMI test on harbor-stg-2 by Dec 18.",
+        "Tomás: check the gateway client's native deps for arm64.",
+        "Ifeoma: write down the IRSA naming scheme.",
+        "李伟：跟进灰度发布的监控告警阈值",
+    ],
+)
+def test_one_persons_task_in_a_note_is_no_candidate(item: str) -> None:
+    note = f"# Platform sync\n\n## Decisions\n- Prod node groups move to Graviton in January.\n\n## Next\n- {item}\n"
+    assert [c.statement for c in extract_candidates(note)] == ["Prod node groups move to Graviton in January"]
+
+
+def test_a_release_due_on_a_day_is_no_task() -> None:
+    note = "# Plan\n\n- Release: v2 ships by Friday, no later than 18:00.\n"
+    assert any("v2 ships by Friday" in c.statement for c in extract_candidates(note))
