@@ -29,6 +29,7 @@ from incremind_daemon.pipeline.stance import (
     CHANGE,
     CHANGE_OF_PLAN,
     EXCEPTION,
+    EXCEPTION_SAID,
     RESTATED,
     contradicts,
     different_numbers,
@@ -377,7 +378,7 @@ def _by_keys(
         # "X is overkill", "fixed" against "adaptive"; "exception: in test classes field @Autowired is fine"
         return _bounded(candidate, item, score, ordered)
     novel = my_keys - their_keys
-    if _EXCEPT.search(fold(candidate.statement)) and not _EXCEPT.search(fold(item.statement)):
+    if EXCEPTION_SAID.search(fold(candidate.statement)) and not EXCEPTION_SAID.search(fold(item.statement)):
         return Relation("supplement", item.id, round(score, 4))  # "测试类例外，可以用字段 @Autowired 注入"
     if _adds_nothing(mine, theirs, candidate.condition, score >= repeat_similarity or not novel):
         return Relation("repeat", item.id, round(score, 4))
@@ -488,8 +489,6 @@ def _valued(mine: Features, theirs: Features) -> int:
     return sum(1 for unit in mine.units.keys() & theirs.units.keys() if unit in keys or unit.startswith("@"))
 
 
-# an exception said outright: the case it names is what it adds, however few words it adds
-_EXCEPT = re.compile(r"(?<![a-z])(?:except|exception|unless)|例外|除外|除了")
 _BUT = re.compile(r"(?<![a-z])but(?![a-z])|但|不过")  # beside EXCEPTION, which has except and 除了
 
 

@@ -122,6 +122,8 @@ _CRITIQUE = re.compile(
 )
 # what a critique calls enough: "跑单测就行" argues against more only where the known text asks for more
 _SUFFICES = re.compile(r"就够|就行|good enough|(?:is|are) fine")
+# what is allowed from now on: "commit message 以后可以用中文写了" (今后 alone says a change of plan already)
+_ALLOWED_NOW = r"(?:以后|现在|今后)(?:也)?可以[^，。；]{1,20}了"
 CHANGE = re.compile(
     _words(
         r"actually|in fact|turns out|switch(?:es|ed|ing)? (?:to|from|over|off)|replaced?"
@@ -132,8 +134,7 @@ CHANGE = re.compile(
     )
     + r"|其实|实际上|改用|换成|改为|改成|替换|纠正|更正|不再|换用|迁移|迁到|搬到|升到|升级到|现在用"
     r"|以后不|不是[^，。]{1,20}而是|改到|推迟|提前|延期|延后|以后(?:都|就|一律|统一|全|只)|今后|从现在起|从今天起"
-    r"|不用[^，。]{0,15}了|现在是|升级到|换到|被回收|下线了|退役|作废|取消了"
-    r"|(?:以后|现在|今后)(?:也)?可以[^，。；]{1,20}了"  # "commit message 以后可以用中文写了": allowed from now on
+    r"|不用[^，。]{0,15}了|现在是|升级到|换到|被回收|下线了|退役|作废|取消了" + f"|{_ALLOWED_NOW}"
 )
 # what a document says to replace an older rule; a person's own newer words replace it anyway
 CHANGE_OF_PLAN = re.compile(
@@ -143,8 +144,7 @@ CHANGE_OF_PLAN = re.compile(
         r"|moved:|(?:is|are) now|any ?more"
     )
     + r"|改用|换成|改为|改成|以后不|不再|不是[^，。]{1,20}而是|现在改|换用|以后(?:都|就|一律|统一)|今后|从现在起"
-    + r"|(?:以后|现在)(?:也)?可以[^，。；]{1,20}了"
-    + f"|{MOVED_TO}"
+    + f"|{_ALLOWED_NOW}|{MOVED_TO}"
 )
 # a word that sets a thing to a new value: what follows it is the value ("组会改到周四下午 2 点",
 # "timeout 放宽到 180 秒", "cutting it to 10 min a day", "now due April 8")
@@ -290,10 +290,12 @@ _PRAISED = re.compile(
     r"(?P<thing>[a-z0-9][\w.+#-]*)(?:\s+[a-z]+)?\s+(?:is|are) (?:always |much |far |way )?(?:better|superior)"
     r"|(?P<cjk_thing>[a-z0-9][a-z0-9.+#_-]*)\s*[\u4e00-\u9fff]{0,4}?(?:更好|更好用|效果更好|更合适|更稳|更靠谱|更成熟)"
 )
+# an exception said outright ("exception: …", "unless", "测试类例外"): the case it names is what it adds
+EXCEPTION_SAID = re.compile(r"(?<![a-z])(?:except|unless)|例外|除外|除了")
 # a case of its own: the rule stands, this one is the exception
 EXCEPTION = re.compile(
-    r"(?<![a-z])(?:except|unless|the exception|only (?:for|when|in|on)|when |if |on [\w-]+ machines)"
-    r"|例外|除外|除了|的时候|时候|如果|只有在|单卡|本地调试"
+    EXCEPTION_SAID.pattern + r"|(?<![a-z])(?:only (?:for|when|in|on)|when |if |on [\w-]+ machines)"
+    r"|的时候|时候|如果|只有在|单卡|本地调试"
 )
 # "date-fns 不用了", "Redis is out": what a text drops, named before the words that drop it
 _DROPPED = re.compile(
