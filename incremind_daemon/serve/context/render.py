@@ -207,16 +207,15 @@ def _add_sessions(lines: list[_Line], data: ContextData) -> set[int]:
         lines.append(_Line(heading, base + 5, (section,)))
         head = len(lines) - 1
         done = _items(parts.done, first=True)
-        # …nor one the goal line or the next step already says ("质量检查用 great_expectations…" in both)
-        goal = _bigrams(parts.goal)
-        decided = [d for d in _items(parts.decisions) if not any(_covers(k, _bigrams(d)) for k in (*said, goal))]
         # an older session's next step that a newer session has done is not said as next again
         steps = [
             step
             for step in _items(parts.next_steps, without=[defuse(item, 160) for item in parts.done])
             if not _taken_up(step, later)
         ]
-        decided = [d for d in decided if not any(_covers(_bigrams(step), _bigrams(d)) for step in steps)]
+        # …nor a decision the goal line or a next step already says ("质量检查用 great_expectations…" in both)
+        known = [*said, _bigrams(parts.goal), *map(_bigrams, steps)]
+        decided = [d for d in _items(parts.decisions) if not any(_covers(k, _bigrams(d)) for k in known)]
         later += [*done, parts.goal]
         # cut first: progress, then the goal, then decisions; the next step (never what is done) stays longest
         for label, value, order in (
