@@ -17,8 +17,7 @@ import apsw
 from incremind_daemon.store.db import fetch_int, fetch_row, fetch_rows
 from incremind_daemon.store.insights import INSIGHT_COLUMNS, insight_from_row
 from incremind_daemon.store.records import Insight
-from incremind_daemon.store.search import quote_words
-from incremind_daemon.store.tokenizer import query_words
+from incremind_daemon.store.tokenizer import query_words, quote_words
 
 MAX_ATTEMPTS = 5  # after this many failed model attempts, the local path takes the source
 

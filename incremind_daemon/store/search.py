@@ -50,7 +50,7 @@ from incremind_daemon.store.semantic import (
     word_coverage,
 )
 from incremind_daemon.store.snippet import mark_snippet
-from incremind_daemon.store.tokenizer import iter_tokens, query_words, register_tokenizer
+from incremind_daemon.store.tokenizer import iter_tokens, query_words, quote_words, register_tokenizer
 from incremind_daemon.store.unmatched import split_unmatched
 from incremind_daemon.store.when import TimeRange, time_range
 
@@ -196,12 +196,6 @@ def quote_query(query: str, *, any_word: bool = False) -> str:
         shown = query if len(query) <= 80 else query[:80] + "…"
         raise QueryError(f"the query {shown!r} has no searchable words; use letters, digits or Chinese characters")
     return quote_words(words, any_word=any_word)
-
-
-def quote_words(words: list[str], *, any_word: bool = False) -> str:
-    """Join already-cut query words into an FTS5 expression, each quoted."""
-    quoted = ['"' + word.replace('"', '""') + '"' for word in words]
-    return (" OR " if any_word else " AND ").join(quoted)
 
 
 def search(

@@ -317,6 +317,12 @@ def _query_pieces(word: str) -> list[str]:
     return pieces if sum(len(p) > 1 for p in pieces) >= 1 and len(pieces) > 1 else [word]
 
 
+def quote_words(words: list[str], *, any_word: bool = False) -> str:
+    """Join already-cut query words into an FTS5 expression, each quoted."""
+    quoted = ['"' + word.replace('"', '""') + '"' for word in words]
+    return (" OR " if any_word else " AND ").join(quoted)
+
+
 def query_words(text: str) -> list[str]:
     """Return the distinct searchable words of a query, stopwords removed when others remain."""
     words: list[str] = []

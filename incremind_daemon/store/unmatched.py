@@ -21,7 +21,7 @@ import apsw
 
 from incremind_daemon.store.charsets import CJK_CHAR
 from incremind_daemon.store.db import fetch_row
-from incremind_daemon.store.tokenizer import STOPWORDS
+from incremind_daemon.store.tokenizer import STOPWORDS, quote_words
 
 log = logging.getLogger(__name__)
 
@@ -64,7 +64,7 @@ def _matched_pieces(conn: apsw.Connection, word: str) -> list[str]:
 
 def _is_indexed(conn: apsw.Connection, word: str) -> bool:
     """Tell whether a word matches at least one passage (one FTS5 lookup)."""
-    quoted = '"' + word.replace('"', '""') + '"'
+    quoted = quote_words([word])
     for table in _TABLES:
         try:
             if fetch_row(conn, f"SELECT 1 FROM {table} WHERE {table} MATCH ? LIMIT 1", (quoted,)) is not None:
