@@ -376,7 +376,7 @@ def keys_of(features: Features) -> frozenset[str]:
     return frozenset(f for f in features.topical if f.isascii() and len(f) > 1)
 
 
-_WORD = re.compile(r"[A-Za-z0-9][\w.+#-]*")
+_WORD = re.compile(r"[A-Za-z0-9](?:[\w+#-]|\.(?=\w))*")  # "stack." ends a sentence, "4.12.1" is a name
 
 
 def names_in(text: str) -> frozenset[str]:

@@ -341,7 +341,7 @@ def _by_keys(
     my_keys, their_keys = keys_of(mine), keys_of(theirs)
     shared = my_keys & their_keys
     named = {key for key in shared if not key.startswith("#")}
-    if not named:
+    if not named or _of_its_own(candidate, item, named):
         return None  # no common subject
     my_negated = negated(candidate.statement)
     their_negated = negated(item.statement)
@@ -433,6 +433,28 @@ def _replaces(
         return True
     mine_used = used(candidate.statement)
     return bool(named & (used(item.statement) - their_negated) - mine_used) and bool(mine_used - their_keys)
+
+
+_LETTERS = re.compile(r"[^\W\d_]{2}")
+
+
+def _of_its_own(candidate: Candidate, item: Known, named: set[str]) -> bool:
+    """Tell whether a candidate gives a value of a thing it names by name and the known insight never does.
+
+    "move ingress-nginx to 4.12.1 and pin that" beside "pin every provider with ~> on the minor": one
+    word in common, a new number, a name of its own, and no name in the known one that it lacks. Beside
+    "数据库就用 Postgres 15" the known one names what is replaced, and "改成 SQLite 3.45" replaces it.
+    """
+    if len(named) != 1:
+        return False
+    mine, theirs = features_of(candidate.statement), features_of(item.statement)
+    if not numbers_of(mine) - numbers_of(theirs):
+        return False
+    my_names = {name for name in names_in(candidate.statement) if _LETTERS.search(name)}  # not "1e-4"
+    their_names = {name for name in names_in(item.statement) if _LETTERS.search(name)}
+    if named & (my_names | their_names):
+        return False  # the word in common is a name: "Postgres 16 for the tests" is about the known Postgres
+    return bool(my_names - keys_of(theirs)) and not their_names - keys_of(mine)
 
 
 def _stands_with(candidate: Candidate, item: Known, my_negated: frozenset[str], their_negated: frozenset[str]) -> bool:

@@ -124,10 +124,13 @@ _CRITIQUE = re.compile(
 _SUFFICES = re.compile(r"就够|就行|good enough|(?:is|are) fine")
 # what is allowed from now on: "commit message 以后可以用中文写了" (今后 alone says a change of plan already)
 _ALLOWED_NOW = r"(?:以后|现在|今后)(?:也)?可以[^，。；]{1,20}了"
+# the thing changed between the verb and its new value: "switch the database to SQLite", "move staging over to k3s"
+_OBJECT_TO = r"(?:switch|chang|mov|migrat)\w* (?:[\w.-]+ ){1,3}?(?:over )?to"
 CHANGE = re.compile(
     _words(
-        r"actually|in fact|turns out|switch(?:es|ed|ing)? (?:to|from|over|off)|replaced?"
-        r"|mov(?:e|es|ed|ing) (?:to|from|off)|migrat(?:e|es|ing) (?:to|from|off)"
+        r"actually|in fact|turns out|switch(?:es|ed|ing)? (?:to|from|over|off)|replaced?|"
+        + _OBJECT_TO
+        + r"|mov(?:e|es|ed|ing) (?:to|from|off)|migrat(?:e|es|ing) (?:to|from|off)"
         r"|now use|migrated|changed? to|no longer|correction|change of plans?|from now on|going forward|instead"
         r"|got (?:pushed|moved|bumped)|(?:we're|we are) on|bumped|now (?:on|at|is|are)|is now|are now"
         r"|slipp(?:ed|ing)|slips|pushed (?:back )?to|postponed|delayed|retired|decommissioned|no more"
@@ -139,8 +142,9 @@ CHANGE = re.compile(
 # what a document says to replace an older rule; a person's own newer words replace it anyway
 CHANGE_OF_PLAN = re.compile(
     _words(
-        r"switch(?:es|ed|ing)? (?:to|from|off)|change of plans?|from now on|going forward|no longer|moved? to"
-        r"|mov(?:es|ing) to|mov(?:e|es|ed|ing) (?:from|off)|migrat\w* (?:to|from|off)"
+        r"switch(?:es|ed|ing)? (?:to|from|off)|change of plans?|from now on|going forward|no longer|moved? to|"
+        + _OBJECT_TO
+        + r"|mov(?:es|ing) to|mov(?:e|es|ed|ing) (?:from|off)|migrat\w* (?:to|from|off)"
         r"|moved:|(?:is|are) now|any ?more"
     )
     + r"|改用|换成|改为|改成|以后不|不再|不是[^，。]{1,20}而是|现在改|换用|以后(?:都|就|一律|统一)|今后|从现在起"

@@ -208,6 +208,10 @@ def test_numbers_far_apart_in_one_sentence_are_of_different_things() -> None:
         ("Change of plans: max_seq_len goes down to 384", "Max_seq_len 统一 512"),
         ("Batch window 从 5ms 改成 8ms，max_batch 还是 64", "Use max_batch 64 and a 5 ms batch window"),
         ("我把 GPX 都搬到 Dropbox 了，默认目录改成 ~/Dropbox/hikes", "GPX 文件默认从 ~/Hikes/gpx 读"),
+        # the thing changed stands between the verb and its new value
+        ("Switch the database to SQLite", "The database is Postgres"),
+        ("Let's move the API over to port 8443", "The API listens on port 8080"),
+        ("把数据库换成 SQLite", "数据库用 Postgres"),
     ],
 )
 def test_a_change_of_what_the_known_one_names_supersedes_it(statement: str, known: str) -> None:
@@ -348,6 +352,12 @@ def test_a_change_word_without_a_new_value_on_the_same_subject_supersedes_nothin
         ("以后本地开发不用 docker compose 了，改成 podman", "staging 环境统一部署在 k3s 集群上，不再用 docker compose"),
         # "不要用 uv pip install" turns down a command, not uv, which it uses
         ("Use uv for everything here; pip is banned in this repo", "加依赖的时候用 uv add，不要用 uv pip install"),
+        # found by a new user: one plain word in common, and the change names a subject of its own
+        (
+            "ingress-nginx: the webhook fix landed in 4.12.1 so we move to 4.12.1 now and pin that.",
+            "We pin every provider with ~> on the minor, like `~> 5.62`, in every stack. No bare >= anywhere.",
+        ),
+        ("nginx-ingress 的 webhook 修好了，升到 4.12.1 并且锁定这个版本", "provider 都锁定到小版本，比如 ~> 5.62"),
     ],
 )
 def test_a_change_that_only_shares_a_name_retires_nothing(statement: str, known: str) -> None:
