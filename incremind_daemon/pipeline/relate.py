@@ -301,7 +301,7 @@ def _by_rules(
             found = [verdict for verdict in found if verdict.kind == "different"] or found
         linked = [verdict for verdict in found if verdict.kind != "new"]
         if linked or found:
-            return (linked or found)[0]  # "new" only where no known insight relates, however similar the words
+            return _turned_down(candidate, linked, scored) or (linked or found)[0]  # "new" only where none relates
     scored.sort(key=lambda entry: -entry[0])
     # a value moved on a subject both name, however few words they share ("组会改到周四" beside "组会每周二")
     for score, item, features in scored:
@@ -325,6 +325,23 @@ def _by_rules(
     if _adds_nothing(mine, theirs, candidate.condition, best >= repeat_similarity):
         return Relation("repeat", match.id, round(best, 4))
     return Relation("supplement", match.id, round(best, 4))
+
+
+def _turned_down(
+    candidate: Candidate, linked: list[Relation], scored: list[tuple[float, Known, Features]]
+) -> Relation | None:
+    """Return the change of the known insight that names what the candidate turns down, when the first one does not.
+
+    "Switch to hardlinks instead of copies — originals still stay in ~/Pictures/inbox" changes "Never move
+    originals — always copy", not "Originals stay in ~/Pictures/inbox untouched", which shares more words.
+    """
+    changes = [verdict for verdict in linked if verdict.kind in ("supersedes", "different")]
+    if len(changes) < 2:
+        return None
+    turned = negated(candidate.statement)
+    keys: dict[int | None, frozenset[str]] = {item.id: keys_of(features) for _, item, features in scored}
+    naming = [verdict for verdict in changes if turned & keys.get(verdict.known_id, frozenset())]
+    return naming[0] if naming and not turned & keys.get(changes[0].known_id, frozenset()) else None
 
 
 def _by_keys(
@@ -371,7 +388,9 @@ def _by_keys(
     if (renumbered or replaced) and not history:
         return _bounded(candidate, item, score, ordered)
     # one thing in common, and little else: related only where both say to use it ("CI 里用 pnpm install")
+    # (one of them by a verb of use: "gRPC 错误码…" beside "gRPC server listens on 9090" only open with it)
     both_use = tools & used(candidate.statement) & used(item.statement)
+    both_use &= used(candidate.statement, imperative=False) | used(item.statement, imperative=False)
     if score < related_similarity / 2 and len(named) < 2 and not both_use:
         return None
     if not history and contradicts(candidate.statement, item.statement, mine, theirs, linking=False, negations=False):

@@ -72,6 +72,8 @@ def used(text: str, *, imperative: bool = True) -> frozenset[str]:
             out.update(keys_of(features_of(match.group("thing"))))
     for match in _PRAISED.finditer(folded):
         out.update(keys_of(features_of(match.group("thing") or match.group("cjk_thing"))))
+    for match in _INCLUDED.finditer(folded):
+        out.update(keys_of(features_of(match.group("thing") or match.group("then") or match.group("cjk"))))
     first = _FIRST_WORD.match(folded) if imperative else None
     if first is not None:
         out.update(keys_of(features_of(first.group(1))))
@@ -117,7 +119,8 @@ _CRITIQUE = re.compile(
         r"|not true|useless|inaccurate|broken|flawed|coarse|overkill|a waste|(?:doesn't|does not|don't) matter"
         r"|no difference|unnecessary|not (?:needed|necessary|required)|good enough|(?:is|are) fine|worse"
     )
-    + r"|错|过时|太粗糙|太死板|太[^\W\d_]|没用|无效|不准|误区|不靠谱|不对|粗糙|死板|有问题|不合理|不好用|浪费"
+    + r"|(?<![不差出纠容报])错(?![误开过])|过时|太粗糙|太死板|太[^\W\d_]|没用|无效|不准|误区|不靠谱|不对|粗糙|死板"
+    r"|有问题|不合理|不好用|浪费"
     r"|没必要|不重要|没(?:什么)?区别|不需要|就够|就行|更差|效果差|不适合"
 )
 # what a critique calls enough: "跑单测就行" argues against more only where the known text asks for more
@@ -132,11 +135,12 @@ CHANGE = re.compile(
         + _OBJECT_TO
         + r"|mov(?:e|es|ed|ing) (?:to|from|off)|migrat(?:e|es|ing) (?:to|from|off)"
         r"|now use|migrated|changed? to|no longer|correction|change of plans?|from now on|going forward|instead"
+        r"|not (?!only|just)[\w./~-]+(?: [\w./~-]+){0,2},? but(?! also)"
         r"|got (?:pushed|moved|bumped)|(?:we're|we are) on|bumped|now (?:on|at|is|are)|is now|are now"
         r"|slipp(?:ed|ing)|slips|pushed (?:back )?to|postponed|delayed|retired|decommissioned|no more"
     )
     + r"|其实|实际上|改用|换成|改为|改成|替换|纠正|更正|不再|换用|迁移|迁到|搬到|升到|升级到|现在用"
-    r"|以后不|不是[^，。]{1,20}而是|改到|推迟|提前|延期|延后|以后(?:都|就|一律|统一|全|只)|今后|从现在起|从今天起"
+    r"|以后不|不是[^，。,]{1,20}[，,]?\s*而是|改到|推迟|提前|延期|延后|以后(?:都|就|一律|统一|全|只)|今后|从现在起|从今天起"
     r"|不用[^，。]{0,15}了|现在是|升级到|换到|被回收|下线了|退役|作废|取消了" + f"|{_ALLOWED_NOW}"
 )
 # what a document says to replace an older rule; a person's own newer words replace it anyway
@@ -147,8 +151,8 @@ CHANGE_OF_PLAN = re.compile(
         + r"|mov(?:es|ing) to|mov(?:e|es|ed|ing) (?:from|off)|migrat\w* (?:to|from|off)"
         r"|moved:|(?:is|are) now|any ?more"
     )
-    + r"|改用|换成|改为|改成|以后不|不再|不是[^，。]{1,20}而是|现在改|换用|以后(?:都|就|一律|统一)|今后|从现在起"
-    + f"|{_ALLOWED_NOW}|{MOVED_TO}"
+    + r"|改用|换成|改为|改成|以后不|不再|不是[^，。,]{1,20}[，,]?\s*而是|现在改|换用|以后(?:都|就|一律|统一)|今后"
+    r"|从现在起" + f"|{_ALLOWED_NOW}|{MOVED_TO}"
 )
 # a word that sets a thing to a new value: what follows it is the value ("组会改到周四下午 2 点",
 # "timeout 放宽到 180 秒", "cutting it to 10 min a day", "now due April 8")
@@ -293,6 +297,11 @@ _FIRST_WORD = re.compile(r"^[\"'“「(\s]*([a-z][\w.+#-]*)\b")
 _PRAISED = re.compile(
     r"(?P<thing>[a-z0-9][\w.+#-]*)(?:\s+[a-z]+)?\s+(?:is|are) (?:always |much |far |way )?(?:better|superior)"
     r"|(?P<cjk_thing>[a-z0-9][a-z0-9.+#_-]*)\s*[\u4e00-\u9fff]{0,4}?(?:更好|更好用|效果更好|更合适|更稳|更靠谱|更成熟)"
+)
+# what a text takes in: "slow tests included", "including the slow ones", "包括慢测试"
+_INCLUDED = re.compile(
+    r"(?P<thing>[a-z0-9][\w.+#-]*)(?:\s+[a-z]+)?\s+included(?![a-z])|(?<![a-z])including\s+(?:the\s+)?"
+    r"(?P<then>[a-z0-9][\w.+#-]*)|(?:包括|包含|连同)\s*(?P<cjk>[a-z0-9][\w.+#-]*|[\u4e00-\u9fff]{1,4})"
 )
 # an exception said outright ("exception: …", "unless", "测试类例外"): the case it names is what it adds
 EXCEPTION_SAID = re.compile(r"(?<![a-z])(?:except|unless)|例外|除外|除了")

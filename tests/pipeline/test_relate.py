@@ -482,3 +482,42 @@ def test_a_negation_typed_without_its_apostrophe_names_no_subject() -> None:
     # two rules that share only "dont" are about different things (found by a new user: a false "different")
     statement = "We're on kotlin 2.0.21 + jdk 21 here, dont suggest stuff that needs 2.1"
     assert said_after(statement, ["Dont ever run terraform apply yourself"]) == ("new", None)
+
+
+@pytest.mark.parametrize(
+    ("statement", "known"),
+    [
+        # found by a new user: "不是 X，而是 Y" with a comma between was a repeat of X, and nothing went to review
+        (
+            "目录结构改一下：不是 YYYY/MM-DD，而是 YYYY/YYYY-MM-DD，这样单独看文件夹名也知道是哪年",
+            "Output folder layout is YYYY/MM-DD",
+        ),
+        ("Folder layout changes: not YYYY/MM-DD but YYYY/YYYY-MM-DD, so the year shows", "输出目录结构是 YYYY/MM-DD"),
+        # "slow tests included" takes in what the known rule left out
+        (
+            "From now on run the full suite `uv run pytest -q` before committing, slow tests included",
+            "Before committing always run `uv run pytest -q -m 'not slow'`",
+        ),
+    ],
+)
+def test_a_change_said_as_not_this_but_that_supersedes(statement: str, known: str) -> None:
+    assert said_after(statement, [known]) == ("supersedes", 1)
+
+
+def test_the_change_is_of_the_known_insight_that_names_what_it_turns_down() -> None:
+    # found by a new user: confirming it retired the rule it restates, and the rule it changes stayed
+    statement = "Switch to hardlinks instead of copies — originals still stay in ~/Pictures/inbox, but no more copying"
+    known = ["Originals stay in ~/Pictures/inbox untouched", "Never move originals — always copy"]
+    assert said_after(statement, known) == ("supersedes", 2)
+
+
+@pytest.mark.parametrize(
+    "statement",
+    [
+        # found by a new user: "错误码" read as a critique ("错"), and the two shared only the name gRPC
+        "gRPC 错误码统一：业务规则不满足一律返回 FailedPrecondition，参数校验失败返回 InvalidArgument",
+        "gRPC errors: business-rule failures always return FailedPrecondition, validation failures InvalidArgument",
+    ],
+)
+def test_a_rule_on_another_side_of_the_same_named_thing_is_new(statement: str) -> None:
+    assert said_after(statement, ["gRPC server listens on 9090, grpc-gateway (REST) on 8081"]) == ("new", None)
