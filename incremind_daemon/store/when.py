@@ -8,7 +8,8 @@ Two readers of the same calendar words, in English and Chinese:
   search shows, and a question about "May" finds, that day rather than the
   day it was taken in.
 - ``time_range``: the days a question names ("last week", "in May 2025",
-  "yesterday", "去年", "上个月", "2024年10月", "三天前"), as a half-open range
+  "yesterday", "去年", "上个月", "2024年10月", "三天前", "上周二", "last Tuesday",
+  "24 November", "11月24号"), as a half-open range
   of local dates. Search puts the results from those days first.
 
 Both are rules over the text, never a model, and both answer None when
@@ -40,6 +41,7 @@ _MONTHS = (
     "december",
 )
 _MONTH_NAME = r"(?P<month_name>January|February|March|April|May|June|July|August|September|October|November|December)"
+_WEEKDAYS = ("monday", "tuesday", "wednesday", "thursday", "friday", "saturday", "sunday")
 _ZH_DIGITS = {"一": 1, "二": 2, "两": 2, "三": 3, "四": 4, "五": 5, "六": 6, "七": 7, "八": 8, "九": 9, "十": 10}
 
 # a full date in a file name or a first line: 2025-06-01, 2025_06_01, 2025.06.01, 20250601, 2025年6月1日
@@ -253,6 +255,30 @@ def _rules() -> tuple[_Rule, ...]:
     return (
         # a whole date first: 2025-06-01, 2025年6月1日
         _Rule(_FULL_DATE, _iso_day),
+        # a day of a month, its year maybe left out: "24 November", "November 24th, 2025", 11月24号
+        _Rule(
+            re.compile(
+                rf"\b(?P<day>[0-3]?\d)(?:st|nd|rd|th)?\s+(?:of\s+)?{_MONTH_NAME}\b(?:\s*,?\s*(?P<year>(?:19|20)\d\d)\b)?"
+            ),
+            _month_day,
+        ),
+        _Rule(
+            re.compile(
+                rf"\b{_MONTH_NAME}\s+(?P<day>[0-3]?\d)(?:st|nd|rd|th)?\b(?![:.]\d)(?:\s*,?\s*(?P<year>(?:19|20)\d\d)\b)?"
+            ),
+            _month_day,
+        ),
+        _Rule(
+            re.compile(r"(?<![\d年])(?P<month>1[0-2]|0?[1-9])\s*月\s*(?P<day>[0-3]?\d)\s*[日号](?P<year>)"), _month_day
+        ),
+        # a weekday of a week named by its distance: 上周二, 这周五, "last Tuesday", "this Friday"
+        _Rule(
+            re.compile(
+                r"(?P<rel_zh>上上|上|这|本)个?(?:周|星期|礼拜)(?P<wd_zh>一(?![直起共样般些致切])|[二三四五六日])(?![次个遍回位名件])"
+            ),
+            _weekday,
+        ),
+        _Rule(re.compile(rf"\b(?P<rel_en>last|this|past)\s+(?P<wd_en>{'|'.join(_WEEKDAYS)})\b", words), _weekday),
         _Rule(
             re.compile(r"(?P<year>(?:19|20)\d\d)\s*年\s*(?P<month>\d{1,2}|[一二三四五六七八九十]{1,2})\s*月"),
             _named_month,
@@ -300,6 +326,36 @@ def _rules() -> tuple[_Rule, ...]:
             _any_year,
         ),
     )
+
+
+def _month_day(match: re.Match[str], today: date) -> tuple[date, date] | None:
+    """A day of a month; without a year, the latest such day up to today ("24 November" asked in December)."""
+    month = _month_in(match)
+    if month is None:
+        return None
+    year = match.group("year")
+    try:
+        day = date(int(year) if year else today.year, month, int(match.group("day")))
+        if not year and day > today:
+            day = day.replace(year=today.year - 1)
+    except ValueError:
+        return None  # "31 November", or 29 February of a common year
+    return day, day + timedelta(days=1)
+
+
+def _weekday(match: re.Match[str], today: date) -> tuple[date, date]:
+    """上周二 is Tuesday of last week (weeks start on Monday); "last Tuesday" the latest Tuesday before today."""
+    groups = match.groupdict()
+    if groups.get("wd_zh"):
+        monday, _ = _week(today, {"上上": 2, "上": 1, "这": 0, "本": 0}[groups["rel_zh"]])
+        day = monday + timedelta(days="一二三四五六日".index(groups["wd_zh"]))
+    else:
+        weekday = _WEEKDAYS.index(groups["wd_en"].lower())
+        if groups["rel_en"].lower() == "this":
+            day = _week(today, 0)[0] + timedelta(days=weekday)
+        else:
+            day = today - timedelta(days=(today.weekday() - weekday - 1) % 7 + 1)
+    return day, day + timedelta(days=1)
 
 
 def _month_of_year_back(match: re.Match[str], today: date) -> tuple[date, date] | None:

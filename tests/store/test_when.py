@@ -49,6 +49,18 @@ NOW = datetime(2026, 12, 2, 9, 30)  # a Wednesday
         ("三月以来跑了多少公里", date(2026, 3, 1), date(2026, 12, 3)),
         ("everything since 2024", date(2024, 1, 1), date(2026, 12, 3)),
         ("what changed since yesterday", date(2026, 12, 1), date(2026, 12, 3)),
+        # found by a new user: a weekday of a named week, and a day of a month without its year
+        ("上周二在 orders-svc 里做了什么决定", date(2026, 11, 24), date(2026, 11, 25)),
+        ("这周一的会", date(2026, 11, 30), date(2026, 12, 1)),
+        ("上个星期五谁值班", date(2026, 11, 27), date(2026, 11, 28)),
+        ("what did we decide last Tuesday", date(2026, 12, 1), date(2026, 12, 2)),
+        ("last Wednesday's deploy", date(2026, 11, 25), date(2026, 11, 26)),
+        ("what did we decide on Tuesday 24 November", date(2026, 11, 24), date(2026, 11, 25)),
+        ("the outage on November 24th, 2025", date(2025, 11, 24), date(2025, 11, 25)),
+        ("11月24号改了什么", date(2026, 11, 24), date(2026, 11, 25)),
+        ("12月25日的聚会", date(2025, 12, 25), date(2025, 12, 26)),  # not yet this year: last year's
+        ("上周一直在加班", date(2026, 11, 23), date(2026, 11, 30)),  # 一直: all week long, not Monday
+        ("上周三个会都取消了", date(2026, 11, 23), date(2026, 11, 30)),  # three meetings
     ],
 )
 def test_a_question_names_the_days_it_asks_about(query: str, start: date | None, end: date | None) -> None:
@@ -65,6 +77,8 @@ def test_a_question_names_the_days_it_asks_about(query: str, start: date | None,
         "我们用了3个月的时间",  # a duration, not a month
         "the v1.2.3 release notes",
         "端口 8080 还是 8443",
+        "如果周六下雨，我们原本打算去哪儿？",  # a weekday of no named week: any Saturday
+        "31 November",  # no such day
     ],
 )
 def test_a_question_that_names_no_time_has_no_range(query: str) -> None:
