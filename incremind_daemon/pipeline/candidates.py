@@ -50,7 +50,7 @@ from incremind_daemon.pipeline.organize import split_sentences
 from incremind_daemon.pipeline.prose import PLACEHOLDER, prose_spans
 from incremind_daemon.pipeline.reach import with_reach
 from incremind_daemon.pipeline.redact import find_secrets, redact
-from incremind_daemon.pipeline.sections import LIST_ITEM, decision_items, discussion_items, rule_items
+from incremind_daemon.pipeline.sections import LIST_ITEM, decision_items, discussion_items, rule_items, task_items
 from incremind_daemon.pipeline.stance import sets_amount
 from incremind_daemon.pipeline.statement import clean_statement, split_condition, strip_lead_in
 from incremind_daemon.store.charsets import CJK_CHAR
@@ -221,10 +221,13 @@ def read_pieces(text: str, *, conversational: bool) -> list[Piece]:
     decided = decision_items(text)
     ruled = [] if conversational else rule_items(text)
     discussed = [] if conversational else discussion_items(text)
+    tasks = [] if conversational else task_items(text)  # "## Action items": work for once, never proposed
     for span_start, span_end in prose_spans(text):
         for sentence_start, sentence_end in _whole_code_spans(text, span_start, span_end):
             for start, end in _pieces(text, sentence_start, sentence_end, conversational):
                 in_decisions = any(a <= start < b for a, b in decided)
+                if any(a <= start < b for a, b in tasks):
+                    continue
                 if (piece := _readable(text, start, end, decided=in_decisions)) is not None:
                     # an item's first sentence is the rule; what follows it in the item says why
                     rule = next((span for span in ruled if span[0] <= start < span[1]), None)

@@ -284,14 +284,17 @@ DECISION_SECTION = re.compile(
     + r"|决定|决议|结论|(?<!搞)定了|共识|决策|拍板)"
 )
 # a heading over what was talked about or reported, where nothing is settled by being listed: what is still
-# open ("## Not decided", "待定") and who does what next ("## Action items") as well
+# open ("## Not decided", "待定")
 DISCUSSION_SECTION = re.compile(
     _words(
         r"discussion|discussed|background|not (?:yet )?decided|undecided|open (?:questions?|items?|points?|issues?)"
-        r"|parked|action items?|follow-?ups?"
+        r"|parked"
     )
-    + r"|讨论|背景|未决|待定|没定|未定|遗留问题|行动项|后续跟进"
+    + r"|讨论|背景|未决|待定|没定|未定|遗留问题"
 )
+# a heading over who does what next ("## Action items", "行动项"): tasks for once, whatever their words; a
+# person's own to-do list holds facts as well ("域名 12 月 1 号到期，记得续费")
+TASK_SECTION = re.compile(_words(r"action items?|follow-?ups?|next steps?") + r"|行动项|后续跟进|下一步|跟进事项")
 # a caption over a list of rules: "the method I'm sticking with from now on:", "以后都按这几条来："
 RULE_CAPTION = re.compile(
     _words(r"from now on|going forward|from here on|(?:house |ground )?rules|my method|the method|sticking with")

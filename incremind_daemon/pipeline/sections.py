@@ -2,8 +2,8 @@
 
 A meeting note's "## Decisions" holds one decision per item, however plainly worded; a study note's
 "the method I'm sticking with from now on:" holds one rule per item; a "## 讨论" section records what
-was talked about, where nothing is settled by being listed. The candidate finder reads each item
-with what its list says of it (``candidates.read_pieces``).
+was talked about, where nothing is settled by being listed, and "## Action items" what to do once. The
+candidate finder reads each item with what its list says of it (``candidates.read_pieces``).
 """
 
 from __future__ import annotations
@@ -12,7 +12,7 @@ import re
 from collections.abc import Callable
 
 from incremind_daemon.pipeline.cues import fold
-from incremind_daemon.pipeline.lasting import DECISION_SECTION, DISCUSSION_SECTION, RULE_CAPTION
+from incremind_daemon.pipeline.lasting import DECISION_SECTION, DISCUSSION_SECTION, GENERAL, RULE_CAPTION, TASK_SECTION
 
 # a Markdown heading, a bold caption, or a short line ending in a colon
 HEADING = re.compile(r"^(?:#{1,6}\s+\S.*|\*\*[^*]+\*\*[:：]?|[^-*+•\d\s][^:：]{0,30}[:：])$")
@@ -35,6 +35,16 @@ def discussion_items(text: str) -> list[tuple[int, int]]:
     there lasts only by its own words, never by the model's reading alone.
     """
     return _items_under(text, _headed(DISCUSSION_SECTION))
+
+
+def task_items(text: str) -> list[tuple[int, int]]:
+    """Return the spans of the list items under a heading over who does what next, that say nothing of always.
+
+    A meeting note's "## Action items" ("李娜：写 outbox 设计文档（12 月 4 日前）", "Marco：ListOrders 改成
+    keyset 分页") lists work to do once; an item there that says "from now on" or "每次" still holds.
+    """
+    spans = _items_under(text, _headed(TASK_SECTION))
+    return [(start, end) for start, end in spans if GENERAL.search(fold(text[start:end])) is None]
 
 
 def rule_items(text: str) -> list[tuple[int, int]]:

@@ -438,3 +438,18 @@ def test_what_was_discussed_is_not_the_models_to_take_but_its_rules_and_decision
     found = [c.statement for c in extract_candidates(note, reader=reader_for(use_m3))]
     assert not any("CDN" in s for s in found)  # someone's suspicion, said in a discussion
     assert "结算页上线由陈静负责，王磊配合回滚预案" in found
+
+
+@pytest.mark.parametrize("with_model", [False, True])
+def test_what_a_note_lists_to_do_once_is_never_proposed(use_m3: Embedder, with_model: bool) -> None:
+    # found by a new user: "## Action items" under a Chinese meeting note's decisions became two candidates
+    note = (
+        "# orders-svc 周会纪要 2026-11-26\n\n## 决定\n1. 所有金额字段用整数分（total_cents），不用浮点数。\n\n"
+        "## Action items\n- 李娜：写 outbox 设计文档（12 月 4 日前）。\n- Marco：ListOrders 改成 keyset 分页。\n"
+        "- 以后每个新接口都要先写 proto 再写实现。\n\n"
+        "## Next steps\n- Tomás to switch the deploy job to the new runner by Friday\n"
+    )
+    found = [c.statement for c in extract_candidates(note, reader=reader_for(use_m3) if with_model else None)]
+    assert any("total_cents" in s for s in found)
+    assert not any("outbox" in s or "keyset" in s or "runner" in s for s in found), found
+    assert any("proto" in s for s in found)  # "以后每个…" holds from now on, wherever it is listed
