@@ -41,6 +41,7 @@ from incremind_daemon.pipeline.lasting import (
     STATUS,
     TODAY_PLAN,
     about_the_person,
+    names_a_standing_choice,
     names_this_project,
     one_off,
     scope_of,
@@ -77,7 +78,7 @@ _ANOTHER_ITEM = re.compile(
 )
 # a stop after a title or a Latin abbreviation ends no sentence ("Prof. Zhou", "e.g. pnpm"); one after a
 # number, a version or "etc." usually does
-_ABBREVIATION = re.compile(r"(?i)(?:\be\.g|\bi\.e|\bvs|\bmrs?|\bms|\bdr|\bprof|\b[sj]r|\bst|\bfig|\bcf|\bapprox)\.$")
+_ABBREVIATION = re.compile(r"(?i)(?:\be\.g|\bi\.e|\bvs|\bmrs?|\bms|\bdr|\bprof|\b[sj]r|\bst|\bfig|\bcf|\bapprox|/)\.$")
 # an aside at the end of a rule that asks for the task at hand: "顺便改掉", "put that in the checklist"
 _ASIDE = re.compile(
     r"(?<![a-z])(?:put (?:that|it|this)|move (?:them|it)|while you're at it|update (?:it|the)|add it|fix (?:it|that)"
@@ -465,6 +466,7 @@ def _score_sentence(text: str, piece: Piece, *, conversational: bool, chance: Ch
             and chance.likelihood < chance.keep
             and not (decided or piece.ruled or sets_amount(folded))
             and not about_the_person(folded, frozenset(matched))
+            and not names_a_standing_choice(folded)
         ):
             return None
         if not lasts:

@@ -406,6 +406,20 @@ _WEEKLY = re.compile(r"每(?:周|星期|礼拜)[一二三四五六日天]")
 _BARE_DAY = re.compile(r"周[一二三四五六日天]")
 
 
+# a standing choice of a named thing, which the model reads weakly for its few words: "feature store 以后统一用
+# feast", "always run go test …", "switch migrations from golang-migrate to goose", "exif 解析用 goexif 这个库"
+_CHOSEN = re.compile(
+    r"(?:以后|今后|一律|统一|(?<![a-z])(?:always|from now on|going forward))[^，。,;；]{0,12}?"
+    r"(?:用|走|(?<![a-z])(?:use|run))\s*[a-z][\w.+#/-]*"
+    r"|(?<![a-z])switch(?:es|ed)? [\w -]{1,30}? from [a-z][\w.+#-]* to [a-z][\w.+#-]*"
+    r"|用\s*[a-z][\w./+#-]*\s*这个(?:库|包|工具|框架|插件)"
+)
+
+
+def names_a_standing_choice(folded: str) -> bool:
+    return _CHOSEN.search(folded) is not None
+
+
 def one_off(folded: str) -> bool:
     """Tell whether a sentence is for one day ("明天", "this afternoon", "周五"); a day said beside a
     weekly one recurs as well ("每周四下午发版，周五不发版")."""

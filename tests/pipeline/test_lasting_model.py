@@ -167,6 +167,24 @@ def test_a_setting_fixed_or_moved_to_an_amount_is_a_decision(use_m3: Embedder, t
     assert (candidate.category, candidate.statement) == ("decision", statement)
 
 
+@pytest.mark.parametrize(
+    ("text", "statement"),
+    [
+        # found by a new user: the model read each too weakly to keep, though the person chose a named thing
+        ("用 feast 吧——这个 feature store 以后统一用 feast。", "feature store 以后统一用 feast"),
+        ("switch migrations from golang-migrate to goose. golang-migrate is out.", "golang-migrate to goose"),
+        ("exif 解析用 rwcarlsen/goexif 这个库。", "rwcarlsen/goexif"),
+        # "./..." ended no sentence
+        ("always run go test ./... before you say something is done.", "go test ./... before you say"),
+    ],
+)
+def test_a_standing_choice_of_a_named_thing_is_never_the_models_to_drop(
+    use_m3: Embedder, text: str, statement: str
+) -> None:
+    found = [c.statement for c in extract_candidates(text, conversational=True, reader=reader_for(use_m3))]
+    assert any(statement in s for s in found), found
+
+
 @pytest.mark.parametrize("text", PASSING)
 def test_passing_talk_stays_out_with_the_model_too(use_m3: Embedder, text: str) -> None:
     assert extract_candidates(text, conversational=True, reader=reader_for(use_m3)) == []
