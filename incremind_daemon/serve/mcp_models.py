@@ -21,7 +21,7 @@ class SourceOut(_Out):
     title: str
     project: str
     kind: str = Field(description="file, session or note")
-    path: str | None = Field(default=None, description="the kept original file, if any")
+    path: str | None = Field(default=None, description="the kept original file of a file or note, if any")
     agent: str | None = Field(default=None, description="sessions: the coding agent")
     session_id: str | None = None
     date: str | None = Field(default=None, description="a session's start, else when the file or note came in")
@@ -33,7 +33,9 @@ class SourceOut(_Out):
             title=ref.title,
             project=ref.project,
             kind=ref.kind,
-            path=ref.path,
+            # a session's transcript is the agent's own log file: read_memory on the source id reads it, and
+            # its long path cost a search a tenth of its reading budget again
+            path=None if ref.kind == "session" else ref.path,
             agent=ref.agent,
             session_id=ref.session_id,
             date=ref.date,

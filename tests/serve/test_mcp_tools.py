@@ -18,6 +18,7 @@ from incremind_daemon.config import Settings, load_settings
 from incremind_daemon.pipeline.insights import save_memory
 from incremind_daemon.pipeline.steps import StepState, ingest_item, open_writer
 from incremind_daemon.pipeline.work import IngestFile
+from incremind_daemon.serve.mcp_models import SourceOut
 from incremind_daemon.serve.mcp_server import build_mcp_server
 from incremind_daemon.serve.mcp_tools import MemoryBackend, MemoryTools, within_budget
 from incremind_daemon.sources.extract import extract_bytes
@@ -173,6 +174,16 @@ def test_what_the_model_reads_is_the_structured_answer_without_indentation_or_em
         assert "\n  " not in text and ": null" not in text and '":null' not in text
         assert read == without_empty(structured)
     assert seen[0][1]["results"][0]["text"]  # the search found the passage
+
+
+def test_a_session_result_names_its_source_by_id_not_by_the_agents_log_path() -> None:
+    # found by a new user: each session hit carried its transcript's path, ~110 characters an agent never uses
+    log = "/home/me/.claude/projects/-home-me-code-orders-svc/3f7a9c21-1b2f-4c5d-8e9f-0a1b2c3d4e01.jsonl"
+    session = SourceRef("src-1", "set up local dev", log, "orders-svc", "session", "claude", "3f7a9c21", "2026-11-18")
+    note = SourceRef("src-2", "周会纪要", "/home/me/.incremind/inbox/orders-svc/周会.md", "orders-svc", "file")
+    assert SourceOut.of(session).path is None
+    assert SourceOut.of(session).session_id == "3f7a9c21" and SourceOut.of(session).id == "src-1"
+    assert SourceOut.of(note).path == note.path
 
 
 def test_search_of_insights_carries_status_condition_and_counts_as_use(memory: Memory) -> None:
