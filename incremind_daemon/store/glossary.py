@@ -1,12 +1,19 @@
-"""A small bilingual glossary of concepts: each with its words in English and Chinese.
+"""A small bilingual glossary of concepts, and the other language's words for those a text names.
 
-"database: database db 数据库". The pipeline compares texts through it (pipeline.features:
-"数据库" and "database" are one feature). It lives in the store so that search may read it too.
+Each concept has its words in English and Chinese ("database: database db 数据库"). The
+pipeline compares texts through it (pipeline.features: "数据库" and "database" are one
+feature), and search looks up the words of the other language a question does not say
+(``bridge_words``), so a Chinese question can find an English note without vectors.
 """
 
 from __future__ import annotations
 
 import logging
+import re
+from collections.abc import Iterator
+
+from incremind_daemon.store.charsets import HAN
+from incremind_daemon.store.tokenizer import STOPWORDS, iter_tokens, query_words
 
 log = logging.getLogger(__name__)
 
@@ -82,18 +89,86 @@ def stem(word: str) -> str:
     return word
 
 
-def _concept_words(glossary: str) -> dict[str, tuple[str, ...]]:
+# Words search also bridges (2026-12-03): general words that the tuning half of
+# benchmarks/retrieval/crosslang missed; relate() does not read them (yet).
+# fmt: off
+SEARCH_CONCEPTS = (
+    "rollback: 回退 | load: load import 导入 加载 | fail: fail failure 失败 | table: table 表 表格"
+    " | warehouse: warehouse 数仓 数据仓库 | bill: bill billing invoice 账单 发票 | field: field column 字段"
+    " | message: message 消息 信息 | language: language 语言 | customer: customer 客户 顾客 | call: call invoke 调用"
+    " | token: token 令牌 | expire: expire expiry expiration lifetime ttl 过期 有效期 失效"
+    " | connection: connection 连接 | pool: pool 池 连接池 | component: component widget 组件 控件"
+    " | business: business 业务 | pause: pause 暂停 | downstream: downstream 下游 | upstream: upstream 上游"
+    " | report: report 报表 报告 | backfill: backfill 回填 | oncall: oncall 值班 | transaction: transaction 事务"
+    " | rebuild: rebuild redraw rerender 重绘 重建 | library: library lib 库"
+)
+# fmt: on
+
+
+def _concept_words(*glossaries: str) -> dict[str, tuple[str, ...]]:
     words: dict[str, tuple[str, ...]] = {}
-    for group in glossary.split("|"):
+    for group in " | ".join(glossaries).split("|"):
         name, _, said = group.partition(":")
         words[name.strip()] = (*words.get(name.strip(), ()), *said.split())
     return words
 
 
-CONCEPT = {
-    stem(w): name for name, said in _concept_words(CONCEPTS).items() for w in said
-}  # a word (stemmed) -> its concept
+def _stems(words: dict[str, tuple[str, ...]]) -> dict[str, str]:
+    return {stem(word): name for name, said in words.items() for word in said}
+
+
+CONCEPT = _stems(_concept_words(CONCEPTS))  # a word (stemmed) -> the concept it names
 CONCEPT_NAMES = frozenset(CONCEPT.values())
 SURFACES: dict[str, tuple[str, ...]] = {}  # a concept -> its words (stemmed), in the order of CONCEPTS
 for _word, _name in CONCEPT.items():
     SURFACES[_name] = (*SURFACES.get(_name, ()), _word)
+_SEARCH_WORDS = _concept_words(CONCEPTS, SEARCH_CONCEPTS)  # as written: the index stems English words itself
+_SEARCH_CONCEPT = _stems(_SEARCH_WORDS)
+_HAN = re.compile(f"[{HAN}]")
+
+
+def concepts_named(text: str) -> list[tuple[str, bool]]:
+    """Return the concepts a text names, each with whether a Chinese word named it; in order, once each.
+
+    A Chinese word names a concept itself or through one of its two-character
+    pieces, as does the pair of characters across two words ("数据" + "库");
+    an English word through its stem ("cached" is cache).
+    """
+    return list(dict.fromkeys(_concepts(text)))
+
+
+def _concepts(text: str) -> Iterator[tuple[str, bool]]:
+    previous = None  # the last Chinese word, when the next token follows it directly
+    for token in iter_tokens(text, for_query=True):
+        word = token.text
+        if not _is_han(word):
+            previous = None
+            if word not in STOPWORDS:
+                found = _SEARCH_CONCEPT.get(stem(word)) or _SEARCH_CONCEPT.get(stem(word) + "e")
+                if found:
+                    yield found, False
+            continue
+        pieces = [word] + [word[i : i + 2] for i in range(len(word) - 1) if len(word) > 2]
+        if previous is not None and previous[1] == token.start:
+            pieces.append(previous[0][-1] + word[0])
+        yield from ((_SEARCH_CONCEPT[piece], True) for piece in pieces if piece in _SEARCH_CONCEPT)
+        previous = (word, token.end)
+
+
+def _is_han(word: str) -> bool:
+    return _HAN.match(word) is not None
+
+
+def bridge_words(text: str) -> list[str]:
+    """Return the other language's words for the concepts a text names, cut as the index cuts them.
+
+    "测试用什么数据库" gives test, database, db; "cache balances" gives 缓存.
+    Words the text already holds are left out.
+    """
+    said = {token.text for token in iter_tokens(text, for_query=True)} | set(query_words(text))
+    words: list[str] = []
+    for name, from_chinese in concepts_named(text):
+        for written in _SEARCH_WORDS[name]:
+            if _is_han(written) != from_chinese:
+                words.extend(t.text for t in iter_tokens(written, for_query=True) if t.text not in said)
+    return list(dict.fromkeys(words))

@@ -3,7 +3,9 @@
 User text never reaches FTS5 as syntax: it is cut into words by the same
 tokenizer the index uses, and each word is quoted. All words must match
 first; when that finds fewer than ``limit`` results, any word may match, and
-those looser hits rank below the strict ones.
+those looser hits rank below the strict ones. When the best hit holds less than
+GATE_COVERAGE of the words, the other language's words for the concepts the
+query names (``glossary.bridge_words``) are looked up too, any of them.
 
 BM25 costs a few microseconds per matching row, and a word found in a third
 of a large memory matches tens of thousands: so each kind of item ranks at
@@ -35,6 +37,7 @@ from incremind_daemon.errors import QueryError
 from incremind_daemon.store import clock
 from incremind_daemon.store.db import Row, fetch_row, fetch_rows
 from incremind_daemon.store.embedder import Embedder
+from incremind_daemon.store.glossary import bridge_words
 from incremind_daemon.store.items import HIT_SQL, make_source_ref
 from incremind_daemon.store.query_parts import query_parts
 from incremind_daemon.store.records import MODES, TIER_OF_KIND, TIERS, Hit, item_id
@@ -42,6 +45,7 @@ from incremind_daemon.store.retired import retired_last
 from incremind_daemon.store.semantic import (
     FUSION_DEPTH,
     FUSIONS,
+    GATE_COVERAGE,
     TIER_ORDER,
     Ranked,
     fuse,
@@ -58,6 +62,7 @@ log = logging.getLogger(__name__)
 
 DEFAULT_FUSION = "gated"  # chosen on benchmarks/retrieval: see its README
 _LOOSE_FACTOR = 0.5  # an any-word hit ranks below an all-words hit of equal BM25
+_BRIDGE_FACTOR = 1.0  # a hit through the other language's words (glossary.bridge_words)
 _TIER_WEIGHT = {"insight": 1.2, "summary": 1.1, "organized": 1.0, "raw": 0.9}
 MAX_SCORED = 2_000  # rows of one kind BM25 ranks per query: p95 latency at 100k passages (benchmarks/semantic.py)
 # A question or a pasted error message fits. Uncut, a 450 KB query made the embedder take 2 GB
@@ -302,6 +307,7 @@ def _ranked_hits(
 ) -> list[Hit]:
     """Rank one cut query in the wanted mode; return up to 2 x limit + SPARE_HITS hits, best first."""
     words = split_unmatched(conn, list(cut.words))  # "晓雨学" glued by the segmenter: 晓雨, 学
+    bridged = [word for word in bridge_words(cut.text) if word not in words]  # "测试" also looks for "test"
     depth = limit if wanted == "vector" else max(limit, FUSION_DEPTH)
     vector = None
     if embedder is not None and wanted != "keyword":
@@ -309,11 +315,15 @@ def _ranked_hits(
     status = insight_status
     deeper = 2 * limit + SPARE_HITS  # room for the passages that take the place of their source's summary
     if vector is None:  # keyword mode, or no vectors for this model yet: keywords answer, and each hit says so
-        ranked = rank_by_words(conn, words, project=project, tier=tier, limit=deeper, insight_status=status)
+        ranked = rank_by_words(
+            conn, words, project=project, tier=tier, limit=deeper, insight_status=status, bridged=bridged
+        )
         return read_hits(conn, ranked, home, words, insight_status=status)
     if wanted == "vector":
         return read_hits(conn, vector, home, words, insight_status=status)
-    keyword = rank_by_words(conn, words, project=project, tier=tier, limit=max(depth, deeper), insight_status=status)
+    keyword = rank_by_words(
+        conn, words, project=project, tier=tier, limit=max(depth, deeper), insight_status=status, bridged=bridged
+    )
     top = _hit_row(conn, keyword[0], status) if keyword else None
     coverage = word_coverage(str(top[0]), words) if top is not None else 0.0
     fused = fuse(keyword, vector, method=fusion, limit=deeper, coverage=coverage)
@@ -412,18 +422,38 @@ def rank_by_words(
     tier: str | None,
     limit: int,
     insight_status: str = "confirmed",
+    bridged: Sequence[str] = (),
 ) -> list[Ranked]:
-    """Rank items by BM25 over already-cut query words (at most MAX_QUERY_WORDS used); no row is read here."""
+    """Rank items by BM25 over already-cut query words (at most MAX_QUERY_WORDS used); no row is read here.
+
+    ``bridged`` are the other language's words for the concepts the query names
+    (``glossary.bridge_words``): any of them may match, in a pass of its own.
+    """
     words = words[:MAX_QUERY_WORDS]
     if not words:
         return []  # only punctuation or symbols: nothing can match, and that is no error
-    ranked = _rank(conn, words, project=project, tier=tier, limit=limit, loose=False, insight_status=insight_status)
+    rank = partial(_rank, conn, project=project, tier=tier, limit=limit, insight_status=insight_status)
+    ranked = rank(words, any_word=False, factor=1.0)
+    seen = {r.key for r in ranked}
     if len(ranked) < limit and len(words) > 1:
-        seen = {r.key for r in ranked}
-        loose = _rank(conn, words, project=project, tier=tier, limit=limit, loose=True, insight_status=insight_status)
+        loose = rank(words, any_word=True, factor=_LOOSE_FACTOR)
         ranked.extend(r for r in loose if r.key not in seen)
+        seen.update(r.key for r in loose)
+    if bridged and not _matched_well(conn, ranked, words, insight_status):
+        ranked.extend(
+            r for r in rank(list(bridged[:MAX_ANY_WORDS]), any_word=True, factor=_BRIDGE_FACTOR) if r.key not in seen
+        )
     ranked.sort(key=lambda r: (-r.score, TIER_ORDER[TIER_OF_KIND[r.kind]], -r.item))
     return ranked[:limit]
+
+
+def _matched_well(conn: apsw.Connection, ranked: list[Ranked], words: list[str], insight_status: str) -> bool:
+    """Tell whether the best hit by the question's own words holds GATE_COVERAGE of them."""
+    if not ranked:
+        return False
+    best = max(ranked, key=lambda r: (r.score, -TIER_ORDER[TIER_OF_KIND[r.kind]], r.item))
+    row = _hit_row(conn, best, insight_status)
+    return row is not None and word_coverage(str(row[0]), words) >= GATE_COVERAGE
 
 
 def _rank(
@@ -433,18 +463,18 @@ def _rank(
     project: str | None,
     tier: str | None,
     limit: int,
-    loose: bool,
+    any_word: bool,
+    factor: float,
     insight_status: str,
 ) -> list[Ranked]:
-    """Rank each kind of item by BM25: all words must match, or (loose) any that is not too common."""
+    """Rank each kind of item by BM25: all words must match, or any that is not too common."""
     ranked: list[Ranked] = []
-    factor = _LOOSE_FACTOR if loose else 1.0
     kinds = kinds_for(tier)  # the kinds ranking by meaning looks through too
     for spec in _QUERIES:
         if spec.kind not in kinds:
             continue
         try:
-            match = quote_words(_telling_words(conn, spec, words), any_word=True) if loose else quote_words(words)
+            match = quote_words(_telling_words(conn, spec, words), any_word=True) if any_word else quote_words(words)
             params = {
                 "match": match,
                 "project": project,
