@@ -159,6 +159,12 @@ def _is_han(word: str) -> bool:
     return _HAN.match(word) is not None
 
 
+def is_chinese(text: str) -> bool:
+    """Tell whether a text is written in Chinese: Han characters are a third of its letters or more."""
+    han = len(_HAN.findall(text))
+    return han > 0 and han * 3 >= han + sum(c.isascii() and c.isalpha() for c in text)
+
+
 def bridge_words(text: str) -> list[str]:
     """Return the other language's words for the concepts a text names, cut as the index cuts them.
 

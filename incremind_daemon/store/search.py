@@ -5,7 +5,9 @@ tokenizer the index uses, and each word is quoted. All words must match
 first; when that finds fewer than ``limit`` results, any word may match, and
 those looser hits rank below the strict ones. When the best hit holds less than
 GATE_COVERAGE of the words, the other language's words for the concepts the
-query names (``glossary.bridge_words``) are looked up too, any of them.
+query names (``glossary.bridge_words``) are looked up too, any of them: in full
+when the best hit by meaning is in the other language than the query, less
+when it is in the same (a paraphrase, likely).
 
 BM25 costs a few microseconds per matching row, and a word found in a third
 of a large memory matches tens of thousands: so each kind of item ranks at
@@ -37,7 +39,7 @@ from incremind_daemon.errors import QueryError
 from incremind_daemon.store import clock
 from incremind_daemon.store.db import Row, fetch_row, fetch_rows
 from incremind_daemon.store.embedder import Embedder
-from incremind_daemon.store.glossary import bridge_words
+from incremind_daemon.store.glossary import bridge_words, is_chinese
 from incremind_daemon.store.items import HIT_SQL, make_source_ref
 from incremind_daemon.store.query_parts import query_parts
 from incremind_daemon.store.records import MODES, TIER_OF_KIND, TIERS, Hit, item_id
@@ -63,6 +65,7 @@ log = logging.getLogger(__name__)
 DEFAULT_FUSION = "gated"  # chosen on benchmarks/retrieval: see its README
 _LOOSE_FACTOR = 0.5  # an any-word hit ranks below an all-words hit of equal BM25
 _BRIDGE_FACTOR = 1.0  # a hit through the other language's words (glossary.bridge_words)
+_SAME_LANGUAGE_BRIDGE = 0.3  # the same, when the best hit is in the question's language: a paraphrase, likely
 _TIER_WEIGHT = {"insight": 1.2, "summary": 1.1, "organized": 1.0, "raw": 0.9}
 MAX_SCORED = 2_000  # rows of one kind BM25 ranks per query: p95 latency at 100k passages (benchmarks/semantic.py)
 # A question or a pasted error message fits. Uncut, a 450 KB query made the embedder take 2 GB
@@ -316,13 +319,28 @@ def _ranked_hits(
     deeper = 2 * limit + SPARE_HITS  # room for the passages that take the place of their source's summary
     if vector is None:  # keyword mode, or no vectors for this model yet: keywords answer, and each hit says so
         ranked = rank_by_words(
-            conn, words, project=project, tier=tier, limit=deeper, insight_status=status, bridged=bridged
+            conn,
+            words,
+            project=project,
+            tier=tier,
+            limit=deeper,
+            insight_status=status,
+            bridged=bridged,
+            asked_in_chinese=is_chinese(cut.text),
         )
         return read_hits(conn, ranked, home, words, insight_status=status)
     if wanted == "vector":
         return read_hits(conn, vector, home, words, insight_status=status)
     keyword = rank_by_words(
-        conn, words, project=project, tier=tier, limit=max(depth, deeper), insight_status=status, bridged=bridged
+        conn,
+        words,
+        project=project,
+        tier=tier,
+        limit=max(depth, deeper),
+        insight_status=status,
+        bridged=bridged,
+        asked_in_chinese=is_chinese(cut.text),
+        material=vector,
     )
     top = _hit_row(conn, keyword[0], status) if keyword else None
     coverage = word_coverage(str(top[0]), words) if top is not None else 0.0
@@ -423,6 +441,8 @@ def rank_by_words(
     limit: int,
     insight_status: str = "confirmed",
     bridged: Sequence[str] = (),
+    asked_in_chinese: bool = False,
+    material: Sequence[Ranked] | None = None,
 ) -> list[Ranked]:
     """Rank items by BM25 over already-cut query words (at most MAX_QUERY_WORDS used); no row is read here.
 
@@ -439,21 +459,33 @@ def rank_by_words(
         loose = rank(words, any_word=True, factor=_LOOSE_FACTOR)
         ranked.extend(r for r in loose if r.key not in seen)
         seen.update(r.key for r in loose)
-    if bridged and not _matched_well(conn, ranked, words, insight_status):
-        ranked.extend(
-            r for r in rank(list(bridged[:MAX_ANY_WORDS]), any_word=True, factor=_BRIDGE_FACTOR) if r.key not in seen
-        )
+    factor = _bridge_factor(conn, ranked, words, insight_status, asked_in_chinese, material) if bridged else 0.0
+    if factor > 0:
+        ranked.extend(r for r in rank(list(bridged[:MAX_ANY_WORDS]), any_word=True, factor=factor) if r.key not in seen)
     ranked.sort(key=lambda r: (-r.score, TIER_ORDER[TIER_OF_KIND[r.kind]], -r.item))
     return ranked[:limit]
 
 
-def _matched_well(conn: apsw.Connection, ranked: list[Ranked], words: list[str], insight_status: str) -> bool:
-    """Tell whether the best hit by the question's own words holds GATE_COVERAGE of them."""
-    if not ranked:
-        return False
-    best = max(ranked, key=lambda r: (r.score, -TIER_ORDER[TIER_OF_KIND[r.kind]], r.item))
-    row = _hit_row(conn, best, insight_status)
-    return row is not None and word_coverage(str(row[0]), words) >= GATE_COVERAGE
+def _bridge_factor(
+    conn: apsw.Connection,
+    ranked: list[Ranked],
+    words: list[str],
+    insight_status: str,
+    asked_in_chinese: bool,
+    material: Sequence[Ranked] | None,
+) -> float:
+    """Weigh hits through the other language's words: 0 when the best hit by the question's own words
+    holds GATE_COVERAGE of them; full when the best hit by meaning (without vectors: by the own words)
+    is in the other language than the question, or there is none; else _SAME_LANGUAGE_BRIDGE."""
+    own = min(ranked, key=lambda r: (-r.score, TIER_ORDER[TIER_OF_KIND[r.kind]], -r.item)) if ranked else None
+    row = _hit_row(conn, own, insight_status) if own is not None else None
+    if row is not None and word_coverage(str(row[0]), words) >= GATE_COVERAGE:
+        return 0.0
+    if material is not None:
+        row = _hit_row(conn, material[0], insight_status) if material else None
+    if row is None or is_chinese(str(row[0])) != asked_in_chinese:
+        return _BRIDGE_FACTOR
+    return _SAME_LANGUAGE_BRIDGE
 
 
 def _rank(
