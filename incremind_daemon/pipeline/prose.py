@@ -39,6 +39,7 @@ _PASTED_LINE = re.compile(
     r"|(?:def|class|fn|func|function)\s+\w+\s*[(:<{]|import\s+[\w.{*]+|from\s+[\w.]+\s+import\s"
     r"|(?:const|let|var)\s+\w+\s*=|#include|(?:SELECT|INSERT|UPDATE|CREATE|DELETE)\s+[A-Z*]|return\s.*;$"
     r"|[{}\[\]()<>;]\s*$|<[/a-zA-Z][^>]*>\s*$|[\w.-]+\s*[:=]\s*[\"'{\[]"
+    r"|[A-Z][A-Z0-9_]{2,}=\S*\s*$"  # a line of a pasted .env: "PAYMENTS_ADDR=payments.internal:9443"
     r")"
 )
 # a shell command on a line of its own: a tool, then arguments, and none of the small words of a sentence

@@ -336,3 +336,17 @@ def test_a_numbered_list_of_work_opens_the_session_though_a_later_turn_asks_outr
     ]
     snapshot = snapshot_session(turns)
     assert named in snapshot.goal and named in snapshot.index_line, snapshot
+
+
+def test_a_pasted_env_file_is_no_part_of_the_goal() -> None:
+    # found by a new user: the goal read "PAYMENTS_ADDR=payments.internal:9443", a line of the pasted .env
+    turns = [
+        user(
+            "CreateOrder needs an idempotency key. clients send header `idempotency-key` (grpc metadata). store it "
+            "in orders.idempotency_key with a unique index, return the existing order on a repeat. my .env for "
+            "reference:\n\nGRPC_ADDR=:9090\nGATEWAY_ADDR=:8081\nPAYMENTS_ADDR=payments.internal:9443\nLOG_LEVEL=debug"
+        ),
+        assistant("Done. A repeat returns the existing order (test `TestCreateOrder_Idempotent`)."),
+    ]
+    goal = snapshot_session(turns).goal
+    assert goal.startswith("CreateOrder needs an idempotency key") and "PAYMENTS_ADDR" not in goal
