@@ -228,6 +228,11 @@ def settles_still_more(folded: str) -> bool:
 
 # an object named by pronoun, as PRONOUN_OBJECT, though "Kevin 他们组的" names a group beside its member
 OBJECT_PRONOUN = re.compile(_words(r"it|them|him|her|he|she|they|that one|this one") + "|[他她它](?![们們])")
+# a step that finds out what the sentence before asks: "…, or does Starlight emit them? check that next time"
+CHECKS_THAT = re.compile(
+    _words(r"(?:check|verify|confirm|look into|find out|figure out|test) (?:that|this|it)")
+    + "|(?:查|确认|看|试)一下(?:这个|那个)?"
+)
 # a step that points at what was proposed: "yep, do that tomorrow", "明天再弄这个"
 POINTED_STEP = re.compile(_words(r"do (?:that|this)") + "|(?:做|弄|搞)(?:这个|那个)")
 # the person says when they are away, which is no step of the work: "明天我请假, 周五回来", "I'm off tomorrow"

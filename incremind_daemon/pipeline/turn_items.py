@@ -81,6 +81,7 @@ from incremind_daemon.pipeline.reports import (
 from incremind_daemon.pipeline.state_cues import (
     ABSENCE_CUES,
     CHANGED_TO,
+    CHECKS_THAT,
     OBJECT_PRONOUN,
     PERSON_STEP_CUES,
     POINTED_STEP,
@@ -522,6 +523,8 @@ def _held(item: str, said: str, view: TurnView) -> str | None:
 
 def _resolved(step: str, said: str, before: str) -> str:
     """Say what a step names by pronoun: from the person's sentence before it, or the agent's offer it answers."""
+    if said.rstrip().endswith(("?", "？")) and (checks := CHECKS_THAT.search(fold(step))) and checks.start() < 4:
+        return f"{as_item(said)} — {step}"  # "do we need hreflang, or does Starlight emit them? — check that next time"
     pronoun = OBJECT_PRONOUN.search(fold(step)) or POINTED_STEP.search(fold(step))
     if pronoun is None or text_weight(step[: pronoun.start()]) > 5:
         return step  # "the exception to the rule: if it's on a branch, edit it" points inside its own sentence

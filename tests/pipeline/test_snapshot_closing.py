@@ -75,6 +75,24 @@ def test_short_step_borrows_the_clause_before_that_names_its_thing(closing: str,
     assert any(named in step for step in steps)
 
 
+@pytest.mark.parametrize(
+    "closing",
+    [
+        "do we also need hreflang alternates in the head, or does Starlight already emit them? check that next time.",
+        "Starlight 会不会自己输出 hreflang？下次查一下这个。",
+    ],
+    ids=["en", "zh"],
+)
+def test_a_step_that_checks_a_question_asked_just_before_names_the_question(closing: str) -> None:
+    # found by a new user: the next step read "check that next time", and nothing said what
+    turns = [
+        user("Finish the zh-cn getting-started page and fix the zh-cn sidebar links."),
+        assistant("Done: the zh-cn page is finished and the sidebar uses `slug`. Build OK, 0 broken links."),
+        user(closing),
+    ]
+    assert any("hreflang" in step for step in snapshot_session(turns).next_steps)
+
+
 def test_step_that_names_its_thing_borrows_nothing() -> None:
     turns = [
         user("Fix the timeout in the grader tests."),
