@@ -151,7 +151,8 @@ CORRECTION = re.compile(
     _words(
         r"^(?:no|nope|wrong|incorrect)(?=[,.!:;—–-])",
         r"that(?:'s| is) (?:wrong|not right|incorrect|outdated)",
-        r"(?:is|are|was|were|should be|it's|its)\s+[^,.;]{1,40},\s*not\s+[^,.;]{1,40}",
+        r"(?:is|are|was|were|should be|it's|its|comes? from|lives? (?:in|at|on)|goes? (?:to|in|into)|runs? (?:on|in|at)"
+        r"|uses?|reads? from|listens? on)\s+[^,.;]{1,40},\s*not\s+[^,.;]{1,40}",
         r"\(not [^)]{1,30}\)",
         r"\d[^,.;]{0,20},\s*not\s+(?:the\s+)?[\w.-]*\d",
         r"not [\w.-]+(?: [\w.-]+)?,? but",

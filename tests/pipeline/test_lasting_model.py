@@ -471,3 +471,18 @@ def test_what_a_note_lists_to_do_once_is_never_proposed(use_m3: Embedder, with_m
     assert any("total_cents" in s for s in found)
     assert not any("outbox" in s or "keyset" in s or "runner" in s for s in found), found
     assert any("proto" in s for s in found)  # "以后每个…" holds from now on, wherever it is listed
+
+
+@pytest.mark.parametrize("with_model", [False, True])
+@pytest.mark.parametrize(
+    "text",
+    [
+        # found by a new user: a reminder of a correction left no trace on the insight it repeats
+        "Reminder: the date comes from DateTimeOriginal, not DateTime.",
+        "State lives in the s3 bucket harbor-tfstate-prod, not in Terraform Cloud.",
+    ],
+)
+def test_a_value_set_right_by_another_verb_is_a_correction(use_m3: Embedder, with_model: bool, text: str) -> None:
+    reader = reader_for(use_m3) if with_model else None
+    found = [(c.category, c.statement) for c in extract_candidates(text, conversational=True, reader=reader)]
+    assert len(found) == 1 and found[0][0] == "correction" and ", not " in found[0][1], found
