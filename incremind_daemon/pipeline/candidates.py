@@ -42,8 +42,8 @@ from incremind_daemon.pipeline.lasting import (
     TODAY_PLAN,
     about_the_person,
     names_a_standing_choice,
-    names_this_project,
     one_off,
+    rules_scope_stands,
     scope_of,
 )
 from incremind_daemon.pipeline.lasting_model import Chance, LastingReader
@@ -498,7 +498,7 @@ def _score_sentence(text: str, piece: Piece, *, conversational: bool, chance: Ch
     statement, condition = redact(statement), redact(condition)
     scope = "project" if reported else scope_of(whole, category, frozenset(matched))
     # a sentence that names this project is said of it: the scope model is not asked
-    reads = chance is not None and not reported and not names_this_project(whole)
+    reads = chance is not None and not reported and not rules_scope_stands(whole)
     held_everywhere = chance.reads_global(scope == "global") if chance is not None and reads else None
     if held_everywhere is not None:  # the scope model reads the sentence beside the rules' verdict
         scope = "global" if held_everywhere else "project"

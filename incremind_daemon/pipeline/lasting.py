@@ -59,7 +59,8 @@ COMMUNICATION = re.compile(
         r"be (?:brief|concise|terse|direct)",
         r"no (?:long )?(?:summaries|summary|recaps?|preamble|apologies)",
         r"(?:skip|drop|leave out|cut) (?:the |any |your )?(?:final )?(?:recaps?|summar(?:y|ies)|preamble)",
-        r"(?:don't|do not|never) guess|say (?:so|that you don't know|you don't know) (?:instead of|rather than) guess",
+        r"(?:don't|do not|never) guess(?! (?:the|a|an|its|their|from)\b)"
+        r"|say (?:so|that you don't know|you don't know) (?:instead of|rather than) guess",
         r"(?:don't|do not|stop|never) (?:summari[sz]e|recap|apologi[sz]e|explain everything)",
         r"comments? (?:in|should be in|can be in|may be in) (?:english|chinese)",
     )
@@ -501,6 +502,15 @@ _THIS_PROJECT = re.compile(
     _words(r"(?<!just )(?<!only )this (?:repo|repository|project|codebase)|in here")
     + r"|(?<![只光仅])(?<!只是)(?<!不止)这个(?:项目|专案|仓库|repo)|本项目|本专案|本仓库|这个库"
 )
+# a path inside a repository: "unsorted/", "db/queries/*.sql", "internal/exifdate/exif.go"; not "~/Pictures",
+# "/etc/hosts", "and/or" or "en/zh-cn"
+_REPO_PATH = re.compile(r"(?<![\w~/.:-])[a-z_][\w.-]*/(?:[\w.*-]+/)*(?:[\w*-]*\.[a-z*]\w*|(?=[\s,.;:)，。；]|$))")
+# where the person is and the clock they keep: "I'm in Shanghai (UTC+8) — give me times in Beijing time"
+# (not a timezone plugin or a cron's UTC+8: what the person says of themselves and wants told)
+_TIMEZONE = re.compile(
+    r"(?<![a-z])(?:give|show|tell|send) me (?:the )?(?:times?|dates?|schedules?) in"
+    r"|(?<![a-z])i'?m in [\w ]{2,20}\((?:utc|gmt)|按北京时间|北京时间给我|时间都?按[^，。]{1,6}给我"
+)
 # a standing rule about how the agent works with the person holds in every project
 _WITH_ME = re.compile(
     _words(
@@ -538,15 +548,22 @@ def about_the_person(folded: str, cues: frozenset[str]) -> bool:
 
 
 def names_this_project(folded: str) -> bool:
-    """Tell whether a sentence names the project at hand outright ("this repo", "这个项目")."""
-    return _THIS_PROJECT.search(folded) is not None
+    """Tell whether a sentence names the project at hand outright ("this repo", "这个项目"), or a path in it
+    ("Photos without EXIF go to unsorted/", "queries live in db/queries/*.sql")."""
+    return _THIS_PROJECT.search(folded) is not None or _REPO_PATH.search(folded) is not None
+
+
+def rules_scope_stands(folded: str) -> bool:
+    """Tell whether the rules' scope stands without the model's reading: the project or a path in it is
+    named, or the person says where they are and the clock they keep."""
+    return names_this_project(folded) or _TIMEZONE.search(folded) is not None
 
 
 def scope_of(folded: str, category: str, cues: frozenset[str]) -> str:
     """Return 'global' for who the person is, how to talk to them and habits of every project."""
     if category == "identity" or IDENTITY.pattern in cues or COMMUNICATION.pattern in cues:
         return "global"
-    if EVERY_PROJECT.search(folded):
+    if EVERY_PROJECT.search(folded) or _TIMEZONE.search(folded):
         return "global"
     if names_this_project(folded):  # "这个项目用 poetry，别给我用 pip install": said of this project
         return "project"

@@ -486,3 +486,20 @@ def test_a_value_set_right_by_another_verb_is_a_correction(use_m3: Embedder, wit
     reader = reader_for(use_m3) if with_model else None
     found = [(c.category, c.statement) for c in extract_candidates(text, conversational=True, reader=reader)]
     assert len(found) == 1 and found[0][0] == "correction" and ", not " in found[0][1], found
+
+
+@pytest.mark.parametrize(
+    ("text", "scope"),
+    [
+        # found by a new user: where the person is and the clock they keep was for one project only
+        ("I'm in Shanghai (UTC+8) — give me times in Beijing time, not UTC.", "global"),
+        # …and a rule on a path of the repository was for every project
+        ("Photos without EXIF go to unsorted/, don't guess the date from the file mtime", "project"),
+        ("if you're not sure, say so, don't guess", "global"),
+    ],
+)
+def test_the_clock_a_person_keeps_holds_everywhere_and_a_path_of_the_repo_here(
+    use_m3: Embedder, text: str, scope: str
+) -> None:
+    found = extract_candidates(text, conversational=True, reader=reader_for(use_m3))
+    assert [c.scope for c in found] == [scope], found
