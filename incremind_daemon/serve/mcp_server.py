@@ -116,6 +116,7 @@ def build_mcp_server(
             int | None, Field(ge=0, description="sources only: character position to read from (see read_more)")
         ] = None,
         length: Annotated[int | None, Field(ge=1, description="sources only: characters to read (max 8000)")] = None,
+        ctx: Context | None = None,
     ) -> Annotated[CallToolResult, MemoryItem]:
         """Read one memory item and drill down to the original words.
 
@@ -123,7 +124,8 @@ def build_mcp_server(
         and the surrounding text of each original. A passage, summary or message comes with its source and the
         raw text around it. A source (src-N) returns a window of its original text; follow read_more to go on.
         """
-        return _lean(_act(lambda: tools.read_memory(id, offset=offset, length=length)))
+        here = caller_folder(ctx, transport)
+        return _lean(_act(lambda: tools.read_memory(id, offset=offset, length=length, here=here)))
 
     @mcp.tool(annotations=ToolAnnotations(read_only_hint=False, destructive_hint=False, idempotent_hint=True))
     def save_memory(

@@ -17,7 +17,7 @@ from typing import Literal
 
 import apsw
 
-from incremind_daemon.config import Settings
+from incremind_daemon.config import Settings, private_projects
 from incremind_daemon.errors import IncremindError, NotFound, QueryError
 from incremind_daemon.names import ProjectNameError, check_project, project_for_cwd
 from incremind_daemon.serve.mcp_models import (
@@ -121,6 +121,9 @@ class MemoryTools:
                 embedder=embedder,
             )
             found = {h.id: _insight_or_none(conn, h.id) for h in hits if h.id.startswith("ins-")}
+            hidden = self._withheld(here)
+            hits = [h for h in hits if h.source.project not in hidden or _global(found.get(h.id))]
+            found = {h.id: found[h.id] for h in hits if h.id in found}
             self._record_use(conn, [row_number(i) for i in found])
         packed = within_budget(hits, budget)
         results = [MemoryHit.of(h, found.get(h.id)) for h in packed]
@@ -130,7 +133,21 @@ class MemoryTools:
             query=cut.text, mode=mode, project=project, results=results, cut=cut.note(), left_out=left_out
         )
 
-    def read_memory(self, memory_id: str, *, offset: int | None, length: int | None) -> MemoryItem:
+    def _withheld(self, here: str | None) -> frozenset[str]:
+        """Return the private projects an agent may not read: all but the one of the folder it works in.
+
+        An agent sends what it reads to its vendor; a private project's material (``private_projects``, an
+        ``inbox/<project>/.private`` file) reaches only agents working in it, however another asks for it, but
+        its confirmed global insights, which the person chose to hold everywhere, reach every agent.
+        """
+        private = private_projects(self.settings)
+        if not private:
+            return private
+        return private - {self._folder_project(here) if here is not None else None}
+
+    def read_memory(
+        self, memory_id: str, *, offset: int | None, length: int | None, here: str | None = None
+    ) -> MemoryItem:
         kind, rowid = items.split_item_id(memory_id)
         home = self.settings.home_dir
         with self.pool.connection() as conn:
@@ -145,6 +162,10 @@ class MemoryTools:
                         "offset and length apply to sources (src- ids); to read the original further, "
                         f"call read_memory on {_source_of(found)} with the offset given in read_more"
                     )
+            withheld = self._withheld(here)
+            shared = isinstance(found, drill.InsightDrill) and _global(found.insight)
+            if withheld and _projects_of(found) & withheld and not shared:
+                raise NotFound(f"{memory_id} belongs to a private project, read only by agents working in it")
             if isinstance(found, drill.InsightDrill):
                 self._record_use(conn, [rowid])
         return _item_out(found)
@@ -290,6 +311,17 @@ def _insight_or_none(conn: apsw.Connection, public_id: str) -> Insight | None:
         return insights.get_insight(conn, row_number(public_id))
     except NotFound:
         return None
+
+
+def _global(insight: Insight | None) -> bool:
+    """Tell whether an insight is one the person confirmed to hold everywhere."""
+    return insight is not None and insight.status == "confirmed" and insight.scope == "global"
+
+
+def _projects_of(found: drill.Drill) -> set[str]:
+    if isinstance(found, drill.InsightDrill):
+        return {found.insight.project, *(evidence.source.project for evidence in found.evidence)}
+    return {found.source.project}
 
 
 def _source_of(found: drill.Drill) -> str:

@@ -176,6 +176,36 @@ def test_what_the_model_reads_is_the_structured_answer_without_indentation_or_em
     assert seen[0][1]["results"][0]["text"]  # the search found the passage
 
 
+def test_a_private_projects_material_reaches_no_agent_working_elsewhere(memory: Memory, tmp_path: Path) -> None:
+    # found by a new user: search_memory with project "*" returned a note headed "personal — do not share"
+    note = tmp_path / "private-2026-11.md"
+    note.write_text("# personal — do not share\n\nDr. Ferri on Thursday 8:30, bring the blood test.\n")
+    state = StepState(memory.settings, extract_bytes)
+    with open_writer(state) as writer:
+        assert ingest_item(writer, state, IngestFile(note, "personal")).status == "added"
+    seen: dict[str, Any] = {}
+
+    async def body(client: Client) -> None:
+        for name, project in (("all", "*"), ("named", "personal")):
+            found = await client.call_tool("search_memory", {"query": "Dr. Ferri blood test", "project": project})
+            assert found.structured_content is not None
+            seen[name] = found.structured_content["results"]
+        seen["read"] = await client.call_tool("read_memory", {"id": "src-2"})
+        infra = await client.call_tool("search_memory", {"query": "readers never block", "project": "*"})
+        assert infra.structured_content is not None
+        seen["infra"] = infra.structured_content["results"]
+
+    run_session(memory.settings, memory, body)
+    assert [r["id"] for r in seen["all"] + seen["named"]] != []  # not private yet: found
+    marker = memory.settings.inbox_dir / "personal" / ".private"
+    marker.parent.mkdir(parents=True, exist_ok=True)
+    marker.write_text("")
+    run_session(memory.settings, memory, body)
+    assert seen["all"] == [] and seen["named"] == []
+    assert "private project" in error_text(seen["read"])
+    assert seen["infra"]  # the other projects are read as before
+
+
 def test_a_session_result_names_its_source_by_id_not_by_the_agents_log_path() -> None:
     # found by a new user: each session hit carried its transcript's path, ~110 characters an agent never uses
     log = "/home/me/.claude/projects/-home-me-code-orders-svc/3f7a9c21-1b2f-4c5d-8e9f-0a1b2c3d4e01.jsonl"
