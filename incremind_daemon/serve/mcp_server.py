@@ -163,9 +163,10 @@ def build_mcp_server(
         return _act(lambda: tools.get_recent_context(project=project, here=here))
 
     @mcp.tool(annotations=READ_ONLY)
-    def list_pending(project: Project = None) -> Annotated[CallToolResult, PendingList]:
+    def list_pending(project: Project = None, ctx: Context | None = None) -> Annotated[CallToolResult, PendingList]:
         """List insights waiting for the person's confirmation, newest first."""
-        return _lean(_act(lambda: tools.list_pending(project=project)))
+        here = caller_folder(ctx, transport)
+        return _lean(_act(lambda: tools.list_pending(project=project, here=here)))
 
     if settings.mcp.allow_review:
 

@@ -170,19 +170,30 @@ class MemoryTools:
                 self._record_use(conn, [rowid])
         return _item_out(found)
 
-    def list_pending(self, *, project: str | None) -> PendingList:
+    def list_pending(self, *, project: str | None, here: str | None = None) -> PendingList:
+        withheld = self._withheld(here)
+        self._refuse_private(project, withheld)
         with self.pool.connection() as conn:
             project = self._project_for(conn, project, None)
             found = insights.list_insights(conn, status="pending", project=project, limit=PENDING_LIMIT)
             total = insights.count_insights(conn, status="pending", project=project)
+            if project is None and withheld:  # every project: but the private ones of other folders
+                found = [i for i in found if i.project not in withheld]
+                total -= sum(insights.count_insights(conn, status="pending", project=p) for p in withheld)
         return PendingList(project=project, total=total, insights=[InsightOut.of(i) for i in found])
 
     def get_recent_context(self, *, project: str | None, here: str | None = None) -> str:
         """Render the block a session starts with; without a project, the one of the agent's folder ``here``."""
+        self._refuse_private(project, self._withheld(here))
         if project is not None or here is not None:
             with self.pool.connection() as conn:
                 project = self._project_for(conn, project, here)
         return self.backend.recent_context(project)
+
+    @staticmethod
+    def _refuse_private(project: str | None, withheld: frozenset[str]) -> None:
+        if project is not None and project in withheld:
+            raise NotFound(f"'{project}' is a private project, read only by agents working in it")
 
     # --- writes --------------------------------------------------------------------
 

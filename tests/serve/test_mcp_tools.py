@@ -183,6 +183,17 @@ def test_a_private_projects_material_reaches_no_agent_working_elsewhere(memory: 
     state = StepState(memory.settings, extract_bytes)
     with open_writer(state) as writer:
         assert ingest_item(writer, state, IngestFile(note, "personal")).status == "added"
+    quote = "Dr. Ferri on Thursday 8:30, bring the blood test."
+    with write_transaction(memory.conn):
+        candidate = Candidate("Blood test with Dr. Ferri on Thursdays", "event", "", quote, 27, 27 + len(quote))
+        insert_insight(
+            memory.conn,
+            project="personal",
+            candidate=candidate,
+            relation="new",
+            source_id=2,
+            now="2026-12-01T00:00:00+00:00",
+        )
     seen: dict[str, Any] = {}
 
     async def body(client: Client) -> None:
@@ -191,18 +202,25 @@ def test_a_private_projects_material_reaches_no_agent_working_elsewhere(memory: 
             assert found.structured_content is not None
             seen[name] = found.structured_content["results"]
         seen["read"] = await client.call_tool("read_memory", {"id": "src-2"})
+        pending = await client.call_tool("list_pending", {"project": "*"})
+        assert pending.structured_content is not None
+        seen["pending"] = [i["project"] for i in pending.structured_content["insights"]]
+        seen["block"] = await client.call_tool("get_recent_context", {"project": "personal"})
         infra = await client.call_tool("search_memory", {"query": "readers never block", "project": "*"})
         assert infra.structured_content is not None
         seen["infra"] = infra.structured_content["results"]
 
     run_session(memory.settings, memory, body)
     assert [r["id"] for r in seen["all"] + seen["named"]] != []  # not private yet: found
+    assert "personal" in seen["pending"] and not seen["block"].is_error
     marker = memory.settings.inbox_dir / "personal" / ".private"
     marker.parent.mkdir(parents=True, exist_ok=True)
     marker.write_text("")
     run_session(memory.settings, memory, body)
     assert seen["all"] == [] and seen["named"] == []
     assert "private project" in error_text(seen["read"])
+    assert "personal" not in seen["pending"] and "infra" in seen["pending"]
+    assert "private project" in error_text(seen["block"])
     assert seen["infra"]  # the other projects are read as before
 
 
