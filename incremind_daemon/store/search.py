@@ -41,6 +41,7 @@ from incremind_daemon.store.db import Row, fetch_row, fetch_rows
 from incremind_daemon.store.embedder import Embedder
 from incremind_daemon.store.glossary import bridge_words, is_chinese
 from incremind_daemon.store.items import HIT_SQL, make_source_ref
+from incremind_daemon.store.on_days import openings_of_the_days
 from incremind_daemon.store.query_parts import query_parts
 from incremind_daemon.store.records import MODES, TIER_OF_KIND, TIERS, Hit, item_id
 from incremind_daemon.store.retired import retired_last
@@ -262,6 +263,10 @@ def search(
     if window is not None:  # "last week", "in May 2025", "去年": what is from those days comes first
         deeper = look_up(cut, limit=WINDOW_FACTOR * limit)
         hits = from_those_days(hits, deeper, window)
+        if not hits or not window.holds(hits[0].source.date):  # the words found nothing of those days worth it
+            days = openings_of_the_days(conn, window, project=project, tier=tier, score=hits[0].score if hits else 1.0)
+            opening = read_hits(conn, days, home, list(cut.words))
+            hits = opening + [hit for hit in hits if hit.id not in {day.id for day in opening}]
     if insight_status == "confirmed":  # what a newer decision replaced comes after what holds now
         hits = retired_last(conn, hits)
     return one_per_summary(hits, limit)
