@@ -67,6 +67,9 @@ COMMUNICATION = re.compile(
     + r"|用(?:繁体|简体)?中文|说中文|讲中文|回复中文|中文回[复答]|英文回[复答]|用英文回"
     r"|回答.{0,6}(?:中文|英文|简短|简洁|短一?点)|(?:回我|回复我|跟我说|和我说).{0,6}(?:中文|英文|繁体|简体|繁中|简中)"
     r"|(?:别|不要|不准)(?:瞎|乱)?猜|不确定就说|不知道就说|简短|简洁|别啰嗦|不要啰嗦|少废话|不用总结|不要(?:每次都?)?总结|别(?:每次都?)?总结|注释.{0,6}(?:英文|中文)"
+    # how to give the person times: "时间都按北京时间给我", "give me times in Beijing time"
+    r"|(?:时间|日期|时刻)都?(?:按|用)[^，。；]{1,8}(?:给我|告诉我|写给我)"
+    r"|(?<![a-z])(?:give|show|tell) me (?:the )?times? in"
 )
 # what holds every time, not just for the task at hand
 STANDING = re.compile(

@@ -700,3 +700,10 @@ def test_one_persons_task_in_a_note_is_no_candidate(item: str) -> None:
 def test_a_release_due_on_a_day_is_no_task() -> None:
     note = "# Plan\n\n- Release: v2 ships by Friday, no later than 18:00.\n"
     assert any("v2 ships by Friday" in c.statement for c in extract_candidates(note))
+
+
+@pytest.mark.parametrize("text", ["时间都按北京时间给我。", "日期都用 ISO 格式写给我"])
+def test_how_to_give_the_person_times_is_how_to_talk_to_them(text: str) -> None:
+    # found by a new user: a repeat of "give me times in Beijing time" in Chinese left no trace
+    found = extract_candidates(text, conversational=True)
+    assert [(c.category, c.scope) for c in found] == [("preference", "global")], found
