@@ -171,10 +171,9 @@ def split_item_id(value: str) -> tuple[str, int]:
 
 
 # select these (with SOURCE_JOIN) wherever a row names its source; make_source_ref reads them
-SOURCE_COLUMNS = (
-    "s.id, s.project, s.title, s.raw_path, s.kind, ss.agent, ss.session_id, "
-    "coalesce(ss.started_at, s.dated, s.created_at)"
-)
+# a source's date: a session's start, else the day a file names, else when it was taken in
+SOURCE_DATE = "coalesce(ss.started_at, s.dated, s.created_at)"
+SOURCE_COLUMNS = f"s.id, s.project, s.title, s.raw_path, s.kind, ss.agent, ss.session_id, {SOURCE_DATE}"
 SOURCE_JOIN = "LEFT JOIN sessions ss ON ss.source_id = s.id"
 SOURCE_WIDTH = 8
 

@@ -14,7 +14,7 @@ from datetime import timedelta
 import apsw
 
 from incremind_daemon.store.db import fetch_rows
-from incremind_daemon.store.items import SOURCE_JOIN
+from incremind_daemon.store.items import SOURCE_DATE, SOURCE_JOIN
 from incremind_daemon.store.semantic import Ranked
 from incremind_daemon.store.when import TimeRange
 
@@ -23,13 +23,14 @@ MAX_SOURCES = 5  # sources of those days listed at most, earliest first
 _SCANNED = 50  # rows of the widened stretch read, to keep those of the named local days
 
 _OPENINGS = f"""
-    SELECT (SELECT c.id FROM chunks c WHERE c.source_id = s.id ORDER BY c.start LIMIT 1),
-           coalesce(ss.started_at, s.dated, s.created_at)
-    FROM sources s {SOURCE_JOIN}
-    WHERE (:project IS NULL OR s.project = :project)
-      AND coalesce(ss.started_at, s.dated, s.created_at) >= :low
-      AND coalesce(ss.started_at, s.dated, s.created_at) < :high
-    ORDER BY coalesce(ss.started_at, s.dated, s.created_at)
+    SELECT opening, day FROM (
+        SELECT (SELECT c.id FROM chunks c WHERE c.source_id = s.id ORDER BY c.start LIMIT 1) AS opening,
+               {SOURCE_DATE} AS day
+        FROM sources s {SOURCE_JOIN}
+        WHERE :project IS NULL OR s.project = :project
+    )
+    WHERE day >= :low AND day < :high
+    ORDER BY day
     LIMIT {_SCANNED}
 """
 

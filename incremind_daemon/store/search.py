@@ -49,8 +49,8 @@ from incremind_daemon.store.semantic import (
     FUSION_DEPTH,
     FUSIONS,
     GATE_COVERAGE,
-    TIER_ORDER,
     Ranked,
+    best_first,
     fuse,
     kinds_for,
     rank_by_meaning,
@@ -266,7 +266,8 @@ def search(
         if not hits or not window.holds(hits[0].source.date):  # the words found nothing of those days worth it
             days = openings_of_the_days(conn, window, project=project, tier=tier, score=hits[0].score if hits else 1.0)
             opening = read_hits(conn, days, home, list(cut.words))
-            hits = opening + [hit for hit in hits if hit.id not in {day.id for day in opening}]
+            listed = {hit.id for hit in opening}
+            hits = opening + [hit for hit in hits if hit.id not in listed]
     if insight_status == "confirmed":  # what a newer decision replaced comes after what holds now
         hits = retired_last(conn, hits)
     return one_per_summary(hits, limit)
@@ -467,7 +468,7 @@ def rank_by_words(
     factor = _bridge_factor(conn, ranked, words, insight_status, asked_in_chinese, material) if bridged else 0.0
     if factor > 0:
         ranked.extend(r for r in rank(list(bridged[:MAX_ANY_WORDS]), any_word=True, factor=factor) if r.key not in seen)
-    ranked.sort(key=lambda r: (-r.score, TIER_ORDER[TIER_OF_KIND[r.kind]], -r.item))
+    ranked.sort(key=best_first)
     return ranked[:limit]
 
 
@@ -482,7 +483,7 @@ def _bridge_factor(
     """Weigh hits through the other language's words: 0 when the best hit by the question's own words
     holds GATE_COVERAGE of them; full when the best hit by meaning (without vectors: by the own words)
     is in the other language than the question, or there is none; else _SAME_LANGUAGE_BRIDGE."""
-    own = min(ranked, key=lambda r: (-r.score, TIER_ORDER[TIER_OF_KIND[r.kind]], -r.item)) if ranked else None
+    own = min(ranked, key=best_first) if ranked else None
     row = _hit_row(conn, own, insight_status) if own is not None else None
     if row is not None and word_coverage(str(row[0]), words) >= GATE_COVERAGE:
         return 0.0

@@ -60,6 +60,11 @@ class Ranked:
         return self.kind, self.item
 
 
+def best_first(ranked: Ranked) -> tuple[float, int, int]:
+    """Order a ranking: score, then the more distilled tier, then the newer item."""
+    return -ranked.score, TIER_ORDER[TIER_OF_KIND[ranked.kind]], -ranked.item
+
+
 def kinds_for(tier: str | None) -> tuple[str, ...]:
     """Return the item kinds a tier filter allows, of those search can show."""
     kinds = KINDS_OF_TIER.get(tier, ()) if tier is not None else tuple(k for k in KIND_CODES if k not in UNLESS_ASKED)
