@@ -129,6 +129,8 @@ _SUFFICES = re.compile(r"就够|就行|good enough|(?:is|are) fine")
 _ALLOWED_NOW = r"(?:以后|现在|今后)(?:也)?可以[^，。；]{1,20}了"
 # the thing changed between the verb and its new value: "switch the database to SQLite", "move staging over to k3s"
 _OBJECT_TO = r"(?:switch|chang|mov|migrat)\w* (?:[\w.-]+ ){1,3}?(?:over )?to"
+# "不是 X，而是 Y": the old value, then the new one
+_NOT_BUT = r"不是[^，。,]{1,20}[，,]?\s*而是"
 CHANGE = re.compile(
     _words(
         r"actually|in fact|turns out|switch(?:es|ed|ing)? (?:to|from|over|off)|replaced?|"
@@ -140,7 +142,7 @@ CHANGE = re.compile(
         r"|slipp(?:ed|ing)|slips|pushed (?:back )?to|postponed|delayed|retired|decommissioned|no more"
     )
     + r"|其实|实际上|改用|换成|改为|改成|替换|纠正|更正|不再|换用|迁移|迁到|搬到|升到|升级到|现在用"
-    r"|以后不|不是[^，。,]{1,20}[，,]?\s*而是|改到|推迟|提前|延期|延后|以后(?:都|就|一律|统一|全|只)|今后|从现在起|从今天起"
+    r"|以后不|" + _NOT_BUT + r"|改到|推迟|提前|延期|延后|以后(?:都|就|一律|统一|全|只)|今后|从现在起|从今天起"
     r"|不用[^，。]{0,15}了|现在是|升级到|换到|被回收|下线了|退役|作废|取消了" + f"|{_ALLOWED_NOW}"
 )
 # what a document says to replace an older rule; a person's own newer words replace it anyway
@@ -151,7 +153,9 @@ CHANGE_OF_PLAN = re.compile(
         + r"|mov(?:es|ing) to|mov(?:e|es|ed|ing) (?:from|off)|migrat\w* (?:to|from|off)"
         r"|moved:|(?:is|are) now|any ?more"
     )
-    + r"|改用|换成|改为|改成|以后不|不再|不是[^，。,]{1,20}[，,]?\s*而是|现在改|换用|以后(?:都|就|一律|统一)|今后"
+    + r"|改用|换成|改为|改成|以后不|不再|"
+    + _NOT_BUT
+    + r"|现在改|换用|以后(?:都|就|一律|统一)|今后"
     r"|从现在起" + f"|{_ALLOWED_NOW}|{MOVED_TO}"
 )
 # a word that sets a thing to a new value: what follows it is the value ("组会改到周四下午 2 点",
