@@ -162,10 +162,10 @@ def _joined(text: str, scored: list[_Scored]) -> list[_Scored]:
     return out
 
 
-# a second sentence that opens with "and", "还有" or a new topic ("memory 的话") says another thing
+# a second sentence that opens with "and", "还有", "也别" or a new topic ("memory 的话") says another thing
 _ANOTHER = re.compile(
     rf"(?i)^\W*(?:and|{_OTHER_EN}|another|other than that|besides|separately|oh and)\b"
-    rf"|^\W*(?:{_OTHER_ZH}|其次|再就是|顺便|对了)|^[^，,。.]{{1,16}}的话[，,\s]"
+    rf"|^\W*(?:{_OTHER_ZH}|其次|再就是|顺便|对了|也(?=[别不要请用改记]))|^[^，,。.]{{1,16}}的话[，,\s]"
 )
 
 

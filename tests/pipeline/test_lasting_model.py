@@ -185,6 +185,14 @@ def test_a_standing_choice_of_a_named_thing_is_never_the_models_to_drop(
     assert any(statement in s for s in found), found
 
 
+def test_a_sentence_opening_on_also_is_another_rule_with_the_model_too(use_m3: Embedder) -> None:
+    # 回答 and 回复 are one concept, and the model reads both as global: "也别…" still opens another
+    # rule, so a later repeat of the first is a repeat, not a new rule glued to the emoji one
+    text = "回答短一点，不用每次都给我总结一大段。也别在回复和代码里加 emoji。直接改"
+    found = [c.statement for c in extract_candidates(text, conversational=True, reader=reader_for(use_m3))]
+    assert found == ["回答短一点，不用每次都给我总结一大段", "别在回复和代码里加 emoji"]
+
+
 @pytest.mark.parametrize("text", PASSING)
 def test_passing_talk_stays_out_with_the_model_too(use_m3: Embedder, text: str) -> None:
     assert extract_candidates(text, conversational=True, reader=reader_for(use_m3)) == []
