@@ -38,6 +38,7 @@ from incremind_daemon.pipeline.lasting import (
     REPORTED,
     REQUEST,
     STANDING,
+    STANDUP_SLOT,
     STATUS,
     TODAY_PLAN,
     about_the_person,
@@ -253,6 +254,8 @@ def _readable(text: str, start: int, end: int, *, decided: bool) -> Piece | None
     bare = folded.rstrip(" .。!！\"”」'’)）")
     if whole.endswith((":", "：")) or whole.startswith(("—", "--")) or ACTION_ITEM.match(quote.strip()):
         return None  # a caption over a list, an aside under one, an action item for one person
+    if STANDUP_SLOT.match(whole) and not GENERAL.search(whole):
+        return None  # "上周：分页改完了" reports one day's work ("今天：以后都先跑 lint" still holds)
     if BOILERPLATE.search(folded) or QUESTION.search(bare) or bare.endswith(("?", "？")) or ACK.fullmatch(folded):
         return None
     if _is_code(folded) or HEDGE.search(QUOTED_WORDS.sub("", folded)):

@@ -690,11 +690,36 @@ def test_what_a_note_lists_as_not_decided_is_no_decision(note: str, decided: str
         "Tomás: check the gateway client's native deps for arm64.",
         "Ifeoma: write down the IRSA naming scheme.",
         "李伟：跟进灰度发布的监控告警阈值",
+        # due on a day, said in Chinese, in a to-do list's checkbox
+        "[ ] 王磊：A14 上 Coil vs Glide 内存对比，周五给数据",
+        "[ ] 林凯：下载 worker PR（周五前）",
+        "孟凡：11/14 前出一个发版前核对 release 分支和 main diff 的 checklist",
     ],
 )
 def test_one_persons_task_in_a_note_is_no_candidate(item: str) -> None:
     note = f"# Platform sync\n\n## Decisions\n- Prod node groups move to Graviton in January.\n\n## Next\n- {item}\n"
     assert [c.statement for c in extract_candidates(note)] == ["Prod node groups move to Graviton in January"]
+
+
+def test_a_deadline_is_no_ones_task() -> None:
+    assert [c.quote for c in extract_candidates("# HW3\n\n- 截止：3/30 前交到 Gradescope\n")] == [
+        "截止：3/30 前交到 Gradescope"
+    ]
+
+
+def test_a_standups_slots_report_the_day_and_its_notes_still_hold() -> None:
+    note = (
+        "# 站会 10/05\n\n## 许静\n- 上周：trail 搜索接口的分页改完了，已经部署到 staging\n"
+        "- 今天：修 staging 的证书问题（周日过期了，Android 那边会报 SSLHandshakeException）\n- 阻塞：无\n\n"
+        "## Ade\n- Yesterday: deployed the v2 search API to staging and fixed the cert\n"
+        "- 本周：以后发版前都先跑一遍 smoke test\n\n"
+        "## 备忘\n- staging API 端口是 8443，不是 443（网关只转发 8443）\n"
+    )
+    found = [c.statement for c in extract_candidates(note)]
+    assert found == [
+        "Ade 本周：以后发版前都先跑一遍 smoke test",
+        "staging API 端口是 8443，不是 443（网关只转发 8443）",
+    ], found
 
 
 def test_a_release_due_on_a_day_is_no_task() -> None:
