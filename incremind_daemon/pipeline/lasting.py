@@ -339,13 +339,14 @@ HEDGE = re.compile(
         r"(?<!if you're )(?<!if you are )(?<!when you're )not sure|unsure|i wonder|maybe|perhaps|not certain"
         r"|haven't decided|not decided|undecided|tbd|todo"
         r"|^if we ever|what if|might|probably|we could|could we|let's see|let me think|for now|for this (?:one|task|pr)"
-        r"|just this once|this time|asked (?:whether|if)|wondered|for this run"
+        r"|just this once|this time|asked (?:whether|if)|wondered|for this run|in this (?:pr|change|branch|commit)"
+        r"|i guess|i suspect|my guess|(?:don't|do not)\b[^.;]{0,60}\byet"  # "Don't wire it into the hot path yet"
     )
     + r"|不太确定|(?<!说)不确定(?!就说|的话就说)|也许|或许|(?<!说)不知道(?!就说|的话就说)"
     r"|待确认|还没决定|没决定|待定|有待"
     r"|^如果以后|^万一|^要是|可能|考虑一下|先这样|这次|暂时先"
     r"|问(?:要不要|是否|能不能)|问问而已|只是问问|随便问问|问一下而已|再议|再算|按我说的|照我说的"
-    r"|这个 ?pr|一下就好|一下就行"
+    r"|这个 ?pr|一下就好|一下就行|我猜|估计|猜测"
 )
 # the hedges that doubt only their own clause ("这次一定要一把过", "header 自己拼一下就行"), not a rule before it
 LOCAL_HEDGE = re.compile(r"这次(?!先|就|用|还是)|一下就好|一下就行")

@@ -36,6 +36,11 @@ PASSING = [
     "我今天有点累",
     "Lunch was good today.",
     "run the tests again",
+    # found in a fresh half: for this change only, or a guess at a cause
+    "Don't wire the audit write into the hot path yet, just the table and a repo function `insert_audit`.",
+    "Don't touch the settings screen in this PR, Ade is still redesigning it",
+    "我猜是 fixture 里 incident 的时间是写死的，现在离那个时间早就超过 90 分钟了，跟 Markdown 的改动没关系。",
+    "CI 的机器比我本地慢很多，线程也少，估计跟时序有关。",
 ]
 
 
