@@ -369,7 +369,7 @@ REQUEST = re.compile(
     + r"|^(?:请|麻烦|pls |please )?(?:你)?(?:先\s*|再\s*)?(?:(?:read|run|fix|check|look)(?![a-z])"
     r"|帮我|帮忙|看下|看看|看一下|试试|试一下"
     r"|跑一下|跑下|修一下|修下|改一下|改下|加一下|查一下|查下"
-    r"|再跑|重新|继续|先看|先跑|先把|把|给我|存到|保存到|放到|写到|输出到)"
+    r"|再跑|重新|继续|先看|先跑|先把|把|给我|存到|保存到|放到|写到|输出到|加(?:一个|个|一条|上))"
     r"|(?:跑|看|试|测|查|弄|验证|确认)一下|再(?:跑|试|来)(?:一次|一遍)?$"
 )
 # someone else's words, reported in a conversation
@@ -436,7 +436,9 @@ def one_off(folded: str) -> bool:
 # words that make an instruction hold beyond the task at hand
 GENERAL = re.compile(
     _words(r"always|never|from now on|going forward|every|all|any|in future|in the future|by default|ever")
-    + r"|以后|今后|从现在起|每次|每个|一律|统一|永远|始终|凡是|所有|任何|默认|都这样|都一样"
+    # not "so that later": "导成 parquet，方便以后丢给别的工具" asks for one thing now
+    + r"|(?<!方便)(?<!以便)(?<!便于)以后(?!再)|今后|从现在起|每次|每个|一律|统一|永远|始终|凡是|所有|任何|默认"
+    r"|都这样|都一样"
 )
 # "Tang Hao: check whether …": an action item under a name, for one person, once
 _DUE_DAY = (
