@@ -52,7 +52,13 @@ from incremind_daemon.pipeline.organize import split_sentences
 from incremind_daemon.pipeline.prose import PLACEHOLDER, prose_spans
 from incremind_daemon.pipeline.reach import with_reach
 from incremind_daemon.pipeline.redact import find_secrets, redact
-from incremind_daemon.pipeline.sections import LIST_ITEM, decision_items, discussion_items, rule_items, task_items
+from incremind_daemon.pipeline.sections import (
+    decision_items,
+    discussion_items,
+    rule_items,
+    task_items,
+    under_heading,
+)
 from incremind_daemon.pipeline.stance import sets_amount
 from incremind_daemon.pipeline.statement import clean_statement, split_condition, strip_lead_in
 from incremind_daemon.store.charsets import CJK_CHAR
@@ -494,7 +500,7 @@ def _score_sentence(text: str, piece: Piece, *, conversational: bool, chance: Ch
         category = "preference"  # a standing instruction to the agent
     cleaned = clean_statement(quote)
     if not conversational:
-        cleaned = _under_heading(text, piece.start, cleaned)
+        cleaned = under_heading(text, piece.start, cleaned)
     statement, condition = split_condition(cleaned)
     if _weight(statement) < _MIN_WEIGHT - 1:
         statement = cleaned
@@ -512,40 +518,6 @@ def _score_sentence(text: str, piece: Piece, *, conversational: bool, chance: Ch
     key = re.sub(r"[\W_]+", "", fold(statement).casefold())
     candidate = Candidate(statement, category, condition, quote, piece.start, piece.end, scope, reported=reported)
     return _Scored(candidate, score, key)
-
-
-# "due: 3/24 23:59" under "## HW3": a label that names no thing of its own, and headings that name none
-_BARE_LABEL = re.compile(r"^([^\W\d_][^:：=,，。\d]{0,15})[:：=]\s*\S")
-_SECTION_HEADING = re.compile(
-    r"(?i)^(?:notes?|decisions?|action items?|todos?|next steps?|summary|misc|questions?|discussion|open questions"
-    r"|links?|context|background|agenda|讨论|决定|决策|结论|待办|总结|备注|其他|问题|背景|议程|链接|笔记)\W*$"
-)
-
-
-_SECTION_NUMBER = re.compile(r"^(?:\d{1,2}(?:\.\d{1,2})*[.、)）]?|[一二三四五六七八九十]+[、.])\s*")
-
-
-def _under_heading(text: str, start: int, statement: str) -> str:
-    """Name a note line's subject from its heading when its label names none ("HW3 due：3/24 23:59")."""
-    label = _BARE_LABEL.match(statement)
-    name = label.group(1).strip() if label else ""
-    # a camel-cased or capitalised name ("PlanService:") is a thing; an acronym ("URL:", "SSH:") a label
-    if label is None or len(name.split()) > 2 or (any(c.isupper() for c in name[1:]) and not name.isupper()):
-        return statement
-    line_start = text.rfind("\n", 0, start) + 1
-    if not LIST_ITEM.match(text[line_start:start] + "x") and text[line_start:start].strip():
-        return statement
-    for line in reversed(text[:line_start].splitlines()):
-        heading = re.match(r"\s*#{1,6}\s+(.+)", line)
-        if heading is None:
-            continue
-        subject = re.sub(r"\s*[（(][^）)]*[）)]\s*", " ", heading.group(1)).strip(" :：.。")
-        subject = _SECTION_NUMBER.sub("", subject)  # "## 3. 其他" is the section 其他
-        if not subject or len(subject) > 30 or _SECTION_HEADING.match(subject) or fold(subject) in fold(statement):
-            return statement
-        first = statement[:1].lower() if statement[1:2].islower() else statement[:1]
-        return f"{subject} {first}{statement[1:]}"
-    return statement
 
 
 def _lasts_in_conversation(folded: str, matched: frozenset[str]) -> bool:

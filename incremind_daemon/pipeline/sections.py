@@ -3,7 +3,8 @@
 A meeting note's "## Decisions" holds one decision per item, however plainly worded; a study note's
 "the method I'm sticking with from now on:" holds one rule per item; a "## 讨论" section records what
 was talked about, where nothing is settled by being listed, and "## Action items" what to do once. The
-candidate finder reads each item with what its list says of it (``candidates.read_pieces``).
+candidate finder reads each item with what its list says of it (``candidates.read_pieces``), and a
+line whose label names nothing takes its subject from its heading (``under_heading``).
 """
 
 from __future__ import annotations
@@ -94,3 +95,35 @@ def _items_under(text: str, opens: Callable[[str, str], bool | None]) -> list[tu
             in_list = False
         position += len(line)
     return spans
+
+
+# "due: 3/24 23:59" under "## HW3": a label that names no thing of its own, and headings that name none
+_BARE_LABEL = re.compile(r"^([^\W\d_][^:：=,，。\d]{0,15})[:：=]\s*\S")
+_SECTION_HEADING = re.compile(
+    r"(?i)^(?:notes?|decisions?|action items?|todos?|next steps?|summary|misc|questions?|discussion|open questions"
+    r"|links?|context|background|agenda|讨论|决定|决策|结论|待办|总结|备注|其他|问题|背景|议程|链接|笔记)\W*$"
+)
+_SECTION_NUMBER = re.compile(r"^(?:\d{1,2}(?:\.\d{1,2})*[.、)）]?|[一二三四五六七八九十]+[、.])\s*")
+
+
+def under_heading(text: str, start: int, statement: str) -> str:
+    """Name a note line's subject from its heading when its label names none ("HW3 due：3/24 23:59")."""
+    label = _BARE_LABEL.match(statement)
+    name = label.group(1).strip() if label else ""
+    # a camel-cased or capitalised name ("PlanService:") is a thing; an acronym ("URL:", "SSH:") a label
+    if label is None or len(name.split()) > 2 or (any(c.isupper() for c in name[1:]) and not name.isupper()):
+        return statement
+    line_start = text.rfind("\n", 0, start) + 1
+    if not LIST_ITEM.match(text[line_start:start] + "x") and text[line_start:start].strip():
+        return statement
+    for line in reversed(text[:line_start].splitlines()):
+        heading = re.match(r"\s*#{1,6}\s+(.+)", line)
+        if heading is None:
+            continue
+        subject = re.sub(r"\s*[（(][^）)]*[）)]\s*", " ", heading.group(1)).strip(" :：.。")
+        subject = _SECTION_NUMBER.sub("", subject)  # "## 3. 其他" is the section 其他
+        if not subject or len(subject) > 30 or _SECTION_HEADING.match(subject) or fold(subject) in fold(statement):
+            return statement
+        first = statement[:1].lower() if statement[1:2].islower() else statement[:1]
+        return f"{subject} {first}{statement[1:]}"
+    return statement
