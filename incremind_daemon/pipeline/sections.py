@@ -101,7 +101,10 @@ def _items_under(text: str, opens: Callable[[str, str], bool | None]) -> list[tu
 _BARE_LABEL = re.compile(r"^([^\W\d_][^:：=,，。\d]{0,15})[:：=]\s*\S")
 _SECTION_HEADING = re.compile(
     r"(?i)^(?:notes?|decisions?|action items?|todos?|next steps?|summary|misc|questions?|discussion|open questions"
-    r"|links?|context|background|agenda|讨论|决定|决策|结论|待办|总结|备注|其他|问题|背景|议程|链接|笔记)\W*$"
+    r"|links?|context|background|agenda|takeaways?|thoughts|讨论|决定|决策|结论|待办|总结|备注|其他|问题|背景|议程"
+    r"|链接|笔记|收获|心得|感想)\W*$"
+    # the writer's own section ("What I'll take from it", "my take", "我的看法") names no thing either
+    r"|(?<![a-z])(?:i|i'll|i'm|my|me|we|our)(?![a-z])|我|咱"
 )
 _SECTION_NUMBER = re.compile(r"^(?:\d{1,2}(?:\.\d{1,2})*[.、)）]?|[一二三四五六七八九十]+[、.])\s*")
 
@@ -122,7 +125,7 @@ def under_heading(text: str, start: int, statement: str) -> str:
             continue
         subject = re.sub(r"\s*[（(][^）)]*[）)]\s*", " ", heading.group(1)).strip(" :：.。")
         subject = _SECTION_NUMBER.sub("", subject)  # "## 3. 其他" is the section 其他
-        if not subject or len(subject) > 30 or _SECTION_HEADING.match(subject) or fold(subject) in fold(statement):
+        if not subject or len(subject) > 30 or _SECTION_HEADING.search(subject) or fold(subject) in fold(statement):
             return statement
         first = statement[:1].lower() if statement[1:2].islower() else statement[:1]
         return f"{subject} {first}{statement[1:]}"

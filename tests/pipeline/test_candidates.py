@@ -299,6 +299,19 @@ def test_a_note_line_whose_label_names_nothing_takes_its_subject_from_the_headin
     assert found["PlanService: v2 at /api/plans"] == "PlanService: v2 at /api/plans"  # the label is a name
 
 
+def test_the_writers_own_section_names_no_subject() -> None:
+    # found in a fresh half: "What I'll take from it retry loops: …"
+    note = (
+        "# Reading notes\n\n## What I'll take from it\n"
+        "- Retry loops: exponential backoff with full jitter and a hard cap on attempts, for every client I write.\n"
+        "\n## gpu3\n- SSH: port 2222\n"
+    )
+    assert [c.statement for c in extract_candidates(note)] == [
+        "Retry loops: exponential backoff with full jitter and a hard cap on attempts, for every client I write",
+        "gpu3 SSH: port 2222",
+    ]
+
+
 def test_a_numbered_section_heading_names_no_subject_either() -> None:
     """Found by a new user: "3. 其他 代码评审：PR 至少要一个人 approve" took "3. 其他" for a subject."""
     note = (
