@@ -197,6 +197,9 @@ def test_chinese_clause_without_comma_is_a_condition_kept_in_the_statement() -> 
         # a remark that says nothing but the reach, after the rules of its paragraph
         ("Never run cargo update without asking me, lockfile bumps get their own PR. That's for every repo.", "global"),
         ("以后改完都先给我看 diff，commit 我自己来。所有项目都是这样。", "global"),
+        # all the person makes, wherever they make it
+        ("Always retry with exponential backoff and full jitter, in every client I write.", "global"),
+        ("所有我写的 client，重试一律用指数退避加 full jitter。", "global"),
     ],
 )
 def test_a_rule_about_every_repo_or_about_pushing_holds_in_every_project(text: str, scope: str) -> None:
