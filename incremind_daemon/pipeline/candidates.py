@@ -452,6 +452,7 @@ def _score_sentence(text: str, piece: Piece, *, conversational: bool, chance: Ch
         return None  # where a run or a release stands today: "Deployed 1.15.0 to staging, all green"
     if (
         not reported
+        and not piece.ruled  # under "提醒自己" or "house rules", "周五下午不写新功能" is every Friday
         and (one_off(folded) or _NARRATED.search(folded))
         and not strengths.keys()
         & {

@@ -302,8 +302,11 @@ DISCUSSION_SECTION = re.compile(
 TASK_SECTION = re.compile(_words(r"action items?|follow-?ups?|next steps?") + r"|行动项|后续跟进|下一步|跟进事项")
 # a caption over a list of rules: "the method I'm sticking with from now on:", "以后都按这几条来："
 RULE_CAPTION = re.compile(
-    _words(r"from now on|going forward|from here on|(?:house |ground )?rules|my method|the method|sticking with")
-    + r"|以后|今后|从现在起|从今天起|规则|规矩|原则|约定|守则"
+    _words(
+        r"from now on|going forward|from here on|(?:house |ground )?rules|my method|the method|sticking with"
+        r"|reminders? to (?:my)?self|notes? to (?:my)?self"
+    )
+    + r"|以后|今后|从现在起|从今天起|规则|规矩|原则|约定|守则|提醒自己|给自己的提醒"
 )
 # (category, strength, pattern): the strongest match names the category
 CUES: tuple[tuple[str, float, re.Pattern[str]], ...] = (
@@ -349,7 +352,10 @@ HEDGE = re.compile(
     r"|这个 ?pr|一下就好|一下就行|我猜|估计|猜测"
 )
 # the hedges that doubt only their own clause ("这次一定要一把过", "header 自己拼一下就行"), not a rule before it
-LOCAL_HEDGE = re.compile(r"这次(?!先|就|用|还是)|一下就好|一下就行")
+# …and a closing clause for today or tomorrow: "图表用 matplotlib，出 png，今天先不画，明天再说"
+LOCAL_HEDGE = re.compile(
+    r"这次(?!先|就|用|还是)|一下就好|一下就行|今天(?!起|开始)|明天|今晚|后天|" + _words("today|tomorrow|tonight")
+)
 # a request for the task at hand: only a standing cue makes it a rule
 REQUEST = re.compile(
     _words(

@@ -109,6 +109,9 @@ def test_an_aside_for_this_time_is_cut_from_a_rule_and_a_doubt_is_not() -> None:
     assert candidate.statement == "HTTP 请求就用 Node 自带的 fetch（undici），不要引 axios"
     assert said("我们用 Postgres，不过还没决定") == []
     assert said("测试用 vitest，这次先这样") == []
+    # found in a fresh half: a closing clause for today or tomorrow is such an aside
+    [candidate] = said("图表用 matplotlib 就行，出 png 放 out/charts/ 下面，今天先不画，明天再说。")
+    assert candidate.statement == "图表用 matplotlib 就行，出 png 放 out/charts/ 下面"
 
 
 def test_a_correction_after_a_pasted_log_is_found_and_the_log_is_not() -> None:

@@ -464,6 +464,16 @@ def test_a_heading_that_names_rules_heads_a_list_of_rules_too() -> None:
     assert not any("billing" in s for s in found)
 
 
+def test_a_reminder_to_self_heads_rules_and_its_weekdays_recur() -> None:
+    # found in a fresh half: "周五下午" under "提醒自己" is every Friday afternoon, not this one
+    note = (
+        "# weekly review W41\n\n## 提醒自己\n- 周五下午不写新功能，只修 bug、写文档、清 PR\n\n"
+        "## Reminders to self\n- Mondays are for planning; no deploys.\n"
+    )
+    found = [c.statement for c in extract_candidates(note)]
+    assert found == ["周五下午不写新功能，只修 bug、写文档、清 PR", "Mondays are for planning; no deploys"], found
+
+
 def test_what_was_discussed_is_not_the_models_to_take_but_its_rules_and_decisions_are(use_m3: Embedder) -> None:
     note = (
         "# 周会纪要\n\n## 讨论\n- Sam 提到海外用户反馈登录慢，怀疑是 CDN 节点问题。\n\n"
