@@ -337,7 +337,8 @@ def _pieces(text: str, start: int, end: int, conversational: bool) -> list[tuple
             tail = fold(strip_lead_in(text[cut + 1 : last].strip(" ,，;；—–")))
             if tail.startswith("so "):
                 tail = tail[3:]
-            asks = REQUEST.search(tail) or _ASIDE.search(tail) or ACK.fullmatch(tail)
+            # "push 永远是我自己来" opens on a verb's word and asks nothing: it says always
+            asks = (REQUEST.search(tail) and not GENERAL.search(tail)) or _ASIDE.search(tail) or ACK.fullmatch(tail)
             if not (asks or (COMPLAINT.search(tail) and not any(p.search(tail) for _, _, p in CUES))):
                 break
             last = cut

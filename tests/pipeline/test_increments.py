@@ -114,6 +114,12 @@ def test_an_aside_for_this_time_is_cut_from_a_rule_and_a_doubt_is_not() -> None:
     assert candidate.statement == "图表用 matplotlib 就行，出 png 放 out/charts/ 下面"
 
 
+def test_a_clause_that_says_always_is_no_ask_whatever_word_it_opens_on() -> None:
+    # found in a fresh half: "push 永远是我自己来" opens on "push", and was cut as an ask
+    [candidate] = said("commit 可以，push 永远是我自己来。token 我等会儿去 rotate。")
+    assert candidate.statement == "commit 可以，push 永远是我自己来"
+
+
 def test_a_correction_after_a_pasted_log_is_found_and_the_log_is_not() -> None:
     turn = (
         "Error: listen EADDRINUSE :::8080\n    at Server.setupListenHandle (node:net:1817:16)\n"
