@@ -109,6 +109,7 @@ STANDING = re.compile(
         r"i want \S+ to (?:have|be|use|stay|keep|run)",
         r"^for (?:all |every |any )?[a-z][a-z ]{1,30}(?:,\s*|\s+)(?:add|use|keep|put|write|always|never|don't|prefer)",
         r"^(?:before|after|when|whenever) [a-z]+ing\b",
+        r"before (?:you |we )?(?:commit|push|merg|deploy|releas|ship)(?:e|es|ed|ing)?\b",  # "before you commit, …"
         r"only (?:ever )?(?:use|add|write|run|edit|touch|deploy|commit|merge)",
         r"otherwise",
         r"(?:has|have|needs?) to be",
@@ -441,10 +442,14 @@ def one_off(folded: str) -> bool:
 
 # words that make an instruction hold beyond the task at hand
 GENERAL = re.compile(
-    _words(r"always|never|from now on|going forward|every|all|any|in future|in the future|by default|ever")
+    _words(
+        r"always|never|from now on|going forward|every|all|any|anything|in future|in the future|by default|ever",
+        # a step before each commit or push is a standing one: "run spotlessApply before you commit anything"
+        r"before (?:you |we |i )?(?:commit|push|merg|deploy|releas|ship)(?:e|es|ed|ing)?",
+    )
     # not "so that later": "导成 parquet，方便以后丢给别的工具" asks for one thing now
     + r"|(?<!方便)(?<!以便)(?<!便于)以后(?!再)|今后|从现在起|每次|每个|一律|统一|永远|始终|凡是|所有|任何|默认"
-    r"|都这样|都一样"
+    r"|都这样|都一样|(?:提交|push|commit|合并|发版|上线)(?:之)?前"
 )
 # "Tang Hao: check whether …": an action item under a name, for one person, once
 _DUE_DAY = (

@@ -120,6 +120,22 @@ def test_a_clause_that_says_always_is_no_ask_whatever_word_it_opens_on() -> None
     assert candidate.statement == "commit 可以，push 永远是我自己来"
 
 
+@pytest.mark.parametrize(
+    ("turn", "statement"),
+    [
+        ("spotless yes, but before you commit, let me see the diff first", "before you commit, let me see the diff"),
+        (
+            "also we format with ktlint through spotless — run ./gradlew spotlessApply before you commit anything",
+            "run ./gradlew spotlessApply before you commit anything",
+        ),
+    ],
+)
+def test_a_step_before_each_commit_is_a_standing_one(turn: str, statement: str) -> None:
+    # found in a fresh half: neither was a rule, and the second was cut as an ask
+    [candidate] = said(turn)
+    assert statement in candidate.statement
+
+
 def test_a_correction_after_a_pasted_log_is_found_and_the_log_is_not() -> None:
     turn = (
         "Error: listen EADDRINUSE :::8080\n    at Server.setupListenHandle (node:net:1817:16)\n"
