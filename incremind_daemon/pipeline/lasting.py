@@ -470,9 +470,11 @@ ACTION_ITEM = re.compile(
 )
 # a standup's slot: "- 上周：分页改完了，已经部署到 staging", "Today: fct_orders has duplicates", "阻塞：无";
 # what was done or is planned around one day, not what holds
+# …and the task at hand under its label: "今天的事：fct_orders 有重复的 order_id", "Task: the backtest …"
 STANDUP_SLOT = re.compile(
-    r"^(?:\[[ x]\]\s*)?(?:上周|昨天|今天|明天|本周|这周|下周|阻塞|卡点"
-    r"|yesterday|today|tomorrow|blockers?|blocked on|last week|this week|next week)\s*[:：]"
+    r"^(?:\[[ x]\]\s*)?(?:(?:上周|昨天|今天|明天|本周|这周|下周)(?:的(?:事|任务|安排|计划))?|阻塞|卡点|任务"
+    r"|(?:yesterday|today|tomorrow)(?:'s (?:task|plan|job))?|blockers?|blocked on|last week|this week|next week"
+    r"|task|the task)\s*[:：]"
 )
 # a plan for the day: what the person means to do today, not a rule
 TODAY_PLAN = re.compile(

@@ -717,6 +717,17 @@ def test_one_persons_task_in_a_note_is_no_candidate(item: str) -> None:
     assert [c.statement for c in extract_candidates(note)] == ["Prod node groups move to Graviton in January"]
 
 
+@pytest.mark.parametrize(
+    "turn",
+    [
+        "今天的事：fct_orders 从上周五开始有重复的 order_id，小葛说 GMV 看板周末多了 4% 左右。",
+        "Task: the backtest script only prints MAPE and it's useless for intermittent demand, use WAPE there.",
+    ],
+)
+def test_the_task_at_hand_under_its_label_is_no_candidate(turn: str) -> None:
+    assert extract_candidates(turn, conversational=True) == []
+
+
 def test_a_deadline_is_no_ones_task() -> None:
     assert [c.quote for c in extract_candidates("# HW3\n\n- 截止：3/30 前交到 Gradescope\n")] == [
         "截止：3/30 前交到 Gradescope"
