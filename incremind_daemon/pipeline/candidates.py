@@ -85,7 +85,9 @@ _ANOTHER_ITEM = re.compile(
 )
 # a stop after a title or a Latin abbreviation ends no sentence ("Prof. Zhou", "e.g. pnpm"); one after a
 # number, a version or "etc." usually does
-_ABBREVIATION = re.compile(r"(?i)(?:\be\.g|\bi\.e|\bvs|\bmrs?|\bms|\bdr|\bprof|\b[sj]r|\bst|\bfig|\bcf|\bapprox|/)\.$")
+_ABBREVIATION = re.compile(
+    r"(?i)(?:\be\.g|\bi\.e|\bvs|\bmrs?|\bms|\bdr|\bprof|\b[sj]r|\bst|\bfig|\bcf|\bapprox|\bincl|\bexcl|/)\.$"
+)
 # an aside at the end of a rule that asks for the task at hand: "顺便改掉", "put that in the checklist"
 _ASIDE = re.compile(
     r"(?<![a-z])(?:put (?:that|it|this)|move (?:them|it)|while you're at it|update (?:it|the)|add it|fix (?:it|that)"

@@ -60,7 +60,7 @@ _LINE_MARKER = re.compile(r"(?:[ \t]*(?:#{1,6}|[-*+•]|>|\d+[.)])[ \t]+)+")
 # fmt: off
 _ABBREVIATIONS = frozenset({
     "e.g", "i.e", "eg", "ie", "mr", "mrs", "ms", "dr", "prof", "sr", "jr", "st", "vs", "cf",
-    "fig", "figs", "no", "nos", "vol", "al", "approx", "inc", "ltd", "co", "dept", "est",
+    "fig", "figs", "no", "nos", "vol", "al", "approx", "inc", "incl", "excl", "ltd", "co", "dept", "est",
     "jan", "feb", "mar", "apr", "jun", "jul", "aug", "sep", "sept", "oct", "nov", "dec",
     "u.s", "u.k", "a.m", "p.m", "ph.d",
 })
