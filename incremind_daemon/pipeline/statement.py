@@ -48,6 +48,9 @@ _EN_LEAD = re.compile(
     r"|(?:quick |small )?heads[- ]up(?: first)?\s*[:：,]\s*|my (?:take|view|opinion)(?: is)?\s*[:：]\s*"
     r"|\[[ x]\]\s+"  # a checklist's box: "[ ] tidy.dev 域名 12 月 1 号到期"
     r"|(?:先说下|先说一下|简单说下)?背景[:：]\s*"
+    # "👍 再记一下背景：…", "Infra change first, so you have the right picture: …"
+    r"|[\U0001F300-\U0001FAFF\u2600-\u27BF\uFE0F]+\s*|(?:再|先)?记(?:一下|下)[^:：,，.。]{0,6}[:：]\s*"
+    r"|[^:：.。]{0,40}(?:the|a) (?:right|full|whole|clear) picture\s*[:：]\s*"
     r"|(?:the (?:trick|key|rule|tip)|tip|rule of thumb)\s*:\s*)+",
     re.I,
 )

@@ -336,6 +336,12 @@ def test_a_numbered_section_heading_names_no_subject_either() -> None:
     ("quote", "statement"),
     [
         ("For future sessions: the ch4 draft is due April 15.", "The ch4 draft is due April 15"),
+        # found in fresh halves: an emoji, "再记一下…：" and "so you have the right picture:" before the point
+        ("👍 再记一下背景：预测的粒度是 SKU × 仓库 × 天。", "预测的粒度是 SKU × 仓库 × 天"),
+        (
+            "Infra change first, so you have the right picture: we're moving staging onto Fly.io, app `jk-staging`.",
+            "We're moving staging onto Fly.io, app `jk-staging`",
+        ),
         ("Heads-up first: I moved this repo off conda onto uv.", "I moved this repo off conda onto uv"),
         ("I've told you before: results never get deleted.", "Results never get deleted"),
         ("Like I told the other agents: answer in Chinese.", "Answer in Chinese"),
