@@ -73,6 +73,8 @@ _CODE = re.compile(r"[{}\[\]();=<>$\\|]")
 _CODE_WORDS = re.compile(
     r"\b(?:def|class|import|return|const|let|var|fn|func)\s+\w+\s*[(=:{<]|=>|::|&&|\|\||\)\s*\{|^\s*[@$#>]"
 )
+_MAYBE = re.compile(r"可能|也许|或许|(?<![a-z])(?:maybe|might|probably|perhaps)(?![a-z])")
+_INLINE_CODE = re.compile(r"`[^`\n]+`")
 _LATIN_WORD = re.compile(r"[a-z0-9]+(?:['.-][a-z0-9]+)*")
 _DIGIT = re.compile(r"\d")
 _CLAUSE_MARKS = ("，", ", ", "；", "; ", " — ", " – ", " so ")
@@ -413,7 +415,11 @@ def _without_aside_tail(text: str, start: int, end: int) -> int:
         cut = _last_clause(text, start, end)
         if cut <= start or _weight(text[start:cut]) < _MIN_WEIGHT:
             return end
-        if not LOCAL_HEDGE.search(fold(text[cut:end])):
+        tail = fold(text[cut:end])
+        # "…一律用英文，这个店以后可能换别的开发接手": a maybe in the reason after a rule that says always
+        # ("以后都用 Postgres，可能吧" doubts the whole)
+        doubt = _MAYBE.search(tail) and _weight(tail) >= _MIN_WEIGHT + 2 and GENERAL.search(fold(text[start:cut]))
+        if not (LOCAL_HEDGE.search(tail) or doubt):
             return end
         end = cut
 
@@ -566,6 +572,8 @@ def _is_block_line(text: str, start: int) -> bool:
 
 
 def _is_code(folded: str) -> bool:
+    # a command named in backticks is a name in prose: "run `pnpm lint && pnpm typecheck` before you say done"
+    folded = _INLINE_CODE.sub("x", folded)
     if _CODE_WORDS.search(folded):
         return True
     return len(_CODE.findall(PLACEHOLDER.sub("x", folded))) > max(2, len(folded) // 12)

@@ -136,6 +136,21 @@ def test_a_step_before_each_commit_is_a_standing_one(turn: str, statement: str) 
     assert statement in candidate.statement
 
 
+def test_a_command_in_backticks_is_a_name_in_prose_not_code() -> None:
+    # found in a fresh half: "&&" inside the backticks read as a line of code
+    [candidate] = said("From now on, run `pnpm lint && pnpm typecheck` yourself before you tell me anything is done.")
+    assert "`pnpm lint && pnpm typecheck`" in candidate.statement
+
+
+def test_a_maybe_in_the_reason_after_a_rule_that_says_always_leaves_the_rule() -> None:
+    # found in a fresh half: "可能" in the reason discarded the whole rule
+    [candidate] = said(
+        "以后中文问你就用中文回答；但代码注释和 commit message 一律用英文，这个店以后可能换别的开发接手。"
+    )
+    assert candidate.statement == "以后中文问你就用中文回答；但代码注释和 commit message 一律用英文"
+    assert said("以后都用 Postgres，可能吧") == []  # a maybe on its own doubts the whole
+
+
 def test_a_correction_after_a_pasted_log_is_found_and_the_log_is_not() -> None:
     turn = (
         "Error: listen EADDRINUSE :::8080\n    at Server.setupListenHandle (node:net:1817:16)\n"
