@@ -216,6 +216,8 @@ def _cjk_feature(word: str, weights: dict[str, float]) -> str:
 def _latin_feature(word: str) -> str:
     if _NUMBER.fullmatch(word):
         return "#" + word
+    if _NUMBER.fullmatch(word.removesuffix(".x")):
+        return "#" + word[:-2]  # "android 8.x" is Android 8
     if word in STOPWORDS or word in _GENERIC:
         return ""
     stem = _stem(word)

@@ -379,7 +379,9 @@ def _by_keys(
     # a value the known one gives a thing ("staging 在 10.2.0.14"), not a bare count ("两个都做吧")
     their_values = frozenset().union(*theirs.units.values()) & numbers_of(theirs)
     other_value = bool(their_values and numbers_of(mine) - numbers_of(theirs))
-    replaced = says_change and bool((my_keys - my_negated) - their_keys)
+    # a change to the values the known one already gives ("minSdk 升到 28" beside "minSdk changes to 28") is that change
+    said_before = bool(numbers_of(mine)) and numbers_of(mine) <= numbers_of(theirs)
+    replaced = says_change and not said_before and bool((my_keys - my_negated) - their_keys)
     replaced = replaced and _replaces(
         candidate, item, named, their_keys, (my_negated, their_negated), covered=covered, other_value=other_value
     )

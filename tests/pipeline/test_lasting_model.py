@@ -297,6 +297,20 @@ def test_a_step_the_rules_link_as_a_supplement_stays_one_where_the_model_is_unsu
     assert (relation.kind, relation.known_id) == ("supplement", 1)
 
 
+def test_a_change_to_the_value_the_known_one_gives_is_that_change_said_again(use_m3: Embedder) -> None:
+    # found in a fresh half: a standup repeating "minSdk changes to 28" superseded it; "8.x" was no number
+    known_text = "minSdk changes to 28 next release — we're dropping android 8.x, it's under 0.7% of our users"
+    said = "minSdk 升到 28，下个版本生效，Android 8 的用户不到 0.7%"
+    vectors = use_m3.embed_passages([said, known_text])
+    known = Known(1, known_text, "", "entity", float(vectors[0] @ vectors[1]), "project")
+    candidate = Candidate(said, "decision", "", said, 0, len(said), "project")
+    reading = relation_reader_for(use_m3)
+    relation = relate(candidate, [known], repeat_similarity=0.8, related_similarity=0.4, ordered=True, reading=reading)
+    assert (relation.kind, relation.known_id) == ("repeat", 1)
+    by_rules = relate(candidate, [known], repeat_similarity=0.8, related_similarity=0.4, ordered=True)
+    assert by_rules.kind != "supersedes"
+
+
 def test_a_change_of_a_class_time_goes_to_the_class_not_to_a_rule_that_shares_a_word(
     use_m3: Embedder,
 ) -> None:
