@@ -17,7 +17,6 @@ from dataclasses import dataclass, replace
 from incremind_daemon.pipeline.cues import ACK, QUOTED_WORDS, fold
 from incremind_daemon.pipeline.features import features_of, keys_of, numbers_of
 from incremind_daemon.pipeline.lasting import (
-    ACTION_ITEM,
     BOILERPLATE,
     COMMUNICATION,
     COMPLAINT,
@@ -38,7 +37,6 @@ from incremind_daemon.pipeline.lasting import (
     REPORTED,
     REQUEST,
     STANDING,
-    STANDUP_SLOT,
     STATUS,
     TODAY_PLAN,
     about_the_person,
@@ -53,6 +51,8 @@ from incremind_daemon.pipeline.prose import PLACEHOLDER, prose_spans
 from incremind_daemon.pipeline.reach import with_reach
 from incremind_daemon.pipeline.redact import find_secrets, redact
 from incremind_daemon.pipeline.sections import (
+    ACTION_ITEM,
+    STANDUP_SLOT,
     decision_items,
     discussion_items,
     rule_items,

@@ -451,31 +451,6 @@ GENERAL = re.compile(
     + r"|(?<!方便)(?<!以便)(?<!便于)以后(?!再)|今后|从现在起|每次|每个|一律|统一|永远|始终|凡是|所有|任何|默认"
     r"|都这样|都一样|(?:提交|push|commit|合并|发版|上线)(?:之)?前"
 )
-# "Tang Hao: check whether …": an action item under a name, for one person, once
-_DUE_DAY = (
-    r"(?:周[一二三四五六日天]|星期[一二三四五六日天]|\d{1,2}\s*[/.月]\s*\d{1,2}\s*[日号]?|明天|后天"
-    r"|下周[一二三四五六日天]?|月底)"
-)
-ACTION_ITEM = re.compile(
-    r"^(?:\[[ xX]\]\s*)?(?:(?:[A-Z][a-zà-öø-ÿ]+(?: [A-Z][a-zà-öø-ÿ]+)?|[\u4e00-\u9fff]{2,3})\s*[:：]\s*"
-    r"(?:(?:check|look into|follow up"
-    r"|investigate|ask|find out|send|prepare|draft|write up|write down|update|review|fix|set up|talk to|ping|confirm"
-    r"|schedule|book|share|try|test|benchmark|measure|file|open)\b|跟进|确认|整理|负责|调研|测一下|写一下|问一下"
-    # "Dana: Graviton AMI test on harbor-stg-2 by Dec 18": one person's task, due on a day (not "v2 ships by Friday")
-    r"|.{0,60}\b(?:test|check|write|draft|review|send|ask|fix|update|prepare|benchmark|measure|try)\b"
-    r".{0,60}\bby (?i:(?:mon|tues|wednes|thurs|fri|satur|sun)day|(?:jan|feb|mar|apr|may|jun|jul|aug|sep|oct|nov"
-    r"|dec)[a-z]* \d{1,2}|eod|eow|next week|\d{1,2}[/.]\d{1,2})\b)"
-    # "王磊：A14 上 Coil vs Glide 内存对比，周五给数据", "林凯：下载 worker PR（周五前）": the same, said in Chinese
-    rf"|(?!截止|期限|时间|日期)[\u4e00-\u9fff]{{2,3}}\s*[:：].{{0,60}}?(?:{_DUE_DAY}\s*(?:前|之前|以前)|{_DUE_DAY}\s*(?:给|交|出|发|提)))"
-)
-# a standup's slot: "- 上周：分页改完了，已经部署到 staging", "Today: fct_orders has duplicates", "阻塞：无";
-# what was done or is planned around one day, not what holds
-# …and the task at hand under its label: "今天的事：fct_orders 有重复的 order_id", "Task: the backtest …"
-STANDUP_SLOT = re.compile(
-    r"^(?:\[[ x]\]\s*)?(?:(?:上周|昨天|今天|明天|本周|这周|下周)(?:的(?:事|任务|安排|计划))?|阻塞|卡点|任务"
-    r"|(?:yesterday|today|tomorrow)(?:'s (?:task|plan|job))?|blockers?|blocked on|last week|this week|next week"
-    r"|task|the task)\s*[:：]"
-)
 # a plan for the day: what the person means to do today, not a rule
 TODAY_PLAN = re.compile(
     _words(

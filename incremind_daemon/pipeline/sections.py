@@ -4,7 +4,9 @@ A meeting note's "## Decisions" holds one decision per item, however plainly wor
 "the method I'm sticking with from now on:" holds one rule per item; a "## 讨论" section records what
 was talked about, where nothing is settled by being listed, and "## Action items" what to do once. The
 candidate finder reads each item with what its list says of it (``candidates.read_pieces``), and a
-line whose label names nothing takes its subject from its heading (``under_heading``).
+line whose label names nothing takes its subject from its heading (``under_heading``). A line that
+is one person's task ("李伟：跟进…", "王磊：…周五给数据") or a standup's slot ("上周：…", "阻塞：无")
+holds nothing that lasts (``ACTION_ITEM``, ``STANDUP_SLOT``).
 """
 
 from __future__ import annotations
@@ -15,6 +17,31 @@ from collections.abc import Callable
 from incremind_daemon.pipeline.cues import fold
 from incremind_daemon.pipeline.lasting import DECISION_SECTION, DISCUSSION_SECTION, GENERAL, RULE_CAPTION, TASK_SECTION
 
+# "Tang Hao: check whether …": an action item under a name, for one person, once
+_DUE_DAY = (
+    r"(?:周[一二三四五六日天]|星期[一二三四五六日天]|\d{1,2}\s*[/.月]\s*\d{1,2}\s*[日号]?|明天|后天"
+    r"|下周[一二三四五六日天]?|月底)"
+)
+ACTION_ITEM = re.compile(
+    r"^(?:\[[ xX]\]\s*)?(?:(?:[A-Z][a-zà-öø-ÿ]+(?: [A-Z][a-zà-öø-ÿ]+)?|[\u4e00-\u9fff]{2,3})\s*[:：]\s*"
+    r"(?:(?:check|look into|follow up"
+    r"|investigate|ask|find out|send|prepare|draft|write up|write down|update|review|fix|set up|talk to|ping|confirm"
+    r"|schedule|book|share|try|test|benchmark|measure|file|open)\b|跟进|确认|整理|负责|调研|测一下|写一下|问一下"
+    # "Dana: Graviton AMI test on harbor-stg-2 by Dec 18": one person's task, due on a day (not "v2 ships by Friday")
+    r"|.{0,60}\b(?:test|check|write|draft|review|send|ask|fix|update|prepare|benchmark|measure|try)\b"
+    r".{0,60}\bby (?i:(?:mon|tues|wednes|thurs|fri|satur|sun)day|(?:jan|feb|mar|apr|may|jun|jul|aug|sep|oct|nov"
+    r"|dec)[a-z]* \d{1,2}|eod|eow|next week|\d{1,2}[/.]\d{1,2})\b)"
+    # "王磊：A14 上 Coil vs Glide 内存对比，周五给数据", "林凯：下载 worker PR（周五前）": the same, said in Chinese
+    rf"|(?!截止|期限|时间|日期)[\u4e00-\u9fff]{{2,3}}\s*[:：].{{0,60}}?(?:{_DUE_DAY}\s*(?:前|之前|以前)|{_DUE_DAY}\s*(?:给|交|出|发|提)))"
+)
+# a standup's slot: "- 上周：分页改完了，已经部署到 staging", "Today: fct_orders has duplicates", "阻塞：无";
+# what was done or is planned around one day, not what holds
+# …and the task at hand under its label: "今天的事：fct_orders 有重复的 order_id", "Task: the backtest …"
+STANDUP_SLOT = re.compile(
+    r"^(?:\[[ x]\]\s*)?(?:(?:上周|昨天|今天|明天|本周|这周|下周)(?:的(?:事|任务|安排|计划))?|阻塞|卡点|任务"
+    r"|(?:yesterday|today|tomorrow)(?:'s (?:task|plan|job))?|blockers?|blocked on|last week|this week|next week"
+    r"|task|the task)\s*[:：]"
+)
 # a Markdown heading, a bold caption, or a short line ending in a colon
 HEADING = re.compile(r"^(?:#{1,6}\s+\S.*|\*\*[^*]+\*\*[:：]?|[^-*+•\d\s][^:：]{0,30}[:：])$")
 LIST_ITEM = re.compile(r"^\s*(?:[-*+•]|\d{1,2}[.)、])\s+\S")
