@@ -42,7 +42,8 @@ PASSING = [
     "Don't touch the settings screen in this PR, Ade is still redesigning it",
     "我猜是 fixture 里 incident 的时间是写死的，现在离那个时间早就超过 90 分钟了，跟 Markdown 的改动没关系。",
     "CI 的机器比我本地慢很多，线程也少，估计跟时序有关。",
-    # an ask for now, "so that later" no standing word
+    # an ask for now, "so that later" no standing word; "跑一遍" is a run asked for once
+    "你在 dev 里跑一遍 fct_orders，确认加了 FINAL 之后没有重复",
     "帮我写个脚本，把 duckdb 里的 station_status 导成 parquet，放到 data/parquet/ 下面，方便以后丢给别的工具",
     "加一个 contract test：用真实请求把 feeds.toml 里每个城市的 gbfs.json 打一遍，检查 parse 用到的字段都在、类型对",
 ]
