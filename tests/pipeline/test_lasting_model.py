@@ -12,7 +12,7 @@ import pytest
 from incremind_daemon.config import Settings
 from incremind_daemon.pipeline.candidates import extract_candidates
 from incremind_daemon.pipeline.lasting_model import Chance, load_weights, reader_for, relation_reader_for
-from incremind_daemon.pipeline.relate import PAIR_FEATURES, Known, pair_features, relate
+from incremind_daemon.pipeline.relate import PAIR_FEATURES, Known, Relation, pair_features, relate
 from incremind_daemon.pipeline.steps import StepState, examine_pending, ingest_item, open_writer
 from incremind_daemon.pipeline.work import TailSession
 from incremind_daemon.sources.extract import extract_bytes
@@ -284,17 +284,19 @@ def test_two_that_both_say_to_use_one_tool_stay_linked_however_the_model_reads_t
     assert (relation.kind, relation.known_id) == ("supplement", 1)
 
 
-def test_a_step_the_rules_link_as_a_supplement_stays_one_where_the_model_is_unsure(use_m3: Embedder) -> None:
-    # found in a fresh half: the model read the two as unrelated at 0.67 and made the step new
-    known_text, said = (
-        "本地跑 dbt 一律加 --target dev，prod 只让 Airflow 去写",
-        "对 prod 核对数据用 prod_ro 这个 target 跑 dbt show，别用 run",
-    )
+def _read_beside(use_m3: Embedder, said: str, known_text: str, *, models: bool = True) -> Relation:
+    """Relate a decision said in a session to one known project insight, with its real cosine."""
     vectors = use_m3.embed_passages([said, known_text])
     known = Known(1, known_text, "", "preference", float(vectors[0] @ vectors[1]), "project")
     candidate = Candidate(said, "decision", "", said, 0, len(said), "project")
-    reading = relation_reader_for(use_m3)
-    relation = relate(candidate, [known], repeat_similarity=0.8, related_similarity=0.4, ordered=True, reading=reading)
+    reading = relation_reader_for(use_m3) if models else None
+    return relate(candidate, [known], repeat_similarity=0.8, related_similarity=0.4, ordered=True, reading=reading)
+
+
+def test_a_step_the_rules_link_as_a_supplement_stays_one_where_the_model_is_unsure(use_m3: Embedder) -> None:
+    # found in a fresh half: the model read the two as unrelated at 0.67 and made the step new
+    known_text = "本地跑 dbt 一律加 --target dev，prod 只让 Airflow 去写"
+    relation = _read_beside(use_m3, "对 prod 核对数据用 prod_ro 这个 target 跑 dbt show，别用 run", known_text)
     assert (relation.kind, relation.known_id) == ("supplement", 1)
 
 
@@ -302,14 +304,9 @@ def test_a_change_to_the_value_the_known_one_gives_is_that_change_said_again(use
     # found in a fresh half: a standup repeating "minSdk changes to 28" superseded it; "8.x" was no number
     known_text = "minSdk changes to 28 next release — we're dropping android 8.x, it's under 0.7% of our users"
     said = "minSdk 升到 28，下个版本生效，Android 8 的用户不到 0.7%"
-    vectors = use_m3.embed_passages([said, known_text])
-    known = Known(1, known_text, "", "entity", float(vectors[0] @ vectors[1]), "project")
-    candidate = Candidate(said, "decision", "", said, 0, len(said), "project")
-    reading = relation_reader_for(use_m3)
-    relation = relate(candidate, [known], repeat_similarity=0.8, related_similarity=0.4, ordered=True, reading=reading)
+    relation = _read_beside(use_m3, said, known_text)
     assert (relation.kind, relation.known_id) == ("repeat", 1)
-    by_rules = relate(candidate, [known], repeat_similarity=0.8, related_similarity=0.4, ordered=True)
-    assert by_rules.kind != "supersedes"
+    assert _read_beside(use_m3, said, known_text, models=False).kind != "supersedes"
 
 
 def test_a_change_of_a_class_time_goes_to_the_class_not_to_a_rule_that_shares_a_word(
