@@ -282,6 +282,8 @@ _TURNED_DOWN = re.compile(
     r"(?:(?:ever|even|really|yet)\s+)?"  # "dont ever run terraform apply": what it turns down follows
     r"(?:(?:use|using|add|put|include|write|install|touch|pick|go with|bring in|switch to|change to|move to|run)\s+)?"
     r"(?:the\s+|a\s+|an\s+|any\s+)?"
+    # "instead of the old `deploy.sh`": the thing, not its age
+    r"(?:(?:old|current|previous|existing|legacy|original)\s+)?`?"
     r"(?P<latin>[\w.+#-]+)"
     r"|(?:不要|不用|别|不想|不再|而不是|不是|避免|禁止|不能|不许|不)\s*"
     r"(?:(?:用|上|引入|装|加|使用|选|要|改成|换成|改用|换回|换|切回|切到)\s*(?P<used>[a-z0-9][\w.+#-]*|[\u4e00-\u9fff]{1,4})"

@@ -521,3 +521,11 @@ def test_the_change_is_of_the_known_insight_that_names_what_it_turns_down() -> N
 )
 def test_a_rule_on_another_side_of_the_same_named_thing_is_new(statement: str) -> None:
     assert said_after(statement, ["gRPC server listens on 9090, grpc-gateway (REST) on 8081"]) == ("new", None)
+
+
+def test_what_is_turned_down_is_the_thing_not_its_age() -> None:
+    # found in a fresh half: "instead of the old `deploy.sh`" turned down "old", and the move of staging
+    # retired "…the leftover from the old Wagtail" rather than the staging host
+    said = "deploys are `fly deploy -a jk-staging` instead of the old `deploy.sh`"
+    assert negated(said) == {"deploy.sh"}
+    assert negated("use vitest instead of the current jest setup") == {"jest"}
