@@ -237,6 +237,12 @@ def recall(reads: Sequence[Read], evidence: Sequence[Read], budget: int) -> set[
 Searcher = Callable[[Question, int | None], list[Read]]  # limit None: as deep as the largest budget needs
 
 
+def has_vectors(reader: apsw.Connection, embedder: Embedder | None) -> bool:
+    """Tell whether the memory holds vectors of this embedder, so that hybrid search can run on them."""
+    active = vectors.active_model(reader)
+    return embedder is not None and active is not None and active.key == embedder.identity.key
+
+
 def run_mode(mode: str, questions: Sequence[Question], searcher: Searcher, located: dict[str, Read]) -> ModeResult:
     """Run every question in one mode: a default-limit call (top 5, latency) and a deep one (budgets)."""
     result = ModeResult(mode)
@@ -362,13 +368,13 @@ def evaluate(args: argparse.Namespace, root: Path) -> dict[str, object]:
         located = build_memory(settings, conversations, root / "chats", embedder)
     build_seconds = time.perf_counter() - started
     reader = connect(settings.database_path, readonly=True)
-    active = vectors.active_model(reader)
+    embedded = has_vectors(reader, embedder)
     results: list[ModeResult] = []
     for mode in args.modes:
         print(f"running {len(questions)} questions in {mode} mode", file=sys.stderr, flush=True)
         if mode == "baseline-bm25":
             results.append(run_mode(mode, questions, baseline_searcher(conversations, located, args.project), located))
-        elif mode == "hybrid" and (embedder is None or active is None or active.key != embedder.identity.key):
+        elif mode == "hybrid" and not embedded:
             results.append(ModeResult(mode, reason="no embedding model with vectors (--embedder none?)"))
         else:
             nows = {c.id: c.now for c in conversations}

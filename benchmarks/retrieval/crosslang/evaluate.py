@@ -17,7 +17,14 @@ result covers a quote when it holds half of it or more; README.md).
 from __future__ import annotations
 
 # evidence.py calls isolate_home on import: before apsw, jieba and incremind_daemon are imported
-from benchmarks.retrieval.evidence import EVAL_ROOT, Read, covers, hit_reads, recall  # isolates HOME first
+from benchmarks.retrieval.evidence import (  # isolates HOME first
+    EVAL_ROOT,
+    Read,
+    covers,
+    has_vectors,
+    hit_reads,
+    recall,
+)
 
 # isort: split
 import argparse
@@ -43,7 +50,6 @@ from incremind_daemon.pipeline.work import IngestFile
 from incremind_daemon.serve.mcp_tools import MAX_LIMIT
 from incremind_daemon.sources.extract import extract_bytes
 from incremind_daemon.store import items as stored_items
-from incremind_daemon.store import vectors
 from incremind_daemon.store.db import connect
 from incremind_daemon.store.embedder import Embedder
 from incremind_daemon.store.records import row_number
@@ -224,13 +230,13 @@ def evaluate(args: argparse.Namespace, root: Path) -> dict[str, object]:
     located, paragraphs = build_memory(settings, items, every, root / "files", embedder)
     build_seconds = time.perf_counter() - started
     reader = connect(settings.database_path, readonly=True)
-    active = vectors.active_model(reader)
+    embedded = has_vectors(reader, embedder)
     results: list[ModeResult] = []
     for mode in args.modes:
         print(f"running {len(questions)} questions in {mode} mode", file=sys.stderr, flush=True)
         if mode == "baseline-bm25":
             results.append(run_mode(mode, questions, baseline_searcher(paragraphs), located))
-        elif mode == "hybrid" and (embedder is None or active is None or active.key != embedder.identity.key):
+        elif mode == "hybrid" and not embedded:
             results.append(ModeResult(mode, reason="no embedding model with vectors (--embedder none?)"))
         else:
             searcher = product_searcher(reader, mode, settings.home_dir, embedder)
