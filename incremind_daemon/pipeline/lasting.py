@@ -71,6 +71,8 @@ COMMUNICATION = re.compile(
     r"|(?:时间|日期|时刻)都?(?:按|用)[^，。；]{1,8}(?:给我|告诉我|写给我)"
     r"|(?<![a-z])(?:give|show|tell) me (?:the )?times? in"
 )
+# a step of the work taken again and again: what is done before it is done each time
+_EACH_STEP = r"(?:commit|push|merg|deploy|releas|ship)(?:e|es|ed|ing)?"
 # what holds every time, not just for the task at hand
 STANDING = re.compile(
     _words(
@@ -109,7 +111,7 @@ STANDING = re.compile(
         r"i want \S+ to (?:have|be|use|stay|keep|run)",
         r"^for (?:all |every |any )?[a-z][a-z ]{1,30}(?:,\s*|\s+)(?:add|use|keep|put|write|always|never|don't|prefer)",
         r"^(?:before|after|when|whenever) [a-z]+ing\b",
-        r"before (?:you |we )?(?:commit|push|merg|deploy|releas|ship)(?:e|es|ed|ing)?\b",  # "before you commit, …"
+        rf"before (?:you |we )?{_EACH_STEP}\b",  # "before you commit, …"
         r"only (?:ever )?(?:use|add|write|run|edit|touch|deploy|commit|merge)",
         r"otherwise",
         r"(?:has|have|needs?) to be",
@@ -447,7 +449,7 @@ GENERAL = re.compile(
     _words(
         r"always|never|from now on|going forward|every|all|any|anything|in future|in the future|by default|ever",
         # a step before each commit or push is a standing one: "run spotlessApply before you commit anything"
-        r"before (?:you |we |i )?(?:commit|push|merg|deploy|releas|ship)(?:e|es|ed|ing)?",
+        rf"before (?:you |we |i )?{_EACH_STEP}",
     )
     # not "so that later": "导成 parquet，方便以后丢给别的工具" asks for one thing now
     + r"|(?<!方便)(?<!以便)(?<!便于)以后(?!再)|今后|从现在起|每次|每个|一律|统一|永远|始终|凡是|所有|任何|默认"
