@@ -47,7 +47,7 @@ from incremind_daemon.pipeline.lasting import (
 )
 from incremind_daemon.pipeline.lasting_model import Chance, LastingReader
 from incremind_daemon.pipeline.organize import split_sentences
-from incremind_daemon.pipeline.prose import PLACEHOLDER, prose_spans
+from incremind_daemon.pipeline.prose import INLINE_CODE, PLACEHOLDER, prose_spans
 from incremind_daemon.pipeline.reach import with_reach
 from incremind_daemon.pipeline.redact import find_secrets, redact
 from incremind_daemon.pipeline.sections import (
@@ -74,7 +74,6 @@ _CODE_WORDS = re.compile(
     r"\b(?:def|class|import|return|const|let|var|fn|func)\s+\w+\s*[(=:{<]|=>|::|&&|\|\||\)\s*\{|^\s*[@$#>]"
 )
 _MAYBE = re.compile(r"可能|也许|或许|(?<![a-z])(?:maybe|might|probably|perhaps)(?![a-z])")
-_INLINE_CODE = re.compile(r"`[^`\n]+`")
 _LATIN_WORD = re.compile(r"[a-z0-9]+(?:['.-][a-z0-9]+)*")
 _DIGIT = re.compile(r"\d")
 _CLAUSE_MARKS = ("，", ", ", "；", "; ", " — ", " – ", " so ")
@@ -573,7 +572,7 @@ def _is_block_line(text: str, start: int) -> bool:
 
 def _is_code(folded: str) -> bool:
     # a command named in backticks is a name in prose: "run `pnpm lint && pnpm typecheck` before you say done"
-    folded = _INLINE_CODE.sub("x", folded)
+    folded = INLINE_CODE.sub("x", folded)
     if _CODE_WORDS.search(folded):
         return True
     return len(_CODE.findall(PLACEHOLDER.sub("x", folded))) > max(2, len(folded) // 12)

@@ -68,6 +68,7 @@ from incremind_daemon.pipeline.markdown import (
 )
 from incremind_daemon.pipeline.mentions import MentionedFiles
 from incremind_daemon.pipeline.organize import split_sentences
+from incremind_daemon.pipeline.prose import INLINE_CODE
 from incremind_daemon.pipeline.report_values import with_asked
 from incremind_daemon.pipeline.reports import (
     ITEM_CHARS,
@@ -119,7 +120,6 @@ _CLAUSE = re.compile(
     r"|,\s+(?=(?:want me|should i|shall i|do you want|would you like)\b[^,.]*\?$)"
 )
 _CHAT_BREAK = re.compile(r"(?<=[a-z0-9)][.!?])\s+(?=[a-z])(?<!\be\.g\. )(?<!\bi\.e\. )")
-_CODE_SPAN = re.compile(r"`[^`\n]+`")
 _FENCE_BODY = re.compile(r"^[ \t]*(`{3,}|~{3,})([^\n]*)\n(.*?)^[ \t]*\1", re.M | re.S)
 _SHELL = frozenset(("", "sh", "bash", "zsh", "fish", "shell", "console", "terminal"))  # fences that hand over commands
 _GO = re.compile(r"(?:go|ship it|let's go|那就这样|就这样)\W*$")
@@ -352,7 +352,7 @@ def _judge(item: str, view: TurnView, hint: str | None, *, settles: bool) -> tup
     if view.role == "user" and IDENTITY.search(strip_lead_in(folded)):
         return None  # "记住：我叫林晓，是后端工程师": who the person is, remembered as such, not decided here
     # cue words inside `code` name things ("`TODO.md`", "`# TODO(multi-region)`"); they say nothing of the state
-    kind = classify_item(_CODE_SPAN.sub("`x`", item) if "`" in item else item, view.role, hint, view.round_end)
+    kind = classify_item(INLINE_CODE.sub("`x`", item) if "`" in item else item, view.role, hint, view.round_end)
     if view.role == "user":
         if supposed := SUPPOSE_CUES.search(folded):
             # "if we ever move to k8s …" settles nothing, unless what follows the what-if directs:
@@ -571,7 +571,7 @@ def _sentences(text: str) -> list[str]:
     if "`" not in text:
         return [sentence.text for sentence in split_sentences(text)]
     # a sentence never ends inside `code`: "flagged my `QUALIFY ... OVER` and a missing space; fixed both"
-    masked = _CODE_SPAN.sub(lambda code: "`" + "x" * (len(code.group()) - 2) + "`", text)
+    masked = INLINE_CODE.sub(lambda code: "`" + "x" * (len(code.group()) - 2) + "`", text)
     return [text[sentence.start : sentence.end] for sentence in split_sentences(masked)]
 
 
