@@ -381,6 +381,12 @@ def _by_keys(
     other_value = bool(their_values and numbers_of(mine) - numbers_of(theirs))
     # a change to the values the known one already gives ("minSdk 升到 28" beside "minSdk changes to 28") is that change
     said_before = bool(numbers_of(mine)) and numbers_of(mine) <= numbers_of(theirs)
+    valued = {unit for unit in named if mine.units.get(unit) and theirs.units.get(unit)}
+    if valued:
+        # a thing both give a value: what the known one gives it, not a number it says of something else
+        # ("Node 版本升到 22" beside "Target is Node 20 LTS, so don't reach for APIs that only exist in 22")
+        moved = any(not mine.units[unit] & theirs.units[unit] for unit in valued)
+        other_value, said_before = other_value or moved, said_before and not moved
     replaced = says_change and not said_before and bool((my_keys - my_negated) - their_keys)
     replaced = replaced and _replaces(
         candidate, item, named, their_keys, (my_negated, their_negated), covered=covered, other_value=other_value

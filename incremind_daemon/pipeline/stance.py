@@ -128,7 +128,7 @@ _SUFFICES = re.compile(r"就够|就行|good enough|(?:is|are) fine")
 # what is allowed from now on: "commit message 以后可以用中文写了" (今后 alone says a change of plan already)
 _ALLOWED_NOW = r"(?:以后|现在|今后)(?:也)?可以[^，。；]{1,20}了"
 # the thing changed between the verb and its new value: "switch the database to SQLite", "move staging over to k3s"
-_OBJECT_TO = r"(?:switch|chang|mov|migrat)\w* (?:[\w.-]+ ){1,3}?(?:over )?to"
+_OBJECT_TO = r"(?:switch|chang|mov|migrat|upgrad)\w* (?:[\w.-]+ ){1,3}?(?:over )?to"
 # "不是 X，而是 Y": the old value, then the new one
 _NOT_BUT = r"不是[^，。,]{1,20}[，,]?\s*而是"
 CHANGE = re.compile(
@@ -136,7 +136,8 @@ CHANGE = re.compile(
         r"actually|in fact|turns out|switch(?:es|ed|ing)? (?:to|from|over|off)|replaced?|"
         + _OBJECT_TO
         + r"|mov(?:e|es|ed|ing) (?:to|from|off)|migrat(?:e|es|ing) (?:to|from|off)"
-        r"|now use|migrated|changed? to|no longer|correction|change of plans?|from now on|going forward|instead"
+        r"|now use|migrated|chang(?:e|es|ed|ing) to|upgrad(?:e|es|ed|ing) to|no longer|correction|change of plans?"
+        r"|from now on|going forward|instead"
         r"|not (?!only|just)[\w./~-]+(?: [\w./~-]+){0,2},? but(?! also)"
         r"|got (?:pushed|moved|bumped)|(?:we're|we are) on|bumped|now (?:on|at|is|are)|is now|are now"
         r"|slipp(?:ed|ing)|slips|pushed (?:back )?to|postponed|delayed|retired|decommissioned|no more"
@@ -164,14 +165,14 @@ _VALUE_CHANGE = re.compile(
     _words(
         r"(?:mov(?:e|ed|ing)|push(?:ed|ing)?|pull(?:ed|ing)?|bump(?:ed|ing)?|rais(?:e|ed|ing)|increas(?:e|ed|ing)"
         r"|lower(?:ed|ing)?|reduc(?:e|ed|ing)|cut(?:ting)?|drop(?:ped|ping)?|extend(?:ed|ing)?|shorten(?:ed|ing)?"
-        r"|chang(?:e|ed|ing)|switch(?:ed|ing)?|reschedul(?:e|ed|ing))"
+        r"|chang(?:e|es|ed|ing)|switch(?:ed|ing)?|reschedul(?:e|ed|ing)|upgrad(?:e|es|ed|ing))"
         r"(?: (?:it|that|this|them|the \w+|back|down|up|over|forward))* to",
         r"(?:is|are) now(?: due| at| on| in)?",
         r"now due",
     )
     + f"|{MOVED_TO}"
     + r"|改成|改为|延到|放宽到|收紧到|调到|调成|调整到|调整为|提高到|降到|降低到|增加到|加到|减少到|减到|缩短到|延长到"
-    r"|换到|改在"
+    r"|换到|改在|升到|升级到|升级成|降到|降级到"
 )
 _VALUE_END = re.compile(r"[，。；;,!?！？\n]|\.(?!\d)|(?<![a-z])(?:not|instead|but|and)(?![a-z])|不是|而|但")
 _MEASURE_UNITS = (
@@ -318,7 +319,8 @@ EXCEPTION = re.compile(
 )
 # "date-fns 不用了", "Redis is out": what a text drops, named before the words that drop it
 _DROPPED = re.compile(
-    r"([\w.+/:-]{2,30})\s*(?:不用了|不要了|去掉|is out|is gone|is off|no more|被回收|下线了|退役|作废|取消了?)"
+    r"([\w.+/:-]{2,30})\s*(?:以后|今后|现在|之后)?(?:就|也|都)?\s*"  # "poetry 以后不用了"
+    r"(?:不用了|不要了|去掉|is out|is gone|is off|no more|被回收|下线了|退役|作废|取消了?)"
 )
 _CLAUSE_BREAK = re.compile(r"[,;!?，；：。！？]|[:.](?!\d)")  # not inside "23:00" or "1.5"
 # fmt: off

@@ -529,3 +529,41 @@ def test_what_is_turned_down_is_the_thing_not_its_age() -> None:
     said = "deploys are `fly deploy -a jk-staging` instead of the old `deploy.sh`"
     assert negated(said) == {"deploy.sh"}
     assert negated("use vitest instead of the current jest setup") == {"jest"}
+
+
+MIN_SDK = "minSdk is 26 and targetSdk 35, dont suggest apis above that without a compat check"
+
+
+@pytest.mark.parametrize(
+    ("statement", "known"),
+    [
+        # found in a fresh half: the known rule names 22 too, for what the change allows, so the move
+        # of Node's own version read as a value said before
+        (
+            "Node 版本升到 22 了，CI 镜像已经换成 node:22-alpine，所以 22 的 API 现在可以放心用",
+            "Target is Node 20 LTS, so don't reach for APIs that only exist in 22",
+        ),
+        ("We upgraded Node to 22 last week, so 22-only APIs are fine", "目标是 Node 20 LTS，别用只有 22 才有的 API"),
+        # "changes to" was no word of change, only "change to"
+        ("minSdk changes to 28 next release, android 8.x is under 0.7% of our users", MIN_SDK),
+        ("minSdk 下个版本升到 28，Android 8 的用户不到 0.7%", MIN_SDK),
+    ],
+)
+def test_a_new_value_of_the_thing_the_known_one_values_supersedes(statement: str, known: str) -> None:
+    assert said_after(statement, [known]) == ("supersedes", 1)
+
+
+POETRY = "依赖用 poetry 管，不要直接 pip install 任何东西"
+
+
+@pytest.mark.parametrize(
+    ("statement", "known"),
+    [
+        # found in a fresh half: "poetry 以后不用了" turned poetry down only with nothing between
+        ("poetry 以后不用了，换成 uv，lock 文件用 uv.lock", POETRY),
+        ("We're not using poetry any more, switch to uv with uv.lock", POETRY),
+    ],
+)
+def test_a_tool_dropped_from_now_on_supersedes_the_rule_that_uses_it(statement: str, known: str) -> None:
+    assert "poetry" in negated(statement)
+    assert said_after(statement, [known]) == ("supersedes", 1)
