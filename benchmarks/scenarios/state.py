@@ -56,7 +56,8 @@ from incremind_daemon.store.snapshots import SnapshotParts  # noqa: E402
 
 HERE = Path(__file__).resolve().parent
 TUNING = ("tune", "tune2", "tune3", "tune4", "tune5", "tune6", "tune7", "tune8")
-HALVES = {"tuning": TUNING, **{name: (name,) for name in (*TUNING, "heldout", "heldout2")}}
+FRESH = ("tune11", "tune12", "tune13", "tune14")  # labelled after the state rules were tuned, read item by item since
+HALVES = {"tuning": TUNING, "fresh": FRESH, **{name: (name,) for name in (*TUNING, *FRESH, "heldout", "heldout2")}}
 FIELDS = ("goal", "done", "decisions", "next")
 
 Conjunction = list[list[str]]
@@ -268,7 +269,7 @@ def run_file(number: int, path: Path, *, show_all: bool) -> list[Scored]:
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument(
-        "--half", choices=tuple(HALVES), default="tuning", help="which half (default: the tuning halves)"
+        "--half", choices=tuple(HALVES), default="tuning", help="which half (default: the first eight tuning halves)"
     )
     parser.add_argument("--file", type=Path, action="append", help="score this scenario file instead (repeatable)")
     parser.add_argument("--show", action="store_true", help="print each session's state beside its labels")
