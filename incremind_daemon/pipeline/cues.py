@@ -510,6 +510,8 @@ SCENE_CAPTION = re.compile(r"^(?:context|background|fyi|btw|reminder|note|ps)\s*
 INTRO_CUES = re.compile(
     r"^(?:my name is|i'm [a-z]+ from|i'm [a-z]+, |背景|先自我介绍|自我介绍|补充|我叫|我是[^，,。]{1,16}[，,])"
     r"|^(?:quick )?intro\b|^(?:a )?new (?:repo|project|codebase) for you|first time you're (?:in|on) this"
+    # "first time using you on this repo so some context before the actual problem"
+    r"|^first time (?:using|with|working with) you\b|^(?:some|a bit of|quick) (?:context|background) (?:first|before)"
 )
 # a caption that says the ask follows: "Today: fct_orders has duplicates", "Problem: …", "问题："
 ASK_CAPTION = re.compile(r"^(?:today|task|problem|issue|the ask|ask|goal|bug|todo|今天|任务|问题|需求|目标)\s*[:：]")

@@ -44,7 +44,10 @@ _WANTER = re.compile(
 # a short ask that leans on the sentence before it: "Can you find out why?", "帮我看看为什么"
 _LEANING = re.compile(r"\b(?:why|it|this|that|these|those)\b|为什么|这个|这些|它")
 
-_CAPTION = re.compile(r"^(?:today|task|goal|todo|ask|今天|任务|目标)\s*[:：]?\s*")
+_CAPTION = re.compile(
+    r"^(?:today|task|goal|todo|ask|今天|任务|目标|for (?:this|the) (?:branch|pr|ticket|change|task)"
+    r"|(?:这个|这次的?)(?:分支|pr|需求|任务))\s*[:：]?\s*"
+)
 
 _OPENS = re.compile(r"[A-Z][a-z']*\b(?![./-]\w)")  # "Can you …", "I'd like …", not "CI is red", "README.md …"
 
@@ -55,6 +58,13 @@ _NUMBER = re.compile(r"\d{1,2}\) ")
 _ITEM_RANK = 8  # above any sentence's own rank
 
 _CLAUSE_BREAK = re.compile(r"[,;:]\s+|[，；：]\s*")
+
+# a turn from the way in to the ask: "Now the actual problem.", "Anyway, the real issue:", "说正事。", "言归正传"
+_PIVOT = re.compile(
+    r"^(?:(?:now|ok(?:ay)?|so|anyway|anyhow)[,\s]+)*(?:on to )?(?:the |my )?(?:actual|real)"
+    r" (?:problem|issue|ask|question|task|thing)\s*[.:：!]?$"
+    r"|^(?:好了?|那么|ok)?[，,\s]*(?:说正事|言归正传|回到正题|聊正事|正事)(?:吧|了)?\s*[。.:：!！]?$"
+)
 
 _GREETING = re.compile(
     r"(?:good )?(?:morning|afternoon|evening)[\s!.,]*|(?:早上好|早安|早|下午好|晚上好)[\s!！。.,，]*"
@@ -146,6 +156,9 @@ def goal_of(request: list[str], quoted: str = "", limit: int = GOAL_CHARS) -> st
     """Return the ask in the person's words: whole sentences that fit, the asking ones first, "…" where cut."""
     if not request:
         return ""
+    # after "Now the actual problem." or "说正事。" comes the ask; what came before was the way in
+    pivot = next((i for i, s in enumerate(request[:-1]) if text_weight(s) <= 8 and _PIVOT.match(fold(s))), -1)
+    request = request[pivot + 1 :]
     whole = " ".join(join_sentences(request, len(" ".join(request))).split())
     if len(whole) <= limit:
         return whole
@@ -157,6 +170,12 @@ def goal_of(request: list[str], quoted: str = "", limit: int = GOAL_CHARS) -> st
     request, cut = list(request), set()
     chosen: list[int] = []
     size = 0
+    if ranks[ranked[0]] < 2:
+        # no sentence asks in so many words: what the person opens with says what is wrong ("photos in the
+        # carousel flicker when you scroll …, see TrailPhotoCarousel.kt"), read in order past an introduction,
+        # not a shorter aside after it ("screen recording from the A14 if it helps: …")
+        start = next((i for i, sentence in enumerate(request) if not _introduces(sentence)), 0)
+        return clip(" ".join(join_sentences(request[start:], len(whole)).split()), limit, clause=True)
     for i in ranked:
         if size + len(request[i]) + 2 > limit and ranks[i] >= 2 and len(request) > 1:
             # a long sentence of the ask keeps its last clause, where the ask is: "…, so add a Holm correction"
@@ -208,7 +227,7 @@ def ask_rank(sentence: str, position: int) -> int:
     if _NUMBER.match(sentence):  # each numbered item is asked, though it opens with a rule, so each goes first
         return _ITEM_RANK
     folded = fold(sentence)
-    if SCENE_CAPTION.match(folded) or INTRO_CUES.match(folded) or CONTEXT_CAPTION.match(folded):
+    if _introduces(sentence):
         return -1
     asks = is_ask(folded)
     if not asks and extract_candidates(sentence, limit=1, conversational=True):
@@ -220,6 +239,11 @@ def ask_rank(sentence: str, position: int) -> int:
 
 def is_ask(folded: str) -> bool:
     return bool(REQUEST.search(folded) or ASK_CUES.match(_WANTER.sub("", _CAPTION.sub("", folded))))
+
+
+def _introduces(sentence: str) -> bool:
+    folded = fold(sentence)
+    return bool(SCENE_CAPTION.match(folded) or INTRO_CUES.match(folded) or CONTEXT_CAPTION.match(folded))
 
 
 def _pass_captions(request: list[str], ranks: list[int]) -> None:

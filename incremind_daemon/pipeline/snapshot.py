@@ -273,7 +273,7 @@ def _opening_ask(turns: Sequence[Turn], asks: list[int]) -> tuple[int, list[str]
     opening: tuple[int, list[str]] = (-1, [])
     for i in asks:
         text = _unquoted(turns[i].text)
-        request = request_sentences(text)
+        request = _own_ask(turns[i].text) or request_sentences(text)
         if not request:
             continue
         if opening[0] < 0:
@@ -288,6 +288,21 @@ def _opening_ask(turns: Sequence[Turn], asks: list[int]) -> tuple[int, list[str]
         elif _breakage(turns[i].text, text, request):
             return i, request  # "又挂了：" over a pasted traceback asks for it to be fixed
     return opening
+
+
+def _own_ask(raw: str) -> list[str]:
+    """Return the request sentences of the person's own words around a quote, when they ask in so many words.
+
+    "Email from Priya, pasting the whole thing: > From: … > Hi Jay, … For this branch: change "Book now" →
+    "Book online"": the email is what the ask is about; the ask is the person's.
+    """
+    if not _QUOTED_LINE.search(raw):
+        return []
+    own = request_sentences(_prose(_QUOTED_LINE.sub("", _without_reminders(raw))))
+    return own if any(ask_rank(sentence, at) >= 2 for at, sentence in enumerate(own)) else []
+
+
+_QUOTED_LINE = re.compile(r"^[ \t]*>.*$", re.M)
 
 
 def _breakage(raw: str, prose: str, request: list[str]) -> bool:

@@ -350,3 +350,101 @@ def test_a_pasted_env_file_is_no_part_of_the_goal() -> None:
     ]
     goal = snapshot_session(turns).goal
     assert goal.startswith("CreateOrder needs an idempotency key") and "PAYMENTS_ADDR" not in goal
+
+
+@pytest.mark.parametrize(
+    ("opening", "problem", "chatter"),
+    [
+        (
+            "hey. first time using you on this repo so some context before the actual problem.\n\n"
+            "I'm Jay, a freelance full-stack dev in Melbourne, mostly Django and Next.js for small businesses who "
+            "can't afford an agency. This repo is teahouse-shop, Django 5.1 on Python 3.12, HTMX on the front.\n\n"
+            "Now the actual problem. I pulled main this morning and checkout is dead. My guess is the migration "
+            "never got committed. Can you check which before touching anything?",
+            "checkout is dead",
+            "first time",
+        ),
+        (
+            "周末去青城山爬了一天，腿到现在还是废的，下周估计也缓不过来。说正事。"
+            "上周 int_order_items 改成 delete+insert 之后，query_log 里 mutation 特别重，"
+            "基本都是 delete+insert 产生的。先从 int_order_items 和 fct_orders 两个开始改。",
+            "mutation",
+            "青城山",
+        ),
+    ],
+    ids=["en", "zh"],
+)
+def test_the_ask_after_a_turn_to_business_is_the_goal_not_the_way_in(opening: str, problem: str, chatter: str) -> None:
+    # found in fresh halves: the goal kept "first time using you …" and "Now the actual problem." and lost the problem
+    goal = snapshot_session([user(opening), assistant("Looking.")]).goal
+    assert problem in goal and chatter not in goal, goal
+
+
+@pytest.mark.parametrize(
+    ("opening", "wanted"),
+    [
+        (
+            "photos in the trail detail carousel flicker when you scroll the LazyRow back and forth, and sometimes "
+            "show the wrong trail's photo for a frame. see ui/detail/TrailPhotoCarousel.kt. we use Glide for images "
+            "here, dont pull in another image library to fix this.\n\n"
+            "screen recording from the A14 if it helps: https://drive.google.com/file/d/1Qx/view",
+            "carousel flicker",
+        ),
+        (
+            "详情页的轮播图在 LazyRow 里来回滑动的时候会闪，偶尔还会闪一下别的路线的照片，"
+            "代码在 ui/detail/TrailPhotoCarousel.kt，图片我们一直用 Glide，别为了修这个再引入别的图片库，"
+            "也别动 Compose 的版本，这个版本是和设计系统一起锁死的，上次有人升级了一下 Compose，"
+            "结果整个详情页的动画全乱了，回滚花了一下午，测试机是 Pixel 4a 和三星 A14，两台都能复现。\n\n"
+            "录屏在这里，可能有用：https://drive.google.com/file/d/1Qx/view",
+            "轮播图",
+        ),
+    ],
+    ids=["en", "zh"],
+)
+def test_a_long_report_of_what_is_wrong_heads_the_goal_not_an_aside_after_it(opening: str, wanted: str) -> None:
+    # found in a fresh half: with no sentence that asks, the goal was the only short one, the link to a recording
+    goal = snapshot_session([user(opening), assistant("Looking.")]).goal
+    assert wanted in goal and "drive.google.com" not in goal, goal
+
+
+@pytest.mark.parametrize(
+    ("lead", "ask", "wanted"),
+    [
+        (
+            "Email from Priya this morning, pasting the whole thing because the details matter:",
+            'For this branch: change "Book now" to "Book online" on every CTA, and make the contact form submit '
+            "with fetch and show an inline thank-you instead of redirecting.",
+            "Book online",
+        ),
+        (
+            "Priya 早上发的邮件，原文贴上，细节都很重要：",
+            "这个分支：把所有按钮的 Book now 改成 Book online，联系表单改成 fetch 提交，"
+            "提交后在页面上直接显示感谢，不要再跳转了。",
+            "Book online",
+        ),
+    ],
+    ids=["en", "zh"],
+)
+def test_the_persons_ask_beside_a_quoted_email_is_the_goal_not_the_email(lead: str, ask: str, wanted: str) -> None:
+    # found in a fresh half: the goal was the email's "From:" and "Hi Jay", and the ask after it was never read
+    email = "\n".join(
+        "> " + line
+        for line in (
+            "From: Priya Raman <priya@harbourline.example>",
+            "Subject: Re: go-live + a few tweaks",
+            "",
+            "Hi Jay,",
+            "",
+            "Thanks for the preview link, the team loves it. Bad news first: the board wants the Brunswick clinic "
+            "in the locations grid with real photos, and the photographer can't do it until the 25th. So we'd like "
+            "to move go-live to Friday 5 September. I've already moved the radio spot.",
+            "",
+            "Smaller things: can the buttons say Book online instead of Book now? Front desk says people think "
+            "Book now means they have to ring. And when someone sends the contact form they land on a Formspree "
+            "page that looks like a phishing site. Can it just say thanks on our page?",
+            "",
+            "Cheers, Priya",
+        )
+    )
+    goal = snapshot_session([user(f"{lead}\n\n{email}\n\n{ask}"), assistant("On it.")]).goal
+    assert wanted in goal and "From:" not in goal and "Hi Jay" not in goal, goal
