@@ -11,6 +11,8 @@ import pytest
 
 from incremind_daemon.config import Settings
 from incremind_daemon.pipeline.candidates import extract_candidates
+from incremind_daemon.pipeline.cues import fold
+from incremind_daemon.pipeline.lasting import STANDING
 from incremind_daemon.pipeline.lasting_model import Chance, load_weights, reader_for, relation_reader_for
 from incremind_daemon.pipeline.relate import PAIR_FEATURES, Known, Relation, pair_features, relate
 from incremind_daemon.pipeline.steps import StepState, examine_pending, ingest_item, open_writer
@@ -224,10 +226,24 @@ class _SureReader:
         # found by a new user: the step agreed at the end of a session, proposed as an insight
         "行，下一步就上 cargo-dist，周末我来打 v0.1.0 的 tag。",
         "OK, next step is cargo-dist, and I'll cut the v0.1.0 tag at the weekend.",
+        # found in fresh halves: "能不能用 X" asks whether X can be used, "别的" is "the others", and
+        # "先降到 100" moves a value for now
+        "帮我把 parent pom 里的 maven.compiler.release 改成 21，然后看看 ReconPoller 能不能用 virtual threads",
+        "Can you set maven.compiler.release to 21 in the parent pom, then see if ReconPoller can use virtual threads?",
+        "帮我把 content config 迁到 content layer，用 glob loader，别的先别动",
+        "Move the content config to the content layer with the glob loader, leave the rest alone.",
+        "max-poll-records 先降到 100，只改 application-prod.yml",
+        "Drop max-poll-records to 100 for now, only in application-prod.yml.",
     ],
 )
 def test_an_ask_or_a_plan_for_now_is_never_the_models_to_take(text: str) -> None:
     assert extract_candidates(text, conversational=True, reader=_SureReader()) == []
+
+
+def test_asking_whether_a_thing_can_be_used_or_naming_the_others_sets_no_rule() -> None:
+    for said in ("看看 ReconPoller 能不能用 virtual threads", "别的先别动", "别人的分支"):
+        assert STANDING.search(fold(said)) is None, said
+    assert STANDING.search(fold("测试一律用 vitest，别用 jest")) is not None
 
 
 @pytest.mark.parametrize(
