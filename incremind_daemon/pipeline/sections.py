@@ -15,7 +15,13 @@ import re
 from collections.abc import Callable
 
 from incremind_daemon.pipeline.cues import fold
-from incremind_daemon.pipeline.lasting import DECISION_SECTION, DISCUSSION_SECTION, GENERAL, RULE_CAPTION, TASK_SECTION
+from incremind_daemon.pipeline.lasting import (
+    DECISION_SECTION,
+    DISCUSSION_SECTION,
+    GENERAL,
+    RULE_CAPTION,
+    TASK_SECTION,
+)
 
 # "Tang Hao: check whether …": an action item under a name, for one person, once
 _DUE_DAY = (
@@ -41,6 +47,15 @@ STANDUP_SLOT = re.compile(
     r"^(?:\[[ x]\]\s*)?(?:(?:上周|昨天|今天|明天|本周|这周|下周)(?:的(?:事|任务|安排|计划))?|阻塞|卡点|任务"
     r"|(?:yesterday|today|tomorrow)(?:'s (?:task|plan|job))?|blockers?|blocked on|last week|this week|next week"
     r"|task|the task)\s*[:：]"
+)
+# a heading over how things went: progress, what went well or badly, the mood ("## 进度", "## 做得好的",
+# "## What went well", "## 待改进"): reports of the week, whatever their words
+REPORT_SECTION = re.compile(
+    r"^(?:#{1,6}\s*)?(?:\*\*)?(?:(?<![a-z0-9_])(?:"
+    r"progress|status(?: update)?|updates?|done|completed|shipped|highlights|lowlights|wins|mood|feelings"
+    r"|(?:what )?went (?:well|badly|wrong)|what (?:didn't|did not) go well|what (?:could|to) improve"
+    r"|(?:to|could be) improved?|pain points|problems"
+    r")(?![a-z0-9_])|进度|进展|完成情况|已完成|做得好的?|亮点|不足|待改进|需要改进|改进点|问题|踩坑|心情|感受)(?:\*\*)?\s*[:：]?$"
 )
 # a Markdown heading, a bold caption, or a short line ending in a colon
 HEADING = re.compile(r"^(?:#{1,6}\s+\S.*|\*\*[^*]+\*\*[:：]?|[^-*+•\d\s][^:：]{0,30}[:：])$")
@@ -70,9 +85,20 @@ def task_items(text: str) -> list[tuple[int, int]]:
 
     A meeting note's "## Action items" ("李娜：写 outbox 设计文档（12 月 4 日前）", "Marco：ListOrders 改成
     keyset 分页") lists work to do once; an item there that says "from now on" or "每次" still holds.
+    So does a retro's or a weekly note's report of how things went ("## 进度", "## What went well",
+    "## 待改进": "ROWNUM 方言问题一次性清掉了（7 处）").
     """
     spans = _items_under(text, _headed(TASK_SECTION))
-    return [(start, end) for start, end in spans if GENERAL.search(fold(text[start:end])) is None]
+    tasks = [(start, end) for start, end in spans if GENERAL.search(fold(text[start:end])) is None]
+    # a report may say "every time" of what went wrong ("每次都要问"): only a rule from now on still holds
+    reports = _items_under(text, _headed(REPORT_SECTION))
+    return tasks + [(start, end) for start, end in reports if _FROM_NOW.search(fold(text[start:end])) is None]
+
+
+_FROM_NOW = re.compile(
+    r"(?<![a-z])(?:from now on|going forward|in (?:the )?future|must|always|never)(?![a-z])"
+    r"|(?<!方便)(?<!以便)以后(?!再)|今后|从现在起|一律|必须|永远"
+)
 
 
 def rule_items(text: str) -> list[tuple[int, int]]:

@@ -768,3 +768,36 @@ def test_how_to_give_the_person_times_is_how_to_talk_to_them(text: str) -> None:
     # found by a new user: a repeat of "give me times in Beijing time" in Chinese left no trace
     found = extract_candidates(text, conversational=True)
     assert [(c.category, c.scope) for c in found] == [("preference", "global")], found
+
+
+@pytest.mark.parametrize(
+    ("note", "decided", "kept"),
+    [
+        (
+            "# Sprint 23 回顾\n\n## 进度\n- 全量同步：t_settle_batch 已完成，合计约 4.1 亿行，DTS 增量延迟 < 2s\n\n"
+            "## 做得好的\n- ROWNUM 方言问题一次性清掉了（7 处），NVL 也抓出来 10 处\n"
+            "- 对账脚本在切读前抓到了两个坑：8 小时时区差、汇率精度截断\n\n"
+            "## 待改进\n- settle-infra 里 Kotlin 文件只有 11 个，review 的人大多不熟 Kotlin，每次都要问\n"
+            "- 以后 MR 必须在 24 小时内有人 review\n\n"
+            "## 决定\n- 新代码统一写 Java，Kotlin 以后不用了\n",
+            "新代码统一写 Java，Kotlin 以后不用了",
+            "以后 MR 必须在 24 小时内有人 review",
+        ),
+        (
+            "# Sprint 23 retro\n\n## Progress\n- Full sync of t_settle_batch is done, about 410M rows\n\n"
+            "## What went well\n- The ROWNUM dialect problem got cleared in one go (7 places), plus 10 NVLs\n"
+            "- The reconciliation script caught two traps before the cutover: an 8-hour timezone gap\n\n"
+            "## To improve\n- Only 11 Kotlin files in settle-infra, and every reviewer asks about them each time\n"
+            "- From now on every MR gets a review within 24 hours\n\n"
+            "## Decisions\n- New code is Java only; we no longer use Kotlin\n",
+            "New code is Java only; we no longer use Kotlin",
+            "From now on every MR gets a review within 24 hours",
+        ),
+    ],
+    ids=["zh", "en"],
+)
+def test_a_retros_report_of_how_things_went_is_no_candidate(note: str, decided: str, kept: str) -> None:
+    # found in a fresh half: progress and "went well" items were proposed as decisions and facts
+    found = [c.statement for c in extract_candidates(note)]
+    assert decided in found and kept in found, found
+    assert len(found) == 2, found
