@@ -32,6 +32,8 @@ def flipped(mine: str, theirs: str, shared: Iterable[str], my_negated: Set[str],
     ("用 uv add，不要用 uv pip install" beside "use uv for everything").
     """
     my_used, their_used = used(mine), used(theirs)
+    # a thing given up ("R2 不用了") where the other relies on it by any verb ("全部丢 R2 的 bucket")
+    my_dropped, their_dropped = dropped(mine), dropped(theirs)
     # both give the same value ("port stays 8443" beside "8443, not 8080"): another number is a side note
     agreed = any(
         k.startswith("#") and k not in my_negated | their_negated and _stated(k[1:], mine) and _stated(k[1:], theirs)
@@ -43,11 +45,17 @@ def flipped(mine: str, theirs: str, shared: Iterable[str], my_negated: Set[str],
             continue
         if (
             (key.startswith("#") and not agreed)
-            or (key in my_negated and key in their_used)
-            or (key in their_negated and key in my_used)
+            or (key in my_negated and key in their_used | (my_dropped - their_dropped))
+            or (key in their_negated and key in my_used | (their_dropped - my_dropped))
         ):
             return True
     return False
+
+
+def dropped(text: str) -> frozenset[str]:
+    """Return the named things a text says are given up: "R2 不用了", "poetry 以后不用了", "PagerDuty is out"."""
+    folded = fold(text)
+    return frozenset(key for match in _DROPPED.finditer(folded) for key in keys_of(features_of(match.group(1))))
 
 
 def _stated(number: str, text: str) -> bool:
@@ -75,8 +83,8 @@ def used(text: str, *, imperative: bool = True) -> frozenset[str]:
     for match in _INCLUDED.finditer(folded):
         out.update(keys_of(features_of(match.group("thing") or match.group("then") or match.group("cjk"))))
     first = _FIRST_WORD.match(folded) if imperative else None
-    if first is not None:
-        out.update(keys_of(features_of(first.group(1))))
+    if first is not None:  # not the subject of what is given up: "R2 不用了"
+        out.update(keys_of(features_of(first.group(1))) - dropped(text))
     return frozenset(out)
 
 

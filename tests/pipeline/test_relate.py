@@ -567,3 +567,17 @@ POETRY = "依赖用 poetry 管，不要直接 pip install 任何东西"
 def test_a_tool_dropped_from_now_on_supersedes_the_rule_that_uses_it(statement: str, known: str) -> None:
     assert "poetry" in negated(statement)
     assert said_after(statement, [known]) == ("supersedes", 1)
+
+
+@pytest.mark.parametrize(
+    "statement",
+    [
+        # found in a fresh half: "R2 不用了" at the head read R2 as the thing used, so nothing turned around
+        "R2 不用了，图片放回 repo 的 src/assets/，astro:assets 会自己转 webp",
+        "R2 is out, images go back into the repo under src/assets/",
+    ],
+)
+def test_a_thing_given_up_supersedes_the_rule_that_relies_on_it_by_any_verb(statement: str) -> None:
+    known = "图片不要 commit 进 repo，全部丢 R2 的 halfway-img bucket，引用用 https://img.halfway.sg/ 开头的 URL"
+    assert "r2" not in used(statement)
+    assert said_after(statement, [known]) == ("supersedes", 1)
