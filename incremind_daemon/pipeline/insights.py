@@ -29,7 +29,7 @@ from incremind_daemon.names import ProjectNameError, check_project
 from incremind_daemon.pipeline.candidates import extract_candidates
 from incremind_daemon.pipeline.features import bridge_words
 from incremind_daemon.pipeline.ingest import organize_text
-from incremind_daemon.pipeline.lasting_model import LastingReader, reader_for, relation_reader_for
+from incremind_daemon.pipeline.lasting_model import LastingReader, RelationReader, reader_for, relation_reader_for
 from incremind_daemon.pipeline.redact import redact
 from incremind_daemon.pipeline.relate import Known, Relation, closeness, relate
 from incremind_daemon.store import clock, insight_jobs, insights, items, sessions, vectors
@@ -137,14 +137,15 @@ def record_increments(
     out: list[Increment] = []
     for candidate, own in zip(candidates, cosines, strict=True):
         known = [(insight, own.get(insight.id)) for insight in pool.values()]
-        relation = relate(
-            candidate,
-            [_as_known(insight, similarity) for insight, similarity in known],
-            repeat_similarity=settings.insights.repeat_similarity,
-            related_similarity=settings.insights.related_similarity,
-            ordered=ordered,
-            reading=reading,
-        )
+        relation = _related(candidate, known, settings, ordered=ordered, reading=reading)
+        rejected = {insight.id for insight, _ in known if insight.status == "rejected"}
+        if relation.known_id in rejected and relation.kind in ("supplement", "supersedes", "different"):
+            # a rejected idea is no anchor for a change; the change may still be of a live insight: "切读推迟到
+            # 1 月 8 日，gh-ost 太慢" beside a rejected "韩雪说用 gh-ost 在线改" that shares more words, and a
+            # confirmed "切读日期定在 12 月 20 日"
+            live = [(insight, similarity) for insight, similarity in known if insight.id not in rejected]
+            again = _related(candidate, live, settings, ordered=ordered, reading=reading)
+            relation = again if again.kind in ("supplement", "supersedes", "different") else relation
         if candidate.reported and relation.kind != "different":
             out.append(Increment(candidate, "ignored", None, relation.known_id))
             continue  # someone else's view that agrees or adds is not the person's to remember
@@ -155,6 +156,24 @@ def record_increments(
             fresh = insights.get_insight(conn, increment.insight_id)
             pool[fresh.id] = fresh
     return out
+
+
+def _related(
+    candidate: Candidate,
+    known: list[tuple[Insight, float | None]],
+    settings: Settings,
+    *,
+    ordered: bool,
+    reading: RelationReader | None,
+) -> Relation:
+    return relate(
+        candidate,
+        [_as_known(insight, similarity) for insight, similarity in known],
+        repeat_similarity=settings.insights.repeat_similarity,
+        related_similarity=settings.insights.related_similarity,
+        ordered=ordered,
+        reading=reading,
+    )
 
 
 def _apply(

@@ -553,3 +553,37 @@ def test_a_rule_is_found_with_its_category_and_scope(turn: str, category: str, s
 )
 def test_a_sentence_names_the_project_at_hand_only_outright(sentence: str, names_it: bool) -> None:
     assert names_this_project(fold(sentence)) is names_it
+
+
+def _rejected(conn: apsw.Connection, statement: str, *, project: str) -> int:
+    with write_transaction(conn):
+        insight_id = insights.insert_insight(
+            conn,
+            project=project,
+            candidate=Candidate(statement, "decision", "", statement, 0, len(statement), "project"),
+            relation="new",
+            source_id=None,
+            now=NOW,
+        )
+        insights.review(conn, insight_id, "reject", actor="test", now=NOW)
+    return insight_id
+
+
+@pytest.mark.parametrize(
+    ("statement", "dated", "rejected"),
+    [
+        ("周会结论：切读推迟到 1 月 8 日凌晨，gh-ost 改 t_settle_detail 太慢",
+         "切读日期定在 12 月 20 日凌晨 2 点", "海峰担心 t_settle_detail 大表 DDL 锁表，韩雪说用 gh-ost 在线改"),
+        ("Cutover moved to January 8, gh-ost is too slow on t_settle_detail",
+         "The read cutover is on December 20 at 2am", "Han Xue says gh-ost can alter t_settle_detail online"),
+    ],
+)  # fmt: skip
+def test_a_change_passes_over_a_rejected_idea_to_the_live_insight_it_changes(
+    settings: Settings, statement: str, dated: str, rejected: str
+) -> None:
+    # found in a fresh half: the rejected note shared more words, and a rejected idea anchors no change,
+    # so the moved cutover date was proposed as new and the old date stayed
+    conn = _open(settings)
+    target = _confirmed(conn, dated, project="settle")
+    _rejected(conn, rejected, project="settle")
+    assert _recorded(conn, settings, statement, project="settle") == ("supersedes", target)
