@@ -24,6 +24,7 @@ from incremind_daemon.pipeline.features import (
     new_numbers,
     numbers_of,
 )
+from incremind_daemon.pipeline.lasting import REPORTED
 from incremind_daemon.pipeline.lasting_model import RelationReader
 from incremind_daemon.pipeline.stance import (
     CHANGE,
@@ -47,6 +48,7 @@ _NOVEL_REPEAT = 0.2  # at most this share of a candidate's weight may be unknown
 _MATERIAL_WORDS = 2.0  # new topical weight that makes even a similar candidate a supplement
 # the relation model's odds of a change or a difference from which someone else's view disagrees
 _REPORTED_AT_ODDS = 0.2
+_CHANGES = ("supersedes", "different")
 
 
 @dataclass(frozen=True, slots=True)
@@ -300,6 +302,11 @@ def _by_rules(
         if candidate.reported:
             found = [verdict for verdict in found if verdict.kind == "different"] or found
         linked = [verdict for verdict in found if verdict.kind != "new"]
+        if not candidate.reported:
+            # the person's change replaces their own rule before a colleague's view of it ("阿杰觉得 retries
+            # 应该开到 3" beside "retries are 2 on CI"): a view is settled by it, not the thing it changes
+            views = {item.id for _, item, _ in scored if REPORTED.search(fold(item.statement))}
+            linked.sort(key=lambda verdict: verdict.kind in _CHANGES and verdict.known_id in views)
         if linked or found:
             return _turned_down(candidate, linked, scored) or (linked or found)[0]  # "new" only where none relates
     scored.sort(key=lambda entry: -entry[0])
@@ -387,6 +394,9 @@ def _by_keys(
         # ("Node 版本升到 22" beside "Target is Node 20 LTS, so don't reach for APIs that only exist in 22")
         moved = any(not mine.units[unit] & theirs.units[unit] for unit in valued)
         other_value, said_before = other_value or moved, said_before and not moved
+        # a named thing given another value, where both also name a thing beside its number ("retries 应该开到 3
+        # on CI" beside "Retries are 2 on CI"; not "ten search results" beside "search results for 5 minutes")
+        renumbered = renumbered or (moved and bool(named - mine.units.keys()))
     replaced = says_change and not said_before and bool((my_keys - my_negated) - their_keys)
     replaced = replaced and _replaces(
         candidate, item, named, their_keys, (my_negated, their_negated), covered=covered, other_value=other_value

@@ -147,6 +147,7 @@ CHANGE = re.compile(
         r"|now use|migrated|chang(?:e|es|ed|ing) to|upgrad(?:e|es|ed|ing) to|no longer|correction|change of plans?"
         r"|from now on|going forward|instead"
         r"|not (?!only|just)[\w./~-]+(?: [\w./~-]+){0,2},? but(?! also)"
+        r"|(?:go|goes|going|went) (?:down|up|back) to"
         r"|got (?:pushed|moved|bumped)|(?:we're|we are) on|bumped|now (?:on|at|is|are)|is now|are now"
         r"|slipp(?:ed|ing)|slips|pushed (?:back )?to|postponed|delayed|retired|decommissioned|no more"
     )
@@ -176,6 +177,7 @@ _VALUE_CHANGE = re.compile(
         r"|chang(?:e|es|ed|ing)|switch(?:ed|ing)?|reschedul(?:e|ed|ing)|upgrad(?:e|es|ed|ing))"
         r"(?: (?:it|that|this|them|the \w+|back|down|up|over|forward))* to",
         r"(?:is|are) now(?: due| at| on| in)?",
+        r"(?:go|goes|going|went|gone) (?:down|up|back) to",
         r"now due",
     )
     + f"|{MOVED_TO}"

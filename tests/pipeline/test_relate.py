@@ -581,3 +581,32 @@ def test_a_thing_given_up_supersedes_the_rule_that_relies_on_it_by_any_verb(stat
     known = "图片不要 commit 进 repo，全部丢 R2 的 halfway-img bucket，引用用 https://img.halfway.sg/ 开头的 URL"
     assert "r2" not in used(statement)
     assert said_after(statement, [known]) == ("supersedes", 1)
+
+
+RETRIES = "Retries are 2 on CI and 0 locally, keep it like that — locally I want to see every flake"
+
+
+@pytest.mark.parametrize(
+    "view",
+    [
+        # found in a fresh half: 阿X named no colleague, and "开到 3" beside "2 on CI" was a supplement
+        "阿杰觉得 CI 上的 retries 应该开到 3，现在 flaky 太多，每天都在手动 rerun",
+        "QA thinks retries should be 3, everyone reruns CI by hand every day because of flaky tests",
+    ],
+)
+def test_a_colleagues_other_value_for_a_named_thing_differs(view: str) -> None:
+    candidate = Candidate(view, "preference", "", view, 0, len(view), "project", reported=True)
+    relation = related(candidate, [Known(1, RETRIES, "", "decision")], ordered=False)
+    assert (relation.kind, relation.known_id) == ("different", 1)
+
+
+@pytest.mark.parametrize(
+    "statement",
+    [
+        "CI retries go down to 1, and any test that needs more gets tagged @flaky in a quarantine job",
+        "CI 上的 retries 降到 1，需要更多次的测试一律打上 @flaky 放到 quarantine job 里",
+    ],
+)
+def test_the_persons_change_replaces_their_own_rule_before_a_colleagues_view(statement: str) -> None:
+    view = "阿杰觉得 CI 上的 retries 应该开到 3，现在 flaky 太多，每天都在手动 rerun"
+    assert said_after(statement, [view, RETRIES]) == ("supersedes", 2)
