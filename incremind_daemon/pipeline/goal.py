@@ -57,6 +57,8 @@ _NUMBER = re.compile(r"\d{1,2}\) ")
 
 _ITEM_RANK = 8  # above any sentence's own rank
 
+_TYPED_END = re.compile(r"(?<=[a-z)`'\"][.!?])\s+(?=[a-z])|(?<=[。！？])")  # "… for a frame. see X.kt. we use …"
+
 _CLAUSE_BREAK = re.compile(r"[,;:]\s+|[，；：]\s*")
 
 # a turn from the way in to the ask: "Now the actual problem.", "Anyway, the real issue:", "说正事。", "言归正传"
@@ -175,7 +177,20 @@ def goal_of(request: list[str], quoted: str = "", limit: int = GOAL_CHARS) -> st
         # carousel flicker when you scroll …, see TrailPhotoCarousel.kt"), read in order past an introduction,
         # not a shorter aside after it ("screen recording from the A14 if it helps: …")
         start = next((i for i, sentence in enumerate(request) if not _introduces(sentence)), 0)
-        return clip(" ".join(join_sentences(request[start:], len(whole)).split()), limit, clause=True)
+        opening = " ".join(join_sentences(request[start:], len(whole)).split())
+        # up to a rule said on the way, once half the room says what is wrong ("… for a frame. see X.kt. we use
+        # Glide for images here, dont pull in another library"): the rule is an insight of its own, and may be
+        # retired later
+        said = _TYPED_END.split(opening)
+        kept = next(
+            (
+                i
+                for i, part in enumerate(said)
+                if len(" ".join(said[:i])) >= limit // 2 and extract_candidates(part, limit=1, conversational=True)
+            ),
+            0,
+        )
+        return clip(" ".join(said[:kept] if kept else said), limit, clause=True)
     for i in ranked:
         if size + len(request[i]) + 2 > limit and ranks[i] >= 2 and len(request) > 1:
             # a long sentence of the ask keeps its last clause, where the ask is: "…, so add a Holm correction"

@@ -391,8 +391,9 @@ def test_the_ask_after_a_turn_to_business_is_the_goal_not_the_way_in(opening: st
             "carousel flicker",
         ),
         (
-            "详情页的轮播图在 LazyRow 里来回滑动的时候会闪，偶尔还会闪一下别的路线的照片，"
-            "代码在 ui/detail/TrailPhotoCarousel.kt，图片我们一直用 Glide，别为了修这个再引入别的图片库，"
+            "详情页的轮播图在 LazyRow 里来回滑动的时候会闪，偶尔还会闪一下别的路线的照片，测试机上两台都能复现，"
+            "快速滑动的时候最明显，慢慢滑基本看不出来，返回再进来第一张图也会闪一下。"
+            "代码在 ui/detail/TrailPhotoCarousel.kt。图片我们一直用 Glide，别为了修这个再引入别的图片库，"
             "也别动 Compose 的版本，这个版本是和设计系统一起锁死的，上次有人升级了一下 Compose，"
             "结果整个详情页的动画全乱了，回滚花了一下午，测试机是 Pixel 4a 和三星 A14，两台都能复现。\n\n"
             "录屏在这里，可能有用：https://drive.google.com/file/d/1Qx/view",
@@ -402,9 +403,10 @@ def test_the_ask_after_a_turn_to_business_is_the_goal_not_the_way_in(opening: st
     ids=["en", "zh"],
 )
 def test_a_long_report_of_what_is_wrong_heads_the_goal_not_an_aside_after_it(opening: str, wanted: str) -> None:
-    # found in a fresh half: with no sentence that asks, the goal was the only short one, the link to a recording
+    # found in a fresh half: with no sentence that asks, the goal was the only short one, the link to a recording;
+    # and a rule said on the way (Glide, later retired) is an insight of its own, not the goal
     goal = snapshot_session([user(opening), assistant("Looking.")]).goal
-    assert wanted in goal and "drive.google.com" not in goal, goal
+    assert wanted in goal and "drive.google.com" not in goal and "Glide" not in goal, goal
 
 
 @pytest.mark.parametrize(
