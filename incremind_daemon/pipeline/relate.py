@@ -26,6 +26,7 @@ from incremind_daemon.pipeline.features import (
 )
 from incremind_daemon.pipeline.lasting import REPORTED
 from incremind_daemon.pipeline.lasting_model import RelationReader
+from incremind_daemon.pipeline.replacing import of_its_own, replaces, stands_with
 from incremind_daemon.pipeline.stance import (
     CHANGE,
     CHANGE_OF_PLAN,
@@ -43,6 +44,7 @@ from incremind_daemon.store.records import Candidate
 
 log = logging.getLogger(__name__)
 
+_TRANSLATION_COSINE = 0.6  # across languages every labelled pair of the tuning halves above 0.57 is a repeat
 _PARAPHRASE_COSINE = 0.75  # with every named thing shared, a cosine this high reads as the same statement
 _NOVEL_REPEAT = 0.2  # at most this share of a candidate's weight may be unknown for a repeat
 _MATERIAL_WORDS = 2.0  # new topical weight that makes even a similar candidate a supplement
@@ -138,7 +140,9 @@ def relate(
         if (
             chances.get("supersedes", 0.0) >= reading.change
             and _may_conflict(candidate, changed)
-            and not _stands_with(candidate, changed, negated(candidate.statement), negated(changed.statement))
+            and not stands_with(
+                candidate.statement, changed.statement, negated(candidate.statement), negated(changed.statement)
+            )
         ):
             return _conflict(candidate, changed, verdict.similarity, ordered)  # supersedes, or different
     elif (
@@ -258,7 +262,26 @@ def relate_by_rules(
         said = fold(candidate.quote or candidate.statement)
         if verdict.kind != "supplement" or not (candidate.condition or EXCEPTION.search(said) or _BUT.search(said)):
             return Relation("repeat", verdict.known_id, verdict.similarity)
+    if verdict.kind == "supplement" and _translated(candidate, next(k for k in known if k.id == verdict.known_id)):
+        return Relation("repeat", verdict.known_id, verdict.similarity)
     return verdict
+
+
+def _translated(candidate: Candidate, item: Known) -> bool:
+    """Tell whether a supplement in the other language is the known insight said again, by its meaning.
+
+    Across Chinese and English the words the rules weigh are the other language's, so what looks added
+    is mostly translation ("any query against a ReplacingMergeTree table needs FINAL" beside
+    "ReplacingMergeTree 的表查的时候记得加 FINAL"); the rules linked the two, and the embedder reads them
+    as one meaning. A condition, an exception, a "but" or a new number still adds something.
+    """
+    if (item.vector_similarity or 0.0) < _TRANSLATION_COSINE:
+        return False
+    mine, theirs = features_of(_said(candidate)), features_of(_text_of(item.statement, item.condition))
+    if _has_chinese(mine) == _has_chinese(theirs) or new_numbers(mine, theirs):
+        return False
+    said = fold(candidate.quote or candidate.statement)
+    return not (candidate.condition or EXCEPTION.search(said) or EXCEPTION_SAID.search(said) or _BUT.search(said))
 
 
 def _by_rules(
@@ -365,7 +388,7 @@ def _by_keys(
     my_keys, their_keys = keys_of(mine), keys_of(theirs)
     shared = my_keys & their_keys
     named = {key for key in shared if not key.startswith("#")}
-    if not named or _of_its_own(candidate, item, named):
+    if not named or of_its_own(candidate.statement, item.statement, named):
         return None  # no common subject
     my_negated = negated(candidate.statement)
     their_negated = negated(item.statement)
@@ -398,8 +421,14 @@ def _by_keys(
         # on CI" beside "Retries are 2 on CI"; not "ten search results" beside "search results for 5 minutes")
         renumbered = renumbered or (moved and bool(named - mine.units.keys()))
     replaced = says_change and not said_before and bool((my_keys - my_negated) - their_keys)
-    replaced = replaced and _replaces(
-        candidate, item, named, their_keys, (my_negated, their_negated), covered=covered, other_value=other_value
+    replaced = replaced and replaces(
+        candidate.statement,
+        item.statement,
+        named,
+        their_keys,
+        (my_negated, their_negated),
+        covered=covered,
+        other_value=other_value,
     )
     if _moves(candidate, item, mine, theirs) and not history:
         return _bounded(candidate, item, score, ordered, moved=True)  # "timeout 放宽到 180 秒" beside "60 秒以内"
@@ -434,76 +463,6 @@ def _by_keys(
         if extra < 2 * _MATERIAL_WORDS or translated:  # other words for the same things
             return Relation("repeat", item.id, round(score, 4))
     return Relation("supplement", item.id, round(score, 4))
-
-
-def _replaces(
-    candidate: Candidate,
-    item: Known,
-    named: set[str],
-    their_keys: frozenset[str],
-    negations: tuple[frozenset[str], frozenset[str]],
-    *,
-    covered: bool,
-    other_value: bool,
-) -> bool:
-    """Tell whether a change that names something new takes the place of what the known insight says.
-
-    It does when it is about the same subject (a topic both name: "switch to SQLite" beside "数据库就用
-    Postgres"; two things both name: "Alice no longer owns billing"; nothing the known one lacks; another
-    value: "staging 迁到 10.12.5.8"), when it turns down what the known one stands by, or when it uses
-    something else where the known one used a thing both name ("改成用 SQLite，PostgreSQL 太重了").
-    A change that only shares a name ("图片放到 Cloudflare R2" beside "部署在 Cloudflare Pages"), or
-    that turns down what the known one turned down as well ("本地不用 docker compose 了，改成 podman"
-    beside "staging 不再用 docker compose"), is about something else; and so is one that names all the
-    known one uses and uses only those ("No redux please, we're on zustand (and react-query)" beside
-    "状态管理用 Zustand，服务端数据用 react-query"): it stands where the known one stands. ``negations``:
-    what the candidate and the known insight turn down.
-    """
-    my_negated, their_negated = negations
-    if my_negated and my_negated <= their_negated:
-        return False  # both turn the same thing down: the change is of something else
-    if _stands_with(candidate, item, my_negated, their_negated):
-        return False
-    if covered or named & CONCEPT_NAMES or other_value or len(named) >= 2:
-        return True
-    if my_negated & (their_keys - their_negated):
-        return True
-    mine_used = used(candidate.statement)
-    return bool(named & (used(item.statement) - their_negated) - mine_used) and bool(mine_used - their_keys)
-
-
-_LETTERS = re.compile(r"[^\W\d_]{2}")
-
-
-def _of_its_own(candidate: Candidate, item: Known, named: set[str]) -> bool:
-    """Tell whether a candidate gives a value of a thing it names by name and the known insight never does.
-
-    "move ingress-nginx to 4.12.1 and pin that" beside "pin every provider with ~> on the minor": one
-    word in common, a new number, a name of its own, and no name in the known one that it lacks. Beside
-    "数据库就用 Postgres 15" the known one names what is replaced, and "改成 SQLite 3.45" replaces it.
-    """
-    if len(named) != 1:
-        return False
-    mine, theirs = features_of(candidate.statement), features_of(item.statement)
-    if not numbers_of(mine) - numbers_of(theirs):
-        return False
-    my_names = {name for name in names_in(candidate.statement) if _LETTERS.search(name)}  # not "1e-4"
-    their_names = {name for name in names_in(item.statement) if _LETTERS.search(name)}
-    if named & (my_names | their_names):
-        return False  # the word in common is a name: "Postgres 16 for the tests" is about the known Postgres
-    return bool(my_names - keys_of(theirs)) and not their_names - keys_of(mine)
-
-
-def _stands_with(candidate: Candidate, item: Known, my_negated: frozenset[str], their_negated: frozenset[str]) -> bool:
-    """Tell whether a candidate names every thing the known insight says to use, says to use only those,
-    and turns none down: it stands where the known one stands, whatever else it adds or turns down."""
-    kept, stood = used(candidate.statement, imperative=False), used(item.statement, imperative=False) - their_negated
-    if not kept or not stood or my_negated & stood:
-        return False
-    mine, theirs = features_of(candidate.statement), features_of(item.statement)
-    if numbers_of(theirs) and numbers_of(mine) - numbers_of(theirs):
-        return False  # the same thing at another value: "bump it to 1024" beside "a batch size of 512"
-    return kept <= stood <= keys_of(mine)
 
 
 def _translates(mine: Features, theirs: Features, unnamed: frozenset[str], novel: int) -> bool:

@@ -610,3 +610,27 @@ def test_a_colleagues_other_value_for_a_named_thing_differs(view: str) -> None:
 def test_the_persons_change_replaces_their_own_rule_before_a_colleagues_view(statement: str) -> None:
     view = "阿杰觉得 CI 上的 retries 应该开到 3，现在 flaky 太多，每天都在手动 rerun"
     assert said_after(statement, [view, RETRIES]) == ("supersedes", 2)
+
+
+@pytest.mark.parametrize(
+    ("statement", "known", "cosine", "kind"),
+    [
+        # found in fresh halves: across languages the words look added, and the meaning is the same
+        ("Any query against a ReplacingMergeTree table needs FINAL, otherwise you read unmerged duplicates",
+         "ReplacingMergeTree 的表查的时候记得加 FINAL，不然读到的就是没合并的重复行", 0.63, "repeat"),
+        ("ReplacingMergeTree 的表查的时候记得加 FINAL，不然读到的就是没合并的重复行",
+         "Any query against a ReplacingMergeTree table needs FINAL, otherwise you read unmerged duplicates", 0.63,
+         "repeat"),
+        # an exception still adds, however near the meaning; and a low cosine decides nothing
+        ("Any query against a ReplacingMergeTree table needs FINAL, except the nightly export job",
+         "ReplacingMergeTree 的表查的时候记得加 FINAL，不然读到的就是没合并的重复行", 0.63, "supplement"),
+        ("Any query against a ReplacingMergeTree table needs FINAL, otherwise you read unmerged duplicates",
+         "ReplacingMergeTree 的表查的时候记得加 FINAL，不然读到的就是没合并的重复行", 0.45, "supplement"),
+    ],
+)  # fmt: skip
+def test_a_supplement_in_the_other_language_that_means_the_same_is_a_repeat(
+    statement: str, known: str, cosine: float, kind: str
+) -> None:
+    candidate = Candidate(statement, "preference", "", statement, 0, len(statement), "project")
+    relation = related(candidate, [Known(1, known, "", "preference", cosine)], ordered=True)
+    assert (relation.kind, relation.known_id) == (kind, 1)

@@ -1,0 +1,84 @@
+"""Whether a candidate's change takes the place of what a known insight says, read from the two statements.
+
+relate() decides a candidate's relation by what it adds; these are its readings of a change: whether
+it is about the known insight's subject (``replaces``), whether it gives a value of a thing of its own
+that the known one never names (``of_its_own``), and whether it stands where the known one stands
+(``stands_with``). ``mine`` is the candidate's statement, ``theirs`` the known insight's.
+"""
+
+from __future__ import annotations
+
+import re
+
+from incremind_daemon.pipeline.features import CONCEPT_NAMES, features_of, keys_of, names_in, numbers_of
+from incremind_daemon.pipeline.stance import used
+
+
+def replaces(
+    mine: str,
+    theirs: str,
+    named: set[str],
+    their_keys: frozenset[str],
+    negations: tuple[frozenset[str], frozenset[str]],
+    *,
+    covered: bool,
+    other_value: bool,
+) -> bool:
+    """Tell whether a change that names something new takes the place of what the known insight says.
+
+    It does when it is about the same subject (a topic both name: "switch to SQLite" beside "数据库就用
+    Postgres"; two things both name: "Alice no longer owns billing"; nothing the known one lacks; another
+    value: "staging 迁到 10.12.5.8"), when it turns down what the known one stands by, or when it uses
+    something else where the known one used a thing both name ("改成用 SQLite，PostgreSQL 太重了").
+    A change that only shares a name ("图片放到 Cloudflare R2" beside "部署在 Cloudflare Pages"), or
+    that turns down what the known one turned down as well ("本地不用 docker compose 了，改成 podman"
+    beside "staging 不再用 docker compose"), is about something else; and so is one that names all the
+    known one uses and uses only those ("No redux please, we're on zustand (and react-query)" beside
+    "状态管理用 Zustand，服务端数据用 react-query"): it stands where the known one stands. ``negations``:
+    what the candidate and the known insight turn down.
+    """
+    my_negated, their_negated = negations
+    if my_negated and my_negated <= their_negated:
+        return False  # both turn the same thing down: the change is of something else
+    if stands_with(mine, theirs, my_negated, their_negated):
+        return False
+    if covered or named & CONCEPT_NAMES or other_value or len(named) >= 2:
+        return True
+    if my_negated & (their_keys - their_negated):
+        return True
+    mine_used = used(mine)
+    return bool(named & (used(theirs) - their_negated) - mine_used) and bool(mine_used - their_keys)
+
+
+_LETTERS = re.compile(r"[^\W\d_]{2}")
+
+
+def of_its_own(mine: str, theirs: str, named: set[str]) -> bool:
+    """Tell whether a candidate gives a value of a thing it names by name and the known insight never does.
+
+    "move ingress-nginx to 4.12.1 and pin that" beside "pin every provider with ~> on the minor": one
+    word in common, a new number, a name of its own, and no name in the known one that it lacks. Beside
+    "数据库就用 Postgres 15" the known one names what is replaced, and "改成 SQLite 3.45" replaces it.
+    """
+    if len(named) != 1:
+        return False
+    my_features, their_features = features_of(mine), features_of(theirs)
+    if not numbers_of(my_features) - numbers_of(their_features):
+        return False
+    my_names = {name for name in names_in(mine) if _LETTERS.search(name)}  # not "1e-4"
+    their_names = {name for name in names_in(theirs) if _LETTERS.search(name)}
+    if named & (my_names | their_names):
+        return False  # the word in common is a name: "Postgres 16 for the tests" is about the known Postgres
+    return bool(my_names - keys_of(their_features)) and not their_names - keys_of(my_features)
+
+
+def stands_with(mine: str, theirs: str, my_negated: frozenset[str], their_negated: frozenset[str]) -> bool:
+    """Tell whether a candidate names every thing the known insight says to use, says to use only those,
+    and turns none down: it stands where the known one stands, whatever else it adds or turns down."""
+    kept, stood = used(mine, imperative=False), used(theirs, imperative=False) - their_negated
+    if not kept or not stood or my_negated & stood:
+        return False
+    my_features, their_features = features_of(mine), features_of(theirs)
+    if numbers_of(their_features) and numbers_of(my_features) - numbers_of(their_features):
+        return False  # the same thing at another value: "bump it to 1024" beside "a batch size of 512"
+    return kept <= stood <= keys_of(my_features)
