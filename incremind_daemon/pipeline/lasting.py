@@ -502,10 +502,12 @@ EVERY_PROJECT = re.compile(
         r"(?:every|each|any) (?:single )?(?:project|repo|repository)|all (?:of )?(?:our |the )?(?:projects|repos)",
         # "for every client I write": all the person makes, wherever they make it
         r"(?:every|each|any|all) (?:[\w.+#-]+ ){1,2}i (?:write|build|make|ship|maintain)",
+        # "I use pnpm for everything": a habit, not this repo's tool
+        r"i (?:always |only )?use [\w.+#-]+ for everything",
     )
     + r"|(?:所有|全部|每个|任何|不管哪个)(?:的|人的)?\s*(?:[a-z][\w.+#-]{0,11}\s*)?(?:项目|专案|仓库|repo)"
     r"|哪个(?:项目|专案|仓库|repo)都|我的\s*(?:[a-z][\w.+#-]{0,11}\s*)?(?:项目|专案|仓库|repo)都"
-    r"|我自己的(?:项目|仓库|repo)?也一样|(?:所有|每个|凡是|任何)我(?:写|做|开发|维护)的|我(?:写|做|开发|维护)的(?:所有|每个|任何)"
+    r"|我自己的(?:项目|仓库|repo)?也一样|我(?:什么都|全都|一律都?)用|(?:所有|每个|凡是|任何)我(?:写|做|开发|维护)的|我(?:写|做|开发|维护)的(?:所有|每个|任何)"
 )
 _PROJECT_ANCHOR = re.compile(
     _words(r"this (?:repo|project|codebase|service|app)|here|our (?:repo|api|app|service|backend|frontend)")

@@ -533,6 +533,9 @@ def test_a_repeat_in_the_other_language_is_found_among_insights_sharing_its_comm
         ("這個專案一律用 pnpm，不要給我 npm 的指令", "preference", "project"),
         ("我都用 pnpm，不要給我 npx / npm 的指令，所有專案都一樣。", "preference", "global"),
         ("Use pnpm in all my projects, not just this repo", "preference", "global"),
+        # found in a fresh half: a habit "for everything" stayed with the repo it was said in
+        ("I use pnpm for everything, never npm install", "preference", "global"),
+        ("我什么都用 pnpm，别给我 npm install", "preference", "global"),
     ],
 )
 def test_a_rule_is_found_with_its_category_and_scope(turn: str, category: str, scope: str) -> None:
