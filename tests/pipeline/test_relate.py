@@ -584,13 +584,14 @@ def test_a_thing_given_up_supersedes_the_rule_that_relies_on_it_by_any_verb(stat
 
 
 RETRIES = "Retries are 2 on CI and 0 locally, keep it like that — locally I want to see every flake"
+AJIE = "阿杰觉得 CI 上的 retries 应该开到 3，现在 flaky 太多，每天都在手动 rerun"
 
 
 @pytest.mark.parametrize(
     "view",
     [
         # found in a fresh half: 阿X named no colleague, and "开到 3" beside "2 on CI" was a supplement
-        "阿杰觉得 CI 上的 retries 应该开到 3，现在 flaky 太多，每天都在手动 rerun",
+        AJIE,
         "QA thinks retries should be 3, everyone reruns CI by hand every day because of flaky tests",
     ],
 )
@@ -608,8 +609,7 @@ def test_a_colleagues_other_value_for_a_named_thing_differs(view: str) -> None:
     ],
 )
 def test_the_persons_change_replaces_their_own_rule_before_a_colleagues_view(statement: str) -> None:
-    view = "阿杰觉得 CI 上的 retries 应该开到 3，现在 flaky 太多，每天都在手动 rerun"
-    assert said_after(statement, [view, RETRIES]) == ("supersedes", 2)
+    assert said_after(statement, [AJIE, RETRIES]) == ("supersedes", 2)
 
 
 @pytest.mark.parametrize(
