@@ -262,7 +262,8 @@ def relate_by_rules(
         said = fold(candidate.quote or candidate.statement)
         if verdict.kind != "supplement" or not (candidate.condition or EXCEPTION.search(said) or _BUT.search(said)):
             return Relation("repeat", verdict.known_id, verdict.similarity)
-    if verdict.kind == "supplement" and _translated(candidate, next(k for k in known if k.id == verdict.known_id)):
+    linked = next((item for item in known if item.id == verdict.known_id), None)
+    if verdict.kind == "supplement" and linked is not None and _translated(candidate, linked):
         return Relation("repeat", verdict.known_id, verdict.similarity)
     return verdict
 
