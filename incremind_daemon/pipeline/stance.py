@@ -151,7 +151,7 @@ CHANGE = re.compile(
         r"|got (?:pushed|moved|bumped)|(?:we're|we are) on|bumped|now (?:on|at|is|are)|is now|are now"
         r"|slipp(?:ed|ing)|slips|pushed (?:back )?to|postponed|delayed|retired|decommissioned|no more"
     )
-    + r"|其实|实际上|改用|换成|改为|改成|替换|纠正|更正|不再|换用|迁移|迁到|搬到|升到|升级到|现在用"
+    + r"|其实|实际上|改用|换成|改为|改成|替换|纠正|更正|不再|换用|迁移(?:到|至)|迁到|搬到|升到|升级到|现在用"
     r"|以后不|" + _NOT_BUT + r"|改到|推迟|提前|延期|延后|以后(?:都|就|一律|统一|全|只)|今后|从现在起|从今天起"
     r"|不用[^，。]{0,15}了|现在是|升级到|换到|被回收|下线了|退役|作废|取消了" + f"|{_ALLOWED_NOW}"
 )

@@ -6,9 +6,10 @@ import pytest
 
 from incremind_daemon.config import InsightSettings
 from incremind_daemon.pipeline.candidates import extract_candidates
+from incremind_daemon.pipeline.cues import fold
 from incremind_daemon.pipeline.features import similarity
 from incremind_daemon.pipeline.relate import Known, Relation, relate
-from incremind_daemon.pipeline.stance import negated, used
+from incremind_daemon.pipeline.stance import CHANGE, negated, used
 from incremind_daemon.store.records import Candidate
 
 THRESHOLDS = InsightSettings()
@@ -634,3 +635,19 @@ def test_a_supplement_in_the_other_language_that_means_the_same_is_a_repeat(
     candidate = Candidate(statement, "preference", "", statement, 0, len(statement), "project")
     relation = related(candidate, [Known(1, known, "", "preference", cosine)], ordered=True)
     assert (relation.kind, relation.known_id) == (kind, 1)
+
+
+FLYWAY = "MySQL 侧的变更脚本走 Flyway，放在 db/migration/mysql 下，Oracle 那边的老脚本不要再动了"
+
+
+@pytest.mark.parametrize(
+    "statement",
+    [
+        # found in a fresh half: 迁移 the noun ("during the migration") read as "migrate to", a change
+        "迁移期间双写，Oracle 仍然是 source of truth，所有读请求继续走 Oracle，MySQL 只写不读",
+        "During the migration we dual-write: Oracle stays the source of truth, every read goes to Oracle",
+    ],
+)
+def test_the_migration_named_as_a_thing_is_no_change(statement: str) -> None:
+    assert said_after(statement, [FLYWAY], ordered=False)[0] not in ("different", "supersedes")
+    assert CHANGE.search(fold("数据库迁移到 MySQL 了")) is not None
