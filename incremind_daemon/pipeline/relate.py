@@ -256,12 +256,11 @@ def relate_by_rules(
     verdict = _by_rules(
         candidate, known, repeat_similarity=repeat_similarity, related_similarity=related_similarity, ordered=ordered
     )
-    if verdict.kind in ("supersedes", "different", "supplement") and not candidate.reported and _restated(candidate):
-        # …and "As I said before, keep it brief — a few bullets" beside "keep replies short, bullets" adds nothing
-        # …though "Figures are PDF as always, but the screenshots can stay JPG" brings its exception
-        said = fold(candidate.quote or candidate.statement)
-        if verdict.kind != "supplement" or not (candidate.condition or EXCEPTION.search(said) or _BUT.search(said)):
-            return Relation("repeat", verdict.known_id, verdict.similarity)
+    # …and "As I said before, keep it brief — a few bullets" beside "keep replies short, bullets" adds nothing
+    # …though "Figures are PDF as always, but the screenshots can stay JPG" brings its exception
+    restated = verdict.kind in ("supersedes", "different", "supplement") and not candidate.reported
+    if restated and _restated(candidate) and (verdict.kind != "supplement" or not _brings_a_case(candidate)):
+        return Relation("repeat", verdict.known_id, verdict.similarity)
     linked = next((item for item in known if item.id == verdict.known_id), None)
     if verdict.kind == "supplement" and linked is not None and _translated(candidate, linked):
         return Relation("repeat", verdict.known_id, verdict.similarity)
@@ -281,8 +280,13 @@ def _translated(candidate: Candidate, item: Known) -> bool:
     mine, theirs = features_of(_said(candidate)), features_of(_text_of(item.statement, item.condition))
     if _has_chinese(mine) == _has_chinese(theirs) or new_numbers(mine, theirs):
         return False
+    return not (_brings_a_case(candidate) or EXCEPTION_SAID.search(fold(candidate.quote or candidate.statement)))
+
+
+def _brings_a_case(candidate: Candidate) -> bool:
+    """Tell whether a candidate adds a case of its own: a condition, an exception, or a "but"."""
     said = fold(candidate.quote or candidate.statement)
-    return not (candidate.condition or EXCEPTION.search(said) or EXCEPTION_SAID.search(said) or _BUT.search(said))
+    return bool(candidate.condition or EXCEPTION.search(said) or _BUT.search(said))
 
 
 def _by_rules(
@@ -326,7 +330,7 @@ def _by_rules(
         if candidate.reported:
             found = [verdict for verdict in found if verdict.kind == "different"] or found
         linked = [verdict for verdict in found if verdict.kind != "new"]
-        if not candidate.reported:
+        if not candidate.reported and len(linked) > 1:
             # the person's change replaces their own rule before a colleague's view of it ("阿杰觉得 retries
             # 应该开到 3" beside "retries are 2 on CI"): a view is settled by it, not the thing it changes
             views = {item.id for _, item, _ in scored if REPORTED.search(fold(item.statement))}
