@@ -222,10 +222,10 @@ ENTITY = re.compile(
         r"(?:host|hostname|url|endpoint|path|dir|directory|folder|branch|bucket|region|database|db|timeout|limit"
         r"|page size|domain|cluster|namespace|queue|topic|channel|deadline|launch(?: date)?|release(?: date)?"
         r"|due date|budget|password manager|python|node|go|java|bar|threshold|target|cutoff|sla|slo|quota)"
-        r" (?:is|are|=|:)\s+(?=\S)",
+        r" (?:is|are|=|:)(?=\s+\S)",  # a lookahead, so the word after the key closes no word boundary
         r"(?:lr|learning rate|batch(?: size)?|epochs?|warmup|dropout|temperature|seed|timeout|retries|workers"
         r"|threads|replicas|max_[a-z_]+|grad(?:ient)? norm)\s*(?:=|:|is|at|to)?\s*\d[\w.%]*",
-        r"^(?:owner|contact|lead|on-?call|maintainer|infra contact)[^:]{0,20}:\s*\S",
+        r"^(?:owner|contact|lead|on-?call|maintainer|infra contact)[^:]{0,20}:(?=\s*\S)",
         r"(?:is|are) (?:managed|named|called|prefixed|suffixed|versioned|tagged) (?:with|by|as|like|after)",
         r"(?:names?|naming|prefix) (?:is|are) [\w<>{}/.-]*[<{/_.-]",
         r"(?:prod|production|staging|dev|ci) (?:runs|uses|has) \d+",

@@ -801,3 +801,18 @@ def test_a_retros_report_of_how_things_went_is_no_candidate(note: str, decided: 
     found = [c.statement for c in extract_candidates(note)]
     assert decided in found and kept in found, found
     assert len(found) == 2, found
+
+
+@pytest.mark.parametrize(
+    ("text", "conversational", "kept"),
+    [
+        ("The prod cluster is tw-prod-ca, running EKS 1.29.", True, "The prod cluster is tw-prod-ca, running EKS 1.29"),
+        ("The state bucket is tf-state-prod-ca.", False, "The state bucket is tf-state-prod-ca"),
+        ("Owner: alice (platform team)", False, "Owner: alice (platform team)"),
+        ("生产集群是 tw-prod-ca，跑的是 EKS 1.29。", True, "生产集群是 tw-prod-ca，跑的是 EKS 1.29"),
+    ],
+)
+def test_a_named_thing_given_a_word_for_its_value_is_a_fact(text: str, conversational: bool, kept: str) -> None:
+    """Found on a fresh half: "the cluster is <name>" never matched, only "the cluster is /<path>"."""
+    assert ENTITY.search(fold(text))
+    assert [c.statement for c in extract_candidates(text, conversational=conversational)] == [kept]
