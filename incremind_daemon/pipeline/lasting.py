@@ -422,6 +422,10 @@ ONE_OFF = re.compile(
     r"(?!起|开始|\s*[、和与及至到]\s*周)|明天|今天(?!起|开始)|今晚|后天"
 )
 _WEEKLY = re.compile(r"每(?:周|星期|礼拜)[一二三四五六日天]")
+_ONWARD = re.compile(
+    _words(r"from now on|going forward|from here on(?: out)?|from (?:today|tomorrow) on")
+    + r"|今后|从现在起|从现在开始|(?:^|[，,；;。\s])以后(?!再)"  # not "下班以后": when, not from when on
+)
 _BARE_DAY = re.compile(r"周[一二三四五六日天]")
 
 
@@ -443,7 +447,9 @@ def one_off(folded: str) -> bool:
     """Tell whether a sentence is for one day ("明天", "this afternoon", "周五"); a day said beside a
     weekly one recurs as well ("每周四下午发版，周五不发版")."""
     days = [found.group() for found in ONE_OFF.finditer(folded)]
-    return bool(days) and not (_WEEKLY.search(folded) and all(_BARE_DAY.fullmatch(day) for day in days))
+    if not days or _ONWARD.search(folded):
+        return False  # "Dropped Atlantis this morning; PR plans run in Actions from now on": the day is when it began
+    return not (_WEEKLY.search(folded) and all(_BARE_DAY.fullmatch(day) for day in days))
 
 
 # words that make an instruction hold beyond the task at hand

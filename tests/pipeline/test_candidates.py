@@ -816,3 +816,23 @@ def test_a_named_thing_given_a_word_for_its_value_is_a_fact(text: str, conversat
     """Found on a fresh half: "the cluster is <name>" never matched, only "the cluster is /<path>"."""
     assert ENTITY.search(fold(text))
     assert [c.statement for c in extract_candidates(text, conversational=conversational)] == [kept]
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "Dropped Atlantis this morning; PR plans run in GitHub Actions from now on.",
+        "今天早上把 Atlantis 停了，以后 PR 的 plan 都在 GitHub Actions 里跑。",
+    ],
+)
+def test_a_day_said_beside_from_now_on_is_when_the_rule_began(text: str) -> None:
+    """Found on a fresh half: "this morning" made a change "from now on" a one-day matter, and it was lost."""
+    assert len(extract_candidates(text, conversational=True)) == 1
+
+
+@pytest.mark.parametrize(
+    "text", ["今天下班以后把 staging 部署一下。", "Deploy staging this afternoon, and from then on leave it."]
+)
+def test_a_day_and_a_later_hour_of_it_stay_one_off(text: str) -> None:
+    """The hour of one day ("下班以后") is no rule from then on."""
+    assert extract_candidates(text, conversational=True) == []
