@@ -59,6 +59,8 @@ _FUNCTION_CHARS = frozenset(
 
 _NUMBER = re.compile(r"\d+(?:\.\d+)*")
 _SPLIT_WORD = re.compile(r"_|\d[a-z]|[a-z]\d")
+# a lockfile names the tool that writes it: "poetry.lock", "Cargo.lock", "pnpm-lock.yaml", "package-lock.json" (npm's)
+_LOCKFILE = re.compile(r"([a-z][\w-]*?)(?:\.lock|-lock\.(?:ya?ml|json))")
 _PARTS = re.compile(r"\d+(?:\.\d+)*|[a-z]+")
 _MEASURE = re.compile(r"(\d+(?:\.\d+)?)([a-z]{1,3})")
 # a segment of "gpu-a07" or "api.v2" with letters and digits names the thing itself, so "a07" meets "gpu-a07"
@@ -182,6 +184,9 @@ def features_of(text: str) -> Features:
             feature = _latin_feature(word)
             # "8ms" is "8 ms", "max_batch" is "max batch": each part counts as the other spelling's would
             parts = _PARTS.findall(word) if _SPLIT_WORD.search(word) else []
+            locked = _LOCKFILE.fullmatch(word)
+            if locked:
+                parts.append("npm" if locked.group(1) == "package" else locked.group(1))
             for part in (*parts, *_NAMED_SEGMENT.findall(word)):
                 part_feature = _latin_feature(part)
                 if part_feature and part_feature != feature:

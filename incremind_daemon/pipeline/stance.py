@@ -80,6 +80,8 @@ def used(text: str, *, imperative: bool = True) -> frozenset[str]:
             out.update(keys_of(features_of(match.group("thing"))))
     for match in _PRAISED.finditer(folded):
         out.update(keys_of(features_of(match.group("thing") or match.group("cjk_thing"))))
+    for match in _MANAGED.finditer(folded):
+        out.update(keys_of(features_of(match.group("thing") or match.group("cjk"))))
     for match in _INCLUDED.finditer(folded):
         out.update(keys_of(features_of(match.group("thing") or match.group("then") or match.group("cjk"))))
     first = _FIRST_WORD.match(folded) if imperative else None
@@ -144,7 +146,8 @@ CHANGE = re.compile(
         r"actually|in fact|turns out|switch(?:es|ed|ing)? (?:to|from|over|off)|replaced?|"
         + _OBJECT_TO
         + r"|mov(?:e|es|ed|ing) (?:to|from|off)|migrat(?:e|es|ing) (?:to|from|off)"
-        r"|now use|migrated|chang(?:e|es|ed|ing) to|upgrad(?:e|es|ed|ing) to|no longer|correction|change of plans?"
+        r"|now use|(?:use|uses|using) [\w.+#-]+ now|migrated|chang(?:e|es|ed|ing) to|upgrad(?:e|es|ed|ing) to"
+        r"|no longer|correction|change of plans?"
         r"|from now on|going forward|instead"
         r"|not (?!only|just)[\w./~-]+(?: [\w./~-]+){0,2},? but(?! also)"
         r"|(?:go|goes|going|went) (?:down|up|back) to"
@@ -319,6 +322,11 @@ _PRAISED = re.compile(
 _INCLUDED = re.compile(
     r"(?P<thing>[a-z0-9][\w.+#-]*)(?:\s+[a-z]+)?\s+included(?![a-z])|(?<![a-z])including\s+(?:the\s+)?"
     r"(?P<then>[a-z0-9][\w.+#-]*)|(?:包括|包含|连同)\s*(?P<cjk>[a-z0-9][\w.+#-]*|[\u4e00-\u9fff]{1,4})"
+)
+# what a text has a thing look after: "dependencies are managed by poetry", "依赖是 poetry 管的"
+_MANAGED = re.compile(
+    r"(?<![a-z])(?:managed|handled|built|packaged|installed) (?:by|with|through|via) (?:the\s+)?"
+    r"(?P<thing>[a-z0-9][\w.+#-]*)|(?:是|由|靠|归)\s*(?P<cjk>[a-z0-9][\w.+#-]*)\s*(?:来)?(?:管|负责|处理|维护|打包)"
 )
 # an exception said outright ("exception: …", "unless", "测试类例外"): the case it names is what it adds
 EXCEPTION_SAID = re.compile(r"(?<![a-z])(?:except|unless)|例外|除外|除了")

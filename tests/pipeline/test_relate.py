@@ -7,7 +7,7 @@ import pytest
 from incremind_daemon.config import InsightSettings
 from incremind_daemon.pipeline.candidates import extract_candidates
 from incremind_daemon.pipeline.cues import fold
-from incremind_daemon.pipeline.features import similarity
+from incremind_daemon.pipeline.features import features_of, keys_of, similarity
 from incremind_daemon.pipeline.relate import Known, Relation, relate
 from incremind_daemon.pipeline.stance import CHANGE, negated, used
 from incremind_daemon.store.records import Candidate
@@ -651,3 +651,35 @@ FLYWAY = "MySQL 侧的变更脚本走 Flyway，放在 db/migration/mysql 下，O
 def test_the_migration_named_as_a_thing_is_no_change(statement: str) -> None:
     assert said_after(statement, [FLYWAY], ordered=False)[0] not in ("different", "supersedes")
     assert CHANGE.search(fold("数据库迁移到 MySQL 了")) is not None
+
+
+@pytest.mark.parametrize(
+    ("change", "known"),
+    [
+        ("现在用 uv 了，poetry.lock 和 [tool.poetry] 那些残留都删掉", "依赖是 poetry 管的（poetry 1.8）"),
+        ("We use uv now; delete poetry.lock and the [tool.poetry] junk", "Dependencies are managed by poetry (1.8)"),
+    ],
+)
+def test_a_new_tool_beside_the_old_ones_lockfile_replaces_what_the_old_one_managed(change: str, known: str) -> None:
+    """Found on a fresh half: "poetry.lock" named no poetry, "是 poetry 管的" used none, and the change was new."""
+    relation = related(as_candidate(change), [Known(1, known, "", "decision")], ordered=True)
+    assert (relation.kind, relation.known_id) == ("supersedes", 1)
+
+
+@pytest.mark.parametrize(
+    ("text", "tools"),
+    [
+        ("依赖是 poetry 管的", {"poetry"}),
+        ("dependencies are managed by poetry", {"poetry"}),
+        ("别给我弄出个 package-lock.json 来", set()),
+    ],
+)
+def test_what_a_thing_is_managed_by_is_used(text: str, tools: set[str]) -> None:
+    assert used(text, imperative=False) == tools
+
+
+@pytest.mark.parametrize(
+    ("name", "tool"), [("poetry.lock", "poetry"), ("pnpm-lock.yaml", "pnpm"), ("package-lock.json", "npm")]
+)
+def test_a_lockfile_names_the_tool_that_writes_it(name: str, tool: str) -> None:
+    assert tool in keys_of(features_of(f"别动 {name}")) and tool in keys_of(features_of(f"leave {name} alone"))
