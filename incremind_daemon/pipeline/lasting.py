@@ -69,7 +69,7 @@ COMMUNICATION = re.compile(
     r"|(?:别|不要|不准)(?:瞎|乱)?猜|不确定就说|不知道就说|简短|简洁|别啰嗦|不要啰嗦|少废话|不用总结|不要(?:每次都?)?总结|别(?:每次都?)?总结|注释.{0,6}(?:英文|中文)"
     # how to give the person times: "时间都按北京时间给我", "give me times in Beijing time"
     r"|(?:时间|日期|时刻)都?(?:按|用)[^，。；]{1,8}(?:给我|告诉我|写给我)"
-    r"|(?<![a-z])(?:give|show|tell) me (?:the )?times? in"
+    r"|(?<![a-z])(?:give|show|tell) me (?:the )?times? in|(?:跟我|和我|给我)(?:说|讲|报)(?:时间|日期|时刻)"
 )
 # a step of the work taken again and again: what is done before it is done each time
 _EACH_STEP = r"(?:commit|push|merg|deploy|releas|ship)(?:e|es|ed|ing)?"
@@ -111,6 +111,8 @@ STANDING = re.compile(
         r"i want \S+ to (?:have|be|use|stay|keep|run)",
         r"^for (?:all |every |any )?[a-z][a-z ]{1,30}(?:,\s*|\s+)(?:add|use|keep|put|write|always|never|don't|prefer)",
         r"^(?:before|after|when|whenever) [a-z]+ing\b",
+        r"^(?:after|once|when|whenever|if) (?:you|we) (?:touch|change|edit|add|update|bump|modify|rename|create"
+        r"|upgrade|remove|delete)\w{0,2} (?:any|an?)\b",  # "after you touch any Drift table, run build_runner"
         rf"before (?:you |we )?{_EACH_STEP}\b",  # "before you commit, …"
         r"only (?:ever )?(?:use|add|write|run|edit|touch|deploy|commit|merge)",
         r"otherwise",
@@ -194,11 +196,12 @@ DECISION = re.compile(
         r"(?:got |been |was |is )?(?:pushed|moved|postponed|delayed|bumped|rescheduled|slipped) (?:back )?to",
         r"(?:we're|we are|i'm|i am|it's|it is) pinned to",
         r"(?:the )?(?:plan|call|verdict) is",
-        r"agreed:",
-        r"we agreed",
+        r"agreed:|we agreed",
+        r"(?:we|i)(?:'ve| have)? (?:dropped|ditched|retired|got rid of)(?! the (?:ball|call)\b)",
     )
     + r"|决定|(?<!搞)定了|定下来|拍板|结论[是:：]|就用|就定|先定|定[成为]|选定|选了"
     r"|采用|改用|换成|改成|改为|迁到|搬到|升到|升级到|降到|不用[^，。！？,.!?]{0,15}了|先不|放弃" + f"|{MOVED_TO}|延到"
+    r"|(?:我们|组里|团队)[^，。]{0,30}(?:去掉|砍掉|弃用|停用|下掉)了"  # what we gave up: "我们上周把 GE 去掉了"
 )
 ENTITY = re.compile(
     _words(

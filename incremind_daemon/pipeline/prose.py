@@ -58,6 +58,7 @@ INLINE_CODE = re.compile(r"`[^`\n]+`")  # a `code span` inside a line of prose
 PLACEHOLDER = re.compile(r"<[A-Za-z\u4e00-\u9fff][\w\u4e00-\u9fff-]{0,30}>")
 # "- 21:40 告警触发", "22:15 recovered": an incident's timeline is a log, however it is worded
 _TIMELINE = re.compile(r"^\s*(?:[-*]\s+)?\d{1,2}:\d{2}(?::\d{2})?(?:[AaPp][Mm])?\s")
+_SENTENCES = re.compile(r"[\u3400-\u9fff]{2}|[?？!！。]\s*\S")
 # a row of a command's table output ("payments-api-7d9  0/1   CrashLoopBackOff   6   11m"): columns lined up
 _COLUMNS = re.compile(r"\S {2,}\S+ {2,}\S")
 _TABLE_LINE = re.compile(r"^\s*\|.*\|\s*$")
@@ -74,7 +75,9 @@ def prose_spans(text: str) -> list[tuple[int, int]]:
     spans: list[tuple[int, int]] = []
     in_paste = False
     position = follows = 0
-    for line in text.splitlines(keepends=True):
+    lines = text.splitlines(keepends=True)
+    timed = [_TIMELINE.match(line) is not None for line in lines]
+    for index, line in enumerate(lines):
         start, end = position, position + len(line)
         position = end
         body = line.rstrip("\r\n")
@@ -84,8 +87,17 @@ def prose_spans(text: str) -> list[tuple[int, int]]:
         if not body.strip():
             in_paste = False
             continue
-        pasted = is_pasted_line(body) or (
-            in_paste and not _LIST_MARKER.match(body) and (body[:1].isspace() or not _is_sentence_like(body))
+        # a time opens each line of an incident's timeline and of a log; one line that opens on a time and
+        # reads as sentences is one ("02:24 是 UTC 吧？日志里的时间戳都是 UTC，…"), "10:41AM INF Target …" is not
+        timeline = timed[index] and (
+            _LIST_MARKER.match(body) is not None
+            or any(timed[max(0, index - 1) : index] + timed[index + 1 : index + 2])
+            or not _SENTENCES.search(body)
+        )
+        pasted = (
+            timeline
+            or is_pasted_line(body)
+            or (in_paste and not _LIST_MARKER.match(body) and (body[:1].isspace() or not _is_sentence_like(body)))
         )
         in_paste = pasted
         if pasted:
@@ -117,7 +129,7 @@ def _wraps(before: str, line: str) -> bool:
 def is_pasted_line(line: str) -> bool:
     """Tell whether one line reads as pasted output or code rather than something a person wrote."""
     stripped = line.strip()
-    if _QUOTED_LINE.match(line) or _TABLE_LINE.match(line) or _TIMELINE.match(line):
+    if _QUOTED_LINE.match(line) or _TABLE_LINE.match(line):
         return True
     if _COLUMNS.search(stripped) and not _CJK.search(stripped):
         return True

@@ -124,7 +124,10 @@ _ZH_CONDITION = re.compile(
     r"|[^，,。；;：:]{2,24}?(?:时|的时候|之前|以前|之后))[，,：:]\s*(?P<rest>\S.*)",
     re.S,
 )
-_ZH_BARE_CONDITION = re.compile(r"(?P<cond>[\u4e00-\u9fff]{2,8}?(?:的时候|时))(?P<rest>[\u4e00-\u9fff].{3,})", re.S)
+# not the 时 of a word of time ("日志里的时间戳", "跟我说时间的时候")
+_ZH_BARE_CONDITION = re.compile(
+    r"(?P<cond>[\u4e00-\u9fff]{2,8}?(?:的时候|时(?![间刻段区长效])))(?P<rest>[\u4e00-\u9fff].{3,})", re.S
+)
 _NOT_TIME_CLAUSE = tuple(
     wordset("同时 有时 及时 当时 临时 随时 平时 按时 准时 小时 暂时 实时 定时 过时 那时 此时 届时 一时 超时 适时")
     | {"到时", "不时"}

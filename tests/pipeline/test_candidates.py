@@ -836,3 +836,58 @@ def test_a_day_said_beside_from_now_on_is_when_the_rule_began(text: str) -> None
 def test_a_day_and_a_later_hour_of_it_stay_one_off(text: str) -> None:
     """The hour of one day ("下班以后") is no rule from then on."""
     assert extract_candidates(text, conversational=True) == []
+
+
+@pytest.mark.parametrize(
+    ("text", "statement"),
+    [
+        (
+            "after you touch any Drift table, run build_runner — the generated files are committed.",
+            "Run build_runner — the generated files are committed",
+        ),
+        ("改了任何 Drift 表之后，都要跑 build_runner，生成的文件要提交。", "都要跑 build_runner，生成的文件要提交"),
+        (
+            "We dropped Great Expectations last week — quality rules now live as Delta CHECK constraints.",
+            "We dropped Great Expectations last week — quality rules now live as Delta CHECK constraints",
+        ),
+        (
+            "我们上周把 Great Expectations 去掉了，质量规则现在直接写成表上的 Delta CHECK 约束。",
+            "我们上周把 Great Expectations 去掉了，质量规则现在直接写成表上的 Delta CHECK 约束",
+        ),
+        ("When you tell me times, give me times in Beijing time.", "Give me times in Beijing time"),
+        ("跟我说时间的时候换算成北京时间。", "跟我说时间的时候换算成北京时间"),
+    ],
+)
+def test_a_step_after_any_change_a_tool_given_up_and_how_to_tell_times_last(text: str, statement: str) -> None:
+    """Found on fresh halves: each of these was passing talk to the cues."""
+    assert [c.statement for c in extract_candidates(text, conversational=True)] == [statement]
+
+
+@pytest.mark.parametrize(
+    ("text", "kept"),
+    [
+        (
+            "02:24 是 UTC 吧？日志里的时间戳都是 UTC，跟我说时间的时候换算成北京时间。",
+            ["日志里的时间戳都是 UTC，跟我说时间的时候换算成北京时间"],
+        ),
+        ("09:30 works? Standups are at 09:30 from now on, not 10.", ["Standups are at 09:30 from now on, not 10"]),
+        ("10:41AM INF Target K8s version is 1.30.9-eks-8cce635", []),
+        ("21:40 告警触发\n21:55 回滚完成，错误率回到 0.1%", []),
+    ],
+)
+def test_one_line_that_opens_on_a_time_is_read_when_it_reads_as_sentences(text: str, kept: list[str]) -> None:
+    """Found on a fresh half: a turn that opened on "02:24" was read as a timeline entry, and its rule lost."""
+    assert [c.statement for c in extract_candidates(text, conversational=True)] == kept
+
+
+@pytest.mark.parametrize(
+    ("text", "condition"),
+    [
+        ("日志里的时间戳都是 UTC，跟我说时间的时候换算成北京时间", ""),
+        ("跟我说时间的时候换算成北京时间", "跟我说时间的时候"),
+        ("部署时先跑迁移脚本", "部署时"),
+    ],
+)
+def test_the_shi_of_a_word_of_time_opens_no_condition(text: str, condition: str) -> None:
+    """ "日志里的时间戳" gave the condition "日志里的时": 时 began 时间, not a clause of when."""
+    assert split_condition(text)[1] == condition

@@ -380,7 +380,7 @@ def test_someone_elses_view_at_odds_with_a_known_insight_is_a_difference(
 @pytest.mark.parametrize(
     ("text", "category"),
     [
-        ("The staging database is always db-stg-01.internal.", "entity"),
+        ("Staging always talks to the db-stg-01.internal database.", "entity"),
         ("我们统一用 uv，不要再用 poetry。", "decision"),
     ],
 )
