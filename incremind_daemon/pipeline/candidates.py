@@ -109,6 +109,11 @@ _KEY_VALUE = re.compile(
 _ASKED_CHANGE = re.compile(
     r"(?:please |pls )?(?:can|could|would) you\b|(?:please |pls )?help me\b|(?:请|麻烦)?(?:你)?(?:帮我|帮忙|麻烦你?)"
 )
+# an ask that closes on what to do with it now: show it, plan it, run it
+_NOW_TAIL = re.compile(
+    r"(?:,|;|(?<![a-z])and|(?<![a-z])then)\s*(?:then\s+)?(?:show me|plan (?:it|staging|prod|that)|run (?:it|them)"
+    r"|apply it|push it|commit it|open a pr)(?![a-z])|然后[^，。]{0,20}给我看|给我看一下|先不要执行|跑一下看看"
+)
 _MINE_TO_DO = re.compile(r"(?:i'll|i will|i'm going to|let me|我来|我自己|我去)\b")
 # a value a fact can rest on: a number, a path, a host, a version, a named thing ("lumen-serve is …")
 _VALUE = re.compile(
@@ -542,6 +547,8 @@ def _lasts_in_conversation(folded: str, matched: frozenset[str]) -> bool:
         return False  # an ask for the task at hand; "用 X 跑一下" names a tool, it sets no rule
     if _ASKED_CHANGE.match(folded) and standing <= {DECISION.pattern} and not GENERAL.search(folded):
         return False  # "帮我把 fetchPlans 改成 async/await", "can you switch the test to vitest": this change, once
+    if _NOW_TAIL.search(folded) and not GENERAL.search(folded):
+        return False  # "pin both to v2.3.1 and plan staging", "…然后生成一个修复 SQL 给我看": the work of the hour
     if TODAY_PLAN.search(folded) and IDENTITY.pattern not in strong:
         return False  # "今天要把通知切到 DingTalk", "reuse run_helm() for this": the day's work
     if strong == {EVENT.pattern}:

@@ -891,3 +891,20 @@ def test_one_line_that_opens_on_a_time_is_read_when_it_reads_as_sentences(text: 
 def test_the_shi_of_a_word_of_time_opens_no_condition(text: str, condition: str) -> None:
     """ "日志里的时间戳" gave the condition "日志里的时": 时 began 时间, not a clause of when."""
     assert split_condition(text)[1] == condition
+
+
+@pytest.mark.parametrize(
+    ("text", "kept"),
+    [
+        ("Pin both staging and prod external-secrets to v2.3.1 and plan staging.", []),
+        ("serverTimezone 改成 Asia/Shanghai，然后把那 3127 条生成一个修复 SQL 给我看，先不要执行。", []),
+        (
+            "Always pin modules to a tag, and show me the plan before any apply.",
+            ["Always pin modules to a tag, and show me the plan before any apply"],
+        ),
+        ("以后 serverTimezone 一律用 Asia/Shanghai，改完给我看一下。", ["以后 serverTimezone 一律用 Asia/Shanghai"]),
+    ],
+)
+def test_an_ask_that_closes_on_showing_or_planning_it_now_is_the_task(text: str, kept: list[str]) -> None:
+    """Found on fresh halves: an ask with a version or a value in it was kept as a fact or a decision."""
+    assert [c.statement for c in extract_candidates(text, conversational=True)] == kept
