@@ -683,3 +683,32 @@ def test_what_a_thing_is_managed_by_is_used(text: str, tools: set[str]) -> None:
 )
 def test_a_lockfile_names_the_tool_that_writes_it(name: str, tool: str) -> None:
     assert tool in keys_of(features_of(f"别动 {name}")) and tool in keys_of(features_of(f"leave {name} alone"))
+
+
+@pytest.mark.parametrize(
+    ("said", "known"),
+    [
+        ("别写那么长，三行能说完的事写了一屏", "Keep replies short: the command or the diff first"),
+        ("Keep it short, I don't read walls of text", "回答简洁一点，先给命令"),
+        ("keep replying in Chinese even when I type English here, tech terms can stay English", "回复用中文就行"),
+        ("我打中文的时候你还是用英文回我", "Answer in English, whatever language I write in"),
+        ("skip the recap at the end, I read the diff anyway", "改完直接给我 diff，不用最后再写一段总结"),
+    ],
+)
+def test_how_to_answer_the_person_said_again_in_other_words_is_a_repeat(said: str, known: str) -> None:
+    """Found on fresh halves: a way of answering said again in the other language was new or a supplement."""
+    relation = related(as_candidate(said), [OTHER, Known(3, known, "", "preference")], ordered=True)
+    assert (relation.kind, relation.known_id) == ("repeat", 3)
+
+
+@pytest.mark.parametrize(
+    ("said", "known"),
+    [
+        ("回复用中文，commit message 用英文", "Reply in Chinese"),
+        ("Reply in English from now on", "回复用中文"),
+        ("Comments in English, replies short", "Keep replies short"),
+    ],
+)
+def test_another_rule_beside_it_or_another_language_is_no_repeat_of_how_to_answer(said: str, known: str) -> None:
+    relation = related(as_candidate(said), [Known(3, known, "", "preference")], ordered=True)
+    assert relation.kind != "repeat"

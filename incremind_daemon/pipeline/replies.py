@@ -1,0 +1,67 @@
+"""How the person wants to be answered, read as slots: the language, the length, the closing recap.
+
+People say these again and again, and in the other language, because an agent forgot: "keep
+replying in Chinese even when I type English here" after "回复用中文就行", "别写那么长" after "Keep
+replies short". The words the rules weigh differ entirely across the two languages, and the
+embedder reads such short sentences weakly; what they set does not differ. ``same_replies`` tells
+when a candidate sets only slots a known insight already sets, to the same values.
+"""
+
+from __future__ import annotations
+
+import re
+
+from incremind_daemon.pipeline.cues import fold
+
+_LANGUAGE = re.compile(
+    r"(?<![a-z])(?:answer|reply|replies|replying|respond|write|talk|speak)(?:s|ing)?(?: to me| me| back)?"
+    r" (?:in|using) (?P<en>chinese|english|mandarin)"
+    r"|(?:回复|回答|回我|回)(?:都|还是|就)?(?:用|说)?(?P<zh_after>中文|英文|汉语)"
+    r"|(?:用|说)(?P<zh_before>中文|英文|汉语)(?:回|答|跟我说|和我说|交流)"
+)
+_SHORT = re.compile(
+    r"(?<![a-z])(?:(?:keep|make) (?:your |the )?(?:answers?|replies|responses|it|them)[^.;]{0,12}(?:short|brief"
+    r"|concise|terse)|be (?:brief|concise|terse)|(?:short|brief|concise) (?:answers|replies))(?![a-z])"
+    r"|简短|简洁|别啰嗦|不要啰嗦|少废话|(?:别|不要)写(?:那么|这么|太)长|(?:回答|回复)(?:别|不要)太长|长话短说"
+)
+_NO_RECAP = re.compile(
+    r"(?<![a-z])(?:(?:no|skip|drop|without|leave out)(?: the| a| your)? (?:final |closing )?(?:recaps?|summar(?:y|ies))"
+    r"|(?:don't|do not|never) (?:summari[sz]e|recap))(?![a-z])|(?:不用|不要|别)[^，。；]{0,10}总结"
+)
+_CLAUSE = re.compile(r"[，,;；。.!！?？—–]+")
+# a clause about something else than replies: "commit message 用英文" beside "回复用中文" is its own rule
+_OTHER_RULE = re.compile(
+    r"(?<![a-z])(?:commits?|branch(?:es)?|tests?|deploy\w*|push\w*|prs?|comments?|docs?|code|variables?|logs?)(?![a-z])"
+    r"|代码|提交|分支|注释|文档|测试|部署|日志|变量|命名"
+)
+_LANGUAGES = {"chinese": "zh", "mandarin": "zh", "english": "en", "中文": "zh", "汉语": "zh", "英文": "en"}
+
+
+def reply_slots(text: str) -> dict[str, str]:
+    """Return the slots a text sets on how to answer the person ("language": "zh", "length": "short", …)."""
+    folded = fold(text)
+    slots: dict[str, str] = {}
+    language = _LANGUAGE.search(folded)
+    if language is not None:
+        said = language.group("en") or language.group("zh_after") or language.group("zh_before")
+        slots["language"] = _LANGUAGES[said]
+    if _SHORT.search(folded):
+        slots["length"] = "short"
+    if _NO_RECAP.search(folded):
+        slots["recap"] = "none"
+    return slots
+
+
+def only_replies(text: str) -> bool:
+    """Tell whether every clause of a text that names a rule's object is about how to answer the person."""
+    clauses = [clause for clause in _CLAUSE.split(fold(text)) if clause.strip()]
+    return all(reply_slots(clause) or not _OTHER_RULE.search(clause) for clause in clauses)
+
+
+def same_replies(mine: str, theirs: str) -> bool:
+    """Tell whether ``mine`` sets only slots of answering that ``theirs`` sets, each to the same value."""
+    my_slots = reply_slots(mine)
+    if not my_slots or not only_replies(mine):
+        return False
+    their_slots = reply_slots(theirs)
+    return all(their_slots.get(slot) == value for slot, value in my_slots.items())
