@@ -67,6 +67,11 @@ _PIVOT = re.compile(
     r" (?:problem|issue|ask|question|task|thing)\s*[.:：!]?$"
     r"|^(?:好了?|那么|ok)?[，,\s]*(?:说正事|言归正传|回到正题|聊正事|正事)(?:吧|了)?\s*[。.:：!！]?$"
 )
+# …or the pivot opens the sentence of the ask: "Actual problem: a bunch of pods in payments have been Pending"
+_PIVOT_LEAD = re.compile(
+    r"^(?:(?:now|ok(?:ay)?|so|anyway|anyhow)[,\s]+)*(?:the |my )?(?:actual|real) (?:problem|issue|ask|question|task)"
+    r"\s*[:：—–-]\s*\S|^(?:好了?|那么)?[，,\s]*(?:说正事|正事|言归正传)\s*[:：—–]\s*\S"
+)
 
 _GREETING = re.compile(
     r"(?:good )?(?:morning|afternoon|evening)[\s!.,]*|(?:早上好|早安|早|下午好|晚上好)[\s!！。.,，]*"
@@ -160,7 +165,8 @@ def goal_of(request: list[str], quoted: str = "", limit: int = GOAL_CHARS) -> st
         return ""
     # after "Now the actual problem." or "说正事。" comes the ask; what came before was the way in
     pivot = next((i for i, s in enumerate(request[:-1]) if text_weight(s) <= 8 and _PIVOT.match(fold(s))), -1)
-    request = request[pivot + 1 :]
+    lead = next((i for i, s in enumerate(request) if i > 0 and _PIVOT_LEAD.match(fold(s))), None)
+    request = request[pivot + 1 :] if lead is None or pivot >= 0 else request[lead:]
     whole = " ".join(join_sentences(request, len(" ".join(request))).split())
     if len(whole) <= limit:
         return whole

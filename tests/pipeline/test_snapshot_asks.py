@@ -381,6 +381,35 @@ def test_the_ask_after_a_turn_to_business_is_the_goal_not_the_way_in(opening: st
 
 
 @pytest.mark.parametrize(
+    ("opening", "problem", "chatter"),
+    [
+        (
+            "morning. first session in this repo so quick context before the actual thing.\n\n"
+            "I'm Mei Lin Chow, SRE on the platform team at Tidewell, based in Toronto. Keep replies short: the command "
+            "or the diff first, explanation only if I ask for it. infra-live is Terraform 1.9 with Terragrunt 0.67, "
+            "everything in ca-central-1.\n\n"
+            "Actual problem: a bunch of pods in payments have been Pending since ~8:40. Look at the node group.",
+            "Pending",
+            "Mei Lin",
+        ),
+        (
+            "早。第一次在这个仓库用你，先交代一下背景：我是周美琳，平台组的 SRE，在多伦多。"
+            "回复简短一点，先给命令或者 diff，解释等我问了再说。"
+            "infra-live 是 Terraform 1.9 加 Terragrunt 0.67，全部在 ca-central-1。\n\n"
+            "说正事：payments 里一堆 pod 从 8:40 开始一直 Pending，看看 node group。",
+            "Pending",
+            "周美琳",
+        ),
+    ],
+    ids=["en", "zh"],
+)
+def test_the_ask_a_pivot_opens_is_the_goal_not_the_way_in(opening: str, problem: str, chatter: str) -> None:
+    """Found in a fresh half: "Actual problem: …" opened the ask's own sentence, and the goal kept the introduction."""
+    goal = snapshot_session([user(opening), assistant("Looking.")]).goal
+    assert problem in goal and chatter not in goal, goal
+
+
+@pytest.mark.parametrize(
     ("opening", "wanted"),
     [
         (
