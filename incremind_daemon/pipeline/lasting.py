@@ -425,9 +425,9 @@ ONE_OFF = re.compile(
     r"(?!起|开始|\s*[、和与及至到]\s*周)|明天|今天(?!起|开始)|今晚|后天"
 )
 _WEEKLY = re.compile(r"每(?:周|星期|礼拜)[一二三四五六日天]")
-_ONWARD = re.compile(
-    _words(r"from now on|going forward|from here on(?: out)?|from (?:today|tomorrow) on")
-    + r"|今后|从现在起|从现在开始|(?:^|[，,；;。\s])以后(?!再)"  # not "下班以后": when, not from when on
+_ONWARD = re.compile(  # from when on (not "下班以后", its hour), or a value as it is now ("retention is 14 days now")
+    _words(r"from now on|going forward|from here on|from (?:today|tomorrow) on|(?:is|are) (?:[\w/*-]+ ){1,3}now")
+    + r"|今后|从现在起|从现在开始|(?:^|[，,；;。\s])以后(?!再)|现在(?:是|改成|改为|定为|统一)"
 )
 _BARE_DAY = re.compile(r"周[一二三四五六日天]")
 

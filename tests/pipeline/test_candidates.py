@@ -908,3 +908,15 @@ def test_the_shi_of_a_word_of_time_opens_no_condition(text: str, condition: str)
 def test_an_ask_that_closes_on_showing_or_planning_it_now_is_the_task(text: str, kept: list[str]) -> None:
     """Found on fresh halves: an ask with a version or a value in it was kept as a fact or a decision."""
     assert [c.statement for c in extract_candidates(text, conversational=True)] == kept
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "log retention: Sophie signed off this morning, retention is 14 days now for the application log groups.",
+        "日志保留期：Sophie 今天早上批了，应用日志组的保留期现在改成 14 天。",
+    ],
+)
+def test_a_value_as_it_is_now_beside_the_morning_it_was_agreed_lasts(text: str) -> None:
+    """Found on a fresh half: "this morning" made the new retention a one-day matter."""
+    assert len(extract_candidates(text, conversational=True)) == 1
