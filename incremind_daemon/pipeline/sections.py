@@ -46,7 +46,11 @@ ACTION_ITEM = re.compile(
 STANDUP_SLOT = re.compile(
     r"^(?:\[[ x]\]\s*)?(?:(?:上周|昨天|今天|明天|本周|这周|下周)(?:的(?:事|任务|安排|计划))?|阻塞|卡点|任务"
     r"|(?:yesterday|today|tomorrow)(?:'s (?:task|plan|job))?|blockers?|blocked on|last week|this week|next week"
-    r"|task|the task)\s*[:：]"
+    r"|task|the task"
+    # a day of a week's plan or log: "周二：EKS 1.30 升级，10 点开始", "Tue: upgrade staging", "Mon 14 Oct:"
+    r"|(?:周|星期|礼拜)[一二三四五六日天](?:[上下]午|晚上|早上)?"
+    r"|(?:mon|tue|wed|thu|fri|sat|sun)[a-z]*(?: \d{1,2}(?: [a-z]{3})?)?"
+    r")\s*[:：]"
 )
 # a heading over how things went: progress, what went well or badly, the mood ("## 进度", "## 做得好的",
 # "## What went well", "## 待改进"): reports of the week, whatever their words

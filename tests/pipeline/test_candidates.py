@@ -920,3 +920,24 @@ def test_an_ask_that_closes_on_showing_or_planning_it_now_is_the_task(text: str,
 def test_a_value_as_it_is_now_beside_the_morning_it_was_agreed_lasts(text: str) -> None:
     """Found on a fresh half: "this morning" made the new retention a one-day matter."""
     assert len(extract_candidates(text, conversational=True)) == 1
+
+
+@pytest.mark.parametrize(
+    ("note", "kept"),
+    [
+        (
+            "# 本周计划\n\n- 周一：升级前最后检查，add-on 版本对一遍（vpc-cni、coredns）\n"
+            "- 周二：EKS 1.30 升级，10 点开始，Arjun 跟着看\n- 周五：以后每周五都不发版\n",
+            ["以后每周五都不发版"],
+        ),
+        (
+            "# Week plan\n\n- Mon: last checks before the upgrade, add-on versions (vpc-cni, coredns)\n"
+            "- Tue: EKS 1.30 upgrade, starts 10:00, Arjun watching\n- Fri: from now on no deploys on Fridays\n",
+            ["from now on no deploys on Fridays"],
+        ),
+    ],
+)
+def test_a_day_of_a_weeks_plan_is_that_days_work(note: str, kept: list[str]) -> None:
+    """Found on a fresh half: "周二：EKS 1.30 升级，10 点开始" was proposed as a fact."""
+    found = [c.statement for c in extract_candidates(note)]
+    assert len(found) == len(kept) and all(k in s for k, s in zip(kept, found, strict=True)), found
