@@ -572,3 +572,12 @@ def test_the_clock_a_person_keeps_holds_everywhere_and_a_path_of_the_repo_here(
 ) -> None:
     found = extract_candidates(text, conversational=True, reader=reader_for(use_m3))
     assert [c.scope for c in found] == [scope], found
+
+
+@pytest.mark.parametrize(
+    "text",
+    ["No. anyhow everywhere in this crate, no thiserror.", "不用 thiserror，这个 crate 里到处都用 anyhow。"],
+)
+def test_a_tool_named_for_everywhere_is_a_standing_choice_the_model_does_not_drop(use_m3: Embedder, text: str) -> None:
+    """Found on a fresh half: a short "anyhow everywhere" read weakly to the model and was dropped."""
+    assert len(extract_candidates(text, conversational=True, reader=reader_for(use_m3))) == 1
