@@ -114,6 +114,7 @@ _NOW_TAIL = re.compile(
     r"(?:,|;|(?<![a-z])and|(?<![a-z])then)\s*(?:then\s+)?(?:show me|plan (?:it|staging|prod|that)|run (?:it|them)"
     r"|apply it|push it|commit it|open a pr)(?![a-z])|然后[^，。]{0,20}给我看|给我看一下|先不要执行|跑一下看看"
 )
+_SCOPED_PREFIX = re.compile(r"[a-z]\([\w./-]+\):$")  # a conventional commit's "fix(exif):" is an example, no caption
 _MINE_TO_DO = re.compile(r"(?:i'll|i will|i'm going to|let me|我来|我自己|我去)\b")
 # a value a fact can rest on: a number, a path, a host, a version, a named thing ("lumen-serve is …")
 _VALUE = re.compile(
@@ -266,7 +267,8 @@ def _readable(text: str, start: int, end: int, *, decided: bool) -> Piece | None
     whole = fold(line)
     folded = fold(strip_lead_in(line))  # requests and questions show past the lead-in
     bare = folded.rstrip(" .。!！\"”」'’)）")
-    if whole.endswith((":", "：")) or whole.startswith(("—", "--")) or ACTION_ITEM.match(quote.strip()):
+    caption = whole.endswith((":", "：")) and not _SCOPED_PREFIX.search(whole)  # not "…like feat(dedup): or fix(exif):"
+    if caption or whole.startswith(("—", "--")) or ACTION_ITEM.match(quote.strip()):
         return None  # a caption over a list, an aside under one, an action item for one person
     if STANDUP_SLOT.match(whole) and not GENERAL.search(whole):
         return None  # "上周：分页改完了" reports one day's work ("今天：以后都先跑 lint" still holds)

@@ -58,6 +58,7 @@ INLINE_CODE = re.compile(r"`[^`\n]+`")  # a `code span` inside a line of prose
 PLACEHOLDER = re.compile(r"<[A-Za-z\u4e00-\u9fff][\w\u4e00-\u9fff-]{0,30}>")
 # "- 21:40 告警触发", "22:15 recovered": an incident's timeline is a log, however it is worded
 _TIMELINE = re.compile(r"^\s*(?:[-*]\s+)?\d{1,2}:\d{2}(?::\d{2})?(?:[AaPp][Mm])?\s")
+_COMMIT_TYPE = re.compile(r"(?<![\w.])(?:feat|fix|chore|docs|refactor|test|perf|build|ci|style|revert)\([\w./-]+\)!?:?")
 _SENTENCES = re.compile(r"[\u3400-\u9fff]{2}|[?？!！。]\s*\S")
 # a row of a command's table output ("payments-api-7d9  0/1   CrashLoopBackOff   6   11m"): columns lined up
 _COLUMNS = re.compile(r"\S {2,}\S+ {2,}\S")
@@ -142,8 +143,11 @@ def is_pasted_line(line: str) -> bool:
     # inline code in a sentence ("发布前必须跑完 `uv run pytest` 和 `go test`") is a name in it: its backticks
     # and what is inside count as one word, not as code punctuation
     # …and so is a placeholder in a pattern ("分支一律叫 feat/<单号>-<slug>", "named dag_<domain>.py")
-    spans = len(INLINE_CODE.findall(stripped)) + len(PLACEHOLDER.findall(stripped))
-    stripped = PLACEHOLDER.sub(" ", INLINE_CODE.sub(" ", stripped)) if spans else stripped
+    # …and so is a conventional commit's prefix ("scope 用模块名，比如 feat(dedup): 或者 fix(exif):")
+    spans = (
+        len(INLINE_CODE.findall(stripped)) + len(PLACEHOLDER.findall(stripped)) + len(_COMMIT_TYPE.findall(stripped))
+    )
+    stripped = _COMMIT_TYPE.sub(" ", PLACEHOLDER.sub(" ", INLINE_CODE.sub(" ", stripped))) if spans else stripped
     words = len(_LATIN_WORD.findall(stripped)) + len(_CJK.findall(stripped)) / 2 + spans
     symbols = len(_CODE_CHAR.findall(stripped))
     return symbols >= 3 and symbols * 3 > words

@@ -941,3 +941,15 @@ def test_a_day_of_a_weeks_plan_is_that_days_work(note: str, kept: list[str]) -> 
     """Found on a fresh half: "周二：EKS 1.30 升级，10 点开始" was proposed as a fact."""
     found = [c.statement for c in extract_candidates(note)]
     assert len(found) == len(kept) and all(k in s for k, s in zip(kept, found, strict=True)), found
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "For the commit scope use the module name, like feat(dedup): or fix(exif):",
+        "commit 的 scope 统一用模块名，比如 feat(dedup): 或者 fix(exif):",
+    ],
+)
+def test_a_rule_that_ends_on_conventional_commit_examples_is_no_caption_nor_code(text: str) -> None:
+    """Found on a fresh half: the closing "fix(exif):" made the rule a caption (en) or code (zh)."""
+    assert len(extract_candidates(text, conversational=True)) == 1
