@@ -76,10 +76,7 @@ _EACH_STEP = r"(?:commit|push|merg|deploy|releas|ship)(?:e|es|ed|ing)?"
 # what holds every time, not just for the task at hand
 STANDING = re.compile(
     _words(
-        r"always",
-        r"never",
-        r"from now on",
-        r"going forward",
+        r"always|never|from now on|going forward",
         r"from here on(?: out)?",
         r"in (?:the )?future",
         r"every time",
@@ -482,10 +479,11 @@ STATUS = re.compile(
         r"(?:job|run|build|pipeline|deploy(?:ment)?|migration|release|tests?|ci) (?:\w+ )?(?:finished|completed"
         r"|succeeded|passed|ran (?:fine|clean|green|ok))",
         r"(?:is|are|went) (?:out|live) (?:on|to|in) (?:prod|production|staging)",
-        r"^(?:status|update)\s*:",
-        r"^deployed (?:v?\d|it|to)",
+        r"^(?:status|update)\s*:|^deployed (?:v?\d|it|to)",  # …and a new project's: "repo is basically empty"
+        r"(?:is|are) (?:basically |pretty much |mostly |still |almost )*empty",
+        r"(?:i'm|i am|we're|we are) starting (?:a|an|on|to)",  # "I'm starting a small python service for the pi"
     )
-    + r"|部署(?:好|完)了|上线了[，,。！!]|跑完了"
+    + r"|部署(?:好|完)了|上线了[，,。！!]|跑完了|基本(?:上)?是空的|还是空的|(?:我|我们)(?:刚)?开始(?:做|写|搞)一个"
 )
 # a report of what just went wrong is about now, whatever "always" it holds
 COMPLAINT = re.compile(

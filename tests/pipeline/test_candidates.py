@@ -953,3 +953,17 @@ def test_a_day_of_a_weeks_plan_is_that_days_work(note: str, kept: list[str]) -> 
 def test_a_rule_that_ends_on_conventional_commit_examples_is_no_caption_nor_code(text: str) -> None:
     """Found on a fresh half: the closing "fix(exif):" made the rule a caption (en) or code (zh)."""
     assert len(extract_candidates(text, conversational=True)) == 1
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "repo is basically empty, just a scratch fetch.py and feeds.toml.",
+        "I'm starting a small python service for the raspberry pi that listens to MQTT on 1883.",
+        "仓库基本是空的，只有一个 scratch 的 fetch.py 和 feeds.toml。",
+        "我刚开始做一个树莓派上的小服务，监听 1883 端口的 MQTT。",
+    ],
+)
+def test_where_a_new_project_stands_is_no_fact_to_keep(text: str) -> None:
+    """Found on three fresh halves: "repo is basically empty, just a scratch fetch.py" was kept as a fact."""
+    assert extract_candidates(text, conversational=True) == []
