@@ -371,18 +371,7 @@ def test_a_pasted_env_file_is_no_part_of_the_goal() -> None:
             "mutation",
             "青城山",
         ),
-    ],
-    ids=["en", "zh"],
-)
-def test_the_ask_after_a_turn_to_business_is_the_goal_not_the_way_in(opening: str, problem: str, chatter: str) -> None:
-    # found in fresh halves: the goal kept "first time using you …" and "Now the actual problem." and lost the problem
-    goal = snapshot_session([user(opening), assistant("Looking.")]).goal
-    assert problem in goal and chatter not in goal, goal
-
-
-@pytest.mark.parametrize(
-    ("opening", "problem", "chatter"),
-    [
+        # "Actual problem: …" opens the ask's own sentence
         (
             "morning. first session in this repo so quick context before the actual thing.\n\n"
             "I'm Mei Lin Chow, SRE on the platform team at Tidewell, based in Toronto. Keep replies short: the command "
@@ -401,10 +390,10 @@ def test_the_ask_after_a_turn_to_business_is_the_goal_not_the_way_in(opening: st
             "周美琳",
         ),
     ],
-    ids=["en", "zh"],
+    ids=["en", "zh", "en-opening-the-ask", "zh-opening-the-ask"],
 )
-def test_the_ask_a_pivot_opens_is_the_goal_not_the_way_in(opening: str, problem: str, chatter: str) -> None:
-    """Found in a fresh half: "Actual problem: …" opened the ask's own sentence, and the goal kept the introduction."""
+def test_the_ask_after_a_turn_to_business_is_the_goal_not_the_way_in(opening: str, problem: str, chatter: str) -> None:
+    # found in fresh halves: the goal kept "first time using you …" and "Now the actual problem." and lost the problem
     goal = snapshot_session([user(opening), assistant("Looking.")]).goal
     assert problem in goal and chatter not in goal, goal
 
