@@ -58,6 +58,7 @@ INLINE_CODE = re.compile(r"`[^`\n]+`")  # a `code span` inside a line of prose
 PLACEHOLDER = re.compile(r"<[A-Za-z\u4e00-\u9fff][\w\u4e00-\u9fff-]{0,30}>")
 # "- 21:40 告警触发", "22:15 recovered": an incident's timeline is a log, however it is worded
 _TIMELINE = re.compile(r"^\s*(?:[-*]\s+)?\d{1,2}:\d{2}(?::\d{2})?(?:[AaPp][Mm])?\s")
+# a conventional commit's prefix, "fix(exif):", is a name in a sentence; Chinese or a stop between sentences is prose
 _COMMIT_TYPE = re.compile(r"(?<![\w.])(?:feat|fix|chore|docs|refactor|test|perf|build|ci|style|revert)\([\w./-]+\)!?:?")
 _SENTENCES = re.compile(r"[\u3400-\u9fff]{2}|[?？!！。]\s*\S")
 # a row of a command's table output ("payments-api-7d9  0/1   CrashLoopBackOff   6   11m"): columns lined up

@@ -943,6 +943,12 @@ def test_a_day_of_a_weeks_plan_is_that_days_work(note: str, kept: list[str]) -> 
     assert len(found) == len(kept) and all(k in s for k, s in zip(kept, found, strict=True)), found
 
 
+def test_a_label_that_opens_with_a_days_letters_is_no_day() -> None:
+    """A label that begins with a day's letters (Monitoring, Sunset) is no day of a week's plan."""
+    note = "# Infra\n\n- Monitoring: dashboards are on grafana.internal:3000\n- Sunset: old VPN goes on 2027-01-31\n"
+    assert len(extract_candidates(note)) == 2
+
+
 @pytest.mark.parametrize(
     "text",
     [
