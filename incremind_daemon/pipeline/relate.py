@@ -27,7 +27,7 @@ from incremind_daemon.pipeline.features import (
 from incremind_daemon.pipeline.lasting import REPORTED
 from incremind_daemon.pipeline.lasting_model import RelationReader
 from incremind_daemon.pipeline.replacing import of_its_own, replaces, stands_with
-from incremind_daemon.pipeline.replies import same_replies
+from incremind_daemon.pipeline.replies import answer_slots, reply_slots
 from incremind_daemon.pipeline.stance import (
     CHANGE,
     CHANGE_OF_PLAN,
@@ -267,8 +267,9 @@ def relate_by_rules(
         return Relation("repeat", verdict.known_id, verdict.similarity)
     if verdict.kind in ("new", "supplement") and not candidate.reported:
         # "别写那么长" beside "Keep replies short": how to answer the person, set again in any words or language
-        said = _said(candidate)
-        again = [item for item in known if same_replies(said, _text_of(item.statement, item.condition))]
+        mine = answer_slots(_said(candidate)).items()
+        theirs = ((item, reply_slots(_text_of(item.statement, item.condition)).items()) for item in known if mine)
+        again = [item for item, slots in theirs if mine <= slots]
         if again:
             item = linked if linked in again else again[0]
             return Relation("repeat", item.id, round(max(verdict.similarity, item.vector_similarity or 0.0), 4))

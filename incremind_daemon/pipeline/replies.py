@@ -3,8 +3,8 @@
 People say these again and again, and in the other language, because an agent forgot: "keep
 replying in Chinese even when I type English here" after "回复用中文就行", "别写那么长" after "Keep
 replies short". The words the rules weigh differ entirely across the two languages, and the
-embedder reads such short sentences weakly; what they set does not differ. ``same_replies`` tells
-when a candidate sets only slots a known insight already sets, to the same values.
+embedder reads such short sentences weakly; what they set does not differ. A candidate whose
+``answer_slots`` a known insight's ``reply_slots`` all hold, to the same values, says it again.
 """
 
 from __future__ import annotations
@@ -52,16 +52,14 @@ def reply_slots(text: str) -> dict[str, str]:
     return slots
 
 
-def only_replies(text: str) -> bool:
-    """Tell whether every clause of a text that names a rule's object is about how to answer the person."""
-    clauses = [clause for clause in _CLAUSE.split(fold(text)) if clause.strip()]
-    return all(reply_slots(clause) or not _OTHER_RULE.search(clause) for clause in clauses)
+def answer_slots(text: str) -> dict[str, str]:
+    """Return the slots a text sets on how to answer the person when that is all it sets a rule on, else none.
 
-
-def same_replies(mine: str, theirs: str) -> bool:
-    """Tell whether ``mine`` sets only slots of answering that ``theirs`` sets, each to the same value."""
-    my_slots = reply_slots(mine)
-    if not my_slots or not only_replies(mine):
-        return False
-    their_slots = reply_slots(theirs)
-    return all(their_slots.get(slot) == value for slot, value in my_slots.items())
+    Every clause that names a rule's object must be about answering: "回复用中文，commit message 用英文"
+    sets a rule on commits as well, and is its own.
+    """
+    slots = reply_slots(text)
+    clauses = [clause for clause in _CLAUSE.split(fold(text)) if clause.strip()] if slots else []
+    if not all(reply_slots(clause) or not _OTHER_RULE.search(clause) for clause in clauses):
+        return {}
+    return slots
