@@ -19,6 +19,7 @@ class ClaudeLog:
     session: str
     cwd: str
     clock: int = 0
+    day: str = "2026-11-30"  # the day its messages are stamped with
     path: Path = field(init=False)
 
     def __post_init__(self) -> None:
@@ -28,7 +29,7 @@ class ClaudeLog:
 
     def _stamp(self) -> str:
         self.clock += 1
-        return f"2026-11-30T10:{self.clock // 60:02d}:{self.clock % 60:02d}.000Z"
+        return f"{self.day}T10:{self.clock // 60:02d}:{self.clock % 60:02d}.000Z"
 
     def _envelope(self, kind: str, uuid: str) -> dict[str, object]:
         return {

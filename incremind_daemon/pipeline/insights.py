@@ -59,7 +59,9 @@ class Increment:
     """What one candidate became."""
 
     candidate: Candidate
-    relation: str  # repeat, supplement, supersedes, different, new, or 'ignored' (nothing kept)
+    # repeat, supplement, supersedes, different, new, 'outdated' (kept as superseded: a newer known insight
+    # already changed it), or 'ignored' (nothing kept)
+    relation: str
     insight_id: int | None
     known_id: int | None
 
@@ -149,6 +151,25 @@ def record_increments(
         if candidate.reported and relation.kind != "different":
             out.append(Increment(candidate, "ignored", None, relation.known_id))
             continue  # someone else's view that agrees or adds is not the person's to remember
+        if (
+            ordered
+            and relation.kind == "supersedes"
+            and relation.known_id is not None
+            and _newer_said(conn, candidate, relation.known_id, source_id=source_id, now=now)
+        ):
+            # a backfill reads old sessions after newer ones: the old way is history, not a change of the new
+            outdated = insights.insert_outdated(
+                conn,
+                project=project,
+                candidate=candidate,
+                source_id=source_id,
+                newer_id=relation.known_id,
+                origin=origin,
+                actor=actor,
+                now=now,
+            )
+            out.append(Increment(candidate, "outdated", outdated, relation.known_id))
+            continue
         increment = _apply(conn, settings, candidate, relation, known, project, source_id, origin, trusted, actor, now)
         out.append(increment)
         if increment.insight_id is not None and increment.relation != "repeat":
@@ -156,6 +177,15 @@ def record_increments(
             fresh = insights.get_insight(conn, increment.insight_id)
             pool[fresh.id] = fresh
     return out
+
+
+def _newer_said(conn: apsw.Connection, candidate: Candidate, known_id: int, *, source_id: int | None, now: str) -> bool:
+    """Whether the known insight was said after the candidate, a session's turn or a note saved now: a
+    session's message keeps its own time."""
+    said = sessions.said_at(conn, source_id, candidate.start) if source_id is not None else None
+    mine = insights.said_time(said or now)
+    theirs = insights.last_said(conn, known_id)
+    return mine is not None and theirs is not None and theirs > mine
 
 
 def _related(

@@ -244,7 +244,7 @@ def insert_insight(
     append_audit(
         conn,
         actor=actor,
-        action="candidate" if status == "pending" else "save",
+        action={"pending": "candidate", "superseded": "outdated"}.get(status, "save"),
         target=item_id("insight", insight_id),
         now=now,
         detail={
@@ -257,6 +257,62 @@ def insert_insight(
     if status == "confirmed":
         _retire_superseded(conn, insight_id, actor=actor, now=now)
     return insight_id
+
+
+def insert_outdated(
+    conn: apsw.Connection,
+    *,
+    project: str,
+    candidate: Candidate,
+    source_id: int | None,
+    newer_id: int,
+    origin: str,
+    actor: str,
+    now: str,
+) -> int:
+    """Store a candidate that a newer known insight already replaced: kept as superseded, linked from it."""
+    insight_id = insert_insight(
+        conn,
+        project=project,
+        candidate=candidate,
+        relation="new",
+        source_id=source_id,
+        origin=origin,
+        status="superseded",
+        actor=actor,
+        now=now,
+    )
+    conn.execute(
+        "INSERT OR IGNORE INTO links (from_id, to_id, relation, at) VALUES (?, ?, 'supersedes', ?)",
+        (newer_id, insight_id, now),
+    )
+    return insight_id
+
+
+def last_said(conn: apsw.Connection, insight_id: int) -> datetime | None:
+    """Return when an insight was last said, None when no evidence tells: a session message's own stamp
+    (a backfill takes in old sessions today) or when a note was saved. A dropped file's arrival is not
+    when it was written, so a file tells nothing."""
+    rows = fetch_rows(
+        conn,
+        """SELECT coalesce((SELECT m.at FROM messages m WHERE m.source_id = e.source_id AND m.start <= e.start
+                                AND e.start < m."end" AND m.at IS NOT NULL ORDER BY m.seq LIMIT 1),
+                           CASE WHEN s.kind = 'note' THEN e.added_at END)
+           FROM insight_sources e JOIN sources s ON s.id = e.source_id WHERE e.insight_id = ?""",
+        (insight_id,),
+    )
+    times = [moment for (stamp,) in rows if (moment := said_time(None if stamp is None else str(stamp))) is not None]
+    return max(times, default=None)
+
+
+def said_time(stamp: str | None) -> datetime | None:
+    """Return an agent's or our own ISO 8601 stamp as an aware time; None when it is missing or unreadable."""
+    if not stamp:
+        return None
+    try:
+        return _parse(stamp.strip())
+    except ValueError:
+        return None
 
 
 def add_evidence(

@@ -445,3 +445,14 @@ def last_turn_start(conn: apsw.Connection, source_id: int, *, before: int | None
         (source_id, before, before),
     )
     return 0 if row is None or row[0] is None else max(0, int(row[0]))
+
+
+def said_at(conn: apsw.Connection, source_id: int, offset: int) -> str | None:
+    """Return the stamp of the message that holds ``offset`` of a session's text; None outside any message."""
+    row = fetch_row(
+        conn,
+        """SELECT at FROM messages WHERE source_id = ? AND start <= ? AND ? < "end" AND at IS NOT NULL
+           ORDER BY seq LIMIT 1""",
+        (source_id, offset, offset),
+    )
+    return None if row is None else str(row[0])
