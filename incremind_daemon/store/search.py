@@ -317,12 +317,14 @@ def _ranked_hits(
     """Rank one cut query in the wanted mode; return up to 2 x limit + SPARE_HITS hits, best first."""
     words = split_unmatched(conn, list(cut.words))  # "晓雨学" glued by the segmenter: 晓雨, 学
     bridged = [word for word in bridge_words(cut.text) if word not in words]  # "测试" also looks for "test"
-    depth = limit if wanted == "vector" else max(limit, FUSION_DEPTH)
+    deeper = 2 * limit + SPARE_HITS  # room for the passages that take the place of their source's summary
+    # alone, the vectors read as deep as the words do: the nearest items are often insights still pending
+    # (embedded to relate new candidates by meaning), which never answer a search
+    depth = deeper if wanted == "vector" else max(limit, FUSION_DEPTH)
     vector = None
     if embedder is not None and wanted != "keyword":
         vector = rank_by_meaning(conn, embedder, cut.text, project=project, tier=tier, limit=depth)
     status = insight_status
-    deeper = 2 * limit + SPARE_HITS  # room for the passages that take the place of their source's summary
     if vector is None:  # keyword mode, or no vectors for this model yet: keywords answer, and each hit says so
         ranked = rank_by_words(
             conn,

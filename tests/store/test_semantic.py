@@ -15,9 +15,10 @@ from incremind_daemon.errors import QueryError
 from incremind_daemon.pipeline.steps import StepState, embed_pending, open_writer, switch_embedder
 from incremind_daemon.serve.mcp_tools import MemoryBackend, MemoryTools
 from incremind_daemon.sources.extract import extract_bytes
-from incremind_daemon.store import vectors
+from incremind_daemon.store import insights, vectors
 from incremind_daemon.store.db import connect
 from incremind_daemon.store.embedder import Embedder
+from incremind_daemon.store.records import Candidate
 from incremind_daemon.store.search import search
 from tests.semantic_notes import NOTES, store_notes
 from tests.tiny_onnx import build_tiny_model
@@ -164,3 +165,21 @@ def test_while_a_new_model_builds_the_old_one_embeds_the_queries_its_vectors_ans
     finally:
         tools.close()
         tiny.close()
+
+
+@pytest.mark.parametrize("query", ["how do I memorize vocabulary for longer", "怎么才能记得牢"])
+def test_vector_mode_fills_its_limit_past_insights_still_pending(
+    memory: apsw.Connection, settings: Settings, use_m3: Embedder, query: str
+) -> None:
+    # a pending insight is embedded (new candidates are related to it by meaning) but never answers a search
+    with memory:
+        for at, (_, text) in enumerate(NOTES):
+            candidate = Candidate(text, "method", "", text, 0, len(text))
+            insights.insert_insight(
+                memory, project="study", candidate=candidate, relation="new", source_id=at + 1, now="2026-11-30"
+            )
+    embed_all(StepState(settings, extract_bytes, embedder=use_m3))
+    hits = search(memory, query, home=settings.home_dir, mode="vector", embedder=use_m3, limit=3)
+    assert len(hits) == 3  # five notes stored: three asked, three given
+    assert "间隔重复" in hits[0].text
+    assert all(hit.tier != "insight" for hit in hits)
