@@ -29,7 +29,7 @@ from __future__ import annotations
 
 import logging
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from functools import partial
 from pathlib import Path
 
@@ -399,8 +399,8 @@ def one_per_summary(hits: list[Hit], limit: int) -> list[Hit]:
     for hit in hits:
         if hit.tier == "summary":
             stand_in = best.get(hit.source.id)
-            if stand_in is not None:
-                hit = stand_in
+            if stand_in is not None:  # at the summary's rank, with its score: what the source scored
+                hit = replace(stand_in, score=max(stand_in.score, hit.score))
         if hit.id in used:
             continue
         used.add(hit.id)

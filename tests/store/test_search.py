@@ -13,7 +13,7 @@ from incremind_daemon.errors import QueryError
 from incremind_daemon.store import items
 from incremind_daemon.store import search as search_module
 from incremind_daemon.store.db import connect
-from incremind_daemon.store.records import NewPassage, NewSource, NewSummary
+from incremind_daemon.store.records import Hit, NewPassage, NewSource, NewSummary, SourceRef
 from incremind_daemon.store.search import (
     MAX_ANY_WORDS,
     MAX_QUERY_CHARS,
@@ -239,6 +239,17 @@ def test_a_note_comes_back_once_as_its_passage_not_again_as_its_summary(conn: ap
     ops = [hit for hit in hits if hit.source.project == "ops"]
     assert [hit.tier for hit in ops] == ["organized"]
     assert ops[0].start is not None  # the passage, with its offsets into the note
+
+
+def test_a_passage_standing_in_for_its_summary_keeps_the_summarys_score() -> None:
+    # a note saved a moment ago: its summary matched best, its passage (not yet embedded) scored nothing
+    def hit(item: str, source: str, score: float) -> Hit:
+        tier = {"sum": "summary", "pas": "organized"}[item[:3]]
+        return Hit(item, tier, score, "text", SourceRef(source, "t", None, "p", "note"), None, None, "")
+
+    ranked = [hit("sum-7", "src-7", 0.8), hit("pas-6", "src-3", 0.15), hit("pas-11", "src-7", 0.0)]
+    kept = search_module.one_per_summary(ranked, 5)
+    assert [(h.id, h.score) for h in kept] == [("pas-11", 0.8), ("pas-6", 0.15)]
 
 
 def test_a_summary_stays_when_nothing_else_of_its_source_was_found(tmp_path: Path) -> None:
