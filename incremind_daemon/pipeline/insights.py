@@ -32,6 +32,7 @@ from incremind_daemon.pipeline.ingest import organize_text
 from incremind_daemon.pipeline.lasting_model import LastingReader, RelationReader, reader_for, relation_reader_for
 from incremind_daemon.pipeline.redact import redact
 from incremind_daemon.pipeline.relate import Known, Relation, closeness, relate
+from incremind_daemon.pipeline.statement import clean_statement
 from incremind_daemon.store import clock, insight_jobs, insights, items, sessions, vectors
 from incremind_daemon.store.db import write_transaction
 from incremind_daemon.store.embedder import Embedder
@@ -429,7 +430,8 @@ def _save_candidates(text: str, request: SaveRequest) -> list[Candidate]:
         return picked
     category = request.category or (picked[0].category if picked else "entity")
     scope = picked[0].scope if picked else "project"
-    statement = _SPACE.sub(" ", text)
+    # the person's words whole, less what only asks to keep them ("Remember:", "记住：") and the closing stop
+    statement = clean_statement(text)
     return [Candidate(statement, category, (request.condition or "").strip(), text, 0, len(text), scope)]
 
 

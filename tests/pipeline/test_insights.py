@@ -13,7 +13,7 @@ from incremind_daemon.pipeline.insights import save_memory
 from incremind_daemon.pipeline.steps import StepState, examine_pending, ingest_item, open_writer
 from incremind_daemon.pipeline.work import IngestFile
 from incremind_daemon.sources.extract import extract_bytes
-from incremind_daemon.store import insights
+from incremind_daemon.store import insights, items
 from incremind_daemon.store.db import connect, fetch_rows
 from incremind_daemon.store.records import SaveRequest
 
@@ -147,6 +147,27 @@ def test_save_reports_new_then_repeat_and_is_searchable_at_once(settings: Settin
     assert int(rows[0][0]) == 2
     with pytest.raises(Exception, match="empty"):
         save_memory(conn, settings, SaveRequest("   "))
+
+
+@pytest.mark.parametrize(
+    ("note", "statement"),
+    [
+        (
+            "Remember: for ledger-api, never log full account numbers; mask all but the last 4 digits.",
+            "For ledger-api, never log full account numbers; mask all but the last 4 digits",
+        ),
+        ("记住：ledger-api 的对账任务每天凌晨 2 点跑。", "ledger-api 的对账任务每天凌晨 2 点跑"),
+    ],
+)
+def test_a_saved_note_is_one_statement_without_the_words_that_ask_to_keep_it(
+    settings: Settings, note: str, statement: str
+) -> None:
+    settings.home_dir.mkdir(parents=True, exist_ok=True)
+    conn = connect(settings.database_path)
+    saved = save_memory(conn, settings, SaveRequest(note, project="ledger-api"))
+    assert saved.insight_id is not None
+    assert insights.get_insight(conn, saved.insight_id).statement == statement
+    assert items.get_source(conn, saved.source_id).raw_text == note  # the note itself is kept as said
 
 
 def test_a_saved_note_is_stored_without_its_credentials(settings: Settings) -> None:
