@@ -22,6 +22,7 @@ from incremind_daemon.pipeline.markdown import (
     words_of,
 )
 from incremind_daemon.pipeline.organize import split_sentences
+from incremind_daemon.store.charsets import CJK_CHAR
 
 log = logging.getLogger(__name__)
 
@@ -59,7 +60,10 @@ def with_asked(report: str, ask: str, limit: int) -> str:
         return report
     head = _HEAD.split(named.text, maxsplit=1)[0].strip()
     names_some = sum(len(values) for _, values in sentences) > sum(len(missing) for _, missing in asked)
-    vague = not named_values(report) and _names(report).isdisjoint(_names(" ".join(s for s, _ in sentences)))
+    own = _names(report)
+    vague = not named_values(report) and own.isdisjoint(_names(" ".join(s for s, _ in sentences)))
+    # in a Chinese report the Latin words are names: "refund 的 handler 和测试都写好了" says what it did
+    vague = vague and not (CJK_CHAR.search(report) and sum(name.isascii() for name in own) >= 2)
     if not names_some and (vague or BARE_REPORT.fullmatch(head)) and not _GIT_REPORT.search(named.text):
         best = max(asked, key=lambda entry: len(entry[1]))[0]
         return f"{report} — {as_item(clip(best, limit // 2 + 20, clause=True))}"

@@ -222,3 +222,17 @@ def test_a_report_that_announces_what_it_does_is_not_glued_to_the_ask(announce: 
     ]
     done = snapshot_session(turns).done
     assert not any(("update" in item or "更新" in item) and pick in item for item in done), done
+
+
+def test_a_chinese_report_naming_its_own_work_takes_no_reminder_beside_it() -> None:
+    # the last message before the report restates a rule; the report names what it did in Latin words
+    turns = [
+        user("下周一之前要把 refund 接口做完"),
+        assistant("好的，我先写 handler。"),
+        user("错误码还是老规矩，snake_case 字符串"),
+        assistant("refund 的 handler 和测试都写好了，make test-race 通过。"),
+        user("好，今天先到这"),
+    ]
+    done = "; ".join(snapshot_session(turns).done)
+    assert "refund 的 handler 和测试都写好了" in done
+    assert "snake_case" not in done
