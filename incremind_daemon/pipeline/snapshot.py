@@ -162,7 +162,9 @@ def snapshot_session(turns: Sequence[Turn]) -> SessionSnapshot:
         handed = texts[answered] if role == "user" and answered >= 0 else ""
         answered = index if role == "assistant" else answered
         if role == "user":
-            reply, acted = index, later_reply
+            # the agent went on after the answer, though the person first sent another message ("同意你的方案",
+            # then "金额一律用 int64 存分", then the agent's reply)
+            reply, acted = index, later_reply or (acted and reply == index + 1)
         later_reply = role == "assistant" or (later_reply and role != "user")
         if (role == "user" and index not in asked) or role not in ("user", "assistant"):
             continue

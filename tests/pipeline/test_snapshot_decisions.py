@@ -252,3 +252,38 @@ def test_a_choice_the_person_goes_back_on_is_no_decision(first: str, back: str, 
     ]
     decisions = "; ".join(snapshot_session(turns).decisions)
     assert stays in decisions and gone not in decisions, decisions
+
+
+@pytest.mark.parametrize(
+    ("proposal", "yes", "more", "taken"),
+    [
+        (
+            "OK. I suggest a separate refunds table with a foreign key to transfers, amounts as int64 cents.",
+            "agreed",
+            "error codes stay snake_case strings as usual",
+            "a separate refunds table with a foreign key to transfers",
+        ),
+        (
+            "好的。我建议 refund 走单独的表 refunds，和 transfers 用外键关联，金额用 int64 存分。",
+            "同意你的方案",
+            "金额一律用 int64 存分，绝对不要用 float",
+            "refund 走单独的表 refunds，和 transfers 用外键关联",
+        ),
+    ],
+    ids=["en", "zh"],
+)
+def test_a_proposal_taken_before_a_second_message_is_decided_not_next(
+    proposal: str, yes: str, more: str, taken: str
+) -> None:
+    # the person says yes, then adds a rule in a message of its own; the agent answers both and goes on working
+    turns = [
+        user("The refund endpoint has to be done before Monday."),
+        assistant(proposal),
+        user(yes),
+        user(more),
+        assistant("Noted. The refund handler is in refund/handler.go."),
+        user("tomorrow: idempotency keys. that's it for today"),
+    ]
+    state = snapshot_session(turns)
+    assert taken in "; ".join(state.decisions)
+    assert taken not in "; ".join(state.next_steps)
