@@ -53,7 +53,9 @@ DONE_CUES = re.compile(
     _words(
         rf"(?:i|we)(?:'ve| have)?(?:\s+(?:now|just|also|already|successfully|finally))*\s+(?:{_PAST})",
         rf"(?:has|have) (?:now )?been (?:\w+ly )?(?:{_PAST})",
-        r"(?:tests?|specs?|checks?|ci|builds?|lint(?:ing)?|type ?checks?)\s+(?:(?:now|all|are|is|still)\s+)*"
+        # "make test-race passes", "test:unit is green"
+        r"(?:tests?|specs?|checks?|ci|builds?|lint(?:ing)?|type ?checks?)(?:[-:][a-z0-9]+)*"
+        r"\s+(?:(?:now|all|are|is|still)\s+)*"
         r"(?:pass(?:es|ed|ing)?|green|succeed(?:s|ed)?)|\d+ (?:tests? )?passed",
         r"(?:is|are) now (?:working|fixed|passing|done|complete|in place|live|green)|now works?|works now",
     )
@@ -235,6 +237,9 @@ MORE_DONE_CUES = re.compile(
         rf"|noted(?!{_ACK_STOP})|documented|pushed|reverted|cleared|filled|swapped|wired|raised|lowered|capped|narrowed|widened|kept"
     )
     + r"|^(?:pr|mr) !?#?\d+|^(?:pushed|committed|merged|tagged)\b|\b(?:is|are) (?:up|pushed|merged|saved|green)\b"
+    # the work as its subject, where the clause ends: "The refund handler and its tests are written; …",
+    # not how a thing works ("errors are written to stderr")
+    r"|\b(?:is|are) (?:all |both |now )?(?:written|implemented|in place|wired up)(?=\s*(?:$|[,;:.!—–]|and\b))"
     r"|\bnow (?:runs?|uses?|lives?|has|checks?|returns?|points?|reads?|writes?|says|shares?|waits?|goes|sets?|skips?"
     r"|loads?|calls?|keeps?|passes|handles?|shows?|defaults? to)\b"
     r"|已(?:经)?(?:加|改|修|删|装|存|推|撤|回滚|记|注册|标记|跳过|写|建|换|移|合|提|跑|验证|确认|同步|关|开|启|禁|重启|保存"

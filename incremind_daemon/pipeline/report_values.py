@@ -22,6 +22,7 @@ from incremind_daemon.pipeline.markdown import (
     words_of,
 )
 from incremind_daemon.pipeline.organize import split_sentences
+from incremind_daemon.pipeline.stance import RESTATED
 from incremind_daemon.store.charsets import CJK_CHAR
 
 log = logging.getLogger(__name__)
@@ -88,7 +89,8 @@ def with_asked(report: str, ask: str, limit: int) -> str:
 
 def _ask_sentences(ask: str) -> list[str]:
     said = (clean_sentence(s.text) for block in split_blocks(ask[:2000]) for s in split_sentences(block.text))
-    return [s for s in said if not s.endswith(("?", "？")) and not _WONDERS.match(fold(s))]
+    # a rule said again ("error codes stay snake_case strings as usual", "还是老规矩") asks for no work
+    return [s for s in said if not s.endswith(("?", "？")) and not _WONDERS.match(fold(s)) and not RESTATED.search(s)]
 
 
 def _set_values(text: str) -> list[str]:

@@ -236,3 +236,29 @@ def test_a_chinese_report_naming_its_own_work_takes_no_reminder_beside_it() -> N
     done = "; ".join(snapshot_session(turns).done)
     assert "refund 的 handler 和测试都写好了" in done
     assert "snake_case" not in done
+
+
+@pytest.mark.parametrize(
+    ("rule", "report", "done"),
+    [
+        (
+            "error codes stay snake_case strings as usual",
+            "The refund handler and its tests are written; make test-race passes.",
+            "The refund handler and its tests are written",
+        ),
+        ("错误码照老规矩来，snake_case 字符串", "退款的处理函数和测试都写好了。", "退款的处理函数和测试都写好了"),
+    ],
+    ids=["en", "zh"],
+)
+def test_a_report_after_a_rule_said_again_is_done_without_it(rule: str, report: str, done: str) -> None:
+    # "as usual" / "老规矩": the person restates a rule; it asks for no work, so no report answers it
+    turns = [
+        user("The refund endpoint has to be done before Monday."),
+        assistant("OK, starting on the handler."),
+        user(rule),
+        assistant(report),
+        user("ok, that's it for today"),
+    ]
+    shown = "; ".join(snapshot_session(turns).done)
+    assert done in shown
+    assert "snake_case" not in shown
