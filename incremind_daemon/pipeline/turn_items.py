@@ -142,6 +142,13 @@ _PROPOSAL_LEAD = re.compile(
 _SHOWN_CHANGE = re.compile(r"\s*[^\n]{1,40}[:：]\s*\n\s*(?:`{3,}|~{3,})")
 # what the person does once back: "周五回来再合", "I'm off tomorrow, I'll merge it Friday"
 _AFTER_ABSENCE = re.compile(r"再|(?<![a-z])(?:then|i'll|i will|we'll|merge|push|deploy|review)(?![a-z])")
+# when the work asked for is due, or that it comes first: the goal's, not a decision
+_DUE = re.compile(
+    r"(?<![a-z])(?:has|have|needs?) to (?:be )?(?:done|finished|ready|shipped|out|live)"
+    r"(?= (?:by|before|until|this|next|today|tomorrow)\b|[,.;!]|$)"
+    r"|(?:that's|that is|this is|it's) the (?:top )?priority"
+    r"|(?:之前|以前|前)(?:要|得|必须)把.{1,20}(?:做完|完成|上线|交付)|(?:这|这个)是(?:现在|目前|当前)?的?(?:重点|最高优先级|头等大事)"
+)
 # a question that only asks for a yes: "可以吗？", "Sound good?", "Should I go ahead?"
 _NAMES_NOTHING = re.compile(r"\W*(?:go ahead|proceed|do (?:it|that|this)|sounds? good|ok(?:ay)?)\W*")
 _PROPOSAL_TAIL = re.compile(r"[\s,，]*(?:可以吗|好吗|吗|呢|吧)?\s*[?？]*$")
@@ -199,7 +206,8 @@ def read_items(text: str, view: TurnView, files: MentionedFiles, at: int) -> Ite
     if view.deep and not (view.goal and text.rstrip().endswith(("?", "？"))):
         for statement in extract_candidates(text, conversational=True):
             folded = fold(statement.statement)
-            asks = is_asking(folded) or (view.goal and (REQUEST.search(strip_prefix(POLITE, folded)) or _opens(folded)))
+            goal = view.goal and (REQUEST.search(strip_prefix(POLITE, folded)) or _opens(folded) or _DUE.search(folded))
+            asks = is_asking(folded) or goal
             step = _NEXT_STEP.match(folded)  # "下一步把导出改成异步任务": the step next, not settled
             if statement.category != "identity" and not statement.reported and not asks and not step:
                 yield Item(DECISION, clip(statement.statement, ITEM_CHARS), _STATED, statement.statement)
@@ -363,8 +371,8 @@ def _judge(item: str, view: TurnView, hint: str | None, *, settles: bool) -> tup
         asked = strip_prefix(POLITE, folded)
         if view.goal and REQUEST.search(asked) and (kind != DECISION or asked != folded.lstrip()):
             return None  # the ask itself is the goal, though "change of plans: json by default" decides too
-        if view.goal and _opens(folded):
-            return None
+        if view.goal and (_opens(folded) or _DUE.search(folded)):
+            return None  # "X has to be done before Monday, that's the priority now" is the goal, with its date
         ask = is_asking(folded)  # "帮我把 X 改成 Y", "can you change X to Y": work asked for, done or not, not decided
         if kind == DECISION and not ask:
             return DECISION, _STATED
@@ -516,8 +524,8 @@ def _held(item: str, said: str, view: TurnView) -> str | None:
     # "skip it for now with a reason, I'll open an issue": put off, and settled how
     if not HOLD_CUES.search(folded) and not (_is_later(folded) and _directs(folded)):
         return None
-    if text_weight(item) < 1.5 or folded.endswith(("?", "？")):
-        return None
+    if text_weight(item) < 1.5 or folded.endswith(("?", "？")) or (view.goal and _DUE.search(folded)):
+        return None  # "… has to be done before Monday": when the goal is due, not a step held back
     return clip(_resolved(item, said, view.before), ITEM_CHARS)
 
 

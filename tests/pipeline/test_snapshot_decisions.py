@@ -287,3 +287,18 @@ def test_a_proposal_taken_before_a_second_message_is_decided_not_next(
     state = snapshot_session(turns)
     assert taken in "; ".join(state.decisions)
     assert taken not in "; ".join(state.next_steps)
+
+
+@pytest.mark.parametrize(
+    "opening",
+    [
+        "The refund endpoint has to be done before Monday, that's the priority now.",
+        "退款接口周五之前必须上线，这是现在的重点。",
+    ],
+    ids=["en", "zh"],
+)
+def test_when_the_work_asked_for_is_due_is_the_goal_not_a_decision(opening: str) -> None:
+    turns = [user(opening), assistant("OK, starting on the handler."), user("ok")]
+    state = snapshot_session(turns)
+    assert state.goal.startswith(opening[:12])
+    assert state.decisions == ()
