@@ -355,6 +355,8 @@ HEDGE = re.compile(
     r"|这个 ?pr|一下就好|一下就行|我猜|估计|猜测"
     # a value moved for now: "max-poll-records 先降到 100" (not "先跑测试再提交", an order of steps)
     r"|先(?:降|升|调|改|设|切|换|加|减|扩|缩)(?:到|成|回|为)(?![^，。；]*(?:再|然后))"
+    # what to use for now: "DATABASE_URL=… 你先用这个连测试库", "先用着" (not "优先用这两台", "先用 ruff 查一遍再提交")
+    r"|(?<![优首事原预])先用(?:这个|这|着|它)(?![^，。；]*(?:再|然后))"
 )
 # the hedges that doubt only their own clause ("这次一定要一把过", "header 自己拼一下就行"), not a rule before it
 # …and a closing clause for today or tomorrow: "图表用 matplotlib，出 png，今天先不画，明天再说"

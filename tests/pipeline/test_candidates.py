@@ -8,7 +8,7 @@ from hypothesis import strategies as st
 
 from incremind_daemon.pipeline.candidates import extract_candidates, read_pieces
 from incremind_daemon.pipeline.cues import DIRECTIVE_CUES, fold
-from incremind_daemon.pipeline.lasting import ENTITY, METHOD
+from incremind_daemon.pipeline.lasting import ENTITY, HEDGE, METHOD
 from incremind_daemon.pipeline.statement import clean_statement, split_condition
 from incremind_daemon.store.records import CATEGORIES, Candidate
 
@@ -973,3 +973,16 @@ def test_a_rule_that_ends_on_conventional_commit_examples_is_no_caption_nor_code
 def test_where_a_new_project_stands_is_no_fact_to_keep(text: str) -> None:
     """Found on three fresh halves: "repo is basically empty, just a scratch fetch.py" was kept as a fact."""
     assert extract_candidates(text, conversational=True) == []
+
+
+@pytest.mark.parametrize(
+    ("said", "for_now"),
+    [
+        ("你先用这个连测试库", True),
+        ("先用着吧", True),
+        ("bug 复现优先用这两台", False),  # first choice, for good
+        ("先用 ruff 查一遍再提交", False),  # an order of steps
+    ],
+)
+def test_use_for_now_is_told_from_use_first(said: str, for_now: bool) -> None:
+    assert (HEDGE.search(fold(said)) is not None) is for_now

@@ -234,6 +234,9 @@ class _SureReader:
         "Move the content config to the content layer with the glob loader, leave the rest alone.",
         "max-poll-records 先降到 100，只改 application-prod.yml",
         "Drop max-poll-records to 100 for now, only in application-prod.yml.",
+        # found by a new user: a connection string to use for now (as the insight step reads it, redacted)
+        "DATABASE_URL=postgres://ledger:[REDACTED:password]@db.internal:5432/ledger 你先用这个连测试库",
+        "Use this DATABASE_URL for now: postgres://ledger:[REDACTED:password]@db.internal:5432/ledger",
     ],
 )
 def test_an_ask_or_a_plan_for_now_is_never_the_models_to_take(text: str) -> None:
