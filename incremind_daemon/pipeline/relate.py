@@ -26,7 +26,7 @@ from incremind_daemon.pipeline.features import (
 )
 from incremind_daemon.pipeline.lasting import REPORTED
 from incremind_daemon.pipeline.lasting_model import RelationReader
-from incremind_daemon.pipeline.replacing import of_its_own, replaces, stands_with
+from incremind_daemon.pipeline.replacing import for_other_writing, of_its_own, replaces, stands_with
 from incremind_daemon.pipeline.replies import answer_slots, reply_slots
 from incremind_daemon.pipeline.stance import (
     CHANGE,
@@ -105,6 +105,8 @@ def relate(
     disagreement, differs from the insight the model reads it as most at odds with, when the rules find
     no difference.
     """
+    said = _said(candidate)
+    known = [item for item in known if not for_other_writing(said, _text_of(item.statement, item.condition))]
     verdict = relate_by_rules(
         candidate, known, repeat_similarity=repeat_similarity, related_similarity=related_similarity, ordered=ordered
     )

@@ -3,13 +3,15 @@
 relate() decides a candidate's relation by what it adds; these are its readings of a change: whether
 it is about the known insight's subject (``replaces``), whether it gives a value of a thing of its own
 that the known one never names (``of_its_own``), and whether it stands where the known one stands
-(``stands_with``). ``mine`` is the candidate's statement, ``theirs`` the known insight's.
+(``stands_with``); and whether the two are rules for different pieces of writing (``for_other_writing``).
+``mine`` is the candidate's statement, ``theirs`` the known insight's.
 """
 
 from __future__ import annotations
 
 import re
 
+from incremind_daemon.pipeline.cues import fold
 from incremind_daemon.pipeline.features import CONCEPT_NAMES, features_of, keys_of, names_in, numbers_of
 from incremind_daemon.pipeline.stance import used
 
@@ -82,3 +84,30 @@ def stands_with(mine: str, theirs: str, my_negated: frozenset[str], their_negate
     if numbers_of(their_features) and numbers_of(my_features) - numbers_of(their_features):
         return False  # the same thing at another value: "bump it to 1024" beside "a batch size of 512"
     return kept <= stood <= keys_of(my_features)
+
+
+# the pieces of writing a rule of form is for: a rule for one says nothing of another, however alike the
+# words ("commit messages in English, conventional commits" beside "PR titles in English, conventional commits")
+_WRITINGS = {
+    "commit message": re.compile(r"commit (?:message|msg)s?|提交(?:信息|说明|消息)"),
+    "pull request title": re.compile(r"(?<![a-z])(?:pr|mr|pull request|merge request)s?\s*(?:的)?\s*(?:titles?|标题)"),
+    "pull request description": re.compile(
+        r"(?<![a-z])(?:pr|mr|pull request|merge request)s?\s*(?:的)?\s*(?:descriptions?|bod(?:y|ies)|描述|正文)"
+    ),
+    "branch name": re.compile(r"branch names?|分支名"),
+    "code comment": re.compile(r"(?<![a-z])(?:code comments?|comments)(?![a-z])|注释"),
+    "changelog": re.compile(r"change ?log|更新日志|变更日志"),
+    "reply": re.compile(r"(?<![a-z])(?:repl(?:y|ies)|answers?|respond)(?![a-z])|回复|回答|答复|回我"),
+}
+
+
+def writings_of(text: str) -> frozenset[str]:
+    """Return the pieces of writing a statement names (commit messages, PR titles, code comments, replies …)."""
+    folded = fold(text).casefold()  # 回覆 is 回复
+    return frozenset(kind for kind, pattern in _WRITINGS.items() if pattern.search(folded))
+
+
+def for_other_writing(mine: str, theirs: str) -> bool:
+    """Tell whether two statements are each for pieces of writing the other never names."""
+    my_kinds, their_kinds = writings_of(mine), writings_of(theirs)
+    return bool(my_kinds) and bool(their_kinds) and my_kinds.isdisjoint(their_kinds)

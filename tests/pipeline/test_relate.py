@@ -9,6 +9,7 @@ from incremind_daemon.pipeline.candidates import extract_candidates
 from incremind_daemon.pipeline.cues import fold
 from incremind_daemon.pipeline.features import features_of, keys_of, similarity
 from incremind_daemon.pipeline.relate import Known, Relation, relate
+from incremind_daemon.pipeline.replacing import writings_of
 from incremind_daemon.pipeline.stance import CHANGE, negated, used
 from incremind_daemon.store.records import Candidate
 
@@ -712,3 +713,28 @@ def test_how_to_answer_the_person_said_again_in_other_words_is_a_repeat(said: st
 def test_another_rule_beside_it_or_another_language_is_no_repeat_of_how_to_answer(said: str, known: str) -> None:
     relation = related(as_candidate(said), [Known(3, known, "", "preference")], ordered=True)
     assert relation.kind != "repeat"
+
+
+PR_TITLES = Known(5, "PR titles in English please, conventional commits style", "", "preference", scope="global")
+
+
+@pytest.mark.parametrize(
+    ("statement", "kind"),
+    [
+        # found by a new user: a rule for commit messages counted as the PR-title rule said a third time
+        ("Commit messages in English from now on, conventional commits format", "new"),
+        ("以后 commit message 用英文写，conventional commits 格式", "new"),
+        ("Code comments in English, conventional wording", "new"),
+        # the same piece of writing, in the other language: still the rule said again
+        ("PR 标题一律用英文，格式按 conventional commits", "repeat"),
+        ("PR titles: English, conventional commits", "repeat"),
+    ],
+)
+def test_a_rule_for_another_piece_of_writing_is_its_own(statement: str, kind: str) -> None:
+    assert related(as_candidate(statement), [PR_TITLES], ordered=True).kind == kind
+
+
+def test_the_pieces_of_writing_a_rule_names_are_read_in_traditional_chinese_too() -> None:
+    both = "以後回我都用繁體中文，code comment 跟 commit message 維持英文就好"
+    assert writings_of(both) == {"reply", "code comment", "commit message"}
+    assert writings_of("reply in 繁中 pls") == {"reply"}  # so one is said again in the other, not a rule of its own
