@@ -64,29 +64,18 @@ def _stored(found: dict[str, tuple[str, list[str]]], said: str) -> str:
 
 
 @pytest.mark.parametrize(("old", "new"), CHANGES)
-def test_an_old_session_read_after_a_newer_one_is_history_not_a_change(
-    settings: Settings, repository: Path, old: str, new: str
+@pytest.mark.parametrize("newer_first", [True, False], ids=["newer-read-first", "read-in-order"])
+def test_a_change_replaces_what_was_said_before_it_whatever_order_the_sessions_are_read_in(
+    settings: Settings, repository: Path, old: str, new: str, newer_first: bool
 ) -> None:
-    newer = _said(settings, repository, "11111111-0000-0000-0000-000000000028", "2026-11-28", new)
     older = _said(settings, repository, "11111111-0000-0000-0000-000000000020", "2026-11-20", old)
+    newer = _said(settings, repository, "11111111-0000-0000-0000-000000000028", "2026-11-28", new)
 
-    found = _taken_in(settings, newer, older)
+    found = _taken_in(settings, *((newer, older) if newer_first else (older, newer)))
 
-    (old_status, _), (new_status, new_replaces) = found[_stored(found, old)], found[_stored(found, new)]
-    assert old_status == "superseded"  # kept as history, never offered for review or written to a context
-    assert new_status == "pending"
-    assert new_replaces == [_stored(found, old)]
-
-
-@pytest.mark.parametrize(("old", "new"), CHANGES)
-def test_sessions_read_in_the_order_they_were_said_keep_the_change_pending(
-    settings: Settings, repository: Path, old: str, new: str
-) -> None:
-    older = _said(settings, repository, "22222222-0000-0000-0000-000000000020", "2026-11-20", old)
-    newer = _said(settings, repository, "22222222-0000-0000-0000-000000000028", "2026-11-28", new)
-
-    found = _taken_in(settings, older, newer)
-
-    statuses = {k: status for k, (status, _) in found.items()}
-    assert sorted(statuses.values()) == ["pending", "pending"]  # the change waits for review beside the old way
-    assert [replaces for _, replaces in found.values() if replaces] == [[_stored(found, old)]]
+    was, now = _stored(found, old), _stored(found, new)
+    # read after the newer one, the old way is history: kept, never offered for review or written to a context;
+    # read in order, the change waits for review beside it
+    assert found[was][0] == ("superseded" if newer_first else "pending")
+    assert found[now][0] == "pending"
+    assert {statement: replaced for statement, (_, replaced) in found.items() if replaced} == {now: [was]}
