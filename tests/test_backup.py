@@ -250,4 +250,4 @@ def test_status_counts_what_was_taken_in_today(filled: Settings, capsys: pytest.
     assert report["today"]["sources"] == 3 and report["today"]["messages"] == 0
     assert report["daemon"]["process"] is None and report["last_errors"] == {}
     assert cli.main(["status"]) == 3
-    assert "today         3 sources, 0 messages taken in" in capsys.readouterr().out
+    assert "today         3 sources taken in, 0 session messages said" in capsys.readouterr().out

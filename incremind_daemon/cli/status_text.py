@@ -63,7 +63,8 @@ def format_status(report: StatusReport) -> str:
         lines.append(f"error         {component}: {error}")
     t = report.today
     lines.append(
-        f"today         {t.sources} sources, {t.messages} messages taken in; "
+        # messages by when they were said: a backfill takes in last month's sessions today, none of it said today
+        f"today         {t.sources} sources taken in, {t.messages} session messages said; "
         f"{i.pending} insights pending; {i.tokens_today} model tokens ({t.day} UTC)"
     )
     for source in report.sessions:
