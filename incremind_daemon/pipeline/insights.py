@@ -184,7 +184,7 @@ def _newer_said(conn: apsw.Connection, candidate: Candidate, known_id: int, *, s
     """Whether the known insight was said after the candidate, a session's turn or a note saved now: a
     session's message keeps its own time."""
     said = sessions.said_at(conn, source_id, candidate.start) if source_id is not None else None
-    mine = insights.said_time(said or now)
+    mine = clock.parse_moment(said or now)
     theirs = insights.last_said(conn, known_id)
     return mine is not None and theirs is not None and theirs > mine
 

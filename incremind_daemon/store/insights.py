@@ -20,9 +20,11 @@ from datetime import UTC, datetime
 import apsw
 
 from incremind_daemon.errors import IncremindError, NotFound
+from incremind_daemon.store.clock import parse_moment
 from incremind_daemon.store.db import Row, fetch_int, fetch_row, fetch_rows, write_transaction
 from incremind_daemon.store.items import append_audit
 from incremind_daemon.store.records import CATEGORIES, LASTING, SCOPES, Candidate, Insight, item_id
+from incremind_daemon.store.sessions import said_at
 
 INSIGHT_COLUMNS = (
     "id, project, category, statement, condition, relation, status, confidence, hotness, revision, "
@@ -295,24 +297,15 @@ def last_said(conn: apsw.Connection, insight_id: int) -> datetime | None:
     when it was written, so a file tells nothing."""
     rows = fetch_rows(
         conn,
-        """SELECT coalesce((SELECT m.at FROM messages m WHERE m.source_id = e.source_id AND m.start <= e.start
-                                AND e.start < m."end" AND m.at IS NOT NULL ORDER BY m.seq LIMIT 1),
-                           CASE WHEN s.kind = 'note' THEN e.added_at END)
-           FROM insight_sources e JOIN sources s ON s.id = e.source_id WHERE e.insight_id = ?""",
+        """SELECT e.source_id, e.start, s.kind, e.added_at FROM insight_sources e JOIN sources s ON s.id = e.source_id
+           WHERE e.insight_id = ?""",
         (insight_id,),
     )
-    times = [moment for (stamp,) in rows if (moment := said_time(None if stamp is None else str(stamp))) is not None]
-    return max(times, default=None)
-
-
-def said_time(stamp: str | None) -> datetime | None:
-    """Return an agent's or our own ISO 8601 stamp as an aware time; None when it is missing or unreadable."""
-    if not stamp:
-        return None
-    try:
-        return _parse(stamp.strip())
-    except ValueError:
-        return None
+    stamps = (
+        said_at(conn, int(source_id), int(start)) if kind == "session" else str(added) if kind == "note" else None
+        for source_id, start, kind, added in rows
+    )
+    return max((moment for stamp in stamps if stamp and (moment := parse_moment(stamp))), default=None)
 
 
 def add_evidence(

@@ -7,7 +7,7 @@ Everything below these two lines of a block is stable while memory is unchanged.
 
 from __future__ import annotations
 
-from datetime import UTC, datetime
+from datetime import datetime
 
 MCP_TOOLS = "search_memory / read_memory"
 
@@ -56,12 +56,3 @@ def format_elapsed(now: datetime, then: datetime) -> str:
         if count >= 2 or unit == "minute":
             return f"{count} {unit}{'s' if count != 1 else ''}"
     return "0 minutes"
-
-
-def parse_moment(stamp: str) -> datetime | None:
-    """Parse an ISO 8601 time as stored (``Z`` or offset); None if it is not one."""
-    try:
-        moment = datetime.fromisoformat(stamp.strip().replace("Z", "+00:00"))
-    except ValueError:
-        return None
-    return moment if moment.tzinfo else moment.replace(tzinfo=UTC)  # stored times without a zone are UTC

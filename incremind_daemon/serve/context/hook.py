@@ -38,8 +38,9 @@ import sys
 from datetime import datetime
 
 from incremind_daemon.names import project_from_folder
-from incremind_daemon.serve.context.anchor import anchor_line, parse_moment, part_header_line
+from incremind_daemon.serve.context.anchor import anchor_line, part_header_line
 from incremind_daemon.store import clock
+from incremind_daemon.store.clock import parse_moment
 
 HOOKS = {"claude-session-start": "claude", "codex-session-start": "codex", "gemini-session-start": "gemini"}
 NOTHING = {"claude": b"", "codex": b"", "gemini": b"{}\n"}  # what each agent takes as "no context"

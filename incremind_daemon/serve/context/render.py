@@ -25,8 +25,9 @@ from collections.abc import Iterable
 from dataclasses import dataclass, field
 from datetime import datetime
 
-from incremind_daemon.serve.context.anchor import anchor_line, format_moment, header_line, parse_moment
+from incremind_daemon.serve.context.anchor import anchor_line, format_moment, header_line
 from incremind_daemon.serve.context.tokens import PER_NEWLINE, estimate_tokens, token_weight
+from incremind_daemon.store.clock import parse_moment
 from incremind_daemon.store.recall import Activity, RecalledInsight, SessionState
 from incremind_daemon.store.records import LASTING, item_id
 
