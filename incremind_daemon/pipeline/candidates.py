@@ -53,6 +53,7 @@ from incremind_daemon.pipeline.redact import find_secrets, redact
 from incremind_daemon.pipeline.sections import (
     ACTION_ITEM,
     STANDUP_SLOT,
+    clipped_article,
     decision_items,
     discussion_items,
     rule_items,
@@ -229,6 +230,7 @@ class Piece:
     folded: str  # the same past its lead-in, where requests and questions show
     ruled: bool = False  # an item of a list under a caption that says its items hold from now on
     discussed: bool = False  # an item of a list under a "Discussion" or "Background" heading
+    clipped: bool = False  # a sentence of an article the note says it clipped from elsewhere
 
 
 def read_pieces(text: str, *, conversational: bool) -> list[Piece]:
@@ -239,6 +241,7 @@ def read_pieces(text: str, *, conversational: bool) -> list[Piece]:
     ruled = [] if conversational else rule_items(text)
     discussed = [] if conversational else discussion_items(text)
     tasks = [] if conversational else task_items(text)  # "## Action items": work for once, never proposed
+    article = None if conversational else clipped_article(text)
     for span_start, span_end in prose_spans(text):
         for sentence_start, sentence_end in _whole_code_spans(text, span_start, span_end):
             for start, end in _pieces(text, sentence_start, sentence_end, conversational):
@@ -253,6 +256,8 @@ def read_pieces(text: str, *, conversational: bool) -> list[Piece]:
                     piece = piece if rule is None else replace(piece, ruled=True)
                     if any(a <= start < b for a, b in discussed):
                         piece = replace(piece, discussed=True)
+                    if article is not None and article[0] <= start < article[1]:
+                        piece = replace(piece, clipped=True)
                     pieces.append(piece)
     return pieces
 
@@ -456,7 +461,7 @@ def _score_sentence(text: str, piece: Piece, *, conversational: bool, chance: Ch
     if piece.ruled and not strengths:
         strengths["method"] = 2.0  # "Max 20 new cards a day." under "the method I'm sticking with from now on:"
     # someone else's view counts only as a disagreement with what is known (relate decides)
-    reported = REPORTED.search(whole) is not None
+    reported = piece.clipped or REPORTED.search(whole) is not None
     lasts = True
     if reported:  # the reporting verb ("坚持要", "would rather", "argues") marks a view
         strengths = {c: s for c, s in strengths.items() if c not in ("identity", "event", "entity")}

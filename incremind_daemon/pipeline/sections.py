@@ -6,7 +6,8 @@ was talked about, where nothing is settled by being listed, and "## Action items
 candidate finder reads each item with what its list says of it (``candidates.read_pieces``), and a
 line whose label names nothing takes its subject from its heading (``under_heading``). A line that
 is one person's task ("李伟：跟进…", "王磊：…周五给数据") or a standup's slot ("上周：…", "阻塞：无")
-holds nothing that lasts (``ACTION_ITEM``, ``STANDUP_SLOT``).
+holds nothing that lasts (``ACTION_ITEM``, ``STANDUP_SLOT``). An article a note says it clipped from
+elsewhere is its author's word, not the person's (``clipped_article``).
 """
 
 from __future__ import annotations
@@ -152,6 +153,45 @@ def _items_under(text: str, opens: Callable[[str, str], bool | None]) -> list[tu
             in_list = False
         position += len(line)
     return spans
+
+
+# a note that opens by saying it was clipped from elsewhere: "clipped from a blog post, to read later",
+# "Saved from a blog someone posted in the HA Discord", "> 转自一个技术博客，收藏返嚟"
+_CLIPPED = re.compile(
+    r"(?<![a-z])(?:clipped|saved|copied|reposted|excerpted|forwarded|pasted)\s+(?:\w+\s+){0,3}?from(?![a-z])"
+    r"|^(?:clipping|excerpt)s?(?![a-z])|转自|转载|摘自|摘录自|剪藏|收藏(?:返嚟|回来|下来|起来|一下)"
+)
+# where the clipping's reader takes the word back: "我嘅批注：", "## My notes", "What I'll take from it"
+_READERS_OWN = re.compile(
+    r"^(?:#{1,6}\s*)?(?:\*\*)?(?:我(?:嘅|的|自己的)?(?:批注|笔记|看法|想法|评论|备注|总结|结论)|批注|读后感"
+    r"|my (?:own )?(?:notes|take|thoughts|comments|view)|notes? to self|what i(?:'ll| will) take from it)"
+    r"(?:\*\*)?\s*[:：]?"
+)
+_BREAK = re.compile(r"^(?:(?:[-*_]\s*){3,})$")
+
+
+def clipped_article(text: str) -> tuple[int, int] | None:
+    """Return the span of the article a note says it clipped from elsewhere, or None.
+
+    "clipped from a blog post, to read later" over a blog post's "Don't write your own uploader" makes
+    its "don't" the blogger's, not the person's: the writer's own words are the opening that says so
+    and what follows a rule ("---") or a caption of their own ("我嘅批注：") after the article. Only the
+    note's opening (its first paragraph) can say it is a clipping; a byline alone cannot, since a
+    person's own design doc or postmortem carries one too ("作者：何嘉树").
+    """
+    lines = text.splitlines(keepends=True)
+    position, start = 0, None
+    for index, line in enumerate(lines):
+        body = line.strip().lstrip(">").strip()
+        if start is None:
+            if body and _CLIPPED.search(fold(body).casefold()):
+                start = position + len(line)
+            elif body and index > 2:
+                return None
+        elif _READERS_OWN.match(fold(body).casefold()) or (_BREAK.match(body) and text[start:position].strip()):
+            return start, position
+        position += len(line)
+    return (start, len(text)) if start is not None and text[start:].strip() else None
 
 
 # "due: 3/24 23:59" under "## HW3": a label that names no thing of its own, and headings that name none

@@ -986,3 +986,50 @@ def test_where_a_new_project_stands_is_no_fact_to_keep(text: str) -> None:
 )
 def test_use_for_now_is_told_from_use_first(said: str, for_now: bool) -> None:
     assert (HEDGE.search(fold(said)) is not None) is for_now
+
+
+_CLIPPED_EN = """clipped from a blog post, to read later
+
+# What I learned backing up 2 TB of photos
+
+**1. Don't write your own uploader.** rclone already does checksums, retries and multipart.
+
+**2. Use an application key scoped to one bucket.** Never put the master key on the backup machine.
+
+---
+
+My notes: we always keep deleted photos in the bucket for at least a year.
+"""
+_CLIPPED_ZH = """> 转自一个技术博客，收藏返嚟，之后对照下。
+
+# Celery 生产实践：我们踩过的坑
+
+作者：王志远
+
+我们的做法是所有 task 统一加 `autoretry_for=(Exception,)`，省得每个 task 单独想要 retry 什么异常。
+
+我们把 `task_ignore_result=True` 设成全局默认，需要结果的 task 单独打开。
+
+我嘅批注：
+- 以后我哋只 retry 网络错误同 429，其他直接 fail 等 Sentry 报。
+"""
+
+
+@pytest.mark.parametrize(("note", "own"), [(_CLIPPED_EN, "keep deleted photos"), (_CLIPPED_ZH, "只 retry 网络错误")])
+def test_a_clipped_articles_sentences_are_the_authors_and_the_readers_notes_are_theirs(note: str, own: str) -> None:
+    found = extract_candidates(note)
+    assert [c.quote for c in found if not c.reported] == [c.quote for c in found if own in c.quote], found
+    assert any(own in c.quote for c in found) and len(found) >= 3, found  # the article's rules are read, as views
+
+
+@pytest.mark.parametrize(
+    "note",
+    [
+        "# ADR-0004: client state\n\nAuthor: Siyuan Chen\n\nWe keep shipment filters in the URL, never in state.\n",
+        "# Postmortem：fleet-router 消费停滞\n\n作者：何嘉树\n\n以后所有 consumer 都必须设置 max.poll.interval.ms。\n",
+        "# reading notes\n\nfrom someone's blog, found via lobste.rs.\n\nAlways run git bisect with a script.\n",
+    ],
+)
+def test_a_byline_or_a_source_alone_leaves_a_note_the_persons_own(note: str) -> None:
+    found = extract_candidates(note)
+    assert found and not any(c.reported for c in found), found

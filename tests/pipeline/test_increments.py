@@ -590,3 +590,37 @@ def test_a_change_passes_over_a_rejected_idea_to_the_live_insight_it_changes(
     target = _confirmed(conn, dated, project="settle")
     _rejected(conn, rejected, project="settle")
     assert _recorded(conn, settings, statement, project="settle") == ("supersedes", target)
+
+
+@pytest.mark.parametrize(
+    ("name", "note", "own"),
+    [
+        ("b2-clipping.md",
+         "Saved from a blog someone posted in the Discord.\n\n---\n\n# Why I went back to the UI editor\n\nBy Erik"
+         "\n\nKeep your automations in the UI editor and let automations.yaml be the single source of truth.\n\n"
+         "Never split YAML by room; it just means two places to look.\n\n---\n\n"
+         "My notes: from now on every automation of ours lives in one YAML file per room.\n",
+         "one YAML file per room"),
+        ("转载-celery.md",
+         "> 转自一个技术博客，收藏返嚟。\n\n# 我们踩过的坑\n\n作者：王志远\n\n"
+         "所有 task 统一加 `autoretry_for=(Exception,)`，以后都不用单独想 retry 什么异常。\n\n"
+         "我们把 `task_ignore_result=True` 设成全局默认。\n\n---\n\n我嘅批注：\n- 以后我哋只 retry 网络错误同 429。\n",
+         "只 retry 网络错误同 429"),
+    ],
+)  # fmt: skip
+def test_a_clipped_article_in_the_inbox_proposes_only_the_readers_own_words(
+    settings: Settings, name: str, note: str, own: str
+) -> None:
+    from incremind_daemon.pipeline.steps import StepState, examine_pending, ingest_item, open_writer
+    from incremind_daemon.pipeline.work import IngestFile
+    from incremind_daemon.sources.extract import extract_bytes
+
+    path = settings.inbox_dir / "home" / name
+    path.parent.mkdir(parents=True)
+    path.write_text(note, encoding="utf-8")
+    state = StepState(settings, extract_bytes, actor="test", use_model=False)
+    with open_writer(state) as conn:
+        ingest_item(conn, state, IngestFile(path, "home", from_inbox=True))
+        examine_pending(conn, state)
+    found = insights.list_insights(_open(settings), status="pending", project="home", limit=10)
+    assert [own in i.statement for i in found] == [True], [i.statement for i in found]
