@@ -39,17 +39,15 @@ from incremind_daemon.pipeline.lasting import (
     STANDING,
     STATUS,
     TODAY_PLAN,
-    about_the_person,
     names_a_standing_choice,
     one_off,
-    rules_scope_stands,
-    scope_of,
 )
 from incremind_daemon.pipeline.lasting_model import Chance, LastingReader
 from incremind_daemon.pipeline.organize import split_sentences
 from incremind_daemon.pipeline.prose import INLINE_CODE, PLACEHOLDER, prose_spans
 from incremind_daemon.pipeline.reach import with_reach
 from incremind_daemon.pipeline.redact import find_secrets, redact
+from incremind_daemon.pipeline.scope import about_the_person, rules_scope_stands, scope_of
 from incremind_daemon.pipeline.sections import (
     ACTION_ITEM,
     STANDUP_SLOT,

@@ -18,7 +18,7 @@ from incremind_daemon.pipeline.cues import DECISION_CUES, MOVED_TO
 log = logging.getLogger(__name__)
 
 
-def _words(*phrases: str) -> str:
+def words(*phrases: str) -> str:
     # bounded by ASCII word characters, so "port" misses "report" yet matches "端口port"
     return rf"(?<![a-z0-9_])(?:{'|'.join(phrases)})(?![a-z0-9_])"
 
@@ -31,7 +31,7 @@ _IMPERATIVE_VERBS = (
     "|store|study|switch|take|test|try|turn|update|upgrade|use|wait|warm up|watch|write|flush|subscribe|poll"
 )
 IDENTITY = re.compile(
-    _words(
+    words(
         r"^(?:i am|i'm) (?:a|an|the)",
         r"i(?:'m| am) (?:the only|the lead|the main|in charge|responsible)",
         r"my name is",
@@ -48,7 +48,7 @@ IDENTITY = re.compile(
 )
 # how the person wants to be spoken to: language, length, tone, summaries
 COMMUNICATION = re.compile(
-    _words(
+    words(
         r"(?:answer|reply|respond|talk|write|explain|speak|communicate)(?:s|ing)?(?: to me)? in (?:chinese|english"
         r"|mandarin|\w+ (?:chinese|english))",
         r"in (?:chinese|english) (?:please|only|from now on)",
@@ -75,7 +75,7 @@ COMMUNICATION = re.compile(
 _EACH_STEP = r"(?:commit|push|merg|deploy|releas|ship)(?:e|es|ed|ing)?"
 # what holds every time, not just for the task at hand
 STANDING = re.compile(
-    _words(
+    words(
         r"always|never|from now on|going forward",
         r"from here on(?: out)?",
         r"in (?:the )?future",
@@ -130,7 +130,7 @@ STANDING = re.compile(
     r"|每(?:周|星期|礼拜)[一二三四五六日天]|每(?:天|日|晚|个?月|年)(?:早上|上午|中午|下午|晚上)?"
 )
 PREFERENCE = re.compile(
-    _words(
+    words(
         r"i (?:really |much |strongly |generally )?(?:prefer|like|love|hate|dislike|enjoy|can't stand)",
         r"i(?:'d| would) rather",
         r"i (?:always|usually|never|tend to|normally) (?:use|write|run|pick|choose|keep|put|read|work|go|do)",
@@ -154,7 +154,7 @@ PREFERENCE = re.compile(
     r"|[^，。,]{1,12}(?:而不是|不要用|别用)|我的习惯"
 )
 CORRECTION = re.compile(
-    _words(
+    words(
         r"^(?:no|nope|wrong|incorrect)(?=[,.!:;—–-])",
         r"that(?:'s| is) (?:wrong|not right|incorrect|outdated)",
         r"(?:is|are|was|were|should be|it's|its|comes? from|lives? (?:in|at|on)|goes? (?:to|in|into)|runs? (?:on|in|at)"
@@ -181,7 +181,7 @@ CORRECTION = re.compile(
 DECISION = re.compile(
     DECISION_CUES.pattern
     + r"|"
-    + _words(
+    + words(
         r"decision:",
         r"(?:we|i)(?:'re| are)? go(?:ing)? with",
         r"(?:we|i)(?:'re| are) (?:keeping|sticking with|staying with|staying on)",
@@ -201,7 +201,7 @@ DECISION = re.compile(
     r"|(?:我们|组里|团队)[^，。]{0,30}(?:去掉|砍掉|弃用|停用|下掉)了"  # what we gave up: "我们上周把 GE 去掉了"
 )
 ENTITY = re.compile(
-    _words(
+    words(
         r"port\s*(?:is|=|:)?\s*\d{2,5}",
         r"(?:localhost|127\.0\.0\.1|0\.0\.0\.0):\d{2,5}",
         r"listens on",
@@ -242,7 +242,7 @@ METHOD = re.compile(
     + r"|[;:] (?:"
     + _IMPERATIVE_VERBS
     + r")(?![a-z0-9_'])|"
-    + _words(
+    + words(
         r"how to",
         r"steps?",
         r"first\b.{1,60}\bthen",
@@ -270,7 +270,7 @@ METHOD = re.compile(
 )
 EVENT = re.compile(
     r"\d{4}[-/.年]\d{1,2}(?:[-/.月]\d{1,2}日?)?|\d{1,2}月\d{1,2}[日号]|"
-    + _words(
+    + words(
         r"(?:jan|feb|mar|apr|may|jun|jul|aug|sept?|oct|nov|dec)[a-z]*\.? \d{1,2}(?:st|nd|rd|th)?",
         r"yesterday",
         r"last (?:week|month|night|year|monday|tuesday|wednesday|thursday|friday|saturday|sunday)",
@@ -279,7 +279,7 @@ EVENT = re.compile(
     + r"|昨天|前天|上周|上个月|上星期|去年"
 )
 HAPPENED = re.compile(
-    _words(
+    words(
         r"released|launched|shipped|deployed|migrated|met|started|finished|broke|failed|went down|outage|incident"
         r"|moved|joined|left|signed|upgraded|renewed|bought|passed|booked|bumped|went live|rolled back"
     )
@@ -288,13 +288,13 @@ HAPPENED = re.compile(
 # a heading or caption over a list of decisions
 DECISION_SECTION = re.compile(
     r"^(?!.*(?:(?<![a-z])not|(?<![a-z])yet to be|未|没|待)).*?(?:"
-    + _words(r"decisions?|decided|agreed|agreements?|outcomes?|resolutions?|conclusions?|we settled|settled")
+    + words(r"decisions?|decided|agreed|agreements?|outcomes?|resolutions?|conclusions?|we settled|settled")
     + r"|决定|决议|结论|(?<!搞)定了|共识|决策|拍板)"
 )
 # a heading over what was talked about or reported, where nothing is settled by being listed: what is still
 # open ("## Not decided", "待定")
 DISCUSSION_SECTION = re.compile(
-    _words(
+    words(
         r"discussion|discussed|background|not (?:yet )?decided|undecided|open (?:questions?|items?|points?|issues?)"
         r"|parked"
     )
@@ -302,10 +302,10 @@ DISCUSSION_SECTION = re.compile(
 )
 # a heading over who does what next ("## Action items", "行动项"): tasks for once, whatever their words; a
 # person's own to-do list holds facts as well ("域名 12 月 1 号到期，记得续费")
-TASK_SECTION = re.compile(_words(r"action items?|follow-?ups?|next steps?") + r"|行动项|后续跟进|下一步|跟进事项")
+TASK_SECTION = re.compile(words(r"action items?|follow-?ups?|next steps?") + r"|行动项|后续跟进|下一步|跟进事项")
 # a caption over a list of rules: "the method I'm sticking with from now on:", "以后都按这几条来："
 RULE_CAPTION = re.compile(
-    _words(
+    words(
         r"from now on|going forward|from here on|(?:house |ground )?rules|my method|the method|sticking with"
         r"|reminders? to (?:my)?self|notes? to (?:my)?self"
     )
@@ -328,20 +328,20 @@ CONVERSATION_CUES = frozenset({IDENTITY.pattern, COMMUNICATION.pattern, STANDING
                                CORRECTION.pattern, DECISION.pattern, ENTITY.pattern, EVENT.pattern})  # fmt: skip
 
 BOILERPLATE = re.compile(
-    _words(
+    words(
         r"subscribe|all rights reserved|copyright|cookies?|click here|sign up|share this|newsletter|follow us"
         r"|thanks for reading|sponsored|advertisement|let me know|feel free|happy to help|table of contents"
     )
     + r"|转载|版权|订阅|关注我们|点赞|扫码|公众号|免责声明|原文链接|广告|随时告诉我|^目录[:：]?$"
 )
 QUESTION = re.compile(
-    _words(r"^(?:how|what|why|where|which|who|is|are|do|does|did|can|could|should|would|will|shall|any idea)")
+    words(r"^(?:how|what|why|where|which|who|is|are|do|does|did|can|could|should|would|will|shall|any idea)")
     # "…写着呢" asserts: 呢 after 着 says it is so
     + r"[^.;]*$|[吗么]$|(?<!着)呢$|^(?:为什么|怎么|如何|是否|要不要|能不能|可不可以|有没有|会不会|是不是)[^。；]*$"
 )
 # guesses, open decisions and what-ifs are not knowledge yet
 HEDGE = re.compile(
-    _words(
+    words(
         r"(?<!if you're )(?<!if you are )(?<!when you're )not sure|unsure|i wonder|maybe|perhaps|not certain"
         r"|haven't decided|not decided|undecided|tbd|todo"
         r"|^if we ever|what if|might|probably|we could|could we|let's see|let me think|for now|for this (?:one|task|pr)"
@@ -361,11 +361,11 @@ HEDGE = re.compile(
 # the hedges that doubt only their own clause ("这次一定要一把过", "header 自己拼一下就行"), not a rule before it
 # …and a closing clause for today or tomorrow: "图表用 matplotlib，出 png，今天先不画，明天再说"
 LOCAL_HEDGE = re.compile(
-    r"这次(?!先|就|用|还是)|一下就好|一下就行|今天(?!起|开始)|明天|今晚|后天|" + _words("today|tomorrow|tonight")
+    r"这次(?!先|就|用|还是)|一下就好|一下就行|今天(?!起|开始)|明天|今晚|后天|" + words("today|tomorrow|tonight")
 )
 # a request for the task at hand: only a standing cue makes it a rule
 REQUEST = re.compile(
-    _words(
+    words(
         r"^(?:can|could|would|will) you",
         r"^(?:please |pls |now |ok now |then |next,? |and )?(?:fix|add|run|rerun|re-run|check|look|update|remove|delete"
         r"|rename|refactor|write|implement|create|make|show|explain|try|debug|commit|push|open|read|move|install|build"
@@ -389,7 +389,7 @@ REQUEST = re.compile(
 )
 # someone else's words, reported in a conversation
 REPORTED = re.compile(
-    _words(
+    words(
         r"(?:he|she|they|my (?:colleague|boss|manager|teammate|lead|designer)|[a-z]+ \([\w ]{1,20}\)"
         r"|(?!i |we |you |it |readme |docs? |error |log |output |message |test |ci |this |that )"
         r"[a-z]+) (?:still )?(?:said|says|thinks|claims|suggested|suggests|argues|insists|wants|would rather|prefers"
@@ -415,7 +415,7 @@ REPORTED = re.compile(
 )
 # a reminder for one day is not a standing rule
 ONE_OFF = re.compile(
-    _words(
+    words(
         r"tomorrow|tonight|today|this (?:morning|afternoon|evening|weekend|monday|tuesday|wednesday|thursday|friday"
         r"|saturday|sunday)|right now|at the moment|currently"
     )
@@ -425,7 +425,7 @@ ONE_OFF = re.compile(
 )
 _WEEKLY = re.compile(r"每(?:周|星期|礼拜)[一二三四五六日天]")
 _ONWARD = re.compile(  # from when on (not "下班以后", its hour), or a value as it is now ("retention is 14 days now")
-    _words(r"from now on|going forward|from here on|from (?:today|tomorrow) on|(?:is|are) (?:[\w/*-]+ ){1,3}now")
+    words(r"from now on|going forward|from here on|from (?:today|tomorrow) on|(?:is|are) (?:[\w/*-]+ ){1,3}now")
     + r"|今后|从现在起|从现在开始|(?:^|[，,；;。\s])以后(?!再)|现在(?:是|改成|改为|定为|统一)"
 )
 _BARE_DAY = re.compile(r"周[一二三四五六日天]")
@@ -456,7 +456,7 @@ def one_off(folded: str) -> bool:
 
 # words that make an instruction hold beyond the task at hand
 GENERAL = re.compile(
-    _words(
+    words(
         r"always|never|from now on|going forward|every|all|any|anything|in future|in the future|by default|ever",
         # a step before each commit or push is a standing one: "run spotlessApply before you commit anything"
         rf"before (?:you |we |i )?{_EACH_STEP}",
@@ -467,7 +467,7 @@ GENERAL = re.compile(
 )
 # a plan for the day: what the person means to do today, not a rule
 TODAY_PLAN = re.compile(
-    _words(
+    words(
         r"today (?:we|i)(?:'ll| will| are going to|'re going to)?",
         r"(?<!decision )for this\b(?! (?:repo|project|sprint|quarter|release|milestone))",
         r"^(?:ok(?:ay)?,? )?(?:the )?next (?:step|up)\b",
@@ -477,7 +477,7 @@ TODAY_PLAN = re.compile(
 # a report of where a run or a release stands now: "Training job 4471 finished, val loss 0.312", "1.14.2 is out on
 # prod", "部署好了": news of the day, however many names and numbers it holds
 STATUS = re.compile(
-    _words(
+    words(
         r"(?:job|run|build|pipeline|deploy(?:ment)?|migration|release|tests?|ci) (?:\w+ )?(?:finished|completed"
         r"|succeeded|passed|ran (?:fine|clean|green|ok))",
         r"(?:is|are|went) (?:out|live) (?:on|to|in) (?:prod|production|staging)",
@@ -489,7 +489,7 @@ STATUS = re.compile(
 )
 # a report of what just went wrong is about now, whatever "always" it holds
 COMPLAINT = re.compile(
-    _words(
+    words(
         r"fails?|failing|failed|broken|breaks|crash(?:es|ed|ing)?|flaky|hangs?|errors? out|throw(?:s|ing)"
         r"|doesn't work|red"
     )
@@ -500,101 +500,3 @@ COMPLAINT = re.compile(
 )
 # a reason given alone: "因为运营那边经常需要把误删的评价恢复回来，…" explains, it decides nothing
 EXPLANATION = re.compile(r"^(?:因为|由于|because)(?!.*(?:所以|因此|于是|就用|(?<![a-z])so(?![a-z])|therefore))")
-EVERY_PROJECT = re.compile(
-    _words(
-        r"(?:all|every|any) (?:of )?my (?:[\w.+#-]+ )?(?:projects|repos|repositories)|everywhere i work",
-        r"my (?:[\w.+#-]+ )?(?:projects|repos) (?:all|always)",
-        r"across (?:all |every )?(?:of )?(?:my )?(?:projects|repos|repositories)",
-        r"in (?:every|any|all) (?:one )?(?:of )?(?:my )?(?:projects?|repos?|repositories)",
-        r"whatever the (?:project|repo)",
-        # "that goes for every project, not just this one", "same in all our repos"
-        r"(?:every|each|any) (?:single )?(?:project|repo|repository)|all (?:of )?(?:our |the )?(?:projects|repos)",
-        # "for every client I write": all the person makes, wherever they make it
-        r"(?:every|each|any|all) (?:[\w.+#-]+ ){1,2}i (?:write|build|make|ship|maintain)",
-        # "I use pnpm for everything": a habit, not this repo's tool
-        r"i (?:always |only )?use [\w.+#-]+ for everything",
-    )
-    + r"|(?:所有|全部|每个|任何|不管哪个)(?:的|人的)?\s*(?:[a-z][\w.+#-]{0,11}\s*)?(?:项目|专案|仓库|repo)"
-    r"|哪个(?:项目|专案|仓库|repo)都|我的\s*(?:[a-z][\w.+#-]{0,11}\s*)?(?:项目|专案|仓库|repo)都"
-    r"|我自己的(?:项目|仓库|repo)?也一样|我(?:什么都|全都|一律都?)用|(?:所有|每个|凡是|任何)我(?:写|做|开发|维护)的|我(?:写|做|开发|维护)的(?:所有|每个|任何)"
-)
-_PROJECT_ANCHOR = re.compile(
-    _words(r"this (?:repo|project|codebase|service|app)|here|our (?:repo|api|app|service|backend|frontend)")
-    + r"|这个(?:项目|仓库|repo|服务)|本项目|这里|我们的(?:项目|服务|接口)|\d{2,5}|/[\w.-]+/"
-)
-# the project at hand named outright: a rule said of it stays with it, however it addresses the person
-_THIS_PROJECT = re.compile(
-    # not "all my Python code, not just this repo"
-    _words(r"(?<!just )(?<!only )this (?:repo|repository|project|codebase)|in here")
-    + r"|(?<![只光仅])(?<!只是)(?<!不止)这个(?:项目|专案|仓库|repo)|本项目|本专案|本仓库|这个库"
-)
-# a path inside a repository: "unsorted/", "db/queries/*.sql", "internal/exifdate/exif.go"; not "~/Pictures",
-# "/etc/hosts", "and/or" or "en/zh-cn"
-_REPO_PATH = re.compile(r"(?<![\w~/.:-])[a-z_][\w.-]*/(?:[\w.*-]+/)*(?:[\w*-]*\.[a-z*]\w*|(?=[\s,.;:)，。；]|$))")
-# where the person is and the clock they keep: "I'm in Shanghai (UTC+8) — give me times in Beijing time"
-# (not a timezone plugin or a cron's UTC+8: what the person says of themselves and wants told)
-_TIMEZONE = re.compile(
-    r"(?<![a-z])(?:give|show|tell|send) me (?:the )?(?:times?|dates?|schedules?) in"
-    r"|(?<![a-z])i'?m in [\w ]{2,20}\((?:utc|gmt)|按北京时间|北京时间给我|时间都?按[^，。]{1,6}给我"
-)
-# a standing rule about how the agent works with the person holds in every project
-_WITH_ME = re.compile(
-    _words(
-        r"(?:ask|check with|ping|tell|show|confirm with|remind) me",
-        r"before (?:you )?(?:commit|push)\w*",
-        r"push(?:ing)? (?:straight |directly )?to main",
-        r"(?:open|use) a pr",
-        r"prs?",
-        r"force[- ]push",
-        r"rebase",
-        r"merge commits?",
-        r"squash",
-        r"(?:don't|do not|never) (?:git )?push",
-        r"push (?:it )?myself",
-    )
-    + r"|(?:问|告诉|跟|提醒)我(?:确认|看|说)?|给我(?:确认|看|说)"  # "别给我用 pip" is about pip, not about me
-    r"|(?:提交|push)之?前|直接推|推到 ?main|(?:不要|别|不许) ?push|自己 ?push"
-)
-_FIRST_PERSON_HABIT = re.compile(
-    _words(
-        r"i (?:really |much |strongly |generally )?(?:prefer|like|love|hate|dislike|always|usually|never|tend to)",
-        r"i(?:'d| would) rather",
-        r"my (?:editor|shell|style|habit|favorite|favourite|go-to)",
-        r"(?:i|we) (?:don't|do not|never) (?:mock|push|commit|merge|force)",
-        r"i(?:'m| am) on (?!it|that|this|the|my way|call|leave|vacation)[a-z][\w.-]*",
-    )
-    + r"|^我(?:很|更|比较|最|一直|还是|一般|通常|总是|从不|从来不)?(?:喜欢|偏好|爱用|讨厌|不喜欢|倾向|习惯)"
-    r"|我的习惯|我用的是"
-)
-
-
-def about_the_person(folded: str, cues: frozenset[str]) -> bool:
-    """Tell whether a sentence says who the person is, how to talk to them or a habit of theirs ("I prefer tabs")."""
-    return bool(cues & {IDENTITY.pattern, COMMUNICATION.pattern}) or _FIRST_PERSON_HABIT.search(folded) is not None
-
-
-def names_this_project(folded: str) -> bool:
-    """Tell whether a sentence names the project at hand outright ("this repo", "这个项目"), or a path in it
-    ("Photos without EXIF go to unsorted/", "queries live in db/queries/*.sql")."""
-    return _THIS_PROJECT.search(folded) is not None or _REPO_PATH.search(folded) is not None
-
-
-def rules_scope_stands(folded: str) -> bool:
-    """Tell whether the rules' scope stands without the model's reading: the project or a path in it is
-    named, or the person says where they are and the clock they keep."""
-    return names_this_project(folded) or _TIMEZONE.search(folded) is not None
-
-
-def scope_of(folded: str, category: str, cues: frozenset[str]) -> str:
-    """Return 'global' for who the person is, how to talk to them and habits of every project."""
-    if category == "identity" or IDENTITY.pattern in cues or COMMUNICATION.pattern in cues:
-        return "global"
-    if EVERY_PROJECT.search(folded) or _TIMEZONE.search(folded):
-        return "global"
-    if names_this_project(folded):  # "这个项目用 poetry，别给我用 pip install": said of this project
-        return "project"
-    if STANDING.pattern in cues and _WITH_ME.search(folded):
-        return "global"
-    if category == "preference" and _FIRST_PERSON_HABIT.search(folded) and not _PROJECT_ANCHOR.search(folded):
-        return "global"
-    return "project"

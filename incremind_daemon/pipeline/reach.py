@@ -11,7 +11,7 @@ import re
 from dataclasses import replace
 
 from incremind_daemon.pipeline.cues import fold
-from incremind_daemon.pipeline.lasting import EVERY_PROJECT
+from incremind_daemon.pipeline.scope import EVERY_PROJECT
 from incremind_daemon.store.records import Candidate
 
 

@@ -1,0 +1,111 @@
+"""Where a lasting sentence holds: in every project the person works on, or in the one at hand.
+
+Who the person is, how to talk to them, and habits they say hold everywhere ("for every client I
+write", "我所有项目都用 pnpm") are global; a rule that names this repository or a path in it, and
+everything else, stays with its project. Patterns run on text folded by ``cues.fold``.
+"""
+
+from __future__ import annotations
+
+import re
+
+from incremind_daemon.pipeline.lasting import COMMUNICATION, IDENTITY, STANDING, words
+
+EVERY_PROJECT = re.compile(
+    words(
+        r"(?:all|every|any) (?:of )?my (?:[\w.+#-]+ )?(?:projects|repos|repositories)|everywhere i work",
+        r"my (?:[\w.+#-]+ )?(?:projects|repos) (?:all|always)",
+        r"across (?:all |every )?(?:of )?(?:my )?(?:projects|repos|repositories)",
+        r"in (?:every|any|all) (?:one )?(?:of )?(?:my )?(?:projects?|repos?|repositories)",
+        r"whatever the (?:project|repo)",
+        # "that goes for every project, not just this one", "same in all our repos"
+        r"(?:every|each|any) (?:single )?(?:project|repo|repository)|all (?:of )?(?:our |the )?(?:projects|repos)",
+        # "for every client I write": all the person makes, wherever they make it
+        r"(?:every|each|any|all) (?:[\w.+#-]+ ){1,2}i (?:write|build|make|ship|maintain)",
+        # "I use pnpm for everything": a habit, not this repo's tool
+        r"i (?:always |only )?use [\w.+#-]+ for everything",
+    )
+    + r"|(?:所有|全部|每个|任何|不管哪个)(?:的|人的)?\s*(?:[a-z][\w.+#-]{0,11}\s*)?(?:项目|专案|仓库|repo)"
+    r"|哪个(?:项目|专案|仓库|repo)都|我的\s*(?:[a-z][\w.+#-]{0,11}\s*)?(?:项目|专案|仓库|repo)都"
+    r"|我自己的(?:项目|仓库|repo)?也一样|我(?:什么都|全都|一律都?)用|(?:所有|每个|凡是|任何)我(?:写|做|开发|维护)的|我(?:写|做|开发|维护)的(?:所有|每个|任何)"
+)
+_PROJECT_ANCHOR = re.compile(
+    words(r"this (?:repo|project|codebase|service|app)|here|our (?:repo|api|app|service|backend|frontend)")
+    + r"|这个(?:项目|仓库|repo|服务)|本项目|这里|我们的(?:项目|服务|接口)|\d{2,5}|/[\w.-]+/"
+)
+# the project at hand named outright: a rule said of it stays with it, however it addresses the person
+_THIS_PROJECT = re.compile(
+    # not "all my Python code, not just this repo"
+    words(r"(?<!just )(?<!only )this (?:repo|repository|project|codebase)|in here")
+    + r"|(?<![只光仅])(?<!只是)(?<!不止)这个(?:项目|专案|仓库|repo)|本项目|本专案|本仓库|这个库"
+)
+# a path inside a repository: "unsorted/", "db/queries/*.sql", "internal/exifdate/exif.go"; not "~/Pictures",
+# "/etc/hosts", "and/or" or "en/zh-cn"
+_REPO_PATH = re.compile(r"(?<![\w~/.:-])[a-z_][\w.-]*/(?:[\w.*-]+/)*(?:[\w*-]*\.[a-z*]\w*|(?=[\s,.;:)，。；]|$))")
+# where the person is and the clock they keep: "I'm in Shanghai (UTC+8) — give me times in Beijing time"
+# (not a timezone plugin or a cron's UTC+8: what the person says of themselves and wants told)
+_TIMEZONE = re.compile(
+    r"(?<![a-z])(?:give|show|tell|send) me (?:the )?(?:times?|dates?|schedules?) in"
+    r"|(?<![a-z])i'?m in [\w ]{2,20}\((?:utc|gmt)|按北京时间|北京时间给我|时间都?按[^，。]{1,6}给我"
+)
+# a standing rule about how the agent works with the person holds in every project
+_WITH_ME = re.compile(
+    words(
+        r"(?:ask|check with|ping|tell|show|confirm with|remind) me",
+        r"before (?:you )?(?:commit|push)\w*",
+        r"push(?:ing)? (?:straight |directly )?to main",
+        r"(?:open|use) a pr",
+        r"prs?",
+        r"force[- ]push",
+        r"rebase",
+        r"merge commits?",
+        r"squash",
+        r"(?:don't|do not|never) (?:git )?push",
+        r"push (?:it )?myself",
+    )
+    + r"|(?:问|告诉|跟|提醒)我(?:确认|看|说)?|给我(?:确认|看|说)"  # "别给我用 pip" is about pip, not about me
+    r"|(?:提交|push)之?前|直接推|推到 ?main|(?:不要|别|不许) ?push|自己 ?push"
+)
+_FIRST_PERSON_HABIT = re.compile(
+    words(
+        r"i (?:really |much |strongly |generally )?(?:prefer|like|love|hate|dislike|always|usually|never|tend to)",
+        r"i(?:'d| would) rather",
+        r"my (?:editor|shell|style|habit|favorite|favourite|go-to)",
+        r"(?:i|we) (?:don't|do not|never) (?:mock|push|commit|merge|force)",
+        r"i(?:'m| am) on (?!it|that|this|the|my way|call|leave|vacation)[a-z][\w.-]*",
+    )
+    + r"|^我(?:很|更|比较|最|一直|还是|一般|通常|总是|从不|从来不)?(?:喜欢|偏好|爱用|讨厌|不喜欢|倾向|习惯)"
+    r"|我的习惯|我用的是"
+)
+
+
+def about_the_person(folded: str, cues: frozenset[str]) -> bool:
+    """Tell whether a sentence says who the person is, how to talk to them or a habit of theirs ("I prefer tabs")."""
+    return bool(cues & {IDENTITY.pattern, COMMUNICATION.pattern}) or _FIRST_PERSON_HABIT.search(folded) is not None
+
+
+def names_this_project(folded: str) -> bool:
+    """Tell whether a sentence names the project at hand outright ("this repo", "这个项目"), or a path in it
+    ("Photos without EXIF go to unsorted/", "queries live in db/queries/*.sql")."""
+    return _THIS_PROJECT.search(folded) is not None or _REPO_PATH.search(folded) is not None
+
+
+def rules_scope_stands(folded: str) -> bool:
+    """Tell whether the rules' scope stands without the model's reading: the project or a path in it is
+    named, or the person says where they are and the clock they keep."""
+    return names_this_project(folded) or _TIMEZONE.search(folded) is not None
+
+
+def scope_of(folded: str, category: str, cues: frozenset[str]) -> str:
+    """Return 'global' for who the person is, how to talk to them and habits of every project."""
+    if category == "identity" or IDENTITY.pattern in cues or COMMUNICATION.pattern in cues:
+        return "global"
+    if EVERY_PROJECT.search(folded) or _TIMEZONE.search(folded):
+        return "global"
+    if names_this_project(folded):  # "这个项目用 poetry，别给我用 pip install": said of this project
+        return "project"
+    if STANDING.pattern in cues and _WITH_ME.search(folded):
+        return "global"
+    if category == "preference" and _FIRST_PERSON_HABIT.search(folded) and not _PROJECT_ANCHOR.search(folded):
+        return "global"
+    return "project"
