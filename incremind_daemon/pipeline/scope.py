@@ -53,7 +53,8 @@ _WITH_ME = re.compile(
     words(
         r"(?:ask|check with|ping|tell|show|confirm with|remind) me",
         r"before (?:you )?(?:commit|push)\w*",
-        r"push(?:ing)? (?:straight |directly )?to main",
+        # not "the Release workflow picks up every push to main": what a project's CI does
+        r"(?<!every )(?<!each )(?<!any )(?<!on )push(?:ing)? (?:straight |directly )?to main",
         r"(?:open|use) a pr",
         r"prs?",
         r"force[- ]push",

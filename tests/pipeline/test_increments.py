@@ -624,3 +624,15 @@ def test_a_clipped_article_in_the_inbox_proposes_only_the_readers_own_words(
         examine_pending(conn, state)
     found = insights.list_insights(_open(settings), status="pending", project="home", limit=10)
     assert [own in i.statement for i in found] == [True], [i.statement for i in found]
+
+
+@pytest.mark.parametrize(
+    "turn",
+    [
+        "TestFlight builds come from Xcode Cloud — the Release workflow picks up every push to main.",
+        "TestFlight 的包都来自 Xcode Cloud，每次 push 到 main 都会触发 Release workflow。",
+    ],
+)
+def test_what_a_projects_ci_does_on_every_push_to_main_stays_with_the_project(turn: str) -> None:
+    found = extract_candidates(turn, conversational=True)
+    assert found and {c.scope for c in found} == {"project"}, found
