@@ -20,8 +20,37 @@ DONE, DECISION, NEXT = "done", "decisions", "next"
 # and patterns run without re.IGNORECASE, which makes Python's re several times slower.
 _TRADITIONAL = "刪幫續決換囉將裡沒還裝補後麼選採辦預優調啟據須確認錯誤遷併並於從讀寫處構則該維護進給繼過實經測試單’‘"
 _SIMPLIFIED = "删帮续决换啰将里没还装补后么选采办预优调启据须确认错误迁并并于从读写处构则该维护进给继过实经测试单''"
+# …and written Cantonese's grammar words to Mandarin's, so "改咗礼拜三" reads as 改了, "佢哋嘅" as 他们的
+_CANTONESE, _MANDARIN = "咗嘅喺冇佢哋", "了的在没他们"
 _FOLD_PAIRS = {**TRADITIONAL_TO_SIMPLIFIED, **dict(zip(_TRADITIONAL, _SIMPLIFIED, strict=True))}
-_FOLD = str.maketrans({**_FOLD_PAIRS, **{chr(c): chr(c + 32) for c in range(ord("A"), ord("Z") + 1)}})
+_FOLD = str.maketrans(
+    {
+        **_FOLD_PAIRS,
+        **dict(zip(_CANTONESE, _MANDARIN, strict=True)),
+        **{chr(c): chr(c + 32) for c in range(ord("A"), ord("Z") + 1)},
+    }
+)
+
+
+# written Cantonese's common words in Mandarin, for a reader that learned Mandarin and English: "唔好约嘢" as
+# "不要约东西", "佢哋嘅" as "他们的". Not a fold: the text's length changes, so only a model reads it.
+_CANTONESE_WORDS = {
+    "唔好": "不要", "唔系": "不是", "唔使": "不用", "唔该": "谢谢", "唔": "不", "冇": "没有", "咗": "了",
+    "嘅": "的", "喺": "在", "佢": "他", "哋": "们", "啲": "些", "嘢": "东西", "乜": "什么", "点解": "为什么",
+    "睇": "看", "搵": "找", "俾": "给", "嚟": "来", "嗰": "那", "呢个": "这个", "今个": "这个", "系": "是",
+    "咁": "这么", "晏昼": "下午",
+}  # fmt: skip
+_CANTONESE_WORD = re.compile(
+    "|".join(sorted(_CANTONESE_WORDS, key=len, reverse=True)).replace("系", "(?<![关联体院派水直母父])系(?![统列数])")
+)
+_WRITTEN_CANTONESE = re.compile("[唔冇咗嘅喺佢哋啲嘢睇搵嚟嗰咁]")
+
+
+def as_mandarin(text: str) -> str:
+    """Return text with written Cantonese's common words in Mandarin; text with none of its marks is as it was."""
+    if _WRITTEN_CANTONESE.search(text) is None:
+        return text  # 系 alone is Mandarin too: 系统, 关系
+    return _CANTONESE_WORD.sub(lambda m: _CANTONESE_WORDS.get(m.group(), m.group()), text)
 
 
 # words in quotes are named, not said ("I'd rather hear 'not sure'", 「偏红那个」)
@@ -72,7 +101,10 @@ NOT_DONE_CUES = re.compile(
     + r"|还没|尚未|未能|没能|没有(?:完成|修复|通过)"
 )
 # Chinese words that move a date or a setting to a new value: "周会改到周三", "截止推迟到 4 月 8 号"
-MOVED_TO = r"改到|挪到|推迟到|提前到|顺延到|延期到"
+# …and Cantonese's, read through the fold: "batch size 改做 200", "场地换咗去天河体育中心"
+MOVED_TO = r"改到|挪到|推迟到|提前到|顺延到|延期到|改做|换做|转做|(?:改|换|搬|转)了去"
+# from a day on: "由今个礼拜开始改咗礼拜三晚", "从下个月起"
+FROM_THEN_ON = r"(?:由|从)(?:今个|呢个|这个|下个|今|本|下)(?:礼拜|星期|周|月|年|天)(?:开始|起)"
 DECISION_CUES = re.compile(
     _words(
         r"let's\s+(?:just\s+|instead\s+|not\s+)?(?:use|go with|switch|stick with|keep|drop|go for|move to"

@@ -42,7 +42,7 @@ _GENERIC = wordset(
     "use using used make do does get go put keep run have has need want try take set also just then now "
     "mean means called one thing things way it's that's there's i'm we're you're "
     "decision decided decide plan plans change changed switch switched let's go going now here repo project "
-    "slip slipped slips pushed moved postponed delayed bumped replaced "
+    "slip slipped slips pushed moved postponed delayed bumped replaced back until further notice new "
     "codebase always never please pls just still again stay stays keep keeps "
     "before after over under into onto about above below yourself myself itself ourselves each every "
     "btw pls plz thx thanks ok okay yeah same so then already like got goes went gone told said "

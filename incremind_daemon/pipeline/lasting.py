@@ -13,7 +13,7 @@ from __future__ import annotations
 import logging
 import re
 
-from incremind_daemon.pipeline.cues import DECISION_CUES, MOVED_TO
+from incremind_daemon.pipeline.cues import DECISION_CUES, FROM_THEN_ON, MOVED_TO
 
 log = logging.getLogger(__name__)
 
@@ -120,7 +120,7 @@ STANDING = re.compile(
     )
     + r"|(?:^|[,;—–] |[，；—])\s*(?:don't|do not|never|no need to|stop) (?!worry|know|care|think|mind|bother)[a-z]+"
     r"(?! (?:anything|it|this|that|these|those|them)\b)"
-    r"|凡是|^(?:所有|任何)[^，。]{1,16}都|^(?:关于|至于)[^：:，,]{1,20}[：:]|(?:^|[，,；;\s])\s*(?:你|也|都|就|千万|你也)?(?:别|不要|不能|不许|不准|不用)(?!管|急|担心|客气|动|搞|的|人)\s*[a-z\u4e00-\u9fff]"
+    r"|凡是|^(?:所有|任何)[^，。]{1,16}都|^(?:关于|至于)[^：:，,]{1,20}[：:]|(?:^|[，,；;\s])\s*(?:你|也|都|就|千万|你也)?(?:别|不要|不能|不许|不准|不用|唔好)(?!管|急|担心|客气|动|搞|的|人)\s*[a-z\u4e00-\u9fff]"
     r"|先[^。；;]{1,40}(?:再|然后)|默认|预设|(?:^|[\s\u4e00-\u9fff])(?<!能)用\s*[a-z][\w.-]+|只(?:跑|用|在|要|写|装|留|能)"
     r"|只能|只用|只在|只喝|只吃|只允许|[^，。]{1,20}要[^，。]{1,30}[，,]\s*(?:不然|否则)|以后|今后|从现在起|从今以后|往后|每次|一律|统一|永远|始终|总是用|一直(?:都|用)|都要|务必|一定要|必须|禁止|不许|不准"
     r"|千万(?:别|不要)|记得|别忘了|所有(?:的)?(?:代码|文件|组件|接口|测试|提交|项目)"
@@ -195,9 +195,14 @@ DECISION = re.compile(
         r"(?:the )?(?:plan|call|verdict) is",
         r"agreed:|we agreed",
         r"(?:we|i)(?:'ve| have)? (?:dropped|ditched|retired|got rid of)(?! the (?:ball|call)\b)",
+        # a setting or a schedule moved: "AC threshold goes to 27°C now", "TestFlight goes back to Xcode Cloud",
+        # "Move the nightly run to 3:30"
+        r"(?:goes|go|going|went) back to|(?:goes|went|is going) (?:up |down )?to [^,.;:!?]{1,30}? now",
+        r"move (?:the |our |my |its )?(?:[\w-]+ ){0,3}?to \d{1,2}(?::\d{2}|\s?[ap]m)(?![\w:])",
     )
     + r"|决定|(?<!搞)定了|定下来|拍板|结论[是:：]|就用|就定|先定|定[成为]|选定|选了"
     r"|采用|改用|换成|改成|改为|迁到|搬到|升到|升级到|降到|不用[^，。！？,.!?]{0,15}了|先不|放弃" + f"|{MOVED_TO}|延到"
+    + f"|{FROM_THEN_ON}"
     r"|(?:我们|组里|团队)[^，。]{0,30}(?:去掉|砍掉|弃用|停用|下掉)了"  # what we gave up: "我们上周把 GE 去掉了"
 )
 ENTITY = re.compile(
@@ -423,10 +428,11 @@ ONE_OFF = re.compile(
     + r"|(?<![每起上定逢])(?<!周[一二三四五六日天][、和与及至到])(?:这|本|下)?周[一二三四五六日天]"
     r"(?!起|开始|\s*[、和与及至到]\s*周)|明天|今天(?!起|开始)|今晚|后天"
 )
-_WEEKLY = re.compile(r"每(?:周|星期|礼拜)[一二三四五六日天]")
+_WEEKLY = re.compile(r"[每逢](?:周|星期|礼拜)[一二三四五六日天]")
 _ONWARD = re.compile(  # from when on (not "下班以后", its hour), or a value as it is now ("retention is 14 days now")
     words(r"from now on|going forward|from here on|from (?:today|tomorrow) on|(?:is|are) (?:[\w/*-]+ ){1,3}now")
-    + r"|今后|从现在起|从现在开始|(?:^|[，,；;。\s])以后(?!再)|现在(?:是|改成|改为|定为|统一)"
+    + r"|今后|从现在起|从现在开始|(?:^|[，,；;。\s])以后(?!再)|现在(?:是|改成|改为|定为|统一)|"
+    + FROM_THEN_ON
 )
 _BARE_DAY = re.compile(r"周[一二三四五六日天]")
 

@@ -23,6 +23,7 @@ from pathlib import Path
 import numpy as np
 import numpy.typing as npt
 
+from incremind_daemon.pipeline.cues import as_mandarin
 from incremind_daemon.store.embedder import Embedder, is_semantic
 
 log = logging.getLogger(__name__)
@@ -116,8 +117,8 @@ def features(vectors: npt.NDArray[np.float32], conversational: bool) -> npt.NDAr
 
 
 def sentence_text(text: str) -> str:
-    """The form of a sentence that is embedded: its words on one line."""
-    return " ".join(text.split())
+    """The form of a sentence that is embedded: its words on one line, Cantonese's in Mandarin."""
+    return " ".join(as_mandarin(text).split())
 
 
 @functools.cache

@@ -135,7 +135,10 @@ def relate(
     if chances["repeat"] >= least:
         similarity = verdict.similarity if verdict.known_id == item.id else round(chances["repeat"], 4)
         return Relation("repeat", item.id, similarity)
-    changed, chances = max(read, key=lambda pair: pair[1].get("supersedes", 0.0))
+    # of the insights that name what a change is of, the one the model reads as most changed
+    subject = _changed_subject(candidate)
+    about = [pair for pair in read if subject & keys_of(features_of(_text_of(pair[0].statement, pair[0].condition)))]
+    changed, chances = max(about or read, key=lambda pair: pair[1].get("supersedes", 0.0))
     # the insight the rules linked, and how the model reads it: unrelated, or not read at all (None)
     linked = next((pair for pair in read if pair[0].id == verdict.known_id), None)
     unrelated = linked[1]["none"] if linked is not None else None
@@ -237,9 +240,24 @@ def pair_features(candidate: Candidate, item: Known, *, ordered: bool) -> list[f
     ]
 
 
+# an example of the thing, whose words say nothing of the rule: "like [OMS-2315] Switch FX source to Wise"
+_EXAMPLE = re.compile(
+    r"(?:(?<![a-z])(?:like|e\.g\.,?|for example|such as)|例如|比如)\s*"
+    r"(?:「[^」]*」|“[^”]*”|\"[^\"]*\"|`[^`]*`|\[[^\]]*\][^，,。;；—–]*)"
+)
+
+
+def _changed_subject(candidate: Candidate) -> frozenset[str]:
+    """Return the named things said before a change word: what the change is of ("TestFlight" in "TestFlight
+    goes back to Xcode Cloud"); none when the sentence opens on it ("switch to SQLite")."""
+    folded = fold(candidate.statement)
+    found = CHANGE_OF_PLAN.search(folded)
+    return keys_of(features_of(folded[: found.start()])) if found is not None else frozenset()
+
+
 def _restated(candidate: Candidate) -> bool:
     """Tell whether the person says they say it again, and says no change beside it."""
-    quote = fold(candidate.quote or candidate.statement)
+    quote = _EXAMPLE.sub(" ", fold(candidate.quote or candidate.statement))
     return RESTATED.search(quote) is not None and CHANGE_OF_PLAN.search(quote) is None
 
 
@@ -345,7 +363,13 @@ def _by_rules(
             # the person's change replaces their own rule before a colleague's view of it ("阿杰觉得 retries
             # 应该开到 3" beside "retries are 2 on CI"): a view is settled by it, not the thing it changes
             views = {item.id for _, item, _ in scored if REPORTED.search(fold(item.statement))}
-            linked.sort(key=lambda verdict: verdict.kind in _CHANGES and verdict.known_id in views)
+            # …and a change is of the thing named before its change word, not of its new value: "TestFlight
+            # 改回 Xcode Cloud" changes how TestFlight builds, not a rule that names Xcode
+            subject = _changed_subject(candidate)
+            about = {item.id for _, item, theirs in scored if subject & keys_of(theirs)}
+            linked.sort(
+                key=lambda v: (v.kind in _CHANGES and v.known_id in views, bool(about) and v.known_id not in about)
+            )
         if linked or found:
             return _turned_down(candidate, linked, scored) or (linked or found)[0]  # "new" only where none relates
     scored.sort(key=lambda entry: -entry[0])

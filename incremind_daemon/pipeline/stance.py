@@ -15,7 +15,7 @@ import logging
 import re
 from collections.abc import Iterable, Set
 
-from incremind_daemon.pipeline.cues import MOVED_TO, fold
+from incremind_daemon.pipeline.cues import FROM_THEN_ON, MOVED_TO, fold
 from incremind_daemon.pipeline.features import CONCEPT_NAMES, Features, features_of, keys_of, numbers_of
 
 log = logging.getLogger(__name__)
@@ -148,7 +148,7 @@ CHANGE = re.compile(
         + r"|mov(?:e|es|ed|ing) (?:to|from|off)|migrat(?:e|es|ing) (?:to|from|off)"
         r"|now use|(?:use|uses|using) [\w.+#-]+ now|migrated|chang(?:e|es|ed|ing) to|upgrad(?:e|es|ed|ing) to"
         r"|no longer|correction|change of plans?"
-        r"|from now on|going forward|instead"
+        r"|from now on|going forward|instead|(?:from|starting|as of) (?:today|tomorrow|this week|next week)"
         r"|not (?!only|just)[\w./~-]+(?: [\w./~-]+){0,2},? but(?! also)"
         r"|(?:go|goes|going|went) (?:down|up|back) to"
         r"|got (?:pushed|moved|bumped)|(?:we're|we are) on|bumped|now (?:on|at|is|are)|is now|are now"
@@ -156,20 +156,22 @@ CHANGE = re.compile(
     )
     + r"|其实|实际上|改用|换成|改为|改成|替换|纠正|更正|不再|换用|迁移(?:到|至)|迁到|搬到|升到|升级到|现在用"
     r"|以后不|" + _NOT_BUT + r"|改到|推迟|提前|延期|延后|以后(?:都|就|一律|统一|全|只)|今后|从现在起|从今天起"
-    r"|不用[^，。]{0,15}了|现在是|升级到|换到|被回收|下线了|退役|作废|取消了" + f"|{_ALLOWED_NOW}"
+    r"|不用[^，。]{0,15}了|现在是|升级到|换到|被回收|下线了|退役|作废|取消了|改回(?![来去])|换回(?![来去])|切回(?![来去])"
+    + f"|{_ALLOWED_NOW}|{FROM_THEN_ON}"
 )
 # what a document says to replace an older rule; a person's own newer words replace it anyway
 CHANGE_OF_PLAN = re.compile(
     _words(
-        r"switch(?:es|ed|ing)? (?:to|from|off)|change of plans?|from now on|going forward|no longer|moved? to|"
+        r"switch(?:es|ed|ing)? (?:to|from|off)|change of plans?|from now on|going forward|no longer|moved? to"
+        r"|(?:from|starting|as of) (?:today|tomorrow|this week|next week)|"
         + _OBJECT_TO
         + r"|mov(?:es|ing) to|mov(?:e|es|ed|ing) (?:from|off)|migrat\w* (?:to|from|off)"
-        r"|moved:|(?:is|are) now|any ?more"
+        r"|moved:|(?:is|are) now|any ?more|(?:go|goes|going|went) back to"  # back to an old choice is a change too
     )
     + r"|改用|换成|改为|改成|以后不|不再|"
     + _NOT_BUT
-    + r"|现在改|换用|以后(?:都|就|一律|统一)|今后"
-    r"|从现在起" + f"|{_ALLOWED_NOW}|{MOVED_TO}"
+    + r"|现在改|换用|以后(?:都|就|一律|统一)|今后|改回(?![来去])|换回(?![来去])|切回(?![来去])"
+    r"|从现在起" + f"|{_ALLOWED_NOW}|{MOVED_TO}|{FROM_THEN_ON}"
 )
 # a word that sets a thing to a new value: what follows it is the value ("组会改到周四下午 2 点",
 # "timeout 放宽到 180 秒", "cutting it to 10 min a day", "now due April 8")
@@ -178,14 +180,14 @@ _VALUE_CHANGE = re.compile(
         r"(?:mov(?:e|ed|ing)|push(?:ed|ing)?|pull(?:ed|ing)?|bump(?:ed|ing)?|rais(?:e|ed|ing)|increas(?:e|ed|ing)"
         r"|lower(?:ed|ing)?|reduc(?:e|ed|ing)|cut(?:ting)?|drop(?:ped|ping)?|extend(?:ed|ing)?|shorten(?:ed|ing)?"
         r"|chang(?:e|es|ed|ing)|switch(?:ed|ing)?|reschedul(?:e|ed|ing)|upgrad(?:e|es|ed|ing))"
-        r"(?: (?:it|that|this|them|the \w+|back|down|up|over|forward))* to",
+        r"(?: (?:it|that|this|them|the \w+(?: run| job| build| meeting| call)?|back|down|up|over|forward))* to",
         r"(?:is|are) now(?: due| at| on| in)?",
-        r"(?:go|goes|going|went|gone) (?:down|up|back) to",
+        r"(?:go|goes|going|went|gone) (?:down|up|back) to|(?:goes|went|gone) to(?= \d)",  # "goes to 27°C now"
         r"now due",
     )
     + f"|{MOVED_TO}"
     + r"|改成|改为|延到|放宽到|收紧到|调到|调成|调整到|调整为|提高到|降到|降低到|增加到|加到|减少到|减到|缩短到|延长到"
-    r"|换到|改在|升到|升级到|升级成|降到|降级到"
+    r"|换到|改在|升到|升级到|升级成|降到|降级到|改了去?(?=\s*(?:礼拜|周|星期|\d))"  # Cantonese's "改咗礼拜三晚"
 )
 _VALUE_END = re.compile(r"[，。；;,!?！？\n]|\.(?!\d)|(?<![a-z])(?:not|instead|but|and)(?![a-z])|不是|而|但")
 _MEASURE_UNITS = (
@@ -199,6 +201,7 @@ _MEASURE_UNITS = (
     ("percent", r"%|percent|％"),
     ("size", r"[kmgt]i?b|[kmgt]"),
     ("pixel", r"px"),
+    ("temperature", r"°\s?c|°\s?f|℃|℉|度"),
     ("money", r"元|块|rmb|usd|eur|dollars?|\$"),
 )
 _MEASURE = re.compile(
@@ -218,13 +221,18 @@ def _measures(folded: str) -> dict[str, frozenset[str]]:
     return {kind: frozenset(values) for kind, values in found.items()}
 
 
+# a count with no unit: "batch size 改做 200" beside "BATCH_SIZE 暂时用 50 先" (not a version, a date or an hour)
+_COUNT = re.compile(r"(?<![\w.:/-])\d{1,6}(?![\w.:/%°℃-]|\s*(?:[/月日号点時时]|个?小时|分钟|秒|天|度|%))")
+
+
 def _values(features: Features, folded: str) -> dict[str, frozenset[str]]:
-    """Return a text's values by kind: dates, times of day, days of the week and measured amounts."""
+    """Return a text's values by kind: dates, times of day, days of the week, measured amounts and counts."""
     out = {unit: values for unit, values in features.units.items() if unit in ("@date", "@clock")}
     days = keys_of(features) & _WEEKDAYS
     if days:
         out["@weekday"] = days
-    return out | _measures(folded)
+    counts = frozenset(_COUNT.findall(folded))
+    return out | ({"@count": counts} if counts else {}) | _measures(folded)
 
 
 def moved_value(quote: str, mine: Features, their_text: str, theirs: Features) -> bool:
@@ -255,8 +263,9 @@ def moved_value(quote: str, mine: Features, their_text: str, theirs: Features) -
 
 
 def sets_amount(folded: str) -> bool:
-    """Tell whether a change word sets something to a measured amount: "超时改成 5 秒", "bump the TTL to 300s"."""
-    return any(_measures(value) for value in _set_texts(folded))
+    """Tell whether a change word sets something to a measured amount or an hour: "超时改成 5 秒", "bump the TTL
+    to 300s", "move the nightly run to 3:30"."""
+    return any(_measures(value) or "@clock" in features_of(value).units for value in _set_texts(folded))
 
 
 def _set_texts(folded: str) -> list[str]:
@@ -282,10 +291,10 @@ RESTATED = re.compile(
         r"(?: (?:you|the \w+(?: \w+)?|before|earlier|already|last time))*"
         r"|(?:i|we)(?:'ve| have)? (?:already )?(?:said|told you) (?:this|that|so)(?: before)?|as before",
         r"i(?:'ve| have)? told you (?:before|already|this before|many times|last time|the other day)",
-        r"as (?:usual|always)|same as (?:always|usual)",
+        r"as (?:usual|always)|same as (?:always|usual)|same as (?:every|all (?:the )?other|the other) \w+",
     )
     + r"|还是那句话|(?:我|之前|上次|早就|已经)+(?:跟你|和你)?(?:说过|讲过|提过|强调过)(?:了|的)?|又确认了?一遍"
-    r"|再(?:说|强调|重复)一(?:遍|次)|重申一下|老规矩|跟之前一样|跟以前一样|(?:跟你)?说(?:了|过)多少(?:次|遍)"
+    r"|再(?:说|强调|重复)一(?:遍|次)|重申一下|老规矩|[跟和同](?:之前|以前|其他[^，。]{1,8})一样|(?:跟你)?说(?:了|过)多少(?:次|遍)"
 )
 # a tail that only says it was said before, which a statement leaves: "— I told you last time", "，上次跟你说过了"
 RESTATED_TAIL = re.compile(r"(?:\s*[—–]+\s*|\s+-{1,2}\s+|\s*[,，;；]\s*)(?:" + RESTATED.pattern + r")[吧啊]?$", re.I)
@@ -306,7 +315,8 @@ _TURNED_DOWN = re.compile(
 )
 _USED = re.compile(
     r"(?:(?<![a-z])(?:use|using|uses|go with|switch(?:ed)? to|move to|stick with|prefer|pick|install|run|runs on"
-    r"|on|with)\s+(?:the\s+|a\s+)?|(?:就用|改用|换成|换到|都用|一律用|统一用|用|走|上|采用|选)\s*)(?P<thing>[a-z0-9][\w.+#-]*)"
+    r"|(?:go|goes|going|went) (?:back to|through)|on|with)\s+(?:the\s+|a\s+)?"
+    r"|(?:就用|改用|换成|换到|都用|一律用|统一用|改回(?![来去])|换回(?![来去])|切回(?![来去])|用|走|上|采用|选)\s*)(?P<thing>[a-z0-9][\w.+#-]*)"
 )
 _DENIED = re.compile(
     r"(?:(?:不要|不用|不|别|不再|禁止|不能|不应该?|没)[再也都还]?"

@@ -627,6 +627,35 @@ def test_a_clipped_article_in_the_inbox_proposes_only_the_readers_own_words(
 
 
 @pytest.mark.parametrize(
+    ("candidate", "known"),
+    [
+        # a count moved, with no unit: written Cantonese, and English
+        ("SP-API 嘅 quota 批咗，batch size 改做 200。", "`SYNC_BATCH_SIZE` 暂时用 50 先，quota 批落嚟之前唔好调大"),
+        ("The quota came through, so bump the batch size to 200.", "Batch size stays at 50 until the quota is in"),
+        # a weekday moved, the Cantonese way and the Mandarin way
+        ("羽毛球由今个礼拜开始改咗礼拜三晚，礼拜四晚唔使留空喇。", "逢礼拜四晚七点后去打羽毛球，唔好约嘢"),
+        ("羽毛球从这周开始改到周三晚，周四晚不用留空了。", "每周四晚七点后去打羽毛球，别约别的事"),
+        ("AC threshold goes to 27°C now.", "Use 28°C as the AC threshold"),
+    ],
+)  # fmt: skip
+def test_a_value_moved_in_cantonese_or_without_a_unit_supersedes(candidate: str, known: str) -> None:
+    assert _relation(candidate, known) == "supersedes"
+
+
+@pytest.mark.parametrize(
+    ("candidate", "known"),
+    [
+        ("PR titles start with the Jira key in brackets, like [OMS-2315] Switch FX source to Wise — same as every PR"
+         " in this repo.", "PR titles start with [OMS-<number>], e.g. `[OMS-2291] Add refund_reason`"),
+        ("PR 标题要用 [OMS-编号] 开头，比如「[OMS-2315] 汇率来源换成 Wise」，跟其他 PR 一样。",
+         "PR title 要用 [OMS-编号] 开头，例如 `[OMS-2291] Refund 加 refund_reason 字段`"),
+    ],
+)  # fmt: skip
+def test_a_change_word_inside_an_example_is_no_change_of_a_rule_said_again(candidate: str, known: str) -> None:
+    assert _relation(candidate, known) == "repeat"
+
+
+@pytest.mark.parametrize(
     "turn",
     [
         "TestFlight builds come from Xcode Cloud — the Release workflow picks up every push to main.",

@@ -172,6 +172,9 @@ def test_a_rule_said_to_put_the_agent_right_is_a_correction(use_m3: Embedder, te
     [
         ("银行通道那边调用超时先定 3 秒，超时就按处理中返回。", "银行通道那边调用超时先定 3 秒，超时就按处理中返回"),
         ("银行通道的超时改成 5 秒吧，3 秒在晚高峰太容易误判成失败了。", "银行通道的超时改成 5 秒"),
+        # found on a fresh half: a setting that "goes to" its new amount, and a schedule moved to an hour
+        ("天气开始热喇. AC threshold goes to 27°C now.", "AC threshold goes to 27°C now"),
+        ("1) Move the nightly run to 3:30.\n\n2) Can you look at the bucket size too?", "Move the nightly run to 3:30"),
     ],
 )
 def test_a_setting_fixed_or_moved_to_an_amount_is_a_decision(use_m3: Embedder, text: str, statement: str) -> None:
@@ -584,3 +587,53 @@ def test_the_clock_a_person_keeps_holds_everywhere_and_a_path_of_the_repo_here(
 def test_a_tool_named_for_everywhere_is_a_standing_choice_the_model_does_not_drop(use_m3: Embedder, text: str) -> None:
     """Found on a fresh half: a short "anyhow everywhere" read weakly to the model and was dropped."""
     assert len(extract_candidates(text, conversational=True, reader=reader_for(use_m3))) == 1
+
+
+@pytest.mark.parametrize(
+    ("text", "conversational"),
+    [
+        ("- 逢礼拜四晚七点后去打羽毛球，唔好约嘢。", False),  # written Cantonese, read as the Mandarin below
+        ("- 每周四晚七点后去打羽毛球，别约别的事。", False),
+        ("羽毛球由今个礼拜开始改咗礼拜三晚，场地换咗去天河体育中心。", True),
+        ("So TestFlight goes back to Xcode Cloud, same Release workflow on pushes to main as before.", True),
+    ],
+)
+def test_written_cantonese_and_a_return_to_an_old_choice_are_read_as_lasting(
+    use_m3: Embedder, text: str, conversational: bool
+) -> None:
+    found = extract_candidates(text, conversational=conversational, reader=reader_for(use_m3))
+    assert len(found) == 1, found
+
+
+@pytest.mark.parametrize(
+    ("said", "changed", "beside", "ordered"),
+    [
+        # a return to an old choice "as before" is a change of the current one, not a rule said again
+        ("So TestFlight goes back to Xcode Cloud, same Release workflow on pushes to main as before",
+         "TestFlight: until further notice it goes through the fastlane beta lane on GitHub Actions",
+         "The app target is in Swift 6 language mode and it stays there, I'm not giving that back for one Xcode update",
+         True),
+        ("TestFlight 出包换回 Xcode Cloud，跟以前一样", "TestFlight 暂时改用 GitHub Actions 上的 fastlane 出包",
+         "App target 保持 Swift 6 language mode，不会为了一次 Xcode 更新退回去", True),
+        # a note that says from when a new tool holds, read with no order between it and what it changes,
+        # beside a rule that shares the word "new" with it
+        ("From today new migrations are goose SQL files in api/db/migrations",
+         "Migrations are golang-migrate, numbered up/down pairs in api/db/migrations",
+         "Migrations that have run on prod are frozen: if something's wrong you add a new migration file", False),
+        ("从今天起新的 migration 都用 goose 的 SQL 文件，放在 api/db/migrations",
+         "migration 用 golang-migrate，up/down 成对放在 api/db/migrations",
+         "跑过 prod 的 migration 一律不改，有问题就加一个新的 migration 文件", False),
+    ],
+)  # fmt: skip
+def test_a_return_to_an_old_choice_or_a_change_from_today_supersedes_what_it_changes(
+    use_m3: Embedder, said: str, changed: str, beside: str, ordered: bool
+) -> None:
+    vectors = use_m3.embed_passages([said, changed, beside])
+    known = [
+        Known(n, text, "", "decision", float(vectors[0] @ vectors[n]), "project")
+        for n, text in ((1, changed), (2, beside))
+    ]
+    candidate = Candidate(said, "decision", "", said, 0, len(said), "project")
+    reading = relation_reader_for(use_m3)
+    relation = relate(candidate, known, repeat_similarity=0.8, related_similarity=0.4, ordered=ordered, reading=reading)
+    assert (relation.kind, relation.known_id) == ("supersedes", 1)
