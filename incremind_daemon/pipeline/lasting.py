@@ -25,7 +25,7 @@ def words(*phrases: str) -> str:
 
 _IMPERATIVE_VERBS = (
     "add|adjust|answer|ask|avoid|back up|break|build|bump|cache|call|check|clear|close|commit|configure|copy|create"
-    "|delete|deploy|disable|do|don't|drink|eat|enable|explain|export|focus|keep|leave|limit|log|make|mark|measure"
+    "|delete|deploy|disable|do|don'?t|drink|eat|enable|explain|export|focus|keep|leave|limit|log|make|mark|measure"
     "|merge|move|never|always|note|open|pin|practice|practise|prefer|put|read|rebase|recall|record|reduce|remember"
     "|remove|rename|repeat|restart|retry|review|rotate|run|save|schedule|set|skip|sleep|space|split|start|stop"
     "|store|study|switch|take|test|try|turn|update|upgrade|use|wait|warm up|watch|write|flush|subscribe|poll"
@@ -59,9 +59,9 @@ COMMUNICATION = re.compile(
         r"be (?:brief|concise|terse|direct)",
         r"no (?:long )?(?:summaries|summary|recaps?|preamble|apologies)",
         r"(?:skip|drop|leave out|cut) (?:the |any |your )?(?:final )?(?:recaps?|summar(?:y|ies)|preamble)",
-        r"(?:don't|do not|never) guess(?! (?:the|a|an|its|their|from)\b)"
-        r"|say (?:so|that you don't know|you don't know) (?:instead of|rather than) guess",
-        r"(?:don't|do not|stop|never) (?:summari[sz]e|recap|apologi[sz]e|explain everything)",
+        r"(?:don'?t|do not|never) guess(?! (?:the|a|an|its|their|from)\b)"
+        r"|say (?:so|that you don'?t know|you don'?t know) (?:instead of|rather than) guess",
+        r"(?:don'?t|do not|stop|never) (?:summari[sz]e|recap|apologi[sz]e|explain everything)",
         r"comments? (?:in|should be in|can be in|may be in) (?:english|chinese)",
     )
     + r"|用(?:繁体|简体)?中文|说中文|讲中文|回复中文|中文回[复答]|英文回[复答]|用英文回"
@@ -84,7 +84,11 @@ STANDING = re.compile(
         r"by default",
         r"as a rule",
         r"no more",
-        r"(?:don't|do not) ever",
+        r"(?<!the )(?<!that's )(?<!for )(?<!until )next time(?!:| (?:we|i|you) (?:meet|talk|see))",
+        # a rule recalled ("No prefixes, remember.") and one that turns a kind of thing down ("No emojis.")
+        r"(?:^|[,;] )remember[.!]*$|^remember[,:]",
+        r"^no (?!worries|problems|thanks|ideas|changes|errors|issues|tests? (?:fail|pass))[a-z-]+s(?=[,.!;]|$)",
+        r"(?:don'?t|do not) ever",
         r"at all times",
         r"in (?:this|our|the) (?:repo|project|codebase)",
         r"(?:every|each) (?:single |new )?[a-z]+",
@@ -95,7 +99,7 @@ STANDING = re.compile(
         r", no [a-z][\w.-]*(?=\s*(?:$|[,.;—]))",
         r"make sure (?:to|you)",
         r"remember to",
-        r"don't forget to",
+        r"don'?t forget to",
         r"(?:should|must) (?:always|never|be)",
         r"^(?:about|regarding|as for) [^:,]{1,40}:",
         r"first\b.{1,60}\bthen",
@@ -106,7 +110,7 @@ STANDING = re.compile(
         r"^(?:on|for|in) [\w-]+ (?:machines?|boxes|hosts?|servers?|branches|repos?|builds?)\b",
         r"^no [a-z][\w.-]* (?:pls|please)",
         r"i want \S+ to (?:have|be|use|stay|keep|run)",
-        r"^for (?:all |every |any )?[a-z][a-z ]{1,30}(?:,\s*|\s+)(?:add|use|keep|put|write|always|never|don't|prefer)",
+        r"^for (?:all |every |any )?[a-z][a-z ]{1,30}(?:,\s*|\s+)(?:add|use|keep|put|write|always|never|don'?t|prefer)",
         r"^(?:before|after|when|whenever) [a-z]+ing\b",
         r"^(?:after|once|when|whenever|if) (?:you|we) (?:touch|change|edit|add|update|bump|modify|rename|create"
         r"|upgrade|remove|delete)\w{0,2} (?:any|an?)\b",  # "after you touch any Drift table, run build_runner"
@@ -118,33 +122,35 @@ STANDING = re.compile(
         r"one (?:concern|thing|change|feature|fix|topic|model) per (?:pr|mr|commit|branch|review)",
         r"make [^.;,]{1,40} the default",
     )
-    + r"|(?:^|[,;—–] |[，；—])\s*(?:don't|do not|never|no need to|stop) (?!worry|know|care|think|mind|bother)[a-z]+"
+    + r"|(?:^|[,;—–] |[，；—])\s*(?:don'?t|do not|never|no need to|stop) (?!worry|know|care|think|mind|bother)[a-z]+"
     r"(?! (?:anything|it|this|that|these|those|them)\b)"
     r"|凡是|^(?:所有|任何)[^，。]{1,16}都|^(?:关于|至于)[^：:，,]{1,20}[：:]|(?:^|[，,；;\s])\s*(?:你|也|都|就|千万|你也)?(?:别|不要|不能|不许|不准|不用|唔好)(?!管|急|担心|客气|动|搞|的|人)\s*[a-z\u4e00-\u9fff]"
     r"|先[^。；;]{1,40}(?:再|然后)|默认|预设|(?:^|[\s\u4e00-\u9fff])(?<!能)用\s*[a-z][\w.-]+|只(?:跑|用|在|要|写|装|留|能)"
     r"|只能|只用|只在|只喝|只吃|只允许|[^，。]{1,20}要[^，。]{1,30}[，,]\s*(?:不然|否则)|以后|今后|从现在起|从今以后|往后|每次|一律|统一|永远|始终|总是用|一直(?:都|用)|都要|务必|一定要|必须|禁止|不许|不准"
-    r"|千万(?:别|不要)|记得|别忘了|所有(?:的)?(?:代码|文件|组件|接口|测试|提交|项目)"
+    r"|千万(?:别|不要)|记得|别忘了|[，,]\s*记住[。！!]*$|^记住[，,：:]|所有(?:的)?(?:代码|文件|组件|接口|测试|提交|项目)"
     # when a rule holds, as "when writing …," says in English: "写博客文章的时候，中英文之间加空格"
     r"|^(?![^，。]*(?:了|发现|突然|结果))[^，。]{2,16}(?:的时候|之前|以前|之后)[，,]"
     # what recurs, as "every Thursday" does in English: "每周四下午 3 点发版", "每天早上先看告警"
     r"|每(?:周|星期|礼拜)[一二三四五六日天]|每(?:天|日|晚|个?月|年)(?:早上|上午|中午|下午|晚上)?"
+    # a rule for a kind of thing, as "payment PRs need …" says: "payment 相关的 PR 要找阿Ben review"
+    r"|^[^，。]{1,16}(?:相关|有关)的\s*[a-z\u4e00-\u9fff]{1,8}\s*(?:都|一律)?(?:要|必须|得)(?!不要)"
 )
 PREFERENCE = re.compile(
     words(
         r"i (?:really |much |strongly |generally )?(?:prefer|like|love|hate|dislike|enjoy|can't stand)",
         r"i(?:'d| would) rather",
         r"i (?:always|usually|never|tend to|normally) (?:use|write|run|pick|choose|keep|put|read|work|go|do)",
-        r"(?:i|we) (?:don't|do not) (?:like|want)",
+        r"(?:i|we) (?:don'?t|do not) (?:like|want)",
         r"my (?:favorite|favourite|preferred|go-to)",
         r"(?:please )?(?:always|never|only) use",
-        r"(?:don't|do not|never) use",
+        r"(?:don'?t|do not|never) use",
         r"use \S+(?: \S+)?,? (?:not|instead of|rather than|over)",
         r"(?:we|this (?:repo|project|codebase)|the (?:repo|project|codebase)) (?:uses?|is on|runs on|sticks? to)",
         r"(?:this|it)(?:'s| is) an? \S+ (?:repo|project|codebase|shop|monorepo)",
         r"(?:we|i) (?:use|write|keep|run) \S+ for",
         r"my habit is",
         r"i(?:'m| am) on (?!it|that|this|the|my way|call|leave|vacation)[a-z][\w.-]*",
-        r"(?:we|i) (?:don't|do not|never) "
+        r"(?:we|i) (?:don'?t|do not|never) "
         r"(?!know|think|need|have|see|get|understand|care|buy|agree|mind|remember|recall)[a-z]+",
         r"^(?:use|format|write|name|keep|store|call|prefix|wrap|log|pin|test|mock|build) [^,.;]{1,40}"
         r" (?:with|using|via|through|in|under) [a-z][\w.-]*",
@@ -201,7 +207,8 @@ DECISION = re.compile(
         r"move (?:the |our |my |its )?(?:[\w-]+ ){0,3}?to \d{1,2}(?::\d{2}|\s?[ap]m)(?![\w:])",
     )
     + r"|决定|(?<!搞)定了|定下来|拍板|结论[是:：]|就用|就定|先定|定[成为]|选定|选了"
-    r"|采用|改用|换成|改成|改为|迁到|搬到|升到|升级到|降到|不用[^，。！？,.!?]{0,15}了|先不|放弃" + f"|{MOVED_TO}|延到"
+    r"|采用|改用|换成|改成|改为|迁到|搬到|升到|升级到|降到|不用[^，。！？,.!?]{0,15}了|先不|放弃"
+    + f"|{MOVED_TO}|延到"
     + f"|{FROM_THEN_ON}"
     r"|(?:我们|组里|团队)[^，。]{0,30}(?:去掉|砍掉|弃用|停用|下掉)了"  # what we gave up: "我们上周把 GE 去掉了"
 )
@@ -351,7 +358,7 @@ HEDGE = re.compile(
         r"|haven't decided|not decided|undecided|tbd|todo"
         r"|^if we ever|what if|might|probably|we could|could we|let's see|let me think|for now|for this (?:one|task|pr)"
         r"|just this once|this time|asked (?:whether|if)|wondered|for this run|in this (?:pr|change|branch|commit)"
-        r"|i guess|i suspect|my guess|(?:don't|do not)\b[^.;]{0,60}\byet"  # "Don't wire it into the hot path yet"
+        r"|i guess|i suspect|my guess|(?:don'?t|do not)\b[^.;]{0,60}\byet"  # "Don't wire it into the hot path yet"
     )
     + r"|不太确定|(?<!说)不确定(?!就说|的话就说)|也许|或许|(?<!说)不知道(?!就说|的话就说)"
     r"|待确认|还没决定|没决定|待定|有待"
@@ -464,6 +471,8 @@ def one_off(folded: str) -> bool:
 GENERAL = re.compile(
     words(
         r"always|never|from now on|going forward|every|all|any|anything|in future|in the future|by default|ever",
+        # "give me the diff next time"; not "that's next time" (later) nor "Next time: …" (a to-do)
+        r"(?<!the )(?<!that's )(?<!for )(?<!until )next time(?!:| (?:we|i|you) (?:meet|talk|see))",
         # a step before each commit or push is a standing one: "run spotlessApply before you commit anything"
         rf"before (?:you |we |i )?{_EACH_STEP}",
     )

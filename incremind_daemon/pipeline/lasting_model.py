@@ -16,6 +16,7 @@ import functools
 import json
 import logging
 import math
+import re
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -116,9 +117,14 @@ def features(vectors: npt.NDArray[np.float32], conversational: bool) -> npt.NDAr
     return np.hstack([vectors.astype(np.float64), flag])
 
 
+# a contraction typed without its apostrophe, as many type in chat: "dont add comments", "it doesnt build"
+_BARE_CONTRACTION = re.compile(r"\b(do|does|did|ca|wo|is|are|was|were|should|would|could|have|has)nt\b", re.I)
+
+
 def sentence_text(text: str) -> str:
-    """The form of a sentence that is embedded: its words on one line, Cantonese's in Mandarin."""
-    return " ".join(as_mandarin(text).split())
+    """The form of a sentence that is embedded: its words on one line, Cantonese's in Mandarin, "dont" as
+    "don't"."""
+    return " ".join(_BARE_CONTRACTION.sub(r"\1n't", as_mandarin(text)).split())
 
 
 @functools.cache

@@ -99,7 +99,9 @@ _ZH_TOPIC = re.compile(
 # a subject before a colon: what follows may open with a lead-in of its own ("对外回调：定了，所有回调都带签名")
 _SUBJECT = re.compile(r"^([^，,。:：\s]{1,12})[:：]\s*(?=\S)")
 _ZH_PARTICLE_END = re.compile(r"(?<=[\u4e00-\u9fff\w])\s*[吧啊呀哈哦啦嘛噢哟]+$")
-_EN_POLITE_END = re.compile(r"(?:,?\s+(?:please|pls|thanks|thank you|ok|okay)|\s*\(?please\)?)$", re.I)
+_EN_POLITE_END = re.compile(
+    r"(?:,?\s+(?:please|pls|thanks|thank you|ok|okay)|\s*\(?please\)?|[,，]\s*(?:remember|记住了?))$", re.I
+)
 _EMPHASIS = re.compile(r"\*\*|__|~~|(?<!\w)\*(?=\S)|(?<=\S)\*(?!\w)")
 _LINK = re.compile(r"!?\[([^\]\n]*)\]\(([^)\s]*)\)")
 _IDENTIFIER = re.compile(r"[\d_./\\-]|[a-z][A-Z]")  # a digit, a separator or a camel hump: as written

@@ -637,3 +637,26 @@ def test_a_return_to_an_old_choice_or_a_change_from_today_supersedes_what_it_cha
     reading = relation_reader_for(use_m3)
     relation = relate(candidate, known, repeat_similarity=0.8, related_similarity=0.4, ordered=ordered, reading=reading)
     assert (relation.kind, relation.known_id) == ("supersedes", 1)
+
+
+@pytest.mark.parametrize(
+    ("turn", "statement"),
+    [
+        # found on a fresh half: a rule said for next time, one recalled with "remember", a rule for a kind of thing
+        ("Just give me the diff next time, I don't need the whole file pasted back. Anyway, looks right.",
+         "Give me the diff next time, I don't need the whole file pasted back"),
+        ("下次直接给我 diff 就行，不用把整个文件贴回来。", "下次直接给我 diff 就行，不用把整个文件贴回来"),
+        ("No prefixes, remember.", "No prefixes"),
+        ("dont add comments that just restate the code", "Dont add comments that just restate the code"),
+        ("commit message 不要加前缀，记住。", "commit message 不要加前缀"),
+        ("payment 相关的 PR 要找阿Ben（何俊彬）review，他管 payment 模块。",
+         "payment 相关的 PR 要找阿Ben（何俊彬）review，他管 payment 模块"),
+        ("Payment PRs need a review from Ben, he owns the payment module.",
+         "Payment PRs need a review from Ben, he owns the payment module"),
+    ],
+)  # fmt: skip
+def test_a_rule_for_next_time_recalled_or_for_a_kind_of_thing_is_found(
+    use_m3: Embedder, turn: str, statement: str
+) -> None:
+    found = [c.statement for c in extract_candidates(turn, conversational=True, reader=reader_for(use_m3))]
+    assert found == [statement]
