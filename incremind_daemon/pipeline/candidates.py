@@ -107,6 +107,7 @@ _KEY_VALUE = re.compile(
 # an ask that opens on someone to do it: what it changes is the task at hand
 _ASKED_CHANGE = re.compile(
     r"(?:please |pls )?(?:can|could|would) you\b|(?:please |pls )?help me\b|(?:请|麻烦)?(?:你)?(?:帮我|帮忙|麻烦你?)"
+    r"|(?=[^，。,;]*试试看?(?:[，,。！!]|$))"  # "把这个 join 改成 broadcast 试试": a trial, once
 )
 # an ask that closes on what to do with it now: show it, plan it, run it
 _NOW_TAIL = re.compile(
@@ -548,8 +549,12 @@ def _lasts_in_conversation(folded: str, matched: frozenset[str]) -> bool:
     if not strong or EXPLANATION.match(folded):
         return False
     standing = strong - {ENTITY.pattern}
-    if REQUEST.search(folded) and not (standing - {COMMUNICATION.pattern, STANDING.pattern} or GENERAL.search(folded)):
-        return False  # an ask for the task at hand; "用 X 跑一下" names a tool, it sets no rule
+    if REQUEST.search(folded) and not (
+        standing - {COMMUNICATION.pattern, STANDING.pattern, EVENT.pattern} or GENERAL.search(folded)
+    ):
+        return (
+            False  # an ask for the task at hand; "用 X 跑一下" names a tool, "Swap it for … (got them last night)" too
+        )
     if _ASKED_CHANGE.match(folded) and standing <= {DECISION.pattern} and not GENERAL.search(folded):
         return False  # "帮我把 fetchPlans 改成 async/await", "can you switch the test to vitest": this change, once
     if _NOW_TAIL.search(folded) and not GENERAL.search(folded):

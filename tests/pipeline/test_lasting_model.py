@@ -660,3 +660,34 @@ def test_a_rule_for_next_time_recalled_or_for_a_kind_of_thing_is_found(
 ) -> None:
     found = [c.statement for c in extract_candidates(turn, conversational=True, reader=reader_for(use_m3))]
     assert found == [statement]
+
+
+@pytest.mark.parametrize(
+    "turn",
+    [
+        "next time we meet let's talk about the roadmap",
+        "The painter needs labels and a selected-month highlight, that's next time.",
+        "Next time: put the AC threshold in an input_number helper so Mandy can change it from her phone.",
+        "No worries, thanks.",
+        "登录相关的 bug 要修一下",
+        # found on the tuning halves: the task at hand, with a default, a file path or a trial in it
+        "帮我把 settle-app 里 CutoverProperties 的默认日期和 docs/runbook/cutover.md 里的日期都改一下",
+        "Swap it for next/font/local with the Inter woff2 files in /public/fonts (I grabbed them last night)",
+        "把这个 join 改成 broadcast 试试，dim_driver 也就 80MB 左右",
+        "tests → data_tests 可以，一次性全改，改完 parse 一下确认没有 warning",
+    ],
+)
+def test_a_later_plan_a_polite_no_or_the_task_at_hand_is_no_rule(use_m3: Embedder, turn: str) -> None:
+    assert extract_candidates(turn, conversational=True, reader=reader_for(use_m3)) == []
+
+
+@pytest.mark.parametrize(
+    ("turn", "statement"),
+    [
+        ("默认用 pnpm，别用 npm。", "默认用 pnpm，别用 npm"),
+        ("Replace it with a plain struct, always.", "Replace it with a plain struct, always"),
+    ],
+)
+def test_a_default_or_a_change_said_to_hold_always_is_still_a_rule(use_m3: Embedder, turn: str, statement: str) -> None:
+    found = [c.statement for c in extract_candidates(turn, conversational=True, reader=reader_for(use_m3))]
+    assert found == [statement]
