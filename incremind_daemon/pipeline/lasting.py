@@ -453,6 +453,9 @@ _CHOSEN = re.compile(
     r"(?:用|走|(?<![a-z])(?:use|run))\s*[a-z][\w.+#/-]*|^[a-z][\w.+#-]* everywhere(?![a-z])"
     r"|(?<![a-z])switch(?:es|ed)? [\w -]{1,30}? from [a-z][\w.+#-]* to [a-z][\w.+#-]*"
     r"|用\s*[a-z][\w./+#-]*\s*这个(?:库|包|工具|框架|插件)"
+    # a step always taken before another: "PR 一律等我 review 之后再合并", "always let me review before you merge"
+    r"|(?:以后|今后|一律|统一|都要|(?<![a-z])always)[^，。,;；]{0,20}?(?:之后再|以后再|再(?:合|推|发|上线)"
+    r"|(?<![a-z])before (?:you |we )?(?:merge|push|commit|deploy|release))"
 )
 
 

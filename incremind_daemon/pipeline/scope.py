@@ -67,6 +67,8 @@ _WITH_ME = re.compile(
     + r"|(?:问|告诉|跟|提醒)我(?:确认|看|说)?|给我(?:确认|看|说)"  # "别给我用 pip" is about pip, not about me
     r"|(?:提交|push)之?前|直接推|推到 ?main|(?:不要|别|不许) ?push|自己 ?push"
 )
+# a part of the project at hand: "payment PRs go to Ben, he owns the payment module" is this project's way
+_PROJECT_PART = re.compile(r"模块|组件|(?<![a-z])(?:module|component|package|crate)s?(?![a-z])")
 _FIRST_PERSON_HABIT = re.compile(
     words(
         r"i (?:really |much |strongly |generally )?(?:prefer|like|love|hate|dislike|always|usually|never|tend to)",
@@ -105,7 +107,7 @@ def scope_of(folded: str, category: str, cues: frozenset[str]) -> str:
         return "global"
     if names_this_project(folded):  # "这个项目用 poetry，别给我用 pip install": said of this project
         return "project"
-    if STANDING.pattern in cues and _WITH_ME.search(folded):
+    if STANDING.pattern in cues and _WITH_ME.search(folded) and not _PROJECT_PART.search(folded):
         return "global"
     if category == "preference" and _FIRST_PERSON_HABIT.search(folded) and not _PROJECT_ANCHOR.search(folded):
         return "global"

@@ -15,7 +15,7 @@ import logging
 import re
 from collections.abc import Iterable, Set
 
-from incremind_daemon.pipeline.cues import FROM_THEN_ON, MOVED_TO, fold
+from incremind_daemon.pipeline.cues import FROM_DAY_ON, MOVED_TO, fold
 from incremind_daemon.pipeline.features import CONCEPT_NAMES, Features, features_of, keys_of, numbers_of
 
 log = logging.getLogger(__name__)
@@ -157,7 +157,7 @@ CHANGE = re.compile(
     + r"|其实|实际上|改用|换成|改为|改成|替换|纠正|更正|不再|换用|迁移(?:到|至)|迁到|搬到|升到|升级到|现在用"
     r"|以后不|" + _NOT_BUT + r"|改到|推迟|提前|延期|延后|以后(?:都|就|一律|统一|全|只)|今后|从现在起|从今天起"
     r"|不用[^，。]{0,15}了|现在是|升级到|换到|被回收|下线了|退役|作废|取消了|改回(?![来去])|换回(?![来去])|切回(?![来去])"
-    + f"|{_ALLOWED_NOW}|{FROM_THEN_ON}"
+    + f"|{_ALLOWED_NOW}|{FROM_DAY_ON}"
 )
 # what a document says to replace an older rule; a person's own newer words replace it anyway
 CHANGE_OF_PLAN = re.compile(
@@ -171,7 +171,7 @@ CHANGE_OF_PLAN = re.compile(
     + r"|改用|换成|改为|改成|以后不|不再|"
     + _NOT_BUT
     + r"|现在改|换用|以后(?:都|就|一律|统一)|今后|改回(?![来去])|换回(?![来去])|切回(?![来去])"
-    r"|从现在起" + f"|{_ALLOWED_NOW}|{MOVED_TO}|{FROM_THEN_ON}"
+    r"|从现在起" + f"|{_ALLOWED_NOW}|{MOVED_TO}|{FROM_DAY_ON}"
 )
 # a word that sets a thing to a new value: what follows it is the value ("组会改到周四下午 2 点",
 # "timeout 放宽到 180 秒", "cutting it to 10 min a day", "now due April 8")

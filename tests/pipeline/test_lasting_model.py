@@ -620,6 +620,13 @@ def test_written_cantonese_and_a_return_to_an_old_choice_are_read_as_lasting(
         ("From today new migrations are goose SQL files in api/db/migrations",
          "Migrations are golang-migrate, numbered up/down pairs in api/db/migrations",
          "Migrations that have run on prod are frozen: if something's wrong you add a new migration file", False),
+        # a reviewer handed over from a day on, in a meeting note: written Cantonese and English
+        ("阿Ben 下礼拜一开始调去 WMS 组，payment 模块嘅 review 以后搵 Vivian（林慧雯）",
+         "payment 相关嘅 PR 要搵阿Ben（何俊彬）review，佢管 payment 模块",
+         "汇率系每朝 9 点由 `fx.sync_boc_rates` 从中国银行牌价拉落嚟", False),
+        ("From next Monday Ben moves to the WMS team; payment module reviews go to Vivian from then on",
+         "Payment PRs need a review from Ben, he owns the payment module",
+         "FX rates are pulled every morning at 9 by fx.sync_boc_rates", False),
         ("从今天起新的 migration 都用 goose 的 SQL 文件，放在 api/db/migrations",
          "migration 用 golang-migrate，up/down 成对放在 api/db/migrations",
          "跑过 prod 的 migration 一律不改，有问题就加一个新的 migration 文件", False),
@@ -691,3 +698,21 @@ def test_a_later_plan_a_polite_no_or_the_task_at_hand_is_no_rule(use_m3: Embedde
 def test_a_default_or_a_change_said_to_hold_always_is_still_a_rule(use_m3: Embedder, turn: str, statement: str) -> None:
     found = [c.statement for c in extract_candidates(turn, conversational=True, reader=reader_for(use_m3))]
     assert found == [statement]
+
+
+@pytest.mark.parametrize(
+    ("turn", "scope"),
+    [
+        # a step always taken before another is the person's rule, in every project, however weakly it reads
+        ("PR 一律等我 review 之后再合并。", "global"),
+        ("Always let me review the PR before you merge.", "global"),
+        # …but who reviews a part of this project is this project's: "payment 模块", "the payment module"
+        ("payment 相关嘅 PR 要搵阿Ben（何俊彬）review，佢管 payment 模块。", "project"),
+        ("Payment PRs need a review from Ben, he owns the payment module.", "project"),
+    ],
+)
+def test_a_review_rule_holds_everywhere_unless_it_names_a_part_of_the_project(
+    use_m3: Embedder, turn: str, scope: str
+) -> None:
+    [candidate] = extract_candidates(turn, conversational=True, reader=reader_for(use_m3))
+    assert candidate.scope == scope
