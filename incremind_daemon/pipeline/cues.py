@@ -552,6 +552,14 @@ INTRO_CUES = re.compile(
     # "first time using you on this repo so some context before the actual problem"
     r"|^first time (?:using|with|working with) you\b|^(?:some|a bit of|quick) (?:context|background) (?:first|before)"
 )
+# a statement that introduces what others are about, a project ("Kakeibo is my personal budgeting app — …",
+# "trip-etl 是我维护的行程数仓 ETL", "It's a monorepo: …", "Stack: Django 4.2, …") or the person ("I'm Daniel Wu, …",
+# "我系陈家乐，…"): a rule about the project names it without adding to it
+INTRODUCTION = re.compile(
+    r"^(?:(?:it|this(?: repo| project)?)(?:'s| is) (?:a|an|my|our)\b|[\w.-]+ is (?:my|our)\b|(?:tech )?stack\s*[:：]"
+    r"|my name is\b|i'm (?!not\b|sure\b|fine\b|ok\b)[a-z]+(?: [a-z]+)?,"
+    r"|我(?:是|系|叫)|[\w.-]+ ?(?:是|系)我|技术栈\s*[:：])"
+)
 # a caption that says the ask follows: "Today: fct_orders has duplicates", "Problem: …", "问题："
 ASK_CAPTION = re.compile(r"^(?:today|task|problem|issue|the ask|ask|goal|bug|todo|今天|任务|问题|需求|目标)\s*[:：]")
 # a reply that takes or names a choice, so an answer to the agent's question settles it: "3-day lookback is fine",

@@ -13,7 +13,7 @@ import re
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from incremind_daemon.pipeline.cues import fold
+from incremind_daemon.pipeline.cues import INTRODUCTION, fold
 from incremind_daemon.pipeline.features import (
     CONCEPT_NAMES,
     Features,
@@ -346,6 +346,8 @@ def _by_rules(
     if not scored:
         return Relation("new", None, 0.0)
     keys = keys_of(mine)
+    # an introduction of the project or the person is named by what follows, not added to (cues.INTRODUCTION)
+    intros = {item.id for item in known if INTRODUCTION.match(fold(item.statement))}
     # the known insight that shares the most named things comes first, and of those the one they cover
     # most of ("launch moved to 3/27" is about "上线日期 3/20" more than about a note naming the launch once)
     scored.sort(key=lambda entry: -(entry[0] + _sharing(mine, entry[2])))
@@ -354,7 +356,7 @@ def _by_rules(
             _by_keys(candidate, item, mine, theirs, score, related_similarity, repeat_similarity, ordered)
             for score, item, theirs in scored
         )
-        found = [verdict for verdict in verdicts if verdict is not None]
+        found = [v for v in verdicts if v is not None and not (v.kind == "supplement" and v.known_id in intros)]
         # someone else's view matters only where it disagrees, with whichever known insight that is
         if candidate.reported:
             found = [verdict for verdict in found if verdict.kind == "different"] or found
@@ -394,6 +396,8 @@ def _by_rules(
         return _conflict(candidate, match, best, ordered)
     if _adds_nothing(mine, theirs, candidate.condition, best >= repeat_similarity):
         return Relation("repeat", match.id, round(best, 4))
+    if match.id in intros:
+        return Relation("new", None, round(best, 4))
     return Relation("supplement", match.id, round(best, 4))
 
 

@@ -665,3 +665,33 @@ def test_a_change_word_inside_an_example_is_no_change_of_a_rule_said_again(candi
 def test_what_a_projects_ci_does_on_every_push_to_main_stays_with_the_project(turn: str) -> None:
     found = extract_candidates(turn, conversational=True)
     assert found and {c.scope for c in found} == {"project"}, found
+
+
+@pytest.mark.parametrize(
+    ("candidate", "known", "kind"),
+    [
+        # a rule about a project beside the project's introduction, which it names and does not add to
+        ("Kakeibo stays offline-only: no Firebase, no Supabase, nothing that phones home.",
+         "Kakeibo is my personal budgeting app — Flutter 3.24, Riverpod 2, Drift on SQLite", "new"),
+        ("trip-etl 的 DAG 一律 catchup=False，补数走手动 backfill。",
+         "trip-etl 是我维护的行程数仓 ETL，调度用 Airflow，表全是 Delta", "new"),
+        # …or beside the person's own
+        ("Celery 的 task 一律放进 orders.sync 这条 queue。",
+         "我是陈家乐，在广州写后端，主要用 Django 和 Celery", "new"),
+        ("Every Celery task goes on the orders.sync queue.",
+         "I'm Jiale Chen, a backend dev in Guangzhou — Django and Celery", "new"),
+        # an introduction said again, in either language, is still a repeat of it
+        ("Kakeibo is my personal budgeting app, built with Flutter and Drift.",
+         "Kakeibo is my personal budgeting app — Flutter 3.24, Riverpod 2, Drift on SQLite", "repeat"),
+        ("Kakeibo 是我自己的记账 app，用 Flutter 和 Drift 写的。",
+         "Kakeibo is my personal budgeting app — Flutter 3.24, Riverpod 2, Drift on SQLite", "repeat"),
+    ],
+)  # fmt: skip
+def test_a_rule_about_a_project_is_no_supplement_of_its_introduction(candidate: str, known: str, kind: str) -> None:
+    [found] = extract_candidates(candidate, conversational=True) or [
+        Candidate(candidate, "entity", "", candidate, 0, len(candidate))
+    ]
+    # with the cosine the default model gives such a pair (0.34 for the first), as the product relates them
+    relation = relate(found, [_known(known, cosine=0.35)], repeat_similarity=0.8, related_similarity=0.4, ordered=True)
+    assert relation.kind == kind
+
