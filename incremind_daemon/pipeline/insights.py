@@ -138,6 +138,7 @@ def record_increments(
         cosines.append({insight.id: similarity for insight, similarity in near})
         pool.update((insight.id, insight) for insight, _ in near)
     out: list[Increment] = []
+    proposed: set[int] = set()  # what this source proposed so far
     for candidate, own in zip(candidates, cosines, strict=True):
         known = [(insight, own.get(insight.id)) for insight in pool.values()]
         relation = _related(candidate, known, settings, ordered=ordered, reading=reading)
@@ -149,6 +150,11 @@ def record_increments(
             live = [(insight, similarity) for insight, similarity in known if insight.id not in rejected]
             again = _related(candidate, live, settings, ordered=ordered, reading=reading)
             relation = again if again.kind in ("supplement", "supersedes", "different") else relation
+        if relation.kind == "supplement" and relation.known_id in proposed:
+            # one message's rules stand side by side ("Anyhow everywhere, no thiserror" after "Rexif is a different
+            # crate"): a sentence adds to what was said before, if to anything, not to the one next to it
+            older = [(insight, similarity) for insight, similarity in known if insight.id not in proposed]
+            relation = _related(candidate, older, settings, ordered=ordered, reading=reading)
         if candidate.reported and relation.kind != "different":
             out.append(Increment(candidate, "ignored", None, relation.known_id))
             continue  # someone else's view that agrees or adds is not the person's to remember
@@ -177,6 +183,7 @@ def record_increments(
             # later candidates of this source are compared with what it just proposed, too
             fresh = insights.get_insight(conn, increment.insight_id)
             pool[fresh.id] = fresh
+            proposed.add(fresh.id)
     return out
 
 

@@ -695,3 +695,32 @@ def test_a_rule_about_a_project_is_no_supplement_of_its_introduction(candidate: 
     relation = relate(found, [_known(known, cosine=0.35)], repeat_similarity=0.8, related_similarity=0.4, ordered=True)
     assert relation.kind == kind
 
+
+@pytest.mark.parametrize(
+    ("older", "turns", "kinds"),
+    [
+        # one session's two rules, on one crate or on migrations: side by side, neither adds to the other
+        (None, ["Rexif is a different crate and we don't use it.", "Anyhow everywhere in this crate, no thiserror."],
+         ["new", "new"]),
+        (None, ["迁移脚本一律手写 SQL。", "跑过 prod 的迁移脚本不许再改，有问题就加一个新的迁移。"], ["new", "new"]),
+        # …while what adds to a rule said before still supplements it
+        ("Thumbnails are written as WebP", ["Rexif is a different crate and we don't use it.",
+         "Thumbnails are always written as WebP next to each photo, at 512 px."], ["new", "supplement"]),
+        ("缩略图一律存成 WebP", ["Rexif 是另一个 crate，我们不用。", "缩略图一律存成 WebP，放在照片旁边，宽 512 px。"],
+         ["supplement"]),
+    ],
+)  # fmt: skip
+def test_a_sentence_supplements_what_was_said_before_not_the_rule_beside_it(
+    settings: Settings, older: str | None, turns: list[str], kinds: list[str]
+) -> None:
+    conn = _open(settings)
+    known = _confirmed(conn, older, project="photos") if older is not None else None
+    candidates = [candidate for turn in turns for candidate in said(turn)]
+    with write_transaction(conn):
+        made = record_increments(
+            conn, settings, project="photos", source_id=None, candidates=candidates, origin="local", ordered=True,
+            now=NOW,
+        )  # fmt: skip
+    assert [increment.relation for increment in made] == kinds, made
+    if known is not None:
+        assert made[-1].known_id == known
