@@ -724,3 +724,24 @@ def test_a_sentence_supplements_what_was_said_before_not_the_rule_beside_it(
     assert [increment.relation for increment in made] == kinds, made
     if known is not None:
         assert made[-1].known_id == known
+
+
+@pytest.mark.parametrize(
+    ("candidate", "known", "kind"),
+    [
+        ("Use pnpm, not npm — `pnpm jest` too.",
+         "这个仓库用 pnpm，我所有 JS 项目都用 pnpm，lockfile 是 pnpm-lock.yaml", "repeat"),
+        ("commit message 继续用 conventional commits 那种 feat: / fix: 前缀。",
+         "Commit messages use conventional-commit style (e.g. `ci: add workflow`)", "repeat"),
+        # …while a case of its own still adds to it, in any words
+        ("Use pnpm, except in the docs folder, which stays on npm.",
+         "这个仓库用 pnpm，我所有 JS 项目都用 pnpm，lockfile 是 pnpm-lock.yaml", "supplement"),
+    ],
+)  # fmt: skip
+def test_a_rule_said_in_the_other_language_at_a_middling_cosine_is_a_repeat(
+    candidate: str, known: str, kind: str
+) -> None:
+    # 0.58: the default model's cosine of "use pnpm, not npx/npm — `pnpm jest`" and its Chinese known insight
+    [found] = extract_candidates(candidate, conversational=True)
+    relation = relate(found, [_known(known, cosine=0.58)], repeat_similarity=0.8, related_similarity=0.4, ordered=True)
+    assert relation.kind == kind
