@@ -44,7 +44,7 @@ from incremind_daemon.pipeline.lasting import (
 )
 from incremind_daemon.pipeline.lasting_model import Chance, LastingReader
 from incremind_daemon.pipeline.organize import split_sentences
-from incremind_daemon.pipeline.prose import INLINE_CODE, PLACEHOLDER, prose_spans
+from incremind_daemon.pipeline.prose import is_block_line, is_code, prose_spans
 from incremind_daemon.pipeline.reach import with_reach
 from incremind_daemon.pipeline.redact import find_secrets, redact
 from incremind_daemon.pipeline.scope import about_the_person, rules_scope_stands, scope_of
@@ -68,10 +68,6 @@ log = logging.getLogger(__name__)
 _MIN_WEIGHT = 3.0  # Latin words plus half the CJK characters: "I prefer tabs", "我是后端工程师"
 _MAX_CHARS = 320
 _MAX_SECRET_SHARE = 0.3
-_CODE = re.compile(r"[{}\[\]();=<>$\\|]")
-_CODE_WORDS = re.compile(
-    r"\b(?:def|class|import|return|const|let|var|fn|func)\s+\w+\s*[(=:{<]|=>|::|&&|\|\||\)\s*\{|^\s*[@$#>]"
-)
 _MAYBE = re.compile(r"可能|也许|或许|(?<![a-z])(?:maybe|might|probably|perhaps)(?![a-z])")
 _LATIN_WORD = re.compile(r"[a-z0-9]+(?:['.-][a-z0-9]+)*")
 _DIGIT = re.compile(r"\d")
@@ -265,7 +261,7 @@ def _readable(text: str, start: int, end: int, *, decided: bool) -> Piece | None
     """Return the piece when it may hold a statement at all, whatever its cues; else None."""
     quote = text[start:end]
     least = _MIN_WEIGHT - 1 if decided else _MIN_WEIGHT  # "先开华东区" under "## 结论" is a whole decision
-    if len(quote) > _MAX_CHARS or _is_block_line(text, start) or _weight(quote) < least:
+    if len(quote) > _MAX_CHARS or is_block_line(text, start) or _weight(quote) < least:
         return None
     line = " ".join(quote.split())
     whole = fold(line)
@@ -278,7 +274,7 @@ def _readable(text: str, start: int, end: int, *, decided: bool) -> Piece | None
         return None  # "上周：分页改完了" reports one day's work ("今天：以后都先跑 lint" still holds)
     if BOILERPLATE.search(folded) or QUESTION.search(bare) or bare.endswith(("?", "？")) or ACK.fullmatch(folded):
         return None
-    if _is_code(folded) or HEDGE.search(QUOTED_WORDS.sub("", folded)):
+    if is_code(folded) or HEDGE.search(QUOTED_WORDS.sub("", folded)):
         return None
     if "[redacted:" not in folded and "[REDACTED:" not in quote:
         secret = sum(span.end - span.start for span in find_secrets(quote))
@@ -574,25 +570,6 @@ def _lasts_in_conversation(folded: str, matched: frozenset[str]) -> bool:
         return _VALUE.search(folded) is not None or (_weight(folded) >= 4 and not _MINE_TO_DO.match(folded))
     # "it always fails on CI" reports a problem, "记得明天…" is for one day: no rule
     return not (standing == {STANDING.pattern} and (COMPLAINT.search(folded) or one_off(folded)))
-
-
-def _is_block_line(text: str, start: int) -> bool:
-    """Return whether the sentence at start is a heading, a table row or an indented code line."""
-    line_start = text.rfind("\n", 0, start) + 1
-    prefix = text[line_start:start]
-    if "#" in prefix or "|" in prefix or text.startswith("|", start):
-        return True
-    line_end = text.find("\n", start)
-    line = text[start : len(text) if line_end < 0 else line_end]
-    return line.count("|") >= 2 or (prefix.startswith(("    ", "\t")) and not prefix.strip())
-
-
-def _is_code(folded: str) -> bool:
-    # a command named in backticks is a name in prose: "run `pnpm lint && pnpm typecheck` before you say done"
-    folded = INLINE_CODE.sub("x", folded)
-    if _CODE_WORDS.search(folded):
-        return True
-    return len(_CODE.findall(PLACEHOLDER.sub("x", folded))) > max(2, len(folded) // 12)
 
 
 def _weight(text: str) -> float:

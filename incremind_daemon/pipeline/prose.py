@@ -163,3 +163,29 @@ def _is_sentence_like(line: str, *, strict: bool = False) -> bool:
     if strict:
         return cjk >= 4 and symbols <= 2
     return weight >= 3 and symbols * 4 <= weight
+
+
+_CODE = re.compile(r"[{}\[\]();=<>$\\|]")
+_CODE_WORDS = re.compile(
+    r"\b(?:def|class|import|return|const|let|var|fn|func)\s+\w+\s*[(=:{<]|=>|::|&&|\|\||\)\s*\{|^\s*[@$#>]"
+)
+
+
+def is_block_line(text: str, start: int) -> bool:
+    """Return whether the sentence at start is a heading, a table row or an indented code line."""
+    line_start = text.rfind("\n", 0, start) + 1
+    prefix = text[line_start:start]
+    if "#" in prefix or "|" in prefix or text.startswith("|", start):
+        return True
+    line_end = text.find("\n", start)
+    line = text[start : len(text) if line_end < 0 else line_end]
+    return line.count("|") >= 2 or (prefix.startswith(("    ", "\t")) and not prefix.strip())
+
+
+def is_code(folded: str) -> bool:
+    """Return whether a sentence (folded) reads as code rather than speech."""
+    # a command named in backticks is a name in prose: "run `pnpm lint && pnpm typecheck` before you say done"
+    folded = INLINE_CODE.sub("x", folded)
+    if _CODE_WORDS.search(folded):
+        return True
+    return len(_CODE.findall(PLACEHOLDER.sub("x", folded))) > max(2, len(folded) // 12)
