@@ -14,7 +14,7 @@ import logging
 import re
 from dataclasses import dataclass, replace
 
-from incremind_daemon.pipeline.cues import ACK, QUOTED_WORDS, fold
+from incremind_daemon.pipeline.cues import ACK, CONTEXT_OPENER, QUOTED_WORDS, fold
 from incremind_daemon.pipeline.features import features_of, keys_of, numbers_of
 from incremind_daemon.pipeline.lasting import (
     BOILERPLATE,
@@ -497,7 +497,7 @@ def _score_sentence(text: str, piece: Piece, *, conversational: bool, chance: Ch
         if not lasts:
             # an ask, a plan for today or for once is the task at hand, however lasting its words sound
             for_now = REQUEST.search(folded) or TODAY_PLAN.search(folded) or one_off(folded) or STATUS.search(folded)
-            if chance.likelihood < chance.accept or for_now or piece.discussed:
+            if chance.likelihood < chance.accept or for_now or piece.discussed or CONTEXT_OPENER.match(folded):
                 return None
             strengths = {chance.category: 2.0 * chance.likelihood, **strengths}
             strengths[chance.category] = max(strengths[chance.category], 2.0 * chance.likelihood)
@@ -538,6 +538,8 @@ def _score_sentence(text: str, piece: Piece, *, conversational: bool, chance: Ch
 
 def _lasts_in_conversation(folded: str, matched: frozenset[str]) -> bool:
     """Tell whether a person's sentence to an agent states something beyond the task at hand."""
+    if CONTEXT_OPENER.match(folded):
+        return False  # "First time running you in this repo so some quick context." says context follows
     strong = matched & CONVERSATION_CUES
     setting = _IMPERATIVE_START.match(folded) and _SETTING.search(folded)
     if not strong and METHOD.pattern in matched and setting and not REQUEST.search(folded):

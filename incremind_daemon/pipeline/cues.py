@@ -552,6 +552,12 @@ INTRO_CUES = re.compile(
     # "first time using you on this repo so some context before the actual problem"
     r"|^first time (?:using|with|working with) you\b|^(?:some|a bit of|quick) (?:context|background) (?:first|before)"
 )
+# an opener that only says some context follows, and holds none itself: "First time running you in this repo so some
+# quick context.", "Quick intro since it's the first time you're in this repo" (its words "in this repo" settle nothing)
+CONTEXT_OPENER = re.compile(
+    r"^(?:(?:ok|okay|so|hey|hi)[,\s]+)?(?:(?:a |some )?quick (?:intro|context|background)\b[^:：]*$"
+    r"|first (?:time|session)\b[^:：]{0,60}\b(?:context|intro|background)\b[^:：]*$)"
+)
 # a statement that introduces what others are about, a project ("Kakeibo is my personal budgeting app — …",
 # "trip-etl 是我维护的行程数仓 ETL", "It's a monorepo: …", "Stack: Django 4.2, …") or the person ("I'm Daniel Wu, …",
 # "我系陈家乐，…"): a rule about the project names it without adding to it

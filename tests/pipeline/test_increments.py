@@ -745,3 +745,21 @@ def test_a_rule_said_in_the_other_language_at_a_middling_cosine_is_a_repeat(
     [found] = extract_candidates(candidate, conversational=True)
     relation = relate(found, [_known(known, cosine=0.58)], repeat_similarity=0.8, related_similarity=0.4, ordered=True)
     assert relation.kind == kind
+
+
+@pytest.mark.parametrize(
+    "turn",
+    [
+        "First time running you in this repo so some quick context.",
+        "Quick intro since it's the first time you're in this repo.",
+        "first session in this repo so quick context before the actual thing.",
+        "第一次在这个 repo 里用你，先给点背景。",
+    ],
+)
+def test_an_opener_that_says_context_follows_is_no_candidate(turn: str) -> None:
+    assert said(turn) == []
+
+
+def test_what_follows_an_openers_colon_is_still_read() -> None:
+    [found] = said("First time in this repo, so context: we always use pnpm here.")
+    assert "pnpm" in found.statement
