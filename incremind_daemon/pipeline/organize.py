@@ -54,6 +54,7 @@ _SENTENCE_BREAK = re.compile(
     rf"|(?P<latin>[.!?]+[{_CLOSERS}]*{_EMPHASIS_CLOSE})"
     r"|(?P<newline>\n[^\S\n]*(?:\n[^\S\n]*)*)"
 )
+_CLAUSE_GOES_ON = frozenset(",，;；:：、")  # what never opens a sentence: a mark before it ends none
 _BLOCK_LINE = re.compile(r"[ \t]*(?:#|[-*+•][ \t]|>|\||```|~~~|\d+[.)、][ \t]|[=-]{3,}[ \t]*$)", re.M)
 _CLOSED_LINE = re.compile(r"[ \t]*(?:#|\||```|~~~|[=-]{3,}[ \t]*$)", re.M)
 _LINE_MARKER = re.compile(r"(?:[ \t]*(?:#{1,6}|[-*+•]|>|\d+[.)])[ \t]+)+")
@@ -121,7 +122,9 @@ def split_sentences(text: str) -> list[Passage]:
     breaks = [0]
     for match in _SENTENCE_BREAK.finditer(text):
         if match.lastgroup == "cjk":
-            breaks.append(match.end())
+            # "goose's -s style, 00001_…), not timestamps", "我想想……，还是用 pnpm": a clause goes on after the marks
+            if text[match.end() : match.end() + 1] not in _CLAUSE_GOES_ON:
+                breaks.append(match.end())
         elif match.lastgroup == "latin":
             if _is_latin_sentence_end(text, match):
                 breaks.append(match.end())

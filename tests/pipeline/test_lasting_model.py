@@ -725,3 +725,16 @@ def test_a_review_rule_holds_everywhere_unless_it_names_a_part_of_the_project(
 ) -> None:
     [candidate] = extract_candidates(turn, conversational=True, reader=reader_for(use_m3))
     assert candidate.scope == scope
+
+
+@pytest.mark.parametrize(
+    ("turn", "must"),
+    [
+        ("use sequential versions (goose's -s style, 00001_…), not timestamps", "not timestamps"),
+        ("迁移版本号按顺序来（00001_…），不用时间戳", "不用时间戳"),
+    ],
+)
+def test_an_ellipsis_inside_a_clause_ends_no_sentence(use_m3: Embedder, turn: str, must: str) -> None:
+    """The rule went unread: "…)" ended a sentence before ", not timestamps", and each half said too little."""
+    [found] = extract_candidates(turn, conversational=True, reader=reader_for(use_m3))
+    assert must in found.statement

@@ -242,9 +242,17 @@ def test_split_passages_rejects_max_chars_below_two() -> None:
             "**截止改到 4 月 8 日。**周老师要多留时间看。别改 template。",
             ["**截止改到 4 月 8 日。**", "周老师要多留时间看。", "别改 template。"],
         ),
+        (
+            "Keep the numbering: use sequential versions (goose's -s style, 00001_…), not timestamps. Thanks.",
+            ["Keep the numbering: use sequential versions (goose's -s style, 00001_…), not timestamps.", "Thanks."],
+        ),
+        (
+            "我想想……，还是用 pnpm 吧。版本号用 00001_…、00002_…，不用时间戳。",
+            ["我想想……，还是用 pnpm 吧。", "版本号用 00001_…、00002_…，不用时间戳。"],
+        ),
     ],
     ids=["english-abbreviations", "english-quotes-urls", "chinese", "mixed", "markdown", "wrapped-lines",
-         "english-emphasis", "chinese-emphasis"],
+         "english-emphasis", "chinese-emphasis", "english-ellipsis-mid-clause", "chinese-ellipsis-mid-clause"],
 )  # fmt: skip
 def test_split_sentences_finds_sentence_spans(text: str, expected: list[str]) -> None:
     assert [s.text for s in split_sentences(text)] == expected
