@@ -103,6 +103,8 @@ def negated(text: str) -> frozenset[str]:
         out.update(keys_of(features_of(thing)))
     for match in _DROPPED.finditer(folded):
         out.update(keys_of(features_of(match.group(1))))
+    for match in _DROPPING.finditer(folded):
+        out.update(keys_of(features_of(match.group("thing") or match.group("zh"))))
     return frozenset(out)
 
 
@@ -348,7 +350,17 @@ EXCEPTION = re.compile(
 # "date-fns 不用了", "Redis is out": what a text drops, named before the words that drop it
 _DROPPED = re.compile(
     r"([\w.+/:-]{2,30})\s*(?:以后|今后|现在|之后)?(?:就|也|都)?\s*"  # "poetry 以后不用了"
-    r"(?:不用了|不要了|去掉|is out|is gone|is off|no more|被回收|下线了|退役|作废|取消了?)"
+    r"(?:不用了|不要了|去掉|弃用|砍掉|干掉|拿掉|is out|is gone|is off|no more|被回收|下线了|退役|作废|取消了?"
+    r"|(?:is|was|got|has been) (?:dropped|scrapped|ditched|retired))"
+)
+# what a verb of dropping names after it: "We dropped Great Expectations last week", "So scrap Formspree", "弃用 Detox"
+_DROPPING = re.compile(
+    r"(?<![a-z])(?:drop(?:ped|ping)?|scrap(?:ped)?|ditch(?:ed)?|got rid of|get(?:ting)? rid of|retired?"
+    r"|rip(?:ped)? out|phased? out)\s+(?:the\s+|our\s+)?(?!(?:last|this|support)\b)(?P<thing>[\w.+#-]+"
+    # …not a time after it, and not a version of it: "dropping android 8.x" drops a version, not Android
+    r"(?:\s+(?!(?:last|this|yesterday|today|now|in|from|for|and|because|since|so|as|at|on|the|with|it|them)\b)"
+    r"(?!\d)[\w.+#-]+)?)(?![\w.+#-])(?!\s+\d)"
+    r"|(?:弃用|砍掉|干掉|去掉|拿掉)\s*(?P<zh>[a-z0-9][\w.+#-]*|[\u4e00-\u9fff]{1,4})"
 )
 _CLAUSE_BREAK = re.compile(r"[,;!?，；：。！？]|[:.](?!\d)")  # not inside "23:00" or "1.5"
 # fmt: off

@@ -763,3 +763,23 @@ def test_an_opener_that_says_context_follows_is_no_candidate(turn: str) -> None:
 def test_what_follows_an_openers_colon_is_still_read() -> None:
     [found] = said("First time in this repo, so context: we always use pnpm here.")
     assert "pnpm" in found.statement
+
+
+@pytest.mark.parametrize(
+    ("candidate", "known"),
+    [
+        ("We dropped Great Expectations last week — quality rules now live as Delta CHECK constraints on the tables.",
+         "Data quality checks use Great Expectations; suites live under gx/"),
+        ("上周把 Great Expectations 砍掉了，质量规则都写成 Delta 的 CHECK 约束。",
+         "数据质量检查用 Great Expectations，suite 放在 gx/ 下面"),
+        ("So scrap Formspree: the contact form now posts to our own route handler.",
+         "The contact form goes through Formspree"),
+        ("Formspree 弃用了，联系表单改成发到我们自己的 route handler。", "联系表单走 Formspree"),
+    ],
+)  # fmt: skip
+def test_a_tool_dropped_or_scrapped_supersedes_the_rule_that_uses_it(candidate: str, known: str) -> None:
+    [found] = extract_candidates(candidate, conversational=True) or [
+        Candidate(candidate, "decision", "", candidate, 0, len(candidate))
+    ]
+    relation = relate(found, [_known(known, cosine=0.3)], repeat_similarity=0.8, related_similarity=0.4, ordered=True)
+    assert relation.kind == "supersedes"
