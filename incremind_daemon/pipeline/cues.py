@@ -102,7 +102,7 @@ NOT_DONE_CUES = re.compile(
 )
 # Chinese words that move a date or a setting to a new value: "周会改到周三", "截止推迟到 4 月 8 号"
 # …and Cantonese's, read through the fold: "batch size 改做 200", "场地换咗去天河体育中心"
-MOVED_TO = r"改到|挪到|推迟到|提前到|顺延到|延期到|改做|换做|转做|(?:改|换|搬|转)了去"
+MOVED_TO = r"改到|挪到|推迟到|提前到|顺延到|延期到|改做|换做|转做|(?:改|换|搬|转)了去|迁(?:移)?到|搬到"
 # from a day on: "由今个礼拜开始改咗礼拜三晚", "从下个月起"; and, said beside a change of what is known, without
 # 由/从: "下礼拜一开始…以后搵 Vivian" (alone, "下周开始带饭试一周看看" is a plan, no rule)
 FROM_THEN_ON = r"(?:由|从)(?:今个|呢个|这个|下个|今|本|下)(?:礼拜|星期|周|月|年|天)[一二三四五六日天]?(?:开始|起)"

@@ -449,7 +449,7 @@ def _by_keys(
     # another number for the same unit, on more than the unit word alone ("metrics on port 9301" is not
     # "the service on port 9300"); or a rule that says it changes things and names something new
     renumbered = different_numbers(mine, theirs) and (covered or len(named) >= 2)
-    says_change = CHANGE.search(fold(candidate.quote or candidate.statement)) is not None
+    says_change = CHANGE.search(fold(f"{candidate.quote} {candidate.statement}")) is not None
     # a value the known one gives a thing ("staging 在 10.2.0.14"), not a bare count ("两个都做吧")
     their_values = frozenset().union(*theirs.units.values()) & numbers_of(theirs)
     other_value = bool(their_values and numbers_of(mine) - numbers_of(theirs))
@@ -576,7 +576,7 @@ def _conflict(candidate: Candidate, item: Known, score: float, ordered: bool, *,
 
     ``moved``: a change word sets the new value ("改到周四", "cut it to 10 min"), which says so.
     """
-    says_so = moved or CHANGE_OF_PLAN.search(fold(candidate.quote or candidate.statement))
+    says_so = moved or CHANGE_OF_PLAN.search(fold(f"{candidate.quote} {candidate.statement}"))
     mine = (says_so or ordered) and not candidate.reported
     kind = "supersedes" if mine and candidate.scope == item.scope else "different"
     return Relation(kind, item.id, round(score, 4))

@@ -783,3 +783,22 @@ def test_a_tool_dropped_or_scrapped_supersedes_the_rule_that_uses_it(candidate: 
     ]
     relation = relate(found, [_known(known, cosine=0.3)], repeat_similarity=0.8, related_similarity=0.4, ordered=True)
     assert relation.kind == "supersedes"
+
+
+@pytest.mark.parametrize(
+    ("statement", "quote", "known"),
+    [
+        # a note's item under a heading that says the change: the heading is in the statement, not the quote
+        ("mosquitto 迁到 NAS — 新 broker: 192.168.1.20:1883（NAS），Pi 上的 mosquitto 已停用",
+         "新 broker: 192.168.1.20:1883（NAS），Pi 上的 mosquitto 已停用",
+         "Broker is mosquitto running on the Pi itself, 192.168.1.50 port 1883"),
+        ("Switched to podman — local services run with podman compose, not docker compose",
+         "local services run with podman compose, not docker compose", "Local services run with docker compose"),
+    ],
+)  # fmt: skip
+def test_a_change_said_in_a_notes_heading_supersedes(statement: str, quote: str, known: str) -> None:
+    candidate = Candidate(statement, "entity", "", quote, 0, len(quote))
+    relation = relate(
+        candidate, [_known(known, cosine=0.4)], repeat_similarity=0.8, related_similarity=0.4, ordered=False
+    )
+    assert relation.kind == "supersedes"
