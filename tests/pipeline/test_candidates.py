@@ -165,8 +165,17 @@ def test_leading_connective_and_list_marker_are_not_in_the_statement() -> None:
             "fyi for everything we do together: never run terraform apply yourself.",
             "Never run terraform apply yourself",
         ),
+        # news, a "so:" and "that's why:" before the point, and 对了 typed with no pause
+        ("So: go-live is Friday 5 September now, not the 22nd.", "go-live is Friday 5 September now, not the 22nd"),
+        ("Good news: the quota came through, batch size goes to 200.",
+         "The quota came through, batch size goes to 200"),
+        ("Yeah that's exactly why: modules come from tf-modules pinned to a release tag.",
+         "Modules come from tf-modules pinned to a release tag"),
+        ("好消息，quota 批了，batch size 改成 200。", "quota 批了，batch size 改成 200"),
+        ("对了这个 blog 不要任何 client-side JS。", "这个 blog 不要任何 client-side JS"),
+        ("对了解决方案都要写进文档。", "对了解决方案都要写进文档"),
     ],
-)
+)  # fmt: skip
 def test_a_change_lead_in_goes_and_a_name_keeps_its_case(quote: str, statement: str) -> None:
     assert clean_statement(quote) == statement
 
