@@ -161,6 +161,13 @@ _CLIPPED = re.compile(
     r"(?<![a-z])(?:clipped|saved|copied|reposted|excerpted|forwarded|pasted)\s+(?:\w+\s+){0,3}?from(?![a-z])"
     r"|^(?:clipping|excerpt)s?(?![a-z])|转自|转载|摘自|摘录自|剪藏|收藏(?:返嚟|回来|下来|起来|一下)"
 )
+# a note of someone else's talk, by its heading: "# Vue.js SG meetup — Oct edition", "# Fullstack Fest Melbourne —
+# day 1", "# 看回放：QCon 上海 2026《…》", "# 王磊技术分享：《…》"; not a course's lecture, whose method is studied
+_TALK = re.compile(
+    r"(?<![a-z])(?:meetups?|keynotes?|conference|summit|fest|festival|webinar"
+    r"|talks?(?! (?:with|to)\b| w/))(?![a-z])"
+    r"|技术分享|分享会|讲座|峰会|看回放|回放[:：]"
+)
 # where the clipping's reader takes the word back: "我嘅批注：", "## My notes", "What I'll take from it"
 _READERS_OWN = re.compile(
     r"^(?:#{1,6}\s*)?(?:\*\*)?(?:我(?:嘅|的|自己的)?(?:批注|笔记|看法|想法|评论|备注|总结|结论)|批注|读后感"
@@ -184,7 +191,8 @@ def clipped_article(text: str) -> tuple[int, int] | None:
     for index, line in enumerate(lines):
         body = line.strip().lstrip(">").strip()
         if start is None:
-            if body and _CLIPPED.search(fold(body).casefold()):
+            said = fold(body).casefold()
+            if body and (_CLIPPED.search(said) or (index == 0 and line.startswith("#") and _TALK.search(said))):
                 start = position + len(line)
             elif body and index > 2:
                 return None

@@ -606,6 +606,21 @@ def test_a_change_passes_over_a_rejected_idea_to_the_live_insight_it_changes(
          "所有 task 统一加 `autoretry_for=(Exception,)`，以后都不用单独想 retry 什么异常。\n\n"
          "我们把 `task_ignore_result=True` 设成全局默认。\n\n---\n\n我嘅批注：\n- 以后我哋只 retry 网络错误同 429。\n",
          "只 retry 网络错误同 429"),
+        # a note of someone else's talk is theirs too, up to the person's own section
+        ("meetup.md",
+         "# Vue.js SG meetup — Oct edition\n\n## Talk 1 — Playwright at 3,000 tests\n"
+         "- Her take: never use data-testid, always locate by role and accessible name.\n"
+         "- They always keep traces only on failure, to cut artifact storage.\n\n"
+         "## My take\n- From now on our e2e tests keep traces only on failure.\n",
+         "our e2e tests keep traces only on failure"),
+        ("qcon.md",
+         "# 看回放：QCon 上海 2026《支付核心的资金一致性实践》\n\n## 要点\n"
+         "- 讲者建议资金类核心链路一律用 TCC，不要用 outbox。\n- 他们的对账一律做成准实时，差异实时告警。\n\n"
+         "## 我的想法\n- 以后我写的所有对外接口都要带幂等键。\n",
+         "所有对外接口都要带幂等键"),
+        # …while a heading that only names a talk with someone is no talk of theirs
+        ("rachel.md", "# Talk with Rachel — Q2 plan\n\n- From now on the Q2 plan is reviewed every Monday.\n",
+         "reviewed every Monday"),
     ],
 )  # fmt: skip
 def test_a_clipped_article_in_the_inbox_proposes_only_the_readers_own_words(
