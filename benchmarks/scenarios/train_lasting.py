@@ -44,6 +44,7 @@ import numpy.typing as npt  # noqa: E402
 from benchmarks.scenarios.scenario import Half, load_half  # noqa: E402
 from incremind_daemon.embedding.use_m3 import UseM3Embedder  # noqa: E402
 from incremind_daemon.pipeline import candidates  # noqa: E402
+from incremind_daemon.pipeline.features import closeness  # noqa: E402
 from incremind_daemon.pipeline.lasting_model import (  # noqa: E402
     FORMAT,
     RULE_FLAG,
@@ -53,7 +54,7 @@ from incremind_daemon.pipeline.lasting_model import (  # noqa: E402
     features,
     sentence_text,
 )
-from incremind_daemon.pipeline.relate import PAIR_FEATURES, Known, closeness, pair_features, relate  # noqa: E402
+from incremind_daemon.pipeline.relate import PAIR_FEATURES, Known, pair_features, relate  # noqa: E402
 from incremind_daemon.pipeline.statement import clean_statement, split_condition  # noqa: E402
 from incremind_daemon.store.embedder import Embedder  # noqa: E402
 from incremind_daemon.store.records import CATEGORIES, Candidate  # noqa: E402

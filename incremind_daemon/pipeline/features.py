@@ -329,3 +329,24 @@ def new_numbers(mine: Features, theirs: Features) -> bool:
 
 def numbers_of(features: Features) -> frozenset[str]:
     return frozenset(f for f in features.weights if f.startswith("#"))
+
+
+def closeness(text: str, other: str) -> float:
+    """Return how near two texts are as relate() ranks known insights: similarity and named things shared."""
+    mine, theirs = features_of(text), features_of(other)
+    return dice(mine, theirs) + sharing(mine, theirs)
+
+
+def sharing(mine: Features, theirs: Features) -> float:
+    """Weigh the named things two texts share, and the ones both give a value for ("Terraform 1.9.8", "1.7.5")."""
+    keys, their_keys = keys_of(mine), keys_of(theirs)
+    if not their_keys:
+        return 0.0
+    shared = len(keys & their_keys)
+    return 0.1 * (shared + _valued(mine, theirs)) + 0.1 * shared / len(their_keys)
+
+
+def _valued(mine: Features, theirs: Features) -> int:
+    """Count the named things, dates and times of day both give a value for."""
+    keys = keys_of(mine)
+    return sum(1 for unit in mine.units.keys() & theirs.units.keys() if unit in keys or unit.startswith("@"))

@@ -27,11 +27,11 @@ from incremind_daemon.config import Settings, private_projects
 from incremind_daemon.errors import IncremindError
 from incremind_daemon.names import ProjectNameError, check_project
 from incremind_daemon.pipeline.candidates import extract_candidates
-from incremind_daemon.pipeline.features import bridge_words
+from incremind_daemon.pipeline.features import bridge_words, closeness
 from incremind_daemon.pipeline.ingest import organize_text
 from incremind_daemon.pipeline.lasting_model import LastingReader, RelationReader, reader_for, relation_reader_for
 from incremind_daemon.pipeline.redact import redact
-from incremind_daemon.pipeline.relate import Known, Relation, closeness, relate
+from incremind_daemon.pipeline.relate import Known, Relation, relate
 from incremind_daemon.pipeline.statement import clean_statement
 from incremind_daemon.store import clock, insight_jobs, insights, items, sessions, vectors
 from incremind_daemon.store.db import write_transaction

@@ -23,6 +23,7 @@ from incremind_daemon.pipeline.features import (
     names_in,
     new_numbers,
     numbers_of,
+    sharing,
 )
 from incremind_daemon.pipeline.lasting import REPORTED
 from incremind_daemon.pipeline.lasting_model import RelationReader
@@ -220,7 +221,7 @@ def pair_features(candidate: Candidate, item: Known, *, ordered: bool) -> list[f
     return [
         item.vector_similarity,
         dice(mine, theirs),
-        _sharing(mine, theirs),
+        sharing(mine, theirs),
         float(len(my_keys & their_keys)),
         float(len(my_keys - their_keys)),
         float(len(their_keys - my_keys)),
@@ -350,7 +351,7 @@ def _by_rules(
     intros = {item.id for item in known if INTRODUCTION.match(fold(item.statement))}
     # the known insight that shares the most named things comes first, and of those the one they cover
     # most of ("launch moved to 3/27" is about "上线日期 3/20" more than about a note naming the launch once)
-    scored.sort(key=lambda entry: -(entry[0] + _sharing(mine, entry[2])))
+    scored.sort(key=lambda entry: -(entry[0] + sharing(mine, entry[2])))
     if keys:
         verdicts = (
             _by_keys(candidate, item, mine, theirs, score, related_similarity, repeat_similarity, ordered)
@@ -526,29 +527,8 @@ def _translates(mine: Features, theirs: Features, unnamed: frozenset[str], novel
     return novel <= 1 + sum(1 for f, weight in theirs.weights.items() if not f.isascii() and weight >= 0.5)
 
 
-def closeness(text: str, other: str) -> float:
-    """Return how near two texts are as relate() ranks known insights: similarity and named things shared."""
-    mine, theirs = features_of(text), features_of(other)
-    return dice(mine, theirs) + _sharing(mine, theirs)
-
-
 def _has_chinese(features: Features) -> bool:
     return any(not f.isascii() for f in features.topical)
-
-
-def _sharing(mine: Features, theirs: Features) -> float:
-    """Weigh the named things two texts share, and the ones both give a value for ("Terraform 1.9.8", "1.7.5")."""
-    keys, their_keys = keys_of(mine), keys_of(theirs)
-    if not their_keys:
-        return 0.0
-    shared = len(keys & their_keys)
-    return 0.1 * (shared + _valued(mine, theirs)) + 0.1 * shared / len(their_keys)
-
-
-def _valued(mine: Features, theirs: Features) -> int:
-    """Count the named things, dates and times of day both give a value for."""
-    keys = keys_of(mine)
-    return sum(1 for unit in mine.units.keys() & theirs.units.keys() if unit in keys or unit.startswith("@"))
 
 
 _BUT = re.compile(r"(?<![a-z])but(?![a-z])|但|不过")  # beside EXCEPTION, which has except and 除了
