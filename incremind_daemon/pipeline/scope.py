@@ -101,12 +101,15 @@ def rules_scope_stands(folded: str) -> bool:
 
 def scope_of(folded: str, category: str, cues: frozenset[str]) -> str:
     """Return 'global' for who the person is, how to talk to them and habits of every project."""
-    if category == "identity" or IDENTITY.pattern in cues or COMMUNICATION.pattern in cues:
+    if category == "identity" or IDENTITY.pattern in cues:
         return "global"
     if EVERY_PROJECT.search(folded) or _TIMEZONE.search(folded):
         return "global"
-    if names_this_project(folded):  # "这个项目用 poetry，别给我用 pip install": said of this project
+    # "这个项目用 poetry，别给我用 pip install", "you can answer in English in this repo": said of this project
+    if names_this_project(folded):
         return "project"
+    if COMMUNICATION.pattern in cues:
+        return "global"
     if STANDING.pattern in cues and _WITH_ME.search(folded) and not _PROJECT_PART.search(folded):
         return "global"
     if category == "preference" and _FIRST_PERSON_HABIT.search(folded) and not _PROJECT_ANCHOR.search(folded):

@@ -536,6 +536,9 @@ def test_a_repeat_in_the_other_language_is_found_among_insights_sharing_its_comm
         # found in a fresh half: a habit "for everything" stayed with the repo it was said in
         ("I use pnpm for everything, never npm install", "preference", "global"),
         ("我什么都用 pnpm，别给我 npm install", "preference", "global"),
+        # how to talk to the person, said of this project only, stays with it
+        ("In this repo answer in English, the code and docs here are all English.", "preference", "project"),
+        ("这个仓库里用英文回复我就行，代码和文档都是英文的。", "preference", "project"),
     ],
 )
 def test_a_rule_is_found_with_its_category_and_scope(turn: str, category: str, scope: str) -> None:
