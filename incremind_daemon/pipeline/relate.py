@@ -286,6 +286,16 @@ def relate_by_rules(
     linked = next((item for item in known if item.id == verdict.known_id), None)
     if verdict.kind == "supplement" and linked is not None and _translated(candidate, linked):
         return Relation("repeat", verdict.known_id, verdict.similarity)
+    # what the statement sets, not its condition ("用中文回答的时候" says when, and sets nothing)
+    answer = answer_slots(candidate.statement) if verdict.kind in ("new", "supplement", "repeat") else {}
+    for item in known if answer and not candidate.reported else ():
+        # "以后回复都用英文" beside "回复一律用中文" sets another value: a change, or this project's exception to
+        # a global rule ("you can answer in English in this repo")
+        held = answer_slots(_text_of(item.statement, item.condition))  # not "commit messages in English"
+        if any(held.get(key, value) != value for key, value in answer.items()):
+            if candidate.scope == "project" and item.scope == "global":
+                return Relation("supplement", item.id, verdict.similarity)
+            return _conflict(candidate, item, verdict.similarity, ordered)
     if verdict.kind in ("new", "supplement") and not candidate.reported:
         # "别写那么长" beside "Keep replies short": how to answer the person, set again in any words or language
         mine = answer_slots(_said(candidate)).items()

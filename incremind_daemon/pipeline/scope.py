@@ -10,6 +10,7 @@ from __future__ import annotations
 import re
 
 from incremind_daemon.pipeline.lasting import COMMUNICATION, IDENTITY, STANDING, words
+from incremind_daemon.pipeline.replies import reply_slots
 
 EVERY_PROJECT = re.compile(
     words(
@@ -108,7 +109,7 @@ def scope_of(folded: str, category: str, cues: frozenset[str]) -> str:
     # "这个项目用 poetry，别给我用 pip install", "you can answer in English in this repo": said of this project
     if names_this_project(folded):
         return "project"
-    if COMMUNICATION.pattern in cues:
+    if COMMUNICATION.pattern in cues or reply_slots(folded):  # "以后回复都用英文吧" sets how to answer too
         return "global"
     if STANDING.pattern in cues and _WITH_ME.search(folded) and not _PROJECT_PART.search(folded):
         return "global"

@@ -820,3 +820,35 @@ def test_a_change_said_in_a_notes_heading_supersedes(statement: str, quote: str,
         candidate, [_known(known, cosine=0.4)], repeat_similarity=0.8, related_similarity=0.4, ordered=False
     )
     assert relation.kind == "supersedes"
+
+
+@pytest.mark.parametrize(
+    ("candidate", "known", "kind"),
+    [
+        # another reply language is a change, in either language, not the rule said again
+        ("以后回复都用英文吧", "回复一律用中文", "supersedes"),
+        ("From now on reply in English.", "Always reply in Chinese.", "supersedes"),
+        # …and said of this repo only, it is this project's exception to the global rule
+        ("In this repo answer in English, the docs here are all English.",
+         "Answer in Chinese, keeping technical terms in English.", "supplement"),
+        ("这个仓库里回答一律用英文。", "回复一律用中文", "supplement"),
+    ],
+)  # fmt: skip
+def test_another_reply_language_changes_the_rule_or_is_a_projects_exception(
+    candidate: str, known: str, kind: str
+) -> None:
+    [found] = extract_candidates(candidate, conversational=True)
+    relation = relate(
+        found, [_known(known, scope="global")], repeat_similarity=0.8, related_similarity=0.4, ordered=True
+    )
+    assert relation.kind == kind
+
+
+def test_a_reply_language_in_a_condition_sets_nothing() -> None:
+    said = "生词后面加个 English，比如 降级 (downgrade)"
+    found = Candidate(said, "preference", "用中文回答的时候", said, 0, len(said), "global")
+    relation = relate(
+        found, [_known("Reply in English unless I say otherwise", scope="global")], repeat_similarity=0.8,
+        related_similarity=0.4, ordered=True,
+    )  # fmt: skip
+    assert relation.kind not in ("supersedes", "different")
