@@ -37,6 +37,7 @@ _EN_LEAD = re.compile(
     rf"|claude|codex|gemini|hey(?: claude| codex| gemini)?|hi|hello){_LEAD_PUNCT})"
     r"|(?:so|and|but|also|oh|oh and|and also|ok so|okay so|btw|by the way|fyi|i think(?: that)?|i guess|i believe"
     r"|(?:yeah|yes|yep|ok|okay)(?=\s+(?:i|we|the|my|our|it|this|that|that's|we're|we'll|i'm|i'll|let's)\s)"
+    r"|(?:hm+ )?(?:ok(?:ay)?|yeah|yes|fine|alright|hm+),?(?=\s+but\s)"  # "Hm ok, but always show me the diff"
     r"|actually(?=\s+(?:let's|we|i|the)\s)"
     r"|honestly|basically|just so you know|for the record|to be clear|please note(?: that)?|remember that"
     r"|keep in mind(?: that)?|note that|just|please|my habit is(?: to)?|the (?:trick|key|rule|tip) is(?: to)?"
@@ -55,7 +56,7 @@ _EN_LEAD = re.compile(
     re.I,
 )
 _ZH_LEAD = re.compile(
-    r"^(?:(?:嗯+|好的?|对了?|哦+对?|喔+对?|噢|啊|诶|欸|哎|是的|ok|okay|行|不行|不对|不是的?|错了|停|等等|等一下"
+    r"^(?:(?:嗯+好的?|好吧|行吧|嗯+|好的?|对了?|哦+对?|喔+对?|噢|啊|诶|欸|哎|是的|ok|okay|行|不行|不对|不是的?|错了|停|等等|等一下"
     # a reply before the point: "加，双许可证…", "我不同意，我们就用…", "端口错了，staging 的 API 是 8443"
     r"|加|要|可以|同意|没问题|我?不同意|[\u4e00-\u9fffa-z]{1,6}?也?(?:错了|不对)|我的(?:看法|意见|观点|想法)是?|(?:就这么)?定了"
     # an ask before the rule it comes with: "提交一下，commit message 用中文写"

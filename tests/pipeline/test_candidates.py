@@ -174,6 +174,11 @@ def test_leading_connective_and_list_marker_are_not_in_the_statement() -> None:
         ("好消息，quota 批了，batch size 改成 200。", "quota 批了，batch size 改成 200"),
         ("对了这个 blog 不要任何 client-side JS。", "这个 blog 不要任何 client-side JS"),
         ("对了解决方案都要写进文档。", "对了解决方案都要写进文档"),
+        # a grudging yes before the rule it comes with
+        ("Hm ok, but always show me the diff before you commit.", "Always show me the diff before you commit"),
+        ("Fine, but never push to main.", "Never push to main"),
+        ("嗯好，但是以后都先给我看 diff。", "以后都先给我看 diff"),
+        ("好吧，不过以后 commit 前先给我看 diff。", "以后 commit 前先给我看 diff"),
     ],
 )  # fmt: skip
 def test_a_change_lead_in_goes_and_a_name_keeps_its_case(quote: str, statement: str) -> None:
