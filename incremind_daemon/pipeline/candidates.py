@@ -167,6 +167,12 @@ def _joined(text: str, scored: list[_Scored]) -> list[_Scored]:
     """
     out: list[_Scored] = []
     for found in sorted(scored, key=lambda s: s.candidate.start):
+        if (
+            out
+            and _BECAUSE.match(found.candidate.quote)
+            and not text[out[-1].candidate.end : found.candidate.start].strip()
+        ):
+            continue  # "不加的话, 一个 pod 可以把整个 node 的 CPU 吃光": why the rule before it holds, no rule itself
         if out and _continues(text, out[-1].candidate, found.candidate):
             out[-1] = _join(text, out[-1], found)
         else:
@@ -174,6 +180,11 @@ def _joined(text: str, scored: list[_Scored]) -> list[_Scored]:
     return out
 
 
+# a sentence that says why the one before it holds: "Otherwise …", "否则…", "不加的话，…"
+_BECAUSE = re.compile(
+    r"(?i)^\W*(?:because|since|otherwise|or else|that's why|this is because|否则|不然|要不然|因为|毕竟"
+    r"|不[\u4e00-\u9fff]{1,3}的话|没有的话)"
+)
 # a second sentence that opens with "and", "还有", "也别" or a new topic ("memory 的话") says another thing
 _ANOTHER = re.compile(
     rf"(?i)^\W*(?:and|{_OTHER_EN}|another|other than that|besides|separately|oh and)\b"

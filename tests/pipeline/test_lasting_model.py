@@ -738,3 +738,19 @@ def test_an_ellipsis_inside_a_clause_ends_no_sentence(use_m3: Embedder, turn: st
     """The rule went unread: "…)" ended a sentence before ", not timestamps", and each half said too little."""
     [found] = extract_candidates(turn, conversational=True, reader=reader_for(use_m3))
     assert must in found.statement
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "# platform conventions\n\n1. Every pod must set a CPU limit. Otherwise, one pod can eat a whole node's CPU"
+        " and the other services all suffer.\n",
+        "# platform-charts 约定\n\n1. CPU limit 一律要加上。不加的话, 一个 pod 可以把整个 node 的 CPU 吃光,"
+        " 别的服务都会受影响。\n",
+    ],
+)
+def test_a_sentence_that_says_why_the_rule_before_it_holds_is_no_candidate_of_its_own(
+    use_m3: Embedder, text: str
+) -> None:
+    [found] = extract_candidates(text, conversational=False, reader=reader_for(use_m3))
+    assert "CPU limit" in found.statement
