@@ -180,6 +180,8 @@ def _joined(text: str, scored: list[_Scored]) -> list[_Scored]:
     return out
 
 
+_FORBIDS = re.compile(r"(?<![a-z])(?:don't|do not|never)(?![a-z])|不要|别|不许|禁止")
+_INSTEAD = re.compile(r"^\W*(?:(?:just |only )?(?:use|go with|go through|keep them in)\b|(?:改)?用|走|放到|放在)")
 # a sentence that says why the one before it holds: "Otherwise …", "否则…", "不加的话，…"
 _BECAUSE = re.compile(
     r"(?i)^\W*(?:because|since|otherwise|or else|that's why|this is because|否则|不然|要不然|因为|毕竟"
@@ -198,7 +200,10 @@ def _continues(text: str, first: Candidate, second: Candidate) -> bool:
         return False
     if second.end - first.start > _MAX_CHARS or first.scope != second.scope:
         return False
-    if first.category != second.category or _ANOTHER.match(second.quote):
+    # one rule in two kinds of sentence: what not to do, then what to do instead ("secrets 不要放在 values 里。用
+    # external-secrets, 从 AWS Secrets Manager 拿。")
+    instead = _FORBIDS.search(fold(first.quote)) and _INSTEAD.match(fold(second.quote))
+    if (first.category != second.category and not instead) or _ANOTHER.match(second.quote):
         return False
     mine, theirs = features_of(first.statement), features_of(second.statement)
     return bool((keys_of(mine) - numbers_of(mine)) & (keys_of(theirs) - numbers_of(theirs)))

@@ -754,3 +754,16 @@ def test_a_sentence_that_says_why_the_rule_before_it_holds_is_no_candidate_of_it
 ) -> None:
     [found] = extract_candidates(text, conversational=False, reader=reader_for(use_m3))
     assert "CPU limit" in found.statement
+
+
+@pytest.mark.parametrize(
+    "note",
+    [
+        "# platform-charts 约定\n\n- secrets 不要放在 values 里。用 external-secrets, 从 AWS Secrets Manager 拿。\n",
+        "# platform-charts conventions\n\n- Never put secrets in values files. Use external-secrets, pulled from AWS"
+        " Secrets Manager.\n",
+    ],
+)
+def test_what_not_to_do_and_what_to_do_instead_are_one_rule(use_m3: Embedder, note: str) -> None:
+    [found] = extract_candidates(note, conversational=False, reader=reader_for(use_m3))
+    assert "values" in found.statement and "external-secrets" in found.statement
