@@ -359,12 +359,14 @@ HEDGE = re.compile(
         r"|^if we ever|what if|might|probably|we could|could we|let's see|let me think|for now|for this (?:one|task|pr)"
         r"|just this once|this time|asked (?:whether|if)|wondered|for this run|in this (?:pr|change|branch|commit)"
         r"|i guess|i suspect|my guess|(?:don'?t|do not)\b[^.;]{0,60}\byet"  # "Don't wire it into the hot path yet"
+        # a guess at what is wrong now: "my bet is the sub condition", "I'm pretty sure it's the 4 upload workers"
+        r"|my bet|i bet|i'?m (?:pretty|fairly|almost) sure (?:it'?s|that'?s|the)"
     )
     + r"|不太确定|(?<!说)不确定(?!就说|的话就说)|也许|或许|(?<!说)不知道(?!就说|的话就说)"
     r"|待确认|还没决定|没决定|待定|有待"
     r"|^如果以后|^万一|^要是|可能|考虑一下|先这样|这次|暂时先"
     r"|问(?:要不要|是否|能不能)|问问而已|只是问问|随便问问|问一下而已|再议|再算|按我说的|照我说的"
-    r"|这个 ?pr|一下就好|一下就行|我猜|估计|猜测"
+    r"|这个 ?pr|一下就好|一下就行|我猜|估计|猜测|怀疑是|多半是"
     # a value moved for now: "max-poll-records 先降到 100" (not "先跑测试再提交", an order of steps)
     r"|先(?:降|升|调|改|设|切|换|加|减|扩|缩)(?:到|成|回|为)(?![^，。；]*(?:再|然后))"
     # what to use for now: "DATABASE_URL=… 你先用这个连测试库", "先用着" (not "优先用这两台", "先用 ruff 查一遍再提交")

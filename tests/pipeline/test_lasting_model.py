@@ -767,3 +767,16 @@ def test_a_sentence_that_says_why_the_rule_before_it_holds_is_no_candidate_of_it
 def test_what_not_to_do_and_what_to_do_instead_are_one_rule(use_m3: Embedder, note: str) -> None:
     [found] = extract_candidates(note, conversational=False, reader=reader_for(use_m3))
     assert "values" in found.statement and "external-secrets" in found.statement
+
+
+@pytest.mark.parametrize(
+    "turn",
+    [
+        "I'm pretty sure it's the 4 upload workers all writing to the index at the same time.",
+        "Trust policy lives in live/shared/ca-central-1/iam-gha/, my bet is the sub condition.",
+        "怀疑是上游 dim_sku 改了列名，上周 Kevin 他们在商品中台重构过一次。",
+        "多半是 status 多了个 partial_refunded，售后那边上周新加的。",
+    ],
+)
+def test_a_guess_at_what_is_wrong_now_is_no_candidate(use_m3: Embedder, turn: str) -> None:
+    assert extract_candidates(turn, conversational=True, reader=reader_for(use_m3)) == []
