@@ -506,8 +506,11 @@ STATUS = re.compile(
         r"^(?:status|update)\s*:|^deployed (?:v?\d|it|to)",  # …and a new project's: "repo is basically empty"
         r"(?:is|are) (?:basically |pretty much |mostly |still |almost )*empty",
         r"(?:i'm|i am|we're|we are) starting (?:a|an|on|to)",  # "I'm starting a small python service for the pi"
+        # "v0.2.0 tag is pushed", "Staging has been on 1.30 since Friday night" (not "release got pushed": moved)
+        r"(?:tag|branch|commit)s? (?:is|are|was|were|has been|have been) pushed|(?:has|have) been on \S+ since",
     )
     + r"|部署(?:好|完)了|上线了[，,。！!]|跑完了|基本(?:上)?是空的|还是空的|(?:我|我们)(?:刚)?开始(?:做|写|搞)一个"
+    r"|又挂了"
 )
 # a report of what just went wrong is about now, whatever "always" it holds
 COMPLAINT = re.compile(

@@ -780,3 +780,15 @@ def test_what_not_to_do_and_what_to_do_instead_are_one_rule(use_m3: Embedder, no
 )
 def test_a_guess_at_what_is_wrong_now_is_no_candidate(use_m3: Embedder, turn: str) -> None:
     assert extract_candidates(turn, conversational=True, reader=reader_for(use_m3)) == []
+
+
+@pytest.mark.parametrize(
+    "turn",
+    [
+        "v0.2.0 tag is pushed.",
+        "Staging has been on 1.30 since Friday night, no issues.",
+        "CF Pages build 又挂了，local `pnpm build` 是好的。",
+    ],
+)
+def test_where_a_release_or_a_build_stands_today_is_no_candidate(use_m3: Embedder, turn: str) -> None:
+    assert extract_candidates(turn, conversational=True, reader=reader_for(use_m3)) == []
