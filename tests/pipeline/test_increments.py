@@ -98,9 +98,14 @@ def test_a_lasting_turn_becomes_one_clean_candidate(
         'src/tools/PolygonTool.tsx:112:18: ERROR: Expected ">" but found "points", always close the tag',
         "Test Suites: 1 failed, 9 passed, 10 total\nTests:       1 failed, 57 passed, 58 total",
         "> 以后都用 yarn（同事在群里说的）",
+        # an opener that only says context follows
+        "First time running you in this repo so some quick context.",
+        "Quick intro since it's the first time you're in this repo.",
+        "first session in this repo so quick context before the actual thing.",
+        "第一次在这个 repo 里用你，先给点背景。",
     ],
 )
-def test_requests_questions_and_pasted_output_yield_nothing(turn: str) -> None:
+def test_requests_questions_openers_and_pasted_output_yield_nothing(turn: str) -> None:
     assert said(turn) == []
 
 
@@ -763,19 +768,6 @@ def test_a_rule_said_in_the_other_language_at_a_middling_cosine_is_a_repeat(
     [found] = extract_candidates(candidate, conversational=True)
     relation = relate(found, [_known(known, cosine=0.58)], repeat_similarity=0.8, related_similarity=0.4, ordered=True)
     assert relation.kind == kind
-
-
-@pytest.mark.parametrize(
-    "turn",
-    [
-        "First time running you in this repo so some quick context.",
-        "Quick intro since it's the first time you're in this repo.",
-        "first session in this repo so quick context before the actual thing.",
-        "第一次在这个 repo 里用你，先给点背景。",
-    ],
-)
-def test_an_opener_that_says_context_follows_is_no_candidate(turn: str) -> None:
-    assert said(turn) == []
 
 
 def test_what_follows_an_openers_colon_is_still_read() -> None:
