@@ -51,7 +51,8 @@ EVAL_ROOT = isolate_home()  # before jieba and incremind_daemon are imported
 from incremind_daemon.config import InsightSettings  # noqa: E402
 from incremind_daemon.embedding.use_m3 import UseM3Embedder  # noqa: E402
 from incremind_daemon.pipeline.candidates import extract_candidates  # noqa: E402
-from incremind_daemon.pipeline.relate import Known, relate  # noqa: E402
+from incremind_daemon.pipeline.pairs import Known  # noqa: E402
+from incremind_daemon.pipeline.relate import relate  # noqa: E402
 from incremind_daemon.store.embedder import Embedder  # noqa: E402
 from incremind_daemon.store.records import RELATIONS, Candidate  # noqa: E402
 from incremind_daemon.store.tokenizer import ensure_segmenter  # noqa: E402

@@ -54,7 +54,8 @@ from incremind_daemon.pipeline.lasting_model import (  # noqa: E402
     features,
     sentence_text,
 )
-from incremind_daemon.pipeline.relate import PAIR_FEATURES, Known, pair_features, relate  # noqa: E402
+from incremind_daemon.pipeline.pairs import PAIR_FEATURES, Known, pair_features  # noqa: E402
+from incremind_daemon.pipeline.relate import relate  # noqa: E402
 from incremind_daemon.pipeline.statement import clean_statement, split_condition  # noqa: E402
 from incremind_daemon.store.embedder import Embedder  # noqa: E402
 from incremind_daemon.store.records import CATEGORIES, Candidate  # noqa: E402

@@ -30,8 +30,9 @@ from incremind_daemon.pipeline.candidates import extract_candidates
 from incremind_daemon.pipeline.features import bridge_words, closeness
 from incremind_daemon.pipeline.ingest import organize_text
 from incremind_daemon.pipeline.lasting_model import LastingReader, RelationReader, reader_for, relation_reader_for
+from incremind_daemon.pipeline.pairs import Known, Relation
 from incremind_daemon.pipeline.redact import redact
-from incremind_daemon.pipeline.relate import Known, Relation, relate
+from incremind_daemon.pipeline.relate import relate
 from incremind_daemon.pipeline.statement import clean_statement
 from incremind_daemon.store import clock, insight_jobs, insights, items, sessions, vectors
 from incremind_daemon.store.db import write_transaction

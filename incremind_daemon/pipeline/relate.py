@@ -11,7 +11,6 @@ from __future__ import annotations
 import logging
 import re
 from collections.abc import Sequence
-from dataclasses import dataclass
 
 from incremind_daemon.pipeline.cues import INTRODUCTION, fold
 from incremind_daemon.pipeline.features import (
@@ -27,6 +26,7 @@ from incremind_daemon.pipeline.features import (
 )
 from incremind_daemon.pipeline.lasting import REPORTED
 from incremind_daemon.pipeline.lasting_model import RelationReader
+from incremind_daemon.pipeline.pairs import Known, Relation, has_chinese, pair_features, said_of, text_of
 from incremind_daemon.pipeline.replacing import for_other_writing, of_its_own, replaces, stands_with
 from incremind_daemon.pipeline.replies import answer_slots, reply_slots
 from incremind_daemon.pipeline.stance import (
@@ -55,35 +55,6 @@ _REPORTED_AT_ODDS = 0.2
 _CHANGES = ("supersedes", "different")
 
 
-@dataclass(frozen=True, slots=True)
-class Known:
-    """A known insight as relate() sees it; vector_similarity is the embedder's cosine, if any."""
-
-    id: int
-    statement: str
-    condition: str
-    category: str
-    vector_similarity: float | None = None
-    scope: str = "project"
-
-
-@dataclass(frozen=True, slots=True)
-class Relation:
-    kind: str  # one of records.RELATIONS: repeat, supplement, supersedes, different, new
-    known_id: int | None
-    similarity: float
-
-
-def _text_of(statement: str, condition: str) -> str:
-    return f"{statement} {condition}" if condition and condition not in statement else statement
-
-
-def _said(candidate: Candidate) -> str:
-    """What a candidate says, as both readings compare it: without words about saying it again
-    ("like I told the other agents", "还是那句话"), which say nothing of what is said."""
-    return _text_of(RESTATED.sub(" ", fold(candidate.statement)), candidate.condition)
-
-
 def relate(
     candidate: Candidate,
     known: Sequence[Known],
@@ -106,8 +77,8 @@ def relate(
     disagreement, differs from the insight the model reads it as most at odds with, when the rules find
     no difference.
     """
-    said = _said(candidate)
-    known = [item for item in known if not for_other_writing(said, _text_of(item.statement, item.condition))]
+    said = said_of(candidate)
+    known = [item for item in known if not for_other_writing(said, text_of(item.statement, item.condition))]
     verdict = relate_by_rules(
         candidate, known, repeat_similarity=repeat_similarity, related_similarity=related_similarity, ordered=ordered
     )
@@ -138,7 +109,7 @@ def relate(
         return Relation("repeat", item.id, similarity)
     # of the insights that name what a change is of, the one the model reads as most changed
     subject = _changed_subject(candidate)
-    about = [pair for pair in read if subject & keys_of(features_of(_text_of(pair[0].statement, pair[0].condition)))]
+    about = [pair for pair in read if subject & keys_of(features_of(text_of(pair[0].statement, pair[0].condition)))]
     changed, chances = max(about or read, key=lambda pair: pair[1].get("supersedes", 0.0))
     # the insight the rules linked, and how the model reads it: unrelated, or not read at all (None)
     linked = next((pair for pair in read if pair[0].id == verdict.known_id), None)
@@ -180,65 +151,6 @@ def _both_use(candidate: Candidate, item: Known) -> bool:
 
 def _at_odds(chances: dict[str, float]) -> float:
     return chances.get("supersedes", 0.0) + chances.get("different", 0.0)
-
-
-PAIR_FEATURES = (
-    "cosine",
-    "dice",
-    "sharing",
-    "shared_keys",
-    "my_new_keys",
-    "their_new_keys",
-    "renumbered",
-    "new_numbers",
-    "i_turn_down",
-    "they_turn_down",
-    "flipped",
-    "says_change",
-    "change_of_plan",
-    "same_category",
-    "condition",
-    "length_ratio",
-    "ordered",
-    "same_scope",
-    "other_language",
-)
-
-
-def pair_features(candidate: Candidate, item: Known, *, ordered: bool) -> list[float] | None:
-    """What the relation model reads of a candidate beside one known insight (``PAIR_FEATURES``).
-
-    None when the pair has no cosine: the model is made for pairs the embedder has read.
-    """
-    if item.vector_similarity is None:
-        return None
-    mine_text = _said(candidate)
-    their_text = _text_of(item.statement, item.condition)
-    mine, theirs = features_of(mine_text), features_of(their_text)
-    my_keys, their_keys = keys_of(mine), keys_of(theirs)
-    my_negated, their_negated = negated(candidate.statement), negated(item.statement)
-    quote = fold(candidate.quote or candidate.statement)
-    return [
-        item.vector_similarity,
-        dice(mine, theirs),
-        sharing(mine, theirs),
-        float(len(my_keys & their_keys)),
-        float(len(my_keys - their_keys)),
-        float(len(their_keys - my_keys)),
-        float(different_numbers(mine, theirs)),
-        float(new_numbers(mine, theirs)),
-        float(bool(my_negated)),
-        float(bool(their_negated)),
-        float(flipped(candidate.statement, item.statement, my_keys & their_keys, my_negated, their_negated)),
-        float(CHANGE.search(quote) is not None),
-        float(CHANGE_OF_PLAN.search(quote) is not None),
-        float(candidate.category == item.category),
-        float(bool(candidate.condition)),
-        len(mine_text) / max(1, len(their_text)),
-        float(ordered),
-        float(candidate.scope == item.scope),
-        float(_has_chinese(mine) != _has_chinese(theirs)),
-    ]
 
 
 # an example of the thing, whose words say nothing of the rule: "like [OMS-2315] Switch FX source to Wise"
@@ -291,15 +203,15 @@ def relate_by_rules(
     for item in known if answer and not candidate.reported else ():
         # "以后回复都用英文" beside "回复一律用中文" sets another value: a change, or this project's exception to
         # a global rule ("you can answer in English in this repo")
-        held = answer_slots(_text_of(item.statement, item.condition))  # not "commit messages in English"
+        held = answer_slots(text_of(item.statement, item.condition))  # not "commit messages in English"
         if any(held.get(key, value) != value for key, value in answer.items()):
             if candidate.scope == "project" and item.scope == "global":
                 return Relation("supplement", item.id, verdict.similarity)
             return _conflict(candidate, item, verdict.similarity, ordered)
     if verdict.kind in ("new", "supplement") and not candidate.reported:
         # "别写那么长" beside "Keep replies short": how to answer the person, set again in any words or language
-        mine = answer_slots(_said(candidate)).items()
-        theirs = ((item, reply_slots(_text_of(item.statement, item.condition)).items()) for item in known if mine)
+        mine = answer_slots(said_of(candidate)).items()
+        theirs = ((item, reply_slots(text_of(item.statement, item.condition)).items()) for item in known if mine)
         again = [item for item, slots in theirs if mine <= slots]
         if again:
             item = linked if linked in again else again[0]
@@ -317,8 +229,8 @@ def _translated(candidate: Candidate, item: Known) -> bool:
     """
     if (item.vector_similarity or 0.0) < _TRANSLATION_COSINE:
         return False
-    mine, theirs = features_of(_said(candidate)), features_of(_text_of(item.statement, item.condition))
-    if _has_chinese(mine) == _has_chinese(theirs) or new_numbers(mine, theirs):
+    mine, theirs = features_of(said_of(candidate)), features_of(text_of(item.statement, item.condition))
+    if has_chinese(mine) == has_chinese(theirs) or new_numbers(mine, theirs):
         return False
     return not (_brings_a_case(candidate) or EXCEPTION_SAID.search(fold(candidate.quote or candidate.statement)))
 
@@ -347,10 +259,10 @@ def _by_rules(
     from it. The embedder's cosine, when given, helps rank the neighbours and is averaged in
     without lowering a lexical match; it never decides alone.
     """
-    mine = features_of(_said(candidate))
+    mine = features_of(said_of(candidate))
     scored: list[tuple[float, Known, Features]] = []
     for item in known:
-        theirs = features_of(_text_of(item.statement, item.condition))
+        theirs = features_of(text_of(item.statement, item.condition))
         lexical = dice(mine, theirs)
         combined = lexical if item.vector_similarity is None else max(lexical, (lexical + item.vector_similarity) / 2)
         scored.append((combined, item, theirs))
@@ -530,22 +442,18 @@ def _translates(mine: Features, theirs: Features, unnamed: frozenset[str], novel
     """
     if len(unnamed) < novel:
         return False
-    if not _has_chinese(theirs):
+    if not has_chinese(theirs):
         return novel <= 1 and unnamed <= CONCEPT_NAMES
-    if _has_chinese(mine) or not keys_of(theirs) <= keys_of(mine):
+    if has_chinese(mine) or not keys_of(theirs) <= keys_of(mine):
         return False
     return novel <= 1 + sum(1 for f, weight in theirs.weights.items() if not f.isascii() and weight >= 0.5)
-
-
-def _has_chinese(features: Features) -> bool:
-    return any(not f.isascii() for f in features.topical)
 
 
 _BUT = re.compile(r"(?<![a-z])but(?![a-z])|但|不过")  # beside EXCEPTION, which has except and 除了
 
 
 def _moves(candidate: Candidate, item: Known, mine: Features, theirs: Features) -> bool:
-    return moved_value(candidate.quote or candidate.statement, mine, _text_of(item.statement, item.condition), theirs)
+    return moved_value(candidate.quote or candidate.statement, mine, text_of(item.statement, item.condition), theirs)
 
 
 def _bounded(candidate: Candidate, item: Known, score: float, ordered: bool, *, moved: bool = False) -> Relation:

@@ -13,7 +13,8 @@ from incremind_daemon.config import InsightSettings, Settings
 from incremind_daemon.pipeline.candidates import extract_candidates
 from incremind_daemon.pipeline.cues import fold
 from incremind_daemon.pipeline.insights import record_increments, save_memory
-from incremind_daemon.pipeline.relate import Known, relate
+from incremind_daemon.pipeline.pairs import Known
+from incremind_daemon.pipeline.relate import relate
 from incremind_daemon.pipeline.scope import names_this_project
 from incremind_daemon.store import insight_jobs, insights, recall
 from incremind_daemon.store.db import connect, write_transaction

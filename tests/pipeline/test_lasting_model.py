@@ -14,7 +14,8 @@ from incremind_daemon.pipeline.candidates import extract_candidates
 from incremind_daemon.pipeline.cues import fold
 from incremind_daemon.pipeline.lasting import STANDING
 from incremind_daemon.pipeline.lasting_model import Chance, load_weights, reader_for, relation_reader_for
-from incremind_daemon.pipeline.relate import PAIR_FEATURES, Known, Relation, pair_features, relate
+from incremind_daemon.pipeline.pairs import PAIR_FEATURES, Known, Relation, pair_features
+from incremind_daemon.pipeline.relate import relate
 from incremind_daemon.pipeline.steps import StepState, examine_pending, ingest_item, open_writer
 from incremind_daemon.pipeline.work import TailSession
 from incremind_daemon.sources.extract import extract_bytes

@@ -8,7 +8,8 @@ from incremind_daemon.config import InsightSettings
 from incremind_daemon.pipeline.candidates import extract_candidates
 from incremind_daemon.pipeline.cues import fold
 from incremind_daemon.pipeline.features import features_of, keys_of, similarity
-from incremind_daemon.pipeline.relate import Known, Relation, relate
+from incremind_daemon.pipeline.pairs import Known, Relation
+from incremind_daemon.pipeline.relate import relate
 from incremind_daemon.pipeline.replacing import writings_of
 from incremind_daemon.pipeline.stance import CHANGE, negated, used
 from incremind_daemon.store.records import Candidate
