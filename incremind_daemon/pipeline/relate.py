@@ -75,11 +75,12 @@ def relate(
     model reads it at ``change``, and a change of an insight the model reads as unrelated is one of the
     insight it reads as changed at ``overrule``, when there is one. Someone else's view, kept only as a
     disagreement, differs from the insight the model reads it as most at odds with, when the rules find
-    no difference.
+    no difference. What the rules call a repeat only because the person says it is said again is none
+    of an insight the model reads as unrelated.
     """
     said = said_of(candidate)
     known = [item for item in known if not for_other_writing(said, text_of(item.statement, item.condition))]
-    verdict = relate_by_rules(
+    verdict, said_again = _ruled(
         candidate, known, repeat_similarity=repeat_similarity, related_similarity=related_similarity, ordered=ordered
     )
     if reading is None:
@@ -97,6 +98,13 @@ def relate(
         if _at_odds(chances) >= _REPORTED_AT_ODDS:
             return Relation("different", item.id, round(item.vector_similarity or 0.0, 4))
         return verdict
+    if said_again:
+        # what the rules linked by a word and made a repeat only because it is said again is not one of an
+        # insight the model reads as unrelated ("the replica bump goes in its own PR, one thing per PR, you
+        # know the drill" beside "Prod runs 6 replicas")
+        unlinked = next((chances["none"] for item, chances in read if item.id == verdict.known_id), 0.0)
+        if unlinked >= reading.unrelated:
+            verdict = Relation("new", None, verdict.similarity)
     item, chances = max(read, key=lambda pair: pair[1]["repeat"])
     # a restatement with a "never" or "别动" in it reads to the rules as turning something down; a
     # change of decision stands unless the model is far surer it is the same words again
@@ -187,6 +195,20 @@ def relate_by_rules(
     A candidate that says it is said again ("还是那句话：…", "as usual, …") and that the rules read
     as turning a known insight around is that insight in other words: a repeat, never a change.
     """
+    return _ruled(
+        candidate, known, repeat_similarity=repeat_similarity, related_similarity=related_similarity, ordered=ordered
+    )[0]
+
+
+def _ruled(
+    candidate: Candidate,
+    known: Sequence[Known],
+    *,
+    repeat_similarity: float,
+    related_similarity: float,
+    ordered: bool = False,
+) -> tuple[Relation, bool]:
+    """Return the rules' verdict (``relate_by_rules``), and whether it is a repeat only because it is said again."""
     verdict = _by_rules(
         candidate, known, repeat_similarity=repeat_similarity, related_similarity=related_similarity, ordered=ordered
     )
@@ -194,10 +216,10 @@ def relate_by_rules(
     # …though "Figures are PDF as always, but the screenshots can stay JPG" brings its exception
     restated = verdict.kind in ("supersedes", "different", "supplement") and not candidate.reported
     if restated and _restated(candidate) and (verdict.kind != "supplement" or not _brings_a_case(candidate)):
-        return Relation("repeat", verdict.known_id, verdict.similarity)
+        return Relation("repeat", verdict.known_id, verdict.similarity), True
     linked = next((item for item in known if item.id == verdict.known_id), None)
     if verdict.kind == "supplement" and linked is not None and _translated(candidate, linked):
-        return Relation("repeat", verdict.known_id, verdict.similarity)
+        return Relation("repeat", verdict.known_id, verdict.similarity), False
     # what the statement sets, not its condition ("用中文回答的时候" says when, and sets nothing)
     answer = answer_slots(candidate.statement) if verdict.kind in ("new", "supplement", "repeat") else {}
     for item in known if answer and not candidate.reported else ():
@@ -206,8 +228,8 @@ def relate_by_rules(
         held = answer_slots(text_of(item.statement, item.condition))  # not "commit messages in English"
         if any(held.get(key, value) != value for key, value in answer.items()):
             if candidate.scope == "project" and item.scope == "global":
-                return Relation("supplement", item.id, verdict.similarity)
-            return _conflict(candidate, item, verdict.similarity, ordered)
+                return Relation("supplement", item.id, verdict.similarity), False
+            return _conflict(candidate, item, verdict.similarity, ordered), False
     if verdict.kind in ("new", "supplement") and not candidate.reported:
         # "别写那么长" beside "Keep replies short": how to answer the person, set again in any words or language
         mine = answer_slots(said_of(candidate)).items()
@@ -215,8 +237,8 @@ def relate_by_rules(
         again = [item for item, slots in theirs if mine <= slots]
         if again:
             item = linked if linked in again else again[0]
-            return Relation("repeat", item.id, round(max(verdict.similarity, item.vector_similarity or 0.0), 4))
-    return verdict
+            return Relation("repeat", item.id, round(max(verdict.similarity, item.vector_similarity or 0.0), 4)), False
+    return verdict, False
 
 
 def _translated(candidate: Candidate, item: Known) -> bool:

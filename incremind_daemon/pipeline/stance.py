@@ -294,8 +294,16 @@ RESTATED = re.compile(
         r"|(?:i|we)(?:'ve| have)? (?:already )?(?:said|told you) (?:this|that|so)(?: before)?|as before",
         r"i(?:'ve| have)? told you (?:before|already|this before|many times|last time|the other day)",
         r"as (?:usual|always)|same as (?:always|usual)|same as (?:every|all (?:the )?other|the other) \w+",
+        # "like everything else", "same rule as the warehouse", "you know the drill", "as we agreed"
+        r"like (?:everything|everywhere|all the rest) else|same rule as|you know the drill",
+        r"as (?:we )?(?:agreed|discussed|decided)(?: (?:before|earlier|last time))?",
+        r"we (?:settled|agreed on) (?:that|this)",
+        # "Remember: dev target only", "No prefixes, remember": a reminder, not "remember to" (a step)
+        r"remember(?! (?:to|when|the time|that time|how)\b)(?=\s*(?:[:,—–]|$|i\b|only\b|we\b))",
     )
     + r"|还是那句话|(?:我|之前|上次|早就|已经)+(?:跟你|和你)?(?:说过|讲过|提过|强调过)(?:了|的)?|又确认了?一遍"
+    # "说过了，用 pnpm", "3000 是 BFF，说过了", "讲过喇", "不是说过…吗", "都说了别用 npm"
+    r"|(?<![他她没未不还])(?:说|讲)过(?:了|啦|喇)|不是(?:说|讲)过|都(?:说|讲)了"
     r"|再(?:说|强调|重复)一(?:遍|次)|重申一下|老规矩|[跟和同](?:之前|以前|其他[^，。]{1,8})一样|(?:跟你)?说(?:了|过)多少(?:次|遍)"
 )
 # a tail that only says it was said before, which a statement leaves: "— I told you last time", "，上次跟你说过了"

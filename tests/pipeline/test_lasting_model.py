@@ -326,6 +326,15 @@ def _read_beside(use_m3: Embedder, said: str, known_text: str, *, models: bool =
     return relate(candidate, [known], repeat_similarity=0.8, related_similarity=0.4, ordered=True, reading=reading)
 
 
+def test_saying_it_again_makes_no_repeat_of_an_unrelated_rule_that_shares_a_word(use_m3: Embedder) -> None:
+    # found in a tuning half: "you know the drill" made the rules' link by "replica" a repeat of a fact on replicas
+    said = "Split that out — the replica bump goes in its own PR, one thing per PR, you know the drill"
+    assert _read_beside(use_m3, said, "Prod runs 6 replicas, one per two partitions of rider.location.v2").kind == "new"
+    # …while a rule said again in fewer words stays a repeat however the model reads the pair
+    known_text = "spark.sql.shuffle.partitions 统一是 200，写在 conf/spark-defaults.conf 里，job 里不要自己 set"
+    assert _read_beside(use_m3, "job 里不许单独 set，这个之前说过", known_text).kind == "repeat"
+
+
 def test_a_step_the_rules_link_as_a_supplement_stays_one_where_the_model_is_unsure(use_m3: Embedder) -> None:
     # found in a fresh half: the model read the two as unrelated at 0.67 and made the step new
     known_text = "本地跑 dbt 一律加 --target dev，prod 只让 Airflow 去写"

@@ -465,6 +465,26 @@ def test_what_the_person_says_again_is_no_change(statement: str, known: str) -> 
     assert relation.kind not in ("supersedes", "different"), relation
 
 
+@pytest.mark.parametrize(
+    ("statement", "known", "unmarked"),
+    [
+        ("本地 dev 是 3100 啊，3000 是 BFF，说过了", "本地 dev server 跑在 3100", "supplement"),
+        ("dt 是带横杠的字符串，'2026-10-19' 这种，说过了", "dt 是带横杠的字符串", "supplement"),
+        ("讲过喇，automations.yaml 唔好掂，UI 整嘅留返喺度", "Never touch automations.yaml", None),
+        ("Display in Asia/Shanghai like everything else, keep UTC under the hood",
+         "Times are displayed in Asia/Shanghai and stored as UTC", "repeat"),
+        ("one thing per PR, you know the drill", "One concern per PR; split unrelated changes out", "repeat"),
+    ],
+)  # fmt: skip
+def test_more_ways_of_saying_it_was_said_before_add_nothing(statement: str, known: str, unmarked: str | None) -> None:
+    """Found in fresh halves: "说过了", "讲过喇", "like everything else", "you know the drill" read as new words."""
+    assert said_after(statement, [known]) == ("repeat", 1)
+    # the words about saying it again are what made it a repeat, or they add nothing of their own
+    for marker in ("，说过了", "讲过喇，", " like everything else", ", you know the drill"):
+        if marker in statement and unmarked is not None:
+            assert said_after(statement.replace(marker, ""), [known])[0] == unmarked
+
+
 def test_a_note_that_keeps_the_value_and_places_the_old_one_elsewhere_agrees() -> None:
     """Found by a new user: "stays 8443; 8080 is only the admin panel's" was "different" from "8443, not 8080"."""
     note = "Team decision: the payments API port stays 8443; 8080 is only used by the legacy admin panel"
