@@ -53,6 +53,11 @@ _MATERIAL_WORDS = 2.0  # new topical weight that makes even a similar candidate 
 # the relation model's odds of a change or a difference from which someone else's view disagrees
 _REPORTED_AT_ODDS = 0.2
 _CHANGES = ("supersedes", "different")
+# the relation model's odds of "unrelated" from which what the person says again is no repeat of an insight
+# the rules linked by a word: far above the model's own ``unrelated``, as the person's word counts for much
+# ("one thing per PR, you know the drill" beside "Prod runs 6 replicas" reads 0.91; a Cantonese restatement
+# beside its English original, filed under another category, 0.72)
+_SAID_AGAIN_UNRELATED = 0.85
 
 
 def relate(
@@ -103,7 +108,7 @@ def relate(
         # insight the model reads as unrelated ("the replica bump goes in its own PR, one thing per PR, you
         # know the drill" beside "Prod runs 6 replicas")
         unlinked = next((chances["none"] for item, chances in read if item.id == verdict.known_id), 0.0)
-        if unlinked >= reading.unrelated:
+        if unlinked >= _SAID_AGAIN_UNRELATED:
             verdict = Relation("new", None, verdict.similarity)
     item, chances = max(read, key=lambda pair: pair[1]["repeat"])
     # a restatement with a "never" or "别动" in it reads to the rules as turning something down; a
