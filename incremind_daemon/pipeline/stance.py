@@ -105,6 +105,8 @@ def negated(text: str) -> frozenset[str]:
         out.update(keys_of(features_of(match.group(1))))
     for match in _DROPPING.finditer(folded):
         out.update(keys_of(features_of(match.group("thing") or match.group("zh"))))
+    for match in _HANDS_OFF.finditer(folded):
+        out.update(keys_of(features_of(match.group("thing"))))
     return frozenset(out)
 
 
@@ -369,6 +371,12 @@ _DROPPING = re.compile(
     r"(?:\s+(?!(?:last|this|yesterday|today|now|in|from|for|and|because|since|so|as|at|on|the|with|it|them)\b)"
     r"(?!\d)[\w.+#-]+)?)(?![\w.+#-])(?!\s+\d)"
     r"|(?:弃用|砍掉|干掉|去掉|拿掉)\s*(?P<zh>[a-z0-9][\w.+#-]*|[\u4e00-\u9fff]{1,4})"
+)
+# a thing named before the words that keep hands off it, as "never touch X" names it after: "automations.yaml
+# 别动", "dev.py 唔好掂", "template/ 里的东西不要碰"
+_HANDS_OFF = re.compile(
+    r"(?<![\w.+/-])(?P<thing>[a-z0-9][\w.+/#-]*)\s*[\u4e00-\u9fff]{0,4}?\s*(?:千万|一律|都|也|就)?\s*"
+    r"(?:别|不要|不许|不能|不准|唔好)\s*(?:去)?(?:动|碰|改|删|掂)"
 )
 _CLAUSE_BREAK = re.compile(r"[,;!?，；：。！？]|[:.](?!\d)")  # not inside "23:00" or "1.5"
 # fmt: off

@@ -470,19 +470,33 @@ def test_what_the_person_says_again_is_no_change(statement: str, known: str) -> 
     [
         ("本地 dev 是 3100 啊，3000 是 BFF，说过了", "本地 dev server 跑在 3100", "supplement"),
         ("dt 是带横杠的字符串，'2026-10-19' 这种，说过了", "dt 是带横杠的字符串", "supplement"),
-        ("讲过喇，automations.yaml 唔好掂，UI 整嘅留返喺度", "Never touch automations.yaml", None),
+        ("讲过喇，automations.yaml 唔好掂，UI 整嘅留返喺度", "Never touch automations.yaml", "repeat"),
         ("Display in Asia/Shanghai like everything else, keep UTC under the hood",
          "Times are displayed in Asia/Shanghai and stored as UTC", "repeat"),
         ("one thing per PR, you know the drill", "One concern per PR; split unrelated changes out", "repeat"),
     ],
 )  # fmt: skip
-def test_more_ways_of_saying_it_was_said_before_add_nothing(statement: str, known: str, unmarked: str | None) -> None:
+def test_more_ways_of_saying_it_was_said_before_add_nothing(statement: str, known: str, unmarked: str) -> None:
     """Found in fresh halves: "说过了", "讲过喇", "like everything else", "you know the drill" read as new words."""
     assert said_after(statement, [known]) == ("repeat", 1)
     # the words about saying it again are what made it a repeat, or they add nothing of their own
     for marker in ("，说过了", "讲过喇，", " like everything else", ", you know the drill"):
-        if marker in statement and unmarked is not None:
+        if marker in statement:
             assert said_after(statement.replace(marker, ""), [known])[0] == unmarked
+
+
+@pytest.mark.parametrize(
+    ("statement", "known", "kind"),
+    [
+        ("automations.yaml 唔好掂，UI 整嘅留返喺度", "Never touch automations.yaml", "repeat"),
+        ("automations.yaml 别动", "Never touch automations.yaml", "repeat"),
+        ("Don't touch dev.py", "dev.py 唔好掂", "repeat"),
+        ("automations.yaml 可以改了", "Never touch automations.yaml", "supersedes"),
+    ],
+)
+def test_a_thing_named_before_hands_off_is_kept_as_never_touch_keeps_it(statement: str, known: str, kind: str) -> None:
+    """Found in a tuning half: "X 唔好掂" (leave X alone) read as turning "never touch X" around."""
+    assert said_after(statement, [known]) == (kind, 1)
 
 
 def test_a_note_that_keeps_the_value_and_places_the_old_one_elsewhere_agrees() -> None:
