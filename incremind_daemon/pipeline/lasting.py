@@ -392,10 +392,15 @@ REQUEST = re.compile(
         r"|release|tag|bump|merge|push|deploy)",
         r"^i (?:need|want) you to",
         r"^help me",
+        # a piece of work wanted: "Need a migration for …", "I want a GitHub Actions workflow that …", "Weekend
+        # project: …"
+        r"^(?:so |ok |also )?(?:i |we )?need (?:a|an|to (?:add|write|build|make|create|implement|set up|get))",
+        r"^(?:so |ok |also )?i (?:want|need|'d like) (?:a|an|to (?:start|add|build|write|set up|get|have|make|try))",
+        r"^weekend project",
         r"^(?:just )?(?:swap|replace|switch|turn|point|convert) (?:it|this|that|them)",  # "Swap it for next/font/local"
     )
     + r"|^(?:请|麻烦|pls |please )?(?:你)?(?:先\s*|再\s*)?(?:(?:read|run|fix|check|look)(?![a-z])"
-    r"|帮我|帮忙|看下|看看|看一下|试试|试一下"
+    r"|帮我|帮忙|看下|看看|看一下|试试|试一下|(?:要|我要|想)?(?:写|做|搞)(?:个|一个)"
     r"|跑一下|跑下|修一下|修下|改一下|改下|加一下|查一下|查下"
     r"|再跑|重新|继续|先看|先跑|先把|把|给我|存到|保存到|放到|写到|输出到|加(?:一个|个|一条|上))"
     # a thing to do once: "…都改一下", "改完 parse 一下", "改成 broadcast 试试"
