@@ -349,7 +349,9 @@ BOILERPLATE = re.compile(
 QUESTION = re.compile(
     words(r"^(?:how|what|why|where|which|who|is|are|do|does|did|can|could|should|would|will|shall|any idea)")
     # "…写着呢" asserts: 呢 after 着 says it is so
-    + r"[^.;]*$|[吗么]$|(?<!着)呢$|^(?:为什么|怎么|如何|是否|要不要|能不能|可不可以|有没有|会不会|是不是)[^。；]*$"
+    # "…不能只写改了什么" names what, and asks nothing: 什么 after a rule's 不能, 只, 必须, 不管 ends no question
+    + r"[^.;]*$|吗$|(?<!什)么$|^(?![^。；]*(?:不能|不要|别|只|必须|不管|无论|不论))[^。；]*什么$"
+    r"|(?<!着)呢$|^(?:为什么|怎么|如何|是否|要不要|能不能|可不可以|有没有|会不会|是不是)[^。；]*$"
 )
 # guesses, open decisions and what-ifs are not knowledge yet
 HEDGE = re.compile(

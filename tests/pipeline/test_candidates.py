@@ -645,6 +645,20 @@ def test_a_sentence_that_ends_on_an_assertive_ne_is_no_question(text: str, found
 
 
 @pytest.mark.parametrize(
+    ("text", "found"),
+    [
+        ("以后 PR 描述里必须写 why（为什么改），不能只写改了什么。", True),  # 什么 names what is written
+        ("不管改了什么，commit 之前都先跑一遍 lint。", True),
+        ("这个字段是什么", False),
+        ("你刚才改了什么", False),
+    ],
+)
+def test_a_rule_that_ends_on_shenme_is_no_question(text: str, found: bool) -> None:
+    """Found in a tuning half: "…不能只写改了什么" was read as a question, and the rule was lost."""
+    assert bool(read_pieces(text, conversational=False)) == found
+
+
+@pytest.mark.parametrize(
     "text",
     [
         "POST /invoices is throwing 500s in staging since yesterday's deploy.",
