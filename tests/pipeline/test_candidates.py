@@ -275,6 +275,9 @@ def test_a_weekly_day_or_a_noun_that_looks_like_an_ask_still_makes_a_rule(text: 
         "帮我把 PlanService 里的 fetchPlans 改成 async/await",
         "can you switch the tests in api/ to vitest",
         "再帮我加个 cron，每天早上 7 点跑一次 eta 重算",  # what the job does daily is asked once
+        # a piece of work wanted
+        "Need to add a POST /app/plans/:planId/checkin endpoint to the BFF.",
+        "我想写个脚本每天备份数据库。",
     ],
 )
 def test_a_single_day_or_an_ask_makes_no_rule(text: str) -> None:

@@ -136,21 +136,6 @@ def test_a_view_given_under_someones_name_is_theirs(use_m3: Embedder, text: str,
 @pytest.mark.parametrize(
     "text",
     [
-        "I want a GitHub Actions workflow that builds the musl binary on tag push and attaches it to the release.",
-        "Need to add a POST /app/plans/:planId/checkin endpoint to the BFF.",
-        "要写个 Celery task `sync_amazon_orders(marketplace_id)`，用 SP-API 的 getOrders 拉过去 30 分钟有更新的单。",
-        "我想写个脚本每天备份数据库。",
-    ],
-)
-def test_a_piece_of_work_wanted_is_no_rule(use_m3: Embedder, text: str) -> None:
-    """Found in fresh halves: "Need a …", "I want a … that …", "要写个 …" ask for this session's work."""
-    assert extract_candidates(text, conversational=True, reader=reader_for(use_m3)) == []
-    assert extract_candidates(text, conversational=True) == []
-
-
-@pytest.mark.parametrize(
-    "text",
-    [
         "Training job 4471 finished, val loss 0.312, NDCG@10 0.468.",
         "Status: ledgerly 1.14.2 is out on prod, V23 migration ran fine, no errors in the logs.",
         "Deployed 1.15.0 to staging, all green.",
@@ -721,6 +706,11 @@ def test_a_rule_for_next_time_recalled_or_for_a_kind_of_thing_is_found(
         "Trust policy lives in live/shared/ca-central-1/iam-gha/, my bet is the sub condition.",
         "怀疑是上游 dim_sku 改了列名，上周 Kevin 他们在商品中台重构过一次。",
         "多半是 status 多了个 partial_refunded，售后那边上周新加的。",
+        # a piece of work wanted
+        "I want a GitHub Actions workflow that builds the musl binary on tag push and attaches it to the release.",
+        "Need to add a POST /app/plans/:planId/checkin endpoint to the BFF.",
+        "要写个 Celery task `sync_amazon_orders(marketplace_id)`，用 SP-API 的 getOrders 拉过去 30 分钟有更新的单。",
+        "我想写个脚本每天备份数据库。",
         # where a tag, an environment or a build stands today
         "v0.2.0 tag is pushed.",
         "Staging has been on 1.30 since Friday night, no issues.",
