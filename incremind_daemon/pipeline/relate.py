@@ -24,7 +24,7 @@ from incremind_daemon.pipeline.features import (
     numbers_of,
     sharing,
 )
-from incremind_daemon.pipeline.lasting import REPORTED
+from incremind_daemon.pipeline.lasting import EVENT, REPORTED
 from incremind_daemon.pipeline.lasting_model import RelationReader
 from incremind_daemon.pipeline.pairs import Known, Relation, has_chinese, pair_features, said_of, text_of
 from incremind_daemon.pipeline.replacing import for_other_writing, of_its_own, replaces, stands_with
@@ -53,6 +53,13 @@ _MATERIAL_WORDS = 2.0  # new topical weight that makes even a similar candidate 
 # the relation model's odds of a change or a difference from which someone else's view disagrees
 _REPORTED_AT_ODDS = 0.2
 _CHANGES = ("supersedes", "different")
+_SHORT_DATE = re.compile(r"(?<![\d./:-])(?:1[0-2]|0?[1-9])/(?:3[01]|[12]\d|0?[1-9])(?![\d/:-])")  # "3/24", not 1/2/3
+# a day moved or a thing dropped, which a dated sentence may say without a change word
+_DROPS = re.compile(
+    r"(?<![a-z])(?:dropp(?:ed|ing)|scrapp(?:ed|ing)|ditch(?:ed|ing)|retired|got rid of|ripped out|phased out)(?![a-z])"
+    r"|弃用|不用了|砍掉|干掉|去掉|拿掉|下线|推迟|提前|顺延|延期"
+)
+_SPACED_DATE = re.compile(r"(?<=\d)\s*([月日号])\s*(?=\d|(?<=[日号]))")
 # the relation model's odds of "unrelated" from which what the person says again is no repeat of an insight
 # the rules linked by a word: far above the model's own ``unrelated``, as the person's word counts for much
 # ("one thing per PR, you know the drill" beside "Prod runs 6 replicas" reads 0.91; a Cantonese restatement
@@ -491,9 +498,30 @@ def _bounded(candidate: Candidate, item: Known, score: float, ordered: bool, *, 
 
 
 def _may_conflict(candidate: Candidate, item: Known) -> bool:
-    """Tell whether the two can disagree: what happened, or who the person is, is not refuted by a rule."""
+    """Tell whether the two can disagree: what happened, or who the person is, is not refuted by a rule.
+
+    What happened on a day, said without a word of change ("v0.9.0 went out to prod yesterday at 09:40",
+    "11 月 7 日（周六）21:40–22:25 … 反复 rebalance"), is news beside an undated rule whatever category it was
+    filed under; two dated sentences may disagree ("launch moved to March 27" beside "Launch is on March 20").
+    """
     kinds = {candidate.category, item.category}
+    mine, theirs = candidate.quote or candidate.statement, item.statement
+    # …though someone else's view is theirs to hold against a rule, whatever day its reason names
+    if not candidate.reported and _dated(mine) != _dated(theirs) and not (_changes(mine) or _changes(theirs)):
+        return False
     return len(kinds) == 1 or not kinds & {"event", "identity"}
+
+
+def _dated(text: str) -> bool:
+    """Tell whether a text names a day: a date ("11 月 7 日", "3/24") or a past one ("yesterday", "上周")."""
+    folded = _SPACED_DATE.sub(r"\1", fold(text))  # "11 月 7 日" as "11月7日"
+    return EVENT.search(folded) is not None or _SHORT_DATE.search(folded) is not None
+
+
+def _changes(text: str) -> bool:
+    """Tell whether a text says it changes something: a change word, or a thing dropped ("We dropped X")."""
+    folded = fold(text)
+    return bool(CHANGE.search(folded) or CHANGE_OF_PLAN.search(folded) or _DROPS.search(folded))
 
 
 def _conflict(candidate: Candidate, item: Known, score: float, ordered: bool, *, moved: bool = False) -> Relation:

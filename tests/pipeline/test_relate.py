@@ -486,6 +486,48 @@ def test_a_thing_named_before_hands_off_is_kept_as_never_touch_keeps_it(statemen
     assert said_after(statement, [known]) == (kind, 1)
 
 
+@pytest.mark.parametrize(
+    ("statement", "known"),
+    [
+        ("v0.9.0 went out to prod yesterday at 09:40, lag back under 5k at the evening peak",
+         "Prod deploys Tuesday to Thursday only, lag under 5k"),
+        ("以后 prod 发版只在工作日 10:00–16:00，周末和晚上不发",
+         "11 月 7 日（周六）21:40–22:25，fleet-router 在 prod 上发版后反复 rebalance"),
+        ("Prod deploys only Tuesday to Thursday, 10:00-16:00",
+         "On Nov 7 at 21:40 a prod deploy set off a rebalance storm"),
+    ],
+)  # fmt: skip
+def test_what_happened_on_a_day_neither_changes_nor_contradicts_a_rule(statement: str, known: str) -> None:
+    """Found in tuning halves: a deploy or an incident report read as a change of a rule it shares a word with."""
+    assert said_after(statement, [known])[0] not in ("supersedes", "different")
+
+
+@pytest.mark.parametrize(
+    ("view", "known"),
+    [
+        ("阿杰觉得 CI 上的 retries 应该开到 3，上周 flaky 太多", "CI 上的 retries 是 2"),
+        ("Sam thinks CI retries should be 3, flaky tests ate all of last week", "CI retries are 2"),
+    ],
+)
+def test_someone_elses_view_differs_whatever_day_its_reason_names(view: str, known: str) -> None:
+    """Found in a tuning half: "…because … last year" made a colleague's view read as news of a day."""
+    candidate = Candidate(view, "preference", "", view, 0, len(view), "project", reported=True)
+    relation = related(candidate, [Known(1, known, "", "preference", None, "project")], ordered=True)
+    assert (relation.kind, relation.known_id) == ("different", 1)
+
+
+@pytest.mark.parametrize(
+    ("statement", "known"),
+    [
+        ("The launch moved to March 27", "Launch is on March 20"),
+        ("上线日期改到 3 月 27 日", "上线日期是 3 月 20 日"),
+        ("从 3 月 3 日起发布都走 Argo，不再用 deploy.sh", "发布都走 deploy.sh 脚本"),
+    ],
+)
+def test_a_dated_change_still_supersedes(statement: str, known: str) -> None:
+    assert said_after(statement, [known]) == ("supersedes", 1)
+
+
 def test_a_note_that_keeps_the_value_and_places_the_old_one_elsewhere_agrees() -> None:
     """Found by a new user: "stays 8443; 8080 is only the admin panel's" was "different" from "8443, not 8080"."""
     note = "Team decision: the payments API port stays 8443; 8080 is only used by the legacy admin panel"
