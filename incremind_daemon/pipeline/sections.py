@@ -60,7 +60,10 @@ REPORT_SECTION = re.compile(
     r"progress|status(?: update)?|updates?|done|completed|shipped|highlights|lowlights|wins|mood|feelings"
     r"|(?:what )?went (?:well|badly|wrong)|what (?:didn't|did not) go well|what (?:could|to) improve"
     r"|(?:to|could be) improved?|pain points|problems"
-    r")(?![a-z0-9_])|进度|进展|完成情况|已完成|做得好的?|亮点|不足|待改进|需要改进|改进点|问题|踩坑|心情|感受)(?:\*\*)?\s*[:：]?$"
+    # a weekly review's "## didn't" and "## numbers", a fortnight's "## 顺的" and "## 不顺的"
+    r"|didn'?t|did not|numbers|stats"
+    r")(?![a-z0-9_])|进度|进展|完成情况|已完成|做得好的?|亮点|不足|待改进|需要改进|改进点|问题|踩坑|心情|感受"
+    r"|顺的|不顺的?|顺利的|不顺利的|数字)(?:\*\*)?\s*[:：]?$"
 )
 # a Markdown heading, a bold caption, or a short line ending in a colon
 HEADING = re.compile(r"^(?:#{1,6}\s+\S.*|\*\*[^*]+\*\*[:：]?|[^-*+•\d\s][^:：]{0,30}[:：])$")
@@ -102,7 +105,8 @@ def task_items(text: str) -> list[tuple[int, int]]:
 
 _FROM_NOW = re.compile(
     r"(?<![a-z])(?:from now on|going forward|in (?:the )?future|must|always|never)(?![a-z])"
-    r"|(?<!方便)(?<!以便)以后(?!再)|今后|从现在起|一律|必须|永远"
+    # not "搬到 Fly 以后，部署就是一条命令": 以后 before a comma says after what, not from when
+    r"|(?<!方便)(?<!以便)以后(?![再，,])|今后|从现在起|一律|必须|永远"
 )
 
 
