@@ -706,6 +706,9 @@ def test_a_rule_for_next_time_recalled_or_for_a_kind_of_thing_is_found(
         "Trust policy lives in live/shared/ca-central-1/iam-gha/, my bet is the sub condition.",
         "怀疑是上游 dim_sku 改了列名，上周 Kevin 他们在商品中台重构过一次。",
         "多半是 status 多了个 partial_refunded，售后那边上周新加的。",
+        # the work moving to another repository
+        "Ok different repo, side project time.",
+        "Different client, different repo.",
         # a piece of work wanted
         "I want a GitHub Actions workflow that builds the musl binary on tag push and attaches it to the release.",
         "Need to add a POST /app/plans/:planId/checkin endpoint to the BFF.",
