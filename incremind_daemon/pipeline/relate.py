@@ -55,9 +55,10 @@ _REPORTED_AT_ODDS = 0.2
 _CHANGES = ("supersedes", "different")
 _SHORT_DATE = re.compile(r"(?<![\d./:-])(?:1[0-2]|0?[1-9])/(?:3[01]|[12]\d|0?[1-9])(?![\d/:-])")  # "3/24", not 1/2/3
 # a day moved or a thing dropped, which a dated sentence may say without a change word
+# (stance.CHANGE has "retired", 不用…了, 推迟, 提前 and 延期)
 _DROPS = re.compile(
-    r"(?<![a-z])(?:dropp(?:ed|ing)|scrapp(?:ed|ing)|ditch(?:ed|ing)|retired|got rid of|ripped out|phased out)(?![a-z])"
-    r"|弃用|不用了|砍掉|干掉|去掉|拿掉|下线|推迟|提前|顺延|延期"
+    r"(?<![a-z])(?:dropp(?:ed|ing)|scrapp(?:ed|ing)|ditch(?:ed|ing)|got rid of|ripped out|phased out)(?![a-z])"
+    r"|弃用|砍掉|干掉|去掉|拿掉|下线|顺延"
 )
 _SPACED_DATE = re.compile(r"(?<=\d)\s*([月日号])\s*(?=\d|(?<=[日号]))")
 # the relation model's odds of "unrelated" from which what the person says again is no repeat of an insight
@@ -92,7 +93,7 @@ def relate(
     """
     said = said_of(candidate)
     known = [item for item in known if not for_other_writing(said, text_of(item.statement, item.condition))]
-    verdict, said_again = _ruled(
+    verdict, said_again = relate_by_rules(
         candidate, known, repeat_similarity=repeat_similarity, related_similarity=related_similarity, ordered=ordered
     )
     if reading is None:
@@ -110,13 +111,13 @@ def relate(
         if _at_odds(chances) >= _REPORTED_AT_ODDS:
             return Relation("different", item.id, round(item.vector_similarity or 0.0, 4))
         return verdict
-    if said_again:
+    # the insight the rules linked, and how the model reads it
+    linked = next((pair for pair in read if pair[0].id == verdict.known_id), None)
+    if said_again and linked is not None and linked[1]["none"] >= _SAID_AGAIN_UNRELATED:
         # what the rules linked by a word and made a repeat only because it is said again is not one of an
         # insight the model reads as unrelated ("the replica bump goes in its own PR, one thing per PR, you
         # know the drill" beside "Prod runs 6 replicas")
-        unlinked = next((chances["none"] for item, chances in read if item.id == verdict.known_id), 0.0)
-        if unlinked >= _SAID_AGAIN_UNRELATED:
-            verdict = Relation("new", None, verdict.similarity)
+        verdict, linked = Relation("new", None, verdict.similarity), None
     item, chances = max(read, key=lambda pair: pair[1]["repeat"])
     # a restatement with a "never" or "别动" in it reads to the rules as turning something down; a
     # change of decision stands unless the model is far surer it is the same words again
@@ -131,8 +132,7 @@ def relate(
     subject = _changed_subject(candidate)
     about = [pair for pair in read if subject & keys_of(features_of(text_of(pair[0].statement, pair[0].condition)))]
     changed, chances = max(about or read, key=lambda pair: pair[1].get("supersedes", 0.0))
-    # the insight the rules linked, and how the model reads it: unrelated, or not read at all (None)
-    linked = next((pair for pair in read if pair[0].id == verdict.known_id), None)
+    # how the model reads the insight the rules linked: unrelated, or not read at all (None)
     unrelated = linked[1]["none"] if linked is not None else None
     if verdict.kind in ("new", "supplement"):
         if (
@@ -201,26 +201,13 @@ def relate_by_rules(
     repeat_similarity: float,
     related_similarity: float,
     ordered: bool = False,
-) -> Relation:
+) -> tuple[Relation, bool]:
     """Decide by the rules alone (``_by_rules``); what the person says again changes nothing.
 
     A candidate that says it is said again ("还是那句话：…", "as usual, …") and that the rules read
     as turning a known insight around is that insight in other words: a repeat, never a change.
+    Return the verdict, and whether it is a repeat only because the candidate says it is said again.
     """
-    return _ruled(
-        candidate, known, repeat_similarity=repeat_similarity, related_similarity=related_similarity, ordered=ordered
-    )[0]
-
-
-def _ruled(
-    candidate: Candidate,
-    known: Sequence[Known],
-    *,
-    repeat_similarity: float,
-    related_similarity: float,
-    ordered: bool = False,
-) -> tuple[Relation, bool]:
-    """Return the rules' verdict (``relate_by_rules``), and whether it is a repeat only because it is said again."""
     verdict = _by_rules(
         candidate, known, repeat_similarity=repeat_similarity, related_similarity=related_similarity, ordered=ordered
     )
