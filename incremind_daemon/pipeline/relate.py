@@ -496,7 +496,11 @@ def _may_conflict(candidate: Candidate, item: Known) -> bool:
     # …though someone else's view is theirs to hold against a rule, whatever day its reason names
     if not candidate.reported and _dated(mine) != _dated(theirs) and not (_changes(mine) or _changes(theirs)):
         return False
-    return len(kinds) == 1 or not kinds & {"event", "identity"}
+    if len(kinds) == 1 or not kinds & {"event", "identity"}:
+        return True
+    # …and who the person is, or a habit filed so, changes when they say it does, in its own scope
+    # ("羽毛球由今个礼拜开始改咗礼拜三晚" beside "逢礼拜四晚七点后去打羽毛球")
+    return "event" not in kinds and candidate.scope == item.scope and _changes(mine)
 
 
 def _dated(text: str) -> bool:

@@ -794,3 +794,25 @@ def test_the_pieces_of_writing_a_rule_names_are_read_in_traditional_chinese_too(
     both = "以後回我都用繁體中文，code comment 跟 commit message 維持英文就好"
     assert writings_of(both) == {"reply", "code comment", "commit message"}
     assert writings_of("reply in 繁中 pls") == {"reply"}  # so one is said again in the other, not a rule of its own
+
+
+@pytest.mark.parametrize(
+    ("statement", "known"),
+    [
+        ("羽毛球由今个礼拜开始改咗礼拜三晚，礼拜四晚唔使留空喇", "逢礼拜四晚七点后去打羽毛球，唔好约嘢"),
+        ("Badminton moved to Wednesday nights from this week, no need to keep Thursday free",
+         "I play badminton every Thursday night after seven"),
+    ],
+)  # fmt: skip
+def test_a_habit_filed_as_who_the_person_is_changes_when_they_say_so(statement: str, known: str) -> None:
+    """Found in a tuning half: a weekly habit taken as identity could not be changed by a change of day."""
+    candidate = Candidate(statement, "decision", "", statement, 0, len(statement), "project")
+    relation = related(candidate, [Known(1, known, "", "identity", None, "project")], ordered=True)
+    assert (relation.kind, relation.known_id) == ("supersedes", 1)
+    # …while what the person is stays out of reach of a rule that says no change
+    rule = "周三晚上不要安排会议" if not statement.isascii() else "No meetings on Wednesday nights"
+    candidate = Candidate(rule, "preference", "", rule, 0, len(rule), "project")
+    assert related(candidate, [Known(1, known, "", "identity", None, "project")], ordered=True).kind not in (
+        "supersedes",
+        "different",
+    )
