@@ -118,6 +118,12 @@ def relate(
         # insight the model reads as unrelated ("the replica bump goes in its own PR, one thing per PR, you
         # know the drill" beside "Prod runs 6 replicas")
         verdict, linked = Relation("new", None, verdict.similarity), None
+    if verdict.kind in _CHANGES and linked is not None:
+        answer = answer_slots(candidate.statement)
+        if answer and _answers_otherwise(answer, linked[0]):
+            # how to answer the person set to another value ("你也用简单的中文回答" beside "Reply in English"): the
+            # rules read that exactly, where the model may read a repeat of "I'm learning Mandarin (HSK3)"
+            return verdict
     item, chances = max(read, key=lambda pair: pair[1]["repeat"])
     # a restatement with a "never" or "别动" in it reads to the rules as turning something down; a
     # change of decision stands unless the model is far surer it is the same words again
@@ -224,20 +230,26 @@ def relate_by_rules(
     for item in known if answer and not candidate.reported else ():
         # "以后回复都用英文" beside "回复一律用中文" sets another value: a change, or this project's exception to
         # a global rule ("you can answer in English in this repo")
-        held = answer_slots(text_of(item.statement, item.condition))  # not "commit messages in English"
-        if any(held.get(key, value) != value for key, value in answer.items()):
+        if _answers_otherwise(answer, item):
             if candidate.scope == "project" and item.scope == "global":
                 return Relation("supplement", item.id, verdict.similarity), False
             return _conflict(candidate, item, verdict.similarity, ordered), False
     if verdict.kind in ("new", "supplement") and not candidate.reported:
         # "别写那么长" beside "Keep replies short": how to answer the person, set again in any words or language
-        mine = answer_slots(said_of(candidate)).items()
+        # (what the statement sets, not its condition: "用中文回答的时候，生词后面加个 English" sets no language)
+        mine = answer_slots(RESTATED.sub(" ", fold(candidate.statement))).items()
         theirs = ((item, reply_slots(text_of(item.statement, item.condition)).items()) for item in known if mine)
         again = [item for item, slots in theirs if mine <= slots]
         if again:
             item = linked if linked in again else again[0]
             return Relation("repeat", item.id, round(max(verdict.similarity, item.vector_similarity or 0.0), 4)), False
     return verdict, False
+
+
+def _answers_otherwise(answer: dict[str, str], item: Known) -> bool:
+    """Tell whether a known insight sets how to answer the person to another value than ``answer`` does."""
+    held = answer_slots(text_of(item.statement, item.condition))  # not "commit messages in English"
+    return any(held.get(key, value) != value for key, value in answer.items())
 
 
 def _translated(candidate: Candidate, item: Known) -> bool:

@@ -15,9 +15,10 @@ from incremind_daemon.pipeline.cues import fold
 
 _LANGUAGE = re.compile(
     r"(?<![a-z])(?:answer|reply|replies|replying|respond|write|talk|speak)(?:s|ing)?(?: to me| me| back)?"
-    r" (?:in|using) (?P<en>chinese|english|mandarin)"
+    r" (?:in|using) (?:(?:plain|simple|easy|basic|formal|casual|short) )?(?P<en>chinese|english|mandarin)"
     r"|(?:回复|回答|回我|回)(?:都|还是|就|也|一律|统一|全部|全)?(?:用|说)?(?P<zh_after>中文|英文|汉语)"
-    r"|(?:用|说)(?P<zh_before>中文|英文|汉语)(?:回|答|跟我说|和我说|交流)"
+    # "用简单的中文回答", "用正式一点的英文回复": the language, however it is to be written
+    r"|(?:用|说)(?:[^，,。；;\s]{1,5}的)?(?P<zh_before>中文|英文|汉语)(?:回|答|跟我说|和我说|交流)"
 )
 _SHORT = re.compile(
     r"(?<![a-z])(?:(?:keep|make) (?:your |the )?(?:answers?|replies|responses|it|them)[^.;]{0,12}(?:short|brief"

@@ -374,6 +374,29 @@ def test_a_change_of_a_class_time_goes_to_the_class_not_to_a_rule_that_shares_a_
 
 
 @pytest.mark.parametrize(
+    ("said", "wanted"),
+    [
+        ("你也用简单的中文回答, HSK3 水平就行", "Reply in English anyway unless I say otherwise"),
+        ("Answer in simple Chinese from now on, HSK3 level is enough", "回复用英文，除非我另外说"),
+    ],
+)
+def test_another_reply_language_changes_the_rule_however_near_the_persons_own_story(
+    use_m3: Embedder, said: str, wanted: str
+) -> None:
+    """Found in a tuning half: the model read a repeat of "I'm learning Mandarin (HSK3)" over the rules' change."""
+    story = "I'm learning Mandarin (around HSK3), so sometimes I'll write to you in 中文 for practice"
+    vectors = use_m3.embed_passages([said, story, wanted])
+    items = [
+        Known(1, story, "", "identity", float(vectors[0] @ vectors[1]), "global"),
+        Known(2, wanted, "", "preference", float(vectors[0] @ vectors[2]), "global"),
+    ]
+    candidate = Candidate(said, "preference", "", said, 0, len(said), "global")
+    reading = relation_reader_for(use_m3)
+    relation = relate(candidate, items, repeat_similarity=0.8, related_similarity=0.4, ordered=True, reading=reading)
+    assert (relation.kind, relation.known_id) == ("supersedes", 2)
+
+
+@pytest.mark.parametrize(
     ("known", "view"),
     [
         (

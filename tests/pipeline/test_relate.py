@@ -816,3 +816,17 @@ def test_a_habit_filed_as_who_the_person_is_changes_when_they_say_so(statement: 
         "supersedes",
         "different",
     )
+
+
+@pytest.mark.parametrize(
+    ("condition", "statement", "known"),
+    [
+        ("用中文回答的时候", "生词后面加个 English, 比如 降级 (downgrade)", "你也用简单的中文回答, HSK3 水平就行"),
+        ("When you answer in Chinese", "put the English after each new word", "Answer in simple Chinese, HSK3 level"),
+    ],
+)  # fmt: skip
+def test_a_reply_language_named_only_as_the_condition_sets_nothing(condition: str, statement: str, known: str) -> None:
+    """Found in a tuning half: "when answering in Chinese, add the English" was taken as "answer in Chinese" again."""
+    candidate = Candidate(statement, "preference", condition, f"{condition}, {statement}", 0, 1, "global")
+    relation = related(candidate, [Known(1, known, "", "preference", None, "global")], ordered=True)
+    assert relation.kind != "repeat"
