@@ -41,6 +41,7 @@ from incremind_daemon.pipeline.lasting import (
     TODAY_PLAN,
     names_a_standing_choice,
     one_off,
+    rule_after_a_day,
 )
 from incremind_daemon.pipeline.lasting_model import Chance, LastingReader
 from incremind_daemon.pipeline.organize import split_sentences
@@ -418,7 +419,9 @@ def _items(text: str, start: int, end: int) -> list[tuple[int, int]]:
             found.append((begin, match.start()))
             begin = match.end()
     found.append((begin, end))
-    return found
+    # …and where the rule follows a dash after what happened one day ("…this morning… — never for prod")
+    dashes = [(first, last, rule_after_a_day(text[first:last])) for first, last in found]
+    return [part for a, z, d in dashes for part in ([(a, a + d[0]), (a + d[1], z)] if d else [(a, z)])]
 
 
 def _last_clause(text: str, start: int, end: int) -> int:

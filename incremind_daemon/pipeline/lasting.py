@@ -13,7 +13,7 @@ from __future__ import annotations
 import logging
 import re
 
-from incremind_daemon.pipeline.cues import DECISION_CUES, FROM_THEN_ON, MOVED_TO
+from incremind_daemon.pipeline.cues import DECISION_CUES, FROM_THEN_ON, MOVED_TO, fold
 
 log = logging.getLogger(__name__)
 
@@ -494,6 +494,27 @@ GENERAL = re.compile(
     + r"|(?<!方便)(?<!以便)(?<!便于)以后(?!再)|今后|从现在起|每次|每个|一律|统一|永远|始终|凡是|所有|任何|(?<!的)默认"
     r"|都这样|都一样|(?:提交|push|commit|合并|发版|上线)(?:之)?前"
 )
+_DASH_BREAK = re.compile(r"\s+[—–]\s+|\s*——\s*")
+# what says a rule holds on, not "all" or "所有" ("——所有 pod 都正常" says how the day went)
+_STANDING = re.compile(
+    words(r"always|never|from now on|going forward|by default|every time")
+    + r"|(?<!方便)(?<!以便)以后(?!再)|今后|一律|永远|始终|从现在起|每次"
+)
+
+
+def rule_after_a_day(text: str) -> tuple[int, int] | None:
+    """Return the dash between a sentence's account of one day and a standing rule said after it, or None.
+
+    "re the staging sync this morning: the app picked up the broken secret, which is how it should be —
+    auto-sync stays on for dev and staging, but never for prod" tells of a morning, then says what holds on.
+    """
+    for match in _DASH_BREAK.finditer(text):
+        head, tail = fold(text[: match.start()]), fold(text[match.end() :])
+        if one_off(head) and not one_off(tail) and _STANDING.search(tail) and len(tail.split()) >= 3:
+            return match.start(), match.end()
+    return None
+
+
 # a plan for the day: what the person means to do today, not a rule
 TODAY_PLAN = re.compile(
     words(

@@ -1089,3 +1089,27 @@ def test_a_clipped_articles_sentences_are_the_authors_and_the_readers_notes_are_
 def test_a_byline_or_a_source_alone_leaves_a_note_the_persons_own(note: str) -> None:
     found = extract_candidates(note)
     assert found and not any(c.reported for c in found), found
+
+
+@pytest.mark.parametrize(
+    ("text", "statement"),
+    [
+        ("re the staging sync this morning: the app picked up the broken secret automatically, which is how it "
+         "should be — auto-sync stays on for dev and staging, but never for prod.",
+         "auto-sync stays on for dev and staging, but never for prod"),
+        ("今天早上 staging 自动同步把坏掉的 secret 拉下来了，这本来就是对的——"
+         "以后 dev 和 staging 一律开自动同步，prod 永远手动同步。",
+         "以后 dev 和 staging 一律开自动同步，prod 永远手动同步"),
+    ],
+)  # fmt: skip
+def test_a_rule_said_after_a_dash_outlasts_the_day_told_before_it(text: str, statement: str) -> None:
+    """Found in a tuning half: "this morning" before the dash made the whole sentence one day's news."""
+    for conversational in (True, False):
+        assert [c.statement for c in extract_candidates(text, conversational=conversational)] == [statement]
+
+
+@pytest.mark.parametrize(
+    "text", ["今天下午把 staging 重启了一次——所有 pod 都正常。", "The deploy went out this morning — all green"]
+)
+def test_how_the_day_went_after_a_dash_is_no_rule(text: str) -> None:
+    assert extract_candidates(text, conversational=True) == []
