@@ -554,6 +554,11 @@ def test_a_line_of_code_with_backticks_is_still_no_statement(text: str) -> None:
         ("- Sam argued in standup that we should always skip mypy for notebook code.", True),
         ("- Wang Lei left a comment on the PR: we should log NDCG only once a week, never per change.", True),
         ("- I proposed that we always squash-merge.", False),
+        # found in a tuning half: a view someone "still" holds
+        ("- 陈屹还是觉得应该直接上 Triton，dynamic batching 它自带。", True),
+        ("- 王磊一直觉得主库该换成 MySQL。", True),
+        ("- 其实还是觉得 staging 应该打印完整 payload。", False),
+        ("- 这个还是觉得应该打印完整 payload。", False),
     ],
 )
 def test_a_view_of_someone_named_is_theirs_not_the_persons(text: str, reported: bool) -> None:
