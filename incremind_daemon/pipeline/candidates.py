@@ -39,9 +39,9 @@ from incremind_daemon.pipeline.lasting import (
     STANDING,
     STATUS,
     TODAY_PLAN,
+    apart_after_a_day,
     names_a_standing_choice,
     one_off,
-    rule_after_a_day,
 )
 from incremind_daemon.pipeline.lasting_model import Chance, LastingReader
 from incremind_daemon.pipeline.organize import split_sentences
@@ -420,8 +420,7 @@ def _items(text: str, start: int, end: int) -> list[tuple[int, int]]:
             begin = match.end()
     found.append((begin, end))
     # …and where the rule follows a dash after what happened one day ("…this morning… — never for prod")
-    dashes = [(first, last, rule_after_a_day(text[first:last])) for first, last in found]
-    return [part for a, z, d in dashes for part in ([(a, a + d[0]), (a + d[1], z)] if d else [(a, z)])]
+    return [part for first, last in found for part in apart_after_a_day(text, first, last)]
 
 
 def _last_clause(text: str, start: int, end: int) -> int:

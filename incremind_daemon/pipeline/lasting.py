@@ -497,23 +497,23 @@ GENERAL = re.compile(
 )
 _DASH_BREAK = re.compile(r"\s+[—–]\s+|\s*——\s*")
 # what says a rule holds on, not "all" or "所有" ("——所有 pod 都正常" says how the day went)
-_STANDING = re.compile(
+_HOLDS_ON = re.compile(
     words(r"always|never|from now on|going forward|by default|every time")
     + r"|(?<!方便)(?<!以便)以后(?!再)|今后|一律|永远|始终|从现在起|每次"
 )
 
 
-def rule_after_a_day(text: str) -> tuple[int, int] | None:
-    """Return the dash between a sentence's account of one day and a standing rule said after it, or None.
+def apart_after_a_day(text: str, start: int, end: int) -> list[tuple[int, int]]:
+    """Part text[start:end] at the dash between its account of one day and a standing rule said after it.
 
     "re the staging sync this morning: the app picked up the broken secret, which is how it should be —
     auto-sync stays on for dev and staging, but never for prod" tells of a morning, then says what holds on.
     """
-    for match in _DASH_BREAK.finditer(text):
-        head, tail = fold(text[: match.start()]), fold(text[match.end() :])
-        if one_off(head) and not one_off(tail) and _STANDING.search(tail) and len(tail.split()) >= 3:
-            return match.start(), match.end()
-    return None
+    for match in _DASH_BREAK.finditer(text, start, end):
+        head, tail = fold(text[start : match.start()]), fold(text[match.end() : end])
+        if one_off(head) and not one_off(tail) and _HOLDS_ON.search(tail) and len(tail.split()) >= 3:
+            return [(start, match.start()), (match.end(), end)]
+    return [(start, end)]
 
 
 # a plan for the day: what the person means to do today, not a rule
