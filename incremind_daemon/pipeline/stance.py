@@ -187,11 +187,13 @@ _VALUE_CHANGE = re.compile(
         r"(?: (?:it|that|this|them|the \w+(?: run| job| build| meeting| call)?|back|down|up|over|forward))* to",
         r"(?:is|are) now(?: due| at| on| in)?",
         r"(?:go|goes|going|went|gone) (?:down|up|back) to|(?:goes|went|gone) to(?= \d)",  # "goes to 27°C now"
+        r"(?:go|goes|going|went|gone) from [^,;.]{1,24}? to",  # "the horizon goes from 28 to 42 days"
         r"now due",
     )
     + f"|{MOVED_TO}"
     + r"|改成|改为|延到|放宽到|收紧到|调到|调成|调整到|调整为|提高到|降到|降低到|增加到|加到|减少到|减到|缩短到|延长到"
     r"|换到|改在|升到|升级到|升级成|降到|降级到|改了去?(?=\s*(?:礼拜|周|星期|\d))"  # Cantonese's "改咗礼拜三晚"
+    r"|(?<=[\d\s天个])(?:变成|变为)"  # "从 28 天变成 42 天"
 )
 _VALUE_END = re.compile(r"[，。；;,!?！？\n]|\.(?!\d)|(?<![a-z])(?:not|instead|but|and)(?![a-z])|不是|而|但")
 _MEASURE_UNITS = (

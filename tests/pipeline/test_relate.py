@@ -295,6 +295,9 @@ def test_praise_of_what_the_known_one_turns_down_differs_from_it(statement: str,
         ("Not dropping Anki, but cutting it to 10 min a day", "每天 Anki 20 分钟，早上坐地铁的时候"),
         ("The standup moved to Thursday", "Standup is every Tuesday at 10:00"),
         ("The full ch4 draft is now due April 8", "The chapter 4 draft is due on April 15"),
+        # a value that goes from the known one to another
+        ("The review window goes from 7 to 14 days", "Reviews stay open for 7 days"),
+        ("评审窗口从 7 天变成 14 天", "评审窗口 7 天"),
     ],
 )
 def test_a_change_word_that_sets_a_new_value_supersedes(statement: str, known: str) -> None:
