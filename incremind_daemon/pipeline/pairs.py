@@ -34,9 +34,14 @@ def text_of(statement: str, condition: str) -> str:
 
 
 def said_of(candidate: Candidate) -> str:
-    """What a candidate says, as both readings compare it: without words about saying it again
-    ("like I told the other agents", "还是那句话"), which say nothing of what is said."""
-    return text_of(RESTATED.sub(" ", fold(candidate.statement)), candidate.condition)
+    """What a candidate says, as both readings compare it: its statement (``said_in``) and its condition."""
+    return text_of(said_in(candidate.statement), candidate.condition)
+
+
+def said_in(statement: str) -> str:
+    """A statement (folded) without words about saying it again ("like I told the other agents",
+    "还是那句话"), which say nothing of what is said."""
+    return RESTATED.sub(" ", fold(statement))
 
 
 def has_chinese(features: Features) -> bool:

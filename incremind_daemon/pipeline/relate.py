@@ -26,7 +26,7 @@ from incremind_daemon.pipeline.features import (
 )
 from incremind_daemon.pipeline.lasting import EVENT, REPORTED
 from incremind_daemon.pipeline.lasting_model import RelationReader
-from incremind_daemon.pipeline.pairs import Known, Relation, has_chinese, pair_features, said_of, text_of
+from incremind_daemon.pipeline.pairs import Known, Relation, has_chinese, pair_features, said_in, said_of, text_of
 from incremind_daemon.pipeline.replacing import for_other_writing, of_its_own, replaces, stands_with
 from incremind_daemon.pipeline.replies import answer_slots, reply_slots
 from incremind_daemon.pipeline.stance import (
@@ -237,7 +237,7 @@ def relate_by_rules(
     if verdict.kind in ("new", "supplement") and not candidate.reported:
         # "别写那么长" beside "Keep replies short": how to answer the person, set again in any words or language
         # (what the statement sets, not its condition: "用中文回答的时候，生词后面加个 English" sets no language)
-        mine = answer_slots(RESTATED.sub(" ", fold(candidate.statement))).items()
+        mine = answer_slots(said_in(candidate.statement)).items()
         theirs = ((item, reply_slots(text_of(item.statement, item.condition)).items()) for item in known if mine)
         again = [item for item, slots in theirs if mine <= slots]
         if again:
