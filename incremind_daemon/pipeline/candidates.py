@@ -42,6 +42,7 @@ from incremind_daemon.pipeline.lasting import (
     apart_after_a_day,
     names_a_standing_choice,
     one_off,
+    without_task_tail,
 )
 from incremind_daemon.pipeline.lasting_model import Chance, LastingReader
 from incremind_daemon.pipeline.organize import split_sentences
@@ -532,7 +533,7 @@ def _score_sentence(text: str, piece: Piece, *, conversational: bool, chance: Ch
     if conversational and category == "method":
         strengths["preference"] = strengths.pop("method")
         category = "preference"  # a standing instruction to the agent
-    cleaned = clean_statement(quote)
+    cleaned = without_task_tail(clean_statement(quote))
     if not conversational:
         cleaned = under_heading(text, piece.start, cleaned)
     statement, condition = split_condition(cleaned)

@@ -554,3 +554,29 @@ COMPLAINT = re.compile(
 )
 # a reason given alone: "因为运营那边经常需要把误删的评价恢复回来，…" explains, it decides nothing
 EXPLANATION = re.compile(r"^(?:因为|由于|because)(?!.*(?:所以|因此|于是|就用|(?<![a-z])so(?![a-z])|therefore))")
+
+
+# a clause that turns to the task at hand: "你这里又写成大写了", "你刚才…", "这篇的 cover …", "this one …"
+_AT_HAND = re.compile(
+    r"^(?:你(?:这里|这儿|刚才|刚刚|上面|又)|这篇|这次|这回|(?:this|that) one(?![a-z])|you just(?![a-z])|here,? )"
+)
+_STANDING_CUE = re.compile(r"必须|务必|不准|禁止|(?<![a-z])(?:must|never)(?![a-z])")
+_CLAUSE = re.compile(r"[，；]\s*|[,;]\s+")
+
+
+def without_task_tail(statement: str) -> str:
+    """Cut the clauses after a standing rule that turn to this one task.
+
+    "SQL 关键字一律小写，你这里又写成大写了，改回来" is the rule "SQL 关键字一律小写"; "PR 必须带单测，你加一个
+    surge 的 case" is "PR 必须带单测". An ask that is not pointed at the case in hand may be the rule's own
+    step ("Don't roll back migrations by hand; write a forward fix", "我用的 fish，给我命令的时候别写 export").
+    """
+    for match in _CLAUSE.finditer(statement):
+        head, tail = statement[: match.start()], fold(statement[match.end() :])
+        folded = fold(head)
+        if not (GENERAL.search(folded) or _STANDING_CUE.search(folded)) or len(head.split()) + len(head) / 4 < 4:
+            continue
+        pointed = _AT_HAND.match(tail) or (tail.startswith("你") and REQUEST.match(tail))
+        if pointed and not (GENERAL.search(tail) or _HOLDS_ON.search(tail)):
+            return head.rstrip()
+    return statement

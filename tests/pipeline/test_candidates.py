@@ -1118,3 +1118,33 @@ def test_a_rule_said_after_a_dash_outlasts_the_day_told_before_it(text: str, sta
 )
 def test_how_the_day_went_after_a_dash_is_no_rule(text: str) -> None:
     assert extract_candidates(text, conversational=True) == []
+
+
+@pytest.mark.parametrize(
+    ("text", "statement"),
+    [
+        ("SQL 关键字一律小写，你这里又写成大写 SELECT / FROM / WITH 了，改回来。", "SQL 关键字一律小写"),
+        ("改 transform 逻辑的 PR 必须带 chispa 单测，你加一个 surge 的 case：一条有两次 price_quote（取后一次），"
+         "一条没有 price_quote（应该是 1.0）。",
+         "改 transform 逻辑的 PR 必须带 chispa 单测"),
+        ("Never commit a relative module source, you just left one in modules/eks/main.tf.",
+         "Never commit a relative module source"),
+        ("SQL keywords are always lowercase, this one has them in caps again.", "SQL keywords are always lowercase"),
+    ],
+)  # fmt: skip
+def test_a_rule_keeps_no_ask_for_the_task_at_hand(text: str, statement: str) -> None:
+    """Found in the tuning halves: the rule came with what to do about this one case, too long to accept."""
+    assert [c.statement for c in extract_candidates(text, conversational=True)] == [statement]
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "以后 SQL 关键字一律小写，你这里也一律改成小写。",  # the tail holds on too
+        "Always run the linter, then fix what it reports every time.",
+        "Never hand-edit the generated files, regenerate them with make gen.",  # the rule's own step
+    ],
+)
+def test_an_ask_that_holds_on_stays_in_the_rule(text: str) -> None:
+    found = extract_candidates(text, conversational=True)
+    assert found and found[0].statement == text.rstrip("。.")
