@@ -293,14 +293,25 @@ LEAVING_CUES = re.compile(
     r"|去吃(?:个|点)?(?:饭|午饭|晚饭|东西)|吃(?:个|点)?(?:午|晚)?饭去"
 )
 
+# "好，先这样", "今天先到这": the person stops here, unless the same words put this work off
+# ("今天先这样，脚本明天再弄"); not "先这样做", "先到这个目录"
+_STOPS_HERE = re.compile(
+    r"先这样(?!做|写|改|弄|处理)|(?:今天)?(?:就|先)到这(?:里|儿)?(?![个些样])|"
+    + _words(r"that's it for (?:today|now|the day)|let's (?:stop|leave it) (?:here|there)(?: for (?:today|now))?")
+)
+_PUT_OFF = re.compile(r"再|回头|明天|改天|下次|" + _words(r"tomorrow|later"))
+
 
 def is_leaving(folded: str, context: str) -> bool:
     """Tell whether a sentence says the person leaves, naming nothing of the work in context: "gonna go eat"."""
-    cue = LEAVING_CUES.search(folded)
-    if cue is None or named_values(folded) or OBJECT_PRONOUN.search(folded):
+    cue = LEAVING_CUES.search(folded) or (None if _PUT_OFF.search(folded) else _STOPS_HERE.search(folded))
+    if cue is None:
+        return False
+    rest = folded[: cue.start()] + " " + folded[cue.end() :]  # "calling it a day": its "it" is no thing of the work
+    if named_values(rest) or OBJECT_PRONOUN.search(rest):
         return False
     # "明天再补测试 先撤了" names the tests the agent just spoke of; "晚上还要背单词" names nothing of the session
-    return _named(folded[: cue.start()] + " " + folded[cue.end() :]).isdisjoint(_named(fold(context[-2000:])))
+    return _named(rest).isdisjoint(_named(fold(context[-2000:])))
 
 
 def _named(folded: str) -> set[str]:

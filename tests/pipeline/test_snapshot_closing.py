@@ -379,3 +379,25 @@ def test_an_answer_that_offers_more_in_passing_leaves_no_plan_as_next() -> None:
         ),
     ]
     assert snapshot_session(turns).next_steps == ()
+
+
+@pytest.mark.parametrize(
+    "closing",
+    [
+        "好，先这样，下午我去给陈桐讲 backtest",
+        "今天先到这，下午带娃去了",
+        "Calling it a day, dinner with my parents tonight",
+    ],
+)
+def test_stopping_for_the_day_for_something_else_is_no_next_step(closing: str) -> None:
+    """Found on the fresh halves: the person's afternoon elsewhere was the session's next step."""
+    assert snapshot_session([*TABLE_DONE, user(closing)]).next_steps == ()
+
+
+@pytest.mark.parametrize(
+    "closing",
+    ["今天先这样，表 4.3 明天再补", "That's it for today, I'll add table 4.3 tomorrow"],
+)
+def test_stopping_for_the_day_with_this_work_put_off_keeps_it_next(closing: str) -> None:
+    steps = snapshot_session([*TABLE_DONE, user(closing)]).next_steps
+    assert any("4.3" in step for step in steps), steps
