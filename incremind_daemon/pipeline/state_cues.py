@@ -85,9 +85,12 @@ def may_hold_later_done_cue(text: str) -> bool:
 
 
 # a bare report BARE_REPORT leaves out: "改了：", "加了。", "Changed:", "跑完了：", "Finished:"
+_DONE_VERB = r"(?:补充|补|写|加|改|修|删除|删|换|调|挪|移|装|配置|配|更新|添加|修改|重命名)"
 MORE_BARE_REPORT = re.compile(
     r"(?:好的?[，,\s]*)?(?:都|也)?(?:改|加|修|换|删|调|补|更新|修改|添加)了|(?:ok(?:ay)?[,\s]*)?changed"
     r"|(?:都|也)?(?:跑|测|装|部署|迁)(?:完|好)了|(?:all )?(?:finished|ran it|ran them)"
+    # "已补上", "已经写好了", "都挪好了", "删掉了": a verb of change with what says it is done
+    rf"|(?:好的?[，,\s]*)?(?:都|也)?(?:已经?(?:都|也)?{_DONE_VERB}(?:好|上|完|掉)?了?|{_DONE_VERB}(?:好|上|完|掉)了)"
 )
 
 

@@ -629,6 +629,9 @@ def test_report_in_more_forms_of_english_and_chinese_is_done(report: str) -> Non
         ("don't add moment. Format dates with date-fns.", "tsc is clean and the table tests pass.",
          "tsc is clean and the table tests pass — don't add moment. Format dates with date-fns."),
         ("日期统一用 dayjs 格式化。", "测试全部通过。", "测试全部通过 — 日期统一用 dayjs 格式化。"),
+        # found on the fresh halves: "已补上" was no report at all, and the session had nothing done
+        ("schema.yml 里的 description 补一句。", "已补上。", "已补上 — schema.yml 里的 description 补一句。"),
+        ("两个 partial 挪到 partials/ 下。", "都挪好了。", "都挪好了 — 两个 partial 挪到 partials/ 下。"),
     ],
 )  # fmt: skip
 def test_report_that_names_nothing_takes_the_ask_it_answers(ask: str, report: str, done: str) -> None:
