@@ -551,6 +551,8 @@ INTRO_CUES = re.compile(
     r"|^(?:quick )?intro\b|^(?:a )?new (?:repo|project|codebase) for you|first time you're (?:in|on) this"
     # "first time using you on this repo so some context before the actual problem"
     r"|^first time (?:using|with|working with) you\b|^(?:some|a bit of|quick) (?:context|background) (?:first|before)"
+    # "第一次在这个 repo 用你，先交代几句"
+    r"|^第一次(?:在|用)[^，,。]{0,16}(?:repo|仓库|项目|用你)|^先交代(?:一下|几句|下)"
 )
 # an opener that only says some context follows, and holds none itself: "First time running you in this repo so some
 # quick context.", "Quick intro since it's the first time you're in this repo" (its words "in this repo" settle nothing)

@@ -13,7 +13,16 @@ import re
 from itertools import pairwise
 
 from incremind_daemon.pipeline.candidates import extract_candidates
-from incremind_daemon.pipeline.cues import ASK_CAPTION, ASK_CUES, INTRO_CUES, OPENING, POLITE, SCENE_CAPTION, fold
+from incremind_daemon.pipeline.cues import (
+    ASK_CAPTION,
+    ASK_CUES,
+    INTRO_CUES,
+    OPENING,
+    POLITE,
+    SCENE_CAPTION,
+    as_mandarin,
+    fold,
+)
 from incremind_daemon.pipeline.lasting import REQUEST
 from incremind_daemon.pipeline.markdown import (
     CJK_RUN,
@@ -247,6 +256,7 @@ def ask_rank(sentence: str, position: int) -> int:
     """Rank a sentence of the opening request by how much of the ask it carries."""
     if _NUMBER.match(sentence):  # each numbered item is asked, though it opens with a rule, so each goes first
         return _ITEM_RANK
+    sentence = as_mandarin(sentence)  # "睇下点解" asks as "看下为什么" does
     folded = fold(sentence)
     if _introduces(sentence):
         return -1
@@ -263,7 +273,7 @@ def is_ask(folded: str) -> bool:
 
 
 def _introduces(sentence: str) -> bool:
-    folded = fold(sentence)
+    folded = fold(as_mandarin(sentence))
     return bool(SCENE_CAPTION.match(folded) or INTRO_CUES.match(folded) or CONTEXT_CAPTION.match(folded))
 
 

@@ -468,3 +468,18 @@ def test_the_persons_ask_beside_a_quoted_email_is_the_goal_not_the_email(lead: s
     )
     goal = snapshot_session([user(f"{lead}\n\n{email}\n\n{ask}"), assistant("On it.")]).goal
     assert wanted in goal and "From:" not in goal and "Hi Jay" not in goal, goal
+
+
+def test_a_cantonese_ask_behind_an_introduction_is_the_goal() -> None:
+    """Found on the fresh halves: "睇下点解" was no ask, so the goal was the introduction alone."""
+    opening = (
+        "早晨。第一次喺呢个 repo 用你，先交代几句。\n\n"
+        "我系陈家乐，喺广州一间做跨境电商嘅公司写后端，主要系 Django 同 Celery。"
+        "你用中文答我就得，技术名词保留英文，唔好硬翻。\n\n"
+        "order-service 系我哋嘅订单服务。Stack: Django 4.2, Celery 5.3, Postgres 15, Redis as broker + cache.\n\n"
+        "今朝 CI 红咗，汇率换算嘅 test 挂咗：\n\n"
+        "```\nFAILED apps/fx/tests/test_convert.py::test_convert_usd_to_cny_rounding\n```\n\n"
+        "睇下点解。"
+    )
+    goal = snapshot_session([user(opening), assistant("我睇下 `apps/fx/convert.py`。")]).goal
+    assert "睇下点解" in goal and "汇率" in goal, goal
