@@ -69,6 +69,7 @@ from incremind_daemon.pipeline.markdown import (
 from incremind_daemon.pipeline.mentions import MentionedFiles
 from incremind_daemon.pipeline.organize import split_sentences
 from incremind_daemon.pipeline.prose import INLINE_CODE
+from incremind_daemon.pipeline.replies import reply_slots
 from incremind_daemon.pipeline.report_values import with_asked
 from incremind_daemon.pipeline.reports import (
     ITEM_CHARS,
@@ -568,6 +569,8 @@ def _directs(folded: str) -> bool:
 
 
 def _is_later(folded: str) -> bool:
+    if reply_slots(folded):
+        return False  # "回答别太长，最后不要来一段总结，我自己会看 diff": how to answer, and why, is no step put off
     folded = without_conditions(folded)  # "如果凌晨 3 点还没到，就发告警" says when a rule acts, not what is later
     return LATER_CUES.search(folded) is not None or is_later_more(folded) or PERSON_STEP_CUES.search(folded) is not None
 

@@ -401,3 +401,21 @@ def test_stopping_for_the_day_for_something_else_is_no_next_step(closing: str) -
 def test_stopping_for_the_day_with_this_work_put_off_keeps_it_next(closing: str) -> None:
     steps = snapshot_session([*TABLE_DONE, user(closing)]).next_steps
     assert any("4.3" in step for step in steps), steps
+
+
+BROADCAST_DONE = [
+    user("stage 37 很慢，帮我看下 trip_detail.py。"),
+    assistant("总结一下：把 join 改成 broadcast 了，dev 上 9 分钟跑完。"),
+]
+
+
+@pytest.mark.parametrize(
+    "closing",
+    [
+        "回答别太长，最后不要来一段总结，我自己会看 diff。",
+        "Keep answers short and skip the recap at the end, I'll read the diff myself.",
+    ],
+)
+def test_how_to_answer_and_why_is_no_next_step(closing: str) -> None:
+    """Found on the fresh halves: "我自己会看 diff", the reason of a rule on answers, was the next step."""
+    assert snapshot_session([*BROADCAST_DONE, user(closing)]).next_steps == ()
