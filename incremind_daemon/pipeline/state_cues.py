@@ -30,6 +30,7 @@ from incremind_daemon.pipeline.cues import (
     WEAK_NEXT_CUES,
     fold,
     is_more_report,
+    wordset,
 )
 from incremind_daemon.pipeline.lasting import REQUEST
 from incremind_daemon.pipeline.markdown import CJK_RUN, LATIN_WORD, named_values, split_blocks, text_weight
@@ -317,9 +318,16 @@ def is_leaving(folded: str, context: str) -> bool:
     return _named(rest).isdisjoint(_named(fold(context[-2000:])))
 
 
+_COMMON = wordset(
+    "the and for are was were been being this that these those with from how what which who does did can could"
+    " should would you your our its has have had not but all any then than them they there here will just also"
+    " some more now out into about after before when"
+)
+
+
 def _named(folded: str) -> set[str]:
     words = (part for word in LATIN_WORD.findall(folded) for part in re.split(r"[_.]", word))  # make_feedback.py
-    latin = {word.casefold() for word in words if len(word) >= 3}
+    latin = {word.casefold() for word in words if len(word) >= 3} - _COMMON  # "the" names nothing of the work
     return latin | {run[i : i + 2] for run in CJK_RUN.findall(folded) for i in range(len(run) - 1)}
 
 

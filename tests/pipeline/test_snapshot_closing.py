@@ -387,6 +387,7 @@ def test_an_answer_that_offers_more_in_passing_leaves_no_plan_as_next() -> None:
         "好，先这样，下午我去给陈桐讲 backtest",
         "今天先到这，下午带娃去了",
         "Calling it a day, dinner with my parents tonight",
+        "That's it for today, this afternoon I present the forecast to Chen Tong",  # "the" named nothing of the work
     ],
 )
 def test_stopping_for_the_day_for_something_else_is_no_next_step(closing: str) -> None:
