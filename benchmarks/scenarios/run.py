@@ -348,6 +348,11 @@ def print_misses(run: HalfRun) -> None:
     for taken in run.taken:
         if not taken.said:
             print(f"  {taken.insight} ({taken.lang}) took “{' '.join(taken.quote.split())[:100]}”")
+    print(f"\n{name}: matched candidates filed under another category (labelled → product)")
+    for judged in run.judged:
+        if judged.role == "match" and judged.statement and judged.proposal.category != judged.statement.category:
+            p, s = judged.proposal, judged.statement
+            print(f"  {p.id} ({s.id}) {s.category} → {p.category}: {p.statement}")
     print(f"\n{name}: candidates a person would edit before accepting")
     for judged in run.judged:
         if judged.confirmed and judged.statement and (faults := wording_faults(judged.proposal, judged.statement)):
