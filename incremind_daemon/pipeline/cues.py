@@ -297,6 +297,8 @@ ITEM_LABEL = re.compile(
 DIRECTIVE_CUES = re.compile(
     _words(
         r"always|never|from now on|going forward|by default|no more|(?<!i )(?<!we )(?<!they )(?:don't|do not)"
+        # a step each time, and a permission: "run test:e2e whenever you touch the form", "you're allowed to push"
+        r"|whenever|every time|each time|(?:you're|you are) allowed to|you may(?! (?:want|need|have|see|notice|be))"
         r"|must|has to|have to|needs? to|required?|instead|rather than|not [\w.-]+ but|stick (?:to|with)|keep using"
         r"|use|go with|prefer|(?:slipped|pushed|moved|postponed|delayed|brought forward) to|the exception"
         r"|(?:is|are|should be|stays?|goes (?:down |up )?to|set to|changed? to|bump(?:ed)? to) (?:[\w.-]+ )?\d[\w.%]*"

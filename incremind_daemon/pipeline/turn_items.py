@@ -310,7 +310,8 @@ def _person_items(text: str, blocks: list[Block], view: TurnView) -> Iterator[It
     amends = _amends(text, view.before)
     head = True  # the reply's first words, which may answer the agent by a label or a value alone
     last = ""  # the turn's sentence before, across paragraphs, which a short step may name more fully
-    for block in blocks:
+    for at, block in enumerate(blocks):
+        listed = at + 1 < len(blocks) and blocks[at + 1].item  # a caption over a list decides in its items
         said = ""  # the sentence before, which a pronoun in the next one may point to
         instead = False  # the sentence before forbade something, so this one may say what to do instead
         # people start a sentence in lower case: "not (a), we don't mock the db. go with ubuntu-latest"
@@ -342,6 +343,8 @@ def _person_items(text: str, blocks: list[Block], view: TurnView) -> Iterator[It
                 rank = max(entry.rank for entry in decided)
                 found = [e for e in found if e.kind != DECISION]
                 found.append(Item(DECISION, clip(whole, ITEM_CHARS), rank, whole))
+            if listed and sentence.rstrip().endswith((":", "：")):
+                found = [entry for entry in found if entry.kind != DECISION]  # "Two process things for this repo:"
             yield from found
             said = last = sentence
             instead = bool(decided) and FORBID_CUES.match(fold(sentence.lstrip())) is not None

@@ -302,3 +302,39 @@ def test_when_the_work_asked_for_is_due_is_the_goal_not_a_decision(opening: str)
     state = snapshot_session(turns)
     assert state.goal.startswith(opening[:12])
     assert state.decisions == ()
+
+
+LATER_RULE = [user("Fix the contact form."), assistant("Fixed: the form posts again.")]
+
+
+@pytest.mark.parametrize(
+    "said",
+    [
+        "Run `pnpm test:e2e` whenever you touch the contact form.",
+        "You're allowed to push branches named `preview/*` here.",
+        "You may push branches named `preview/*` here.",
+    ],
+)
+def test_a_step_each_time_and_a_permission_are_decisions(said: str) -> None:
+    """Found on the fresh halves: "whenever" and "you're allowed to" settled nothing, said on their own."""
+    turns = [*LATER_RULE, user(said), assistant("OK.")]
+    assert snapshot_session(turns).decisions == (said.rstrip("."),)
+
+
+@pytest.mark.parametrize(
+    ("said", "items"),
+    [
+        (
+            "Two process things for this repo:\n\n1. Run `pnpm test:e2e` whenever you touch the contact form.\n"
+            "2. You're allowed to push branches named `preview/*` here.",
+            ("Run `pnpm test:e2e` whenever you touch the contact form",
+             "You're allowed to push branches named `preview/*` here"),
+        ),
+        ("这个 repo 的两条规矩：\n\n- 提交前必须跑 make lint\n- 不许直接推 main",
+         ("提交前必须跑 make lint", "不许直接推 main")),
+    ],
+)  # fmt: skip
+def test_a_caption_over_a_list_is_no_decision_its_items_are(said: str, items: tuple[str, ...]) -> None:
+    """Found on the fresh halves: "Two process things for this repo" took a decision's place."""
+    turns = [*LATER_RULE, user(said), assistant("OK.")]
+    assert snapshot_session(turns).decisions == items
