@@ -14,6 +14,7 @@ import logging
 import re
 
 from incremind_daemon.pipeline.cues import DECISION_CUES, FROM_THEN_ON, MOVED_TO, fold
+from incremind_daemon.pipeline.markdown import text_weight
 
 log = logging.getLogger(__name__)
 
@@ -574,7 +575,7 @@ def without_task_tail(statement: str) -> str:
     for match in _CLAUSE.finditer(statement):
         head, tail = statement[: match.start()], fold(statement[match.end() :])
         folded = fold(head)
-        if not (GENERAL.search(folded) or _STANDING_CUE.search(folded)) or len(head.split()) + len(head) / 4 < 4:
+        if not (GENERAL.search(folded) or _STANDING_CUE.search(folded)) or text_weight(head) < 3:
             continue
         pointed = _AT_HAND.match(tail) or (tail.startswith("你") and REQUEST.match(tail))
         if pointed and not (GENERAL.search(tail) or _HOLDS_ON.search(tail)):
