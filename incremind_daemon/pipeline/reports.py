@@ -33,6 +33,7 @@ _FENCE_BODY = re.compile(r"^[ \t]*(`{3,}|~{3,})([^\n]*)\n(.*?)^[ \t]*\1", re.M |
 _FENCE_UNDER = re.compile(r"[ \t]*\n(?:[ \t]*\n)*[ \t]*(`{3,}|~{3,})[^\n]*\n(.*?)^[ \t]*\1", re.M | re.S)
 # a table right under a caption: its header, the rule under it, and the first row, which is shown
 _TABLE_UNDER = re.compile(r"[ \t]*\n(?:[ \t]*\n)*[ \t]*\|[^\n]*\|[ \t]*\n[ \t]*\|[ :|-]+\|[ \t]*\n[ \t]*(\|[^\n]*\|)")
+_WORD = re.compile(r"\w+")
 _NOT_TELLING = ("import ", "from ", "#", "//", "/*", "*", "@testable", "package ", "use ", "---", "+++", "@@")
 
 
@@ -64,13 +65,18 @@ def with_file(item: str, edited: tuple[str, ...]) -> str:
 
 def diff_report(text: str) -> str | None:
     """Say what a diff shows changed: "Changed config.go: defaultGPXDir = "~/Dropbox/hikes"."""
-    for _, _, body in _FENCE_BODY.findall(text):
+    for _, info, body in _FENCE_BODY.findall(text):
         lines = body.splitlines()
         target = next((line[4:].strip() for line in lines if line.startswith("+++ ")), "")
         added = [line[1:].strip() for line in lines if line.startswith("+") and not line.startswith("+++")]
-        if target and any(added):
+        # a ```diff fence without file headers ("-static X: LazyLock…", "+static X: Lazy…") changed it too
+        if (target or info.strip().casefold() in ("diff", "patch")) and any(added):
             name = target.removeprefix("b/").rsplit("/", 1)[-1]
-            return f"Changed {name}: {clip(next(line for line in added if line), ITEM_CHARS // 2)}"
+            # the added line that brings the most words the removed ones lack: the change, not its set-up
+            removed = set(_WORD.findall(" ".join(line[1:] for line in lines if line.startswith("-"))))
+            telling = max((line for line in added if line), key=lambda line: len(set(_WORD.findall(line)) - removed))
+            shown = clip(telling, ITEM_CHARS // 2)
+            return f"Changed {name}: {shown}" if name else f"Changed: {shown}"
     return None
 
 

@@ -201,8 +201,10 @@ def read_items(text: str, view: TurnView, files: MentionedFiles, at: int) -> Ite
         yield from _person_items(text, blocks, view)
     else:
         yield from _agent_items(text, blocks, view, over_code=_SHOWN_CHANGE.match(text) is not None)
-        if "\n+++ " in text and sum(text_weight(b.text) for b in blocks) < 3 and (shown := diff_report(text)):
-            yield Item(DONE, clip(shown, ITEM_CHARS), 0, shown)  # a reply that is only the diff of what it changed
+        # a reply that is only the diff of what it changed, or the diff and how the checks went ("测试 14/14 通过")
+        said = [block.text for block in blocks if not is_checks(fold(block.text))]
+        if ("\n+++ " in text or "```diff" in text) and sum(map(text_weight, said)) < 3 and (shown := diff_report(text)):
+            yield Item(DONE, clip(shown, ITEM_CHARS), 0, shown)
     # an opening that ends on a question ("…其实应该在新分支上。怎么挪过去？") sets it up: it settles nothing
     if view.deep and not (view.goal and text.rstrip().endswith(("?", "？"))):
         for statement in extract_candidates(text, conversational=True):

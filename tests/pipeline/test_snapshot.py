@@ -685,6 +685,19 @@ def test_reply_that_is_only_a_diff_is_done() -> None:
     assert snapshot_session(turns).done == ('Changed config.go: dir = "~/Dropbox/hikes"',)
 
 
+@pytest.mark.parametrize("checks", ["测试 14/14 通过。", "All 14 tests pass."])
+def test_a_diff_with_no_file_header_and_the_checks_after_it_is_done(checks: str) -> None:
+    """Found on the fresh halves: a ```diff without +++ lines and "测试 14/14 通过" left the change unsaid."""
+    diff = (
+        "```diff\n-        let plan = solver::solve(&depots, &req.stops)?;\n"
+        "+        let stops = req.stops.clone();\n"
+        "+        let plan = tokio::task::spawn_blocking(move || solver::solve(&depots, &stops))\n"
+        "+            .await?;\n```\n" + checks
+    )
+    turns = [user("ok 这次先包一下，别阻塞 worker。"), assistant(diff), user("ok")]
+    assert any("spawn_blocking" in item for item in snapshot_session(turns).done), snapshot_session(turns).done
+
+
 @pytest.mark.parametrize(
     ("marker", "done"),
     [
