@@ -63,6 +63,19 @@ def with_file(item: str, edited: tuple[str, ...]) -> str:
     return f"{item} ({', '.join(edited)})"
 
 
+def shown_diff(text: str, prose: list[str], reported: bool) -> str | None:
+    """Say what a turn's diff changed when its words do not.
+
+    That is a reply that is only the diff, the diff and how the checks went ("测试 14/14 通过"), or the diff and
+    words that neither report (``reported``: the turn's words gave a done item) nor ask ("要不要这样改？").
+    """
+    said = [paragraph for paragraph in prose if not is_checks(fold(paragraph))]
+    quiet = not ("?" in text or "？" in text or reported)
+    if ("\n+++ " in text or "```diff" in text) and (sum(map(text_weight, said)) < 3 or quiet):
+        return diff_report(text)
+    return None
+
+
 def diff_report(text: str) -> str | None:
     """Say what a diff shows changed: "Changed config.go: defaultGPXDir = "~/Dropbox/hikes"."""
     for _, info, body in _FENCE_BODY.findall(text):

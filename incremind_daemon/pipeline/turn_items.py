@@ -74,10 +74,10 @@ from incremind_daemon.pipeline.report_values import with_asked
 from incremind_daemon.pipeline.reports import (
     ITEM_CHARS,
     ask_of,
-    diff_report,
     is_checks,
     is_result,
     shown_code,
+    shown_diff,
     with_file,
 )
 from incremind_daemon.pipeline.state_cues import (
@@ -200,10 +200,9 @@ def read_items(text: str, view: TurnView, files: MentionedFiles, at: int) -> Ite
     if view.role == "user":
         yield from _person_items(text, blocks, view)
     else:
-        yield from _agent_items(text, blocks, view, over_code=_SHOWN_CHANGE.match(text) is not None)
-        # a reply that is only the diff of what it changed, or the diff and how the checks went ("测试 14/14 通过")
-        said = [block.text for block in blocks if not is_checks(fold(block.text))]
-        if ("\n+++ " in text or "```diff" in text) and sum(map(text_weight, said)) < 3 and (shown := diff_report(text)):
+        items = list(_agent_items(text, blocks, view, over_code=_SHOWN_CHANGE.match(text) is not None))
+        yield from items
+        if shown := shown_diff(text, [block.text for block in blocks], any(item.kind == DONE for item in items)):
             yield Item(DONE, clip(shown, ITEM_CHARS), 0, shown)
     # an opening that ends on a question ("…其实应该在新分支上。怎么挪过去？") sets it up: it settles nothing
     if view.deep and not (view.goal and text.rstrip().endswith(("?", "？"))):

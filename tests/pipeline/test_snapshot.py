@@ -1839,3 +1839,26 @@ def test_a_sessions_title_ends_on_its_words_not_on_the_colon_over_a_paste(openin
     """Found by a new user: `incremind sessions` listed "…adb logcat 抓到的，"."""
     snapshot = snapshot_session([user(opening), assistant("Looking at the trace now.")])
     assert snapshot.index_line == title
+
+
+LAZY_DIFF = (
+    "```diff\n"
+    '-static PLAN_HIST: LazyLock<Histogram> = LazyLock::new(|| histogram!("route_plan_duration_seconds"));\n'
+    '+static PLAN_HIST: Lazy<Histogram> = Lazy::new(|| histogram!("route_plan_duration_seconds"));\n'
+    "```\n"
+)
+
+
+@pytest.mark.parametrize(
+    ("words", "done"),
+    [
+        ("`once_cell` 已在依赖树里，1.79 可编译。", True),
+        ("once_cell is already in the tree, so this builds on 1.79.", True),
+        ("要不要这样改？", False),
+        ("Shall I apply this?", False),
+    ],
+)
+def test_a_diff_whose_words_report_nothing_is_done_unless_they_ask(words: str, done: bool) -> None:
+    """Found on the fresh halves: a diff and a remark about it ("once_cell 已在依赖树里") left the change unsaid."""
+    turns = [user("LazyLock 换成 once_cell。"), assistant(LAZY_DIFF + words), user("ok")]
+    assert any("Lazy::new" in item for item in snapshot_session(turns).done) is done
