@@ -60,11 +60,11 @@ class MentionedFiles:
         # prose names no edits, so older mentions can no longer reach the list
         return len(self._seen) >= 2 * MAX_FILES
 
-    def see_marker(self, marker: str, index: int) -> str | None:
-        """Record the files a tool marker names; return the message when it is a commit."""
+    def see_marker(self, marker: str, index: int) -> list[str]:
+        """Record the files a tool marker names; return the message of each commit it makes, in order."""
         match = _MARKER.fullmatch(marker.split("\n", 1)[0].strip())
         if match is None:
-            return None
+            return []
         tool, target = re.sub(r"[^a-z]", "", match.group(1).lower()), match.group(2).strip()
         if tool in _EDIT_TOOLS or tool in _READ_TOOLS:
             for path in target.split(", ") if "patch" in tool else [target]:
@@ -72,11 +72,10 @@ class MentionedFiles:
                     self.see(path, index, edited=tool in _EDIT_TOOLS)
         elif tool in _SHELL_TOOLS:
             self.see_prose(target, index)
-            commit = _COMMIT.search(target)
-            message = (commit.group(1) or commit.group(2)) if commit else ""
-            if message and not message.startswith("$("):
-                return message
-        return None
+            # "git add live/staging && git commit -qm 'feat(staging): …' && … git commit -qm 'feat(prod): …'": two
+            messages = ((commit.group(1) or commit.group(2)) for commit in _COMMIT.finditer(target))
+            return [message for message in messages if not message.startswith("$(")]
+        return []
 
     def see_prose(self, text: str, index: int) -> None:
         if _PATH_HINT.search(text) is None:

@@ -348,8 +348,8 @@ def _is_file_name(name: str) -> bool:
 def _tool_done(marker: str, files: MentionedFiles, at: int) -> Iterator[str]:
     """Yield what a tool call finished: a commit's message and the branch it started, a tag, a branch pushed."""
     cut = _CUT_COMMIT.search(marker.split("\n", 1)[0].strip()) if "…" in marker else None
-    if message := files.see_marker(marker, at) or (f"{cut.group(1)}…" if cut else ""):
-        branch = _NEW_BRANCH.search(marker)
+    branch = _NEW_BRANCH.search(marker)
+    for message in files.see_marker(marker, at) or ([f"{cut.group(1)}…"] if cut else []):
         yield clip(f"Committed on {branch.group(1)}: {message}" if branch else f"Committed: {message}", ITEM_CHARS)
     if tagged := _TAG.search(marker):
         yield f"Tagged {tagged.group(1)}"
@@ -477,6 +477,8 @@ def _offer(kept: list[_Kept], item: str, room: int, rank: int = 0) -> None:
     tokens |= {run[i : i + 2] for run in CJK_RUN.findall(folded) for i in range(max(1, len(run) - 1))}
     # the same after case and space, or near: one holds 3/4 of the other's tokens (CJK counted in character pairs)
     for at, other in enumerate(kept):
+        if key != other.key and _COMMITTED.match(item) and _COMMITTED.match(other.item):
+            continue  # two commits are two pieces of work: "feat(staging): eks 1.30 …" and "feat(prod): eks 1.30 …"
         if key == other.key or len(tokens & other.tokens) >= 0.75 * min(len(tokens), len(other.tokens)):
             # of two near duplicates the one that names more stays: "已提交并开 PR #279：…" over "Committed on …";
             # it holds more tokens the other lacks than the other holds tokens it lacks
@@ -489,6 +491,9 @@ def _offer(kept: list[_Kept], item: str, room: int, rank: int = 0) -> None:
                     kept[at] = _Kept(item, key, tokens, max(rank, other.rank))
             return
     kept.append(_Kept(item, key, tokens, rank))
+
+
+_COMMITTED = re.compile(r"Committed(?: on [^:]+)?: ")
 
 
 def _standing(decisions: list[_Kept]) -> list[_Kept]:

@@ -705,6 +705,10 @@ def test_a_diff_with_no_file_header_and_the_checks_after_it_is_done(checks: str)
          ("Committed on feat/deploy: ci: deploy on tags",)),
         ('Bash: git commit -am "docs: move the changelog" && git tag v0.4.0 && git tag --list',
          ("Committed: docs: move the changelog", "Tagged v0.4.0")),
+        # one call, two commits: both are work done, though their messages differ only in the scope
+        ("shell: git add live/stg && git commit -qm 'feat(stg): eks 1.30' && git add live/prod && "
+         "git commit -qm 'feat(prod): eks 1.30'",
+         ("Committed: feat(stg): eks 1.30", "Committed: feat(prod): eks 1.30")),
     ],
 )  # fmt: skip
 def test_commit_names_the_branch_it_started_and_a_version_tag_is_done(marker: str, done: tuple[str, ...]) -> None:
