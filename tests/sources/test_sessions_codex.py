@@ -11,6 +11,7 @@ import pytest
 
 from incremind_daemon.errors import ExtractError
 from incremind_daemon.sources.sessions import CodexParser, SessionMessage, SessionParser, open_rollout
+from incremind_daemon.sources.sessions.cleaning import tool_marker
 
 FIXTURES = Path(__file__).parent.parent / "fixtures" / "sessions" / "codex"
 VSCODE = FIXTURES / "codex.jsonl"
@@ -196,3 +197,17 @@ def test_codex_compressed_rollout_without_decoder_raises_a_clear_error(
 def test_codex_plain_rollout_opens_as_is() -> None:
     with open_rollout(VSCODE) as handle:
         assert handle.read() == VSCODE.read_bytes()
+
+
+def test_a_long_command_keeps_every_commit_past_the_marker_cut() -> None:
+    """Found on the fresh halves: the second commit of a chained command lay past the 160 characters a marker keeps."""
+    command = (
+        "git checkout feat/eks-1.30 && git reset --soft HEAD~1 && git reset -q && git add live/staging && "
+        "git commit -qm 'feat(staging): eks 1.30 and module v3.9.0' && git add live/prod && "
+        "git commit -qm 'feat(prod): eks 1.30 and module v3.9.0' && git log --oneline -3"
+    )
+    marker = tool_marker("shell", {"command": ["bash", "-lc", command]})
+    assert "git commit -qm 'feat(staging): eks 1.30 and module v3.9.0'" in marker
+    assert "git commit -qm 'feat(prod): eks 1.30 and module v3.9.0'" in marker
+    assert "git log" not in marker and marker.endswith(" …")
+    assert tool_marker("shell", {"command": "x" * 300}) == "shell: " + "x" * 160 + " …"  # no commit: cut as before

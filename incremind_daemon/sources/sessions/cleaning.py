@@ -67,6 +67,7 @@ _TARGET_KEYS = (
     "input",
 )
 _MARKER_LIMIT = 160
+_COMMIT = re.compile(r"\bgit\s+commit\b[^&;|\n]*?\s-[a-z]*m\s*(?:\"[^\"\n]+\"|'[^'\n]+')")
 _PATCH_FILE = re.compile(r"^\*\*\* (?:Add|Update|Delete) File: (.+)$", re.MULTILINE)
 _SHELLS = frozenset({"bash", "sh", "zsh", "/bin/bash", "/bin/sh", "/bin/zsh", "powershell", "pwsh"})
 
@@ -227,4 +228,9 @@ def _without_surrogates(text: str) -> str:
 def _one_line(text: str) -> str:
     first = text.strip().splitlines()[0] if text.strip() else ""
     suffix = " …" if len(first) > _MARKER_LIMIT or "\n" in text.strip() else ""
+    # a commit past the cut is work done all the same: "… git commit -qm 'feat(prod): …'" is kept whole after it
+    later = [commit for commit in _COMMIT.finditer(first) if commit.end() > _MARKER_LIMIT]
+    if later:
+        head = first[: min(_MARKER_LIMIT, later[0].start())]  # never half a commit message
+        return f"{head} … " + " … ".join(commit.group() for commit in later) + suffix
     return first[:_MARKER_LIMIT] + suffix
