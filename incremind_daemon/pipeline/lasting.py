@@ -15,6 +15,7 @@ import re
 
 from incremind_daemon.pipeline.cues import DECISION_CUES, FROM_THEN_ON, MOVED_TO, fold
 from incremind_daemon.pipeline.markdown import text_weight
+from incremind_daemon.pipeline.stance import RESTATED
 
 log = logging.getLogger(__name__)
 
@@ -135,6 +136,8 @@ STANDING = re.compile(
     r"|每(?:周|星期|礼拜)[一二三四五六日天]|每(?:天|日|晚|个?月|年)(?:早上|上午|中午|下午|晚上)?"
     # a rule for a kind of thing, as "payment PRs need …" says: "payment 相关的 PR 要找阿Ben review"
     r"|^[^，。]{1,16}(?:相关|有关)的\s*[a-z\u4e00-\u9fff]{1,8}\s*(?:都|一律)?(?:要|必须|得)(?!不要)"
+    # the person says it was said before ("as I said the other day, …", "…，说过了"): it held then and holds now
+    r"|" + RESTATED.pattern
 )
 PREFERENCE = re.compile(
     words(

@@ -579,6 +579,24 @@ def test_a_tail_that_only_says_it_was_said_before_leaves_the_statement(text: str
 
 
 @pytest.mark.parametrize(
+    ("text", "statement"),
+    [
+        (
+            "I said this the other day: don't sprinkle unwrap() around, errors bubble up through anyhow.",
+            "Don't sprinkle unwrap() around, errors bubble up through anyhow",
+        ),
+        ("Like I said last week, the on-call rotation is Ana then Bo.", "The on-call rotation is Ana then Bo"),
+        ("dt 是带横杠的字符串，'2026-10-19' 这种，说过了。", "dt 是带横杠的字符串，'2026-10-19' 这种"),
+        ("还是那句话，接口返回统一用 snake_case。", "接口返回统一用 snake_case"),
+    ],
+)
+def test_a_sentence_the_person_says_they_said_before_holds(text: str, statement: str) -> None:
+    """Read on the tuning halves: a repeat marked "as I said" carried no other cue, so nothing was proposed
+    and the known insight gained nothing; said again, it held before and holds now."""
+    assert [c.statement for c in extract_candidates(text, conversational=True)] == [statement]
+
+
+@pytest.mark.parametrize(
     ("text", "statement", "condition"),
     [
         ("写博客文章的时候，中英文之间加一个空格。", "中英文之间加一个空格", "写博客文章的时候"),
