@@ -118,6 +118,17 @@ def relate(
         # insight the model reads as unrelated ("the replica bump goes in its own PR, one thing per PR, you
         # know the drill" beside "Prod runs 6 replicas")
         verdict, linked = Relation("new", None, verdict.similarity), None
+    if (
+        said_again
+        and verdict.kind == "repeat"
+        and linked is not None
+        and linked[1].get("supersedes", 0.0) >= max(reading.change, linked[1]["repeat"])
+        and CHANGE.search(_EXAMPLE.sub(" ", fold(candidate.quote or candidate.statement)))  # not "like [X] Switch…"
+        and _may_conflict(candidate, linked[0])
+    ):
+        # "as before" beside a change the model reads as one is no restatement: "Stripe Checkout is out, we're
+        # integrating Airwallex's hosted page instead — same shape as before" changes "支付用 Stripe Checkout"
+        return _conflict(candidate, linked[0], verdict.similarity, ordered)
     if verdict.kind in _CHANGES and linked is not None:
         answer = answer_slots(candidate.statement)
         if answer and _answers_otherwise(answer, linked[0]):

@@ -397,6 +397,31 @@ def test_another_reply_language_changes_the_rule_however_near_the_persons_own_st
 
 
 @pytest.mark.parametrize(
+    ("said", "known"),
+    [
+        (
+            "Stripe Checkout is out, and we're integrating Airwallex's hosted payment page instead — same shape as"
+            " before, redirect out and webhook back, and we never touch a card number",
+            "支付用 Stripe Checkout，跳转到 Stripe 托管的页面，我们自己不做卡号表单",
+        ),
+        (
+            "Stripe Checkout 不用了，改接 Airwallex 的托管支付页，跟之前一样跳出去再 webhook 回来",
+            "Payments go through Stripe Checkout: redirect to Stripe's hosted page, we never build a card form",
+        ),
+    ],
+)
+def test_a_change_that_keeps_the_old_shape_still_changes_the_old_way(use_m3: Embedder, said: str, known: str) -> None:
+    """Found in a tuning half: "same shape as before" read as the person saying it again, so a change of payment
+    provider was a repeat of the old one, and the old one stayed in the context."""
+    first, second = use_m3.embed_passages([said, known])
+    items = [Known(1, known, "", "decision", float(first @ second), "project")]
+    candidate = Candidate(said, "decision", "", said, 0, len(said), "project")
+    reading = relation_reader_for(use_m3)
+    relation = relate(candidate, items, repeat_similarity=0.8, related_similarity=0.4, ordered=True, reading=reading)
+    assert (relation.kind, relation.known_id) == ("supersedes", 1)
+
+
+@pytest.mark.parametrize(
     ("known", "view"),
     [
         (
