@@ -321,7 +321,7 @@ def _is_latin_sentence_end(text: str, match: re.Match[str]) -> bool:
     word_start = match.start()
     while word_start > 0 and not text[word_start - 1].isspace():
         word_start -= 1
-    word = text[word_start : match.start()].strip(_CLOSERS + "(").lower()
+    word = text[word_start : match.start()].strip(_CLOSERS + "(（[【「『“‘").lower()  # "加 “incl. GST”"
     if word in _ABBREVIATIONS or (len(word) == 1 and word.isalpha()):
         return False
     # "1. " at the start of a line is a list marker, not a sentence end

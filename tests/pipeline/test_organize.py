@@ -221,6 +221,11 @@ def test_split_passages_rejects_max_chars_below_two() -> None:
              "“很好。”", "结束……", "然后继续"],
         ),
         (
+            # an abbreviation inside an opening quote or bracket ends no sentence
+            "所有价格一律显示含 GST（后面加 “incl. GST”），后台录入的也是含税价。Prices show [approx. Two] rows.",
+            ["所有价格一律显示含 GST（后面加 “incl. GST”），后台录入的也是含税价。", "Prices show [approx. Two] rows."],
+        ),
+        (
             "我用 Anki 复习。The FSRS scheduler is v4.5 now. 然后调整参数。",
             ["我用 Anki 复习。", "The FSRS scheduler is v4.5 now.", "然后调整参数。"],
         ),
@@ -251,7 +256,8 @@ def test_split_passages_rejects_max_chars_below_two() -> None:
             ["我想想……，还是用 pnpm 吧。", "版本号用 00001_…、00002_…，不用时间戳。"],
         ),
     ],
-    ids=["english-abbreviations", "english-quotes-urls", "chinese", "mixed", "markdown", "wrapped-lines",
+    ids=["english-abbreviations", "english-quotes-urls", "chinese", "abbreviation-in-quotes", "mixed", "markdown",
+         "wrapped-lines",
          "english-emphasis", "chinese-emphasis", "english-ellipsis-mid-clause", "chinese-ellipsis-mid-clause"],
 )  # fmt: skip
 def test_split_sentences_finds_sentence_spans(text: str, expected: list[str]) -> None:
