@@ -31,7 +31,6 @@ from incremind_daemon.pipeline.lasting import (
     HAPPENED,
     HEDGE,
     IDENTITY,
-    LOCAL_HEDGE,
     METHOD,
     QUESTION,
     REPORTED,
@@ -39,13 +38,21 @@ from incremind_daemon.pipeline.lasting import (
     STANDING,
     STATUS,
     TODAY_PLAN,
-    apart_after_a_day,
     names_a_standing_choice,
     one_off,
     without_task_tail,
 )
 from incremind_daemon.pipeline.lasting_model import Chance, LastingReader
-from incremind_daemon.pipeline.organize import split_sentences
+from incremind_daemon.pipeline.pieces import (
+    ASKED_CHANGE,
+    MIN_WEIGHT,
+    OTHER_EN,
+    OTHER_ZH,
+    VALUE,
+    sentence_pieces,
+    weight,
+    whole_code_spans,
+)
 from incremind_daemon.pipeline.prose import is_block_line, is_code, prose_spans
 from incremind_daemon.pipeline.reach import with_reach
 from incremind_daemon.pipeline.redact import find_secrets, redact
@@ -67,30 +74,9 @@ from incremind_daemon.store.records import Candidate
 
 log = logging.getLogger(__name__)
 
-_MIN_WEIGHT = 3.0  # Latin words plus half the CJK characters: "I prefer tabs", "我是后端工程师"
 _MAX_CHARS = 320
 _MAX_SECRET_SHARE = 0.3
-_MAYBE = re.compile(r"可能|也许|或许|(?<![a-z])(?:maybe|might|probably|perhaps)(?![a-z])")
-_LATIN_WORD = re.compile(r"[a-z0-9]+(?:['.-][a-z0-9]+)*")
 _DIGIT = re.compile(r"\d")
-_CLAUSE_MARKS = ("，", ", ", "；", "; ", " — ", " – ", " so ")
-_CHAT_BREAK = re.compile(r"(?<=[.!?？！])(?<!\s[?!])[.!?？！]*\s+(?=\S)")  # "用 ? 加 .context()": a symbol
-# words that open another item of a list: "also …", "还有…"
-_OTHER_EN, _OTHER_ZH = r"also|plus|btw", r"还有|另外|此外|再有|以及"
-# a semicolon before another item of a list of rules: "；也别…", "; also never…", "；还有…", "；2）…"
-_ANOTHER_ITEM = re.compile(
-    rf"(?i)\s*[；;]\s*(?=(?:and also|{_OTHER_EN})\b|也|{_OTHER_ZH}|\d{{1,2}}[)）、]|[(（]\d{{1,2}}[)）])"
-)
-# a stop after a title or a Latin abbreviation ends no sentence ("Prof. Zhou", "e.g. pnpm"); one after a
-# number, a version or "etc." usually does
-_ABBREVIATION = re.compile(
-    r"(?i)(?:\be\.g|\bi\.e|\bvs|\bmrs?|\bms|\bdr|\bprof|\b[sj]r|\bst|\bfig|\bcf|\bapprox|\bincl|\bexcl|/)\.$"
-)
-# an aside at the end of a rule that asks for the task at hand: "顺便改掉", "put that in the checklist"
-_ASIDE = re.compile(
-    r"(?<![a-z])(?:put (?:that|it|this)|move (?:them|it)|while you're at it|update (?:it|the)|add it|fix (?:it|that)"
-    r"|open a pr$|commit it)(?![a-z])|顺便|一下$|改掉$|都检查|照这个来|先不管|等真有|再说$"
-)
 # a value that configures something: a number with a unit or a name=value pair
 _IMPERATIVE_START = re.compile(
     r"(?:use|set|keep|run|make|give|train|cap|limit|clip|pin|default to|stick to|flush|poll|retry|subscribe)\b"
@@ -102,11 +88,6 @@ _KEY_VALUE = re.compile(
     r"^(?!\[[ x]\]|我[:：]|i:|(?:author|date|time|attendees|participants|next (?:sync|meeting)|location|owner of the"
     r" action|reviewed|参会|时间|地点|记录人?|下次|日期)\b)[^:：,，。]{1,16}[:：=]\s*(?![a-z]+ (?:whether|if)\b)\S"
 )
-# an ask that opens on someone to do it: what it changes is the task at hand
-_ASKED_CHANGE = re.compile(
-    r"(?:please |pls )?(?:can|could|would) you\b|(?:please |pls )?help me\b|(?:请|麻烦)?(?:你)?(?:帮我|帮忙|麻烦你?)"
-    r"|(?=[^，。,;]*试试看?(?:[，,。！!]|$))"  # "把这个 join 改成 broadcast 试试": a trial, once
-)
 # an ask that closes on what to do with it now: show it, plan it, run it
 _NOW_TAIL = re.compile(
     r"(?:,|;|(?<![a-z])and|(?<![a-z])then)\s*(?:then\s+)?(?:show me|plan (?:it|staging|prod|that)|run (?:it|them)"
@@ -114,11 +95,6 @@ _NOW_TAIL = re.compile(
 )
 _SCOPED_PREFIX = re.compile(r"[a-z]\([\w./-]+\):$")  # a conventional commit's "fix(exif):" is an example, no caption
 _MINE_TO_DO = re.compile(r"(?:i'll|i will|i'm going to|let me|我来|我自己|我去)\b")
-# a value a fact can rest on: a number, a path, a host, a version, a named thing ("lumen-serve is …")
-_VALUE = re.compile(
-    r"\d|/[\w.-]+|https?://|[\w-]+\.[a-z]{2,}|[a-z]+-\d|[a-z0-9]+(?:-[a-z0-9]+){2,}|`[^`]+`|#[\w-]{3,}"
-    r"|^[a-z][a-z0-9]*-[a-z][\w-]* (?:is|are|uses?|runs)\b"
-)
 
 
 @dataclass(frozen=True, slots=True)
@@ -191,8 +167,8 @@ _BECAUSE = re.compile(
 )
 # a second sentence that opens with "and", "还有", "也别" or a new topic ("memory 的话") says another thing
 _ANOTHER = re.compile(
-    rf"(?i)^\W*(?:and|{_OTHER_EN}|another|other than that|besides|separately|oh and)\b"
-    rf"|^\W*(?:{_OTHER_ZH}|其次|再就是|顺便|对了|也(?=[别不要请用改记]))|^[^，,。.]{{1,16}}的话[，,\s]"
+    rf"(?i)^\W*(?:and|{OTHER_EN}|another|other than that|besides|separately|oh and)\b"
+    rf"|^\W*(?:{OTHER_ZH}|其次|再就是|顺便|对了|也(?=[别不要请用改记]))|^[^，,。.]{{1,16}}的话[，,\s]"
 )
 
 
@@ -256,8 +232,8 @@ def read_pieces(text: str, *, conversational: bool) -> list[Piece]:
     tasks = [] if conversational else task_items(text)  # "## Action items": work for once, never proposed
     article = None if conversational else clipped_article(text)
     for span_start, span_end in prose_spans(text):
-        for sentence_start, sentence_end in _whole_code_spans(text, span_start, span_end):
-            for start, end in _pieces(text, sentence_start, sentence_end, conversational):
+        for sentence_start, sentence_end in whole_code_spans(text, span_start, span_end):
+            for start, end in sentence_pieces(text, sentence_start, sentence_end, conversational):
                 in_decisions = any(a <= start < b for a, b in decided)
                 if any(a <= start < b for a, b in tasks):
                     continue
@@ -278,8 +254,8 @@ def read_pieces(text: str, *, conversational: bool) -> list[Piece]:
 def _readable(text: str, start: int, end: int, *, decided: bool) -> Piece | None:
     """Return the piece when it may hold a statement at all, whatever its cues; else None."""
     quote = text[start:end]
-    least = _MIN_WEIGHT - 1 if decided else _MIN_WEIGHT  # "先开华东区" under "## 结论" is a whole decision
-    if len(quote) > _MAX_CHARS or is_block_line(text, start) or _weight(quote) < least:
+    least = MIN_WEIGHT - 1 if decided else MIN_WEIGHT  # "先开华东区" under "## 结论" is a whole decision
+    if len(quote) > _MAX_CHARS or is_block_line(text, start) or weight(quote) < least:
         return None
     line = " ".join(quote.split())
     whole = fold(line)
@@ -301,154 +277,6 @@ def _readable(text: str, start: int, end: int, *, decided: bool) -> Piece | None
     return Piece(start, end, decided, whole, folded)
 
 
-def _whole_code_spans(text: str, start: int, end: int) -> list[tuple[int, int]]:
-    """Return the sentences of text[start:end], a sentence never ending inside a `code span`.
-
-    "regenerate with `go test ./... -update`" is one sentence, whatever the dots say.
-    """
-    merged: list[tuple[int, int]] = []
-    open_code = False
-    for sentence in split_sentences(text[start:end]):
-        first, last = start + sentence.start, start + sentence.end
-        if open_code and merged:
-            merged[-1] = (merged[-1][0], last)
-        else:
-            merged.append((first, last))
-        open_code = text.count("`", merged[-1][0], merged[-1][1]) % 2 == 1
-    return merged
-
-
-def _facts_after_an_ask(text: str, start: int, end: int) -> list[tuple[int, int]]:
-    """Return the trailing clause of a request that states a fact of its own.
-
-    "Add me as owner in CODEOWNERS, my GitHub handle is jhlin-hx": the ask is for today,
-    the handle lasts.
-    """
-    if not REQUEST.search(fold(strip_lead_in(text[start:end]))):
-        return []
-    cut = _last_clause(text, start, end)
-    if cut <= start:
-        return []
-    tail = text[cut + 1 : end].lstrip(" ,，;；—–")
-    folded = fold(tail)
-    if IDENTITY.search(folded) or (ENTITY.search(folded) and _VALUE.search(folded)):
-        return [(end - len(tail), end)]
-    return []
-
-
-def _pieces(text: str, start: int, end: int, conversational: bool) -> list[tuple[int, int]]:
-    """Split a sentence of a chat turn where people start the next one in lower case, and trim its asks.
-
-    "You pushed to main?? never push to main directly" is two sentences; "用 pnpm install，workflow 里那个
-    npm ci 顺便改掉" ends with a request for the task at hand, which is no part of the rule.
-    """
-    items = _items(text, start, end)
-    if not conversational:
-        return [(first, _without_aside_tail(text, first, last)) for first, last in items]
-    pieces: list[tuple[int, int]] = []
-    for item_start, item_end in items:
-        begin = item_start
-        for match in _CHAT_BREAK.finditer(text, item_start, item_end):
-            # the break begins after its stop: the word before it ends at match.start()
-            if not _ABBREVIATION.search(text, max(item_start, match.start() - 8), match.start()):
-                pieces.append((begin, match.start() + 1))
-                begin = match.end()
-        pieces.append((begin, item_end))
-    trimmed: list[tuple[int, int]] = []
-    for first, last in pieces:
-        while True:
-            cut = _last_clause(text, first, last)
-            if cut <= first:
-                break
-            if _only_when(text, first, cut, last):
-                break  # "When writing blog posts, put a space …": the clause before says when, the rest is the rule
-            tail = fold(strip_lead_in(text[cut + 1 : last].strip(" ,，;；—–")))
-            if tail.startswith("so "):
-                tail = tail[3:]
-            # "push 永远是我自己来" opens on a verb's word and asks nothing: it says always
-            asks = (REQUEST.search(tail) and not GENERAL.search(tail)) or _ASIDE.search(tail) or ACK.fullmatch(tail)
-            if not (asks or (COMPLAINT.search(tail) and not any(p.search(tail) for _, _, p in CUES))):
-                break
-            last = cut
-        last = _without_aside_tail(text, first, _before_an_ask(text, first, last))
-        if last > first:
-            trimmed.append((first, last))
-            trimmed.extend(_facts_after_an_ask(text, first, last))
-    return trimmed
-
-
-def _before_an_ask(text: str, first: int, last: int) -> int:
-    """Return where a sentence ends before a clause that asks for work, its own clauses after it included.
-
-    "staging 的地址是 https://…，帮我在 client.ts 里配一下 axios，带上 interceptor": the address lasts,
-    the ask and what it goes on to ask are the task at hand.
-    """
-    marks = sorted({i for mark in _CLAUSE_MARKS for i in _find_all(text, mark, first, last)})
-    for cut in marks:
-        tail = fold(strip_lead_in(text[cut + 1 : last].strip(" ,，;；—–")))
-        if _ASKED_CHANGE.match(tail) and _weight(text[first:cut]) >= _MIN_WEIGHT:
-            return cut
-    return last
-
-
-def _find_all(text: str, mark: str, start: int, end: int) -> list[int]:
-    found, at = [], text.find(mark, start, end)
-    while at >= 0:
-        found.append(at)
-        at = text.find(mark, at + 1, end)
-    return found
-
-
-def _only_when(text: str, first: int, cut: int, last: int) -> bool:
-    """Tell whether the clauses before ``cut`` only say when the rest holds ("写博客的时候，…")."""
-    head = " ".join(text[first:cut].split()).rstrip(" ,，")
-    condition = split_condition(" ".join(text[first:last].split()))[1]
-    return bool(head) and fold(condition.rstrip(" ,，")) == fold(head)
-
-
-def _items(text: str, start: int, end: int) -> list[tuple[int, int]]:
-    """Split a sentence where a semicolon opens another item: "回答短一点；也别在回复里加 emoji" is two rules.
-
-    A second clause on the same thing ("argo syncs stg only; prod is a manual sync") stays, and
-    back-to-back rules on one thing join again later (``_joined``); one that opens on "also", "也",
-    "还有" says another thing, so that a later change replaces only the one it changes.
-    """
-    found: list[tuple[int, int]] = []
-    begin = start
-    for match in _ANOTHER_ITEM.finditer(text, start, end):
-        if _weight(text[begin : match.start()]) >= _MIN_WEIGHT:
-            found.append((begin, match.start()))
-            begin = match.end()
-    found.append((begin, end))
-    # …and where the rule follows a dash after what happened one day ("…this morning… — never for prod")
-    return [part for first, last in found for part in apart_after_a_day(text, first, last)]
-
-
-def _last_clause(text: str, start: int, end: int) -> int:
-    """Return where the last clause of text[start:end] begins (its mark), or -1 when it has one clause."""
-    return max(text.rfind(mark, start, end) for mark in _CLAUSE_MARKS)
-
-
-def _without_aside_tail(text: str, start: int, end: int) -> int:
-    """Return where a sentence ends without its closing clauses about this time only.
-
-    "我在备考 JLPT N2，这次一定要一把过" states who the person is before its wish for this time;
-    "用 fetch，不要引 axios，header 自己拼一下就行" its rule before an aside. A hedge that doubts
-    the whole ("还没决定", "maybe") is no aside: the sentence keeps it, and is no candidate.
-    """
-    while True:
-        cut = _last_clause(text, start, end)
-        if cut <= start or _weight(text[start:cut]) < _MIN_WEIGHT:
-            return end
-        tail = fold(text[cut:end])
-        # "…一律用英文，这个店以后可能换别的开发接手": a maybe in the reason after a rule that says always
-        # ("以后都用 Postgres，可能吧" doubts the whole)
-        doubt = _MAYBE.search(tail) and _weight(tail) >= _MIN_WEIGHT + 2 and GENERAL.search(fold(text[start:cut]))
-        if not (LOCAL_HEDGE.search(tail) or doubt):
-            return end
-        end = cut
-
-
 # a sentence that opens by saying the agent got it wrong: "No, …", "不对，…", "时间也不对，…"
 _SETS_RIGHT = re.compile(
     r"(?:no|nope|wrong|not quite)\s*[,.!:;—–-]|(?:[\u4e00-\u9fffa-z]{0,6}?也?(?:不对|错了)|不是的?)\s*[，,。.:：!！]"
@@ -468,7 +296,7 @@ def _score_sentence(text: str, piece: Piece, *, conversational: bool, chance: Ch
             strengths[category] = max(strength, strengths.get(category, 0.0))
     if "event" in strengths and not HAPPENED.search(folded):
         del strengths["event"]  # a date alone is a heading or a diary stamp, not an event
-    if not conversational and not strengths and _KEY_VALUE.match(folded) and _VALUE.search(folded):
+    if not conversational and not strengths and _KEY_VALUE.match(folded) and VALUE.search(folded):
         strengths["entity"] = 2.0  # a note's "Staging: https://…", "房租 16,500（每月 5 号）"
     if decided:
         strengths["decision"] = max(strengths.get("decision", 0.0), 3.2)
@@ -537,7 +365,7 @@ def _score_sentence(text: str, piece: Piece, *, conversational: bool, chance: Ch
     if not conversational:
         cleaned = under_heading(text, piece.start, cleaned)
     statement, condition = split_condition(cleaned)
-    if _weight(statement) < _MIN_WEIGHT - 1:
+    if weight(statement) < MIN_WEIGHT - 1:
         statement = cleaned
     statement, condition = redact(statement), redact(condition)
     scope = "project" if reported else scope_of(whole, category, frozenset(matched))
@@ -572,27 +400,22 @@ def _lasts_in_conversation(folded: str, matched: frozenset[str]) -> bool:
         return (
             False  # an ask for the task at hand; "用 X 跑一下" names a tool, "Swap it for … (got them last night)" too
         )
-    if _ASKED_CHANGE.match(folded) and standing <= {DECISION.pattern} and not GENERAL.search(folded):
+    if ASKED_CHANGE.match(folded) and standing <= {DECISION.pattern} and not GENERAL.search(folded):
         return False  # "帮我把 fetchPlans 改成 async/await", "can you switch the test to vitest": this change, once
     if _NOW_TAIL.search(folded) and not GENERAL.search(folded):
         return False  # "pin both to v2.3.1 and plan staging", "…然后生成一个修复 SQL 给我看": the work of the hour
     if TODAY_PLAN.search(folded) and IDENTITY.pattern not in strong:
         return False  # "今天要把通知切到 DingTalk", "reuse run_helm() for this": the day's work
     if strong == {EVENT.pattern}:
-        return HAPPENED.search(folded) is not None and _VALUE.search(folded) is not None
+        return HAPPENED.search(folded) is not None and VALUE.search(folded) is not None
     if strong <= {ENTITY.pattern, EVENT.pattern}:
         # a fact needs its value (a number, a path, a host); a plan for today is none, nor is a report of what
         # is going wrong ("POST /invoices is throwing 500s since yesterday's deploy")
-        return _VALUE.search(folded) is not None and not one_off(folded) and not COMPLAINT.search(folded)
+        return VALUE.search(folded) is not None and not one_off(folded) and not COMPLAINT.search(folded)
     if strong == {CORRECTION.pattern}:
         # "no, I'll push it" turns down a step; a correction that lasts says what is right, not what went wrong
         if COMPLAINT.search(folded):
             return False
-        return _VALUE.search(folded) is not None or (_weight(folded) >= 4 and not _MINE_TO_DO.match(folded))
+        return VALUE.search(folded) is not None or (weight(folded) >= 4 and not _MINE_TO_DO.match(folded))
     # "it always fails on CI" reports a problem, "记得明天…" is for one day: no rule
     return not (standing == {STANDING.pattern} and (COMPLAINT.search(folded) or one_off(folded)))
-
-
-def _weight(text: str) -> float:
-    cjk = len(CJK_CHAR.findall(text))
-    return len(_LATIN_WORD.findall(text.lower())) + cjk / 2

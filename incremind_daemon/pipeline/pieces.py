@@ -1,0 +1,211 @@
+"""Cut a person's text into the pieces the insight step reads: sentences, items, and clauses that hold.
+
+``candidates.read_pieces`` reads prose sentence by sentence; in a chat turn a sentence is cut again
+where the person starts the next one in lower case, where a semicolon opens another item, and
+before a closing ask for the task at hand, which is no part of a rule ("用 pnpm install，workflow 里那个
+npm ci 顺便改掉"). Weights here count Latin words plus half the CJK characters.
+"""
+
+from __future__ import annotations
+
+import re
+
+from incremind_daemon.pipeline.cues import ACK, fold
+from incremind_daemon.pipeline.lasting import (
+    COMPLAINT,
+    CUES,
+    ENTITY,
+    GENERAL,
+    IDENTITY,
+    LOCAL_HEDGE,
+    REQUEST,
+    apart_after_a_day,
+)
+from incremind_daemon.pipeline.organize import split_sentences
+from incremind_daemon.pipeline.statement import split_condition, strip_lead_in
+from incremind_daemon.store.charsets import CJK_CHAR
+
+MIN_WEIGHT = 3.0  # Latin words plus half the CJK characters: "I prefer tabs", "我是后端工程师"
+_MAYBE = re.compile(r"可能|也许|或许|(?<![a-z])(?:maybe|might|probably|perhaps)(?![a-z])")
+_LATIN_WORD = re.compile(r"[a-z0-9]+(?:['.-][a-z0-9]+)*")
+_CLAUSE_MARKS = ("，", ", ", "；", "; ", " — ", " – ", " so ")
+_CHAT_BREAK = re.compile(r"(?<=[.!?？！])(?<!\s[?!])[.!?？！]*\s+(?=\S)")  # "用 ? 加 .context()": a symbol
+# words that open another item of a list: "also …", "还有…"
+OTHER_EN, OTHER_ZH = r"also|plus|btw", r"还有|另外|此外|再有|以及"
+# a semicolon before another item of a list of rules: "；也别…", "; also never…", "；还有…", "；2）…"
+_ANOTHER_ITEM = re.compile(
+    rf"(?i)\s*[；;]\s*(?=(?:and also|{OTHER_EN})\b|也|{OTHER_ZH}|\d{{1,2}}[)）、]|[(（]\d{{1,2}}[)）])"
+)
+# a stop after a title or a Latin abbreviation ends no sentence ("Prof. Zhou", "e.g. pnpm"); one after a
+# number, a version or "etc." usually does
+_ABBREVIATION = re.compile(
+    r"(?i)(?:\be\.g|\bi\.e|\bvs|\bmrs?|\bms|\bdr|\bprof|\b[sj]r|\bst|\bfig|\bcf|\bapprox|\bincl|\bexcl|/)\.$"
+)
+# an aside at the end of a rule that asks for the task at hand: "顺便改掉", "put that in the checklist"
+_ASIDE = re.compile(
+    r"(?<![a-z])(?:put (?:that|it|this)|move (?:them|it)|while you're at it|update (?:it|the)|add it|fix (?:it|that)"
+    r"|open a pr$|commit it)(?![a-z])|顺便|一下$|改掉$|都检查|照这个来|先不管|等真有|再说$"
+)
+# an ask that opens on someone to do it: what it changes is the task at hand
+ASKED_CHANGE = re.compile(
+    r"(?:please |pls )?(?:can|could|would) you\b|(?:please |pls )?help me\b|(?:请|麻烦)?(?:你)?(?:帮我|帮忙|麻烦你?)"
+    r"|(?=[^，。,;]*试试看?(?:[，,。！!]|$))"  # "把这个 join 改成 broadcast 试试": a trial, once
+)
+# a value a fact can rest on: a number, a path, a host, a version, a named thing ("lumen-serve is …")
+VALUE = re.compile(
+    r"\d|/[\w.-]+|https?://|[\w-]+\.[a-z]{2,}|[a-z]+-\d|[a-z0-9]+(?:-[a-z0-9]+){2,}|`[^`]+`|#[\w-]{3,}"
+    r"|^[a-z][a-z0-9]*-[a-z][\w-]* (?:is|are|uses?|runs)\b"
+)
+
+
+def whole_code_spans(text: str, start: int, end: int) -> list[tuple[int, int]]:
+    """Return the sentences of text[start:end], a sentence never ending inside a `code span`.
+
+    "regenerate with `go test ./... -update`" is one sentence, whatever the dots say.
+    """
+    merged: list[tuple[int, int]] = []
+    open_code = False
+    for sentence in split_sentences(text[start:end]):
+        first, last = start + sentence.start, start + sentence.end
+        if open_code and merged:
+            merged[-1] = (merged[-1][0], last)
+        else:
+            merged.append((first, last))
+        open_code = text.count("`", merged[-1][0], merged[-1][1]) % 2 == 1
+    return merged
+
+
+def _facts_after_an_ask(text: str, start: int, end: int) -> list[tuple[int, int]]:
+    """Return the trailing clause of a request that states a fact of its own.
+
+    "Add me as owner in CODEOWNERS, my GitHub handle is jhlin-hx": the ask is for today,
+    the handle lasts.
+    """
+    if not REQUEST.search(fold(strip_lead_in(text[start:end]))):
+        return []
+    cut = _last_clause(text, start, end)
+    if cut <= start:
+        return []
+    tail = text[cut + 1 : end].lstrip(" ,，;；—–")
+    folded = fold(tail)
+    if IDENTITY.search(folded) or (ENTITY.search(folded) and VALUE.search(folded)):
+        return [(end - len(tail), end)]
+    return []
+
+
+def sentence_pieces(text: str, start: int, end: int, conversational: bool) -> list[tuple[int, int]]:
+    """Split a sentence of a chat turn where people start the next one in lower case, and trim its asks.
+
+    "You pushed to main?? never push to main directly" is two sentences; "用 pnpm install，workflow 里那个
+    npm ci 顺便改掉" ends with a request for the task at hand, which is no part of the rule.
+    """
+    items = _items(text, start, end)
+    if not conversational:
+        return [(first, _without_aside_tail(text, first, last)) for first, last in items]
+    pieces: list[tuple[int, int]] = []
+    for item_start, item_end in items:
+        begin = item_start
+        for match in _CHAT_BREAK.finditer(text, item_start, item_end):
+            # the break begins after its stop: the word before it ends at match.start()
+            if not _ABBREVIATION.search(text, max(item_start, match.start() - 8), match.start()):
+                pieces.append((begin, match.start() + 1))
+                begin = match.end()
+        pieces.append((begin, item_end))
+    trimmed: list[tuple[int, int]] = []
+    for first, last in pieces:
+        while True:
+            cut = _last_clause(text, first, last)
+            if cut <= first:
+                break
+            if _only_when(text, first, cut, last):
+                break  # "When writing blog posts, put a space …": the clause before says when, the rest is the rule
+            tail = fold(strip_lead_in(text[cut + 1 : last].strip(" ,，;；—–")))
+            if tail.startswith("so "):
+                tail = tail[3:]
+            # "push 永远是我自己来" opens on a verb's word and asks nothing: it says always
+            asks = (REQUEST.search(tail) and not GENERAL.search(tail)) or _ASIDE.search(tail) or ACK.fullmatch(tail)
+            if not (asks or (COMPLAINT.search(tail) and not any(p.search(tail) for _, _, p in CUES))):
+                break
+            last = cut
+        last = _without_aside_tail(text, first, _before_an_ask(text, first, last))
+        if last > first:
+            trimmed.append((first, last))
+            trimmed.extend(_facts_after_an_ask(text, first, last))
+    return trimmed
+
+
+def _before_an_ask(text: str, first: int, last: int) -> int:
+    """Return where a sentence ends before a clause that asks for work, its own clauses after it included.
+
+    "staging 的地址是 https://…，帮我在 client.ts 里配一下 axios，带上 interceptor": the address lasts,
+    the ask and what it goes on to ask are the task at hand.
+    """
+    marks = sorted({i for mark in _CLAUSE_MARKS for i in _find_all(text, mark, first, last)})
+    for cut in marks:
+        tail = fold(strip_lead_in(text[cut + 1 : last].strip(" ,，;；—–")))
+        if ASKED_CHANGE.match(tail) and weight(text[first:cut]) >= MIN_WEIGHT:
+            return cut
+    return last
+
+
+def _find_all(text: str, mark: str, start: int, end: int) -> list[int]:
+    found, at = [], text.find(mark, start, end)
+    while at >= 0:
+        found.append(at)
+        at = text.find(mark, at + 1, end)
+    return found
+
+
+def _only_when(text: str, first: int, cut: int, last: int) -> bool:
+    """Tell whether the clauses before ``cut`` only say when the rest holds ("写博客的时候，…")."""
+    head = " ".join(text[first:cut].split()).rstrip(" ,，")
+    condition = split_condition(" ".join(text[first:last].split()))[1]
+    return bool(head) and fold(condition.rstrip(" ,，")) == fold(head)
+
+
+def _items(text: str, start: int, end: int) -> list[tuple[int, int]]:
+    """Split a sentence where a semicolon opens another item: "回答短一点；也别在回复里加 emoji" is two rules.
+
+    A second clause on the same thing ("argo syncs stg only; prod is a manual sync") stays, and
+    back-to-back rules on one thing join again later (``_joined``); one that opens on "also", "也",
+    "还有" says another thing, so that a later change replaces only the one it changes.
+    """
+    found: list[tuple[int, int]] = []
+    begin = start
+    for match in _ANOTHER_ITEM.finditer(text, start, end):
+        if weight(text[begin : match.start()]) >= MIN_WEIGHT:
+            found.append((begin, match.start()))
+            begin = match.end()
+    found.append((begin, end))
+    # …and where the rule follows a dash after what happened one day ("…this morning… — never for prod")
+    return [part for first, last in found for part in apart_after_a_day(text, first, last)]
+
+
+def _last_clause(text: str, start: int, end: int) -> int:
+    """Return where the last clause of text[start:end] begins (its mark), or -1 when it has one clause."""
+    return max(text.rfind(mark, start, end) for mark in _CLAUSE_MARKS)
+
+
+def _without_aside_tail(text: str, start: int, end: int) -> int:
+    """Return where a sentence ends without its closing clauses about this time only.
+
+    "我在备考 JLPT N2，这次一定要一把过" states who the person is before its wish for this time;
+    "用 fetch，不要引 axios，header 自己拼一下就行" its rule before an aside. A hedge that doubts
+    the whole ("还没决定", "maybe") is no aside: the sentence keeps it, and is no candidate.
+    """
+    while True:
+        cut = _last_clause(text, start, end)
+        if cut <= start or weight(text[start:cut]) < MIN_WEIGHT:
+            return end
+        tail = fold(text[cut:end])
+        # "…一律用英文，这个店以后可能换别的开发接手": a maybe in the reason after a rule that says always
+        # ("以后都用 Postgres，可能吧" doubts the whole)
+        doubt = _MAYBE.search(tail) and weight(tail) >= MIN_WEIGHT + 2 and GENERAL.search(fold(text[start:cut]))
+        if not (LOCAL_HEDGE.search(tail) or doubt):
+            return end
+        end = cut
+
+
+def weight(text: str) -> float:
+    cjk = len(CJK_CHAR.findall(text))
+    return len(_LATIN_WORD.findall(text.lower())) + cjk / 2
