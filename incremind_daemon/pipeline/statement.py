@@ -107,7 +107,11 @@ _ZH_PARTICLE_END = re.compile(r"(?<=[\u4e00-\u9fff\w])\s*[吧啊呀哈哦啦嘛�
 _EN_POLITE_END = re.compile(
     r"(?:,?\s+(?:please|pls|thanks|thank you|ok|okay)|\s*\(?please\)?|[,，]\s*(?:remember|记住了?))$", re.I
 )
-_EMPHASIS = re.compile(r"\*\*|__|~~|(?<!\w)\*(?=\S)|(?<=\S)\*(?!\w)")
+# emphasis markers, not a glob's star ("preview/*", "*.py"), a dunder ("__init__.py") nor a code span
+_EMPHASIS = re.compile(r"`[^`\n]*`|\*\*|~~|(?<![\w/])\*(?=[^\s.*/])|(?<=[^\s/*])\*(?![\w/])")
+# "__bold__", not a dunder ("__init__", "__all__")
+_UNDERSCORED = re.compile(r"`[^`\n]*`|(?<!\w)__(?=\S)([^_\n]+?)(?<=\S)__(?!\w)")
+_DUNDER = re.compile(r"`|[a-z][a-z0-9]*")
 _LINK = re.compile(r"!?\[([^\]\n]*)\]\(([^)\s]*)\)")
 _IDENTIFIER = re.compile(r"[\d_./\\-]|[a-z][A-Z]")  # a digit, a separator or a camel hump: as written
 _SPEAKER = re.compile(r"^(?:user|assistant|human|ai|me|q|a|用户|助手|问|答)\s*[:：]\s*", re.I)
@@ -147,7 +151,9 @@ def clean_statement(quote: str) -> str:
     if "[" in text:
         text = _LINK.sub(lambda m: f"{m.group(1)} ({m.group(2)})" if m.group(2) else m.group(1), text)
     if "*" in text or "_" in text or "~" in text:
-        text = _EMPHASIS.sub("", text).strip()  # "** I prefer tabs": a stray marker leaves its space
+        text = _UNDERSCORED.sub(lambda m: m.group() if _DUNDER.fullmatch(m.group(1) or "`") else m.group(1), text)
+        # "** I prefer tabs": a stray marker leaves its space
+        text = _EMPHASIS.sub(lambda m: m.group() if m.group().startswith("`") else "", text).strip()
     text = strip_lead_in(text)
     text = text.rstrip(_TRAILING)
     text = _EN_POLITE_END.sub("", text).rstrip(_TRAILING)

@@ -185,6 +185,24 @@ def test_a_change_lead_in_goes_and_a_name_keeps_its_case(quote: str, statement: 
     assert clean_statement(quote) == statement
 
 
+@pytest.mark.parametrize(
+    ("quote", "statement"),
+    [
+        ("You're allowed to push branches named `preview/*` here.",
+         "You're allowed to push branches named `preview/*` here"),
+        ("Only push preview/* branches, never main.", "Only push preview/* branches, never main"),
+        ("Lint *.py files with ruff, **always**.", "Lint *.py files with ruff, always"),
+        ("Keep __init__.py empty and define __all__ in every module.",
+         "Keep __init__.py empty and define __all__ in every module"),
+        ("__Never__ push to *main*.", "Never push to main"),
+        ("别动 `templates/*_partial.html` 里的 **注释**。", "别动 `templates/*_partial.html` 里的 注释"),
+    ],
+)  # fmt: skip
+def test_emphasis_goes_but_a_glob_a_dunder_and_code_keep_their_marks(quote: str, statement: str) -> None:
+    """Found in a tuning half: "push branches named `preview/*`" was proposed as "`preview/`"."""
+    assert clean_statement(quote) == statement
+
+
 def test_chinese_clause_without_comma_is_a_condition_kept_in_the_statement() -> None:
     (candidate,) = extract_candidates("复习时先自答再翻面。")
     assert (candidate.statement, candidate.condition, candidate.category) == ("复习时先自答再翻面", "复习时", "method")
