@@ -179,6 +179,11 @@ def test_leading_connective_and_list_marker_are_not_in_the_statement() -> None:
         ("Fine, but never push to main.", "Never push to main"),
         ("嗯好，但是以后都先给我看 diff。", "以后都先给我看 diff"),
         ("好吧，不过以后 commit 前先给我看 diff。", "以后 commit 前先给我看 diff"),
+        # an introduction before who the person is, a reply to a proposal before the rule (found in tuning halves)
+        ("先说下背景，你第一次进这个 repo：我是岳思远，蓝鲸出行数据平台组的。", "我是岳思远，蓝鲸出行数据平台组的"),
+        ("先说一句：我打中文的时候你还是用英文回我。", "我打中文的时候你还是用英文回我"),
+        ("and no on the bump: pin every third-party action to a full commit SHA.",
+         "Pin every third-party action to a full commit SHA"),
     ],
 )  # fmt: skip
 def test_a_change_lead_in_goes_and_a_name_keeps_its_case(quote: str, statement: str) -> None:
