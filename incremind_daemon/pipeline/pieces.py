@@ -51,6 +51,11 @@ ASKED_CHANGE = re.compile(
     r"(?:please |pls )?(?:can|could|would) you\b|(?:please |pls )?help me\b|(?:请|麻烦)?(?:你)?(?:帮我|帮忙|麻烦你?)"
     r"|(?=[^，。,;]*试试看?(?:[，,。！!]|$))"  # "把这个 join 改成 broadcast 试试": a trial, once
 )
+# a clause that says when what follows it is done: "so when something is about infra", "如果是线上问题"
+_WHEN = re.compile(
+    r"^(?:so |and |but )?(?:when|whenever|if|once|every time|each time|unless)\b"
+    r"|^(?:所以|那)?(?:如果|要是|只要|每次|凡是|遇到)|(?:的时候|之前|以前|之后)$"
+)
 # a value a fact can rest on: a number, a path, a host, a version, a named thing ("lumen-serve is …")
 VALUE = re.compile(
     r"\d|/[\w.-]+|https?://|[\w-]+\.[a-z]{2,}|[a-z]+-\d|[a-z0-9]+(?:-[a-z0-9]+){2,}|`[^`]+`|#[\w-]{3,}"
@@ -119,6 +124,9 @@ def sentence_pieces(text: str, start: int, end: int, conversational: bool) -> li
                 break
             if _only_when(text, first, cut, last):
                 break  # "When writing blog posts, put a space …": the clause before says when, the rest is the rule
+            before = _last_clause(text, first, cut)
+            if _WHEN.search(fold(text[max(first, before + 1) : cut].strip(" ,，;；—–"))):
+                break  # "…, so when it's about packaging, explain it a bit more": the ask is what the rule says to do
             tail = fold(strip_lead_in(text[cut + 1 : last].strip(" ,，;；—–")))
             if tail.startswith("so "):
                 tail = tail[3:]

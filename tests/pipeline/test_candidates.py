@@ -208,6 +208,24 @@ def test_emphasis_goes_but_a_glob_a_dunder_and_code_keep_their_marks(quote: str,
     assert clean_statement(quote) == statement
 
 
+@pytest.mark.parametrize(
+    ("text", "statement"),
+    [
+        (
+            "I come from biostatistics, not CS, so when something is about packaging or infra, explain it a bit"
+            " more and don't assume I know the jargon.",
+            "I come from biostatistics, not CS, so when something is about packaging or infra, explain it a bit"
+            " more and don't assume I know the jargon",
+        ),
+        ("我是做生物统计的，所以遇到打包或者部署的问题，多解释两句。",
+         "我是做生物统计的，所以遇到打包或者部署的问题，多解释两句"),
+    ],
+)  # fmt: skip
+def test_an_ask_after_a_clause_that_says_when_is_the_rules_own(text: str, statement: str) -> None:
+    """Found in a tuning half: the ask was cut as the task at hand, and the insight ended on "…or infra"."""
+    assert [c.statement for c in extract_candidates(text, conversational=True)] == [statement]
+
+
 def test_chinese_clause_without_comma_is_a_condition_kept_in_the_statement() -> None:
     (candidate,) = extract_candidates("复习时先自答再翻面。")
     assert (candidate.statement, candidate.condition, candidate.category) == ("复习时先自答再翻面", "复习时", "method")
