@@ -845,3 +845,41 @@ def test_a_reply_language_in_a_condition_sets_nothing() -> None:
         related_similarity=0.4, ordered=True,
     )  # fmt: skip
     assert relation.kind not in ("supersedes", "different")
+
+
+@pytest.mark.parametrize(
+    ("known", "said", "scope"),
+    [
+        # an exception to one repo's rule is that repo's, whatever the scope rules read in it
+        (
+            "Migrations must be reversible: every new migration gets a down.sql",
+            "Data backfill migrations may skip the down.sql, but always write how to roll back by hand",
+            "project",
+        ),
+        (
+            "迁移必须可回滚，每个新 migration 都要写 down.sql",
+            "数据 backfill 的 migration 可以不写 down.sql，但一定要写清楚怎么手动回滚",
+            "project",
+        ),
+        # …unless it says it holds in every project
+        (
+            "Migrations must be reversible: every new migration gets a down.sql",
+            "In all my repos, data backfill migrations may skip the down.sql",
+            "global",
+        ),
+    ],
+)  # fmt: skip
+def test_what_adds_to_a_projects_rule_is_that_projects(settings: Settings, known: str, said: str, scope: str) -> None:
+    """Found in a tuning half: an exception to fleet-router's migration rule was global, so every other
+    project's context carried it."""
+    conn = _open(settings)
+    target = _confirmed(conn, known, project="fleet-router")
+    candidate = Candidate(said, "decision", "", said, 0, len(said), "global")
+    with write_transaction(conn):
+        [made] = record_increments(
+            conn, settings, project="fleet-router", source_id=None, candidates=[candidate], origin="local",
+            ordered=True, now=NOW,
+        )  # fmt: skip
+    assert (made.relation, made.known_id) == ("supplement", target)
+    assert made.insight_id is not None
+    assert insights.get_insight(conn, made.insight_id).scope == scope
