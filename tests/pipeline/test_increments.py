@@ -883,3 +883,30 @@ def test_what_adds_to_a_projects_rule_is_that_projects(settings: Settings, known
     assert (made.relation, made.known_id) == ("supplement", target)
     assert made.insight_id is not None
     assert insights.get_insight(conn, made.insight_id).scope == scope
+
+
+@pytest.mark.parametrize(
+    ("said", "relation", "scope"),
+    [
+        ("部署方式变了：make deploy-staging 以后不用了，改走 Argo CD", "supersedes", "project"),
+        ("Change of plans: no more make deploy-staging, deploys go through Argo CD now", "supersedes", "project"),
+        # said of every project, it stands beside the project's own rule
+        ("In all my repos, no more make deploy-staging: deploys go through Argo CD now", "different", "global"),
+    ],
+)
+def test_a_change_of_a_projects_rule_supersedes_it_whatever_scope_its_words_read(
+    settings: Settings, said: str, relation: str, scope: str
+) -> None:
+    """Found in a tuning half: a change read as global by its words was "different" from the project rule it
+    changed, so both stayed in the context side by side."""
+    conn = _open(settings)
+    target = _confirmed(conn, "Staging deploys go through make deploy-staging", project="fleet-router")
+    candidate = Candidate(said, "decision", "", said, 0, len(said), "global")
+    with write_transaction(conn):
+        [made] = record_increments(
+            conn, settings, project="fleet-router", source_id=None, candidates=[candidate], origin="local",
+            ordered=True, now=NOW,
+        )  # fmt: skip
+    assert (made.relation, made.known_id) == (relation, target)
+    assert made.insight_id is not None
+    assert insights.get_insight(conn, made.insight_id).scope == scope
