@@ -345,6 +345,19 @@ _SELF_COMMIT = re.compile(
 _TIMED = re.compile(r"明天|今晚|晚点|回头|下午|等|之后|以后|" + _words(r"tomorrow|tonight|later|once|after|when"))
 
 
+# a yes and "later", with nothing to do later: "ok 知道了，回头再说", "好吧，以后再说", "ok, later", "we'll see"
+_ONLY_LATER = re.compile(
+    r"^(?:(?:ok(?:ay)?|好的?|好吧|行吧?|嗯+|哦+|知道了|了解|明白了?|收到|那|got it|sure|fine|alright)"
+    r"[\s,，。.!！~～]*)*"
+    r"(?:(?:回头|以后|之后|改天|下次|晚点|有空)?再说(?:吧|了|啦)?|(?:maybe )?later|let's see|we'll see)$"
+)
+
+
+def only_put_off(folded: str) -> bool:
+    """Tell whether a sentence says only "later", naming nothing to do: "ok 知道了，回头再说"."""
+    return _ONLY_LATER.match(folded.strip(" .。!！~～")) is not None
+
+
 def is_set_aside(folded: str) -> bool:
     """Tell whether a person's folded sentence sets a thing aside rather than putting a step off: "先别管"."""
     if _LEFT_ALONE.search(folded):

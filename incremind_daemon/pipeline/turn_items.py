@@ -98,6 +98,7 @@ from incremind_daemon.pipeline.state_cues import (
     is_leaving,
     is_set_aside,
     may_hold_later_done_cue,
+    only_put_off,
     only_yes,
     opens_ask,
     overrules,
@@ -360,8 +361,8 @@ def _judge(item: str, view: TurnView, hint: str | None, *, settles: bool) -> tup
         hint = None  # "I did not touch the integration tests yet", "next I'll …" under "Implemented:"
     if view.role == "user" and (text_weight(item) < 3 or folded.endswith(("?", "？"))):
         return None
-    if view.role == "user" and only_yes(folded):
-        return None  # "可以，就这么办": the yes takes the agent's proposal, which says what was taken
+    if view.role == "user" and (only_yes(folded) or only_put_off(folded)):
+        return None  # "可以，就这么办": the yes takes the agent's proposal; "ok 知道了，回头再说" leaves nothing to do
     if view.role == "user" and IDENTITY.search(strip_lead_in(folded)):
         return None  # "记住：我叫林晓，是后端工程师": who the person is, remembered as such, not decided here
     # cue words inside `code` name things ("`TODO.md`", "`# TODO(multi-region)`"); they say nothing of the state
@@ -527,8 +528,8 @@ def _held(item: str, said: str, view: TurnView) -> str | None:
     """Return the decision in a step the person holds back: "don't merge yet, wait for Sam", "先别推"."""
     folded = fold(item)
     # "skip it for now with a reason, I'll open an issue": put off, and settled how
-    if not HOLD_CUES.search(folded) and not (_is_later(folded) and _directs(folded)):
-        return None
+    if (not HOLD_CUES.search(folded) and not (_is_later(folded) and _directs(folded))) or only_put_off(folded):
+        return None  # …but "ok 知道了，回头再说" holds nothing back
     if text_weight(item) < 1.5 or folded.endswith(("?", "？")) or (view.goal and _DUE.search(folded)):
         return None  # "… has to be done before Monday": when the goal is due, not a step held back
     return clip(_resolved(item, said, view.before), ITEM_CHARS)

@@ -126,6 +126,14 @@ def test_thing_set_aside_until_later_is_a_decision_and_no_next_step(closing: str
     assert any("4.2" in decision for decision in snapshot.decisions)
 
 
+@pytest.mark.parametrize("closing", ["ok 知道了，回头再说", "好吧，以后再说。", "ok, later", "Got it. We'll see."])
+def test_a_yes_and_later_with_nothing_to_do_is_no_step_and_no_decision(closing: str) -> None:
+    """Found on the fresh sessions: "ok 知道了，回头再说" was the session's next step."""
+    snapshot = snapshot_session([*TABLE_DONE, user(closing)])
+    assert snapshot.next_steps == ()
+    assert snapshot.decisions == ()
+
+
 @pytest.mark.parametrize("closing", ["ok, I'll commit it myself", "好的 我自己提"], ids=["en", "zh"])
 def test_commit_the_person_makes_themselves_is_no_next_step(closing: str) -> None:
     assert snapshot_session([*TABLE_DONE, user(closing)]).next_steps == ()
