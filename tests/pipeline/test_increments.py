@@ -12,7 +12,7 @@ from incremind_daemon import cli
 from incremind_daemon.config import InsightSettings, Settings
 from incremind_daemon.pipeline.candidates import extract_candidates
 from incremind_daemon.pipeline.cues import fold
-from incremind_daemon.pipeline.insights import record_increments, save_memory
+from incremind_daemon.pipeline.insights import Increment, record_increments, save_memory
 from incremind_daemon.pipeline.pairs import Known
 from incremind_daemon.pipeline.relate import relate
 from incremind_daemon.pipeline.scope import names_this_project
@@ -461,12 +461,18 @@ def test_a_dropped_notes_candidates_stay_in_its_project(settings: Settings) -> N
 
 def _recorded(conn: apsw.Connection, settings: Settings, statement: str, *, project: str) -> tuple[str, int | None]:
     candidate = Candidate(statement, "preference", "", statement, 0, len(statement), "project")
+    made = _record(conn, settings, candidate, project=project)
+    return made.relation, made.known_id
+
+
+def _record(conn: apsw.Connection, settings: Settings, candidate: Candidate, *, project: str) -> Increment:
+    """Record one candidate as the person's newer word in ``project``."""
     with write_transaction(conn):
         [made] = record_increments(
             conn, settings, project=project, source_id=None, candidates=[candidate], origin="local", ordered=True,
             now=NOW,
         )  # fmt: skip
-    return made.relation, made.known_id
+    return made
 
 
 @pytest.mark.parametrize(
@@ -847,6 +853,16 @@ def test_a_reply_language_in_a_condition_sets_nothing() -> None:
     assert relation.kind not in ("supersedes", "different")
 
 
+def _said_as_global(conn: apsw.Connection, settings: Settings, said: str, *, project: str) -> Increment:
+    """Record a statement the scope rules read as global, as the person's newer word in ``project``."""
+    return _record(conn, settings, Candidate(said, "decision", "", said, 0, len(said), "global"), project=project)
+
+
+def _scope_of(conn: apsw.Connection, made: Increment) -> str:
+    assert made.insight_id is not None
+    return insights.get_insight(conn, made.insight_id).scope
+
+
 @pytest.mark.parametrize(
     ("known", "said", "scope"),
     [
@@ -874,15 +890,9 @@ def test_what_adds_to_a_projects_rule_is_that_projects(settings: Settings, known
     project's context carried it."""
     conn = _open(settings)
     target = _confirmed(conn, known, project="fleet-router")
-    candidate = Candidate(said, "decision", "", said, 0, len(said), "global")
-    with write_transaction(conn):
-        [made] = record_increments(
-            conn, settings, project="fleet-router", source_id=None, candidates=[candidate], origin="local",
-            ordered=True, now=NOW,
-        )  # fmt: skip
+    made = _said_as_global(conn, settings, said, project="fleet-router")
     assert (made.relation, made.known_id) == ("supplement", target)
-    assert made.insight_id is not None
-    assert insights.get_insight(conn, made.insight_id).scope == scope
+    assert _scope_of(conn, made) == scope
 
 
 @pytest.mark.parametrize(
@@ -901,12 +911,6 @@ def test_a_change_of_a_projects_rule_supersedes_it_whatever_scope_its_words_read
     changed, so both stayed in the context side by side."""
     conn = _open(settings)
     target = _confirmed(conn, "Staging deploys go through make deploy-staging", project="fleet-router")
-    candidate = Candidate(said, "decision", "", said, 0, len(said), "global")
-    with write_transaction(conn):
-        [made] = record_increments(
-            conn, settings, project="fleet-router", source_id=None, candidates=[candidate], origin="local",
-            ordered=True, now=NOW,
-        )  # fmt: skip
+    made = _said_as_global(conn, settings, said, project="fleet-router")
     assert (made.relation, made.known_id) == (relation, target)
-    assert made.insight_id is not None
-    assert insights.get_insight(conn, made.insight_id).scope == scope
+    assert _scope_of(conn, made) == scope
