@@ -316,8 +316,9 @@ RESTATED_TAIL = re.compile(r"(?:\s*[—–]+\s*|\s+-{1,2}\s+|\s*[,，;；]\s*)(?
 # "不想上 redux" redux. A Chinese object counts only after a verb of use ("别在回复里加 emoji" is about emoji).
 _TURNED_DOWN = re.compile(
     r"(?:(?<![a-z])(?:not|no|never|don't|dont|do not|instead of|rather than|without|avoid|stop using|no more)\s+"
-    r"(?:(?:ever|even|really|yet)\s+)?"  # "dont ever run terraform apply": what it turns down follows
-    r"(?:(?:use|using|add|put|include|write|install|touch|pick|go with|bring in|switch to|change to|move to|run)\s+)?"
+    # "dont ever run terraform apply", "no longer uses Glide": what it turns down follows
+    r"(?:(?:ever|even|really|yet|longer)\s+)?"
+    r"(?:(?:uses?|using|add|put|include|write|install|touch|pick|go with|bring in|switch to|change to|move to|run)\s+)?"
     r"(?:the\s+|a\s+|an\s+|any\s+)?"
     # "instead of the old `deploy.sh`": the thing, not its age
     r"(?:(?:old|current|previous|existing|legacy|original)\s+)?`?"

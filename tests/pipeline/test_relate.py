@@ -403,6 +403,13 @@ def test_what_comes_after_a_negation_and_an_adverb_is_not_used() -> None:
     assert "flatlist" in negated("以后新的长列表也都用 FlashList，不要再用 FlatList 了")
 
 
+def test_what_is_no_longer_used_is_turned_down() -> None:
+    """Read in a tuning half: "no longer uses Glide" turned nothing down, as "不再用 Glide" did."""
+    assert negated("trailhead-android no longer uses Glide; image loading is Coil 3") == {"glide"}
+    assert negated("we no longer use poetry") == {"poetry"}
+    assert negated("the Hetzner box is no longer needed") == frozenset()
+
+
 @pytest.mark.parametrize(
     ("statement", "known"),
     [
