@@ -27,14 +27,13 @@ from incremind_daemon.config import Settings, private_projects
 from incremind_daemon.errors import IncremindError
 from incremind_daemon.names import ProjectNameError, check_project
 from incremind_daemon.pipeline.candidates import extract_candidates
-from incremind_daemon.pipeline.cues import fold
 from incremind_daemon.pipeline.features import bridge_words, closeness
 from incremind_daemon.pipeline.ingest import organize_text
 from incremind_daemon.pipeline.lasting_model import LastingReader, RelationReader, reader_for, relation_reader_for
 from incremind_daemon.pipeline.pairs import Known, Relation
 from incremind_daemon.pipeline.redact import redact
 from incremind_daemon.pipeline.relate import relate
-from incremind_daemon.pipeline.scope import EVERY_PROJECT
+from incremind_daemon.pipeline.scope import scope_beside
 from incremind_daemon.pipeline.statement import clean_statement
 from incremind_daemon.store import clock, insight_jobs, insights, items, sessions, vectors
 from incremind_daemon.store.db import write_transaction
@@ -159,7 +158,8 @@ def record_increments(
             older = [(insight, similarity) for insight, similarity in known if insight.id not in proposed]
             relation = _related(candidate, older, settings, ordered=ordered, reading=reading)
         if relation.kind in _LINKED and relation.known_id in pool:
-            candidate = _in_scope_of(candidate, pool[relation.known_id])
+            said, known_scope = candidate.quote or candidate.statement, pool[relation.known_id].scope
+            candidate = replace(candidate, scope=scope_beside(candidate.scope, said, known_scope))
         if candidate.reported and relation.kind != "different":
             out.append(Increment(candidate, "ignored", None, relation.known_id))
             continue  # someone else's view that agrees or adds is not the person's to remember
@@ -190,16 +190,6 @@ def record_increments(
             pool[fresh.id] = fresh
             proposed.add(fresh.id)
     return out
-
-
-def _in_scope_of(candidate: Candidate, known: Insight) -> Candidate:
-    """What adds to or changes one project's rule is that project's ("这种 data backfill 的 migration 可以不写
-    down.sql" beside "Migrations must be reversible"), unless it says it holds in every project."""
-    if known.scope != "project" or candidate.scope == "project":
-        return candidate
-    if EVERY_PROJECT.search(fold(candidate.quote or candidate.statement)):
-        return candidate
-    return replace(candidate, scope="project")
 
 
 def _newer_said(conn: apsw.Connection, candidate: Candidate, known_id: int, *, source_id: int | None, now: str) -> bool:

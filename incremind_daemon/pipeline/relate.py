@@ -29,7 +29,7 @@ from incremind_daemon.pipeline.lasting_model import RelationReader
 from incremind_daemon.pipeline.pairs import Known, Relation, has_chinese, pair_features, said_in, said_of, text_of
 from incremind_daemon.pipeline.replacing import for_other_writing, of_its_own, replaces, stands_with
 from incremind_daemon.pipeline.replies import answer_slots, reply_slots
-from incremind_daemon.pipeline.scope import EVERY_PROJECT
+from incremind_daemon.pipeline.scope import scope_beside
 from incremind_daemon.pipeline.stance import (
     CHANGE,
     CHANGE_OF_PLAN,
@@ -549,8 +549,7 @@ def _conflict(candidate: Candidate, item: Known, score: float, ordered: bool, *,
     mine = (says_so or ordered) and not candidate.reported
     # a change of one project's rule is that project's (insights.record_increments gives it the scope), unless
     # it says it holds in every project: then both stand, side by side
-    scoped = candidate.scope == item.scope or (item.scope == "project" and not EVERY_PROJECT.search(said))
-    kind = "supersedes" if mine and scoped else "different"
+    kind = "supersedes" if mine and scope_beside(candidate.scope, said, item.scope) == item.scope else "different"
     return Relation(kind, item.id, round(score, 4))
 
 

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import re
 
+from incremind_daemon.pipeline.cues import fold
 from incremind_daemon.pipeline.lasting import COMMUNICATION, IDENTITY, STANDING, words
 from incremind_daemon.pipeline.replies import reply_slots
 
@@ -116,3 +117,12 @@ def scope_of(folded: str, category: str, cues: frozenset[str]) -> str:
     if category == "preference" and _FIRST_PERSON_HABIT.search(folded) and not _PROJECT_ANCHOR.search(folded):
         return "global"
     return "project"
+
+
+def scope_beside(scope: str, said: str, known_scope: str) -> str:
+    """Return the scope of a statement that adds to or changes a known insight: what adds to or changes one
+    project's rule is that project's ("这种 data backfill 的 migration 可以不写 down.sql" beside "Migrations must
+    be reversible"), unless it says it holds in every project; otherwise its own ``scope``."""
+    if known_scope == "project" and scope != "project" and not EVERY_PROJECT.search(fold(said)):
+        return "project"
+    return scope
