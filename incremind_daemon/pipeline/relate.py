@@ -124,7 +124,7 @@ def relate(
         and verdict.kind == "repeat"
         and linked is not None
         and linked[1].get("supersedes", 0.0) >= max(reading.change, linked[1]["repeat"])
-        and CHANGE.search(_EXAMPLE.sub(" ", fold(candidate.quote or candidate.statement)))  # not "like [X] Switch…"
+        and CHANGE.search(_own_words(candidate))  # not "like [OMS-2315] Switch FX source to Wise"
         and _may_conflict(candidate, linked[0])
     ):
         # "as before" beside a change the model reads as one is no restatement: "Stripe Checkout is out, we're
@@ -208,8 +208,13 @@ def _changed_subject(candidate: Candidate) -> frozenset[str]:
 
 def _restated(candidate: Candidate) -> bool:
     """Tell whether the person says they say it again, and says no change beside it."""
-    quote = _EXAMPLE.sub(" ", fold(candidate.quote or candidate.statement))
+    quote = _own_words(candidate)
     return RESTATED.search(quote) is not None and CHANGE_OF_PLAN.search(quote) is None
+
+
+def _own_words(candidate: Candidate) -> str:
+    """The quote (folded) without the examples it gives, whose words say nothing of the rule."""
+    return _EXAMPLE.sub(" ", fold(candidate.quote or candidate.statement))
 
 
 def relate_by_rules(
