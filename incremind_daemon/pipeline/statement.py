@@ -113,7 +113,7 @@ _EN_POLITE_END = re.compile(
 _EMPHASIS = re.compile(r"`[^`\n]*`|\*\*|~~|(?<![\w/])\*(?=[^\s.*/])|(?<=[^\s/*])\*(?![\w/])")
 # "__bold__", not a dunder ("__init__", "__all__")
 _UNDERSCORED = re.compile(r"`[^`\n]*`|(?<!\w)__(?=\S)([^_\n]+?)(?<=\S)__(?!\w)")
-_DUNDER = re.compile(r"`|[a-z][a-z0-9]*")
+_DUNDER = re.compile(r"[a-z][a-z0-9]*")
 _LINK = re.compile(r"!?\[([^\]\n]*)\]\(([^)\s]*)\)")
 _IDENTIFIER = re.compile(r"[\d_./\\-]|[a-z][A-Z]")  # a digit, a separator or a camel hump: as written
 _SPEAKER = re.compile(r"^(?:user|assistant|human|ai|me|q|a|用户|助手|问|答)\s*[:：]\s*", re.I)
@@ -153,7 +153,7 @@ def clean_statement(quote: str) -> str:
     if "[" in text:
         text = _LINK.sub(lambda m: f"{m.group(1)} ({m.group(2)})" if m.group(2) else m.group(1), text)
     if "*" in text or "_" in text or "~" in text:
-        text = _UNDERSCORED.sub(lambda m: m.group() if _DUNDER.fullmatch(m.group(1) or "`") else m.group(1), text)
+        text = _UNDERSCORED.sub(_unbolded, text)
         # "** I prefer tabs": a stray marker leaves its space
         text = _EMPHASIS.sub(lambda m: m.group() if m.group().startswith("`") else "", text).strip()
     text = strip_lead_in(text)
@@ -164,6 +164,12 @@ def clean_statement(quote: str) -> str:
     if not text:
         return " ".join(quote.split()).rstrip(_TRAILING)
     return capitalized(text)
+
+
+def _unbolded(match: re.Match[str]) -> str:
+    """A "__bold__" pair's words; a code span or a dunder ("__init__") as written."""
+    inside = match.group(1)
+    return match.group() if inside is None or _DUNDER.fullmatch(inside) else inside
 
 
 def capitalized(text: str) -> str:
