@@ -5,9 +5,10 @@
 
 Each command runs as a new process, as a person or an agent starts it:
 ``--version``, ``status``, ``pending``, ``search`` (keyword and hybrid),
-``doctor``, and ``incremind mcp`` from start to connected and to its first
-answer; then ``start`` and ``stop`` of the daemon. For each: p50/p95 wall seconds, CPU seconds (user + system) and max
-RSS, beside a bare ``python -c pass`` of the same run. Then the load test:
+``doctor``, and ``incremind mcp`` from start to connected, to its tool list
+and to its first answer; then ``start`` and ``stop`` of the daemon. For
+each: p50/p95 wall seconds, CPU seconds (user + system) and max RSS, beside
+a bare ``python -c pass`` of the same run. Then the load test:
 ``--agents`` stdio servers save and search while ``--backlog`` files are
 dropped into the inbox; it prints errors and the "database is locked" lines
 of the daemon's log (both should be 0).
@@ -120,7 +121,7 @@ def time_commands(env: dict[str, str], runs: int) -> dict[str, Timing]:
 
 def time_mcp(env: dict[str, str], runs: int) -> dict[str, Timing]:
     """Start `incremind mcp` as an agent does: to the answer of initialize, and to the first tool answer."""
-    connected, answered = Timing(), Timing()
+    connected, listed, answered = Timing(), Timing(), Timing()
     for _ in range(runs):
         report = ROOT / "rss-mcp.txt"
         command = [sys.executable, "-m", "incremind_daemon", "mcp"]
@@ -138,6 +139,10 @@ def time_mcp(env: dict[str, str], runs: int) -> dict[str, Timing]:
         child.stdout.readline()
         connected.wall.append(time.perf_counter() - started)
         child.stdin.write(b'{"jsonrpc":"2.0","method":"notifications/initialized"}\n')
+        child.stdin.write(b'{"jsonrpc":"2.0","id":9,"method":"tools/list"}\n')  # what an agent asks next
+        child.stdin.flush()
+        child.stdout.readline()
+        listed.wall.append(time.perf_counter() - started)
         call = {"name": "search_memory", "arguments": {"query": "deploy schedule"}}
         child.stdin.write(json.dumps({"jsonrpc": "2.0", "id": 2, "method": "tools/call", "params": call}).encode())
         child.stdin.write(b"\n")
@@ -151,10 +156,10 @@ def time_mcp(env: dict[str, str], runs: int) -> dict[str, Timing]:
         child.stdout.close()
         cpu = usage.ru_utime + usage.ru_stime
         rss_mb = int(report.read_text().split()[-1]) / 1024 if TIME else usage.ru_maxrss / 1024
-        for timing in (connected, answered):
+        for timing in (connected, listed, answered):
             timing.cpu.append(cpu)
             timing.rss_mb.append(rss_mb)
-    return {"mcp to connected": connected, "mcp to first answer": answered}
+    return {"mcp to connected": connected, "mcp to tools listed": listed, "mcp to first answer": answered}
 
 
 def time_start_stop(env: dict[str, str], runs: int) -> dict[str, Timing]:

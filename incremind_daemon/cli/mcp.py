@@ -4,13 +4,15 @@ from __future__ import annotations
 
 import argparse
 import functools
+import io
 import logging
+import os
 import shlex
 import sys
 import threading
 from collections.abc import Callable
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, BinaryIO
 
 from incremind_daemon.cli.base import Commands, command
 from incremind_daemon.config import Settings, load_settings
@@ -67,9 +69,24 @@ def register(commands: Commands, common: argparse.ArgumentParser) -> None:  # ty
 def cmd_mcp(args: argparse.Namespace, settings: Settings) -> int:
     """Serve the MCP tools on stdin/stdout until the agent closes the pipe.
 
-    Nothing but protocol messages goes to stdout; logs go to stderr. The MCP
-    SDK and the store load here, not when the command line starts.
+    Nothing but protocol messages goes to stdout; logs go to stderr. The
+    front (``serve.mcp_front``) answers the opening and the tool list at once;
+    the MCP SDK and the store load behind it, for the first call.
     """
+    from incremind_daemon.serve.mcp_front import StdioFront, claim_wire, load_listing
+
+    wire_in, wire_out = claim_wire()
+    front = StdioFront(
+        load_listing(), review=settings.mcp.allow_review, out=wire_out, backend=functools.partial(serve_sdk, settings)
+    )
+    if front.run(wire_in):  # the SDK is still loading and nothing is owed: no reason to keep the agent waiting
+        sys.stderr.flush()
+        os._exit(0)
+    return 0
+
+
+def serve_sdk(settings: Settings, inbound: BinaryIO, outbound: BinaryIO) -> None:
+    """Serve the memory tools with the MCP SDK to one session on these streams, until inbound ends."""
     from incremind_daemon.embedding.configured import make_embedder
     from incremind_daemon.pipeline.redact import redact
     from incremind_daemon.private import make_private_folders
@@ -92,15 +109,27 @@ def cmd_mcp(args: argparse.Namespace, settings: Settings) -> int:
     # jieba's words and the query embedder take time to load: with no daemon to answer, they load
     # from the start, beside the MCP SDK's import, so that the first search waits least
     threading.Thread(target=_warm_up, args=(tools,), name="incremind-mcp-warm-up", daemon=True).start()
+    import anyio
+    from mcp.server.stdio import stdio_server
+
     from incremind_daemon.serve.mcp_server import build_mcp_server
 
     server = build_mcp_server(settings, tools, transport="stdio")
+
+    async def serve(reading: io.TextIOWrapper, writing: io.TextIOWrapper) -> None:
+        async with stdio_server(anyio.wrap_file(reading), anyio.wrap_file(writing)) as (read_stream, write_stream):
+            lowlevel = server._lowlevel_server  # MCPServer.run_stdio_async, on the front's pipes
+            await lowlevel.run(read_stream, write_stream, lowlevel.create_initialization_options())
+
     try:
-        server.run("stdio")
+        with (
+            io.TextIOWrapper(inbound, encoding="utf-8", errors="replace") as reading,
+            io.TextIOWrapper(outbound, encoding="utf-8", write_through=True) as writing,
+        ):
+            anyio.run(serve, reading, writing)
     finally:
         tools.close()
         write_conn.close()
-    return 0
 
 
 def _warm_up(tools: MemoryTools) -> None:
