@@ -39,6 +39,7 @@ from incremind_daemon.pipeline.stance import (
     contradicts,
     different_numbers,
     flipped,
+    measured_apart,
     moved_value,
     negated,
     used,
@@ -155,6 +156,9 @@ def relate(
     if verdict.kind in ("new", "supplement"):
         if (
             chances.get("supersedes", 0.0) >= reading.change
+            # an exception said outright, which the rules read as one: "min 2 in prod is fine — it's the one
+            # exception to the min-3 rule" (not any "when": "from now on in English, even when I write Chinese")
+            and not (verdict.kind == "supplement" and EXCEPTION_SAID.search(fold(candidate.statement)))
             and _may_conflict(candidate, changed)
             and not stands_with(
                 candidate.statement, changed.statement, negated(candidate.statement), negated(changed.statement)
@@ -361,12 +365,12 @@ def _by_rules(
             if _may_conflict(candidate, item) and contradicts(
                 candidate.statement, item.statement, mine, features, linking=not loose, negations=not keys
             ):
-                return _conflict(candidate, item, score, ordered)
+                return _bounded(candidate, item, score, ordered)
         return Relation("new", None, round(best, 4))
     if _may_conflict(candidate, match) and contradicts(
         candidate.statement, match.statement, mine, theirs, linking=False, negations=not keys
     ):
-        return _conflict(candidate, match, best, ordered)
+        return _bounded(candidate, match, best, ordered)
     if _adds_nothing(mine, theirs, candidate.condition, best >= repeat_similarity):
         return Relation("repeat", match.id, round(best, 4))
     if match.id in intros:
@@ -421,15 +425,17 @@ def _by_keys(
         return Relation("new", None, round(score, 4))  # a rule on a thing the known one never names ("no emoji")
     # another number for the same unit, on more than the unit word alone ("metrics on port 9301" is not
     # "the service on port 9300"); or a rule that says it changes things and names something new
-    renumbered = different_numbers(mine, theirs) and (covered or len(named) >= 2)
+    # …of the same measure: "缓存 30 天" gives the cache no other value than "cache capped at 500 MB"
+    apart = measured_apart(said_of(candidate), text_of(item.statement, item.condition))
+    renumbered = different_numbers(mine, theirs) and (covered or len(named) >= 2) and not apart
     says_change = CHANGE.search(fold(f"{candidate.quote} {candidate.statement}")) is not None
     # a value the known one gives a thing ("staging 在 10.2.0.14"), not a bare count ("两个都做吧")
     their_values = frozenset().union(*theirs.units.values()) & numbers_of(theirs)
-    other_value = bool(their_values and numbers_of(mine) - numbers_of(theirs))
+    other_value = bool(their_values and numbers_of(mine) - numbers_of(theirs)) and not apart
     # a change to the values the known one already gives ("minSdk 升到 28" beside "minSdk changes to 28") is that change
     said_before = bool(numbers_of(mine)) and numbers_of(mine) <= numbers_of(theirs)
     valued = {unit for unit in named if mine.units.get(unit) and theirs.units.get(unit)}
-    if valued:
+    if valued and not apart:
         # a thing both give a value: what the known one gives it, not a number it says of something else
         # ("Node 版本升到 22" beside "Target is Node 20 LTS, so don't reach for APIs that only exist in 22")
         moved = any(not mine.units[unit] & theirs.units[unit] for unit in valued)

@@ -227,6 +227,13 @@ def _measures(folded: str) -> dict[str, frozenset[str]]:
     return {kind: frozenset(values) for kind, values in found.items()}
 
 
+def measured_apart(one: str, other: str) -> bool:
+    """Tell whether two texts give amounts of different measures only: "缓存 30 天" beside "cache capped at 500 MB"
+    give the cache no values to compare."""
+    mine, theirs = _measures(fold(one)), _measures(fold(other))
+    return bool(mine and theirs) and not mine.keys() & theirs.keys()
+
+
 # a count with no unit: "batch size 改做 200" beside "BATCH_SIZE 暂时用 50 先" (not a version, a date or an hour)
 _COUNT = re.compile(r"(?<![\w.:/-])\d{1,6}(?![\w.:/%°℃-]|\s*(?:[/月日号点時时]|个?小时|分钟|秒|天|度|%))")
 
@@ -354,10 +361,12 @@ _MANAGED = re.compile(
     r"(?P<thing>[a-z0-9][\w.+#-]*)|(?:是|由|靠|归)\s*(?P<cjk>[a-z0-9][\w.+#-]*)\s*(?:来)?(?:管|负责|处理|维护|打包)"
 )
 # an exception said outright ("exception: …", "unless", "测试类例外"): the case it names is what it adds
-EXCEPTION_SAID = re.compile(r"(?<![a-z])(?:except|unless)|例外|除外|除了")
+EXCEPTION_SAID = re.compile(r"(?<![a-z])(?:except|unless|besides)|例外|除外|除了")
 # a case of its own: the rule stands, this one is the exception
 EXCEPTION = re.compile(
-    EXCEPTION_SAID.pattern + r"|(?<![a-z])(?:only (?:for|when|in|on)|when |if |on [\w-]+ machines)"
+    EXCEPTION_SAID.pattern + r"|(?<![a-z])(?:only (?:for|when|in|on)|when(?:ever)? |if |on [\w-]+ machines"
+    # "for local testing a relative source is fine", "on devices with ≤3GB RAM the cap is 200 MB"
+    r"|for local (?:testing|dev(?:elopment)?|debugging|runs)|on (?:[\w-]+ )?(?:devices|machines|phones|hosts) with)"
     r"|的时候|时候|如果|只有在|单卡|本地调试"
 )
 # "date-fns 不用了", "Redis is out": what a text drops, named before the words that drop it
@@ -425,7 +434,7 @@ def contradicts(
         for _, scope in _scopes(their_folded, _NEGATION):
             if _is_about(scope, mine, linking=linking):
                 return True
-    if different_numbers(mine, theirs):
+    if different_numbers(mine, theirs) and not measured_apart(mine_text, their_text):
         return True
     if linking:
         return False

@@ -167,6 +167,9 @@ def test_a_correction_after_a_pasted_log_is_found_and_the_log_is_not() -> None:
     assert candidate.category == "correction"
 
 
+_CHECKS = "In northbay-site, run `pnpm lint && pnpm typecheck` locally before reporting anything as done."
+
+
 def _known(statement: str, *, scope: str = "project", cosine: float | None = None) -> Known:
     return Known(1, statement, "", "preference", cosine, scope)
 
@@ -436,6 +439,20 @@ def test_what_is_allowed_from_now_on_supersedes_the_rule_against_it(candidate: s
             "supplement",
         ),
         ("测试类例外，可以用字段 @Autowired 注入", "ledgerly 里只用构造器注入，不要字段 @Autowired 注入", "supplement"),
+        # found in a tuning half: a case of its own, and what still holds, retired the rule
+        (
+            "for local testing a relative source like ../tf-modules//eks is fine, but never commit a relative source",
+            "Modules are sourced from tf-modules pinned to a release tag, never a branch.",
+            "supplement",
+        ),
+        ("Besides lint and typecheck, run `pnpm test:e2e` whenever you touch the contact form", _CHECKS, "supplement"),
+        # amounts of different measures give a thing no other value: a cache kept 30 days adds to one of 500 MB
+        (
+            "离线区域超过 30 天就提示用户刷新（MapTiler license 只允许缓存 30 天）",
+            "The offline tile cache is capped at 500 MB per device; "
+            "a download that would exceed it asks the user to delete a region first.",
+            "supplement",
+        ),
     ],
 )
 def test_exceptions_supplement_and_a_mention_is_not_a_use(candidate: str, known: str, kind: str) -> None:

@@ -270,6 +270,22 @@ def test_asking_whether_a_thing_can_be_used_or_naming_the_others_sets_no_rule() 
         ),
         ("The API listens on port 8080.", "The API port is now 8443.", "entity", "supersedes", "supersedes"),
         ("每页 20 个", "每页改成 24 个", "decision", "supersedes", "supersedes"),
+        # found in a tuning half: an exception said outright stays one, however the model reads the change
+        (
+            "HPA minReplicas in prod is at least 3.",
+            "HPA: fx-quotes is tiny, min 2 in prod is fine — it's the one exception to the min-3 rule",
+            "preference",
+            "supplement",
+            "supplement",
+        ),
+        # …and a "when" that widens the new rule does not make it one ("even when I write in Chinese")
+        (
+            "Answer in whatever language I write in.",
+            "From now on answer me in English even when I write in Chinese",
+            "preference",
+            "supplement",
+            "supersedes",
+        ),
         # found by a new user: it stands where the known one stands, and confirming it retired the known one
         (
             "我们定了状态管理用 Zustand，服务端数据用 react-query，这个之前就定了",
