@@ -28,7 +28,7 @@ from incremind_daemon.pipeline.lasting import EVENT, REPORTED
 from incremind_daemon.pipeline.lasting_model import RelationReader
 from incremind_daemon.pipeline.pairs import Known, Relation, has_chinese, pair_features, said_in, said_of, text_of
 from incremind_daemon.pipeline.replacing import for_other_writing, of_its_own, replaces, stands_with
-from incremind_daemon.pipeline.replies import answer_slots, reply_slots
+from incremind_daemon.pipeline.replies import answer_slots, held_alike, reply_slots, set_otherwise
 from incremind_daemon.pipeline.scope import scope_beside
 from incremind_daemon.pipeline.stance import (
     CHANGE,
@@ -258,9 +258,9 @@ def relate_by_rules(
     if verdict.kind in ("new", "supplement") and not candidate.reported:
         # "别写那么长" beside "Keep replies short": how to answer the person, set again in any words or language
         # (what the statement sets, not its condition: "用中文回答的时候，生词后面加个 English" sets no language)
-        mine = answer_slots(said_in(candidate.statement)).items()
-        theirs = ((item, reply_slots(text_of(item.statement, item.condition)).items()) for item in known if mine)
-        again = [item for item, slots in theirs if mine <= slots]
+        mine = answer_slots(said_in(candidate.statement))
+        theirs = ((item, reply_slots(text_of(item.statement, item.condition))) for item in known if mine)
+        again = [item for item, slots in theirs if held_alike(mine, slots)]
         if again:
             item = linked if linked in again else again[0]
             return Relation("repeat", item.id, round(max(verdict.similarity, item.vector_similarity or 0.0), 4)), False
@@ -270,7 +270,7 @@ def relate_by_rules(
 def _answers_otherwise(answer: dict[str, str], item: Known) -> bool:
     """Tell whether a known insight sets how to answer the person to another value than ``answer`` does."""
     held = answer_slots(text_of(item.statement, item.condition))  # not "commit messages in English"
-    return any(held.get(key, value) != value for key, value in answer.items())
+    return set_otherwise(answer, held)
 
 
 def _translated(candidate: Candidate, item: Known) -> bool:

@@ -97,13 +97,13 @@ _WRITINGS = {
     "branch name": re.compile(r"branch names?|分支名"),
     "code comment": re.compile(r"(?<![a-z])(?:code comments?|comments)(?![a-z])|注释"),
     "changelog": re.compile(r"change ?log|更新日志|变更日志"),
-    "reply": re.compile(r"(?<![a-z])(?:repl(?:y|ies)|answers?|respond)(?![a-z])|回复|回答|答复|回我"),
+    "reply": re.compile(r"(?<![a-z])(?:repl(?:y|ies)|answers?|respond)(?![a-z])|回复|回覆|回答|答复|回我"),
 }
 
 
 def writings_of(text: str) -> frozenset[str]:
     """Return the pieces of writing a statement names (commit messages, PR titles, code comments, replies …)."""
-    folded = fold(text).casefold()  # 回覆 is 回复
+    folded = fold(text).casefold()
     return frozenset(kind for kind, pattern in _WRITINGS.items() if pattern.search(folded))
 
 

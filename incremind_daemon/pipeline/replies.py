@@ -13,12 +13,15 @@ import re
 
 from incremind_daemon.pipeline.cues import fold
 
+_ZH = r"(?:繁体|简体)中文|繁中|简中|繁体|简体|中文|英文|汉语"
 _LANGUAGE = re.compile(
     r"(?<![a-z])(?:answer|reply|replies|replying|respond|write|talk|speak)(?:s|ing)?(?: to me| me| back)?"
-    r" (?:in|using) (?:(?:plain|simple|easy|basic|formal|casual|short) )?(?P<en>chinese|english|mandarin)"
-    r"|(?:回复|回答|回我|回)(?:都|还是|就|也|一律|统一|全部|全)?(?:用|说)?(?P<zh_after>中文|英文|汉语)"
+    r" (?:in|using) (?:(?:plain|simple|easy|basic|formal|casual|short) )?"
+    r"(?P<en>(?:traditional |simplified )?chinese|english|mandarin|繁中|简中)"
+    # "回覆一律用繁體中文": Traditional Chinese writes 回覆 for 回复
+    r"|(?:回复|回覆|回答|回我|回)(?:都|还是|就|也|一律|统一|全部|全)?(?:用|说)?(?P<zh_after>" + _ZH + ")"
     # "用简单的中文回答", "用正式一点的英文回复": the language, however it is to be written
-    r"|(?:用|说)(?:[^，,。；;\s]{1,5}的)?(?P<zh_before>中文|英文|汉语)(?:回|答|跟我说|和我说|交流)"
+    r"|(?:用|说)(?:[^，,。；;\s]{1,5}的)?(?P<zh_before>" + _ZH + ")(?:回|答|跟我说|和我说|交流)"
 )
 _SHORT = re.compile(
     r"(?<![a-z])(?:(?:keep|make) (?:your |the )?(?:answers?|replies|responses|it|them)[^.;]{0,12}(?:short|brief"
@@ -36,6 +39,9 @@ _OTHER_RULE = re.compile(
     r"|代码|提交|分支|注释|文档|测试|部署|日志|变量|命名"
 )
 _LANGUAGES = {"chinese": "zh", "mandarin": "zh", "english": "en", "中文": "zh", "汉语": "zh", "英文": "en"}
+# Traditional and Simplified Chinese are each a language of their own to answer in
+_LANGUAGES |= dict.fromkeys(("traditional chinese", "繁体中文", "繁中", "繁体"), "zh-hant")
+_LANGUAGES |= dict.fromkeys(("simplified chinese", "简体中文", "简中", "简体"), "zh-hans")
 
 
 def reply_slots(text: str) -> dict[str, str]:
@@ -64,3 +70,18 @@ def answer_slots(text: str) -> dict[str, str]:
     if not all(reply_slots(clause) or not _OTHER_RULE.search(clause) for clause in clauses):
         return {}
     return slots
+
+
+def held_alike(said: dict[str, str], held: dict[str, str]) -> bool:
+    """Tell whether ``held`` sets every slot ``said`` sets, to a value that agrees with it."""
+    return all(key in held and _alike(value, held[key]) for key, value in said.items())
+
+
+def set_otherwise(said: dict[str, str], held: dict[str, str]) -> bool:
+    """Tell whether ``held`` sets a slot ``said`` sets to a value that does not agree with it."""
+    return any(key in held and not _alike(value, held[key]) for key, value in said.items())
+
+
+def _alike(one: str, other: str) -> bool:
+    """The same value, or Chinese beside one of its scripts: "reply in Chinese" keeps "回覆用繁體中文"."""
+    return one == other or {one, other} in ({"zh", "zh-hant"}, {"zh", "zh-hans"})

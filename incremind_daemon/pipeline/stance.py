@@ -451,7 +451,9 @@ def contradicts(
 def _says_the_same(scope: str, their_folded: str, theirs: Features) -> bool:
     """Tell whether what a "…就行" calls enough is what the known text says to do: agreement, no critique."""
     said = features_of(scope)
-    named = keys_of(said) - numbers_of(said) - CONCEPT_NAMES
+    keys = keys_of(said) - numbers_of(said)
+    # …or, naming no thing, the topics it calls enough: "术语保留英文就行" beside "technical terms 保持英文"
+    named = keys - CONCEPT_NAMES or keys
     return bool(named) and named <= keys_of(theirs) and not named & negated(their_folded)
 
 

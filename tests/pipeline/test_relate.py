@@ -760,6 +760,14 @@ def test_a_lockfile_names_the_tool_that_writes_it(name: str, tool: str) -> None:
         ("keep replying in Chinese even when I type English here, tech terms can stay English", "回复用中文就行"),
         ("我打中文的时候你还是用英文回我", "Answer in English, whatever language I write in"),
         ("skip the recap at the end, I read the diff anyway", "改完直接给我 diff，不用最后再写一段总结"),
+        # found in a tuning half: Traditional Chinese, named short or long, and answered with 回覆
+        ("reply in 繁中", "回覆一律用繁體中文；code comment 和 commit message 維持英文。"),
+        ("Reply in Chinese", "回覆一律用繁體中文"),
+        # …and terms kept in English "就行" is that rule agreed with, not a critique of it
+        (
+            "用中文回答，术语保留英文就行，上次那个 session 你全程英文我看着累",
+            "回复用中文，但 technical terms 保持英文，不要翻译（例如 borrow checker 不要译成“借用检查器”）。",
+        ),
     ],
 )
 def test_how_to_answer_the_person_said_again_in_other_words_is_a_repeat(said: str, known: str) -> None:
@@ -774,6 +782,7 @@ def test_how_to_answer_the_person_said_again_in_other_words_is_a_repeat(said: st
         ("回复用中文，commit message 用英文", "Reply in Chinese"),
         ("Reply in English from now on", "回复用中文"),
         ("Comments in English, replies short", "Keep replies short"),
+        ("回复改用简体中文", "回覆一律用繁體中文"),
     ],
 )
 def test_another_rule_beside_it_or_another_language_is_no_repeat_of_how_to_answer(said: str, known: str) -> None:
