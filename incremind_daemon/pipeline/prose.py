@@ -46,7 +46,7 @@ _PASTED_LINE = re.compile(
 _COMMAND = re.compile(
     r"^\s*(?:[-*+•]\s+|\d{1,2}[.)]\s+)?`?(?:git|npm|npx|pnpm|yarn|go|make|docker|kubectl|pip|pip3|python3?|cargo|curl"
     r"|wget|ssh|cd|ls|cat|sudo|brew|apt|apt-get|uv|poetry|node|gradle|gradlew|\./gradlew|mvn|terraform|helm|psql"
-    r"|redis-cli|adb|export|source|rm|cp|mv|mkdir|chmod|grep|find|tar|systemctl|journalctl)\s+[^\s]+[^\u4e00-\u9fff]*$"
+    r"|redis-cli|adb|export|source|rm|cp|mv|mkdir|chmod|grep|find|tar|systemctl|journalctl)\s+[^\s\u4e00-\u9fff]+[^\u4e00-\u9fff]*$"
 )
 _SENTENCE_WORDS = re.compile(r"(?i)\b(?:the|a|an|to|with|and|for|is|are|we|i|it|this|that|when|if|so|but|of|on)\b")
 _LIST_MARKER = re.compile(r"^\s*(?:[-*+•]|\d{1,2}[.)、])\s")
@@ -55,6 +55,9 @@ _LATIN_WORD = re.compile(r"[A-Za-z\u00c0-\u024f]{2,}")
 _CJK = re.compile(r"[\u3400-\u9fff]")
 _QUOTED_LINE = re.compile(r"^\s*>")
 INLINE_CODE = re.compile(r"`[^`\n]+`")  # a `code span` inside a line of prose
+# words in brackets after a space, not a call's arguments: "(lib)", "(周凯，后端 user-service)" (not a list of
+# names and titles: "Attendees: Marta (Head of Data), Lukas (BI)" is no sentence)
+_ASIDE = re.compile(r"(?<![\w)\]])\(([a-z\u4e00-\u9fff][\w\s,.'/，、-]{0,40})\)")
 PLACEHOLDER = re.compile(r"<[A-Za-z\u4e00-\u9fff][\w\u4e00-\u9fff-]{0,30}>")
 # "- 21:40 告警触发", "22:15 recovered": an incident's timeline is a log, however it is worded
 _TIMELINE = re.compile(r"^\s*(?:[-*]\s+)?\d{1,2}:\d{2}(?::\d{2})?(?:[AaPp][Mm])?\s")
@@ -149,6 +152,7 @@ def is_pasted_line(line: str) -> bool:
         len(INLINE_CODE.findall(stripped)) + len(PLACEHOLDER.findall(stripped)) + len(_COMMIT_TYPE.findall(stripped))
     )
     stripped = _COMMIT_TYPE.sub(" ", PLACEHOLDER.sub(" ", INLINE_CODE.sub(" ", stripped))) if spans else stripped
+    stripped = _ASIDE.sub(r" \1 ", stripped)  # "`tidy_core` (lib) 用 thiserror": an aside in brackets is words
     words = len(_LATIN_WORD.findall(stripped)) + len(_CJK.findall(stripped)) / 2 + spans
     symbols = len(_CODE_CHAR.findall(stripped))
     return symbols >= 3 and symbols * 3 > words

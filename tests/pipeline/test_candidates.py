@@ -566,6 +566,10 @@ def test_a_semicolon_before_also_or_a_number_parts_two_rules(
         "Before every release run `make lint`, `make test` and `make e2e`, in that order.",
         "Branches are always named feat/<ticket>-<slug>.",  # a placeholder is a word of the pattern
         "我们的 DAG 文件一律叫 dag_<业务>_<频率>.py。",
+        # found in a tuning half: words in brackets are no code, and a sentence that opens on a tool's name
+        # and goes on in Chinese is no shell command
+        "tidy 里就这么分：`tidy_core` (lib) 用 thiserror，`tidy` (bin) 用 anyhow。",
+        "npm 别再用了，我说过前端只用 pnpm。",
     ],
 )
 def test_a_rule_that_names_commands_in_inline_code_is_read_as_prose(text: str) -> None:
@@ -574,7 +578,14 @@ def test_a_rule_that_names_commands_in_inline_code_is_read_as_prose(text: str) -
 
 
 @pytest.mark.parametrize(
-    "text", ["x = [a(1), b(2)]; `y`", "`ls -la` | `grep x` > `out`; {a; b}", "if (a < b) { return <T>(x); }"]
+    "text",
+    [
+        "x = [a(1), b(2)]; `y`",
+        "`ls -la` | `grep x` > `out`; {a; b}",
+        "if (a < b) { return <T>(x); }",
+        "npm install --save-dev vitest @vitest/ui",
+        "assert (x) == (y) and (z) != (w)",
+    ],
 )
 def test_a_line_of_code_with_backticks_is_still_no_statement(text: str) -> None:
     assert extract_candidates(text) == []
