@@ -152,12 +152,17 @@ def _joined(text: str, scored: list[_Scored]) -> list[_Scored]:
         ):
             continue  # "不加的话, 一个 pod 可以把整个 node 的 CPU 吃光": why the rule before it holds, no rule itself
         if out and _continues(text, out[-1].candidate, found.candidate):
-            out[-1] = _join(text, out[-1], found)
+            # "your kubectl had no --context and my current-context is tw-prod-ca. always pass --context": what the
+            # agent got wrong is why the rule after it is said, not part of it
+            told = _TOLD.search(fold(out[-1].candidate.quote)) and not _NARRATED.search(fold(found.candidate.quote))
+            out[-1] = found if told else _join(text, out[-1], found)
         else:
             out.append(found)
     return out
 
 
+# a sentence about what the agent did: "your kubectl had no --context", "you used npm again"
+_TOLD = re.compile(r"^\W*(?:(?:no|nope|hey|ugh|wait|again)[,!.\s]+)?(?:you|your)\b.*\b(?:was|were|got|had|did|used)\b")
 _FORBIDS = re.compile(r"(?<![a-z])(?:don't|do not|never)(?![a-z])|不要|别|不许|禁止")
 _INSTEAD = re.compile(r"^\W*(?:(?:just |only )?(?:use|go with|go through|keep them in)\b|(?:改)?用|走|放到|放在)")
 # a sentence that says why the one before it holds: "Otherwise …", "否则…", "不加的话，…"

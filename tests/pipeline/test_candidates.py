@@ -9,7 +9,9 @@ from hypothesis import strategies as st
 from incremind_daemon.pipeline.candidates import extract_candidates, read_pieces
 from incremind_daemon.pipeline.cues import DIRECTIVE_CUES, fold
 from incremind_daemon.pipeline.lasting import ENTITY, HEDGE, METHOD
+from incremind_daemon.pipeline.lasting_model import reader_for
 from incremind_daemon.pipeline.statement import clean_statement, split_condition
+from incremind_daemon.store.embedder import Embedder
 from incremind_daemon.store.records import CATEGORIES, Candidate
 
 SPACED_EN = """# Spaced repetition
@@ -349,6 +351,18 @@ def test_one_rule_said_in_two_sentences_is_one_candidate(text: str) -> None:
 )
 def test_a_second_item_on_the_same_thing_stays_its_own_candidate(text: str) -> None:
     assert len(extract_candidates(text, conversational=True)) == 2
+
+
+def test_what_went_wrong_before_a_rule_is_why_it_is_said_not_part_of_it(use_m3: Embedder) -> None:
+    """Found in a tuning half: the rule carried the prod cluster's name into every project's context."""
+    text = (
+        "your kubectl had no --context and my current-context is tw-prod-ca. always pass --context explicitly, "
+        "every kubectl command, never rely on current-context."
+    )
+    found = extract_candidates(text, conversational=True, reader=reader_for(use_m3))
+    assert [c.statement for c in found] == [
+        "Always pass --context explicitly, every kubectl command, never rely on current-context"
+    ]
 
 
 def test_a_note_line_whose_label_names_nothing_takes_its_subject_from_the_heading() -> None:
