@@ -225,7 +225,16 @@ def settles_still_more(folded: str) -> bool:
     hinted = hinted or (not folded.isascii() and any(word in folded for word in _STILL_MORE_SETTLE_CJK))
     if hinted and STILL_MORE_SETTLE_CUES.search(folded) is not None:
         return True
-    return any(cue.search(folded) is not None for cue in (SET_VALUE_CUES, HOUSE_CUES, LEFT_CUES))
+    if SET_VALUE_CUES.search(folded) is not None and not _PRAISED.match(folded):
+        return True  # "timeout 30 → 60"; not "Nice, 4s → 2ms", a result the person is glad of
+    return any(cue.search(folded) is not None for cue in (HOUSE_CUES, LEFT_CUES))
+
+
+# a reaction to what the agent reports: "Nice, …", "太好了，…"
+_PRAISED = re.compile(
+    r"(?:nice|great|perfect|awesome|sweet|cool|wow|excellent|lovely|beautiful|neat)\b[\s,!.—–-]"
+    r"|(?:好耶|太好了|不错|漂亮|厉害|牛|赞)[，,！!。\s]"
+)
 
 
 # What follows tells a step put off from what only sounds like one.

@@ -190,6 +190,27 @@ def test_value_moved_in_the_opening_is_a_decision(opening: str, moved: str) -> N
 
 
 @pytest.mark.parametrize(
+    ("said", "glad"),
+    [
+        ("Nice, 4s → 2ms. I'll put both in front of Marcus together with the goose PR.", "4s → 2ms"),
+        ("太好了，4s → 2ms。", "4s → 2ms"),
+    ],
+    ids=["en", "zh"],
+)
+def test_a_result_the_person_is_glad_of_is_no_value_set(said: str, glad: str) -> None:
+    """Found in a tuning half: "Nice, 4s → 2ms" was the session's decision."""
+    turns = [
+        user("The adherence endpoint is slow, dashboard takes 4+ seconds. Add an index."),
+        assistant("Added the index in its own migration. The query went from 4s to 2ms; `make test` is green."),
+        user(said),
+    ]
+    assert not any(glad in decision for decision in snapshot_session(turns).decisions)
+    # a value set with an arrow is still one
+    turns[-1] = user("timeout 30s → 60s please, the nightly job needs it.")
+    assert any("30s → 60s" in decision for decision in snapshot_session(turns).decisions)
+
+
+@pytest.mark.parametrize(
     "turns",
     [
         [
