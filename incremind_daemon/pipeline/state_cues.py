@@ -235,6 +235,16 @@ _PRAISED = re.compile(
     r"(?:nice|great|perfect|awesome|sweet|cool|wow|excellent|lovely|beautiful|neat)\b[\s,!.—–-]"
     r"|(?:好耶|太好了|不错|漂亮|厉害|牛|赞)[，,！!。\s]"
 )
+# how someone feels about it: "我媽看到這些一定很開心", "she'll love it", "so happy with this"
+_FEELS = re.compile(
+    r"(?<![a-z])(?:happy|glad|excited|thrilled|relieved|love (?:it|this|that)|loves (?:it|this|that))(?![a-z])"
+    r"|开心|高兴|激动|太棒|感动|欣慰|爽"
+)
+
+
+def feels_only(folded: str) -> bool:
+    """Tell whether a sentence only says how someone feels or reacts, which no step or decision points back to."""
+    return (_PRAISED.match(folded + " ") is not None and len(folded) < 24) or _FEELS.search(folded) is not None
 
 
 # What follows tells a step put off from what only sounds like one.

@@ -90,6 +90,7 @@ from incremind_daemon.pipeline.state_cues import (
     STANDING_CUES,
     captions_done,
     classify_item,
+    feels_only,
     is_ack_or_command,
     is_asking,
     is_bare_report,
@@ -543,8 +544,9 @@ def _resolved(step: str, said: str, before: str) -> str:
     if pronoun is None or text_weight(step[: pronoun.start()]) > 5:
         return step  # "the exception to the rule: if it's on a branch, edit it" points inside its own sentence
     said = as_item(said)
-    if text_weight(said) >= 2 and not said.endswith(("?", "？")):
-        return f"{said} — {step}"  # "that one's flaky upstream — skip it for now, I'll open an issue"
+    if text_weight(said) >= 2 and not said.endswith(("?", "？")) and not feels_only(fold(said)):
+        # "that one's flaky upstream — skip it for now, I'll open an issue" (not "我媽看到這些一定很開心", a feeling)
+        return f"{said} — {step}"
     if not _offers(fold(before[-600:])):
         return step
     offers = [s.text for s in split_sentences(before[-600:]) if _offers(fold(s.text))]

@@ -768,6 +768,12 @@ def test_news_after_the_thanks_opens_an_exchange_with_no_step_agreed(last: str, 
         ("6 of 7 pass, `test_watch_rollout` fails.",
          "that one's flaky upstream. skip it for now with a reason, I'll open an issue.",
          "that one's flaky upstream — skip it for now with a reason, I'll open an issue"),
+        # found in a tuning half: how someone feels is nothing a pronoun points back to
+        ("Dry run: 6,842 uploads, 0 key collisions.",
+         "我媽看到這些一定很開心。OK: I'll run it for real Saturday morning, with --limit 500 first.",
+         "OK: I'll run it for real Saturday morning, with --limit 500 first"),
+        ("Fixed the font scaling.", "nice, 謝啦. I'll check it in the simulator with my mom's font size.",
+         "I'll check it in the simulator with my mom's font size"),
     ],
 )  # fmt: skip
 def test_next_step_named_by_a_pronoun_says_what_it_points_to(offer: str, answer: str, step: str) -> None:
