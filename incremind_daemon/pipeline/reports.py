@@ -88,7 +88,7 @@ def diff_report(text: str) -> str | None:
             # the added line that brings the most words the removed ones lack: the change, not its set-up
             removed = set(_WORD.findall(" ".join(line[1:] for line in lines if line.startswith("-"))))
             telling = max((line for line in added if line), key=lambda line: len(set(_WORD.findall(line)) - removed))
-            shown = clip(telling, ITEM_CHARS // 2)
+            shown = clip(telling, ITEM_CHARS // 2).rstrip(";")  # a statement's ";" is no separator of the list
             return f"Changed {name}: {shown}" if name else f"Changed: {shown}"
     return None
 

@@ -685,6 +685,13 @@ def test_reply_that_is_only_a_diff_is_done() -> None:
     assert snapshot_session(turns).done == ('Changed config.go: dir = "~/Dropbox/hikes"',)
 
 
+def test_a_changed_line_that_ends_a_statement_is_shown_without_its_semicolon() -> None:
+    """Read in a tuning half's context: "Changed: return `…`;; Pushed HEAD" joined two items with two marks."""
+    diff = "```diff\n-  return raw;\n+  return `## ${cap(w.label)} shift`;\n```"
+    turns = [user("Show the shift window."), assistant(diff), tool("replace: src/summary.ts"), user("ok")]
+    assert snapshot_session(turns).done == ("Changed: return `## ${cap(w.label)} shift`",)
+
+
 @pytest.mark.parametrize("checks", ["测试 14/14 通过。", "All 14 tests pass."])
 def test_a_diff_with_no_file_header_and_the_checks_after_it_is_done(checks: str) -> None:
     """Found on the fresh halves: a ```diff without +++ lines and "测试 14/14 通过" left the change unsaid."""
