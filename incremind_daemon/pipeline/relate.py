@@ -31,6 +31,7 @@ from incremind_daemon.pipeline.replacing import for_other_writing, of_its_own, r
 from incremind_daemon.pipeline.replies import answer_slots, held_alike, reply_slots, set_otherwise
 from incremind_daemon.pipeline.scope import scope_beside
 from incremind_daemon.pipeline.stance import (
+    CASE_SAID,
     CHANGE,
     CHANGE_OF_PLAN,
     EXCEPTION,
@@ -365,12 +366,12 @@ def _by_rules(
             if _may_conflict(candidate, item) and contradicts(
                 candidate.statement, item.statement, mine, features, linking=not loose, negations=not keys
             ):
-                return _bounded(candidate, item, score, ordered)
+                return _excepted(candidate, item, score) or _conflict(candidate, item, score, ordered)
         return Relation("new", None, round(best, 4))
     if _may_conflict(candidate, match) and contradicts(
         candidate.statement, match.statement, mine, theirs, linking=False, negations=not keys
     ):
-        return _bounded(candidate, match, best, ordered)
+        return _excepted(candidate, match, best) or _conflict(candidate, match, best, ordered)
     if _adds_nothing(mine, theirs, candidate.condition, best >= repeat_similarity):
         return Relation("repeat", match.id, round(best, 4))
     if match.id in intros:
@@ -517,6 +518,16 @@ def _bounded(candidate: Candidate, item: Known, score: float, ordered: bool, *, 
     if candidate.condition or EXCEPTION.search(fold(candidate.statement)):
         return Relation("supplement", item.id, round(score, 4))
     return _conflict(candidate, item, score, ordered, moved=moved)
+
+
+def _excepted(candidate: Candidate, item: Known, score: float) -> Relation | None:
+    """A disagreement that names the case it is an exception for supplements: "it's the one exception to the
+    min-3 rule", "for local testing a relative source is fine". Not any "when": "sleep when tired" beside a
+    bedtime still disagrees with it.
+    """
+    if candidate.condition or CASE_SAID.search(fold(candidate.statement)):
+        return Relation("supplement", item.id, round(score, 4))
+    return None
 
 
 def _may_conflict(candidate: Candidate, item: Known) -> bool:

@@ -362,13 +362,15 @@ _MANAGED = re.compile(
 )
 # an exception said outright ("exception: …", "unless", "测试类例外"): the case it names is what it adds
 EXCEPTION_SAID = re.compile(r"(?<![a-z])(?:except|unless|besides)|例外|除外|除了")
-# a case of its own: the rule stands, this one is the exception
-EXCEPTION = re.compile(
-    EXCEPTION_SAID.pattern + r"|(?<![a-z])(?:only (?:for|when|in|on)|when(?:ever)? |if |on [\w-]+ machines"
-    # "for local testing a relative source is fine", "on devices with ≤3GB RAM the cap is 200 MB"
+# a case of its own named as such: "only for …", "on GPU machines", "for local testing a relative source is fine",
+# "on devices with ≤3GB RAM the cap is 200 MB", "单卡调试的时候"
+CASE_SAID = re.compile(
+    EXCEPTION_SAID.pattern + r"|(?<![a-z])(?:only (?:for|when|in|on)|on [\w-]+ machines"
     r"|for local (?:testing|dev(?:elopment)?|debugging|runs)|on (?:[\w-]+ )?(?:devices|machines|phones|hosts) with)"
-    r"|的时候|时候|如果|只有在|单卡|本地调试"
+    r"|只有在|单卡|本地调试"
 )
+# a case of its own: the rule stands, this one is the exception (any "when" or "if" too)
+EXCEPTION = re.compile(CASE_SAID.pattern + r"|(?<![a-z])(?:when(?:ever)? |if )|的时候|时候|如果")
 # "date-fns 不用了", "Redis is out": what a text drops, named before the words that drop it
 _DROPPED = re.compile(
     r"([\w.+/:-]{2,30})\s*(?:以后|今后|现在|之后)?(?:就|也|都)?\s*"  # "poetry 以后不用了"

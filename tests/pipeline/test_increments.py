@@ -459,6 +459,12 @@ def test_exceptions_supplement_and_a_mention_is_not_a_use(candidate: str, known:
     assert _relation(candidate, known) == kind
 
 
+def test_a_disagreement_that_says_when_is_no_exception_for_it() -> None:
+    """"sleep when tired" names no case the rule stands aside for: the bedtime rule is disputed, not supplemented."""
+    said = "Bedtime at 23:00 is too rigid; sleep when tired and wake at a fixed time instead"
+    assert _relation(said, "Go to bed by 23:00 on weekdays") in ("different", "supersedes")
+
+
 def test_a_dropped_notes_candidates_stay_in_its_project(settings: Settings) -> None:
     from incremind_daemon.pipeline.steps import StepState, examine_pending, ingest_item, open_writer
     from incremind_daemon.pipeline.work import IngestFile
