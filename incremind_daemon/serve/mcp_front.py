@@ -6,7 +6,8 @@ no daemon running answered ``initialize`` after about 1.8 s, 1.3 s of it
 importing the SDK. The front answers what needs neither the SDK nor the
 store (``initialize``, ``tools/list``, ``ping``) with the SDK's own answers,
 kept in ``mcp_listing.json`` (``benchmarks/mcp_listing.py`` writes it; a test
-checks it against the SDK), and passes everything else through pipes to the
+checks it against the SDK; taken from another SDK version than the one
+installed, it is not used), and passes everything else through pipes to the
 SDK's server, which starts loading with the process and opens its session
 with the agent's own ``initialize``. A client that opens the session any
 other way (the 2026 stateless protocol, an unknown version) talks to the SDK
@@ -17,6 +18,7 @@ Standard library only: what it imports, the agent waits for.
 
 from __future__ import annotations
 
+import importlib.util
 import json
 import logging
 import os
@@ -36,10 +38,20 @@ ANSWER_TIMEOUT = 600.0  # at the end of input, how long the answers still owed a
 Backend = Callable[[BinaryIO, BinaryIO], None]
 
 
-def load_listing(path: Path = LISTING) -> dict[str, Any]:
-    """Return the SDK's answers the front gives itself (see ``capture_listing``)."""
+def load_listing(path: Path = LISTING) -> dict[str, Any] | None:
+    """Return the SDK's answers the front gives itself (see ``capture_listing``); None when they were taken
+    from another version of the SDK than the one installed, which then answers everything itself."""
     listing: dict[str, Any] = json.loads(path.read_text(encoding="utf-8"))
-    return listing
+    return listing if listing.get("sdk") == installed_sdk() else None
+
+
+def installed_sdk() -> str | None:
+    """Return the installed MCP SDK's version, read from its package metadata's folder name (no import)."""
+    spec = importlib.util.find_spec("mcp")
+    if spec is None or spec.origin is None:
+        return None
+    found = sorted(Path(spec.origin).parent.parent.glob("mcp-*.dist-info"))
+    return found[0].name.removeprefix("mcp-").removesuffix(".dist-info") if len(found) == 1 else None
 
 
 class StdioFront:
@@ -51,11 +63,12 @@ class StdioFront:
     the agent has had its answer.
     """
 
-    def __init__(self, listing: dict[str, Any], *, review: bool, out: BinaryIO, backend: Backend) -> None:
+    def __init__(self, listing: dict[str, Any] | None, *, review: bool, out: BinaryIO, backend: Backend) -> None:
+        listing = listing or {"review_tools": [], "tools": [], "initialize": {}, "handshake_versions": []}
         hidden = set() if review else set(listing["review_tools"])
         self._tools = [tool for tool in listing["tools"] if tool["name"] not in hidden]
         self._info: dict[str, Any] = listing["initialize"]
-        self._versions: list[str] = listing["handshake_versions"]
+        self._versions: list[str] = listing["handshake_versions"]  # none: the SDK answers every opening
         self._out = out
         self._write = threading.Lock()
         self._opened = False  # the front answered the agent's initialize
@@ -201,7 +214,7 @@ def capture_listing(backend: Backend, versions: list[str], review_tools: list[st
     protocol version the agent may open with, initialize and the tool list
     must be the same but for the version, or this refuses.
     """
-    found: dict[str, Any] = {"handshake_versions": versions, "review_tools": review_tools}
+    found: dict[str, Any] = {"sdk": installed_sdk(), "handshake_versions": versions, "review_tools": review_tools}
     for version in versions:
         to_server, server_in = os.pipe()
         server_out, from_server = os.pipe()

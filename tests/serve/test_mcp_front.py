@@ -7,6 +7,7 @@ import json
 import os
 import threading
 from collections.abc import Callable, Iterator
+from pathlib import Path
 from typing import Any, BinaryIO
 
 import pytest
@@ -14,7 +15,7 @@ from mcp_types.version import HANDSHAKE_PROTOCOL_VERSIONS, MODERN_PROTOCOL_VERSI
 
 from incremind_daemon.cli.mcp import serve_sdk
 from incremind_daemon.config import Settings, load_settings
-from incremind_daemon.serve.mcp_front import Backend, StdioFront, capture_listing, load_listing
+from incremind_daemon.serve.mcp_front import LISTING, Backend, StdioFront, capture_listing, installed_sdk, load_listing
 
 REVIEW_TOOLS = ["confirm_insight", "reject_insight"]
 
@@ -89,7 +90,7 @@ def review_settings(settings: Settings) -> Settings:
 def open_front(settings: Settings) -> Iterator[Callable[..., tuple[Session, Gated]]]:
     sessions: list[tuple[Session, Gated]] = []
 
-    def start(*, fail: bool = False, chosen: Settings = settings) -> tuple[Session, Gated]:
+    def start(*, fail: bool = False, chosen: Settings = settings, stale: bool = False) -> tuple[Session, Gated]:
         serve: Backend = functools.partial(serve_sdk, chosen)
         if fail:
 
@@ -97,7 +98,8 @@ def open_front(settings: Settings) -> Iterator[Callable[..., tuple[Session, Gate
                 raise RuntimeError("no such model")
 
         gated, session = Gated(serve), Session()
-        session.start(StdioFront(load_listing(), review=chosen.mcp.allow_review, out=session.out, backend=gated))
+        listing = None if stale else load_listing()
+        session.start(StdioFront(listing, review=chosen.mcp.allow_review, out=session.out, backend=gated))
         sessions.append((session, gated))
         return session, gated
 
@@ -112,6 +114,7 @@ def test_the_listing_is_what_the_sdk_answers(settings: Settings, review_settings
     """Fails after a tool, its description or the SDK changed: run benchmarks/mcp_listing.py."""
     versions = list(HANDSHAKE_PROTOCOL_VERSIONS)
     shipped = load_listing()
+    assert shipped is not None and installed_sdk() is not None
     assert capture_listing(functools.partial(serve_sdk, review_settings), versions, REVIEW_TOOLS) == shipped
     # without review tools the SDK lists the rest, in the same order
     plain = capture_listing(functools.partial(serve_sdk, settings), versions, [])
@@ -210,5 +213,22 @@ def test_a_server_that_fails_to_start_answers_every_call_with_the_reason(
     session.send({"jsonrpc": "2.0", "id": 3, "method": "tools/call", "params": SEARCH})
     assert "failed to start" in session.receive()["error"]["message"]
     session.send({"jsonrpc": "2.0", "id": 4, "method": "tools/list"})  # what needs no server still works
+    assert len(session.receive()["result"]["tools"]) == 5
+    assert session.close() == []
+
+
+def test_answers_taken_from_another_sdk_version_are_not_given(
+    open_front: Callable[..., tuple[Session, Gated]], tmp_path: Path
+) -> None:
+    """An upgraded SDK answers for itself until the listing is written again from it."""
+    listing = json.loads(LISTING.read_text(encoding="utf-8"))
+    other = tmp_path / "mcp_listing.json"
+    other.write_text(json.dumps({**listing, "sdk": "0.0.1"}), encoding="utf-8")
+    assert load_listing(other) is None
+    session, gated = open_front(stale=True)
+    session.send(opening("2025-06-18"))
+    session.send({"jsonrpc": "2.0", "id": 2, "method": "tools/list"})
+    gated.gate.set()  # nothing is answered before the SDK's server runs
+    assert session.receive()["result"]["protocolVersion"] == "2025-06-18"
     assert len(session.receive()["result"]["tools"]) == 5
     assert session.close() == []
