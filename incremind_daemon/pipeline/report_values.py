@@ -67,7 +67,7 @@ def with_asked(report: str, ask: str, limit: int) -> str:
     vague = vague and not (CJK_CHAR.search(report) and sum(name.isascii() for name in own) >= 2)
     if not names_some and (vague or BARE_REPORT.fullmatch(head)) and not _GIT_REPORT.search(named.text):
         best = max(asked, key=lambda entry: len(entry[1]))[0]
-        return f"{report} — {as_item(clip(best, limit // 2 + 20, clause=True))}"
+        return f"{report.rstrip(' —–-')} — {as_item(clip(best, limit // 2 + 20, clause=True))}"
     ours = [(end, _names(report[start:end])) for start, end in _clause_spans(report)]
     for sentence, _ in asked:
         for clause in _CLAUSE_CUT.split(sentence):

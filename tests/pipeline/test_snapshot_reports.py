@@ -262,3 +262,15 @@ def test_a_report_after_a_rule_said_again_is_done_without_it(rule: str, report: 
     shown = "; ".join(snapshot_session(turns).done)
     assert done in shown
     assert "snake_case" not in shown
+
+
+def test_a_report_that_ends_on_its_own_dash_joins_the_ask_with_one() -> None:
+    """Read in a fresh session's state: "已经开始写了—— — PagerDuty 那边…" carried two dashes."""
+    turns = [
+        user("PagerDuty 那边最近老是 429，handoff 跑到一半就挂，给 `PdClient.request` 加 retry。"),
+        assistant("我准备这样改：新增 `src/retry.ts`，在 `client.ts` 里包一层。已经开始写了——"),
+        tool("Edit: src/retry.ts"),
+        user("ok"),
+    ]
+    (done,) = snapshot_session(turns).done
+    assert done.startswith("已经开始写了 — PagerDuty") and "—— —" not in done
