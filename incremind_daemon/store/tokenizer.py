@@ -34,7 +34,14 @@ from incremind_daemon.locate import cache_dir
 from incremind_daemon.private import make_private_folders, only_mine
 from incremind_daemon.store.charsets import HAN_BASIC, HANGUL, KANA
 from incremind_daemon.store.hanzi import TRADITIONAL_TO_SIMPLIFIED
-from incremind_daemon.store.wordfreq import WordCounts, dictionary_stamp, is_current, open_counts, write_counts
+from incremind_daemon.store.wordfreq import (
+    WordCounts,
+    dictionary_stamp,
+    is_current,
+    open_counts,
+    sweep_stale,
+    write_counts,
+)
 
 log = logging.getLogger(__name__)
 
@@ -179,6 +186,7 @@ def _private_cache_folder() -> str | None:
         if not only_mine(folder.stat()):
             log.warning("%s is not only yours; building jieba's dictionary without a cache", folder)
             return None
+        sweep_stale(str(folder))  # what a process that ended mid-write left behind
         cache = folder / "jieba.cache"
         if os.path.lexists(cache):
             own = cache.lstat()

@@ -14,9 +14,11 @@ from __future__ import annotations
 
 import logging
 import os
+import re
 import stat
 import tempfile
 import threading
+import time
 from collections.abc import Mapping
 from pathlib import Path
 
@@ -28,6 +30,9 @@ log = logging.getLogger(__name__)
 
 FILE_NAME = "jieba-words.sqlite"
 FORMAT = "1"
+STALE_SECONDS = 600  # a temporary file this old is no write in progress: writing one takes under a second
+# what a write that was cut off leaves: this module's temporary counts file, or jieba's own ("tmp" and 8 more)
+_TEMPORARY = re.compile(r"\.jieba-words-\w+\.tmp|tmp[a-z0-9_]{8}")
 
 
 class WordCounts:
@@ -91,6 +96,31 @@ def open_counts(folder: str, stamp: str) -> tuple[WordCounts, int] | None:
         conn.close()
         return None
     return WordCounts(conn), int(meta["total"])
+
+
+def sweep_stale(folder: str, *, now: float | None = None) -> int:
+    """Remove what cut-off writes of the counts or of jieba's cache left in ``folder``; return how many.
+
+    A process that ends while it writes (an agent closing its stdio MCP server
+    early) leaves a temporary file of up to 9 MB; each later one could leave
+    another. Only files of those names, only in ``folder`` itself, and only
+    when older than ``STALE_SECONDS``, so a write in progress is never touched.
+    """
+    oldest = (time.time() if now is None else now) - STALE_SECONDS
+    removed = 0
+    try:
+        entries = list(os.scandir(folder))
+    except OSError:
+        return 0
+    for entry in entries:
+        try:
+            named = _TEMPORARY.fullmatch(entry.name) and entry.is_file(follow_symlinks=False)
+            if named and entry.stat(follow_symlinks=False).st_mtime < oldest:
+                os.unlink(entry.path)
+                removed += 1
+        except OSError:
+            continue  # gone already, or not ours to remove
+    return removed
 
 
 def write_counts(folder: str, stamp: str, counts: Mapping[str, int], total: int) -> None:

@@ -160,3 +160,21 @@ def test_an_ingest_without_the_daemon_keeps_the_word_counts_for_the_searches_aft
     assert done.returncode == 0, done.stderr
     assert kept.is_file()
     assert counted(tmp_path, "plain")[1] == "counts"
+
+
+def test_what_a_cut_off_write_left_is_swept_and_a_write_in_progress_is_not(tmp_path: Path) -> None:
+    """A stdio MCP server an agent closes early may end mid-write; each such end left up to 9 MB behind."""
+    folder = tmp_path / "cache" / "incremind"
+    folder.mkdir(parents=True, mode=0o700)
+    old, fresh = folder / ".jieba-words-k2x9q1.tmp", folder / ".jieba-words-p0w8e3.tmp"
+    jieba_left = folder / "tmpa1b2c3d4"
+    kept = [folder / "jieba-words.sqlite", folder / "notes-tmpa1b2c3d4", folder / ".model.ab12.tmp"]
+    for path in (old, fresh, jieba_left, *kept):
+        path.write_bytes(b"x" * 1024)
+    hour_ago = os.stat(old).st_mtime - 3600
+    for path in (old, jieba_left, *kept):
+        os.utime(path, (hour_ago, hour_ago))
+    (folder / "tmpsub0000").mkdir()  # a folder of that name is not a file it wrote
+    assert segment(tmp_path, tmp_path / "cache") == "复习 资料"  # loading jieba sweeps its cache folder
+    assert not old.exists() and not jieba_left.exists()
+    assert fresh.exists() and all(path.exists() for path in kept) and (folder / "tmpsub0000").is_dir()
