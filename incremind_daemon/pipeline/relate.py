@@ -366,12 +366,12 @@ def _by_rules(
             if _may_conflict(candidate, item) and contradicts(
                 candidate.statement, item.statement, mine, features, linking=not loose, negations=not keys
             ):
-                return _excepted(candidate, item, score) or _conflict(candidate, item, score, ordered)
+                return _bounded(candidate, item, score, ordered, cases=CASE_SAID)
         return Relation("new", None, round(best, 4))
     if _may_conflict(candidate, match) and contradicts(
         candidate.statement, match.statement, mine, theirs, linking=False, negations=not keys
     ):
-        return _excepted(candidate, match, best) or _conflict(candidate, match, best, ordered)
+        return _bounded(candidate, match, best, ordered, cases=CASE_SAID)
     if _adds_nothing(mine, theirs, candidate.condition, best >= repeat_similarity):
         return Relation("repeat", match.id, round(best, 4))
     if match.id in intros:
@@ -513,21 +513,24 @@ def _moves(candidate: Candidate, item: Known, mine: Features, theirs: Features) 
     return moved_value(candidate.quote or candidate.statement, mine, text_of(item.statement, item.condition), theirs)
 
 
-def _bounded(candidate: Candidate, item: Known, score: float, ordered: bool, *, moved: bool = False) -> Relation:
-    """A turned-around candidate that keeps to a case of its own ("except admin forms") supplements."""
-    if candidate.condition or EXCEPTION.search(fold(candidate.statement)):
+def _bounded(
+    candidate: Candidate,
+    item: Known,
+    score: float,
+    ordered: bool,
+    *,
+    moved: bool = False,
+    cases: re.Pattern[str] = EXCEPTION,
+) -> Relation:
+    """A turned-around candidate that keeps to a case of its own ("except admin forms") supplements.
+
+    ``cases``: what says the case; a contradiction read from critique or numbers alone takes only a case
+    named as such (``CASE_SAID``: "it's the one exception to the min-3 rule", "for local testing …"), not any
+    "when" ("sleep when tired" beside a bedtime still disagrees with it).
+    """
+    if candidate.condition or cases.search(fold(candidate.statement)):
         return Relation("supplement", item.id, round(score, 4))
     return _conflict(candidate, item, score, ordered, moved=moved)
-
-
-def _excepted(candidate: Candidate, item: Known, score: float) -> Relation | None:
-    """A disagreement that names the case it is an exception for supplements: "it's the one exception to the
-    min-3 rule", "for local testing a relative source is fine". Not any "when": "sleep when tired" beside a
-    bedtime still disagrees with it.
-    """
-    if candidate.condition or CASE_SAID.search(fold(candidate.statement)):
-        return Relation("supplement", item.id, round(score, 4))
-    return None
 
 
 def _may_conflict(candidate: Candidate, item: Known) -> bool:
