@@ -336,10 +336,12 @@ def main() -> int:
     parser.add_argument("--precision", type=float, default=0.81, help="least precision of the chosen thresholds")
     parser.add_argument("--dry-run", action="store_true", help="print only; do not write the weights")
     parser.add_argument("--out", type=Path, default=WEIGHTS_PATH, help="where to write the weights")
+    parser.add_argument("--halves", nargs="*", default=list(TUNING), help="the tuning halves to fit on")
     args = parser.parse_args()
 
-    halves = {name: load_half(HERE / f"{name}.json") for name in TUNING + HELD_OUT if (HERE / f"{name}.json").exists()}
-    tuning = [name for name in TUNING if name in halves]
+    chosen = tuple(args.halves)
+    halves = {name: load_half(HERE / f"{name}.json") for name in chosen + HELD_OUT if (HERE / f"{name}.json").exists()}
+    tuning = [name for name in chosen if name in halves]
     held = [name for name in HELD_OUT if name in halves]
     pieces = [piece for name in tuning + held for piece in pieces_of(halves[name])]
     started = time.monotonic()
