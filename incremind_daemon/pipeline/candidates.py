@@ -32,11 +32,13 @@ from incremind_daemon.pipeline.lasting import (
     HEDGE,
     IDENTITY,
     METHOD,
+    PUT_OFF,
     QUESTION,
     REPORTED,
     REQUEST,
     STANDING,
     STATUS,
+    SYMPTOM,
     TODAY_PLAN,
     names_a_standing_choice,
     one_off,
@@ -64,6 +66,7 @@ from incremind_daemon.pipeline.sections import (
     decision_items,
     discussion_items,
     rule_items,
+    says_clipped,
     task_items,
     under_heading,
 )
@@ -151,6 +154,11 @@ def _joined(text: str, scored: list[_Scored]) -> list[_Scored]:
             and not text[out[-1].candidate.end : found.candidate.start].strip()
         ):
             continue  # "不加的话, 一个 pod 可以把整个 node 的 CPU 吃光": why the rule before it holds, no rule itself
+        if out and found.candidate.start < out[-1].candidate.end:
+            # a fact read again past the ask that holds it: the surer of the two stands ("commit it — message '…'")
+            if found.score > out[-1].score:
+                out[-1] = found
+            continue
         if out and _continues(text, out[-1].candidate, found.candidate):
             # "your kubectl had no --context and my current-context is tw-prod-ca. always pass --context": what the
             # agent got wrong is why the rule after it is said, not part of it
@@ -161,6 +169,7 @@ def _joined(text: str, scored: list[_Scored]) -> list[_Scored]:
     return out
 
 
+_IF = re.compile(r"(?<![a-z])(?:if|when|whenever|unless|otherwise)(?![a-z])|如果|要是|否则|不然|的话")
 # a sentence about what the agent did: "your kubectl had no --context", "you used npm again"
 _TOLD = re.compile(r"^\W*(?:(?:no|nope|hey|ugh|wait|again)[,!.\s]+)?(?:you|your)\b.*\b(?:was|were|got|had|did|used)\b")
 _FORBIDS = re.compile(r"(?<![a-z])(?:don't|do not|never)(?![a-z])|不要|别|不许|禁止")
@@ -181,6 +190,10 @@ def _continues(text: str, first: Candidate, second: Candidate) -> bool:
     between = text[first.end : second.start]
     if between.strip() or "\n" in between or first.reported != second.reported:
         return False
+    # how to talk to the person is a thing of its own: "I'm Chia-ying … I switch between English and 中文. Reply in
+    # English though." is who they are, then a rule
+    if bool(COMMUNICATION.search(fold(first.quote))) != bool(COMMUNICATION.search(fold(second.quote))):
+        return False
     if second.end - first.start > _MAX_CHARS or first.scope != second.scope:
         return False
     # one rule in two kinds of sentence: what not to do, then what to do instead ("secrets 不要放在 values 里。用
@@ -189,7 +202,8 @@ def _continues(text: str, first: Candidate, second: Candidate) -> bool:
     if (first.category != second.category and not instead) or _ANOTHER.match(second.quote):
         return False
     mine, theirs = features_of(first.statement), features_of(second.statement)
-    return bool((keys_of(mine) - numbers_of(mine)) & (keys_of(theirs) - numbers_of(theirs)))
+    # "answer" is every reply's: "reply in English" and "keep answers short" are two rules
+    return bool((keys_of(mine) - numbers_of(mine)) & (keys_of(theirs) - numbers_of(theirs)) - {"answer"})
 
 
 def _join(text: str, first: _Scored, second: _Scored) -> _Scored:
@@ -242,6 +256,8 @@ def read_pieces(text: str, *, conversational: bool) -> list[Piece]:
                 in_decisions = any(a <= start < b for a, b in decided)
                 if any(a <= start < b for a, b in tasks):
                     continue
+                if article is not None and end <= article[0] and says_clipped(text[start:end]):
+                    continue  # "Clipped from: https://…" says where the article is from, nothing that lasts
                 if (piece := _readable(text, start, end, decided=in_decisions)) is not None:
                     # an item's first sentence is the rule; what follows it in the item says why
                     rule = next((span for span in ruled if span[0] <= start < span[1]), None)
@@ -331,6 +347,8 @@ def _score_sentence(text: str, piece: Piece, *, conversational: bool, chance: Ch
         }
     ):
         lasts = False  # "周六去外婆家，记得带药" is for one day; "they got lost on every page change" is a story
+    if not reported and not piece.ruled and PUT_OFF.search(folded):
+        lasts = False
     lasts = lasts and bool(strengths)
     if chance is not None:
         # the cues' verdict stands unless the sentence's meaning says clearly otherwise
@@ -348,7 +366,12 @@ def _score_sentence(text: str, piece: Piece, *, conversational: bool, chance: Ch
             return None
         if not lasts:
             # an ask, a plan for today or for once is the task at hand, however lasting its words sound
-            for_now = REQUEST.search(folded) or TODAY_PLAN.search(folded) or one_off(folded) or STATUS.search(folded)
+            for_now = bool(
+                REQUEST.search(folded) or TODAY_PLAN.search(folded) or one_off(folded) or STATUS.search(folded)
+            )
+            # …and, said to an agent, what is seen going wrong ("it flakes about 1 run in 5", "重连很慢"), unless it
+            # says when it would ("the hook fails the commit if …")
+            for_now = for_now or (conversational and bool(SYMPTOM.search(folded)) and not _IF.search(folded))
             if chance.likelihood < chance.accept or for_now or piece.discussed or CONTEXT_OPENER.match(folded):
                 return None
             strengths = {chance.category: 2.0 * chance.likelihood, **strengths}

@@ -29,6 +29,7 @@ MIN_WEIGHT = 3.0  # Latin words plus half the CJK characters: "I prefer tabs", "
 _MAYBE = re.compile(r"可能|也许|或许|(?<![a-z])(?:maybe|might|probably|perhaps)(?![a-z])")
 _LATIN_WORD = re.compile(r"[a-z0-9]+(?:['.-][a-z0-9]+)*")
 _CLAUSE_MARKS = ("，", ", ", "；", "; ", " — ", " – ", " so ")
+_NUMBER_VALUE = re.compile(r"\d{2,}")
 _CHAT_BREAK = re.compile(r"(?<=[.!?？！])(?<!\s[?!])[.!?？！]*\s+(?=\S)")  # "用 ? 加 .context()": a symbol
 # words that open another item of a list: "also …", "还有…"
 OTHER_EN, OTHER_ZH = r"also|plus|btw", r"还有|另外|此外|再有|以及"
@@ -49,6 +50,7 @@ _ASIDE = re.compile(
 # an ask that opens on someone to do it: what it changes is the task at hand
 ASKED_CHANGE = re.compile(
     r"(?:please |pls )?(?:can|could|would) you\b|(?:please |pls )?help me\b|(?:请|麻烦)?(?:你)?(?:帮我|帮忙|麻烦你?)"
+    r"|(?:请|麻烦)?你(?:先|再|就)?把"  # "…现在是 900 秒，你把 Kconfig 的默认值改一下": the agent is told what to do now
     r"|(?=[^，。,;]*试试看?(?:[，,。！!]|$))"  # "把这个 join 改成 broadcast 试试": a trial, once
 )
 # a clause that says when what follows it is done: "so when something is about infra", "如果是线上问题"
@@ -131,7 +133,9 @@ def sentence_pieces(text: str, start: int, end: int, conversational: bool) -> li
             if tail.startswith("so "):
                 tail = tail[3:]
             # "push 永远是我自己来" opens on a verb's word and asks nothing: it says always
-            asks = (REQUEST.search(tail) and not GENERAL.search(tail)) or _ASIDE.search(tail) or ACK.fullmatch(tail)
+            # "不是 115200，是 1000000": a clause that names a value is the rule's, however like a yes it reads
+            said_yes = ACK.fullmatch(tail) and not _NUMBER_VALUE.search(tail)
+            asks = (REQUEST.search(tail) and not GENERAL.search(tail)) or _ASIDE.search(tail) or said_yes
             if not (asks or (COMPLAINT.search(tail) and not any(p.search(tail) for _, _, p in CUES))):
                 break
             last = cut

@@ -181,6 +181,11 @@ _READERS_OWN = re.compile(
 _BREAK = re.compile(r"^(?:(?:[-*_]\s*){3,})$")
 
 
+def says_clipped(line: str) -> bool:
+    """Tell whether a line of a note's opening says where it was clipped from: "Clipped from: https://…", "转自…"."""
+    return bool(_CLIPPED.search(fold(line.strip().lstrip(">").strip()).casefold()))
+
+
 def clipped_article(text: str) -> tuple[int, int] | None:
     """Return the span of the article a note says it clipped from elsewhere, or None.
 

@@ -1,0 +1,111 @@
+"""How a person's turn is cut and read: what the tuning halves tune21 and tune22 found on first reading."""
+
+from __future__ import annotations
+
+import pytest
+
+from incremind_daemon.pipeline.candidates import extract_candidates
+from incremind_daemon.pipeline.lasting_model import reader_for
+from incremind_daemon.store.embedder import Embedder
+
+
+def statements(text: str, *, conversational: bool = True, embedder: Embedder | None = None) -> list[str]:
+    reader = reader_for(embedder) if embedder is not None else None
+    return [c.statement for c in extract_candidates(text, conversational=conversational, reader=reader)]
+
+
+def test_the_right_value_after_a_wrong_one_stays_in_the_correction() -> None:
+    """ "是 1000000" read as a yes ("是") and a number, and the right value was cut from the correction."""
+    found = statements("节点 shell 的 UART 不是 115200，是 1000000。115200 是网关 console 的。")
+    assert found[:1] == ["节点 shell 的 UART 不是 115200，是 1000000"]
+
+
+@pytest.mark.parametrize(
+    ("text", "kept"),
+    [
+        # an English verb with a Chinese comment on it is the topic, not an ask
+        ("commit 可以，不要帮我 git push，push 我自己来。", "push 我自己来"),
+        ("commit 都要加 Signed-off-by，用 git commit -s，老周在 dev 上开了 DCO 检查。", "Signed-off-by"),
+    ],
+)
+def test_an_english_verb_that_chinese_goes_on_to_rule_on_is_no_ask(text: str, kept: str) -> None:
+    found = statements(text)
+    assert len(found) == 1 and kept in found[0], found
+
+
+@pytest.mark.parametrize("text", ["push 上去吧。", "commit 一下。", "fix 一下这个 test。"])
+def test_an_english_verb_with_its_chinese_object_is_still_an_ask(text: str) -> None:
+    assert statements(text) == []
+
+
+def test_who_the_person_is_and_how_to_answer_them_are_two_candidates() -> None:
+    """All three sentences shared "English" or the category, and became one candidate: two rules lost."""
+    text = (
+        "I'm Chia-ying (林佳穎), analytics engineer at Larder here in London — 在台中長大的, so I switch between "
+        "English and 中文 mid-sentence a lot, 你不用在意. Reply in English though, 就算我打中文也用 English 回我就好. "
+        "Keep it short, no essay-length summary at the end of every answer."
+    )
+    found = statements(text)
+    assert len(found) == 3, found
+    assert found[1].startswith("Reply in English") and found[2].startswith("Keep it short"), found
+
+
+def test_a_fact_read_again_past_an_ask_is_one_candidate() -> None:
+    """The ask and the fact after it overlapped and joined: "Commit it — message '…'; message '…'"."""
+    text = "good. commit it — message 'rig: move to uv-managed python 3.12'. the CI yaml can stay as it is today."
+    found = statements(text)
+    assert len(found) <= 1 and not any(s.count("message") > 1 for s in found), found
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "read_version 这个函数先放在 test 文件里，回头再挪到 tjrig 里。",
+        "sample_interval_get() 先放 src/utils.c 里，回头再整理。",
+        "这个用例的 timeout 先给 90 秒跑通再说，回头我量一下实际要多久再收紧。",
+    ],
+)
+def test_what_is_done_for_now_and_settled_later_is_no_rule(text: str, use_m3: Embedder) -> None:
+    assert statements(text) == []
+    assert statements(text, embedder=use_m3) == []
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "it flakes about 1 run in 5 — sometimes the gateway comes up with leftover state from the previous test.",
+        "网关 MQTT 断线重连很慢，TLS 握手一次要 9 秒左右，有两次 task watchdog 差点咬。",
+        "pnpm test broke after renovate bumped date-fns-tz to 4.0.0.",
+        "The adherence endpoint is slow for Evergreen — their dashboard takes 4+ seconds to load.",
+    ],
+)
+def test_what_is_seen_going_wrong_is_news_of_the_day(text: str, use_m3: Embedder) -> None:
+    """The lasting model read these as likely facts; a report of a symptom is the task at hand."""
+    assert statements(text, embedder=use_m3) == []
+
+
+def test_a_rule_that_says_when_something_fails_still_lasts(use_m3: Embedder) -> None:
+    for text in (
+        "The deploy job is failing whenever a file under api/internal/db is edited by hand.",
+        "导入一直是 0 条的话，就是 token 过期了，去 1Password 里拿新的。",
+    ):
+        assert statements(text, embedder=use_m3) == [text.rstrip(".。")]
+
+
+def test_a_new_value_before_the_ask_to_apply_it_is_read_apart_from_the_ask(use_m3: Embedder) -> None:
+    """ "你把 … 改一下" is the agent's task; the value said before it is the new state."""
+    text = "2) 电池那边我周末算过了，采样间隔现在是 900 秒，你把 Kconfig 的默认值改一下，docs/node.md 里的表也改。"
+    found = statements(text, embedder=use_m3)
+    assert len(found) == 1 and "900" in found[0] and "Kconfig" not in found[0], found
+
+
+def test_the_line_that_says_where_a_note_was_clipped_from_is_no_fact() -> None:
+    note = (
+        "Clipped from: https://hil-notes.substack.com/p/stop-power-cycling-your-dut\n"
+        "Author: Marta Kowalczyk, 2025-09\n\n"
+        "# Stop power-cycling your DUT before every test\n\n"
+        "My rule: don't power-cycle between tests. Keep the device running for the whole session.\n"
+    )
+    found = extract_candidates(note)
+    assert found and not any("substack" in c.statement for c in found), found
+    assert all(c.reported for c in found), found
