@@ -550,6 +550,8 @@ SCENE_CAPTION = re.compile(r"^(?:context|background|fyi|btw|reminder|note|ps)\s*
 # an introduction on the way in: "Quick intro since …", "New repo for you: …", "先自我介绍一下", "我是嘉禾，…"
 INTRO_CUES = re.compile(
     r"^(?:my name is|i'm [a-z]+ from|i'm [a-z]+, |背景|先自我介绍|自我介绍|补充|我叫|我是[^，,。]{1,16}[，,])"
+    # a name, then who they are: "I'm Chia-ying (林佳穎), analytics engineer …", "I'm Daniel Wu, I do the iOS app"
+    r"|^i'm [a-z]+(?:-[a-z]+)?(?: [a-z]+)? ?[(（,，]"
     r"|^(?:quick )?intro\b|^(?:a )?new (?:repo|project|codebase) for you|first time you're (?:in|on) this"
     # "first time using you on this repo so some context before the actual problem"
     r"|^first time (?:using|with|working with) you\b|^(?:some|a bit of|quick) (?:context|background) (?:first|before)"

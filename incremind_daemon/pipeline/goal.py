@@ -23,7 +23,7 @@ from incremind_daemon.pipeline.cues import (
     as_mandarin,
     fold,
 )
-from incremind_daemon.pipeline.lasting import REQUEST
+from incremind_daemon.pipeline.lasting import COMMUNICATION, IDENTITY, REQUEST
 from incremind_daemon.pipeline.markdown import (
     CJK_RUN,
     as_item,
@@ -191,7 +191,7 @@ def goal_of(request: list[str], quoted: str = "", limit: int = GOAL_CHARS) -> st
         # no sentence asks in so many words: what the person opens with says what is wrong ("photos in the
         # carousel flicker when you scroll …, see TrailPhotoCarousel.kt"), read in order past an introduction,
         # not a shorter aside after it ("screen recording from the A14 if it helps: …")
-        start = next((i for i, sentence in enumerate(request) if not _introduces(sentence)), 0)
+        start = next((i for i, sentence in enumerate(request) if not _about_the_person(sentence)), 0)
         opening = " ".join(join_sentences(request[start:], len(whole)).split())
         # up to a rule said on the way, once half the room says what is wrong ("… for a frame. see X.kt. we use
         # Glide for images here, dont pull in another library"): the rule is an insight of its own, and may be
@@ -207,6 +207,8 @@ def goal_of(request: list[str], quoted: str = "", limit: int = GOAL_CHARS) -> st
         )
         return clip(" ".join(said[:kept] if kept else said), limit, clause=True)
     for i in ranked:
+        if ranks[i] < 2 and _about_the_person(request[i]):
+            continue  # who the person is and how to talk to them, said on the way in, are no part of the ask
         if size + len(request[i]) + 2 > limit and ranks[i] >= 2 and len(request) > 1:
             # a long sentence of the ask keeps its last clause, where the ask is: "…, so add a Holm correction"
             tail, number = _last_clause(request[i]), _NUMBER.match(request[i])
@@ -270,6 +272,13 @@ def ask_rank(sentence: str, position: int) -> int:
 
 def is_ask(folded: str) -> bool:
     return bool(REQUEST.search(folded) or ASK_CUES.match(_WANTER.sub("", _CAPTION.sub("", folded))))
+
+
+def _about_the_person(sentence: str) -> bool:
+    """Tell whether a sentence says who the person is or how to talk to them (not "背景：…", the task's setting)."""
+    folded = fold(as_mandarin(sentence))
+    introduces = INTRO_CUES.match(folded) and not folded.startswith(("背景", "补充"))
+    return bool(introduces or IDENTITY.search(folded) or COMMUNICATION.search(folded))
 
 
 def _introduces(sentence: str) -> bool:

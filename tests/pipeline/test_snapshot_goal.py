@@ -1,0 +1,31 @@
+"""The goal of a session is its ask: who the person is and how to talk to them, said on the way in, are not."""
+
+from __future__ import annotations
+
+import pytest
+
+from incremind_daemon.pipeline.snapshot import Turn, snapshot_session
+
+OPENINGS = [
+    (
+        "First time using you in this repo, so 先自我介紹一下. I'm Chia-ying (林佳穎), analytics engineer at Larder "
+        "here in London — 在台中長大的, so I switch between English and 中文 mid-sentence a lot, 你不用在意. Reply in "
+        "English though, 就算我打中文也用 English 回我就好. Keep it short, no essay-length summary at the end of every "
+        "answer.\n\nThis is larder-dbt: dbt-core 1.8.7 + dbt-bigquery, warehouse is BigQuery. fct_orders broke "
+        "overnight:\n\n```\n09:02:11  Database Error in model fct_orders\n```\n\n幫我看一下是哪裡改到了。",
+        "fct_orders",
+    ),
+    (
+        "I'm Daniel Wu, I do the iOS app and most of the Go API at Kestrel Health. Keep answers short, no recap at "
+        "the end. The Today screen shows doubled step counts for two pilot patients with Apple Watches, fix it.",
+        "step counts",
+    ),
+]
+
+
+@pytest.mark.parametrize(("opening", "asked"), OPENINGS)
+def test_the_goal_leaves_out_who_the_person_is_and_how_to_answer(opening: str, asked: str) -> None:
+    goal = snapshot_session([Turn("user", opening), Turn("assistant", "On it."), Turn("user", "thanks")]).goal
+    assert asked in goal, goal
+    assert "Chia-ying" not in goal and "Daniel Wu" not in goal, goal
+    assert "Reply in English" not in goal and "Keep" not in goal, goal
