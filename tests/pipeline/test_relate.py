@@ -298,6 +298,11 @@ def test_praise_of_what_the_known_one_turns_down_differs_from_it(statement: str,
         # a value that goes from the known one to another
         ("The review window goes from 7 to 14 days", "Reviews stay open for 7 days"),
         ("评审窗口从 7 天变成 14 天", "评审窗口 7 天"),
+        # a value as it is now, after the reason it changed (tune21)
+        (
+            "电池那边我周末算过了，采样间隔现在是 900 秒",
+            "加一个 CONFIG_TJ_SAMPLE_INTERVAL_S，采样间隔默认 600 秒，范围 60 到 3600",
+        ),
     ],
 )
 def test_a_change_word_that_sets_a_new_value_supersedes(statement: str, known: str) -> None:
