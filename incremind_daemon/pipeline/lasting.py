@@ -243,6 +243,8 @@ ENTITY = re.compile(
         r"|threads|replicas|max_[a-z_]+|grad(?:ient)? norm)\s*(?:=|:|is|at|to)?\s*\d[\w.%]*",
         r"^(?:owner|contact|lead|on-?call|maintainer|infra contact)[^:]{0,20}:(?=\s*\S)",
         r"(?:is|are) (?:managed|named|called|prefixed|suffixed|versioned|tagged) (?:with|by|as|like|after)",
+        # a naming pattern: "staging models are named stg_<source>__<entity>"
+        r"(?:is|are) (?:named|called|prefixed|suffixed) [\w.-]*<[\w -]+>[\w<>.-]*",
         r"(?:names?|naming|prefix) (?:is|are) [\w<>{}/.-]*[<{/_.-]",
         r"(?:prod|production|staging|dev|ci) (?:runs|uses|has) \d+",
     )
@@ -552,10 +554,7 @@ STATUS = re.compile(
 )
 # what is seen going wrong: "it flakes about 1 run in 5", "pnpm test broke after …", "读数一直是 0", "重连很慢"
 SYMPTOM = re.compile(
-    words(
-        r"flakes|broke|broken|failing|failed|crash(?:es|ed)|throwing|errors? out"
-        r"|(?:is|are|was|got|gets) (?:really |very |so |too |still )?slow"
-    )
+    words(r"flakes|broke|broken|failing|failed|crash(?:es|ed)|throwing|(?:is|are|was|gets?) (?:(?!not)\w+ )?slow")
     + r"|一直是\s*0(?![\d.])|[很太]慢|啥都没有|什么都没有|报错了|挂了|崩了"
 )
 # a report of what just went wrong is about now, whatever "always" it holds

@@ -61,6 +61,7 @@ _WHEN = re.compile(
 # a value a fact can rest on: a number, a path, a host, a version, a named thing ("lumen-serve is …")
 VALUE = re.compile(
     r"\d|/[\w.-]+|https?://|[\w-]+\.[a-z]{2,}|[a-z]+-\d|[a-z0-9]+(?:-[a-z0-9]+){2,}|`[^`]+`|#[\w-]{3,}"
+    r"|[\w.-]+<[\w -]+>"  # a name's pattern: "stg_<source>__<entity>", "refill.<medication id>"
     r"|^[a-z][a-z0-9]*-[a-z][\w-]* (?:is|are|uses?|runs)\b"
 )
 

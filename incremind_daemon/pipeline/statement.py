@@ -50,6 +50,9 @@ _EN_LEAD = re.compile(
     r"[^:：,，.。]{0,20}[:：]\s*|decision(?: for th(?:is|e) \w+)?\s*[:：]\s*|(?:决定|结论)[:：]\s*"
     r"|(?:quick |some |a bit of |short )?(?:context|background|intro)\s*[:：]\s*"
     r"|(?:quick |small )?heads[- ]up(?: first)?\s*[:：,]\s*|my (?:take|view|opinion)(?: is)?\s*[:：]\s*"
+    # when it comes up, said before it: "Since you'll be in there: …", "While you're here: …", "PR-wise: …"
+    r"|(?:since|while|as|now that|before) you(?:'re| are|'ll be| will be|'ve| have)? [^:：,，.。]{1,40}[:：]\s*"
+    r"|[\w-]+-wise\s*[:：]\s*"
     r"|\[[ x]\]\s+"  # a checklist's box: "[ ] tidy.dev 域名 12 月 1 号到期"
     r"|(?:no|yes) on (?:the |that |your )?[\w -]{1,24}:\s*"  # "no on the bump: pin every action to a SHA"
     # "先说下背景，你第一次进这个 repo：我是…": the introduction, not the thing introduced
@@ -78,6 +81,8 @@ _ZH_LEAD = re.compile(
     # a count of what follows ("两件事：", "一个问题："), an introduction, the person saying it again
     r"|(?:[一两二三四几]|这|有|还有)(?:件事|个事|个问题|个变化|个改动|点)(?:[，,][^，,。:：]{1,10})?[:：]\s*"
     r"|(?:先)?简单介绍一下[\s，,。:：]*|省得[^，,。:：]{1,10}[:：]\s*"
+    # "先讲一件事：", "先把规则讲好："
+    r"|先(?:讲|講|说|說)(?=[一两兩]件事)|先把[^，,。:：]{1,6}(?:讲|講|说|說)(?:好|清楚)[:：]\s*"
     # a supplement naming the rule it adds to: "clippy 那条再加一个：", "给我看 diff 那条补充一下："
     r"|[^，,。:：]{1,16}那条(?:规则|规矩)?(?:再加一(?:个|点|条|句)|补充一下|补充一点|再补充一?(?:点|句)?)[:：，,]\s*"
     # who it was settled with: "跟产品确认过了，…"

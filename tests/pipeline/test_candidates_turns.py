@@ -109,3 +109,26 @@ def test_the_line_that_says_where_a_note_was_clipped_from_is_no_fact() -> None:
     found = extract_candidates(note)
     assert found and not any("substack" in c.statement for c in found), found
     assert all(c.reported for c in found), found
+
+
+def test_a_naming_pattern_is_a_fact_to_keep() -> None:
+    text = "Also since you'll be in there: staging models are named stg_<source>__<entity> with a double underscore."
+    assert statements(text) == ["Staging models are named stg_<source>__<entity> with a double underscore"]
+
+
+@pytest.mark.parametrize(
+    ("text", "statement"),
+    [
+        ("Since you're writing tests: on incremental models the unique tests always get a where config.",
+         "On incremental models the unique tests always get a where config"),
+        ("Before you say done: always run sqlfluff lint on the files you touched.",
+         "Always run sqlfluff lint on the files you touched"),
+        ("PR-wise: from now on request Jun Takahashi (@jtakahashi) for every ops-dashboard PR.",
+         "From now on request Jun Takahashi (@jtakahashi) for every ops-dashboard PR"),
+        ("先講一件事: 以後不用英文回我了，用繁體中文就好。", "以後不用英文回我了，用繁體中文就好"),
+        ("先把規則講好: incremental models 一律用 insert_overwrite，不要用 merge。",
+         "incremental models 一律用 insert_overwrite，不要用 merge"),
+    ],
+)  # fmt: skip
+def test_a_lead_in_that_says_when_or_that_a_rule_follows_is_no_part_of_it(text: str, statement: str) -> None:
+    assert statements(text) == [statement]
