@@ -133,7 +133,24 @@ def extract_candidates(
             seen.add(found.key)
             scored.append(found)
     best = sorted(_joined(text, scored), key=lambda s: (-s.score, s.candidate.start))[:limit]
-    return with_reach(text, [s.candidate for s in sorted(best, key=lambda s: s.candidate.start)])
+    reached = with_reach(text, [s.candidate for s in sorted(best, key=lambda s: s.candidate.start)])
+    return [replace(c, about=_pointed_at(text, c.start)) if _POINTS_BACK.match(c.quote) else c for c in reached]
+
+
+# a change that points back at what was just said: "Scrap that — we're going with microbatch", "actually make it 7
+# days", "算了，还是用 Redis"
+_POINTS_BACK = re.compile(
+    r"(?i)^\W*(?:scrap that|forget (?:that|it|what i said)|never ?mind(?: that)?|ignore that|drop that"
+    r"|(?:(?:no,? )?actually,? |wait,? )?make (?:it|that|them) |算了|那个(?:不要了|算了|不用了)|改主意了)"
+)
+_SENTENCE_END = re.compile(r"[.!?。！？\n]\s*")
+
+
+def _pointed_at(text: str, start: int) -> str:
+    """Return the sentence before ``start`` in its text, where a change points back at it ("" if none)."""
+    before = text[max(0, start - 400) : start].rstrip()
+    ends = [m.end() for m in _SENTENCE_END.finditer(before[:-1])] if before else []
+    return before[ends[-1] if ends else 0 :].strip()
 
 
 def _joined(text: str, scored: list[_Scored]) -> list[_Scored]:

@@ -27,7 +27,7 @@ from incremind_daemon.pipeline.features import (
 from incremind_daemon.pipeline.lasting import EVENT, REPORTED
 from incremind_daemon.pipeline.lasting_model import RelationReader
 from incremind_daemon.pipeline.pairs import Known, Relation, has_chinese, pair_features, said_in, said_of, text_of
-from incremind_daemon.pipeline.replacing import for_other_writing, of_its_own, replaces, stands_with
+from incremind_daemon.pipeline.replacing import changed_subject, for_other_writing, of_its_own, replaces, stands_with
 from incremind_daemon.pipeline.replies import answer_slots, held_alike, reply_slots, set_otherwise
 from incremind_daemon.pipeline.scope import scope_beside
 from incremind_daemon.pipeline.stance import (
@@ -149,7 +149,7 @@ def relate(
         similarity = verdict.similarity if verdict.known_id == item.id else round(chances["repeat"], 4)
         return Relation("repeat", item.id, similarity)
     # of the insights that name what a change is of, the one the model reads as most changed
-    subject = _changed_subject(candidate)
+    subject = changed_subject(candidate.statement, candidate.about)
     about = [pair for pair in read if subject & keys_of(features_of(text_of(pair[0].statement, pair[0].condition)))]
     changed, chances = max(about or read, key=lambda pair: pair[1].get("supersedes", 0.0))
     # how the model reads the insight the rules linked: unrelated, or not read at all (None)
@@ -201,14 +201,6 @@ _EXAMPLE = re.compile(
     r"(?:(?<![a-z])(?:like|e\.g\.,?|for example|such as)|例如|比如)\s*"
     r"(?:「[^」]*」|“[^”]*”|\"[^\"]*\"|`[^`]*`|\[[^\]]*\][^，,。;；—–]*)"
 )
-
-
-def _changed_subject(candidate: Candidate) -> frozenset[str]:
-    """Return the named things said before a change word: what the change is of ("TestFlight" in "TestFlight
-    goes back to Xcode Cloud"); none when the sentence opens on it ("switch to SQLite")."""
-    folded = fold(candidate.statement)
-    found = CHANGE_OF_PLAN.search(folded)
-    return keys_of(features_of(folded[: found.start()])) if found is not None else frozenset()
 
 
 def _restated(candidate: Candidate) -> bool:
@@ -339,13 +331,18 @@ def _by_rules(
         if candidate.reported:
             found = [verdict for verdict in found if verdict.kind == "different"] or found
         linked = [verdict for verdict in found if verdict.kind != "new"]
+        # "Remember the insert_overwrite thing? Scrap that — …": what the sentence pointed back at names is changed
+        pointed = changed_subject("", candidate.about) if candidate.about and not candidate.reported else frozenset()
+        ids = {v.known_id for v in linked}
+        if named := [(score, item) for score, item, theirs in scored if item.id in ids and pointed & keys_of(theirs)]:
+            return _conflict(candidate, named[0][1], named[0][0], ordered)
         if not candidate.reported and len(linked) > 1:
             # the person's change replaces their own rule before a colleague's view of it ("阿杰觉得 retries
             # 应该开到 3" beside "retries are 2 on CI"): a view is settled by it, not the thing it changes
             views = {item.id for _, item, _ in scored if REPORTED.search(fold(item.statement))}
             # …and a change is of the thing named before its change word, not of its new value: "TestFlight
             # 改回 Xcode Cloud" changes how TestFlight builds, not a rule that names Xcode
-            subject = _changed_subject(candidate)
+            subject = changed_subject(candidate.statement, candidate.about)
             about = {item.id for _, item, theirs in scored if subject & keys_of(theirs)}
             linked.sort(
                 key=lambda v: (v.kind in _CHANGES and v.known_id in views, bool(about) and v.known_id not in about)

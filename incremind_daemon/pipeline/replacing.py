@@ -13,7 +13,17 @@ import re
 
 from incremind_daemon.pipeline.cues import fold
 from incremind_daemon.pipeline.features import CONCEPT_NAMES, features_of, keys_of, names_in, numbers_of
-from incremind_daemon.pipeline.stance import used
+from incremind_daemon.pipeline.stance import CHANGE_OF_PLAN, used
+
+
+def changed_subject(statement: str, about: str = "") -> frozenset[str]:
+    """Return what a change is of: the named things said before its change word ("TestFlight" in "TestFlight
+    goes back to Xcode Cloud"), none when it opens on it ("switch to SQLite"); and, where it points back at
+    the sentence before ("Remember the insert_overwrite thing? Scrap that — …"), what that sentence names."""
+    folded = fold(statement)
+    found = CHANGE_OF_PLAN.search(folded)
+    named = keys_of(features_of(folded[: found.start()])) if found is not None else frozenset()
+    return named | (keys_of(features_of(fold(about))) - CONCEPT_NAMES if about else frozenset())
 
 
 def replaces(

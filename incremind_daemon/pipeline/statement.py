@@ -36,7 +36,7 @@ _EN_LEAD = re.compile(
     r"|(?:(?:as|like) (?:i|we)(?:'ve| have)? (?:already )?(?:said|told you|mentioned)"
     r"|i(?:'ve| have)? said (?:this|that))"
     r"(?: (?:before|earlier|already|last (?:time|week)|yesterday|the other day))?"
-    r"|while you're (?:in there|at it)|new repo for you|if it does"
+    r"|while you're (?:in there|at it)|new repo for you|if it does|scrap that|forget that|never ?mind(?: that)?"
     rf"|claude|codex|gemini|hey(?: claude| codex| gemini)?|hi|hello){_LEAD_PUNCT})"
     r"|(?:so|and|but|also|oh|oh and|and also|ok so|okay so|btw|by the way|fyi|i think(?: that)?|i guess|i believe"
     r"|(?:yeah|yes|yep|ok|okay)(?=\s+(?:i|we|the|my|our|it|this|that|that's|we're|we'll|i'm|i'll|let's)\s)"
@@ -64,7 +64,7 @@ _EN_LEAD = re.compile(
     re.I,
 )
 _ZH_LEAD = re.compile(
-    r"^(?:(?:嗯+好的?|好吧|行吧|嗯+|好的?|对了?|哦+对?|喔+对?|噢|啊|诶|欸|哎|是的|ok|okay|行|不行|不对|不是的?|错了|停|等等|等一下"
+    r"^(?:(?:嗯+好的?|好吧|行吧|算了|嗯+|好的?|对了?|哦+对?|喔+对?|噢|啊|诶|欸|哎|是的|ok|okay|行|不行|不对|不是的?|错了|停|等等|等一下"
     # a reply before the point: "加，双许可证…", "我不同意，我们就用…", "端口错了，staging 的 API 是 8443"
     r"|加|要|可以|同意|没问题|我?不同意|[\u4e00-\u9fffa-z]{1,6}?也?(?:错了|不对)|我的(?:看法|意见|观点|想法)是?|(?:就这么)?定了"
     # an ask before the rule it comes with: "提交一下，commit message 用中文写"

@@ -178,6 +178,7 @@ class Candidate:
     end: int
     scope: str = "project"  # one of SCOPES
     reported: bool = False  # someone else's view (a colleague, an article): kept only where it differs
+    about: str = ""  # the sentence before, where this one points back at it ("Scrap that — …", "算了，…")
 
 
 @dataclass(frozen=True, slots=True)

@@ -854,3 +854,26 @@ def test_a_reply_language_named_only_as_the_condition_sets_nothing(condition: st
     candidate = Candidate(statement, "preference", condition, f"{condition}, {statement}", 0, 1, "global")
     relation = related(candidate, [Known(1, known, "", "preference", None, "global")], ordered=True)
     assert relation.kind != "repeat"
+
+
+@pytest.mark.parametrize(
+    ("text", "target"),
+    [
+        ("We're on dbt 1.9 now. Remember the insert_overwrite thing from last week? Scrap that — we're going with "
+         "microbatch for the big event models: event_time is event_ts, batch_size day.", 7),
+        ("还记得上周说的 insert_overwrite 吗？算了，大的 event models 改用 microbatch，event_time 用 event_ts。", 7),
+    ],
+)  # fmt: skip
+def test_a_change_that_points_back_changes_what_the_sentence_before_names(text: str, target: int) -> None:
+    """Found in tune22: "Scrap that" changed another incremental-models rule, and the old one stayed current."""
+    known = [
+        Known(4, "The int_app_events PK tests from last week — on incremental models the unique/not_null tests get "
+              "a where config limiting them to the last 3 days of event_date", "", "method"),
+        Known(7, "Incremental models 一律用 insert_overwrite, partition by event_date (day)，不要用 merge", "", "decision"),
+    ]  # fmt: skip
+    changes = [c for c in extract_candidates(text, conversational=True) if "microbatch" in c.statement]
+    assert len(changes) == 1 and "insert_overwrite" in changes[0].about, changes
+    assert (related(changes[0], known, ordered=True).kind, related(changes[0], known, ordered=True).known_id) == (
+        "supersedes",
+        target,
+    )
