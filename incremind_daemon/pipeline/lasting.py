@@ -114,8 +114,8 @@ STANDING = re.compile(
         r"i want \S+ to (?:have|be|use|stay|keep|run)",
         r"^for (?:all |every |any )?[a-z][a-z ]{1,30}(?:,\s*|\s+)(?:add|use|keep|put|write|always|never|don'?t|prefer)",
         r"^(?:before|after|when|whenever) [a-z]+ing\b",
-        r"^(?:after|once|when|whenever|if) (?:you|we) (?:touch|change|edit|add|update|bump|modify|rename|create"
-        r"|upgrade|remove|delete)\w{0,2} (?:any|an?)\b",  # "after you touch any Drift table, run build_runner"
+        r"^(?:after|once|when|whenever|if|before) (?:you|we) (?:touch|change|edit|add|update|bump|modify|rename|create"
+        r"|upgrade|remove|delete)\w{0,2} (?:any(?:thing)?|an?)\b",  # "after you touch any Drift table, run …"
         rf"before (?:you |we )?{_EACH_STEP}\b",  # "before you commit, …"
         r"only (?:ever )?(?:use|add|write|run|edit|touch|deploy|commit|merge)",
         r"otherwise",
@@ -532,7 +532,7 @@ TODAY_PLAN = re.compile(
     words(
         r"today (?:we|i)(?:'ll| will| are going to|'re going to)?",
         r"(?<!decision )for this\b(?! (?:repo|project|sprint|quarter|release|milestone))",
-        r"^(?:ok(?:ay)?,? )?(?:the )?next (?:step|up)\b",
+        r"^(?:ok(?:ay)?,? )?(?:the )?next (?:step|up)\b|^next(?: time| thing| steps?)?\s*:",  # "Next: a job that …"
     )
     + r"|今天要|今天先|今天把|今天准备|这次先|^(?:好|行|ok)?[，,\s]*(?:下一步|接下来)"
 )

@@ -112,7 +112,10 @@ _ZH_TOPIC = re.compile(
 _SUBJECT = re.compile(r"^([^，,。:：\s]{1,12})[:：]\s*(?=\S)")
 _ZH_PARTICLE_END = re.compile(r"(?<=[\u4e00-\u9fff\w])\s*[吧啊呀哈哦啦嘛噢哟]+$")
 _EN_POLITE_END = re.compile(
-    r"(?:,?\s+(?:please|pls|thanks|thank you|ok|okay)|\s*\(?please\)?|[,，]\s*(?:remember|记住了?))$", re.I
+    # "…, ok" asks for a yes; "wait for my ok" names one
+    r"(?:,?\s+(?:please|pls|thanks|thank you|(?<!my )(?<!your )(?<!the )(?<!an )(?<!our )(?:ok|okay))"
+    r"|\s*\(?please\)?|[,，]\s*(?:remember|记住了?))$",
+    re.I,
 )
 # emphasis markers, not a glob's star ("preview/*", "*.py"), a dunder ("__init__.py") nor a code span
 _EMPHASIS = re.compile(r"`[^`\n]*`|\*\*|~~|(?<![\w/])\*(?=[^\s.*/])|(?<=[^\s/*])\*(?![\w/])")

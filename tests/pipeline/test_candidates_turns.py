@@ -132,3 +132,27 @@ def test_a_naming_pattern_is_a_fact_to_keep() -> None:
 )  # fmt: skip
 def test_a_lead_in_that_says_when_or_that_a_rule_follows_is_no_part_of_it(text: str, statement: str) -> None:
     assert statements(text) == [statement]
+
+
+@pytest.mark.parametrize(
+    ("text", "statement"),
+    [
+        ("also before you edit anything show me the diff first and wait for my ok.",
+         "Before you edit anything show me the diff first and wait for my ok"),
+        # a rule said again with "this doesn't change" after it (tune24)
+        ("但每个域名还是最多两秒一个请求，这个不变。", "每个域名还是最多两秒一个请求"),
+    ],
+)  # fmt: skip
+def test_a_step_before_any_edit_and_a_rule_said_to_still_hold_last(text: str, statement: str) -> None:
+    assert statements(text) == [statement]
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "Next time: the prices table has no index, the daily diff query is crawling",
+        "next: a one-off job on the low queue to backfill bundle components for all existing shops",
+    ],
+)
+def test_what_comes_next_is_the_work_of_the_hour(text: str, use_m3: Embedder) -> None:
+    assert statements(text, embedder=use_m3) == []
