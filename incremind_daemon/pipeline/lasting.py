@@ -128,7 +128,7 @@ STANDING = re.compile(
     r"(?! (?:anything|it|this|that|these|those|them)\b)"
     r"|凡是|^(?:所有|任何)[^，。]{1,16}都|^(?:关于|至于)[^：:，,]{1,20}[：:]|(?:^|[，,；;\s])\s*(?:你|也|都|就|千万|你也)?(?:别|不要|不能|不许|不准|不用|唔好)(?!管|急|担心|客气|动|搞|的|人)\s*[a-z\u4e00-\u9fff]"
     r"|先[^。；;]{1,40}(?:再|然后)|(?<!的)默认|预设|(?:^|[\s\u4e00-\u9fff])(?<!能)用\s*[a-z][\w.-]+|只(?:跑|用|在|要|写|装|留|能)"
-    r"|只能|只用|只在|只喝|只吃|只允许|[^，。]{1,20}要[^，。]{1,30}[，,]\s*(?:不然|否则)|以后(?!再说)|今后|从现在起|从今以后|往后|每次|一律|统一|永远|始终|总是用|一直(?:都|用)|都要|务必|一定要|必须|禁止|不许|不准"
+    r"|(?:最多|至少|不超过|不少于)\s*\d|只能|只用|只在|只喝|只吃|只允许|[^，。]{1,20}要[^，。]{1,30}[，,]\s*(?:不然|否则)|以后(?!再说)|今后|从现在起|从今以后|往后|每次|一律|统一|永远|始终|总是用|一直(?:都|用)|都要|务必|一定要|必须|禁止|不许|不准"
     r"|千万(?:别|不要)|记得|别忘了|[，,]\s*记住[。！!]*$|^记住[，,：:]|所有(?:的)?(?:代码|文件|组件|接口|测试|提交|项目)"
     # when a rule holds, as "when writing …," says in English: "写博客文章的时候，中英文之间加空格"
     r"|^(?![^，。]*(?:了|发现|突然|结果))[^，。]{2,16}(?:的时候|之前|以前|之后)[，,]"
@@ -148,7 +148,7 @@ PREFERENCE = re.compile(
         r"my (?:favorite|favourite|preferred|go-to)",
         r"(?:please )?(?:always|never|only) use",
         r"(?:don'?t|do not|never) use",
-        r"use \S+(?: \S+)?,? (?:not|instead of|rather than|over)",
+        r"use \S+(?: \S+){0,2},? (?:not|instead of|rather than|over)",  # "use the root.rec.algo queue, not default"
         r"(?:we|this (?:repo|project|codebase)|the (?:repo|project|codebase)) (?:uses?|is on|runs on|sticks? to)",
         r"(?:this|it)(?:'s| is) an? \S+ (?:repo|project|codebase|shop|monorepo)",
         r"(?:we|i) (?:use|write|keep|run) \S+ for",

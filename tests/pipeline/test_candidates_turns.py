@@ -156,3 +156,16 @@ def test_a_step_before_any_edit_and_a_rule_said_to_still_hold_last(text: str, st
 )
 def test_what_comes_next_is_the_work_of_the_hour(text: str, use_m3: Embedder) -> None:
     assert statements(text, embedder=use_m3) == []
+
+
+@pytest.mark.parametrize(
+    ("text", "statement"),
+    [
+        # a limit with its number (tune23)
+        ("并发最多 4 个，同一个 host 两次请求间隔至少 500ms。", "并发最多 4 个，同一个 host 两次请求间隔至少 500ms"),
+        # what to use over what, the thing named in more than one word
+        ("use the root.rec.algo queue, not default", "Use the root.rec.algo queue, not default"),
+    ],
+)  # fmt: skip
+def test_a_limit_and_a_choice_over_another_are_rules(text: str, statement: str) -> None:
+    assert statements(text) == [statement]
