@@ -350,7 +350,9 @@ BOILERPLATE = re.compile(
         r"subscribe|all rights reserved|copyright|cookies?|click here|sign up|share this|newsletter|follow us"
         r"|thanks for reading|sponsored|advertisement|let me know|feel free|happy to help|table of contents"
     )
-    + r"|转载|版权|订阅|关注我们|点赞|扫码|公众号|免责声明|原文链接|广告|随时告诉我|^目录[:：]?$"
+    # a page's furniture ("欢迎订阅", "（广告）"), not a rule that names the thing ("低于这个数就不加订阅")
+    + r"|转载|版权|(?:欢迎|点击|记得|一键)订阅|订阅(?:我们|本号|频道)|关注我们|点赞|扫码|公众号|免责声明|原文链接"
+    r"|^[(（]?广告[)）]?$|随时告诉我|^目录[:：]?$"
 )
 QUESTION = re.compile(
     words(r"^(?:how|what|why|where|which|who|is|are|do|does|did|can|could|should|would|will|shall|any idea)")

@@ -112,8 +112,9 @@ _ZH_TOPIC = re.compile(
 _SUBJECT = re.compile(r"^([^，,。:：\s]{1,12})[:：]\s*(?=\S)")
 _ZH_PARTICLE_END = re.compile(r"(?<=[\u4e00-\u9fff\w])\s*[吧啊呀哈哦啦嘛噢哟]+$")
 _EN_POLITE_END = re.compile(
-    # "…, ok" asks for a yes; "wait for my ok" names one
-    r"(?:,?\s+(?:please|pls|thanks|thank you|(?<!my )(?<!your )(?<!the )(?<!an )(?<!our )(?:ok|okay))"
+    # "…, ok" asks for a yes; "wait for my ok" names one, and "还 ok" says it is fine
+    r"(?:,?\s+(?:please|pls|thanks|thank you"
+    r"|(?<!my )(?<!your )(?<!the )(?<!an )(?<!our )(?<![\u4e00-\u9fff]\s)(?:ok|okay))"
     r"|\s*\(?please\)?|[,，]\s*(?:remember|记住了?))$",
     re.I,
 )

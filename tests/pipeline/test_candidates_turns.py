@@ -6,6 +6,7 @@ import pytest
 
 from incremind_daemon.pipeline.candidates import extract_candidates
 from incremind_daemon.pipeline.lasting_model import reader_for
+from incremind_daemon.pipeline.statement import clean_statement
 from incremind_daemon.store.embedder import Embedder
 
 
@@ -169,3 +170,22 @@ def test_what_comes_next_is_the_work_of_the_hour(text: str, use_m3: Embedder) ->
 )  # fmt: skip
 def test_a_limit_and_a_choice_over_another_are_rules(text: str, statement: str) -> None:
     assert statements(text) == [statement]
+
+
+def test_a_rule_that_names_a_subscription_is_read() -> None:
+    """Found in tune24: "订阅" read as a page's "subscribe" furniture, and the rule was never read."""
+    note = (
+        "# 10月 cash flow\n\n## 规则\nHK 账户里永远留够 6 个月 runway，低于这个数就不招人、不加订阅。\n\n"
+        "欢迎订阅我的公众号。\n"
+    )
+    assert [c.statement for c in extract_candidates(note)] == [
+        "HK 账户里永远留够 6 个月 runway，低于这个数就不招人、不加订阅"
+    ]
+
+
+@pytest.mark.parametrize(
+    ("said", "kept"), [("招设计师之后大概 7.5 个月，还 ok", "还 ok"), ("show me the diff and wait for my ok", "my ok")]
+)
+def test_an_ok_that_is_part_of_what_is_said_stays(said: str, kept: str) -> None:
+    assert clean_statement(said).endswith(kept)
+    assert clean_statement("Always show me the diff first, ok") == "Always show me the diff first"

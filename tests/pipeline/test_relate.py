@@ -869,7 +869,7 @@ def test_a_change_that_points_back_changes_what_the_sentence_before_names(text: 
     known = [
         Known(4, "The int_app_events PK tests from last week — on incremental models the unique/not_null tests get "
               "a where config limiting them to the last 3 days of event_date", "", "method"),
-        Known(7, "Incremental models 一律用 insert_overwrite, partition by event_date (day)，不要用 merge", "", "decision"),
+        Known(7, "Incremental models 一律用 insert_overwrite, partition by event_date，不要用 merge", "", "decision"),
     ]  # fmt: skip
     changes = [c for c in extract_candidates(text, conversational=True) if "microbatch" in c.statement]
     assert len(changes) == 1 and "insert_overwrite" in changes[0].about, changes
