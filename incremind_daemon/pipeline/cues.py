@@ -551,10 +551,11 @@ SCENE_CAPTION = re.compile(r"^(?:context|background|fyi|btw|reminder|note|ps)\s*
 INTRO_CUES = re.compile(
     r"^(?:my name is|i'm [a-z]+ from|i'm [a-z]+, |背景|先自我介绍|自我介绍|补充|我叫|我是[^，,。]{1,16}[，,])"
     # a name, then who they are: "I'm Chia-ying (林佳穎), analytics engineer …", "I'm Daniel Wu, I do the iOS app"
-    r"|^i'm [a-z]+(?:-[a-z]+)?(?: [a-z]+)? ?[(（,，]"
+    r"|^i'?m [a-z]+(?:-[a-z]+)?(?: [a-z]+)? ?[(（,，]"
     r"|^(?:quick )?intro\b|^(?:a )?new (?:repo|project|codebase) for you|first time you're (?:in|on) this"
     # "first time using you on this repo so some context before the actual problem"
     r"|^first time (?:using|with|working with) you\b|^(?:some|a bit of|quick) (?:context|background) (?:first|before)"
+    r"|^first (?:session|time) (?:in|on|with) (?:this|the|a new) (?:repo|project|codebase)"
     # "第一次在这个 repo 用你，先交代几句"
     r"|^第一次(?:在|用)[^，,。]{0,16}(?:repo|仓库|项目|用你)|^先交代(?:一下|几句|下)"
 )

@@ -29,3 +29,14 @@ def test_the_goal_leaves_out_who_the_person_is_and_how_to_answer(opening: str, a
     assert asked in goal, goal
     assert "Chia-ying" not in goal and "Daniel Wu" not in goal, goal
     assert "Reply in English" not in goal and "Keep" not in goal, goal
+
+
+def test_an_introduction_typed_without_apostrophes_is_neither_goal_nor_decision() -> None:
+    opening = (
+        "First session in this repo so quick context: Im Leo Huang (黄立峰), solo founder based in Shenzhen, no "
+        "team — just me and the agents. Rails 7.1, Sidekiq, Postgres 16 on Render. OrdersSyncJob keeps failing "
+        "with 429s from Shopify and the retries pile up, fix the retries so they respect Retry-After."
+    )
+    snapshot = snapshot_session([Turn("user", opening), Turn("assistant", "On it."), Turn("user", "thanks")])
+    assert "OrdersSyncJob" in snapshot.goal and "Leo Huang" not in snapshot.goal, snapshot.goal
+    assert not any("Leo Huang" in decision for decision in snapshot.decisions), snapshot.decisions
