@@ -40,3 +40,16 @@ def test_an_introduction_typed_without_apostrophes_is_neither_goal_nor_decision(
     snapshot = snapshot_session([Turn("user", opening), Turn("assistant", "On it."), Turn("user", "thanks")])
     assert "OrdersSyncJob" in snapshot.goal and "Leo Huang" not in snapshot.goal, snapshot.goal
     assert not any("Leo Huang" in decision for decision in snapshot.decisions), snapshot.decisions
+
+
+@pytest.mark.parametrize("closing", ["not now. that's it for tonight, thx", "not now", "今天就到这吧，辛苦了"])
+def test_a_closing_that_turns_the_offer_down_and_ends_leaves_no_next_step(closing: str) -> None:
+    turns = [
+        Turn("user", "Fixtures go in tests/fixtures/ as real .md files, move the callout and table ones there."),
+        Turn(
+            "assistant",
+            "Moved them to tests/fixtures/. 11 passed. Want me to bump minAppVersion to 1.4 while I'm here?",
+        ),
+        Turn("user", closing),
+    ]
+    assert snapshot_session(turns).next_steps == (), snapshot_session(turns).next_steps
