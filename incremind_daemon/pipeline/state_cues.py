@@ -364,12 +364,13 @@ _SELF_COMMIT = re.compile(
 _TIMED = re.compile(r"明天|今晚|晚点|回头|下午|等|之后|以后|" + _words(r"tomorrow|tonight|later|once|after|when"))
 
 
-# a yes and "later", with nothing to do later: "ok 知道了，回头再说", "ok, later", "not now", "that's it for tonight, thx"
+# a yes and "later", with nothing to do later: "ok 知道了，回头再说", "ok, later", "not now", "that's it, thx"
 _ONLY_LATER = re.compile(
     r"^(?:(?:ok(?:ay)?|好的?|好吧|行吧?|嗯+|哦+|知道了|了解|明白了?|收到|那|got it|sure|fine|alright)"
     r"[\s,，。.!！~～]*)*"
-    r"(?:(?:回头|以后|之后|改天|下次|晚点|有空)?再说(?:吧|了|啦)?|(?:maybe )?later|let's see|we'll see|not now|that's (?:it|all)"
-    r"(?: for (?:today|tonight|now))?|收工了?|今天(?:就)?到这(?:里|儿)?(?:吧)?)(?:[\s,，。.!！]*(?:thx|thanks|谢谢|辛苦了?))?$"
+    r"(?:(?:回头|以后|之后|改天|下次|晚点|有空)?再说(?:吧|了|啦)?|(?:maybe )?later|let's see|we'll see|not now"
+    r"|that's (?:it|all)(?: for (?:today|tonight|now))?|收工了?|今天(?:就)?到这(?:里|儿)?(?:吧)?)"
+    r"(?:[\s,，。.!！]*(?:thx|thanks|谢谢|辛苦了?))?$"
 )
 
 
