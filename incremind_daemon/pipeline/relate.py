@@ -48,6 +48,7 @@ from incremind_daemon.pipeline.stance import (
 from incremind_daemon.store.records import Candidate
 
 log = logging.getLogger(__name__)
+_FROM_NOW = re.compile(r"^\W*(?:以后|今后|往后)|from now on|going forward")  # a change said as such, case or not
 
 _TRANSLATION_COSINE = 0.55  # across languages, of the tuning halves' labelled pairs above it 26 of 27 are repeats
 _PARAPHRASE_COSINE = 0.75  # with every named thing shared, a cosine this high reads as the same statement
@@ -245,7 +246,9 @@ def relate_by_rules(
         # "以后回复都用英文" beside "回复一律用中文" sets another value: a change, or this project's exception to
         # a global rule ("you can answer in English in this repo")
         if _answers_otherwise(answer, item):
-            if candidate.scope == "project" and item.scope == "global":
+            # …or a case of its own: "我打中文的时候你就用中文回我" beside "reply in English" (not "以后我…的时候")
+            case = candidate.condition and not _FROM_NOW.search(fold(candidate.quote or candidate.statement))
+            if (candidate.scope == "project" and item.scope == "global") or case:
                 return Relation("supplement", item.id, verdict.similarity), False
             return _conflict(candidate, item, verdict.similarity, ordered), False
     if verdict.kind in ("new", "supplement") and not candidate.reported:

@@ -186,6 +186,7 @@ _VALUE_CHANGE = re.compile(
         r"|chang(?:e|es|ed|ing)|switch(?:ed|ing)?|reschedul(?:e|ed|ing)|upgrad(?:e|es|ed|ing))"
         r"(?: (?:it|that|this|them|the \w+(?: run| job| build| meeting| call)?|back|down|up|over|forward))* to",
         r"(?:is|are) now(?: due| at| on| in)?",
+        r"(?:is|are)(?= [\w.$€£¥-]*\d[^,;.]{0,30} now\b)",  # "the free plan is 50 orders a month now"
         r"(?:go|goes|going|went|gone) (?:down|up|back) to|(?:goes|went|gone) to(?= \d)",  # "goes to 27°C now"
         r"(?:go|goes|going|went|gone) from [^,;.]{1,24}? to",  # "the horizon goes from 28 to 42 days"
         r"now due",

@@ -298,7 +298,8 @@ def test_praise_of_what_the_known_one_turns_down_differs_from_it(statement: str,
         # a value that goes from the known one to another
         ("The review window goes from 7 to 14 days", "Reviews stay open for 7 days"),
         ("评审窗口从 7 天变成 14 天", "评审窗口 7 天"),
-        # a value as it is now, after the reason it changed (tune21)
+        # a value said as it is now (tune24), and one after the reason it changed (tune21)
+        ("Pricing change this morning: the free plan is 50 orders a month now", "Free plan = 20 orders a month"),
         (
             "电池那边我周末算过了，采样间隔现在是 900 秒",
             "加一个 CONFIG_TJ_SAMPLE_INTERVAL_S，采样间隔默认 600 秒，范围 60 到 3600",
@@ -877,3 +878,20 @@ def test_a_change_that_points_back_changes_what_the_sentence_before_names(text: 
         "supersedes",
         target,
     )
+
+
+def test_a_reply_language_for_a_case_of_its_own_keeps_the_rule_it_is_the_case_of() -> None:
+    """Found in tune24: confirming "when I write Chinese, answer in Chinese" retired "reply in English"; said
+    "from now on" (以后…), the case changes it (tune7)."""
+    [candidate] = extract_candidates("我打中文的时候你就用中文回我，不用硬翻成英文。", conversational=True)
+    known = [Known(3, "Reply in English, short; no recap essays at the end of every answer", "", "preference")]
+    assert (related(candidate, known, ordered=True).kind, related(candidate, known, ordered=True).known_id) == (
+        "supplement",
+        3,
+    )
+    [changed] = [
+        c
+        for c in extract_candidates("以后我用中文写的时候，你也用简单的中文回答。", conversational=True)
+        if c.condition
+    ]
+    assert related(changed, known, ordered=True).kind == "supersedes"
