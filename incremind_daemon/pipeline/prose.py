@@ -190,6 +190,8 @@ def is_code(folded: str) -> bool:
     """Return whether a sentence (folded) reads as code rather than speech."""
     # a command named in backticks is a name in prose: "run `pnpm lint && pnpm typecheck` before you say done"
     folded = INLINE_CODE.sub("x", folded)
-    if _CODE_WORDS.search(folded):
+    # …and so is one typed bare among Chinese words: "提交前先跑单元测试：cmake -B build && ctest，全绿再 commit"
+    prose = len(_CJK.findall(folded)) >= 6
+    if any(not (prose and found.group() in ("&&", "||")) for found in _CODE_WORDS.finditer(folded)):
         return True
     return len(_CODE.findall(PLACEHOLDER.sub("x", folded))) > max(2, len(folded) // 12)

@@ -189,3 +189,13 @@ def test_a_rule_that_names_a_subscription_is_read() -> None:
 def test_an_ok_that_is_part_of_what_is_said_stays(said: str, kept: str) -> None:
     assert clean_statement(said).endswith(kept)
     assert clean_statement("Always show me the diff first, ok") == "Always show me the diff first"
+
+
+def test_a_command_typed_bare_among_chinese_words_leaves_the_sentence_prose(use_m3: Embedder) -> None:
+    """Found in tune21: "&&" made the whole procedure code, and it was never read."""
+    text = (
+        "提交前先在 host 上跑单元测试：cmake -B build-unit tests/unit && ctest --test-dir build-unit，全绿再 commit。"
+    )
+    found = statements(text, embedder=use_m3)
+    assert len(found) == 1 and found[0].startswith("提交前先在 host 上跑单元测试"), found
+    assert statements("cmake -B build && ctest --test-dir build", embedder=use_m3) == []
