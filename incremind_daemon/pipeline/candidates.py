@@ -186,6 +186,7 @@ def _joined(text: str, scored: list[_Scored]) -> list[_Scored]:
     return out
 
 
+# a sentence that says when what it reports happens: "the deploy job is failing whenever …", "导入一直是 0 条的话，…"
 _IF = re.compile(r"(?<![a-z])(?:if|when|whenever|unless|otherwise)(?![a-z])|如果|要是|否则|不然|的话")
 # a sentence about what the agent did: "your kubectl had no --context", "you used npm again"
 _TOLD = re.compile(r"^\W*(?:(?:no|nope|hey|ugh|wait|again)[,!.\s]+)?(?:you|your)\b.*\b(?:was|were|got|had|did|used)\b")
@@ -385,7 +386,7 @@ def _score_sentence(text: str, piece: Piece, *, conversational: bool, chance: Ch
             # an ask, a plan for today or for once is the task at hand, however lasting its words sound
             for_now = bool(
                 REQUEST.search(folded) or TODAY_PLAN.search(folded) or one_off(folded) or STATUS.search(folded)
-            )
+            ) or bool(PUT_OFF.search(folded))
             # …and, said to an agent, what is seen going wrong ("it flakes about 1 run in 5", "重连很慢"), unless it
             # says when it would ("the hook fails the commit if …")
             for_now = for_now or (conversational and bool(SYMPTOM.search(folded)) and not _IF.search(folded))

@@ -64,6 +64,7 @@ def test_a_fact_read_again_past_an_ask_is_one_candidate() -> None:
         "read_version 这个函数先放在 test 文件里，回头再挪到 tjrig 里。",
         "sample_interval_get() 先放 src/utils.c 里，回头再整理。",
         "这个用例的 timeout 先给 90 秒跑通再说，回头我量一下实际要多久再收紧。",
+        "这个函数先放 helpers 里，回头再拆成单独的 module，反正只有两个地方在用。",  # the model reads it as lasting
     ],
 )
 def test_what_is_done_for_now_and_settled_later_is_no_rule(text: str, use_m3: Embedder) -> None:
