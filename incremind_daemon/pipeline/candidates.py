@@ -385,8 +385,12 @@ def _score_sentence(text: str, piece: Piece, *, conversational: bool, chance: Ch
         if not lasts:
             # an ask, a plan for today or for once is the task at hand, however lasting its words sound
             for_now = bool(
-                REQUEST.search(folded) or TODAY_PLAN.search(folded) or one_off(folded) or STATUS.search(folded)
-            ) or bool(PUT_OFF.search(folded))
+                REQUEST.search(folded)
+                or TODAY_PLAN.search(folded)
+                or one_off(folded)
+                or STATUS.search(folded)
+                or PUT_OFF.search(folded)
+            )
             # …and, said to an agent, what is seen going wrong ("it flakes about 1 run in 5", "重连很慢"), unless it
             # says when it would ("the hook fails the commit if …")
             for_now = for_now or (conversational and bool(SYMPTOM.search(folded)) and not _IF.search(folded))

@@ -200,8 +200,8 @@ def clipped_article(text: str) -> tuple[int, int] | None:
     for index, line in enumerate(lines):
         body = line.strip().lstrip(">").strip()
         if start is None:
-            said = fold(body).casefold()
-            if body and (_CLIPPED.search(said) or (index == 0 and line.startswith("#") and _TALK.search(said))):
+            talk = index == 0 and line.startswith("#") and _TALK.search(fold(body).casefold())
+            if body and (says_clipped(body) or talk):
                 start = position + len(line)
             elif body and index > 2:
                 return None
