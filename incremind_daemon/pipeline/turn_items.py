@@ -29,7 +29,6 @@ from incremind_daemon.pipeline.cues import (
     FORBID_CUES,
     HOLD_CUES,
     INTRO_CUES,
-    ITEM_LABEL,
     LATER_CUES,
     NEXT,
     NEXT_CUES,
@@ -56,8 +55,6 @@ from incremind_daemon.pipeline.cues import (
 from incremind_daemon.pipeline.lasting import IDENTITY, REQUEST
 from incremind_daemon.pipeline.leaning import named_before, names_nothing
 from incremind_daemon.pipeline.markdown import (
-    COMMON_WORDS,
-    LATIN_WORD,
     Block,
     as_item,
     clip,
@@ -83,14 +80,10 @@ from incremind_daemon.pipeline.reports import (
 from incremind_daemon.pipeline.state_cues import (
     ABSENCE_CUES,
     CHANGED_TO,
-    CHECKS_THAT,
-    OBJECT_PRONOUN,
     PERSON_STEP_CUES,
-    POINTED_STEP,
     STANDING_CUES,
     captions_done,
     classify_item,
-    feels_only,
     is_ack_or_command,
     is_asking,
     is_bare_report,
@@ -110,6 +103,7 @@ from incremind_daemon.pipeline.state_cues import (
     without_conditions,
 )
 from incremind_daemon.pipeline.statement import strip_lead_in
+from incremind_daemon.pipeline.step_words import PROPOSAL_TAIL, proposed, resolved, unlabelled, with_command
 
 log = logging.getLogger(__name__)
 
@@ -123,8 +117,6 @@ _CLAUSE = re.compile(
     r"|,\s+(?=(?:want me|should i|shall i|do you want|would you like)\b[^,.]*\?$)"
 )
 _CHAT_BREAK = re.compile(r"(?<=[a-z0-9)][.!?])\s+(?=[a-z])(?<!\be\.g\. )(?<!\bi\.e\. )")
-_FENCE_BODY = re.compile(r"^[ \t]*(`{3,}|~{3,})([^\n]*)\n(.*?)^[ \t]*\1", re.M | re.S)
-_SHELL = frozenset(("", "sh", "bash", "zsh", "fish", "shell", "console", "terminal"))  # fences that hand over commands
 _GO = re.compile(r"(?:go|ship it|let's go|那就这样|就这样)\W*$")
 # an agent's plan, which a bare "Go." takes: "I'll print the table and …", "我打算…" (a "Plan: …" caption proposes)
 _PLAN = re.compile(r"(?<![a-z])(?:i'll|i will|i'm going to|i plan to)(?![a-z])|我打算|我会|计划|方案")
@@ -133,14 +125,6 @@ _CLAUSE_HEAD = re.compile(r"[,，:：;；。.!！]")
 _CLAUSE_BREAK = re.compile(r"[,，;；]|\s[—–]\s")
 # a sentence that says outright it is the next step ("接下来" and "next" also open rules: "接下来都用 pnpm")
 _NEXT_STEP = re.compile(r"(?i)^(?:下一步|next steps?\b)")
-_PROPOSAL_LEAD = re.compile(
-    # the agent's acknowledgement first: "明白，改为从 TIDE_DATA 读取", "Got it: deploys move to …"
-    r"^(?:(?:明白了?|收到|了解|好的|got it|understood|noted|sure)[\s,，.。!！:：]+)?"
-    r"(?:(?:so |then )?(?:i can(?: also)?|(?:do you )?want me to(?: also)?|should i|shall i|would you like me to"
-    r"|i(?:'d)? (?:suggest|recommend|propose)(?: that)?|how about"
-    r"|我(?:可以|建议)|建议(?:你|我们)?|要不要我?|需要我|是否需要我?)"
-    r"[\s,，:：]*)?"
-)
 # a turn that opens with a short caption over code: "改了：\n\n```\nMARKETING_VERSION = 3.8.0\n```"
 _SHOWN_CHANGE = re.compile(r"\s*[^\n]{1,40}[:：]\s*\n\s*(?:`{3,}|~{3,})")
 # what the person does once back: "周五回来再合", "I'm off tomorrow, I'll merge it Friday"
@@ -154,7 +138,6 @@ _DUE = re.compile(
 )
 # a question that only asks for a yes: "可以吗？", "Sound good?", "Should I go ahead?"
 _NAMES_NOTHING = re.compile(r"\W*(?:go ahead|proceed|do (?:it|that|this)|sounds? good|ok(?:ay)?)\W*")
-_PROPOSAL_TAIL = re.compile(r"[\s,，]*(?:可以吗|好吗|吗|呢|吧)?\s*[?？]*$")
 
 
 @dataclass(frozen=True, slots=True)
@@ -273,12 +256,12 @@ def _agent_items(text: str, blocks: list[Block], view: TurnView, *, over_code: b
                 found = _judge(item, view, block.hint, settles=False)
                 if found is not None:
                     kind, rank = found
-                    shown = _proposed(item) if kind == DECISION else _unlabelled(item)
+                    shown = proposed(item) if kind == DECISION else unlabelled(item)
                     if kind in (DECISION, NEXT) and _asks_a_yes(shown):
                         if text_weight(prior) < 2:
                             continue  # a yes asked for, and nothing before it that says for what
                         # "可以吗？", "你看可以吗？", "Sound good?" ask about the plan or the step before them
-                        shown = _proposed(as_item(prior)) if kind == DECISION else _unlabelled(as_item(prior))
+                        shown = proposed(as_item(prior)) if kind == DECISION else unlabelled(as_item(prior))
                     if kind == DONE and over and is_result(fold(item)):
                         shown, opening = f"{over} — {item}", False
                     if kind == DONE and opening:  # "我来更新这两个测试" says what it does: no ask beside it
@@ -330,12 +313,12 @@ def _person_items(text: str, blocks: list[Block], view: TurnView) -> Iterator[It
                 if hold := _held(item, said, view):
                     found.append(Item(DECISION, hold, _DIRECTED, item))
                 if judged is not None and judged[0] == NEXT:
-                    step = _resolved(_unlabelled(item), said, view.before)
-                    lean = named_before(step, last) if step == _unlabelled(item) else ""
-                    step = _with_command(f"{step} ({lean})" if lean else step, view)
+                    step = resolved(unlabelled(item), said, view.before)
+                    lean = named_before(step, last) if step == unlabelled(item) else ""
+                    step = with_command(f"{step} ({lean})" if lean else step, view.after, view.before)
                     found.append(Item(NEXT, clip(step, ITEM_CHARS), 0, item))
                 elif judged is not None:
-                    shown = _resolved(_unlabelled(item), said, "")
+                    shown = resolved(unlabelled(item), said, "")
                     shown = f"{as_item(said)} — {shown}" if shown == item and names_nothing(item) and said else shown
                     found.append(Item(judged[0], clip(shown, ITEM_CHARS), judged[1], item))
                 if text_weight(item) >= 3 and not item.endswith(("?", "？")):
@@ -437,7 +420,7 @@ def _judge(item: str, view: TurnView, hint: str | None, *, settles: bool) -> tup
 def _asks_a_yes(shown: str) -> bool:
     """Tell whether the agent's words only ask for a yes: "可以吗？", "你看可以吗？", "Sound good?"."""
     folded = fold(shown)
-    return text_weight(_PROPOSAL_TAIL.sub("", folded)) < 2 or _NAMES_NOTHING.fullmatch(folded) is not None
+    return text_weight(PROPOSAL_TAIL.sub("", folded)) < 2 or _NAMES_NOTHING.fullmatch(folded) is not None
 
 
 def _bare_report(item: str, view: TurnView, *, start: bool) -> str | None:
@@ -468,22 +451,6 @@ def _is_undone(item: str, view: TurnView) -> bool:
 def _shares_words(item: str, reply: str) -> bool:
     ours = {w for w in words_of(item) if w.isascii()}
     return not ours.isdisjoint(words_of(reply))
-
-
-def _proposed(item: str) -> str:
-    """Word an accepted proposal as what was decided: "Want me to kill it?" → "kill it"."""
-    folded = fold(item)
-    lead = _PROPOSAL_LEAD.match(folded)
-    rest = item[lead.end() :] if lead else item
-    rest = _PROPOSAL_TAIL.sub("", rest)
-    return rest if text_weight(rest) >= 2 else item
-
-
-def _unlabelled(item: str) -> str:
-    """Drop a caption that only repeats the item's kind: "Next steps: add tests" → "add tests"."""
-    label = ITEM_LABEL.match(fold(item))
-    rest = item[label.end() :] if label else item
-    return rest if text_weight(rest) >= 2 else item
 
 
 def _amends(text: str, before: str) -> bool:
@@ -521,7 +488,7 @@ def _picked(item: str, view: TurnView) -> str | None:
     if view.goal or not view.before or text_weight(item) >= 3 or folded.endswith(("?", "？")):
         return None  # a longer answer says what it settles in its own words
     if option := picked_option(item, view.before):
-        return f"{item} — {_proposed(option)}"
+        return f"{item} — {proposed(option)}"
     return item if text_weight(item) >= 2 and _directs(folded) else None  # a bare "别" or "不用" only objects
 
 
@@ -533,40 +500,7 @@ def _held(item: str, said: str, view: TurnView) -> str | None:
         return None  # …but "ok 知道了，回头再说" holds nothing back
     if text_weight(item) < 1.5 or folded.endswith(("?", "？")) or (view.goal and _DUE.search(folded)):
         return None  # "… has to be done before Monday": when the goal is due, not a step held back
-    return clip(_resolved(item, said, view.before), ITEM_CHARS)
-
-
-def _resolved(step: str, said: str, before: str) -> str:
-    """Say what a step names by pronoun: from the person's sentence before it, or the agent's offer it answers."""
-    if said.rstrip().endswith(("?", "？")) and (checks := CHECKS_THAT.search(fold(step))) and checks.start() < 4:
-        return f"{as_item(said)} — {step}"  # "do we need hreflang, or does Starlight emit them? — check that next time"
-    pronoun = OBJECT_PRONOUN.search(fold(step)) or POINTED_STEP.search(fold(step))
-    if pronoun is None or text_weight(step[: pronoun.start()]) > 5:
-        return step  # "the exception to the rule: if it's on a branch, edit it" points inside its own sentence
-    said = as_item(said)
-    if text_weight(said) >= 2 and not said.endswith(("?", "？")) and not feels_only(fold(said)):
-        # "that one's flaky upstream — skip it for now, I'll open an issue" (not "我媽看到這些一定很開心", a feeling)
-        return f"{said} — {step}"
-    if not _offers(fold(before[-600:])):
-        return step
-    offers = [s.text for s in split_sentences(before[-600:]) if _offers(fold(s.text))]
-    return f"{step} ({_proposed(as_item(offers[-1]))})" if offers else step  # "I'll push it (push the tag)"
-
-
-def _offers(folded: str) -> bool:
-    return OFFER_CUES.search(folded) is not None or proposes(folded)
-
-
-def _with_command(step: str, view: TurnView) -> str:
-    """Add the command the agent handed over for a step the person takes: "apply 我晚点自己跑 (`terraform … apply`)"."""
-    words = {w for w in LATIN_WORD.findall(fold(step)) if len(w) >= 3 and w.isalpha()} - COMMON_WORDS
-    for text in (view.after, view.before):
-        fences = (body for _, info, body in _FENCE_BODY.findall(text) if info.strip().lower() in _SHELL)
-        lines = [line.strip() for body in fences for line in body.splitlines()]
-        handed = [line for line in lines if 0 < len(line) <= 100 and not words.isdisjoint(LATIN_WORD.findall(line))]
-        if handed:
-            return f"{step} (`{handed[-1].removeprefix('$ ')}`)"
-    return step
+    return clip(resolved(item, said, view.before), ITEM_CHARS)
 
 
 def _directs(folded: str) -> bool:

@@ -1,0 +1,75 @@
+"""Word a state item well: drop the caption it repeats, say what its pronoun points to, add the command handed over.
+
+"Next steps: add tests" is "add tests"; "I'll push it" after the agent's "Want me to push the tag?" is
+"I'll push it (push the tag)"; "apply 我晚点自己跑" after a fenced `terraform … apply` names that command.
+"""
+
+from __future__ import annotations
+
+import re
+
+from incremind_daemon.pipeline.cues import ITEM_LABEL, OFFER_CUES, fold
+from incremind_daemon.pipeline.markdown import COMMON_WORDS, LATIN_WORD, as_item, text_weight
+from incremind_daemon.pipeline.organize import split_sentences
+from incremind_daemon.pipeline.state_cues import CHECKS_THAT, OBJECT_PRONOUN, POINTED_STEP, feels_only, proposes
+
+_FENCE_BODY = re.compile(r"^[ \t]*(`{3,}|~{3,})([^\n]*)\n(.*?)^[ \t]*\1", re.M | re.S)
+_SHELL = frozenset(("", "sh", "bash", "zsh", "fish", "shell", "console", "terminal"))  # fences that hand over commands
+_PROPOSAL_LEAD = re.compile(
+    # the agent's acknowledgement first: "明白，改为从 TIDE_DATA 读取", "Got it: deploys move to …"
+    r"^(?:(?:明白了?|收到|了解|好的|got it|understood|noted|sure)[\s,，.。!！:：]+)?"
+    r"(?:(?:so |then )?(?:i can(?: also)?|(?:do you )?want me to(?: also)?|should i|shall i|would you like me to"
+    r"|i(?:'d)? (?:suggest|recommend|propose)(?: that)?|how about"
+    r"|我(?:可以|建议)|建议(?:你|我们)?|要不要我?|需要我|是否需要我?)"
+    r"[\s,，:：]*)?"
+)
+PROPOSAL_TAIL = re.compile(r"[\s,，]*(?:可以吗|好吗|吗|呢|吧)?\s*[?？]*$")
+
+
+def proposed(item: str) -> str:
+    """Word an accepted proposal as what was decided: "Want me to kill it?" → "kill it"."""
+    folded = fold(item)
+    lead = _PROPOSAL_LEAD.match(folded)
+    rest = item[lead.end() :] if lead else item
+    rest = PROPOSAL_TAIL.sub("", rest)
+    return rest if text_weight(rest) >= 2 else item
+
+
+def unlabelled(item: str) -> str:
+    """Drop a caption that only repeats the item's kind: "Next steps: add tests" → "add tests"."""
+    label = ITEM_LABEL.match(fold(item))
+    rest = item[label.end() :] if label else item
+    return rest if text_weight(rest) >= 2 else item
+
+
+def resolved(step: str, said: str, before: str) -> str:
+    """Say what a step names by pronoun: from the person's sentence before it, or the agent's offer it answers."""
+    if said.rstrip().endswith(("?", "？")) and (checks := CHECKS_THAT.search(fold(step))) and checks.start() < 4:
+        return f"{as_item(said)} — {step}"  # "do we need hreflang, or does Starlight emit them? — check that next time"
+    pronoun = OBJECT_PRONOUN.search(fold(step)) or POINTED_STEP.search(fold(step))
+    if pronoun is None or text_weight(step[: pronoun.start()]) > 5:
+        return step  # "the exception to the rule: if it's on a branch, edit it" points inside its own sentence
+    said = as_item(said)
+    if text_weight(said) >= 2 and not said.endswith(("?", "？")) and not feels_only(fold(said)):
+        # "that one's flaky upstream — skip it for now, I'll open an issue" (not "我媽看到這些一定很開心", a feeling)
+        return f"{said} — {step}"
+    if not _offers(fold(before[-600:])):
+        return step
+    offers = [s.text for s in split_sentences(before[-600:]) if _offers(fold(s.text))]
+    return f"{step} ({proposed(as_item(offers[-1]))})" if offers else step  # "I'll push it (push the tag)"
+
+
+def _offers(folded: str) -> bool:
+    return OFFER_CUES.search(folded) is not None or proposes(folded)
+
+
+def with_command(step: str, after: str, before: str) -> str:
+    """Add the command the agent handed over for a step the person takes: "apply 我晚点自己跑 (`terraform … apply`)"."""
+    words = {w for w in LATIN_WORD.findall(fold(step)) if len(w) >= 3 and w.isalpha()} - COMMON_WORDS
+    for text in (after, before):
+        fences = (body for _, info, body in _FENCE_BODY.findall(text) if info.strip().lower() in _SHELL)
+        lines = [line.strip() for body in fences for line in body.splitlines()]
+        handed = [line for line in lines if 0 < len(line) <= 100 and not words.isdisjoint(LATIN_WORD.findall(line))]
+        if handed:
+            return f"{step} (`{handed[-1].removeprefix('$ ')}`)"
+    return step
