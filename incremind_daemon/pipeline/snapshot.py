@@ -121,7 +121,8 @@ _TAG = re.compile(r"\bgit tag\s+(?:-[as]\s+)?(v?\d[\w.-]*)(?=\s*(?:$|&&|;|\n|-m)
 # the words that join a sentence to the one before, which an item's key may open with
 _CONNECTIVES = re.compile(r"^(?:and|also|so|but|then|plus|ok|okay|还有|另外|然后|而且|并且|顺便|对了)+")
 _FIRST_CLAUSE = re.compile(r"[^,，.。!！;；\n]{1,16}(?=[,，.。!！;；\n]|$)")
-_YES = re.compile(r"可以|行|没问题|同意|\b(?:ok|okay|sure|fine|yes|yeah|go ahead)\b")
+# a yes in a reply's first clause, though not its negation: "不行. 別用固定秒數去等畫面" turns the plan down
+_YES = re.compile(r"(?<![不没太])(?:可以|行)|没问题|(?<!不)同意|(?<!not )\b(?:ok|okay|sure|fine|yes|yeah|go ahead)\b")
 # a paragraph of several lines under a sentence that points to it ("但是 ssh 报这个", "I get this:") is what the
 # person pasted, though it reads as prose ("IT IS POSSIBLE THAT SOMEONE IS DOING SOMETHING NASTY!")
 _POINTED_PASTE = re.compile(

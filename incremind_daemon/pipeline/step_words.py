@@ -23,6 +23,7 @@ _PROPOSAL_LEAD = re.compile(
     r"|我(?:可以|建议)|建议(?:你|我们)?|要不要我?|需要我|是否需要我?)"
     r"[\s,，:：]*)?"
 )
+_YES_FIRST = re.compile(r"[^\w\s]+\s*|(?:ok(?:ay)?|good|great|nice|好的?|行|嗯)[\s,，.。!！]+")
 PROPOSAL_TAIL = re.compile(r"[\s,，]*(?:可以吗|好吗|吗|呢|吧)?\s*[?？]*$")
 
 
@@ -37,8 +38,10 @@ def proposed(item: str) -> str:
 
 def unlabelled(item: str) -> str:
     """Drop a caption that only repeats the item's kind: "Next steps: add tests" → "add tests"."""
-    label = ITEM_LABEL.match(fold(item))
-    rest = item[label.end() :] if label else item
+    folded = fold(item)
+    yes = _YES_FIRST.match(folded)  # "👌 下一步: depot filter …", "ok, next: …": a yes before the caption
+    label = ITEM_LABEL.match(folded[yes.end() :]) if yes else ITEM_LABEL.match(folded)
+    rest = item[(yes.end() if yes else 0) + label.end() :] if label else item
     return rest if text_weight(rest) >= 2 else item
 
 

@@ -55,6 +55,7 @@ from incremind_daemon.pipeline.cues import (
 from incremind_daemon.pipeline.lasting import IDENTITY, REQUEST
 from incremind_daemon.pipeline.leaning import named_before, names_nothing
 from incremind_daemon.pipeline.markdown import (
+    COMMON_WORDS,
     Block,
     as_item,
     clip,
@@ -122,6 +123,8 @@ _GO = re.compile(r"(?:go|ship it|let's go|那就这样|就这样)\W*$")
 _PLAN = re.compile(r"(?<![a-z])(?:i'll|i will|i'm going to|i plan to)(?![a-z])|我打算|我会|计划|方案")
 _CAPTION_WORDS = ("propos", "plan", "option", "方案", "建议", "提议", "建議", "提議")
 _CLAUSE_HEAD = re.compile(r"[,，:：;；。.!！]")
+# a reply that opens by turning down what the agent named: "PSK 不行，broker 不支持", "nginx 不要"
+_TURNS_DOWN = re.compile(r"[\w.+-]{1,24}\s*(?:不行|不可以|不要|不用)(?:[，,。.！!\s]|$)")
 _CLAUSE_BREAK = re.compile(r"[,，;；]|\s[—–]\s")
 # a sentence that says outright it is the next step ("接下来" and "next" also open rules: "接下来都用 pnpm")
 _NEXT_STEP = re.compile(r"(?i)^(?:下一步|next steps?\b)")
@@ -292,6 +295,7 @@ def _person_items(text: str, blocks: list[Block], view: TurnView) -> Iterator[It
     # a reply to the agent's question settles it when it takes or names a choice ("3-day lookback is fine")
     opening = fold(text.lstrip()[:40])
     turned = OVERRULE_CUES.match(opening) is not None or REVERSE_CUES.match(opening) is not None
+    turned = turned or _TURNS_DOWN.match(opening) is not None
     first = turned or _answers(view.before)
     amends = _amends(text, view.before)
     head = True  # the reply's first words, which may answer the agent by a label or a value alone
@@ -441,7 +445,10 @@ def _is_undone(item: str, view: TurnView) -> bool:
     """Tell whether the person's answer takes back what an item reports."""
     reply = fold(view.reply)
     if UNDO_CUES.search(reply):
-        return True
+        # "改回去" takes back the whole turn; a reply that names what it takes back takes back only that
+        # ("金额一律存整数分，别给我 double，那个 parseMinorUnits … 改回去" leaves the date format fix done)
+        named = {w for w in words_of(view.reply) if w.isascii() and len(w) >= 3} - COMMON_WORDS
+        return not named or _shares_words(item, view.reply)
     if view.asks and not CORRECTION_CUES.search(reply):
         return False  # "No — wait for Priya's review" answers "Want me to merge it?", not the commit before it
     objection = SENTENCE_END.split(view.reply.lstrip(), maxsplit=1)[0]  # the words that object, not what follows

@@ -428,3 +428,12 @@ BROADCAST_DONE = [
 def test_how_to_answer_and_why_is_no_next_step(closing: str) -> None:
     """Found on the fresh halves: "我自己会看 diff", the reason of a rule on answers, was the next step."""
     assert snapshot_session([*BROADCAST_DONE, user(closing)]).next_steps == ()
+
+
+@pytest.mark.parametrize(
+    "said", ["👌 下一步: depot filter 要放進 URL search params", "ok, next: depot filter in the URL"], ids=["zh", "en"]
+)
+def test_next_step_loses_its_caption_behind_a_yes(said: str) -> None:
+    turns = [user("Add the depots page."), assistant("Added the depots page."), user(said)]
+    (step,) = snapshot_session(turns).next_steps
+    assert step.startswith("depot filter")

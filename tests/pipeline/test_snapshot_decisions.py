@@ -359,3 +359,47 @@ def test_a_caption_over_a_list_is_no_decision_its_items_are(said: str, items: tu
     """Found on the fresh halves: "Two process things for this repo" took a decision's place."""
     turns = [*LATER_RULE, user(said), assistant("OK.")]
     assert snapshot_session(turns).decisions == items
+
+
+@pytest.mark.parametrize(
+    "refusal",
+    [
+        "不行. 別用固定秒數去等畫面 — 用會自己 retry 的 expect, 讓 DepotMap 把 zoom 寫在 data-zoom 上.",
+        "不可以，别用固定的等待时间，用会自己 retry 的 expect。",
+        "not ok, no fixed sleeps: use an expect that retries on data-zoom.",
+    ],
+    ids=["zh-hant", "zh", "en"],
+)
+def test_plan_turned_down_with_a_negated_yes_is_no_decision(refusal: str) -> None:
+    turns = [
+        user("Depot map page: /depots lists every depot and zooms the map to the one clicked."),
+        assistant("已加 depots 頁面。zoom 動畫大約 250 ms，我打算在 click 之後加 `waitForTimeout(300)`，可以嗎？"),
+        user(refusal),
+        assistant("改好了：DepotMap 在 zoomend 時更新 data-zoom。"),
+    ]
+    assert "waitForTimeout" not in "; ".join(snapshot_session(turns).decisions)
+
+
+def test_reply_that_turns_down_a_named_option_is_a_decision() -> None:
+    turns = [
+        user("网关 MQTT 重连很慢，TLS 握手要 9 秒，看看能不能快一点。"),
+        assistant("几个办法：1. 开 CONFIG_SPEED_OPTIMIZATIONS  2. 开 ECP 优化  3. 换 TLS-PSK。要用哪几个？"),
+        user("PSK 不行，broker 是云厂商托管的，不支持 PSK。先试 1 和 2。"),
+        assistant("好，先开 1 和 2。"),
+    ]
+    assert "PSK 不行，broker 是云厂商托管的，不支持 PSK" in snapshot_session(turns).decisions
+
+
+def test_revert_that_names_its_object_takes_back_only_that() -> None:
+    turns = [
+        user("The RBC import blows up on the first row."),
+        assistant(
+            "I switched it to `DateFormat('M/d/yyyy')` and added a test with `3/1/2026`.\n\n"
+            "I also simplified the amount handling: `parseMinorUnits` is gone, amounts go through `double.parse`."
+        ),
+        user("不行。金额一律存整数分，别给我 double，那个 parseMinorUnits 是故意按字符串拆的。改回去。"),
+        assistant("Reverted to `parseMinorUnits`."),
+    ]
+    done = "; ".join(snapshot_session(turns).done)
+    assert "DateFormat('M/d/yyyy')" in done
+    assert "double.parse" not in done
