@@ -252,9 +252,11 @@ LATER_CUES = re.compile(
         r"|when (?:i'm|i am|we're) back|(?:wait|waiting) (?:for|until)|until [a-z]+ (?:has|have|is|are|looks?|reviews?)"
         r"|once [a-z]+ (?:has|have|is|are)"
         r"|(?:don't|do not) (?:merge|push|deploy|release|apply|ship) (?:it |this |that )?yet"
-        r"|i'll (?:do|apply|push|run|open|check|look|merge|deploy|ask)"
+        r"|i'll (?:do|apply|push|run|open|check|look|merge|deploy|ask|commit|chase|keep an eye|put|poke|test|review)"
+        r"|tomorrow-?ish|(?:can|will) wait (?:till|until|for)|(?:at|on|till|until) the weekend"
     )
     + r"|明天|今晚|晚点|晚些|稍晚|回头|回来再|下午|下周|(?<![上本这])周[一二三四五六日]|下次|之后再|以后再"
+    r"|听日|聽日|听朝|聽朝|迟啲|遲啲|下礼拜|下禮拜|(?<![上本这])礼拜[一二三四五六日天]|下一?个\s*(?:pr|mr)"
     r"|等[^，。,.]{1,24}?(?:再|后|完|看)"
     r"|先别|暂时别|还没|我(?:自己|晚点|回头|去)"
 )
@@ -401,7 +403,8 @@ CLOSING_WORDS = re.compile(
         r"that's (?:it|all)(?: for (?:today|now))?|see you(?: tomorrow)?|bye|good ?night|have a good \w+|cheers"
         r"|i'm off|signing off|logging off|heading out"
     )
-    + r"|先这样|就这样|今天就到这|今天先到这|下次见|拜拜|回见|明天见|先撤了?|撤了|下线了|先下了|溜了|[\W_\d]+"
+    + r"|先这样|就这样|今天就到这|今天先到这|下次见|拜拜|回见|明天见|周末愉快|周末见|下周见"
+    r"|先撤了?|撤了|下线了|先下了|溜了|[\W_\d]+"
 )
 # an object the next step names by pronoun, so its sentence alone does not say what: "I'll push it"
 PRONOUN_OBJECT = re.compile(_words(r"it|them|him|her|he|she|they|that one|this one") + "|[他她它]")
@@ -445,7 +448,7 @@ REVERSE_CUES = re.compile("^(?:" + _words(r"(?:the )?other way (?:a)?round|the o
 # times LATER_CUES leaves out: "明早我自己 clear task", "next sprint", "end of day"
 MORE_LATER_CUES = re.compile(
     _words(r"next (?:month|sprint|release|iteration)|first thing|end of (?:the )?(?:day|week|month)|eod")
-    + r"|明早|明晚|明儿|后天|周末|月底|下个?月|下个?(?:迭代|版本|sprint)"
+    + r"|明早|明晚|明儿|后天|周末|月底|下个?月|下个?(?:迭代|版本|sprint)|(?<!昨天)(?<!前天)(?<!每天)晚上"
 )
 # done reports the cues above leave out: "已 squash merge #279", "注释改成英文了", "full refresh 6 分 42 秒",
 # "built in 4m 46s", "Two commits on `flush-buffer`, pushed", "The dry run was clean", "CI 那套也跑过了"
@@ -528,7 +531,7 @@ def is_later_more(folded: str) -> bool:
     """
     hinted = not folded.isascii() or any(word in folded for word in ("next ", "first thing", "end of", "eod"))
     found = MORE_LATER_CUES.search(folded) if hinted else None
-    past = found is not None and found.group() in ("周末", "月底") and _GONE_BY.match(folded[found.end() :])
+    past = found is not None and found.group() in ("周末", "月底", "晚上") and _GONE_BY.match(folded[found.end() :])
     return found is not None and not past
 
 

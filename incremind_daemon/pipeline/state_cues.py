@@ -323,6 +323,7 @@ _STOPS_HERE = re.compile(
     + _words(r"that's it for (?:today|now|the day)|let's (?:stop|leave it) (?:here|there)(?: for (?:today|now))?")
 )
 _PUT_OFF = re.compile(r"再|回头|明天|改天|下次|" + _words(r"tomorrow|later"))
+_CAN_WAIT = re.compile(_words(r"can wait|will wait|can keep"))
 
 
 def is_leaving(folded: str, context: str) -> bool:
@@ -331,8 +332,8 @@ def is_leaving(folded: str, context: str) -> bool:
     if cue is None:
         return False
     rest = folded[: cue.start()] + " " + folded[cue.end() :]  # "calling it a day": its "it" is no thing of the work
-    if named_values(rest) or OBJECT_PRONOUN.search(rest):
-        return False
+    if named_values(rest) or OBJECT_PRONOUN.search(rest) or _CAN_WAIT.search(rest):
+        return False  # "…, the painter labels can wait till the weekend" leaves a thing of the work for later
     # "明天再补测试 先撤了" names the tests the agent just spoke of; "晚上还要背单词" names nothing of the session
     return _named(rest).isdisjoint(_named(fold(context[-2000:])))
 

@@ -347,7 +347,9 @@ def _judge(item: str, view: TurnView, hint: str | None, *, settles: bool) -> tup
         return None  # "Here's what I changed:", "let me know if …"
     if hint == DONE and (NOT_DONE_CUES.search(folded) or NEXT_CUES.match(folded) or WEAK_NEXT_CUES.match(folded)):
         hint = None  # "I did not touch the integration tests yet", "next I'll …" under "Implemented:"
-    if view.role == "user" and (text_weight(item) < 3 or folded.endswith(("?", "？"))):
+    # a step put off is said in few words: "好，明天 review" (a time word and what is done then)
+    short = text_weight(item) < (2 if view.closing and _is_later(folded) else 3)
+    if view.role == "user" and (short or folded.endswith(("?", "？"))):
         return None
     if view.role == "user" and (only_yes(folded) or only_put_off(folded)):
         return None  # "可以，就这么办": the yes takes the agent's proposal; "ok 知道了，回头再说" leaves nothing to do

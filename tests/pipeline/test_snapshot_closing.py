@@ -437,3 +437,37 @@ def test_next_step_loses_its_caption_behind_a_yes(said: str) -> None:
     turns = [user("Add the depots page."), assistant("Added the depots page."), user(said)]
     (step,) = snapshot_session(turns).next_steps
     assert step.startswith("depot filter")
+
+
+@pytest.mark.parametrize(
+    ("said", "named"),
+    [
+        ("好，明天 review。", "明天 review"),
+        ("OK，唔该。听日再睇 getOrderItems 嘅 rate limit 点处理。", "getOrderItems"),
+        ("得，唔该。37 张单嘅库存点冲返，下礼拜一同 Ben 对完先算。", "Ben"),
+        ("跑通了，晚上看 Airflow 那边怎么样。", "Airflow"),
+        ("good. tomorrow-ish: the diff report, with fx rates from the ECB daily feed.", "diff report"),
+        ("then I'm done for today, the painter labels can wait till the weekend.", "painter labels"),
+        ("Nice, 4s to 2ms. I'll put both in front of Marcus together with the goose PR.", "Marcus"),
+    ],
+    ids=["zh-short", "yue-tomorrow", "yue-next-week", "zh-evening", "en-tomorrowish", "en-can-wait", "en-ill-put"],
+)
+def test_step_put_off_in_the_last_words_is_next(said: str, named: str) -> None:
+    turns = [
+        user("Add the currency columns to the price table."),
+        assistant("Added `currency` and `price_minor`; tests pass. MR !214 is open."),
+        user(said),
+    ]
+    assert named in "; ".join(snapshot_session(turns).next_steps)
+
+
+@pytest.mark.parametrize(
+    "said", ["好的，周末愉快 🙌", "昨天晚上挂了一次，重启之后好了，谢谢"], ids=["zh-weekend", "zh-last-night"]
+)
+def test_weekend_wishes_and_last_night_are_no_next_step(said: str) -> None:
+    turns = [
+        user("Add the currency columns to the price table."),
+        assistant("Added `currency` and `price_minor`; tests pass."),
+        user(said),
+    ]
+    assert snapshot_session(turns).next_steps == ()
