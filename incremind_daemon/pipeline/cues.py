@@ -273,13 +273,14 @@ MORE_DONE_CUES = re.compile(
         rf"|noted(?!{_ACK_STOP})|documented|pushed|reverted|cleared|filled|swapped|wired|raised|lowered|capped|narrowed|widened|kept"
     )
     + r"|^(?:pr|mr) !?#?\d+|^(?:pushed|committed|merged|tagged)\b|\b(?:is|are) (?:up|pushed|merged|saved|green)\b"
+    r"|\b(?:pr|mr) !?#?\d+ (?:is )?(?:open(?:ed)?|up|created)\b"  # "Draft PR #233 is open from cy/orders-chart-tz"
     # the work as its subject, where the clause ends: "The refund handler and its tests are written; …",
     # not how a thing works ("errors are written to stderr")
     r"|\b(?:is|are) (?:all |both |now )?(?:written|implemented|in place|wired up)(?=\s*(?:$|[,;:.!—–]|and\b))"
     r"|\bnow (?:runs?|uses?|lives?|has|checks?|returns?|points?|reads?|writes?|says|shares?|waits?|goes|sets?|skips?"
     r"|loads?|calls?|keeps?|passes|handles?|shows?|defaults? to)\b"
     r"|已(?:经)?(?:加|改|修|删|装|存|推|撤|回滚|记|注册|标记|跳过|写|建|换|移|合|提|跑|验证|确认|同步|关|开|启|禁|重启|保存"
-    r"|推送|撤回|转|补|去掉|接入|打|发|放|挪|拆|升级|降级|切到)|(?:换|调|配|修|弄|搭|接|补|装|跑|加|存|推|建|写|改)好了"
+    r"|推送|撤回|转|补|去掉|接入|打|发|放|挪|拆|升级|降级|切到)|(?:换|调|配|修|弄|搭|接|补|装|跑|加|存|推|建|写|改|开)好了"
     r"|^(?:只|都|也|又|先|还|另外)?(?:加|改|删|补|换|装|建|写|推|存|跑|拆|挪)了|都过了|都通过|全过|全部通过|格式已修|已修"
     r"|(?:重跑|运行|部署|启动|推送|上传|编译|构建)成功|^(?:新增|新建|新加)|已(?:经)?在[^。，,；;]{1,40}?(?:加|改|删|补|换|装|建|写|放)了?"
     r"|^new (?:file|override|migration|test|module|script|config|endpoint|component|branch|section|column|table|flag"

@@ -5,6 +5,7 @@ from __future__ import annotations
 import pytest
 
 from incremind_daemon.pipeline.snapshot import Turn, snapshot_session
+from tests.pipeline.test_snapshot import assistant, user
 
 OPENINGS = [
     (
@@ -53,3 +54,19 @@ def test_a_closing_that_turns_the_offer_down_and_ends_leaves_no_next_step(closin
         Turn("user", closing),
     ]
     assert snapshot_session(turns).next_steps == (), snapshot_session(turns).next_steps
+
+
+def test_bug_caption_after_the_repo_context_is_the_goal() -> None:
+    turns = [
+        user(
+            "Different repo. ops-dashboard is our internal SvelteKit dashboard for the ops team: SvelteKit 2 + "
+            "TypeScript, pnpm. pnpm only — never npm or yarn. Dev server runs on 5173 and proxies /api to 8787.\n\n"
+            "Git rule that holds in every repo: never push to main — work on a branch called cy/<topic>.\n\n"
+            "Bug: since the clocks went back, the 'Orders per hour' chart labels are an hour off. "
+            "src/lib/charts/OrdersPerHour.svelte:\n\n```svelte\nconst label = new Date(ts.replace('Z', ''))\n```"
+        ),
+        assistant("`ts.replace('Z', '')` strips the UTC marker. Want me to switch to moment-timezone?"),
+        user("No moment, it's huge. We use date-fns for dates in this repo. Fix both charts."),
+        assistant("Both charts now call `formatInTimeZone`."),
+    ]
+    assert "Orders per hour" in snapshot_session(turns).goal

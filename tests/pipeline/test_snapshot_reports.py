@@ -274,3 +274,19 @@ def test_a_report_that_ends_on_its_own_dash_joins_the_ask_with_one() -> None:
     ]
     (done,) = snapshot_session(turns).done
     assert done.startswith("已经开始写了 — PagerDuty") and "—— —" not in done
+
+
+@pytest.mark.parametrize(
+    ("report", "named"),
+    [("Draft PR #233 is open from cy/orders-chart-tz.", "#233"), ("cy/fct-revenue 的 draft PR #421 開好了。", "#421")],
+    ids=["en", "zh-hant"],
+)
+def test_pull_request_opened_is_done(report: str, named: str) -> None:
+    turns = [
+        user("Fix the chart labels."),
+        assistant("Both charts now call `formatInTimeZone`."),
+        user("Push it and open the draft."),
+        assistant(report),
+        user("👍"),
+    ]
+    assert named in "; ".join(snapshot_session(turns).done)
