@@ -34,6 +34,8 @@ EVERY_PROJECT = re.compile(
 _PROJECT_ANCHOR = re.compile(
     words(r"this (?:repo|project|codebase|service|app)|here|our (?:repo|api|app|service|backend|frontend)")
     + r"|这个(?:项目|仓库|repo|服务)|本项目|这里|我们的(?:项目|服务|接口)|\d{2,5}|/[\w.-]+/"
+    # the team's way and the repo's own config: "我們的 SQL 關鍵字一律小寫, that's what .sqlfluff enforces"
+    r"|我们的|咱们的|(?<![\w/~.])\.[a-z][\w-]{2,}(?:\.[a-z]+)?(?![\w/])"
 )
 # the project at hand named outright: a rule said of it stays with it, however it addresses the person
 _THIS_PROJECT = re.compile(
