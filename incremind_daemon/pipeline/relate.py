@@ -22,7 +22,7 @@ from incremind_daemon.pipeline.relate_rules import (
     relate_by_rules,
     says_again,
 )
-from incremind_daemon.pipeline.replacing import changed_subject, for_other_writing, stands_with
+from incremind_daemon.pipeline.replacing import changed_subject, for_other_writing, stands_with, turns_down
 from incremind_daemon.pipeline.replies import answer_slots
 from incremind_daemon.pipeline.stance import CHANGE, EXCEPTION_SAID, negated, used
 from incremind_daemon.store.records import Candidate
@@ -111,7 +111,8 @@ def relate(
     least = (
         reading.repeat if verdict.kind in ("new", "supplement", "repeat") or says_again(candidate) else reading.overrule
     )
-    if chances["repeat"] >= least:
+    # …and a candidate that turns down a name the insight holds as it stands repeats none of it
+    if chances["repeat"] >= least and (verdict.kind == "repeat" or not turns_down(candidate.statement, item.statement)):
         similarity = verdict.similarity if verdict.known_id == item.id else round(chances["repeat"], 4)
         return Relation("repeat", item.id, similarity)
     # of the insights that name what a change is of, the one the model reads as most changed

@@ -13,7 +13,7 @@ import re
 
 from incremind_daemon.pipeline.cues import fold
 from incremind_daemon.pipeline.features import CONCEPT_NAMES, features_of, keys_of, names_in, numbers_of
-from incremind_daemon.pipeline.stance import CHANGE_OF_PLAN, used
+from incremind_daemon.pipeline.stance import CHANGE_OF_PLAN, negated, used
 
 
 def changed_subject(statement: str, about: str = "") -> frozenset[str]:
@@ -121,3 +121,12 @@ def for_other_writing(mine: str, theirs: str) -> bool:
     """Tell whether two statements are each for pieces of writing the other never names."""
     my_kinds, their_kinds = writings_of(mine), writings_of(theirs)
     return bool(my_kinds) and bool(their_kinds) and my_kinds.isdisjoint(their_kinds)
+
+
+def turns_down(mine: str, theirs: str) -> bool:
+    """Tell whether a statement turns down a name the other holds as it stands, so it repeats none of it:
+    "uv manages the interpreter, not the Pi's system python" beside "the rig is pinned to python 3.11, same as
+    the pi's system python" (though "never npm" repeats "pnpm only, never npm")."""
+    refused = negated(mine) - negated(theirs)
+    return bool(refused) and not refused.isdisjoint(re.findall(r"[\w.+#-]+", fold(theirs).casefold()))
+

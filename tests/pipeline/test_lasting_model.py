@@ -16,6 +16,7 @@ from incremind_daemon.pipeline.lasting import STANDING
 from incremind_daemon.pipeline.lasting_model import Chance, load_weights, reader_for, relation_reader_for
 from incremind_daemon.pipeline.pairs import PAIR_FEATURES, Known, Relation, pair_features
 from incremind_daemon.pipeline.relate import relate
+from incremind_daemon.pipeline.replacing import turns_down
 from incremind_daemon.pipeline.steps import StepState, examine_pending, ingest_item, open_writer
 from incremind_daemon.pipeline.work import TailSession
 from incremind_daemon.sources.extract import extract_bytes
@@ -841,3 +842,22 @@ def test_one_rule_said_across_a_stop_is_one_candidate(
 ) -> None:
     [found] = extract_candidates(text, conversational=conversational, reader=reader_for(use_m3))
     assert all(word in found.statement for word in must), found.statement
+
+
+@pytest.mark.parametrize(
+    ("said", "known_text"),
+    [
+        (
+            "Uv manages the interpreter, not the Pi's system python",
+            "The rig is pinned to python 3.11, same as the pi's system python, leave requires-python alone",
+        ),
+    ],
+)
+def test_turning_down_what_the_insight_holds_repeats_none_of_it(use_m3: Embedder, said: str, known_text: str) -> None:
+    """Found in tune21: the model read 0.62 repeat, and the rig's move off the system python was lost as one."""
+    assert _read_beside(use_m3, said, known_text).kind != "repeat"
+
+
+def test_never_beside_the_same_never_stays_a_repeat() -> None:
+    assert not turns_down("Never npm, the lockfile is pnpm-lock.yaml", "pnpm only — never npm or yarn")
+    assert turns_down("Uv manages the interpreter, not the Pi's system python", "pinned to the pi's system python")
