@@ -290,3 +290,17 @@ def test_pull_request_opened_is_done(report: str, named: str) -> None:
         user("👍"),
     ]
     assert named in "; ".join(snapshot_session(turns).done)
+
+
+@pytest.mark.parametrize(
+    ("report", "named"),
+    [
+        ("生成了 `reports/out/EXP-4417_mid_20261007.md`。", "EXP-4417_mid_20261007.md"),
+        ("导出了 `~/Downloads/ch_top20.csv`，20 行。", "ch_top20.csv"),
+        ("我在 `ab_report.py` 里新增了 `bootstrap_ci()`，对每个指标求 95% CI。", "bootstrap_ci"),
+    ],
+    ids=["generated", "exported", "added"],
+)
+def test_chinese_reports_of_made_things_are_done(report: str, named: str) -> None:
+    turns = [user("今天先把 md 生成出来。"), assistant(report), user("好。")]
+    assert named in "; ".join(snapshot_session(turns).done)
