@@ -370,9 +370,10 @@ REPORT_CUES = re.compile(
     r"[a-z]{3,}ed(?![a-z0-9_-])"
 )
 # a report that names nothing it did, so the ask it answers says what: "改好了：", "Done.", "已添加"
+# (Cantonese drops the 了: "改好，`apps/fx` 12 个全部过")
 BARE_REPORT = re.compile(
     r"(?:ok(?:ay)?[,\s]*)?(?:all )?(?:done|fixed|updated|changed|added|implemented|applied)"
-    r"|(?:好的?[，,\s]*)?(?:已经?(?:添加|修改|修复|完成|更新|实现|处理|调整|加上|改好|弄好|改|加|修|换|调)|(?:改|加|修|弄|做|调|换)好了|搞定了?|完成了?)"
+    r"|(?:好的?[，,\s]*)?(?:已经?(?:添加|修改|修复|完成|更新|实现|处理|调整|加上|改好|弄好|改|加|修|换|调)|(?:改|加|修|弄|做|调|换|整)好了?|搞定了?|完成了?)"
 )
 # a person's sentence that settles how the work is done and that DIRECTIVE_CUES leaves out: a choice for now
 # ("just hardcode it for now", "这次先写死 10 秒", "自己 parse 就好"), a rule of this project, a value set
@@ -428,7 +429,7 @@ CHECK_CHARS = frozenset("测试单测用例构建编译检查全部都均也仍�
 
 
 # literal-led, so a long reply with none of them is ruled out fast
-_REPORT_HINT = re.compile(r"[把了绿綠]|通[过過]|我[来來先会會将將在]|下面|接下")
+_REPORT_HINT = re.compile(r"[把了绿綠]|通[过過]|我[来來先会會将將在]|下面|接下|好[，,。.\s]|好$")
 _ANNOUNCE_WORDS = ("I'll", "I will", "I'm", "I am", "Let me", "let me")
 _PAST_OPENER = re.compile(r"[A-Za-z]{3,}ed\b")
 _LATER_PAST_OPENER = re.compile(r"[.!?;] +[A-Za-z]{3,}ed\b")

@@ -539,4 +539,7 @@ def _sentences(text: str) -> list[str]:
 def _may_hold(text: str) -> bool:
     if may_hold_state_cue(text) or may_hold_report_cue(text) or may_hold_more_report_cue(text):
         return True
-    return may_hold_later_done_cue(text)
+    if may_hold_later_done_cue(text):
+        return True
+    # "改咗做 config.settings.local" holds 改了 as the cues read it, once folded
+    return not text.isascii() and (folded := fold(text)) != text and _may_hold(folded)

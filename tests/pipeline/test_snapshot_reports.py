@@ -304,3 +304,21 @@ def test_pull_request_opened_is_done(report: str, named: str) -> None:
 def test_chinese_reports_of_made_things_are_done(report: str, named: str) -> None:
     turns = [user("今天先把 md 生成出来。"), assistant(report), user("好。")]
     assert named in "; ".join(snapshot_session(turns).done)
+
+
+def test_cantonese_report_is_done() -> None:
+    turns = [
+        user("本地用 config.settings.local，唔系 config.settings.dev。"),
+        assistant("`.env.example` 改咗做 `config.settings.local`。用 `make test` reproduce 到。"),
+        user("得。"),
+    ]
+    assert "config.settings.local" in "; ".join(snapshot_session(turns).done)
+
+
+def test_cantonese_bare_report_borrows_the_ask() -> None:
+    turns = [
+        user("金额换算一律用 Decimal，quantize 到两位，ROUND_HALF_UP。"),
+        assistant("改好。"),
+        user("得，唔该。"),
+    ]
+    assert "ROUND_HALF_UP" in "; ".join(snapshot_session(turns).done)
