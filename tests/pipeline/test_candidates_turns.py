@@ -200,3 +200,25 @@ def test_a_command_typed_bare_among_chinese_words_leaves_the_sentence_prose(use_
     found = statements(text, embedder=use_m3)
     assert len(found) == 1 and found[0].startswith("提交前先在 host 上跑单元测试"), found
     assert statements("cmake -B build && ctest --test-dir build", embedder=use_m3) == []
+
+
+@pytest.mark.parametrize(
+    ("text", "rule"),
+    [
+        (
+            "Please convert them and keep the numbering: use sequential versions (goose's -s style, 00001_…), "
+            "not timestamps, so the history still reads 1 through 16.",
+            "Use sequential versions",
+        ),
+        ("Can you rename the fixtures: always prefix them with gw_, never with test_.", "Always prefix them with gw_"),
+    ],
+    ids=["use-not", "always"],
+)
+def test_a_rule_after_the_colon_of_an_ask_lasts(text: str, rule: str, use_m3: Embedder) -> None:
+    """tune20: the goose conversion asked for today hid the numbering rule after its colon."""
+    found = statements(text, embedder=use_m3)
+    assert any(statement.startswith(rule) for statement in found), found
+
+
+def test_what_follows_the_colon_of_an_ask_is_no_rule_without_a_rule_word(use_m3: Embedder) -> None:
+    assert statements("Can you look at the CI logs: don't know why the cache misses every time.", embedder=use_m3) == []
