@@ -30,6 +30,7 @@ _MAYBE = re.compile(r"可能|也许|或许|(?<![a-z])(?:maybe|might|probably|per
 _LATIN_WORD = re.compile(r"[a-z0-9]+(?:['.-][a-z0-9]+)*")
 _CLAUSE_MARKS = ("，", ", ", "；", "; ", " — ", " – ", " so ")
 _NUMBER_VALUE = re.compile(r"\d{2,}")
+_ASKS_OUTRIGHT = re.compile(r"(?:please|pls|can you|could you|would you)(?![a-z])|帮我|麻烦你?|请你?|你(?:帮我|把)")
 _RULE_AFTER_ASK = re.compile(
     r"(?:always|never|(?:don't|do not) (?!know|think|see|get|understand|remember)|use [^;:]{1,80}?, not )"
     r"|(?:一律|统一|永远|不要|别|都用|只用)"
@@ -98,7 +99,8 @@ def _facts_after_an_ask(text: str, start: int, end: int) -> list[tuple[int, int]
     # "Please convert them and keep the numbering: use sequential versions (00001_…), not timestamps": the ask is
     # for today, the rule after its colon lasts
     colon = next((at for at in (text.find(mark, start, end) for mark in (": ", "：")) if at > start), -1)
-    if colon > start and (rule := text[colon + 1 : end].strip()) and _RULE_AFTER_ASK.match(fold(rule)):
+    asked = colon > start and _ASKS_OUTRIGHT.match(fold(text[start:colon].lstrip())) is not None
+    if asked and (rule := text[colon + 1 : end].strip()) and _RULE_AFTER_ASK.match(fold(rule)):
         return [] if REQUEST.search(fold(rule)) else [(end - len(text[colon + 1 : end].lstrip()), end)]
     cut = _last_clause(text, start, end)
     if cut <= start:
