@@ -143,9 +143,18 @@ def _end_colon(sentence: str, after: str) -> str:
 def index_line(request: list[str]) -> str:
     if not request:
         return ""
+    # a title says what the session is about, not the greeting, mood or who the person is it opens with:
+    # "早. 先講一件事: 以後不用英文回我了…", "tired, english today. reply in Chinese pls"
+    request = request[next((i for i, s in enumerate(request) if not _leads_in(s)), 0) :]
     line = request[0] if len(request[0]) >= 24 else join_sentences(request[:2], INDEX_LINE_CHARS)
     # "…下面是 adb logcat 抓到的：" over a paste: the title ends on the words, not on the colon
     return clip(line, INDEX_LINE_CHARS, clause=True).rstrip(" ,，:：;；、—–-")
+
+
+def _leads_in(sentence: str) -> bool:
+    if _about_the_person(sentence):
+        return True
+    return text_weight(sentence) < 3 and not named_values(sentence) and not is_ask(fold(as_mandarin(sentence)))
 
 
 def goal_with_error(raw: str, prose: str, quoted: str, request: list[str]) -> str:

@@ -70,3 +70,21 @@ def test_bug_caption_after_the_repo_context_is_the_goal() -> None:
         assistant("Both charts now call `formatInTimeZone`."),
     ]
     assert "Orders per hour" in snapshot_session(turns).goal
+
+
+@pytest.mark.parametrize(
+    ("opening", "title"),
+    [
+        (
+            "早. 先講一件事: 以後不用英文回我了，用繁體中文就好. 在 dev 把 int_app_events backfill 到今天，"
+            "再比一下 row count。",
+            "在 dev 把 int_app_events backfill 到今天",
+        ),
+        ("Backend today. Sofia wants the therapist dashboard to show weekly adherence per patient.", "Sofia wants"),
+        ("训练又 NaN 了。 model/train.py，DCN-v2，8 卡 torchrun。", "训练又 NaN 了"),
+    ],
+    ids=["zh-hant-greeting-and-language", "en-mood", "zh-short-problem-stays"],
+)
+def test_a_sessions_title_skips_the_greeting_mood_and_manner_it_opens_with(opening: str, title: str) -> None:
+    snapshot = snapshot_session([Turn("user", opening), Turn("assistant", "On it.")])
+    assert snapshot.index_line.startswith(title), snapshot.index_line
