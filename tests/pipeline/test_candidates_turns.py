@@ -166,8 +166,8 @@ def test_what_comes_next_is_the_work_of_the_hour(text: str, use_m3: Embedder) ->
         # a limit with its number (tune23)
         ("并发最多 4 个，同一个 host 两次请求间隔至少 500ms。", "并发最多 4 个，同一个 host 两次请求间隔至少 500ms"),
         # …with a verb before its number (tune24), and in English
-        ("429 和 503 要退避：从 2 秒开始翻倍，最多等 5 分钟，加 jitter。", "429 和 503 要退避：从 2 秒开始翻倍，最多等 5 分钟，加 jitter"),
-        ("Webhook retries: at most 3 per delivery, then dead-letter it.", "Webhook retries: at most 3 per delivery, then dead-letter it"),
+        ("429 和 503 要退避：最多等 5 分钟，加 jitter。", "429 和 503 要退避：最多等 5 分钟，加 jitter"),
+        ("Webhook retries: at most 3 per delivery.", "Webhook retries: at most 3 per delivery"),
         # what to use over what, the thing named in more than one word
         ("use the root.rec.algo queue, not default", "Use the root.rec.algo queue, not default"),
     ],
