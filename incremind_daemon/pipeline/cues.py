@@ -254,9 +254,10 @@ LATER_CUES = re.compile(
         r"|(?:don't|do not) (?:merge|push|deploy|release|apply|ship) (?:it |this |that )?yet"
         r"|i'll (?:do|apply|push|run|open|check|look|merge|deploy|ask|commit|chase|keep an eye|put|poke|test|review)"
         r"|tomorrow-?ish|(?:can|will) wait (?:till|until|for)|(?:at|on|till|until) the weekend"
+        r"|after (?:lunch|dinner|standup|stand-up|the standup|the meeting|my meeting|the call|work)"
     )
     + r"|明天|今晚|晚点|晚些|稍晚|回头|回来再|下午|下周|(?<![上本这])周[一二三四五六日]|下次|之后再|以后再"
-    r"|听日|聽日|听朝|聽朝|迟啲|遲啲|下礼拜|下禮拜|(?<![上本这])礼拜[一二三四五六日天]|下一?个\s*(?:pr|mr)"
+    r"|听日|聽日|听朝|聽朝|迟啲|遲啲|下礼拜|下禮拜|(?<![上本这])礼拜[一二三四五六日天]|下一?个\s*(?:pr|mr)|午饭后|吃完饭|开完会"
     r"|等[^，。,.]{1,24}?(?:再|后|完|看)"
     r"|先别|暂时别|还没|我(?:自己|晚点|回头|去)"
 )

@@ -449,8 +449,13 @@ def test_next_step_loses_its_caption_behind_a_yes(said: str) -> None:
         ("good. tomorrow-ish: the diff report, with fx rates from the ECB daily feed.", "diff report"),
         ("then I'm done for today, the painter labels can wait till the weekend.", "painter labels"),
         ("Nice, 4s to 2ms. I'll put both in front of Marcus together with the goose PR.", "Marcus"),
+        ("Thanks. After lunch I look at the backtest, Zhou Bo says the YSH numbers look off.", "backtest"),
+        ("ok commit. I open the PR after standup, Arjun reviews.", "Arjun"),
     ],
-    ids=["zh-short", "yue-tomorrow", "yue-next-week", "zh-evening", "en-tomorrowish", "en-can-wait", "en-ill-put"],
+    ids=[
+        "zh-short", "yue-tomorrow", "yue-next-week", "zh-evening", "en-tomorrowish", "en-can-wait", "en-ill-put",
+        "en-after-lunch", "en-after-standup",
+    ],
 )
 def test_step_put_off_in_the_last_words_is_next(said: str, named: str) -> None:
     turns = [
