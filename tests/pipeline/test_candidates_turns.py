@@ -225,3 +225,11 @@ def test_a_rule_after_the_colon_of_an_ask_lasts(text: str, rule: str, use_m3: Em
 
 def test_what_follows_the_colon_of_an_ask_is_no_rule_without_a_rule_word(use_m3: Embedder) -> None:
     assert statements("Can you look at the CI logs: don't know why the cache misses every time.", embedder=use_m3) == []
+
+
+def test_this_project_is_no_hedge_for_this_pr() -> None:
+    """tune23: "这个 pr" (for this PR only) matched inside "这个 project", and the rule was read as a hedge."""
+    said = "feature view 就两个：user_profile_fv 和 item_stats_fv，都在 rec_fs 这个 project 下面，别新建别的。"
+    found = statements(said)
+    assert any("user_profile_fv" in statement for statement in found), found
+    assert statements("这个 PR 先不加测试，别管。") == []
