@@ -360,7 +360,8 @@ def may_hold_state_cue(text: str) -> bool:
 # "测试仍然全绿", "Recreated the cluster", "Seeded `random` with 42"
 REPORT_CUES = re.compile(
     r"已(?:经)?把[^。！？]{1,60}?(?:改|换|加|删|设|调|移|挪|放|写|拆|合|升|降|钉|固定|替换|统一|切)"
-    r"|(?<![没未别不要想])(?<!如果)(?<!要是)(?<!假如)(?:加|改|删|补|换|装|写|拆|挪|调|卸载|重跑|重建|重启|生成|导出|新增|创建|新建|上传|部署|提交|修复)了(?![吗么没只就也会反])"
+    r"|(?<![没未别不要想])(?<!如果)(?<!要是)(?<!假如)(?:加|改|删|补|换|装|写|拆|挪|调|卸载|重跑|重建|重启|生成|导出|新增|创建|新建|上传|部署|提交|修复|还原|恢复)了(?![吗么没只就也会反])"
+    r"|(?:搬|移|挪)到\s*`|`[^`\n]+`\s*(?:成功|跑过|通过|过)(?=[\s（(，,。；;]|$)"  # "wrapper 搬到 `internal/…`"
     r"|(?:重新|再)查了|(?:检查|核对|验证|确认)(?:了|过了)|已(?:经)?(?:卸载|检查|核对|重跑|重建|重新)"
     r"|全绿|都绿|(?:build|tests?|ci|lint|clippy|pytest|vet|tsc)\s*(?:已经?|全部|均|都|也|仍然?|还是)*(?:通过|跑通|过了|绿了)"
     r"|^改回|^(?:✅\s*)?(?!(?:based|need|seed|speed|feed|embed|proceed|exceed|succeed|red|bed|shred|hundred|failed"
@@ -430,7 +431,7 @@ CHECK_CHARS = frozenset("测试单测用例构建编译检查全部都均也仍�
 
 
 # literal-led, so a long reply with none of them is ruled out fast
-_REPORT_HINT = re.compile(r"[把了绿綠]|通[过過]|我[来來先会會将將在]|下面|接下|好[，,。.\s]|好$")
+_REPORT_HINT = re.compile(r"[把了绿綠过過]|我[来來先会會将將在]|下面|接下|好[，,。.\s]|好$|成功|到\s*`")
 _ANNOUNCE_WORDS = ("I'll", "I will", "I'm", "I am", "Let me", "let me")
 _PAST_OPENER = re.compile(r"[A-Za-z]{3,}ed\b")
 _LATER_PAST_OPENER = re.compile(r"[.!?;] +[A-Za-z]{3,}ed\b")

@@ -322,3 +322,17 @@ def test_cantonese_bare_report_borrows_the_ask() -> None:
         user("得，唔该。"),
     ]
     assert "ROUND_HALF_UP" in "; ".join(snapshot_session(turns).done)
+
+
+@pytest.mark.parametrize(
+    ("report", "named"),
+    [
+        ("wrapper 搬到 `internal/stats/record.go`，`internal/db` 重新 generate。", "internal/stats/record.go"),
+        ("00007 還原了，player_stats 的表放在新的 migration 裡。", "00007 還原了"),
+        ("`db/query/player_stats.sql` 加了 `UpsertPlayerStats`，`sqlc generate` 過。", "UpsertPlayerStats"),
+    ],
+    ids=["moved-to", "restored", "command-passed"],
+)
+def test_chinese_reports_without_a_perfective_verb_are_done(report: str, named: str) -> None:
+    turns = [user("player_stats 開一個新的 migration。"), assistant(report), user("OK。")]
+    assert named in "; ".join(snapshot_session(turns).done)
