@@ -80,8 +80,7 @@ STANDING = re.compile(
     words(
         r"always|never|from now on|going forward",
         r"from here on(?: out)?",
-        r"in (?:the )?future",
-        r"every time",
+        r"in (?:the )?future|every time",
         r"whenever",
         r"by default",
         r"as a rule",
@@ -462,7 +461,8 @@ ONE_OFF = re.compile(
 PUT_OFF = re.compile(r"回头(?:再|我)|(?:^|[，,；;]\s*)先[^，,。；;]{1,30}?再说")
 _WEEKLY = re.compile(r"[每逢](?:周|星期|礼拜)[一二三四五六日天]")
 _ONWARD = re.compile(  # from when on (not "下班以后", its hour), or a value as it is now ("retention is 14 days now")
-    words(r"from now on|going forward|from here on|from (?:today|tomorrow) on|(?:is|are) (?:[\w/*-]+ ){1,3}now")
+    # "From today the reminder goes out at 2.30pm on weekdays only"
+    words(r"from now on|going forward|from here on|from (?:today|tomorrow)(?: on)?|(?:is|are) (?:[\w/*-]+ ){1,3}now")
     + r"|今后|从现在起|从现在开始|(?:^|[，,；;。\s])以后(?!再)|现在(?:是|改成|改为|定为|统一)|"
     + FROM_THEN_ON
 )

@@ -233,3 +233,19 @@ def test_this_project_is_no_hedge_for_this_pr() -> None:
     found = statements(said)
     assert any("user_profile_fv" in statement for statement in found), found
     assert statements("这个 PR 先不加测试，别管。") == []
+
+
+@pytest.mark.parametrize(
+    "said",
+    [
+        "From today the reminder goes out at 2.30pm on weekdays only, no reminder on Saturday or Sunday.",
+        "From tomorrow the nightly backup runs at 03:00, not 01:00.",
+    ],
+)
+def test_from_today_says_from_now_on(said: str, use_m3: Embedder) -> None:
+    """tune25: "today" read the change as one day's plan, though "from today" says it holds from now on."""
+    assert statements(said, embedder=use_m3), said
+
+
+def test_today_alone_is_still_one_day(use_m3: Embedder) -> None:
+    assert statements("The reminder goes out at 2.30pm today, the uncle closes early.", embedder=use_m3) == []
