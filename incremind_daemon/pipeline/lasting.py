@@ -198,7 +198,7 @@ DECISION = re.compile(
         r"(?:we|i)(?:'ll| will) (?:just )?use",
         r"stick(?:ing)? (?:with|to)",
         r"keep using",
-        r"(?:moving|move|switching|switch|migrating|migrate) (?:to|over to|from)",
+        r"(?:mov(?:e|ing)|switch(?:ing)?|migrat(?:e|ing)) (?:(?:[\w-]+ ){1,3}from [\w.-]+ )?(?:to|over to|from)",
         r"(?:got |been |was |is )?(?:pushed|moved|postponed|delayed|bumped|rescheduled|slipped) (?:back )?to",
         r"(?:we're|we are|i'm|i am|it's|it is) pinned to",
         r"(?:the )?(?:plan|call|verdict) is",

@@ -249,3 +249,10 @@ def test_from_today_says_from_now_on(said: str, use_m3: Embedder) -> None:
 
 def test_today_alone_is_still_one_day(use_m3: Embedder) -> None:
     assert statements("The reminder goes out at 2.30pm today, the uncle closes early.", embedder=use_m3) == []
+
+
+def test_switching_a_named_thing_from_one_to_another_is_a_decision(use_m3: Embedder) -> None:
+    """tune25: "switch … to" was a decision only with nothing between the verb and "to"."""
+    said = "Switch the backtest scoring from MAPE to WAPE — sum of abs errors over sum of actuals, per terminal."
+    found = extract_candidates(said, conversational=True, reader=reader_for(use_m3))
+    assert [c.category for c in found] == ["decision"], found
