@@ -200,6 +200,7 @@ def snapshot_session(turns: Sequence[Turn]) -> SessionSnapshot:
         # and the steps it lists are not done ("2. 新建 `src/db/index.ts`" under "步骤是：")
         found[NEXT] = [_Kept(plan, "", frozenset(), 0)]
         found[DONE] = [kept for kept in found[DONE] if fold(kept.item) not in fold(plan)]
+    found[DONE] = _not_taken_out(found[DONE])
     found[DECISION] = _standing(found[DECISION])
     newest = {kind: tuple(kept.item for kept in reversed(_best(found[kind], kind))) for kind in found}
     return SessionSnapshot(index_line(request), goal, newest[DONE], newest[DECISION], newest[NEXT], files.recent())
@@ -495,6 +496,27 @@ def _offer(kept: list[_Kept], item: str, room: int, rank: int = 0) -> None:
 
 
 _COMMITTED = re.compile(r"Committed(?: on [^:]+)?: ")
+
+
+# a report that takes a thing out again, and one that put it in: "limiter 拿掉了" after "加了 `ulule/limiter`"
+_TAKEN_OUT = re.compile(r"拿掉|删掉|去掉|移除|撤掉|(?<![a-z])(?:removed|dropped|ripped out|took out)(?![a-z])")
+_PUT_IN = re.compile(r"加了|装了|引入|接入|(?<![a-z])(?:added|installed|pulled in|brought in)(?![a-z])")
+
+
+def _not_taken_out(done: list[_Kept]) -> list[_Kept]:
+    """Drop a report of a thing put in that a later report of the session takes out again (``done`` is newest
+    first): "加了 `github.com/ulule/limiter/v3`" once "limiter 拿掉了" follows is no work that stands."""
+    kept: list[_Kept] = []
+    out: set[str] = set()
+    for report in done:
+        folded = fold(report.item).casefold()
+        names = {w for w in re.split(r"[^a-z0-9_]+", folded) if len(w) >= 4}
+        if _PUT_IN.search(folded) and not _TAKEN_OUT.search(folded) and names & out:
+            continue
+        kept.append(report)
+        if (taken := _TAKEN_OUT.search(folded)) is not None and len(names) <= 4:  # a report of that alone
+            out |= {w for w in re.split(r"[^a-z0-9_]+", folded[: taken.end() + 40]) if len(w) >= 4} - {taken.group()}
+    return kept
 
 
 def _standing(decisions: list[_Kept]) -> list[_Kept]:

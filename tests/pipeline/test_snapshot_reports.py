@@ -336,3 +336,24 @@ def test_cantonese_bare_report_borrows_the_ask() -> None:
 def test_chinese_reports_without_a_perfective_verb_are_done(report: str, named: str) -> None:
     turns = [user("player_stats 開一個新的 migration。"), assistant(report), user("OK。")]
     assert named in "; ".join(snapshot_session(turns).done)
+
+
+@pytest.mark.parametrize(
+    ("put_in", "taken_out"),
+    [
+        ("加了 `github.com/ulule/limiter/v3`，用它的 chi middleware，掛在 `POST /v1/auth/login`。", "limiter 拿掉了。"),
+        ("Added `axios-retry` and wired it into the API client.", "Removed axios-retry again."),
+    ],
+    ids=["zh-hant", "en"],
+)
+def test_a_thing_put_in_and_taken_out_again_is_no_work_done(put_in: str, taken_out: str) -> None:
+    turns = [
+        user("login 要加 rate limit。"),
+        assistant(put_in),
+        user("自己寫就好，拿掉。"),
+        assistant(taken_out),
+        user("OK。"),
+    ]
+    done = "; ".join(snapshot_session(turns).done)
+    assert taken_out.rstrip("。.") in done
+    assert put_in[:8] not in done
