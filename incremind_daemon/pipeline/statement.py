@@ -32,6 +32,7 @@ _EN_LEAD = re.compile(
     r"|that(?:'s| is) (?:wrong|not right|not it)|wrong|so|good news|bad news|that(?:'s| is) (?:exactly |precisely )?why"
     # words about the telling, not the thing told: "For future sessions: …", "I've told you before: …"
     r"|for (?:all )?(?:future|later|next|the next) sessions?|for future reference|remember|not quite(?: done)?"
+    r"|(?:(?:setup|background|some|quick) )?for context|quick context"  # "Setup for context: CI is …"
     r"|(?:i've|i have|i) told you (?:before|already|this before)|like i told (?:you|the other agents?)(?: before)?"
     r"|(?:(?:as|like) (?:i|we)(?:'ve| have)? (?:already )?(?:said|told you|mentioned)"
     r"|i(?:'ve| have)? said (?:this|that))"

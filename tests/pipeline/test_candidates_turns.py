@@ -130,6 +130,9 @@ def test_a_naming_pattern_is_a_fact_to_keep() -> None:
         ("先講一件事: 以後不用英文回我了，用繁體中文就好。", "以後不用英文回我了，用繁體中文就好"),
         ("先把規則講好: incremental models 一律用 insert_overwrite，不要用 merge。",
          "incremental models 一律用 insert_overwrite，不要用 merge"),
+        # "for context" says why it is told (tune26)
+        ("Setup for context: CI always runs on the self-hosted lantern-linux runner.",
+         "CI always runs on the self-hosted lantern-linux runner"),
     ],
 )  # fmt: skip
 def test_a_lead_in_that_says_when_or_that_a_rule_follows_is_no_part_of_it(text: str, statement: str) -> None:
