@@ -45,6 +45,7 @@ from incremind_daemon.pipeline.lasting import (
     without_task_tail,
 )
 from incremind_daemon.pipeline.lasting_model import Chance, LastingReader
+from incremind_daemon.pipeline.organize import split_sentences
 from incremind_daemon.pipeline.pieces import (
     ASKED_CHANGE,
     MIN_WEIGHT,
@@ -143,14 +144,13 @@ _POINTS_BACK = re.compile(
     r"(?i)^\W*(?:scrap that|forget (?:that|it|what i said)|never ?mind(?: that)?|ignore that|drop that"
     r"|(?:(?:no,? )?actually,? |wait,? )?make (?:it|that|them) |算了|那个(?:不要了|算了|不用了)|改主意了)"
 )
-_SENTENCE_END = re.compile(r"[.!?。！？\n]\s*")
 
 
 def _pointed_at(text: str, start: int) -> str:
     """Return the sentence before ``start`` in its text, where a change points back at it ("" if none)."""
-    before = text[max(0, start - 400) : start].rstrip()
-    ends = [m.end() for m in _SENTENCE_END.finditer(before[:-1])] if before else []
-    return before[ends[-1] if ends else 0 :].strip()
+    before = text[max(0, start - 400) : start]
+    sentences = split_sentences(before)
+    return sentences[-1].text.strip() if sentences else ""
 
 
 def _joined(text: str, scored: list[_Scored]) -> list[_Scored]:
