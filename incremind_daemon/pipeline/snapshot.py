@@ -510,13 +510,17 @@ def _not_taken_out(done: list[_Kept]) -> list[_Kept]:
     out: set[str] = set()
     for report in done:
         folded = fold(report.item).casefold()
-        names = {w for w in re.split(r"[^a-z0-9_]+", folded) if len(w) >= 4}
-        if _PUT_IN.search(folded) and not _TAKEN_OUT.search(folded) and names & out:
+        names, taken = _long_words(folded), _TAKEN_OUT.search(folded)
+        if taken is None and _PUT_IN.search(folded) and names & out:
             continue
         kept.append(report)
-        if (taken := _TAKEN_OUT.search(folded)) is not None and len(names) <= 4:  # a report of that alone
-            out |= {w for w in re.split(r"[^a-z0-9_]+", folded[: taken.end() + 40]) if len(w) >= 4} - {taken.group()}
+        if taken is not None and len(names) <= 4:  # a report of that alone
+            out |= _long_words(folded[: taken.end() + 40]) - {taken.group()}
     return kept
+
+
+def _long_words(folded: str) -> set[str]:
+    return {word for word in re.split(r"[^a-z0-9_]+", folded) if len(word) >= 4}
 
 
 def _standing(decisions: list[_Kept]) -> list[_Kept]:
