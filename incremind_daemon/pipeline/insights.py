@@ -152,6 +152,14 @@ def record_increments(
             live = [(insight, similarity) for insight, similarity in known if insight.id not in rejected]
             again = _related(candidate, live, settings, ordered=ordered, reading=reading)
             relation = again if again.kind in ("supplement", "supersedes", "different") else relation
+        # what one source says is one account: a candidate it proposed minutes ago is no decision the next
+        # sentence changes ("预测 horizon 从 28 天改成 42 天" beside the meeting's own "28 天的预测不够用"), so the
+        # change is of an older insight, if of any (a colleague's view differs from the rest of its note)
+        changes_here = relation.kind == "supersedes" or (relation.kind == "different" and not candidate.reported)
+        if changes_here and _proposed_here(conn, pool, relation.known_id, source_id):
+            here = {i for i in pool if _proposed_here(conn, pool, i, source_id)}
+            older = [(insight, similarity) for insight, similarity in known if insight.id not in here]
+            relation = _related(candidate, older, settings, ordered=ordered, reading=reading)
         if relation.kind == "supplement" and relation.known_id in proposed:
             # one message's rules stand side by side ("Anyhow everywhere, no thiserror" after "Rexif is a different
             # crate"): a sentence adds to what was said before, if to anything, not to the one next to it
@@ -190,6 +198,16 @@ def record_increments(
             pool[fresh.id] = fresh
             proposed.add(fresh.id)
     return out
+
+
+def _proposed_here(
+    conn: apsw.Connection, pool: dict[int, Insight], insight_id: int | None, source_id: int | None
+) -> bool:
+    """Whether an insight is a candidate still pending that only this source has said."""
+    insight = pool.get(insight_id) if insight_id is not None else None
+    if insight is None or source_id is None or insight.status != "pending":
+        return False
+    return {evidence.source_id for evidence in insights.evidence_of(conn, insight.id)} == {source_id}
 
 
 def _newer_said(conn: apsw.Connection, candidate: Candidate, known_id: int, *, source_id: int | None, now: str) -> bool:

@@ -16,9 +16,9 @@ from incremind_daemon.pipeline.insights import Increment, record_increments, sav
 from incremind_daemon.pipeline.pairs import Known
 from incremind_daemon.pipeline.relate import relate
 from incremind_daemon.pipeline.scope import names_this_project
-from incremind_daemon.store import insight_jobs, insights, recall
+from incremind_daemon.store import insight_jobs, insights, items, recall
 from incremind_daemon.store.db import connect, write_transaction
-from incremind_daemon.store.records import Candidate, SaveRequest
+from incremind_daemon.store.records import Candidate, NewSource, SaveRequest
 
 NOW = "2026-12-01T09:00:00Z"
 
@@ -937,3 +937,40 @@ def test_a_change_of_a_projects_rule_supersedes_it_whatever_scope_its_words_read
     made = _said_as_global(conn, settings, said, project="fleet-router")
     assert (made.relation, made.known_id) == (relation, target)
     assert _scope_of(conn, made) == scope
+
+
+MEETING = (
+    "补货预测对齐会 2026-09-09（周三）\n\n"
+    "陈桐：采购是按 6 周一个周期下单的，28 天的预测不够用。\n\n"
+    "决定：预测 horizon 从 28 天改成 42 天，对齐采购 6 周的下单周期。\n"
+)
+
+
+def _meeting_candidates(conn: apsw.Connection) -> tuple[int, list[Candidate]]:
+    with write_transaction(conn):
+        source_id = items.insert_source(
+            conn, NewSource(kind="file", project="forecast", title="meeting", raw_text=MEETING), now=NOW
+        )
+    said = (
+        "陈桐：采购是按 6 周一个周期下单的，28 天的预测不够用",
+        "预测 horizon 从 28 天改成 42 天，对齐采购 6 周的下单周期",
+    )
+    found = []
+    for sentence in said:
+        start = MEETING.index(sentence)
+        found.append(Candidate(sentence, "decision", "", sentence, start, start + len(sentence)))
+    return source_id, found
+
+
+@pytest.mark.parametrize("older", [None, "预测的粒度是 SKU × 仓库 × 天，horizon 是 28 天"])
+def test_a_change_is_never_of_a_candidate_the_same_source_just_proposed(settings: Settings, older: str | None) -> None:
+    conn = _open(settings)
+    known = _confirmed(conn, older, project="forecast") if older is not None else None
+    source_id, candidates = _meeting_candidates(conn)
+    with write_transaction(conn):
+        first, second = record_increments(
+            conn, settings, project="forecast", source_id=source_id, candidates=candidates, origin="local", now=NOW
+        )
+    assert first.relation == "new"
+    # the decision changes the confirmed horizon, not the remark one paragraph above it in the same note
+    assert (second.relation, second.known_id) == (("supersedes", known) if known is not None else ("new", None))
