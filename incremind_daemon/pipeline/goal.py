@@ -124,7 +124,11 @@ def request_sentences(text: str, *, opening: bool = False) -> list[str]:
                 sentences[-1] += "，"  # a paragraph's last words lead into the next, which no space parts in Chinese
             sentences.append(cleaned)
             size += len(cleaned)
-        if size > 3 * GOAL_CHARS:  # enough to find the ask behind an introduction
+        # enough to find the ask behind an introduction; a longer one (who the person is, the repo, its stack,
+        # then "Problem: …") is read on to its first ask, up to ten goals' worth
+        if size > 3 * GOAL_CHARS and (
+            size > 10 * GOAL_CHARS or any(ask_rank(s, i) >= 2 for i, s in enumerate(sentences))
+        ):
             break
     # a colon over a paste that was left out leads into the next sentence: "CI is red: runner has no docker";
     # before one that opens as a sentence does ("… prints this: Can you …") it ends its own

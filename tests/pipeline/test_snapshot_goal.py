@@ -88,3 +88,25 @@ def test_bug_caption_after_the_repo_context_is_the_goal() -> None:
 def test_a_sessions_title_skips_the_greeting_mood_and_manner_it_opens_with(opening: str, title: str) -> None:
     snapshot = snapshot_session([Turn("user", opening), Turn("assistant", "On it.")])
     assert snapshot.index_line.startswith(title), snapshot.index_line
+
+
+def test_the_ask_after_an_introduction_longer_than_three_goals_is_the_goal() -> None:
+    """Found on tune28: the ask under "Problem:" came after 700 characters of who, what and how."""
+    turns = [
+        user(
+            "Hi. New repo for you, so quick background first. I'm Zixuan, a postdoc in Ruth Abernathy's lab in "
+            "Toronto — we grow colorectal cancer organoids from patients and look at how they respond to chemo.\n\n"
+            "This is crc-sc-pipeline, our scRNA-seq pipeline: CellRanger outputs → QC → doublets → integration → "
+            "clustering → pseudobulk exports that the paper repo picks up. Snakemake 8 with the SLURM executor "
+            "plugin, profile is profiles/cedarvale, and every rule has its own conda env under envs/. Integration "
+            "is Harmony on 50 PCs. The batch key is sample_id.\n\n"
+            "Keep your replies short — a few lines, command or code first, no preamble.\n\n"
+            "Problem: Dev added a scvi_benchmark rule last week to compare scVI against Harmony and it dies every "
+            "single time. Tail of the log:\n\n"
+            "```\nslurmstepd: error: *** JOB 4471823 CANCELLED DUE TO TIME LIMIT ***\n```"
+        ),
+        assistant("Killed at the 3h wall at epoch 212/400. I'd raise the runtime."),
+        user("No, the partition is gpu-long, not gpu. Anything that trains scVI goes to gpu-long."),
+        assistant("Job 4472950 on gpu-long, pending."),
+    ]
+    assert "scvi_benchmark" in snapshot_session(turns).goal
