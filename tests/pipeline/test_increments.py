@@ -574,6 +574,10 @@ def test_a_repeat_in_the_other_language_is_found_among_insights_sharing_its_comm
         # how to talk to the person, said of this project only, stays with it
         ("In this repo answer in English, the code and docs here are all English.", "preference", "project"),
         ("这个仓库里用英文回复我就行，代码和文档都是英文的。", "preference", "project"),
+        # where the person grew up is who they are, in every project
+        ("I grew up in Guangzhou, so you'll see Chinese or Cantonese from me sometimes.", "identity", "global"),
+        ("我广州长大的，打字偶尔会冒粤语，你看得懂就行。", "identity", "global"),
+        ("我是在台中長大的，所以中英文混著講。", "identity", "global"),
     ],
 )
 def test_a_rule_is_found_with_its_category_and_scope(turn: str, category: str, scope: str) -> None:
