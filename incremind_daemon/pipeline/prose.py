@@ -170,6 +170,8 @@ def _is_sentence_like(line: str, *, strict: bool = False) -> bool:
 
 
 _CODE = re.compile(r"[{}\[\]();=<>$\\|]")
+# a name qualified by its package or type, with or without its call: "renv::install()", "Vec::new", "std::fs"
+_QUALIFIED = re.compile(r"(?<![\w:])[A-Za-z_][\w.]*(?:::[A-Za-z_]\w*)+(?:\(\))?(?![\w:(])")
 _CODE_WORDS = re.compile(
     r"\b(?:def|class|import|return|const|let|var|fn|func)\s+\w+\s*[(=:{<]|=>|::|&&|\|\||\)\s*\{|^\s*[@$#>]"
 )
@@ -190,6 +192,8 @@ def is_code(folded: str) -> bool:
     """Return whether a sentence (folded) reads as code rather than speech."""
     # a command named in backticks is a name in prose: "run `pnpm lint && pnpm typecheck` before you say done"
     folded = INLINE_CODE.sub("x", folded)
+    # …and so is a qualified name among words: "don't use install.packages(), renv::install() and then renv::snapshot()"
+    folded = _QUALIFIED.sub("x", folded) if len(_LATIN_WORD.findall(folded)) >= 6 else folded
     # …and so is one typed bare among Chinese words: "提交前先跑单元测试：cmake -B build && ctest，全绿再 commit"
     prose = len(_CJK.findall(folded)) >= 6
     if any(not (prose and found.group() in ("&&", "||")) for found in _CODE_WORDS.finditer(folded)):

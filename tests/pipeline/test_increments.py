@@ -148,6 +148,27 @@ def test_a_command_in_backticks_is_a_name_in_prose_not_code() -> None:
     assert "`pnpm lint && pnpm typecheck`" in candidate.statement
 
 
+@pytest.mark.parametrize(
+    "turn",
+    [
+        "Don't use install.packages() in this repo — renv::install() and then renv::snapshot(), the lockfile is "
+        "the source of truth.",
+        "Never log from a model, use ActiveSupport::Notifications and an initializer that listens to it.",
+    ],
+)
+def test_a_qualified_name_among_words_is_a_name_in_prose_not_code(turn: str) -> None:
+    # found in tune28: "::" read the whole rule as a line of code
+    [candidate] = said(turn)
+    assert "::" in candidate.statement
+
+
+@pytest.mark.parametrize(
+    "line", ["let v = Vec::new();", "use std::collections::HashMap;", "std::vector<int> v = a::b();"]
+)
+def test_code_with_qualified_names_stays_code(line: str) -> None:
+    assert said(line) == []
+
+
 def test_a_maybe_in_the_reason_after_a_rule_that_says_always_leaves_the_rule() -> None:
     # found in a fresh half: "可能" in the reason discarded the whole rule
     [candidate] = said(
