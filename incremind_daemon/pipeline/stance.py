@@ -305,6 +305,8 @@ RESTATED = re.compile(
         r"(?:like|as) (?:i|we)(?:'ve| have)? (?:already )?(?:said|told|mentioned|asked)"
         r"(?: (?:you|the \w+(?: \w+)?|before|earlier|already|last time))*"
         r"|(?:i|we)(?:'ve| have)? (?:already )?(?:said|told you) (?:this|that|so)(?: before)?|as before",
+        # "versions go in libs.versions.toml only, said that on day one"
+        r"said (?:this|that|so|it) (?:on|from) day one|(?:said|told you) (?:this|that|it) (?:\w+ )?times",
         r"i(?:'ve| have)? told you (?:before|already|this before|many times|last time|the other day)",
         r"as (?:usual|always)|same as (?:always|usual)|same as (?:every|all (?:the )?other|the other) \w+",
         # "like everything else", "same rule as the warehouse", "you know the drill", "as we agreed"
@@ -317,6 +319,8 @@ RESTATED = re.compile(
     + r"|还是那句话|(?:我|之前|上次|早就|已经)+(?:跟你|和你)?(?:说过|讲过|提过|强调过)(?:了|的)?|又确认了?一遍"
     # "说过了，用 pnpm", "3000 是 BFF，说过了", "讲过喇", "不是说过…吗", "都说了别用 npm"
     r"|(?<![他她没未不还])(?:说|讲)过(?:了|啦|喇)|不是(?:说|讲)过|都(?:说|讲)了"
+    # "讲过好多次", "讲咗几次" (Cantonese)
+    r"|(?<![他她])(?:说|讲)(?:过|咗|了)(?:好|很)?(?:多|几|\d+)(?:次|遍)"
     r"|再(?:说|强调|重复)一(?:遍|次)|重申一下|老规矩|[跟和同](?:之前|以前|其他[^，。]{1,8})一样|(?:跟你)?说(?:了|过)多少(?:次|遍)"
     # "…，这个不变", "that doesn't change": what held before still does
     r"|(?:这个|这条|这点|这一点)(?:还是|依然|仍然)?不变|(?<![a-z])that (?:doesn't|does not) change(?![a-z])"

@@ -208,6 +208,11 @@ def _relation(candidate: str, known: str, *, ordered: bool = True) -> str:
     ("candidate", "known", "kind"),
     [
         ("this is a pnpm repo", "Always use pnpm", "repeat"),
+        # the person says it is said again, in English or Cantonese (tune27, tune28)
+        ("versions go in libs.versions.toml only, said that on day one.",
+         "依赖版本只写在 gradle/libs.versions.toml 里，build.gradle.kts 里不要出现写死的版本号。", "repeat"),
+        ("submit 之前一定要 -n 睇下先㗎，讲咗几次",
+         "Always dry-run first with -n and show me the job list before anything is submitted.", "repeat"),
         ("Decision: we go with zustand, not redux", "我倾向用 zustand，不想上 redux", "repeat"),
         ("以后都回复中文吧", "请用中文回答我，代码注释可以用英文", "repeat"),
         ("Reply in Chinese from now on", "以后都回复中文", "repeat"),
