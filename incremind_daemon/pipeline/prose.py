@@ -192,10 +192,10 @@ def is_code(folded: str) -> bool:
     """Return whether a sentence (folded) reads as code rather than speech."""
     # a command named in backticks is a name in prose: "run `pnpm lint && pnpm typecheck` before you say done"
     folded = INLINE_CODE.sub("x", folded)
-    # …and so is a qualified name among words: "don't use install.packages(), renv::install() and then renv::snapshot()"
-    folded = _QUALIFIED.sub("x", folded) if len(_LATIN_WORD.findall(folded)) >= 6 else folded
     # …and so is one typed bare among Chinese words: "提交前先跑单元测试：cmake -B build && ctest，全绿再 commit"
     prose = len(_CJK.findall(folded)) >= 6
+    # …and so is a qualified name among words: "don't use install.packages(), renv::install() and then renv::snapshot()"
+    folded = _QUALIFIED.sub("x", folded) if prose or len(_LATIN_WORD.findall(folded)) >= 6 else folded
     if any(not (prose and found.group() in ("&&", "||")) for found in _CODE_WORDS.finditer(folded)):
         return True
     return len(_CODE.findall(PLACEHOLDER.sub("x", folded))) > max(2, len(folded) // 12)

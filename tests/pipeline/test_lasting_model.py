@@ -202,6 +202,21 @@ def test_a_standing_choice_of_a_named_thing_is_never_the_models_to_drop(
     assert any(statement in s for s in found), found
 
 
+@pytest.mark.parametrize(
+    ("text", "statement"),
+    [
+        # found on tune28: Cantonese the model reads weakly, said again "for the how-many-th time"
+        ("喂！submit 之前一定要 -n 睇下先㗎，讲咗几次", "submit 之前一定要 -n 睇下先㗎"),
+        ("自己装啊！一律 renv::install 然后 renv::snapshot，讲过好多次", "一律 renv::install 然后 renv::snapshot"),
+    ],
+)
+def test_a_rule_the_person_says_they_said_before_is_never_the_models_to_drop(
+    use_m3: Embedder, text: str, statement: str
+) -> None:
+    found = [c.statement for c in extract_candidates(text, conversational=True, reader=reader_for(use_m3))]
+    assert found == [statement], found
+
+
 def test_a_sentence_opening_on_also_is_another_rule_with_the_model_too(use_m3: Embedder) -> None:
     # 回答 and 回复 are one concept, and the model reads both as global: "也别…" still opens another
     # rule, so a later repeat of the first is a repeat, not a new rule glued to the emoji one
