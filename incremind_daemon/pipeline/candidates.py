@@ -71,7 +71,7 @@ from incremind_daemon.pipeline.sections import (
     task_items,
     under_heading,
 )
-from incremind_daemon.pipeline.stance import RESTATED, sets_amount
+from incremind_daemon.pipeline.stance import RESTATED, sets_value
 from incremind_daemon.pipeline.statement import clean_statement, split_condition, strip_lead_in
 from incremind_daemon.store.charsets import CJK_CHAR
 from incremind_daemon.store.records import Candidate
@@ -373,12 +373,13 @@ def _score_sentence(text: str, piece: Piece, *, conversational: bool, chance: Ch
         # …and what a person says of themselves ("I prefer tabs over spaces", "回复用中文") is theirs to say:
         # such short sentences read weakly to the model, and on the tuning halves it never rightly dropped one
         # …and an item the writer put under a "Decisions" heading is a decision by their own word
-        # …and a setting moved to a new amount ("超时改成 5 秒吧") is a decision, however much it reads as an ask
+        # …and a setting moved to a new amount, path or version ("超时改成 5 秒吧", "results 目录改成 /scratch/…") is
+        # a decision, however much it reads as an ask
         # …and what the person says they have said before ("讲咗几次", "said that on day one") lasts by their word
         if (
             lasts
             and chance.likelihood < chance.keep
-            and not (decided or piece.ruled or sets_amount(folded) or RESTATED.search(folded))
+            and not (decided or piece.ruled or sets_value(folded) or RESTATED.search(folded))
             and not about_the_person(folded, frozenset(matched))
             and not names_a_standing_choice(folded)
         ):

@@ -78,7 +78,7 @@ _EACH_STEP = r"(?:commit|push|merg|deploy|releas|ship)(?:e|es|ed|ing)?"
 # what holds every time, not just for the task at hand
 STANDING = re.compile(
     words(
-        r"always|never|from now on|going forward",
+        r"always|never|from now on|going forward|for good",
         r"from here on(?: out)?",
         r"in (?:the )?future|every time",
         r"whenever",
@@ -498,7 +498,7 @@ def one_off(folded: str) -> bool:
 # words that make an instruction hold beyond the task at hand
 GENERAL = re.compile(
     words(
-        r"always|never|from now on|going forward|every|all|any|anything|in future|in the future|by default|ever",
+        r"always|never|from now on|going forward|every|all|any|anything|in (?:the )?future|by default|ever|for good",
         # "give me the diff next time"; not "that's next time" (later) nor "Next time: …" (a to-do)
         r"(?<!the )(?<!that's )(?<!for )(?<!until )next time(?!:| (?:we|i|you) (?:meet|talk|see))",
         # a step before each commit or push is a standing one: "run spotlessApply before you commit anything"

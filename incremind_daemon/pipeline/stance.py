@@ -277,10 +277,16 @@ def moved_value(quote: str, mine: Features, their_text: str, theirs: Features) -
     return False
 
 
-def sets_amount(folded: str) -> bool:
-    """Tell whether a change word sets something to a measured amount or an hour: "超时改成 5 秒", "bump the TTL
-    to 300s", "move the nightly run to 3:30"."""
-    return any(_measures(value) or "@clock" in features_of(value).units for value in _set_texts(folded))
+def sets_value(folded: str) -> bool:
+    """Tell whether a change word sets something to a measured amount, an hour, a path or a version: "超时改成
+    5 秒", "bump the TTL to 300s", "move the nightly run to 3:30", "results 目录改成 /scratch/zlin/results"."""
+    return any(
+        _measures(value) or "@clock" in features_of(value).units or _PATH_OR_VERSION.search(value)
+        for value in _set_texts(folded)
+    )
+
+
+_PATH_OR_VERSION = re.compile(r"(?:^|\s)(?:~|\.{0,2})/[\w.-]+|[\w.-]+/[\w.-]+/|(?<![\w.])v?\d+\.\d+(?:\.\d+)?(?![\w.])")
 
 
 def _set_texts(folded: str) -> list[str]:

@@ -142,6 +142,12 @@ def test_a_step_before_each_commit_is_a_standing_one(turn: str, statement: str) 
     assert statement in candidate.statement
 
 
+def test_a_change_made_for_good_holds_beyond_the_task() -> None:
+    # found on tune28: "switch … for good" was read as the ask of the hour
+    [candidate] = said("And switch the integration to scVI for good — Harmony glues the persister cells together.")
+    assert candidate.statement.startswith("Switch the integration to scVI for good")
+
+
 def test_a_command_in_backticks_is_a_name_in_prose_not_code() -> None:
     # found in a fresh half: "&&" inside the backticks read as a line of code
     [candidate] = said("From now on, run `pnpm lint && pnpm typecheck` yourself before you tell me anything is done.")
