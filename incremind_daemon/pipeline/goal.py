@@ -102,6 +102,7 @@ def request_sentences(text: str, *, opening: bool = False) -> list[str]:
     size = 0
     numbered = lists_numbered(text)  # "Two things today. 1) … 2) …": each item is asked
     items = 0
+    asked, checked = False, 0  # whether a sentence read so far asks, and how many were looked at
     for block in split_blocks(text[:4000]):
         if block.item and sentences and sentences[-1].endswith((":", "：", ",")):
             # a list under "Update these:" continues the sentence: "Update these: a, b"
@@ -126,10 +127,11 @@ def request_sentences(text: str, *, opening: bool = False) -> list[str]:
             size += len(cleaned)
         # enough to find the ask behind an introduction; a longer one (who the person is, the repo, its stack,
         # then "Problem: …") is read on to its first ask, up to ten goals' worth
-        if size > 3 * GOAL_CHARS and (
-            size > 10 * GOAL_CHARS or any(ask_rank(s, i) >= 2 for i, s in enumerate(sentences))
-        ):
-            break
+        if size > 3 * GOAL_CHARS:
+            asked = asked or any(ask_rank(s, i) >= 2 for i, s in enumerate(sentences[checked:], start=checked))
+            checked = len(sentences)
+            if asked or size > 10 * GOAL_CHARS:
+                break
     # a colon over a paste that was left out leads into the next sentence: "CI is red: runner has no docker";
     # before one that opens as a sentence does ("… prints this: Can you …") it ends its own
     trimmed = [_end_colon(sentence, after) for sentence, after in pairwise(sentences)]
