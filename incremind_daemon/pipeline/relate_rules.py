@@ -219,8 +219,15 @@ def _by_rules(
             # 改回 Xcode Cloud" changes how TestFlight builds, not a rule that names Xcode
             subject = changed_subject(candidate.statement, candidate.about)
             about = {item.id for _, item, theirs in scored if subject & keys_of(theirs)}
+            # …and of the value it names and leaves: "We're on 1.30 now, so the 1.29 AMI lookups can go" changes
+            # "running EKS 1.29", not a rule on the live/*/ca-central-1/eks paths it shares more words with
+            left = {item.id for _, item, theirs in scored if _leaves_value(mine, theirs)}
             linked.sort(
-                key=lambda v: (v.kind in CHANGES and v.known_id in views, bool(about) and v.known_id not in about)
+                key=lambda v: (
+                    v.kind in CHANGES and v.known_id in views,
+                    bool(about) and v.known_id not in about,
+                    v.kind in CHANGES and bool(left) and v.known_id not in left,
+                )
             )
         if linked or found:
             return _turned_down(candidate, linked, scored) or (linked or found)[0]  # "new" only where none relates
@@ -249,6 +256,12 @@ def _by_rules(
     if match.id in intros:
         return Relation("new", None, round(best, 4))
     return Relation("supplement", match.id, round(best, 4))
+
+
+def _leaves_value(mine: Features, theirs: Features) -> bool:
+    """Tell whether the candidate names a number the known insight holds, and another it does not."""
+    held = numbers_of(mine) & numbers_of(theirs)
+    return bool(held) and bool(numbers_of(mine) - held)
 
 
 def _turned_down(

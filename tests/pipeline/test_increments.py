@@ -1010,3 +1010,16 @@ def test_a_change_is_never_of_a_candidate_the_same_source_just_proposed(settings
     assert first.relation == "new"
     # the decision changes the confirmed horizon, not the remark one paragraph above it in the same note
     assert (second.relation, second.known_id) == (("supersedes", known) if known is not None else ("new", None))
+
+
+def test_a_change_is_of_the_insight_holding_the_value_it_leaves() -> None:
+    # found in tune18: the change named the old version, and went to the rule sharing more of its path words
+    text = "We're on 1.30 now, so the 1.29 AMI SSM parameter lookups in live/*/ca-central-1/eks can go"
+    found = Candidate(text, "entity", "", text, 0, len(text))
+    known = [
+        Known(1, "Prod is live/prod/ca-central-1/eks, not live/prod/eks — every env has the region level", "",
+              "correction", None, "project"),
+        Known(2, "The prod cluster is tw-prod-ca, running EKS 1.29", "", "entity", None, "project"),
+    ]  # fmt: skip
+    relation = relate(found, known, repeat_similarity=0.8, related_similarity=0.4, ordered=True)
+    assert (relation.kind, relation.known_id) == ("supersedes", 2)
