@@ -317,6 +317,12 @@ def _readable(text: str, start: int, end: int, *, decided: bool) -> Piece | None
 
 
 # a sentence that opens by saying the agent got it wrong: "No, …", "不对，…", "时间也不对，…"
+# a first clause in which the person changes something themselves (after a caption), up to its end
+_OWN_CHANGE = re.compile(
+    r"^(?:[\w ]{1,30}:\s*)?(?:we|i)(?:'re|'ll|'ve| are| will| have)? (?:no longer|not going|now|switching|moving"
+    r"|dropping|changing)"
+    r"[^—–;:.!?]*?(?=\s*[—–;:]|\.\s)|^我们?(?:不再|以后|改成|换成|不[^，,；;。]{1,12}?了)[^，,；;。]*"
+)
 _SETS_RIGHT = re.compile(
     r"(?:no|nope|wrong|not quite)\s*[,.!:;—–-]|(?:[\u4e00-\u9fffa-z]{0,6}?也?(?:不对|错了)|不是的?)\s*[，,。.:：!！]"
 )
@@ -343,6 +349,10 @@ def _score_sentence(text: str, piece: Piece, *, conversational: bool, chance: Ch
         strengths["method"] = 2.0  # "Max 20 new cards a day." under "the method I'm sticking with from now on:"
     # someone else's view counts only as a disagreement with what is known (relate decides)
     reported = piece.clipped or REPORTED.search(whole) is not None
+    if reported and not piece.clipped and (own := _OWN_CHANGE.match(whole)):
+        # the person's own change, with someone else's wish as its reason: "we're no longer going to Nature
+        # Communications first — Ruth wants Cell Reports", "我们不投 NC 了，老板想要 Cell Reports"
+        reported = REPORTED.search(whole[: own.end()]) is not None
     lasts = True
     if reported:  # the reporting verb ("坚持要", "would rather", "argues") marks a view
         strengths = {c: s for c, s in strengths.items() if c not in ("identity", "event", "entity")}

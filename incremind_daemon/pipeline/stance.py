@@ -339,7 +339,8 @@ _TURNED_DOWN = re.compile(
     r"(?:(?<![a-z])(?:not|no|never|don't|dont|do not|instead of|rather than|without|avoid|stop using|no more)\s+"
     # "dont ever run terraform apply", "no longer uses Glide": what it turns down follows
     r"(?:(?:ever|even|really|yet|longer)\s+)?"
-    r"(?:(?:uses?|using|add|put|include|write|install|touch|pick|go with|bring in|switch to|change to|move to|run)\s+)?"
+    r"(?:(?:uses?|using|add|put|include|write|install|touch|pick|go with|bring in|switch to|change to|move to|run"
+    r"|going to|go to)\s+)?"
     r"(?:the\s+|a\s+|an\s+|any\s+)?"
     # "instead of the old `deploy.sh`": the thing, not its age
     r"(?:(?:old|current|previous|existing|legacy|original)\s+)?`?"

@@ -1023,3 +1023,31 @@ def test_a_change_is_of_the_insight_holding_the_value_it_leaves() -> None:
     ]  # fmt: skip
     relation = relate(found, known, repeat_similarity=0.8, related_similarity=0.4, ordered=True)
     assert (relation.kind, relation.known_id) == ("supersedes", 2)
+
+
+@pytest.mark.parametrize(
+    ("turn", "reported"),
+    [
+        # found on tune28: the person's own change, with the PI's wish as its reason
+        ("Change of target journal: we're no longer going to Nature Communications first — Ruth wants Cell "
+         "Reports, so full-width figures are 174 mm.", False),
+        ("Ruth wants Cell Reports, so full-width figures are 174 mm.", True),
+    ],
+)  # fmt: skip
+def test_a_change_the_person_makes_for_someone_elses_reason_is_theirs(turn: str, reported: bool) -> None:
+    [candidate] = said(turn)
+    assert candidate.reported is reported
+
+
+def test_what_the_person_is_no_longer_going_to_is_turned_down() -> None:
+    # found on tune28: the change went to the repo's introduction ("a targets pipeline" shares "target")
+    text = "we're no longer going to Nature Communications first, Ruth wants Cell Reports, so figures are 174 mm"
+    known = [
+        Known(1, "It's R 4.4 with renv, a targets pipeline (_targets.R), ggplot2 figures and a Quarto manuscript",
+              "", "entity", None, "project"),
+        Known(2, "We're aiming at Nature Communications, so double-column panels are 180 mm wide", "", "entity",
+              None, "project"),
+    ]  # fmt: skip
+    found = Candidate(f"Change of target journal: {text}", "decision", "", f"Change of target journal: {text}", 0, 9)
+    relation = relate(found, known, repeat_similarity=0.8, related_similarity=0.4, ordered=True)
+    assert (relation.kind, relation.known_id) == ("supersedes", 2)
