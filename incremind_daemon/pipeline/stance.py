@@ -107,6 +107,8 @@ def negated(text: str) -> frozenset[str]:
         out.update(keys_of(features_of(match.group("thing") or match.group("zh"))))
     for match in _HANDS_OFF.finditer(folded):
         out.update(keys_of(features_of(match.group("thing"))))
+    for match in _SWITCHED_FROM.finditer(folded):
+        out.update(keys_of(features_of(match.group("thing") or match.group("zh"))))
     return frozenset(out)
 
 
@@ -403,6 +405,11 @@ _DROPPING = re.compile(
 )
 # a thing named before the words that keep hands off it, as "never touch X" names it after: "automations.yaml
 # 别动", "dev.py 唔好掂", "template/ 里的东西不要碰"
+# what a switch leaves: "switch the backtest scoring from MAPE to WAPE", "评估指标从 MAPE 换成 WAPE"
+_SWITCHED_FROM = re.compile(
+    r"(?<![a-z])(?:switch|chang|mov|migrat)\w* (?:[\w.-]+ ){0,3}?from (?:the )?(?P<thing>[a-z][\w.+#-]*) (?:over )?to\b"
+    r"|从\s*(?P<zh>[a-z][\w.+#-]*)\s*(?:改成|换成|切到|换到|迁到|改为|改用|切换到)"
+)
 _HANDS_OFF = re.compile(
     r"(?<![\w.+/-])(?P<thing>[a-z0-9][\w.+/#-]*)\s*[\u4e00-\u9fff]{0,4}?\s*(?:千万|一律|都|也|就)?\s*"
     r"(?:别|不要|不许|不能|不准|唔好)\s*(?:去)?(?:动|碰|改|删|掂)"

@@ -214,6 +214,10 @@ def _relation(candidate: str, known: str, *, ordered: bool = True) -> str:
     ("candidate", "known", "kind"),
     [
         ("this is a pnpm repo", "Always use pnpm", "repeat"),
+        # a switch away from what the known insight uses replaces it (tune25)
+        ("Switch the backtest scoring from MAPE to WAPE, per terminal.", "we score every terminal on MAPE",
+         "supersedes"),
+        ("评估指标从 MAPE 换成 WAPE", "we score every terminal on MAPE", "supersedes"),
         # the person says it is said again, in English or Cantonese (tune27, tune28)
         ("versions go in libs.versions.toml only, said that on day one.",
          "依赖版本只写在 gradle/libs.versions.toml 里，build.gradle.kts 里不要出现写死的版本号。", "repeat"),
