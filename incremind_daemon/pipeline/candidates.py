@@ -316,13 +316,13 @@ def _readable(text: str, start: int, end: int, *, decided: bool) -> Piece | None
     return Piece(start, end, decided, whole, folded)
 
 
-# a sentence that opens by saying the agent got it wrong: "No, …", "不对，…", "时间也不对，…"
 # a first clause in which the person changes something themselves (after a caption), up to its end
 _OWN_CHANGE = re.compile(
     r"^(?:[\w ]{1,30}:\s*)?(?:we|i)(?:'re|'ll|'ve| are| will| have)? (?:no longer|not going|now|switching|moving"
     r"|dropping|changing)"
     r"[^—–;:.!?]*?(?=\s*[—–;:]|\.\s)|^我们?(?:不再|以后|改成|换成|不[^，,；;。]{1,12}?了)[^，,；;。]*"
 )
+# a sentence that opens by saying the agent got it wrong: "No, …", "不对，…", "时间也不对，…"
 _SETS_RIGHT = re.compile(
     r"(?:no|nope|wrong|not quite)\s*[,.!:;—–-]|(?:[\u4e00-\u9fffa-z]{0,6}?也?(?:不对|错了)|不是的?)\s*[，,。.:：!！]"
 )

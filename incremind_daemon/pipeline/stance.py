@@ -279,6 +279,10 @@ def moved_value(quote: str, mine: Features, their_text: str, theirs: Features) -
     return False
 
 
+# a path or a version a change word sets: "/scratch/zlin/results", "~/data", "3.3.6", "v1.9"
+_PATH_OR_VERSION = re.compile(r"(?:^|\s)(?:~|\.{0,2})/[\w.-]+|[\w.-]+/[\w.-]+/|(?<![\w.])v?\d+\.\d+(?:\.\d+)?(?![\w.])")
+
+
 def sets_value(folded: str) -> bool:
     """Tell whether a change word sets something to a measured amount, an hour, a path or a version: "超时改成
     5 秒", "bump the TTL to 300s", "move the nightly run to 3:30", "results 目录改成 /scratch/zlin/results"."""
@@ -286,9 +290,6 @@ def sets_value(folded: str) -> bool:
         _measures(value) or "@clock" in features_of(value).units or _PATH_OR_VERSION.search(value)
         for value in _set_texts(folded)
     )
-
-
-_PATH_OR_VERSION = re.compile(r"(?:^|\s)(?:~|\.{0,2})/[\w.-]+|[\w.-]+/[\w.-]+/|(?<![\w.])v?\d+\.\d+(?:\.\d+)?(?![\w.])")
 
 
 def _set_texts(folded: str) -> list[str]:
@@ -403,13 +404,13 @@ _DROPPING = re.compile(
     r"(?!\d)[\w.+#-]+)?)(?![\w.+#-])(?!\s+\d)"
     r"|(?:弃用|砍掉|干掉|去掉|拿掉)\s*(?P<zh>[a-z0-9][\w.+#-]*|[\u4e00-\u9fff]{1,4})"
 )
-# a thing named before the words that keep hands off it, as "never touch X" names it after: "automations.yaml
-# 别动", "dev.py 唔好掂", "template/ 里的东西不要碰"
 # what a switch leaves: "switch the backtest scoring from MAPE to WAPE", "评估指标从 MAPE 换成 WAPE"
 _SWITCHED_FROM = re.compile(
     r"(?<![a-z])(?:switch|chang|mov|migrat)\w* (?:[\w.-]+ ){0,3}?from (?:the )?(?P<thing>[a-z][\w.+#-]*) (?:over )?to\b"
     r"|从\s*(?P<zh>[a-z][\w.+#-]*)\s*(?:改成|换成|切到|换到|迁到|改为|改用|切换到)"
 )
+# a thing named before the words that keep hands off it, as "never touch X" names it after: "automations.yaml
+# 别动", "dev.py 唔好掂", "template/ 里的东西不要碰"
 _HANDS_OFF = re.compile(
     r"(?<![\w.+/-])(?P<thing>[a-z0-9][\w.+/#-]*)\s*[\u4e00-\u9fff]{0,4}?\s*(?:千万|一律|都|也|就)?\s*"
     r"(?:别|不要|不许|不能|不准|唔好)\s*(?:去)?(?:动|碰|改|删|掂)"
