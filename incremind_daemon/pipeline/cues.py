@@ -9,7 +9,7 @@ from __future__ import annotations
 import logging
 import re
 
-from incremind_daemon.store.hanzi import TRADITIONAL_TO_SIMPLIFIED
+from incremind_daemon.pipeline.traditional import TO_SIMPLIFIED, spellings
 
 log = logging.getLogger(__name__)
 
@@ -18,14 +18,11 @@ DONE, DECISION, NEXT = "done", "decisions", "next"
 # Cues match text folded to lower case, simplified Chinese and straight quotes, so one pattern
 # serves "Done" and "done", 已經完成 and 已经完成. The fold maps one character to one, keeping offsets,
 # and patterns run without re.IGNORECASE, which makes Python's re several times slower.
-_TRADITIONAL = "刪幫續決換囉將裡沒還裝補後麼選採辦預優調啟據須確認錯誤遷併並於從讀寫處構則該維護進給繼過實經測試單’‘"
-_SIMPLIFIED = "删帮续决换啰将里没还装补后么选采办预优调启据须确认错误迁并并于从读写处构则该维护进给继过实经测试单''"
 # …and written Cantonese's grammar words to Mandarin's, so "改咗礼拜三" reads as 改了, "佢哋嘅" as 他们的
 _CANTONESE, _MANDARIN = "咗嘅喺冇佢哋", "了的在没他们"
-_FOLD_PAIRS = {**TRADITIONAL_TO_SIMPLIFIED, **dict(zip(_TRADITIONAL, _SIMPLIFIED, strict=True))}
 _FOLD = str.maketrans(
     {
-        **_FOLD_PAIRS,
+        **TO_SIMPLIFIED,
         **dict(zip(_CANTONESE, _MANDARIN, strict=True)),
         **{chr(c): chr(c + 32) for c in range(ord("A"), ord("Z") + 1)},
     }
@@ -170,9 +167,8 @@ _CUE_ANCHORS = (
     " 别用 还需 还要 还得 待办 之后 以后 稍后 回头 还没 尚未 未完 仍需 仍然 需要 留待 下次 有待 待定 待处理 待确认"
     " 后续 下一步 接下来 然后再 要不要 是否 ✅ ✔"
 )
-_UNFOLD = str.maketrans({simplified: traditional for traditional, simplified in _FOLD_PAIRS.items()})
 # every branch a literal, so re skips ahead on the set of first characters
-_CUE_PAIRS = re.compile("|".join({v for a in _CUE_ANCHORS.split() for v in (a, a.translate(_UNFOLD))}))
+_CUE_PAIRS = re.compile("|".join({v for a in _CUE_ANCHORS.split() for v in spellings(a)}))
 _CUE_BYTES = frozenset(word.encode() for word in _CUE_WORDS)
 _PUNCTUATION = b'"`*_()[]{}<>.,:;!?~/|=#'
 _PUNCTUATION_TO_SPACE = bytes.maketrans(_PUNCTUATION, b" " * len(_PUNCTUATION))
@@ -256,7 +252,8 @@ LATER_CUES = re.compile(
         r"|tomorrow-?ish|(?:can|will) wait (?:till|until|for)|(?:at|on|till|until) the weekend"
         r"|after (?:lunch|dinner|standup|stand-up|the standup|the meeting|my meeting|the call|work)"
     )
-    + r"|明天|今晚|晚点|晚些|稍晚|回头|回来再|下午|下周|(?<![上本这])周[一二三四五六日]|下次|之后再|以后再"
+    + r"|明天|今晚|晚点|晚些|稍晚|回头|回来再|下午|下周|(?<![上本这每两几一二三四0-9])周[一二三四五六日]"
+    r"|下次|之后再|以后再"
     r"|听日|聽日|听朝|聽朝|迟啲|遲啲|下礼拜|下禮拜|(?<![上本这])礼拜[一二三四五六日天]|下一?个\s*(?:pr|mr)|午饭后|吃完饭|开完会"
     r"|等[^，。,.]{1,24}?(?:再|后|完|看)"
     r"|先别|暂时别|还没|我(?:自己|晚点|回头|去)"
@@ -335,7 +332,7 @@ _STATE_ANCHORS = (
     " 成功 新增 新建"
     " 要不要 需要我 我可以 可以吗 是否 打算 计划 方案 选择"
 )
-_STATE_PAIRS = re.compile("|".join({v for a in _STATE_ANCHORS.split() for v in (a, a.translate(_UNFOLD))}))
+_STATE_PAIRS = re.compile("|".join({v for a in _STATE_ANCHORS.split() for v in spellings(a)}))
 _STATE_BYTES = frozenset(
     word.encode()
     for word in wordset(

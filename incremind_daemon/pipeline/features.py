@@ -68,13 +68,6 @@ _NAMED_SEGMENT = re.compile(r"(?<![a-z0-9])(?=[a-z]*\d)(?=\d*[a-z])[a-z0-9]{2,}(
 _HAN = re.compile(f"[{HAN}]")
 # "days 1, 2, 4, 7, 15" and "第 1、2、4、7、15 天" are interval schedules, whatever else they say
 _DAY_LIST = re.compile(r"(?:days?|第)\s*\d+(?:\s*(?:,|、|，|and|和|及)\s*\d+){2,}|every \d+ days?|每(?:隔)?\s*\d+\s*天")
-# traditional characters the index's table (store.hanzi, via cues.fold) leaves as they are
-_MORE_TRADITIONAL = str.maketrans(
-    "週凍帳幹彙擇滾漢潔監編腳舊註負責輯適閱佔剛吳壓寬幾帶徑擬暫檻欄湯煩營狀筆簡縮繳職舖蘭虛虧訂討論講貨貼賴輔迴郵鈕錄陳離順顏華",
-    "周冻帐干汇择滚汉洁监编脚旧注负责辑适阅占刚吴压宽几带径拟暂槛栏汤烦营状笔简缩缴职铺兰虚亏订讨论讲货贴赖辅回邮钮录陈离顺颜华",
-)
-
-
 @dataclass(frozen=True, slots=True)
 class Features:
     weights: dict[str, float]  # feature -> weight; a feature is a word, a bigram, a number or a concept
@@ -164,7 +157,7 @@ def _group(match: re.Match[str], *names: str) -> str:
 @functools.lru_cache(maxsize=4096)
 def features_of(text: str) -> Features:
     typed: dict[str, set[str]] = {}
-    text = _CN_NUMBER.sub(_arabic, fold(text).translate(_MORE_TRADITIONAL))
+    text = _CN_NUMBER.sub(_arabic, fold(text))
     text = _dated(_EN_NUMBER.sub(lambda m: f" {_EN_NUMBERS.index(m.group(1)) + 2} ", text), typed)
     weights: dict[str, float] = dict.fromkeys((value for values in typed.values() for value in values), 1.0)
     sequence: list[str] = []  # one entry per token: its feature, or "" when it has none

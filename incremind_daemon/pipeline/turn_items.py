@@ -125,6 +125,11 @@ _CAPTION_WORDS = ("propos", "plan", "option", "方案", "建议", "提议", "建
 _CLAUSE_HEAD = re.compile(r"[,，:：;；。.!！]")
 # a reply that opens by turning down what the agent named: "PSK 不行，broker 不支持", "nginx 不要"
 _TURNS_DOWN = re.compile(r"[\w.+-]{1,24}\s*(?:不行|不可以|不要|不用)(?:[，,。.！!\s]|$)")
+# a goodbye that names a time, which puts nothing off: "謝啦，週末愉快", "明天见", "have a good weekend"
+_FAREWELL = re.compile(
+    r"周末(?:愉快|快乐|见)|(?:明天|后天|下周|周[一二三四五六日]|下次|回头|晚点)见"
+    r"|have a (?:good|nice|great) (?:weekend|evening)"
+)
 _CLAUSE_BREAK = re.compile(r"[,，;；]|\s[—–]\s")
 # a sentence that says outright it is the next step ("接下来" and "next" also open rules: "接下来都用 pnpm")
 _NEXT_STEP = re.compile(r"(?i)^(?:下一步|next steps?\b)")
@@ -522,6 +527,7 @@ def _is_later(folded: str) -> bool:
     if reply_slots(folded):
         return False  # "回答别太长，最后不要来一段总结，我自己会看 diff": how to answer, and why, is no step put off
     folded = without_conditions(folded)  # "如果凌晨 3 点还没到，就发告警" says when a rule acts, not what is later
+    folded = _FAREWELL.sub(" ", folded) if "见" in folded or "周末" in folded or "have a" in folded else folded
     return LATER_CUES.search(folded) is not None or is_later_more(folded) or PERSON_STEP_CUES.search(folded) is not None
 
 

@@ -121,6 +121,20 @@ def test_a_lasting_statement_without_a_cue_word_is_taken_by_its_meaning(use_m3: 
 
 
 @pytest.mark.parametrize(
+    "text",
+    [
+        "读书会每两周一次，星期四 19:00，在 Waterstones 楼上 café",
+        "# 中英讀書會\n\n- 每兩週一次，星期四 19:00，在 Bloomsbury 的 Waterstones 樓上 café\n",
+    ],
+    ids=["zh", "zh-hant-note"],
+)
+def test_every_two_weeks_names_no_monday(use_m3: Embedder, text: str) -> None:
+    # "两周一次" holds 周一 without meaning a Monday, so it is no one-off day and no step put off
+    [candidate] = extract_candidates(text, conversational=False, reader=reader_for(use_m3))
+    assert "19:00" in candidate.statement
+
+
+@pytest.mark.parametrize(
     ("text", "reported"),
     [
         ("Zhou Tao 的意见：lib crate 里也直接用 anyhow 就行，thiserror 的错误枚举太啰嗦。", True),

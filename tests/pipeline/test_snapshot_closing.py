@@ -451,10 +451,11 @@ def test_next_step_loses_its_caption_behind_a_yes(said: str) -> None:
         ("Nice, 4s to 2ms. I'll put both in front of Marcus together with the goose PR.", "Marcus"),
         ("Thanks. After lunch I look at the backtest, Zhou Bo says the YSH numbers look off.", "backtest"),
         ("ok commit. I open the PR after standup, Arjun reviews.", "Arjun"),
+        ("下週一早上再一起 deploy 到 Linode。", "Linode"),  # traditional characters meet the same cues
     ],
     ids=[
         "zh-short", "yue-tomorrow", "yue-next-week", "zh-evening", "en-tomorrowish", "en-can-wait", "en-ill-put",
-        "en-after-lunch", "en-after-standup",
+        "en-after-lunch", "en-after-standup", "zh-hant-next-monday",
     ],
 )
 def test_step_put_off_in_the_last_words_is_next(said: str, named: str) -> None:
@@ -467,7 +468,15 @@ def test_step_put_off_in_the_last_words_is_next(said: str, named: str) -> None:
 
 
 @pytest.mark.parametrize(
-    "said", ["好的，周末愉快 🙌", "昨天晚上挂了一次，重启之后好了，谢谢"], ids=["zh-weekend", "zh-last-night"]
+    "said",
+    [
+        "好的，周末愉快 🙌",
+        "昨天晚上挂了一次，重启之后好了，谢谢",
+        "謝啦，週末愉快 🙌",
+        "好，明天见",
+        "ok thanks, have a good weekend",
+    ],
+    ids=["zh-weekend", "zh-last-night", "zh-hant-weekend", "zh-see-you-tomorrow", "en-weekend"],
 )
 def test_weekend_wishes_and_last_night_are_no_next_step(said: str) -> None:
     turns = [
@@ -476,3 +485,4 @@ def test_weekend_wishes_and_last_night_are_no_next_step(said: str) -> None:
         user(said),
     ]
     assert snapshot_session(turns).next_steps == ()
+
