@@ -274,7 +274,9 @@ STANDING_CUES = re.compile(
 PERSON_STEP_CUES = re.compile(
     _words(
         r"i'll (?:forward|send|pass|tell|ping|talk to|check with|follow up|sort (?:it|this|that) out|take care of"
-        r"|raise|bring|loop in)"
+        r"|raise|bring|loop in|point|show|email|message)"
+        # a step that waits on someone: "once Dev confirms he can read them I'll point him at that folder"
+        r"|once [a-z]+ (?:confirms|approves|replies|signs off|gets back)"
     )
     + r"|我(?:来|会|去|再|先)?把[^，。！？,!?]{1,24}?(?:转给|发给|交给|转发给|同步给|告诉)"
     # a step the person takes in a moment: "STAGING_HOST 变量我等下去改", "我待会儿再看"

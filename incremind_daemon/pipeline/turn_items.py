@@ -125,6 +125,8 @@ _CAPTION_WORDS = ("propos", "plan", "option", "方案", "建议", "提议", "建
 _CLAUSE_HEAD = re.compile(r"[,，:：;；。.!！]")
 # a reply that opens by turning down what the agent named: "PSK 不行，broker 不支持", "nginx 不要"
 _TURNS_DOWN = re.compile(r"[\w.+-]{1,24}\s*(?:不行|不可以|不要|不用)(?:[，,。.！!\s]|$)")
+# a hedge on a step put off, which leaves it the step: "Panel D tomorrow probably", "明天可能再看"
+_HEDGE = re.compile(r"maybe|perhaps|probably|也许|或许|可能")
 # a goodbye that names a time, which puts nothing off: "謝啦，週末愉快", "明天见", "have a good weekend"
 _FAREWELL = re.compile(
     r"周末(?:愉快|快乐|见)|(?:明天|后天|下周|周[一二三四五六日]|下次|回头|晚点)见"
@@ -322,7 +324,7 @@ def _person_items(text: str, blocks: list[Block], view: TurnView) -> Iterator[It
                 if hold := _held(item, said, view):
                     found.append(Item(DECISION, hold, _DIRECTED, item))
                 if judged is not None and judged[0] == NEXT:
-                    step = resolved(unlabelled(item), said, view.before)
+                    step = _without_hold(resolved(unlabelled(item), said, view.before))
                     lean = named_before(step, last) if step == unlabelled(item) else ""
                     step = with_command(f"{step} ({lean})" if lean else step, view.after, view.before)
                     found.append(Item(NEXT, clip(step, ITEM_CHARS), 0, item))
@@ -363,7 +365,8 @@ def _judge(item: str, view: TurnView, hint: str | None, *, settles: bool) -> tup
     # cue words inside `code` name things ("`TODO.md`", "`# TODO(multi-region)`"); they say nothing of the state
     kind = classify_item(INLINE_CODE.sub("`x`", item) if "`" in item else item, view.role, hint, view.round_end)
     if view.role == "user":
-        if supposed := SUPPOSE_CUES.search(folded):
+        supposed = SUPPOSE_CUES.search(folded)
+        if supposed and not (view.closing and _HEDGE.fullmatch(supposed.group()) and _is_later(folded)):
             # "if we ever move to k8s …" settles nothing, unless what follows the what-if directs:
             # "if we ever go multi-region, 先记个 TODO 就行", "if you're not sure just say so, don't guess"
             parts = _CLAUSE_BREAK.split(QUOTED_WORDS.sub("", folded[supposed.end() :]), maxsplit=1)
@@ -515,6 +518,19 @@ def _held(item: str, said: str, view: TurnView) -> str | None:
     if text_weight(item) < 1.5 or folded.endswith(("?", "？")) or (view.goal and _DUE.search(folded)):
         return None  # "… has to be done before Monday": when the goal is due, not a step held back
     return clip(resolved(item, said, view.before), ITEM_CHARS)
+
+
+# a hold ahead of the step, which the decisions keep: "Don't commit yet — I'll send Ruth the new PNG first"
+_HOLD_HEAD = re.compile(
+    r"^(?:don't|do not) (?:commit|push|merge|deploy|release|ship|tag)(?: (?:it|this|that|anything))? yet\s*[—–:;,]\s*"
+    r"|^(?:这次)?(?:先|暂时)(?:别|不要|不)\s*(?:commit|push|merge|提交|推送?|合并?|上线|发布)\s*了?\s*[，,：:—]\s*"
+)
+
+
+def _without_hold(step: str) -> str:
+    held = _HOLD_HEAD.match(fold(step))
+    rest = step[held.end() :] if held else ""
+    return rest if text_weight(rest) >= 3 else step
 
 
 def _directs(folded: str) -> bool:

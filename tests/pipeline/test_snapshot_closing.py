@@ -451,11 +451,13 @@ def test_next_step_loses_its_caption_behind_a_yes(said: str) -> None:
         ("Nice, 4s to 2ms. I'll put both in front of Marcus together with the goose PR.", "Marcus"),
         ("Thanks. After lunch I look at the backtest, Zhou Bo says the YSH numbers look off.", "backtest"),
         ("ok commit. I open the PR after standup, Arjun reviews.", "Arjun"),
+        ("Nice. Panel D tomorrow probably.", "Panel D"),  # a hedge leaves the step put off the step
         ("下週一早上再一起 deploy 到 Linode。", "Linode"),  # traditional characters meet the same cues
+        ("Good. Once Dev confirms he can read them I'll point him at that folder.", "Dev"),
     ],
     ids=[
         "zh-short", "yue-tomorrow", "yue-next-week", "zh-evening", "en-tomorrowish", "en-can-wait", "en-ill-put",
-        "en-after-lunch", "en-after-standup", "zh-hant-next-monday",
+        "en-after-lunch", "en-after-standup", "en-probably", "zh-hant-next-monday", "en-once-someone-confirms",
     ],
 )
 def test_step_put_off_in_the_last_words_is_next(said: str, named: str) -> None:
@@ -486,3 +488,26 @@ def test_weekend_wishes_and_last_night_are_no_next_step(said: str) -> None:
     ]
     assert snapshot_session(turns).next_steps == ()
 
+
+@pytest.mark.parametrize(
+    ("said", "step", "held"),
+    [
+        (
+            "Looks right. Don't commit yet — I'll send Ruth the new PNG first and see if she's happy with it.",
+            "send Ruth the new PNG",
+            "commit",
+        ),
+        ("ok. don't commit yet, I'll check the PDFs in Illustrator first.", "Illustrator", "commit"),
+        ("好。这次先别 push，我晚上装到自己手机上看一眼。", "装到自己手机上", "push"),
+    ],
+    ids=["en-dash", "en-comma", "zh"],
+)
+def test_a_hold_ahead_of_the_step_stays_a_decision_and_leaves_the_step_next(said: str, step: str, held: str) -> None:
+    turns = [
+        user("Make the y axis of panel A start at 0."),
+        assistant("Done — `expand_limits(y = 0)` on panel A, figure rebuilt."),
+        user(said),
+    ]
+    snapshot = snapshot_session(turns)
+    assert any(step in item and held not in item for item in snapshot.next_steps), snapshot.next_steps
+    assert any(held in item for item in snapshot.decisions), snapshot.decisions
