@@ -9,7 +9,7 @@ from __future__ import annotations
 import logging
 import re
 
-from incremind_daemon.pipeline.traditional import TO_SIMPLIFIED, spellings
+from incremind_daemon.pipeline.traditional import TO_SIMPLIFIED, as_mandarin_words, spellings
 
 log = logging.getLogger(__name__)
 
@@ -55,7 +55,7 @@ QUOTED_WORDS = re.compile(r"「[^」]*」|“[^”]*”|\"[^\"]*\"|(?<!\w)'[^'\n
 
 
 def fold(text: str) -> str:
-    return text.translate(_FOLD)
+    return as_mandarin_words(text.translate(_FOLD), text)
 
 
 def _words(*phrases: str) -> str:

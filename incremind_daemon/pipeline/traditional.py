@@ -6,11 +6,13 @@ Chinese and run on text folded one character to one: a person writing traditiona
 ("下週一再 deploy", "我講過好多次", "剛剛順便改了") should meet them as much as one writing simplified.
 These pairs are the one-to-one part of OpenCC's TSCharacters.txt (Apache License 2.0,
 https://github.com/BYVoid/OpenCC), first choice of each, characters outside the Basic
-Multilingual Plane and those already in the store's table left out.
+Multilingual Plane and those already in the store's table left out. Written Cantonese's common
+words fold to Mandarin's of the same length too (as_mandarin_words).
 """
 
 from __future__ import annotations
 
+import re
 from itertools import islice, product
 
 from incremind_daemon.store.hanzi import TRADITIONAL_TO_SIMPLIFIED
@@ -148,3 +150,23 @@ def spellings(word: str, limit: int = 16) -> set[str]:
     """Return the ways of writing a simplified word that fold to it, for a quick search of unfolded text."""
     choices = [_SPELLINGS.get(char, [char]) for char in word]
     return {"".join(chars) for chars in islice(product(*choices), limit)}
+
+
+# written Cantonese's common words as Mandarin's of the same length, so a fold keeps offsets: "唔使跟住我转中文"
+# reads as 不用跟着, "用英文答我就得" as 就行 (就得 only among Cantonese marks: Mandarin says 你就得来 too)
+_CANTONESE = {
+    "唔好": "不要", "唔系": "不是", "唔使": "不用", "唔该": "谢谢", "唔得": "不行", "唔会": "不会", "唔": "不",
+    "睇": "看", "搵": "找", "俾": "给", "嚟": "来", "嗰": "那", "啲": "些", "系": "是", "就得": "就行",
+    "跟住": "跟着", "而家": "现在", "琴日": "昨天", "今日": "今天", "边度": "哪里", "点样": "怎样", "乜嘢": "什么",
+}  # fmt: skip
+_CANTONESE_WORD = re.compile(
+    "|".join(sorted(_CANTONESE, key=len, reverse=True)).replace("系", "(?<![关联体院派水直母父])系(?![统列数])")
+)
+_CANTONESE_MARK = re.compile("[唔冇咗嘅喺佢哋啲嘢睇搵嚟嗰咁㗎]")
+
+
+def as_mandarin_words(folded: str, text: str) -> str:
+    """Return folded text with written Cantonese's common words in Mandarin, when text has Cantonese's marks."""
+    if _CANTONESE_MARK.search(text) is None:
+        return folded  # 系 alone is Mandarin too: 系统, 关系
+    return _CANTONESE_WORD.sub(lambda word: _CANTONESE[word.group()], folded)

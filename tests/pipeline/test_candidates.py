@@ -307,6 +307,7 @@ def test_a_title_before_a_name_ends_no_sentence(text: str, conversational: bool)
         ("- 每周四下午 3 点发版，周五不发版。", False),  # a day beside a weekly one recurs too
         ("每天早上先看一眼告警，再开始写代码", False),
         ("Commit messages follow conventional commits, always with the Jira key at the end.", True),
+        ("用英文答我就得，唔使跟住我转中文。", True),  # written Cantonese meets the Mandarin cues
     ],
 )
 def test_a_weekly_day_or_a_noun_that_looks_like_an_ask_still_makes_a_rule(text: str, conversational: bool) -> None:

@@ -16,8 +16,9 @@ from tests.pipeline.test_snapshot import assistant, user
         "shorter answers pls, just the diff, I don't need the essay.",
         "secret 跟其他服务一样走 external-secrets。",
         "老规矩，secret 都走 external-secrets，values 文件里不放。",
+        "用英文答我就得，唔使跟住我转中文。",  # written Cantonese: 就得 is 就行, 唔使 is 不用
     ],
-    ids=["en-house-way", "en-put-right", "en-manner", "zh-house-way", "zh-old-rule"],
+    ids=["en-house-way", "en-put-right", "en-manner", "zh-house-way", "zh-old-rule", "yue-manner"],
 )
 def test_house_way_and_value_put_right_are_decisions(said: str) -> None:
     turns = [
