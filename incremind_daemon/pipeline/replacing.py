@@ -126,7 +126,12 @@ def for_other_writing(mine: str, theirs: str) -> bool:
 def turns_down(mine: str, theirs: str) -> bool:
     """Tell whether a statement turns down a name the other holds as it stands, so it repeats none of it:
     "uv manages the interpreter, not the Pi's system python" beside "the rig is pinned to python 3.11, same as
-    the pi's system python" (though "never npm" repeats "pnpm only, never npm")."""
+    the pi's system python" (though "never npm" repeats "pnpm only, never npm"), or one it says to use
+    ("代码注释不要写中文了" beside "代码注释写中文就行")."""
     refused = negated(mine) - negated(theirs)
-    return bool(refused) and not refused.isdisjoint(re.findall(r"[\w.+#-]+", fold(theirs).casefold()))
+    if not refused:
+        return False
+    return not refused.isdisjoint(re.findall(r"[\w.+#-]+", fold(theirs).casefold())) or not refused.isdisjoint(
+        used(theirs)
+    )
 

@@ -75,7 +75,7 @@ def used(text: str, *, imperative: bool = True) -> frozenset[str]:
     """
     folded = _LAUNCHED.sub("", fold(text))
     out: set[str] = set()
-    for match in _USED.finditer(folded):
+    for match in (*_USED.finditer(folded), *_USED_LANGUAGE.finditer(folded)):
         if not _DENIED.search(folded[max(0, match.start() - 12) : match.start()]):  # not "不要用 X", "never use X"
             out.update(keys_of(features_of(match.group("thing"))))
     for match in _PRAISED.finditer(folded):
@@ -358,6 +358,8 @@ _USED = re.compile(
     r"|(?:go|goes|going|went) (?:back to|through)|on|with)\s+(?:the\s+|a\s+)?"
     r"|(?:就用|改用|换成|换到|都用|一律用|统一用|改回(?![来去])|换回(?![来去])|切回(?![来去])|用|走|上|采用|选)\s*)(?P<thing>[a-z0-9][\w.+#-]*)"
 )
+# a language a text says to write or answer in: "代码注释写中文就行", "回复用英文"
+_USED_LANGUAGE = re.compile(r"(?:用|写|说|讲|回|回复|回答)\s*(?P<thing>(?:简体|繁体)?中文|英文|粤语|日文)")
 _DENIED = re.compile(
     r"(?:(?:不要|不用|不|别|不再|禁止|不能|不应该?|没)[再也都还]?"
     r"|(?<![a-z])(?:never|not|don't|dont|do not|stop|no longer|won't|can't|cannot))\s*$"

@@ -326,6 +326,15 @@ def test_asking_whether_a_thing_can_be_used_or_naming_the_others_sets_no_rule() 
             "supplement",
             "supplement",
         ),
+        # found in a fresh half: the language it says not to write any more is the one the known rule writes in
+        # (the rules read a repeat of its words, the model too)
+        (
+            "代码注释写中文就行，组里都看得懂。",
+            "以后代码注释不要写中文了，统一用英文",
+            "preference",
+            "supersedes",
+            "supersedes",
+        ),
     ],
 )
 def test_the_relation_model_reads_a_pair_again(
