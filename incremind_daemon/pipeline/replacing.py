@@ -59,7 +59,25 @@ def replaces(
     if my_negated & (their_keys - their_negated):
         return True
     mine_used = used(mine)
-    return bool(named & (used(theirs) - their_negated) - mine_used) and bool(mine_used - their_keys)
+    if bool(named & (used(theirs) - their_negated) - mine_used) and bool(mine_used - their_keys):
+        return True
+    # the same thing given another tool to use: "from now on DI 用 Koin" beside "DI 用 Hilt"
+    mine_slots, their_slots = _slots(mine), _slots(theirs)
+    return any(mine_slots[key] != their_slots[key] for key in mine_slots.keys() & their_slots.keys() & named)
+
+
+# a thing and the tool it uses: "DI 用 Hilt", "ORM 统一用 prisma", "状态管理用 zustand"
+_SLOT = re.compile(
+    r"(?<![\w.-])([a-z][\w.+-]*|[\u4e00-\u9fff]{2,4})\s*(?:就|都|统一|一律|也)?(?:用|使用|采用)\s*([a-z][\w.+#-]*)"
+)
+
+
+def _slots(text: str) -> dict[str, str]:
+    slots: dict[str, str] = {}
+    for match in _SLOT.finditer(fold(text)):
+        for key in keys_of(features_of(match.group(1))):
+            slots.setdefault(key, match.group(2))
+    return slots
 
 
 _LETTERS = re.compile(r"[^\W\d_]{2}")

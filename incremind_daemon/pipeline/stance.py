@@ -65,6 +65,8 @@ def _stated(number: str, text: str) -> bool:
 
 # what runs a module is not what is used: "别再用 python -m unittest 了" turns down unittest
 _LAUNCHED = re.compile(r"(?<![\w.-])python3?\s+-m\s+(?=[a-z])")
+# "from now on DI 用 Koin" says when, and its "on" uses nothing
+_FROM_NOW_ON = re.compile(r"(?<![a-z])(?:from now|from here|from today|from tomorrow|later) on(?![a-z])")
 
 
 def used(text: str, *, imperative: bool = True) -> frozenset[str]:
@@ -73,7 +75,7 @@ def used(text: str, *, imperative: bool = True) -> frozenset[str]:
     ``imperative``: the first word counts as the verb of an imperative ("pnpm everything"), which
     also takes a subject for a thing used ("staging is at …"); without it, only a verb of use does.
     """
-    folded = _LAUNCHED.sub("", fold(text))
+    folded = _FROM_NOW_ON.sub(" ", _LAUNCHED.sub("", fold(text)))
     out: set[str] = set()
     for match in (*_USED.finditer(folded), *_USED_LANGUAGE.finditer(folded)):
         if not _DENIED.search(folded[max(0, match.start() - 12) : match.start()]):  # not "不要用 X", "never use X"

@@ -335,6 +335,14 @@ def test_asking_whether_a_thing_can_be_used_or_naming_the_others_sets_no_rule() 
             "supersedes",
             "supersedes",
         ),
+        # …and the same thing given another tool ("from now on" uses nothing by its "on")
+        (
+            "DI 用 Hilt，Application 上挂着 @HiltAndroidApp。",
+            "from now on DI 用 Koin，koin-androidx-compose 那套，kapt 和相关注解全部拆掉。",
+            "decision",
+            "supersedes",
+            "supersedes",
+        ),
     ],
 )
 def test_the_relation_model_reads_a_pair_again(
