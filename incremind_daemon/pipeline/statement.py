@@ -41,7 +41,8 @@ _EN_LEAD = re.compile(
     rf"|claude|codex|gemini|hey(?: claude| codex| gemini)?|hi|hello){_LEAD_PUNCT})"
     r"|(?:so|and|but|also|oh|oh and|and also|ok so|okay so|btw|by the way|fyi|i think(?: that)?|i guess|i believe"
     r"|(?:yeah|yes|yep|ok|okay)(?=\s+(?:i|we|the|my|our|it|this|that|that's|we're|we'll|i'm|i'll|let's)\s)"
-    r"|(?:hm+ )?(?:ok(?:ay)?|yeah|yes|fine|alright|hm+),?(?=\s+but\s)"  # "Hm ok, but always show me the diff"
+    # "Hm ok, but always show me the diff", "spotless yes, but before you commit, …": a yes to what was asked
+    r"|(?:hm+ |[\w.-]+ )?(?:ok(?:ay)?|yeah|yes|fine|alright|hm+),?(?=\s+but\s)"
     r"|actually(?=\s+(?:let's|we|i|the)\s)"
     r"|honestly|basically|just so you know|for the record|to be clear|please note(?: that)?|remember that"
     r"|keep in mind(?: that)?|note that|just|please|my habit is(?: to)?|the (?:trick|key|rule|tip) is(?: to)?"

@@ -179,6 +179,8 @@ def test_leading_connective_and_list_marker_are_not_in_the_statement() -> None:
         # a grudging yes before the rule it comes with
         ("Hm ok, but always show me the diff before you commit.", "Always show me the diff before you commit"),
         ("Fine, but never push to main.", "Never push to main"),
+        # …to a thing the agent asked about (found in a fresh half)
+        ("spotless yes, but always show me the diff before you commit.", "Always show me the diff before you commit"),
         ("嗯好，但是以后都先给我看 diff。", "以后都先给我看 diff"),
         ("好吧，不过以后 commit 前先给我看 diff。", "以后 commit 前先给我看 diff"),
         # an introduction before who the person is, a reply to a proposal before the rule (found in tuning halves)

@@ -137,9 +137,10 @@ def test_a_clause_that_says_always_is_no_ask_whatever_word_it_opens_on() -> None
     ],
 )
 def test_a_step_before_each_commit_is_a_standing_one(turn: str, statement: str) -> None:
-    # found in a fresh half: neither was a rule, and the second was cut as an ask
+    # found in a fresh half: neither was a rule, and the second was cut as an ask; "before you commit" may
+    # stand as the rule's condition
     [candidate] = said(turn)
-    assert statement in candidate.statement
+    assert statement.casefold() in f"{candidate.condition}, {candidate.statement}".casefold()
 
 
 def test_a_change_made_for_good_holds_beyond_the_task() -> None:
