@@ -127,6 +127,8 @@ _CLAUSE_HEAD = re.compile(r"[,，:：;；。.!！]")
 _TURNS_DOWN = re.compile(r"[\w.+-]{1,24}\s*(?:不行|不可以|不要|不用)(?:[，,。.！!\s]|$)")
 # a hedge on a step put off, which leaves it the step: "Panel D tomorrow probably", "明天可能再看"
 _HEDGE = re.compile(r"maybe|perhaps|probably|也许|或许|可能")
+# the house way, which makes a rule of a step put off: "老规矩，你只管 commit，别 push，我自己看完再推"
+_AS_USUAL = re.compile(r"老规矩|照旧|(?<![a-z])(?:as usual|as always|same as always|same rule as always)(?![a-z])")
 # a goodbye that names a time, which puts nothing off: "謝啦，週末愉快", "明天见", "have a good weekend"
 _FAREWELL = re.compile(
     r"周末(?:愉快|快乐|见)|(?:明天|后天|下周|周[一二三四五六日]|下次|回头|晚点)见"
@@ -383,7 +385,7 @@ def _judge(item: str, view: TurnView, hint: str | None, *, settles: bool) -> tup
         later = kind is None and _is_later(folded)
         if later and ABSENCE_CUES.search(folded) and not _AFTER_ABSENCE.search(folded):
             return None  # "明天我请假, 周五回来" says when the person is away, not what happens next
-        if later and STANDING_CUES.search(folded) and _directs(folded):
+        if later and (STANDING_CUES.search(folded) or _AS_USUAL.search(folded)) and _directs(folded):
             return DECISION, _DIRECTED  # a rule for every time, though it names who does it: "…我自己定期清"
         if (later or kind == NEXT) and is_leaving(folded, view.before):
             return None  # "晚上还要背单词 先撤了": the person's own evening, not a step of the work

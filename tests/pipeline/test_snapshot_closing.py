@@ -511,3 +511,29 @@ def test_a_hold_ahead_of_the_step_stays_a_decision_and_leaves_the_step_next(said
     snapshot = snapshot_session(turns)
     assert any(step in item and held not in item for item in snapshot.next_steps), snapshot.next_steps
     assert any(held in item for item in snapshot.decisions), snapshot.decisions
+
+
+@pytest.mark.parametrize(
+    ("said", "step"),
+    [
+        (
+            "提交吧。老规矩，你只管 commit，别 push，我自己看完再推。  那个时区测试我下午自己修，拖了一个礼拜了。",
+            "时区测试",
+        ),
+        (
+            "commit it. As usual, don't push, I push myself after I read it tomorrow. Timezone test I fix tonight.",
+            "Timezone",
+        ),
+    ],
+    ids=["zh", "en"],
+)
+def test_a_step_put_off_the_house_way_is_a_rule_not_the_next_step(said: str, step: str) -> None:
+    turns = [
+        user("Add the shipping threshold and move the giftbox template."),
+        assistant("Done: threshold at 500 and the template moved; tests pass. Commit?"),
+        user(said),
+    ]
+    snapshot = snapshot_session(turns)
+    assert [item for item in snapshot.next_steps if "push" in item] == [], snapshot.next_steps
+    assert any(step in item for item in snapshot.next_steps), snapshot.next_steps
+    assert any("push" in item for item in snapshot.decisions), snapshot.decisions
