@@ -332,7 +332,9 @@ def _context(turns: Sequence[Turn], asked: set[int]) -> tuple[list[int], list[in
     for index, turn in enumerate(turns):
         asked_before[index], spoke_before[index] = ask, spoke
         if turn.role == "user":
-            ask, owner = (index if index in asked else -1), -1  # a bare "ok" asks nothing of its own
+            # a bare "ok" asks nothing of its own, though a yes to the agent's question takes what it offered
+            offered = index not in asked and spoke >= 0 and turns[spoke].text.rstrip().endswith(("?", "？"))
+            ask, owner = (index if index in asked else spoke if offered else -1), -1
         elif turn.role == "assistant":
             spoke = owner = index
         elif owner >= 0 and (marker := _EDIT_MARKER.fullmatch(turn.text.split("\n", 1)[0].strip())):

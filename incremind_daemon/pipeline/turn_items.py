@@ -439,17 +439,26 @@ def _asks_a_yes(shown: str) -> bool:
     return text_weight(PROPOSAL_TAIL.sub("", folded)) < 2 or _NAMES_NOTHING.fullmatch(folded) is not None
 
 
+_SENT = re.compile(
+    r"(?:(?:ok(?:ay)?|done)[,\s]*)?(?:submitted|pushed|merged|deployed|sent|launched|started|queued)"
+    r"|(?:好的?[，,\s]*)?(?:已经?(?:提交|推送|推|部署|合并|发布|跑起来)了?|(?:提交|推送|推|部署|合并|发布)(?:好|完)?了)"
+)
+
+
 def _bare_report(item: str, view: TurnView, *, start: bool) -> str | None:
     """Return a turn's opening report that names nothing ("改好了：", "Done.") with the ask it answers."""
     if not start or not view.before:
         return None
     folded = fold(item)
     head, *rest = _CLAUSE_HEAD.split(folded, maxsplit=1)
-    bare = is_bare_report(head.strip())
+    # "Submitted." after a yes to "… Submit?" reports what the question offered
+    offered = view.before.rstrip().endswith(("?", "？"))
+    bare = is_bare_report(head.strip()) or (offered and _SENT.fullmatch(head.strip()) is not None)
     bare = bare and text_weight(" ".join(rest)) < 3
     if not bare and not (is_checks(folded) and is_done(folded)):
         return None
-    ask = ask_of(view.before)
+    # the offer may be one question: "两个 commit 都在 feat/retry 上了，要推吗？"
+    ask = ask_of(view.before) or (clip(as_item(view.before), ITEM_CHARS // 2) if offered else "")
     return f"{item} — {ask}" if ask else None
 
 

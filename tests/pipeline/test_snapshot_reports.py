@@ -347,3 +347,35 @@ def test_a_thing_put_in_and_taken_out_again_is_no_work_done(put_in: str, taken_o
     done = "; ".join(snapshot_session(turns).done)
     assert taken_out.rstrip("。.") in done
     assert put_in[:8] not in done
+
+
+@pytest.mark.parametrize(
+    ("offer", "yes", "report", "offered"),
+    [
+        ("1 job: `scvi_benchmark`, gpu-long, 720 min, 1 GPU, 64 GB. Submit?", "go", "Submitted.", "gpu-long"),
+        ("Branch feat/retry is ready, 3 commits. Push it?", "yes", "Pushed.", "feat/retry"),
+        ("两个 commit 都在 feat/retry 上了，要推吗？", "好", "已推送。", "feat/retry"),
+    ],
+    ids=["en-submit", "en-push", "zh-push"],
+)
+def test_a_bare_report_after_a_yes_reports_what_the_question_offered(
+    offer: str, yes: str, report: str, offered: str
+) -> None:
+    turns = [
+        user("Rerun scvi_benchmark on its own and get the retry branch out."),
+        assistant(offer),
+        user(yes),
+        assistant(report),
+        user("ok, thanks"),
+    ]
+    assert any(offered in item for item in snapshot_session(turns).done), snapshot_session(turns).done
+
+
+def test_a_push_the_person_asked_for_leaves_the_step_they_take_next() -> None:
+    turns = [
+        user("Split the eks 1.30 change into two commits, one per environment."),
+        assistant("Split into two commits on feat/eks-1.30. Push?"),
+        user("push feat/eks-1.30, I'll open the PR so the plan runs in CI"),
+        assistant("Pushed."),
+    ]
+    assert any("open the PR" in step for step in snapshot_session(turns).next_steps)
