@@ -545,14 +545,14 @@ STATUS = re.compile(
         r"(?:job|run|build|pipeline|deploy(?:ment)?|migration|release|tests?|ci) (?:\w+ )?(?:finished|completed"
         r"|succeeded|passed|ran (?:fine|clean|green|ok))",
         r"(?:is|are|went) (?:out|live) (?:on|to|in) (?:prod|production|staging)",
-        r"^(?:status|update)\s*:|^deployed (?:v?\d|it|to)",  # …and a new project's: "repo is basically empty"
+        r"^(?:status|update|problem|issue)\s*:|^deployed (?:v?\d|it|to)",  # …and "repo is basically empty"
         r"(?:is|are) (?:basically |pretty much |mostly |still |almost )*empty",
         r"(?:i'm|i am|we're|we are) starting (?:a|an|on|to)",  # "I'm starting a small python service for the pi"
         # "v0.2.0 tag is pushed", "Staging has been on 1.30 since Friday night" (not "release got pushed": moved)
         r"(?:tag|branch|commit)s? (?:is|are|was|were|has been|have been) pushed|(?:has|have) been on \S+ since",
     )
     + r"|部署(?:好|完)了|上线了[，,。！!]|跑完了|基本(?:上)?是空的|还是空的|(?:我|我们)(?:刚)?开始(?:做|写|搞)一个"
-    r"|又挂了"
+    r"|又挂了|^(?:问题|现象)[:：]"  # "问题：昨天那批账单对出来 37 笔 AMOUNT_MISMATCH": the task, as "Problem: …"
 )
 # what is seen going wrong: "it flakes about 1 run in 5", "pnpm test broke after …", "读数一直是 0", "重连很慢"
 SYMPTOM = re.compile(

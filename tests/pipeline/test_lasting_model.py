@@ -162,6 +162,9 @@ def test_a_view_given_under_someones_name_is_theirs(use_m3: Embedder, text: str,
         "ci is red:\nRun ./gradlew test --no-daemon\nDownloading https://services.gradle.org/distributions/"
         "gradle-8.10.2-bin.zip",
         "页面溢出了：\n  Column Column:file:///home/lx/code/tidepool/lib/features/tides/tide_chart_page.dart:38:16",
+        # the problem the session opens on (found in fresh halves), however decided it sounds
+        "Problem: Dev added a scvi_benchmark rule last week to compare scVI against Harmony and it dies every time.",
+        "问题：昨天支付宝那批账单对出来 37 笔 AMOUNT_MISMATCH，我手工抽了几笔，渠道和我们的金额其实是一致的。",
     ],
 )
 def test_news_of_the_day_and_pasted_build_output_are_no_candidates(use_m3: Embedder, text: str) -> None:
