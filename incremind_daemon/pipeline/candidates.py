@@ -328,6 +328,14 @@ _SETS_RIGHT = re.compile(
 )
 
 
+# what arrived today, said to an agent: "Marta's batch 3 is back from the sequencer", "New pseudobulk exports are in
+# data/from_pipeline/", "许晴的接口文档出来了"
+_NEWS = re.compile(
+    r"^new [a-z]+(?: [a-z]+)? (?:is|are) (?:in|at|on|up|out|ready)\b|(?<![a-z])(?:is|are) back from\b"
+    r"|[^，,。\s]{1,12}(?:文档|结果|报告|数据|样本)(?:已经|都)?(?:出来|回来|到)了"
+)
+
+
 def _score_sentence(text: str, piece: Piece, *, conversational: bool, chance: Chance | None = None) -> _Scored | None:
     """Judge a readable piece (``read_pieces``) by its cues and, when given, its ``chance`` of lasting."""
     quote, whole, folded, decided = text[piece.start : piece.end], piece.whole, piece.folded, piece.decided
@@ -359,7 +367,7 @@ def _score_sentence(text: str, piece: Piece, *, conversational: bool, chance: Ch
         strengths = strengths or {"preference": 1.0}
     elif conversational and not _lasts_in_conversation(folded, frozenset(matched)):
         lasts = False
-    elif conversational and STATUS.search(folded) and not decided:
+    elif conversational and (STATUS.search(folded) or _NEWS.search(folded)) and not decided:
         return None  # where a run or a release stands today: "Deployed 1.15.0 to staging, all green"
     if (
         not reported
@@ -401,6 +409,7 @@ def _score_sentence(text: str, piece: Piece, *, conversational: bool, chance: Ch
                 or TODAY_PLAN.search(folded)
                 or one_off(folded)
                 or STATUS.search(folded)
+                or _NEWS.search(folded)
                 or PUT_OFF.search(folded)
             )
             # …and, said to an agent, what is seen going wrong ("it flakes about 1 run in 5", "重连很慢"), unless it

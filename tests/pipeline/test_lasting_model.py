@@ -165,6 +165,10 @@ def test_a_view_given_under_someones_name_is_theirs(use_m3: Embedder, text: str,
         # the problem the session opens on (found in fresh halves), however decided it sounds
         "Problem: Dev added a scvi_benchmark rule last week to compare scVI against Harmony and it dies every time.",
         "问题：昨天支付宝那批账单对出来 37 笔 AMOUNT_MISMATCH，我手工抽了几笔，渠道和我们的金额其实是一致的。",
+        # what arrived today
+        "Marta's batch 3 is back from the sequencer — 6 new samples, CellRanger already ran on them.",
+        "New pseudobulk exports are in data/from_pipeline/ (leiden_r06 clusters, 15% mito).",
+        "许晴的接口文档出来了：GET /api/recon/diffs?billDate=2026-11-25&channel=ALIPAY，分页返回差错列表",
     ],
 )
 def test_news_of_the_day_and_pasted_build_output_are_no_candidates(use_m3: Embedder, text: str) -> None:
