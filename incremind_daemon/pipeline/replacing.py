@@ -149,7 +149,6 @@ def turns_down(mine: str, theirs: str) -> bool:
     refused = negated(mine) - negated(theirs)
     if not refused:
         return False
-    return not refused.isdisjoint(re.findall(r"[\w.+#-]+", fold(theirs).casefold())) or not refused.isdisjoint(
-        used(theirs)
-    )
+    held = {*re.findall(r"[\w.+#-]+", fold(theirs).casefold()), *used(theirs), *numbers_of(features_of(theirs))}
+    return not refused.isdisjoint(held)  # "5432 不对" beside "order-db 监听 5432": a value it holds
 

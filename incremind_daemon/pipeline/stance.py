@@ -109,6 +109,8 @@ def negated(text: str) -> frozenset[str]:
         out.update(keys_of(features_of(match.group("thing") or match.group("zh"))))
     for match in _HANDS_OFF.finditer(folded):
         out.update(keys_of(features_of(match.group("thing"))))
+    for match in _SAID_WRONG.finditer(folded):
+        out.update(keys_of(features_of(match.group("thing"))))
     for match in _SWITCHED_FROM.finditer(folded):
         out.update(keys_of(features_of(match.group("thing") or match.group("zh"))))
     return frozenset(out)
@@ -360,6 +362,8 @@ _USED = re.compile(
     r"|(?:go|goes|going|went) (?:back to|through)|on|with)\s+(?:the\s+|a\s+)?"
     r"|(?:就用|改用|换成|换到|都用|一律用|统一用|改回(?![来去])|换回(?![来去])|切回(?![来去])|用|走|上|采用|选)\s*)(?P<thing>[a-z0-9][\w.+#-]*)"
 )
+# a value said to be wrong, after it: "5432 不对，order-db 是 5433", "8080 is wrong"
+_SAID_WRONG = re.compile(r"(?<![\w.+#-])(?P<thing>[a-z0-9][\w.+#-]*)\s*(?:不对|错了|是错的|(?:is|was) wrong\b)")
 # a language a text says to write or answer in: "代码注释写中文就行", "回复用英文"
 _USED_LANGUAGE = re.compile(r"(?:用|写|说|讲|回|回复|回答)\s*(?P<thing>(?:简体|繁体)?中文|英文|粤语|日文)")
 _DENIED = re.compile(
@@ -457,6 +461,8 @@ def contradicts(
             if _is_about(scope, theirs, linking=linking) and not (
                 _SUFFICES.fullmatch(word) and _says_the_same(scope, their_folded, theirs)
             ):
+                if pattern is _CRITIQUE and _turned_down_too(scope, their_folded):
+                    continue  # "5432 不对" beside "it listens on 5433, not 5432": the same value put right
                 return True
     # the known insight negates what the candidate states plainly: "use tabs" against "don't use tabs"
     if negations and _NEGATION.search(folded) is None:
@@ -475,6 +481,13 @@ def contradicts(
         ):
             return True
     return False
+
+
+def _turned_down_too(scope: str, their_folded: str) -> bool:
+    """Tell whether what a critique is of is all turned down by the known text as well."""
+    keys = keys_of(features_of(scope))
+    keys = keys - CONCEPT_NAMES or keys  # the value, not the topic word beside it ("the port 8080 is wrong")
+    return bool(keys) and keys <= negated(their_folded)
 
 
 def _says_the_same(scope: str, their_folded: str, theirs: Features) -> bool:

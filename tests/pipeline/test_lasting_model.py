@@ -342,6 +342,16 @@ def test_asking_whether_a_thing_can_be_used_or_naming_the_others_sets_no_rule() 
             "supersedes",
             "supersedes",
         ),
+        # found in a fresh half: a correction said again puts right the value the known one puts right too
+        (
+            "order-db: it listens on 5433, not 5432 (half the apps have 5433 hardcoded)",
+            "5432 不對，order-db 是 5433",
+            "correction",
+            "repeat",
+            "repeat",
+        ),
+        # …while beside a rule that holds the value it calls wrong it is a change, however alike the two read
+        ("order-db 监听 5432", "5432 不对，order-db 是 5433", "entity", "supersedes", "supersedes"),
         # …and the same thing given another tool ("from now on" uses nothing by its "on")
         (
             "DI 用 Hilt，Application 上挂着 @HiltAndroidApp。",
