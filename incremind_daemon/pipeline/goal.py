@@ -269,6 +269,13 @@ def _last_clause(sentence: str) -> str:
     return clauses[-1].strip() if len(clauses) > 1 and text_weight(clauses[-1]) >= 4 else ""
 
 
+# what happened since the last session, told before the ask
+_NEWS = re.compile(
+    r"(?<![a-z])(?:went (?:fine|well|smoothly|out|live)|approved|got (?:a )?(?:review|approval)|merged|shipped|landed"
+    r"|(?:is|are) (?:out|live)|finished|succeeded)(?![a-z])|上线了|合了|合并了|批了|通过了|发布了|顺利"
+)
+
+
 def ask_rank(sentence: str, position: int) -> int:
     """Rank a sentence of the opening request by how much of the ask it carries."""
     if _NUMBER.match(sentence):  # each numbered item is asked, though it opens with a rule, so each goes first
@@ -281,6 +288,8 @@ def ask_rank(sentence: str, position: int) -> int:
     # "Bug: … chart labels are an hour off. src/lib/charts/OrdersPerHour.svelte" is asked by its caption
     if not asks and not ASK_CAPTION.match(folded) and extract_candidates(sentence, limit=1, conversational=True):
         return -1  # how to work, said on the way in ("answer in English", "poetry, not pip"): not the ask
+    if not asks and not ASK_CAPTION.match(folded) and _NEWS.search(folded):
+        return 0  # "prod upgrade went fine this morning", "Oskar approved !151, merged": news before the ask
     rank = 2 if asks else 0
     rank += 3 if ASK_CAPTION.match(folded) else 0
     return rank + (1 if position == 0 else 0) + (1 if ASK_CUES.search(folded) else 0)

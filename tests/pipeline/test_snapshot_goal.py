@@ -110,3 +110,28 @@ def test_the_ask_after_an_introduction_longer_than_three_goals_is_the_goal() -> 
         assistant("Job 4472950 on gpu-long, pending."),
     ]
     assert "scvi_benchmark" in snapshot_session(turns).goal
+
+
+@pytest.mark.parametrize(
+    ("opening", "asked"),
+    [
+        (
+            "prod upgrade went fine this morning, 08:00–08:34, Dennis watched. 🎉\n\n"
+            "next small thing: staging needs an ECR pull-through cache rule for ghcr.io so the CI runners stop "
+            "hitting ghcr rate limits. prefix `ghcr`, "
+            "creds from the secret ecr-pullthroughcache/ghcr. put it in envs/staging/ecr.tf.",
+            "pull-through",
+        ),
+        (
+            "Oskar approved !151, merged. thursday = release day, v0.10.0 today.\n\nbut first a bug: yesterday "
+            "`helmwright sync --release vector --context staging-fra` installed vector into `default`. "
+            "releases/vector.yaml has no namespace set. find out why.",
+            "vector",
+        ),
+        ("昨晚 v2.3 上线了，很顺利。今天把 orders 接口的分页改成 cursor，每页 50 条。", "cursor"),
+    ],
+    ids=["en-went-fine", "en-approved-merged", "zh-released"],
+)
+def test_news_told_before_the_ask_does_not_take_the_asks_place(opening: str, asked: str) -> None:
+    snapshot = snapshot_session([user(opening), assistant("On it."), user("thanks")])
+    assert asked in snapshot.goal, snapshot.goal
