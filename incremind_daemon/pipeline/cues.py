@@ -224,6 +224,7 @@ ACCEPT_CUES = re.compile(
     + _words(
         r"ok(?:ay)?|yes|yeah|yep|yup|sure|sounds good|looks good|lgtm|go ahead|do it|do that|agreed?|approved?"
         r"|good|great|perfect|fine|right|correct|makes sense|let's do (?:it|that)|please do|go for it"
+        r"|(?:go|proceed)(?=\W*$)"  # a bare "go" or "proceed", not "go through the logs"
     )
     + r"|行|好|可以|嗯|对|没问题|同意|就这么|就这样|加吧|改吧|做吧|按你说的|听你的|👍|👌)"
 )

@@ -136,7 +136,7 @@ _FAREWELL = re.compile(
 )
 _CLAUSE_BREAK = re.compile(r"[,，;；]|\s[—–]\s")
 # a sentence that says outright it is the next step ("接下来" and "next" also open rules: "接下来都用 pnpm")
-_NEXT_STEP = re.compile(r"(?i)^(?:下一步|next steps?\b)")
+_NEXT_STEP = re.compile(r"(?i)^(?:下一步|next steps?\b|next\s*:)")
 # a turn that opens with a short caption over code: "改了：\n\n```\nMARKETING_VERSION = 3.8.0\n```"
 _SHOWN_CHANGE = re.compile(r"\s*[^\n]{1,40}[:：]\s*\n\s*(?:`{3,}|~{3,})")
 # what the person does once back: "周五回来再合", "I'm off tomorrow, I'll merge it Friday"
@@ -410,6 +410,8 @@ def _judge(item: str, view: TurnView, hint: str | None, *, settles: bool) -> tup
         done = (kind == DONE or is_done(folded)) and not folded.endswith(("?", "？"))
         return (DONE, 0) if done and not _is_undone(item, view) else None
     offer = view.round_end and OFFER_CUES.search(folded) is not None
+    # "下一步：下周一用新 loader 跑一遍全市场，跟 CsvLoader 逐日对 NAV？", "Next: replay it on UAT tomorrow?"
+    offer = offer or (view.round_end and folded.endswith(("?", "？")) and _NEXT_STEP.match(folded) is not None)
     if offer or (view.round_end and proposes(folded)):
         if view.verdict == ACCEPTED and not view.acted:
             return NEXT, 0  # taken at the very end: the step agreed

@@ -537,3 +537,26 @@ def test_a_step_put_off_the_house_way_is_a_rule_not_the_next_step(said: str, ste
     assert [item for item in snapshot.next_steps if "push" in item] == [], snapshot.next_steps
     assert any(step in item for item in snapshot.next_steps), snapshot.next_steps
     assert any("push" in item for item in snapshot.decisions), snapshot.decisions
+
+
+@pytest.mark.parametrize(
+    ("offer", "yes", "step"),
+    [
+        ("Committed and pushed. Want me to replay the full flow on UAT tomorrow after the close?", "go", "UAT"),
+        ("Committed and pushed. Next: replay the full flow on UAT tomorrow after the close?", "ok", "UAT"),
+        ("已 commit，已推送。下一步：下周一用新 loader 跑一遍全市场，跟 CsvLoader 逐日对 NAV？", "好", "NAV"),
+    ],
+    ids=["en-go", "en-next-caption", "zh-next-caption"],
+)
+def test_the_step_the_agent_offers_last_and_the_person_takes_is_next(offer: str, yes: str, step: str) -> None:
+    turns = [user("Add the parquet loader and commit it."), assistant(offer), user(yes)]
+    assert any(step in item for item in snapshot_session(turns).next_steps), snapshot_session(turns).next_steps
+
+
+def test_go_followed_by_what_to_do_is_no_yes_to_the_offer() -> None:
+    turns = [
+        user("Add the parquet loader and commit it."),
+        assistant("Committed and pushed. Want me to replay the full flow on UAT tomorrow after the close?"),
+        user("go through the logs first"),
+    ]
+    assert not any("UAT" in item for item in snapshot_session(turns).next_steps)
