@@ -423,7 +423,7 @@ REQUEST = re.compile(
 REPORTED = re.compile(
     words(
         r"(?:he|she|they|my (?:colleague|boss|manager|teammate|lead|designer)|[a-z]+ \([\w ]{1,20}\)"
-        r"|(?!i |we |you |it |readme |docs? |error |log |output |message |test |ci |this |that )"
+        r"|(?<![./])(?!i |we |you |it |readme |docs? |error |log |output |message |test |ci |this |that )"
         r"[a-z]+) (?:still )?(?:said|says|thinks|claims|suggested|suggests|argues|insists|wants|would rather|prefers"
         r"|recommends|believes|argued|thought|claimed|insisted|recommended|believed|pushed for|proposed"
         r"|left (?:a )?comments?|commented)",

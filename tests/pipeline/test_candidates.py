@@ -1238,3 +1238,17 @@ def test_a_rule_keeps_no_ask_for_the_task_at_hand(text: str, statement: str) -> 
 def test_an_ask_that_holds_on_stays_in_the_rule(text: str) -> None:
     found = extract_candidates(text, conversational=True)
     assert found and found[0].statement == text.rstrip("。.")
+
+
+@pytest.mark.parametrize(
+    ("text", "reported"),
+    [
+        # found in a fresh half: a file that "says" a value is no colleague giving a view
+        ("go.mod says go 1.23 now and the CI image is golang:1.23-bookworm, I bumped both over the weekend.", False),
+        ("the package.json says node 20 now, so drop the 18 matrix from CI.", False),
+        ("Mehmet says we should always pin chart versions to an exact semver.", True),
+    ],
+)
+def test_a_file_that_says_a_value_is_the_persons_own_statement(text: str, reported: bool) -> None:
+    [candidate] = extract_candidates(text, conversational=True)
+    assert candidate.reported is reported
