@@ -133,6 +133,7 @@ _AS_USUAL = re.compile(r"老规矩|照旧|(?<![a-z])(?:as usual|as always|same a
 _FAREWELL = re.compile(
     r"周末(?:愉快|快乐|见)|(?:明天|后天|下周|周[一二三四五六日]|下次|回头|晚点)见"
     r"|have a (?:good|nice|great) (?:weekend|evening)"
+    r"|see you (?:tomorrow|next week|(?:on )?(?:mon|tues|wednes|thurs|fri)day)"
 )
 _CLAUSE_BREAK = re.compile(r"[,，;；]|\s[—–]\s")
 # a sentence that says outright it is the next step ("接下来" and "next" also open rules: "接下来都用 pnpm")
@@ -360,6 +361,8 @@ def _judge(item: str, view: TurnView, hint: str | None, *, settles: bool) -> tup
     short = text_weight(item) < (2 if view.closing and _is_later(folded) else 3)
     if view.role == "user" and (short or folded.endswith(("?", "？"))):
         return None
+    if view.role == "user" and text_weight(_FAREWELL.sub(" ", folded)) < 1.5:
+        return None  # "see you Monday 👋", "週末愉快": a goodbye, after a rule or not
     if view.role == "user" and (only_yes(folded) or only_put_off(folded)):
         return None  # "可以，就这么办": the yes takes the agent's proposal; "ok 知道了，回头再说" leaves nothing to do
     if view.role == "user" and (IDENTITY.search(led := strip_lead_in(folded)) or INTRO_CUES.match(led)):
@@ -556,7 +559,8 @@ def _is_later(folded: str) -> bool:
     if reply_slots(folded):
         return False  # "回答别太长，最后不要来一段总结，我自己会看 diff": how to answer, and why, is no step put off
     folded = without_conditions(folded)  # "如果凌晨 3 点还没到，就发告警" says when a rule acts, not what is later
-    folded = _FAREWELL.sub(" ", folded) if "见" in folded or "周末" in folded or "have a" in folded else folded
+    farewell = "见" in folded or "周末" in folded or "have a" in folded or "see you" in folded
+    folded = _FAREWELL.sub(" ", folded) if farewell else folded
     return LATER_CUES.search(folded) is not None or is_later_more(folded) or PERSON_STEP_CUES.search(folded) is not None
 
 

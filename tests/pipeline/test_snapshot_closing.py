@@ -477,8 +477,9 @@ def test_step_put_off_in_the_last_words_is_next(said: str, named: str) -> None:
         "謝啦，週末愉快 🙌",
         "好，明天见",
         "ok thanks, have a good weekend",
+        "thanks, see you Monday",
     ],
-    ids=["zh-weekend", "zh-last-night", "zh-hant-weekend", "zh-see-you-tomorrow", "en-weekend"],
+    ids=["zh-weekend", "zh-last-night", "zh-hant-weekend", "zh-see-you-tomorrow", "en-weekend", "en-see-you-monday"],
 )
 def test_weekend_wishes_and_last_night_are_no_next_step(said: str) -> None:
     turns = [
@@ -560,3 +561,14 @@ def test_go_followed_by_what_to_do_is_no_yes_to_the_offer() -> None:
         user("go through the logs first"),
     ]
     assert not any("UAT" in item for item in snapshot_session(turns).next_steps)
+
+
+def test_a_goodbye_after_a_hold_is_no_decision() -> None:
+    turns = [
+        user("Add the ingress rule on the order-db security group in staging."),
+        assistant("Applied in staging and pushed feat/report-builder-db."),
+        user("nice. don't merge yet — I'll run the prod plan with Dennis on Monday. see you Monday 👋"),
+    ]
+    snapshot = snapshot_session(turns)
+    assert not any("see you" in item for item in (*snapshot.decisions, *snapshot.next_steps)), snapshot
+    assert any("Dennis" in step for step in snapshot.next_steps)
