@@ -9,7 +9,7 @@ from __future__ import annotations
 import logging
 import re
 
-from incremind_daemon.pipeline.traditional import TO_SIMPLIFIED, as_mandarin_words, spellings
+from incremind_daemon.pipeline.traditional import CANTONESE_CHARS, TO_SIMPLIFIED, as_mandarin_words, spellings
 
 log = logging.getLogger(__name__)
 
@@ -18,36 +18,14 @@ DONE, DECISION, NEXT = "done", "decisions", "next"
 # Cues match text folded to lower case, simplified Chinese and straight quotes, so one pattern
 # serves "Done" and "done", 已經完成 and 已经完成. The fold maps one character to one, keeping offsets,
 # and patterns run without re.IGNORECASE, which makes Python's re several times slower.
-# …and written Cantonese's grammar words to Mandarin's, so "改咗礼拜三" reads as 改了, "佢哋嘅" as 他们的
-_CANTONESE, _MANDARIN = "咗嘅喺冇佢哋", "了的在没他们"
+# …and written Cantonese's grammar words to Mandarin's (traditional.CANTONESE_CHARS)
 _FOLD = str.maketrans(
     {
         **TO_SIMPLIFIED,
-        **dict(zip(_CANTONESE, _MANDARIN, strict=True)),
+        **CANTONESE_CHARS,
         **{chr(c): chr(c + 32) for c in range(ord("A"), ord("Z") + 1)},
     }
 )
-
-
-# written Cantonese's common words in Mandarin, for a reader that learned Mandarin and English: "唔好约嘢" as
-# "不要约东西", "佢哋嘅" as "他们的". Not a fold: the text's length changes, so only a model reads it.
-_CANTONESE_WORDS = {
-    "唔好": "不要", "唔系": "不是", "唔使": "不用", "唔该": "谢谢", "唔": "不", "冇": "没有", "咗": "了",
-    "嘅": "的", "喺": "在", "佢": "他", "哋": "们", "啲": "些", "嘢": "东西", "乜": "什么", "点解": "为什么",
-    "睇": "看", "搵": "找", "俾": "给", "嚟": "来", "嗰": "那", "呢个": "这个", "今个": "这个", "系": "是",
-    "咁": "这么", "晏昼": "下午",
-}  # fmt: skip
-_CANTONESE_WORD = re.compile(
-    "|".join(sorted(_CANTONESE_WORDS, key=len, reverse=True)).replace("系", "(?<![关联体院派水直母父])系(?![统列数])")
-)
-_WRITTEN_CANTONESE = re.compile("[唔冇咗嘅喺佢哋啲嘢睇搵嚟嗰咁]")
-
-
-def as_mandarin(text: str) -> str:
-    """Return text with written Cantonese's common words in Mandarin; text with none of its marks is as it was."""
-    if _WRITTEN_CANTONESE.search(text) is None:
-        return text  # 系 alone is Mandarin too: 系统, 关系
-    return _CANTONESE_WORD.sub(lambda m: _CANTONESE_WORDS.get(m.group(), m.group()), text)
 
 
 # words in quotes are named, not said ("I'd rather hear 'not sure'", 「偏红那个」)

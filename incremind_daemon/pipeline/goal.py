@@ -20,7 +20,6 @@ from incremind_daemon.pipeline.cues import (
     OPENING,
     POLITE,
     SCENE_CAPTION,
-    as_mandarin,
     fold,
 )
 from incremind_daemon.pipeline.lasting import COMMUNICATION, IDENTITY, REQUEST
@@ -37,6 +36,7 @@ from incremind_daemon.pipeline.markdown import (
 from incremind_daemon.pipeline.organize import split_sentences
 from incremind_daemon.pipeline.pastes import pasted_error, sentences_before
 from incremind_daemon.pipeline.state_cues import CONTEXT_CAPTION, is_ack_or_command, strip_prefix
+from incremind_daemon.pipeline.traditional import as_mandarin
 
 log = logging.getLogger(__name__)
 

@@ -24,7 +24,7 @@ from pathlib import Path
 import numpy as np
 import numpy.typing as npt
 
-from incremind_daemon.pipeline.cues import as_mandarin
+from incremind_daemon.pipeline.traditional import as_mandarin
 from incremind_daemon.store.embedder import Embedder, is_semantic
 
 log = logging.getLogger(__name__)

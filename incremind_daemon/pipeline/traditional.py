@@ -152,21 +152,49 @@ def spellings(word: str, limit: int = 16) -> set[str]:
     return {"".join(chars) for chars in islice(product(*choices), limit)}
 
 
-# written Cantonese's common words as Mandarin's of the same length, so a fold keeps offsets: "唔使跟住我转中文"
-# reads as 不用跟着, "用英文答我就得" as 就行 (就得 only among Cantonese marks: Mandarin says 你就得来 too)
-_CANTONESE = {
+# Written Cantonese. Its grammar characters fold one to one with the rest (cues.fold): "改咗礼拜三" reads as 改了,
+# "佢哋嘅" as 他们的
+CANTONESE_CHARS = dict(zip("咗嘅喺冇佢哋", "了的在没他们", strict=True))
+# its common words in Mandarin, for a reader that learned Mandarin and English: "唔好约嘢" as "不要约东西", "佢哋嘅" as
+# "他们的". Not a fold: the text's length changes, so only a model reads it (as_mandarin)
+_WORDS = {
+    "唔好": "不要", "唔系": "不是", "唔使": "不用", "唔该": "谢谢", "唔": "不", "冇": "没有", "咗": "了",
+    "嘅": "的", "喺": "在", "佢": "他", "哋": "们", "啲": "些", "嘢": "东西", "乜": "什么", "点解": "为什么",
+    "睇": "看", "搵": "找", "俾": "给", "嚟": "来", "嗰": "那", "呢个": "这个", "今个": "这个", "系": "是",
+    "咁": "这么", "晏昼": "下午",
+}  # fmt: skip
+# …and those the fold takes, as Mandarin words of the same length, which keeps offsets (as_mandarin_words):
+# "唔使跟住我转中文" reads as 不用跟着, "用英文答我就得" as 就行 (就得 only among Cantonese marks: Mandarin says
+# 你就得来 too)
+_SAME_LENGTH = {
     "唔好": "不要", "唔系": "不是", "唔使": "不用", "唔该": "谢谢", "唔得": "不行", "唔会": "不会", "唔": "不",
     "睇": "看", "搵": "找", "俾": "给", "嚟": "来", "嗰": "那", "啲": "些", "系": "是", "就得": "就行",
     "跟住": "跟着", "而家": "现在", "琴日": "昨天", "今日": "今天", "边度": "哪里", "点样": "怎样", "乜嘢": "什么",
 }  # fmt: skip
-_CANTONESE_WORD = re.compile(
-    "|".join(sorted(_CANTONESE, key=len, reverse=True)).replace("系", "(?<![关联体院派水直母父])系(?![统列数])")
-)
-_CANTONESE_MARK = re.compile("[唔冇咗嘅喺佢哋啲嘢睇搵嚟嗰咁㗎]")
+_MARKS = "唔冇咗嘅喺佢哋啲嘢睇搵嚟嗰咁"  # 系 alone is Mandarin too: 系统, 关系
+_WRITTEN = re.compile(f"[{_MARKS}]")
+_WRITTEN_OR_SAID = re.compile(f"[{_MARKS}㗎]")  # …and 㗎, a particle only speech written down has
+
+
+def _alternation(words: dict[str, str]) -> re.Pattern[str]:
+    """Return a pattern of the words, longest first; 系 only where it is not a part of 系统, 关系, 体系."""
+    alternatives = "|".join(sorted(words, key=len, reverse=True))
+    return re.compile(alternatives.replace("系", "(?<![关联体院派水直母父])系(?![统列数])"))
+
+
+_WORD = _alternation(_WORDS)
+_SAME_LENGTH_WORD = _alternation(_SAME_LENGTH)
+
+
+def as_mandarin(text: str) -> str:
+    """Return text with written Cantonese's common words in Mandarin; text with none of its marks is as it was."""
+    if _WRITTEN.search(text) is None:
+        return text
+    return _WORD.sub(lambda m: _WORDS.get(m.group(), m.group()), text)
 
 
 def as_mandarin_words(folded: str, text: str) -> str:
     """Return folded text with written Cantonese's common words in Mandarin, when text has Cantonese's marks."""
-    if _CANTONESE_MARK.search(text) is None:
-        return folded  # 系 alone is Mandarin too: 系统, 关系
-    return _CANTONESE_WORD.sub(lambda word: _CANTONESE[word.group()], folded)
+    if _WRITTEN_OR_SAID.search(text) is None:
+        return folded
+    return _SAME_LENGTH_WORD.sub(lambda word: _SAME_LENGTH[word.group()], folded)
