@@ -361,7 +361,7 @@ def _judge(item: str, view: TurnView, hint: str | None, *, settles: bool) -> tup
     short = text_weight(item) < (2 if view.closing and _is_later(folded) else 3)
     if view.role == "user" and (short or folded.endswith(("?", "？"))):
         return None
-    if view.role == "user" and text_weight(_FAREWELL.sub(" ", folded)) < 1.5:
+    if view.role == "user" and text_weight(_without_farewell(folded)) < 1.5:
         return None  # "see you Monday 👋", "週末愉快": a goodbye, after a rule or not
     if view.role == "user" and (only_yes(folded) or only_put_off(folded)):
         return None  # "可以，就这么办": the yes takes the agent's proposal; "ok 知道了，回头再说" leaves nothing to do
@@ -549,6 +549,13 @@ def _without_hold(step: str) -> str:
     return rest if text_weight(rest) >= 3 else step
 
 
+def _without_farewell(folded: str) -> str:
+    """Return folded text without its goodbyes that name a time ("see you Monday", "週末愉快")."""
+    if "见" in folded or "周末" in folded or "have a" in folded or "see you" in folded:
+        return _FAREWELL.sub(" ", folded)
+    return folded
+
+
 def _directs(folded: str) -> bool:
     if DIRECTIVE_CUES.search(folded) is not None or SETTLE_CUES.search(folded) is not None:
         return True
@@ -559,8 +566,7 @@ def _is_later(folded: str) -> bool:
     if reply_slots(folded):
         return False  # "回答别太长，最后不要来一段总结，我自己会看 diff": how to answer, and why, is no step put off
     folded = without_conditions(folded)  # "如果凌晨 3 点还没到，就发告警" says when a rule acts, not what is later
-    farewell = "见" in folded or "周末" in folded or "have a" in folded or "see you" in folded
-    folded = _FAREWELL.sub(" ", folded) if farewell else folded
+    folded = _without_farewell(folded)
     return LATER_CUES.search(folded) is not None or is_later_more(folded) or PERSON_STEP_CUES.search(folded) is not None
 
 
