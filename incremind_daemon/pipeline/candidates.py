@@ -305,7 +305,9 @@ def _readable(text: str, start: int, end: int, *, decided: bool) -> Piece | None
         return None  # a caption over a list, an aside under one, an action item for one person
     if STANDUP_SLOT.match(whole) and not GENERAL.search(whole):
         return None  # "上周：分页改完了" reports one day's work ("今天：以后都先跑 lint" still holds)
-    if BOILERPLATE.search(folded) or QUESTION.search(bare) or bare.endswith(("?", "？")) or ACK.fullmatch(folded):
+    # "how I like answers: short, conclusion first" says how, and asks nothing
+    asks = QUESTION.search(bare) is not None and not _SAYS_HOW.match(bare)
+    if BOILERPLATE.search(folded) or asks or bare.endswith(("?", "？")) or ACK.fullmatch(folded):
         return None
     if is_code(folded) or HEDGE.search(QUOTED_WORDS.sub("", folded)):
         return None
@@ -314,6 +316,10 @@ def _readable(text: str, start: int, end: int, *, decided: bool) -> Piece | None
         if secret > _MAX_SECRET_SHARE * len(quote):
             return None
     return Piece(start, end, decided, whole, folded)
+
+
+# a caption that says how the person wants something, with no inversion of a question: "how I like answers: short"
+_SAYS_HOW = re.compile(r"(?:how|what) (?:i|we) [^:?]{1,40}:\s*\S")
 
 
 # a first clause in which the person changes something themselves (after a caption), up to its end

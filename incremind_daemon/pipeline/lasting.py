@@ -396,7 +396,7 @@ REQUEST = re.compile(
         r"|finish|clean up|review|investigate|figure out|give me|send|copy|paste|merge|rebase|squash|retry|wrap|put"
         r"|include|mention|note down|write down|kill)"
         # "commit messages use …", "test names say …": the verb's word is a noun's first word, no ask
-        r"(?! (?:messages?|hooks?|history|notifications?|logs?|titles?|names?|style|format|rules?|conventions?)\b)"
+        r"(?! (?:(?:message|msg|hook|notification|log|title|name|rule|convention)s?|history|style|format)\b)"
         # …nor when a Chinese comment on it follows: "push 我自己来", "commit 可以", "commit 都要加 Signed-off-by"
         r"(?!\s*(?:我|你|咱|都|要|必须|一律|只|永远|不|别|可以|就|还是|统一|默认))",
         r"^let's (?:fix|look|check|try|see|add|run|debug|write|make|start|continue|do|wrap|first|now|cut|ship"
@@ -545,8 +545,8 @@ STATUS = re.compile(
         r"(?:job|run|build|pipeline|deploy(?:ment)?|migration|release|tests?|ci) (?:\w+ )?(?:finished|completed"
         r"|succeeded|passed|ran (?:fine|clean|green|ok))",
         r"(?:is|are|went) (?:out|live) (?:on|to|in) (?:prod|production|staging)",
-        r"^(?:status|update|problem|issue)\s*:|^deployed (?:v?\d|it|to)",  # …and "repo is basically empty"
-        r"(?:is|are) (?:basically |pretty much |mostly |still |almost )*empty",
+        r"^(?:(?:actual|real|main|today's|the) )?(?:status|update|problem|issue|task)\s*:|^deployed (?:v?\d|it|to)",
+        r"(?:is|are) (?:basically |pretty much |mostly |still |almost )*empty",  # "repo is basically empty"
         r"(?:i'm|i am|we're|we are) starting (?:a|an|on|to)",  # "I'm starting a small python service for the pi"
         # "v0.2.0 tag is pushed", "Staging has been on 1.30 since Friday night" (not "release got pushed": moved)
         r"(?:tag|branch|commit)s? (?:is|are|was|were|has been|have been) pushed|(?:has|have) been on \S+ since",

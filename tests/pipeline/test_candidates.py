@@ -757,6 +757,21 @@ def test_a_rule_that_ends_on_shenme_is_no_question(text: str, found: bool) -> No
 
 
 @pytest.mark.parametrize(
+    ("text", "found"),
+    [
+        ("how I like answers: short, conclusion first, don't recap what I just told you.", True),
+        ("what we want: every migration reversible, with a down step.", True),
+        ("how I fix this: no idea yet", True),  # no question either, though nothing lasts in it
+        ("how do I like this config: as is or split", False),
+        ("what I want to know is why the build is red", False),
+    ],
+)
+def test_how_the_person_likes_something_under_a_caption_is_no_question(text: str, found: bool) -> None:
+    """Found in a fresh half: "how I like answers: short, …" opens as a question does, and the rule was lost."""
+    assert bool(read_pieces(text, conversational=True)) == found
+
+
+@pytest.mark.parametrize(
     "text",
     [
         "POST /invoices is throwing 500s in staging since yesterday's deploy.",

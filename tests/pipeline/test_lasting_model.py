@@ -30,6 +30,8 @@ from tests.transcripts import ClaudeLog
 # what a person says to last, with no cue word the rules know: the rules alone miss each one
 CUELESS = [
     "Dependencies are managed with poetry, so poetry add / poetry run, not pip.",
+    # a caption whose first word is a verb's ("commit"), found in a fresh half
+    "commit msg style: conventional commits, lowercase subject, no period.",
     "Our CI runs on GitHub Actions, self-hosted runners in Frankfurt.",
     "DLQ topics are named <topic>.dlq.",
 ]
@@ -169,6 +171,8 @@ def test_a_view_given_under_someones_name_is_theirs(use_m3: Embedder, text: str,
         "Marta's batch 3 is back from the sequencer — 6 new samples, CellRanger already ran on them.",
         "New pseudobulk exports are in data/from_pipeline/ (leiden_r06 clusters, 15% mito).",
         "许晴的接口文档出来了：GET /api/recon/diffs?billDate=2026-11-25&channel=ALIPAY，分页返回差错列表",
+        # the task under its label, found in a fresh half
+        "actual task: `helmwright diff` panics on a release that has no values files.",
     ],
 )
 def test_news_of_the_day_and_pasted_build_output_are_no_candidates(use_m3: Embedder, text: str) -> None:
