@@ -25,12 +25,20 @@ _LANGUAGE = re.compile(
 )
 _SHORT = re.compile(
     r"(?<![a-z])(?:(?:keep|make) (?:your |the )?(?:answers?|replies|responses|it|them)[^.;]{0,12}(?:short|brief"
-    r"|concise|terse)|be (?:brief|concise|terse)|(?:short|brief|concise) (?:answers|replies))(?![a-z])"
+    r"|concise|terse)|be (?:brief|concise|terse)|(?:short|brief|concise) (?:answers|replies)"
+    r"|(?:answers?|replies|responses):\s*(?:short|brief|concise|terse))(?![a-z])"  # "how I like answers: short"
     r"|简短|简洁|别啰嗦|不要啰嗦|少废话|(?:别|不要)写(?:那么|这么|太)长|(?:回答|回复)(?:别|不要)太长|长话短说"
 )
 _NO_RECAP = re.compile(
     r"(?<![a-z])(?:(?:no|skip|drop|without|leave out)(?: the| a| your)? (?:final |closing )?(?:recaps?|summar(?:y|ies))"
     r"|(?:don't|do not|never) (?:summari[sz]e|recap))(?![a-z])|(?:不用|不要|别)[^，。；]{0,10}总结"
+    r"|(?:不用|不要|别)[^，。；]{0,14}(?:整理一遍|复述|重复一遍)"  # "不要每次都把我刚刚说的整理一遍"
+)
+# the answer before its reasons: "conclusion first", "结论先讲"
+_CONCLUSION_FIRST = re.compile(
+    r"(?<![a-z])(?:(?:conclusion|answer|verdict|bottom line) (?:first|up front)"
+    r"|(?:lead|start) with the (?:conclusion|answer|verdict))(?![a-z])"
+    r"|结论先(?:讲|说|写|给)|(?:先|直接)(?:讲|说|写|给)结论|结论放(?:在)?(?:第一句|最前面?|开头)"
 )
 _CLAUSE = re.compile(r"[，,;；。.!！?？—–]+")
 # a clause about something else than replies: "commit message 用英文" beside "回复用中文" is its own rule
@@ -56,6 +64,8 @@ def reply_slots(text: str) -> dict[str, str]:
         slots["length"] = "short"
     if _NO_RECAP.search(folded):
         slots["recap"] = "none"
+    if _CONCLUSION_FIRST.search(folded):
+        slots["order"] = "conclusion first"
     return slots
 
 

@@ -336,7 +336,9 @@ RESTATED = re.compile(
     r"|(?<![他她])(?:说|讲)(?:过|咗|了)(?:好|很)?(?:多|几|\d+)(?:次|遍)"
     r"|再(?:说|强调|重复)一(?:遍|次)|重申一下|老规矩|[跟和同](?:之前|以前|其他[^，。]{1,8})一样|(?:跟你)?说(?:了|过)多少(?:次|遍)"
     # "…，这个不变", "that doesn't change": what held before still does
-    r"|(?:这个|这条|这点|这一点)(?:还是|依然|仍然)?不变|(?<![a-z])that (?:doesn't|does not) change(?![a-z])"
+    # "benchmark 不换，还是 000905": no change, the same value again
+    r"|(?:这个|这条|这点|这一点)(?:还是|依然|仍然)?不变|不(?:换|变|改)了?[，,、\s]*(?:还是|依然|仍然|照旧)"
+    r"|(?<![a-z])that (?:doesn't|does not) change(?![a-z])"
 )
 # a tail that only says it was said before, which a statement leaves: "— I told you last time", "，上次跟你说过了"
 RESTATED_TAIL = re.compile(r"(?:\s*[—–]+\s*|\s+-{1,2}\s+|\s*[,，;；]\s*)(?:" + RESTATED.pattern + r")[吧啊]?$", re.I)

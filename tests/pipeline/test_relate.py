@@ -257,6 +257,13 @@ def test_saying_it_again_in_other_words_or_the_other_language_is_a_repeat(statem
     assert said_after(statement, [known]) == ("repeat", 1)
 
 
+def test_no_change_and_the_same_value_again_is_a_repeat() -> None:
+    # found on a fresh half: "不换，还是 X" says the known value again (cosine as use-m3 reads the pair)
+    candidate = Candidate("benchmark 不换，还是 000905", "decision", "", "benchmark 不换，还是 000905", 0, 22)
+    known = Known(1, "benchmark 默认中证500 (000905.SH)，我们主要做 500 增强", "", "decision", 0.404)
+    assert related(candidate, [known], ordered=True).kind == "repeat"
+
+
 def test_a_new_name_beside_an_english_insight_is_not_a_translation() -> None:
     # the Chinese words of a Chinese statement may all be other words for an English insight's things;
     # a name the insight lacks ("dev-dependencies") is not one of them
@@ -769,6 +776,10 @@ def test_a_lockfile_names_the_tool_that_writes_it(name: str, tool: str) -> None:
         # found in a tuning half: Traditional Chinese, named short or long, and answered with 回覆
         ("reply in 繁中", "回覆一律用繁體中文；code comment 和 commit message 維持英文。"),
         ("Reply in Chinese", "回覆一律用繁體中文"),
+        # found on a fresh half: answers led by the conclusion and with no recap, named as such in Chinese
+        ("講過了，結論先講，不要每次都把我剛剛說的整理一遍", "How I like answers: short, conclusion first, no recap"),
+        ("skip the recap, just give me the conclusion first", "别每次都先复述一遍我的问题，直接说结论"),
+        ("结论放第一句，我经常在地铁上用手机看你的回复，长了看不完", "先给结论，一两句话就行，别一上来铺垫三段"),
         # …and terms kept in English "就行" is that rule agreed with, not a critique of it
         (
             "用中文回答，术语保留英文就行，上次那个 session 你全程英文我看着累",
