@@ -559,7 +559,10 @@ INTRODUCTION = re.compile(
     r"|我(?:是|系|叫)|[\w.-]+ ?(?:是|系)我|技术栈\s*[:：])"
 )
 # a caption that says the ask follows: "Today: fct_orders has duplicates", "Problem: …", "问题："
-ASK_CAPTION = re.compile(r"^(?:today|task|problem|issue|the ask|ask|goal|bug|todo|今天|任务|问题|需求|目标)\s*[:：]")
+ASK_CAPTION = re.compile(
+    r"^(?:today|task|problem|issue|the ask|ask|goal|bug|todo|今天|任务|问题|需求|目标"
+    r"|what i (?:want|need)(?: from you| you to do)?)\s*[:：]"  # "what I want from you: make `lint` reject …"
+)
 # a reply that takes or names a choice, so an answer to the agent's question settles it: "3-day lookback is fine",
 # "目标表只扫最近 7 天就够了", "dev 上可以跑"
 CHOICE_CUES = re.compile(

@@ -92,6 +92,18 @@ def lists_numbered(text: str) -> bool:
     return len(_NUMBERED.findall(text[:4000])) >= 2
 
 
+def _captioned(sentence: str) -> list[str]:
+    """Cut a sentence typed in lower case where an ask caption opens the next: "… the reply to him is on me. what
+    I want from you: make `lint` reject …" (a caption opens the ask, though no capital letter does)."""
+    parts: list[str] = []
+    start = 0
+    for end in _TYPED_END.finditer(sentence):
+        if end.start() > start and ASK_CAPTION.match(fold(sentence[end.end() : end.end() + 40])):
+            parts.append(sentence[start : end.start()])
+            start = end.end()
+    return [*parts, sentence[start:]]
+
+
 def squash(text: str) -> str:
     return " ".join(_QUOTE_MARK.sub("", text).split()).rstrip(" ,，:：")
 
@@ -109,8 +121,9 @@ def request_sentences(text: str, *, opening: bool = False) -> list[str]:
             sentences[-1] += ("" if sentences[-1].endswith("：") else " ") + as_item(block.text) + ","
             continue
         items += block.item and numbered
-        for at, sentence in enumerate(split_sentences(block.text)):
-            cleaned = clean_sentence(sentence.text)
+        said_in = (part for sentence in split_sentences(block.text) for part in _captioned(sentence.text))
+        for at, said in enumerate(said_in):
+            cleaned = clean_sentence(said)
             cleaned = f"{items}) {cleaned}" if block.item and numbered and not at else cleaned
             if not sentences:
                 if is_ack_or_command(cleaned) or text_weight(cleaned) < 1 or _GREETING.fullmatch(fold(cleaned)):
@@ -231,6 +244,8 @@ def goal_of(request: list[str], quoted: str = "", limit: int = GOAL_CHARS) -> st
             if tail and size + len(tail) + 4 <= limit:
                 request[i] = tail
                 cut.add(i)
+            elif not any(ranks[c] >= 2 for c in chosen) and limit - size >= limit // 2:
+                request[i] = clip(request[i], limit - size - 2, clause=True)  # the ask, cut, before any aside
         if size + len(request[i]) + 2 <= limit:
             chosen.append(i)
             size += len(request[i]) + 2 + (2 if i in cut else 0)

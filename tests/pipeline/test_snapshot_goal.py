@@ -135,3 +135,31 @@ def test_the_ask_after_an_introduction_longer_than_three_goals_is_the_goal() -> 
 def test_news_told_before_the_ask_does_not_take_the_asks_place(opening: str, asked: str) -> None:
     snapshot = snapshot_session([user(opening), assistant("On it."), user("thanks")])
     assert asked in snapshot.goal, snapshot.goal
+
+
+def test_an_ask_too_long_for_the_goal_is_cut_rather_than_left_for_an_aside() -> None:
+    """Found in a fresh half: a paragraph typed without capitals is one sentence, too long for the goal and with
+    no last clause to keep, so the aside after it was the goal."""
+    opening = (
+        "lint setup as promised. add a .golangci.yml — CI runs golangci-lint v1.61 (image "
+        "golangci/golangci-lint:v1.61.0) through `make lint`, so the config has to work with that. enable "
+        "errcheck, govet, staticcheck, revive, gofumpt, errorlint. fix what it finds, small stuff only.\n\n"
+        "fyi `helmwright serve` (the GitLab webhook mode that posts diffs on MRs) listens on :8088, in case "
+        "the linters complain about the listener code."
+    )
+    goal = snapshot_session([user(opening), assistant("Done."), user("thanks")]).goal
+    assert ".golangci.yml" in goal and not goal.startswith("fyi"), goal
+
+
+def test_an_ask_under_what_i_want_from_you_is_the_goal() -> None:
+    opening = (
+        "MR !142 (values fix + lint stuff) got a review from Mehmet. pasting his comment:\n\n"
+        "> releases/monitoring.yaml L4: leave this as `~45.7`. we should always use ~ ranges for chart versions "
+        "so patch releases flow in automatically. pinning exact versions just means someone has to bump them by "
+        "hand every week. IMO this must be the default for all releases.\n\n"
+        "I disagree, exact pins stay — a patch release of ingress-nginx took down prod ingress last year and "
+        "nobody knew which version we were even on. the reply to him is on me. what I want from you: make "
+        "`helmwright lint` reject anything in releases/*.yaml whose version isn't an exact semver."
+    )
+    goal = snapshot_session([user(opening), assistant("Done."), user("thanks")]).goal
+    assert "helmwright lint" in goal, goal
