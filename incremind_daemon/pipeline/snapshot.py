@@ -25,6 +25,7 @@ from incremind_daemon.pipeline.cues import (
     ACK,
     CLOSING_WORDS,
     DECISION,
+    DIRECTIVE_CUES,
     DONE,
     NEXT,
     PROHIBITION_CUES,
@@ -403,6 +404,9 @@ def _quoted(text: str) -> str:
     return squash(" ".join(line for line in text.splitlines() if _QUOTE_MARK.match(line))) if ">" in text else ""
 
 
+_DECLINED = re.compile(r"(?:no thanks?|no need|nope|nah|no)\b\W*|(?:不用|不要|不需要|没必要|算了)[了吧啊]?\W*")
+
+
 def _is_closing(text: str, spoke: str = "") -> bool:
     """Tell whether the person's last words only close the session: "thanks, that's it for today".
 
@@ -410,6 +414,10 @@ def _is_closing(text: str, spoke: str = "") -> bool:
     """
     folded = fold(text.strip())
     head = ACK.match(folded) or RESULT_ACK.match(folded)
+    if spoke.rstrip().endswith(("?", "？")) and (no := _DECLINED.match(folded)):
+        # "no, nobody uses brew on the jump hosts. thx" turns the agent's last offer down and asks nothing more
+        rest = re.sub(r"(?:没有?人|谁都不|都不)用", " ", CLOSING_WORDS.sub(" ", folded[no.end() :]))  # no "用 X" asked
+        return text_weight(rest) <= 10 and not (REQUEST.search(rest) or DIRECTIVE_CUES.search(rest))
     if head is None or (not LATIN_WORD.match(folded) and not CJK_RUN.match(folded)):
         return False
     # "好了，两个 pod 都 Running 了。谢谢，先这样" reports news, which opens an exchange of its own;

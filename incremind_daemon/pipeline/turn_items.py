@@ -116,6 +116,9 @@ _CLAUSE = re.compile(
     r"(?<=\S);\s+|；|\s[—–]\s(?=(?:want me|should i|shall i|do you want|would you like|要不要|需要我))"
     r"|(?<=[了完过])[，,]\s*(?=[^，,。？?]{0,24}(?:要我|要不要|需要我)[^，,。]*[？?]$)"
     r"|,\s+(?=(?:want me|should i|shall i|do you want|would you like)\b[^,.]*\?$)"
+    # a hold said last is a decision of its own: "revive 那五个明天再修，今天先这样，先不要 commit"
+    r"|[，,]\s*(?=(?:这次|這次)?(?:先|暂时|暫時)(?:别|別|不要)\s*(?:commit|push|merge|提交|推|合并|上线)[^，,。]{0,6}[。.!！]?$)"
+    r"|,\s+(?=(?:but )?(?:don't|do not) (?:commit|push|merge)(?: it| this| anything)? yet[.!]?$)"
 )
 _CHAT_BREAK = re.compile(r"(?<=[a-z0-9)][.!?])\s+(?=[a-z])(?<!\be\.g\. )(?<!\bi\.e\. )")
 _GO = re.compile(r"(?:go|ship it|let's go|那就这样|就这样)\W*$")

@@ -572,3 +572,53 @@ def test_a_goodbye_after_a_hold_is_no_decision() -> None:
     snapshot = snapshot_session(turns)
     assert not any("see you" in item for item in (*snapshot.decisions, *snapshot.next_steps)), snapshot
     assert any("Dennis" in step for step in snapshot.next_steps)
+
+
+@pytest.mark.parametrize(
+    ("closing", "step", "hold"),
+    [
+        ("好累。revive 那五個明天再修，今天先這樣，先不要 commit。", "revive", "先不要 commit"),
+        ("ok, fix the five revive warnings tomorrow, don't commit yet.", "revive", "commit yet"),
+    ],
+    ids=["zh-hant", "en"],
+)
+def test_a_hold_said_after_the_step_put_off_leaves_the_step_next(closing: str, step: str, hold: str) -> None:
+    """Found in a fresh half: "…明天再修，今天先這樣，先不要 commit" was one decision, and no step was next."""
+    turns = [
+        user("lint setup as promised. add a .golangci.yml and fix what it finds."),
+        assistant("Added .golangci.yml. 5 revive warnings left (missing doc comments on exported funcs)."),
+        user(closing),
+        assistant("OK, changes left uncommitted; the five revive warnings are still open."),
+    ]
+    snapshot = snapshot_session(turns)
+    assert any(step in item for item in snapshot.next_steps), snapshot.next_steps
+    assert any(hold in item for item in snapshot.decisions), snapshot.decisions
+
+
+@pytest.mark.parametrize("declined", ["no, nobody uses brew on the jump hosts. thx", "不用了，跳板机上没人用 brew"])
+def test_turning_the_agents_last_offer_down_closes_and_the_step_before_stays_next(declined: str) -> None:
+    turns = [
+        user("fix the default namespace bug."),
+        assistant("Fallback is now platform-system, with a test case. Unit tests pass."),
+        user("ok. commit, push, MR for Oskar. he's online, so once he approves I'll tag v0.10.0 myself today."),
+        assistant(
+            "Pushed fix/default-namespace, MR !153 opened for Oskar. One more idea: goreleaser can also publish "
+            "a Homebrew tap. Want me to add that before you tag?"
+        ),
+        user(declined),
+    ]
+    snapshot = snapshot_session(turns)
+    assert any("v0.10.0" in item for item in snapshot.next_steps), snapshot.next_steps
+
+
+def test_turning_the_offer_down_with_what_to_do_instead_is_no_closing() -> None:
+    turns = [
+        user("fix the default namespace bug."),
+        assistant("Fallback is now platform-system, with a test case. Unit tests pass."),
+        user("ok. commit, push, MR for Oskar. he's online, so once he approves I'll tag v0.10.0 myself today."),
+        assistant("Pushed fix/default-namespace, MR !153 opened for Oskar. Want me to add a Homebrew tap too?"),
+        user("no, add a --yes flag to prod sync instead"),
+    ]
+    snapshot = snapshot_session(turns)
+    assert not any("v0.10.0" in item for item in snapshot.next_steps), snapshot.next_steps
+    assert any("--yes" in item for item in snapshot.decisions + snapshot.next_steps)
