@@ -25,6 +25,23 @@ _PROPOSAL_LEAD = re.compile(
 )
 _YES_FIRST = re.compile(r"[^\w\s]+\s*|(?:ok(?:ay)?|good|great|nice|好的?|行|嗯)[\s,，.。!！]+")
 PROPOSAL_TAIL = re.compile(r"[\s,，]*(?:可以吗|好吗|吗|呢|吧)?\s*[?？]*$")
+NEXT_STEP = re.compile(r"(?i)^(?:下一步|next steps?\b|next\s*:)")
+
+
+def offer_joined(sentences: list[str]) -> list[str]:
+    """Join the step an agent names next ("下一步：positions.py 还是 pandas，…") and the short question right after
+    it that offers the step ("明天把它迁到 polars？"): one offer, which a yes takes whole."""
+    joined: list[str] = []
+    for sentence in sentences:
+        last = joined[-1].rstrip() if joined else ""
+        named = bool(last) and NEXT_STEP.match(fold(last.lstrip())) is not None and not last.endswith(("?", "？"))
+        offers = sentence.rstrip().endswith(("?", "？")) and len(sentence.strip()) <= 80
+        # …which names what it does ("Sound good?", "你看可以吗？" only ask for a yes)
+        if named and offers and text_weight(PROPOSAL_TAIL.sub("", fold(sentence))) >= 3:
+            joined[-1] = f"{last} {sentence.strip()}"
+        else:
+            joined.append(sentence)
+    return joined
 
 
 def proposed(item: str) -> str:
@@ -76,3 +93,29 @@ def with_command(step: str, after: str, before: str) -> str:
         if handed:
             return f"{step} (`{handed[-1].removeprefix('$ ')}`)"
     return step
+
+
+# a hold ahead of the step, which the decisions keep: "Don't commit yet — I'll send Ruth the new PNG first"
+_HOLD_HEAD = re.compile(
+    r"^(?:don't|do not) (?:commit|push|merge|deploy|release|ship|tag)(?: (?:it|this|that|anything))? yet\s*[—–:;,]\s*"
+    r"|^(?:这次)?(?:先|暂时)(?:别|不要|不)\s*(?:commit|push|merge|提交|推送?|合并?|上线|发布)\s*了?\s*[，,：:—]\s*"
+)
+
+
+def without_hold(step: str) -> str:
+    """Drop the hold a step opens with: "Don't commit yet — I'll send Ruth the new PNG first" → the step."""
+    held = _HOLD_HEAD.match(fold(step))
+    rest = step[held.end() :] if held else ""
+    return rest if text_weight(rest) >= 3 else step
+
+
+# something held until someone answers, and then done: "MR 先不开，等王工回邮件确认…再开", "metrics 先别动，等老钱…定了
+# 再迁", "don't open the MR until Wang confirms the limit" (not "…再说": that sets it aside)
+_WAITS_THEN = re.compile(
+    r"等[^，,。；;]{2,40}?再\s*(?!说|看看?吧|讨论)(?:[\u4e00-\u9fff]|[a-z])"
+    r"|(?<![a-z])(?:don't|do not|no|hold off on) [^,.;]{2,40} until (?!further notice)[a-z]"
+)
+
+
+def waits_then_acts(folded: str) -> bool:
+    return _WAITS_THEN.search(folded) is not None

@@ -104,7 +104,17 @@ from incremind_daemon.pipeline.state_cues import (
     without_conditions,
 )
 from incremind_daemon.pipeline.statement import strip_lead_in
-from incremind_daemon.pipeline.step_words import PROPOSAL_TAIL, proposed, resolved, unlabelled, with_command
+from incremind_daemon.pipeline.step_words import (
+    NEXT_STEP,
+    PROPOSAL_TAIL,
+    offer_joined,
+    proposed,
+    resolved,
+    unlabelled,
+    waits_then_acts,
+    with_command,
+    without_hold,
+)
 
 log = logging.getLogger(__name__)
 
@@ -140,7 +150,6 @@ _FAREWELL = re.compile(
 )
 _CLAUSE_BREAK = re.compile(r"[,，;；]|\s[—–]\s")
 # a sentence that says outright it is the next step ("接下来" and "next" also open rules: "接下来都用 pnpm")
-_NEXT_STEP = re.compile(r"(?i)^(?:下一步|next steps?\b|next\s*:)")
 # a turn that opens with a short caption over code: "改了：\n\n```\nMARKETING_VERSION = 3.8.0\n```"
 _SHOWN_CHANGE = re.compile(r"\s*[^\n]{1,40}[:：]\s*\n\s*(?:`{3,}|~{3,})")
 # what the person does once back: "周五回来再合", "I'm off tomorrow, I'll merge it Friday"
@@ -211,7 +220,7 @@ def read_items(text: str, view: TurnView, files: MentionedFiles, at: int) -> Ite
             folded = fold(statement.statement)
             goal = view.goal and (REQUEST.search(strip_prefix(POLITE, folded)) or _opens(folded) or _DUE.search(folded))
             asks = is_asking(folded) or goal
-            step = _NEXT_STEP.match(folded)  # "下一步把导出改成异步任务": the step next, not settled
+            step = NEXT_STEP.match(folded)  # "下一步把导出改成异步任务": the step next, not settled
             if statement.category != "identity" and not statement.reported and not asks and not step:
                 yield Item(DECISION, clip(statement.statement, ITEM_CHARS), _STATED, statement.statement)
 
@@ -241,7 +250,7 @@ def _agent_items(text: str, blocks: list[Block], view: TurnView, *, over_code: b
             start = False
             continue
         previous = said = ""  # said: the clause before, which "fixed both" points to
-        sentences = _sentences(block.text)
+        sentences = offer_joined(_sentences(block.text))
         if block.item and block.hint == DONE:
             sentences = sentences[:1]  # a summary's item says what in its first sentence; the rest is detail
         for sentence in sentences:
@@ -330,7 +339,7 @@ def _person_items(text: str, blocks: list[Block], view: TurnView) -> Iterator[It
                 if hold := _held(item, said, view):
                     found.append(Item(DECISION, hold, _DIRECTED, item))
                 if judged is not None and judged[0] == NEXT:
-                    step = _without_hold(resolved(unlabelled(item), said, view.before))
+                    step = without_hold(resolved(unlabelled(item), said, view.before))
                     lean = named_before(step, last) if step == unlabelled(item) else ""
                     step = with_command(f"{step} ({lean})" if lean else step, view.after, view.before)
                     found.append(Item(NEXT, clip(step, ITEM_CHARS), 0, item))
@@ -387,7 +396,8 @@ def _judge(item: str, view: TurnView, hint: str | None, *, settles: bool) -> tup
             return None  # "X has to be done before Monday, that's the priority now" is the goal, with its date
         ask = is_asking(folded)  # "帮我把 X 改成 Y", "can you change X to Y": work asked for, done or not, not decided
         if kind == DECISION and not ask:
-            return DECISION, _STATED
+            # "MR 先不开，等王工回邮件确认…再开": held until someone answers, then done; at the end, the next step
+            return (NEXT, 0) if view.closing and waits_then_acts(folded) else (DECISION, _STATED)
         later = kind is None and _is_later(folded)
         if later and ABSENCE_CUES.search(folded) and not _AFTER_ABSENCE.search(folded):
             return None  # "明天我请假, 周五回来" says when the person is away, not what happens next
@@ -417,7 +427,7 @@ def _judge(item: str, view: TurnView, hint: str | None, *, settles: bool) -> tup
         return (DONE, 0) if done and not _is_undone(item, view) else None
     offer = view.round_end and OFFER_CUES.search(folded) is not None
     # "下一步：下周一用新 loader 跑一遍全市场，跟 CsvLoader 逐日对 NAV？", "Next: replay it on UAT tomorrow?"
-    offer = offer or (view.round_end and folded.endswith(("?", "？")) and _NEXT_STEP.match(folded) is not None)
+    offer = offer or (view.round_end and folded.endswith(("?", "？")) and NEXT_STEP.match(folded) is not None)
     if offer or (view.round_end and proposes(folded)):
         if view.verdict == ACCEPTED and not view.acted:
             return NEXT, 0  # taken at the very end: the step agreed
@@ -537,19 +547,6 @@ def _held(item: str, said: str, view: TurnView) -> str | None:
     if text_weight(item) < 1.5 or folded.endswith(("?", "？")) or (view.goal and _DUE.search(folded)):
         return None  # "… has to be done before Monday": when the goal is due, not a step held back
     return clip(resolved(item, said, view.before), ITEM_CHARS)
-
-
-# a hold ahead of the step, which the decisions keep: "Don't commit yet — I'll send Ruth the new PNG first"
-_HOLD_HEAD = re.compile(
-    r"^(?:don't|do not) (?:commit|push|merge|deploy|release|ship|tag)(?: (?:it|this|that|anything))? yet\s*[—–:;,]\s*"
-    r"|^(?:这次)?(?:先|暂时)(?:别|不要|不)\s*(?:commit|push|merge|提交|推送?|合并?|上线|发布)\s*了?\s*[，,：:—]\s*"
-)
-
-
-def _without_hold(step: str) -> str:
-    held = _HOLD_HEAD.match(fold(step))
-    rest = step[held.end() :] if held else ""
-    return rest if text_weight(rest) >= 3 else step
 
 
 def _without_farewell(folded: str) -> str:

@@ -622,3 +622,46 @@ def test_turning_the_offer_down_with_what_to_do_instead_is_no_closing() -> None:
     snapshot = snapshot_session(turns)
     assert not any("v0.10.0" in item for item in snapshot.next_steps), snapshot.next_steps
     assert any("--yes" in item for item in snapshot.decisions + snapshot.next_steps)
+
+
+@pytest.mark.parametrize(
+    ("offer", "yes", "named"),
+    [
+        (
+            "两个 commit 都好了。下一步：`engine/positions.py` 还是 pandas，rebalance 里 `groupby().apply` 占六成时间。"
+            "明天把它迁到 polars？",
+            "好，明天弄",
+            "polars",
+        ),
+        (
+            "Both commits are in. Next: the loader still reads CSV exports from Wind. Switch it to the NAS parquet "
+            "tomorrow?",
+            "yes, tomorrow",
+            "parquet",
+        ),
+    ],
+    ids=["zh", "en"],
+)
+def test_a_step_named_next_and_offered_by_the_question_after_it_is_one(offer: str, yes: str, named: str) -> None:
+    """Found in a fresh half: "下一步：X。明天把它迁到 polars？" taken with "好" left the offer's question out."""
+    turns = [user("fees 的测试挂了，帮我修一下然后 commit"), assistant(offer), user(yes)]
+    snapshot = snapshot_session(turns)
+    assert any(named in item for item in snapshot.next_steps), snapshot.next_steps
+
+
+@pytest.mark.parametrize(
+    ("closing", "step"),
+    [
+        ("metrics 先别动，等老钱周会把指标口径定了再迁，估计明天", "老钱"),
+        ("ok。MR 先不开，等王工回邮件确认 UAT 那边单笔限额是不是也是 50 万再开", "王工"),
+    ],
+)
+def test_work_held_until_someone_answers_and_then_done_is_the_next_step(closing: str, step: str) -> None:
+    """Found in a fresh half: "等王工回邮件确认…再开" at the end was only a decision; it is also what comes next
+    (unlike "先别管，等…跑完再说", which sets the thing aside)."""
+    turns = [
+        user("把 positions.py 迁到 polars"),
+        assistant("已 commit。`metrics.py` 里 rolling sharpe / drawdown 也还是 pandas，要接着迁吗？"),
+        user(closing),
+    ]
+    assert any(step in item for item in snapshot_session(turns).next_steps)
