@@ -256,8 +256,8 @@ CHECKS_THAT = re.compile(
     _words(r"(?:check|verify|confirm|look into|find out|figure out|test) (?:that|this|it)")
     + "|(?:查|确认|看|试)一下(?:这个|那个)?"
 )
-# a step that points at what was proposed: "yep, do that tomorrow", "明天再弄这个"
-POINTED_STEP = re.compile(_words(r"do (?:that|this)") + "|(?:做|弄|搞)(?:这个|那个)")
+# a step that points at what was proposed: "yep, do that tomorrow", "明天再弄这个", "不用，周一早上再跑"
+POINTED_STEP = re.compile(_words(r"do (?:that|this)") + r"|(?:做|弄|搞)(?:这个|那个)|再(?:跑|弄|做|搞|试)吧?(?=\W|$)")
 # the person says when they are away, which is no step of the work: "明天我请假, 周五回来", "I'm off tomorrow"
 ABSENCE_CUES = re.compile(
     _words(r"on leave|out of (?:the )?office|ooo|pto|day off|on (?:vacation|holiday)|i'm (?:off|out|away)")

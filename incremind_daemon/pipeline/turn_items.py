@@ -382,6 +382,8 @@ def _judge(item: str, view: TurnView, hint: str | None, *, settles: bool) -> tup
     # cue words inside `code` name things ("`TODO.md`", "`# TODO(multi-region)`"); they say nothing of the state
     kind = classify_item(INLINE_CODE.sub("`x`", item) if "`" in item else item, view.role, hint, view.round_end)
     if view.role == "user":
+        if view.closing and waits_then_acts(folded):
+            return NEXT, 0  # "MR 先不开，等王工回邮件确认…再开": held until someone answers, then done, at the end
         supposed = SUPPOSE_CUES.search(folded)
         if supposed and not (view.closing and _HEDGE.fullmatch(supposed.group()) and _is_later(folded)):
             # "if we ever move to k8s …" settles nothing, unless what follows the what-if directs:
@@ -396,8 +398,7 @@ def _judge(item: str, view: TurnView, hint: str | None, *, settles: bool) -> tup
             return None  # "X has to be done before Monday, that's the priority now" is the goal, with its date
         ask = is_asking(folded)  # "帮我把 X 改成 Y", "can you change X to Y": work asked for, done or not, not decided
         if kind == DECISION and not ask:
-            # "MR 先不开，等王工回邮件确认…再开": held until someone answers, then done; at the end, the next step
-            return (NEXT, 0) if view.closing and waits_then_acts(folded) else (DECISION, _STATED)
+            return DECISION, _STATED
         later = kind is None and _is_later(folded)
         if later and ABSENCE_CUES.search(folded) and not _AFTER_ABSENCE.search(folded):
             return None  # "明天我请假, 周五回来" says when the person is away, not what happens next

@@ -654,6 +654,12 @@ def test_a_step_named_next_and_offered_by_the_question_after_it_is_one(offer: st
     [
         ("metrics 先别动，等老钱周会把指标口径定了再迁，估计明天", "老钱"),
         ("ok。MR 先不开，等王工回邮件确认 UAT 那边单笔限额是不是也是 50 万再开", "王工"),
+        # …or "再说" after someone is to answer (not after a run is done: that sets it aside)
+        ("PR 先不开，下午跟 Ken 确认一下 worker 上的 polars 版本再说，worker 要是还是 0.20 合进去就炸了", "Ken"),
+        ("thx. prod 那邊等 Dennis 確認 ghcr 的 credentials 要放哪個 secret 再說。", "Dennis"),
+        ("好，先不要動，等阿凱說他手機上那兩個按鈕 ok，我再推到 staging", "阿凱"),
+        ("先不要，3D 驗證要不要開我還要跟阿凱確認，順便講金額驗證的事。明天再說", "阿凱"),
+        ("prod is Kai's job only. but don't deploy now, wait till Kai says when /api/quote lands", "Kai"),
     ],
 )
 def test_work_held_until_someone_answers_and_then_done_is_the_next_step(closing: str, step: str) -> None:
@@ -665,3 +671,13 @@ def test_work_held_until_someone_answers_and_then_done_is_the_next_step(closing:
         user(closing),
     ]
     assert any(step in item for item in snapshot_session(turns).next_steps)
+
+
+def test_a_bare_step_put_off_names_what_the_agent_offered() -> None:
+    """Found in a fresh half: "不用，周一早上再跑" said what day, and not what runs then."""
+    turns = [
+        user("加 holiday 特征"),
+        assistant("已 commit 到 `jh/SCF-418`。要不要现在就跑一次 8 周 backtest 看 holiday 特征的效果？大概 50 分钟。"),
+        user("不用，周一早上再跑，今天周五早点走。"),
+    ]
+    assert any("backtest" in step and "周一" in step for step in snapshot_session(turns).next_steps)
