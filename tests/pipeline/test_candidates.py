@@ -660,12 +660,21 @@ def test_a_tail_that_only_says_it_was_said_before_leaves_the_statement(text: str
         ("Like I said last week, the on-call rotation is Ana then Bo.", "The on-call rotation is Ana then Bo"),
         ("dt 是带横杠的字符串，'2026-10-19' 这种，说过了。", "dt 是带横杠的字符串，'2026-10-19' 这种"),
         ("还是那句话，接口返回统一用 snake_case。", "接口返回统一用 snake_case"),
+        # found in fresh halves: said before with no cue of its own, on a day named, or told "跟你說過"
+        ("地图不要，plotly 说过不引，图还是 Altair。", "地图不要，plotly 说过不引，图还是 Altair"),
+        ("别给我看 MAPE，周一说过了，P50 只看 WAPE。", "别给我看 MAPE，周一说过了，P50 只看 WAPE"),
+        ("跟你說過中文要用繁體", "中文要用繁體"),
     ],
 )
 def test_a_sentence_the_person_says_they_said_before_holds(text: str, statement: str) -> None:
     """Read on the tuning halves: a repeat marked "as I said" carried no other cue, so nothing was proposed
     and the known insight gained nothing; said again, it held before and holds now."""
     assert [c.statement for c in extract_candidates(text, conversational=True)] == [statement]
+
+
+@pytest.mark.parametrize("text", ["他跟你说过吗", "我跟你说过这个 bug 吗", "said this before."])
+def test_said_before_alone_or_asked_is_no_statement(text: str) -> None:
+    assert extract_candidates(text, conversational=True) == []
 
 
 @pytest.mark.parametrize(
