@@ -172,16 +172,22 @@ def _is_sentence_like(line: str, *, strict: bool = False) -> bool:
 _CODE = re.compile(r"[{}\[\]();=<>$\\|]")
 # a name qualified by its package or type, with or without its call: "renv::install()", "Vec::new", "std::fs"
 _QUALIFIED = re.compile(r"(?<![\w:])[A-Za-z_][\w.]*(?:::[A-Za-z_]\w*)+(?:\(\))?(?![\w:(])")
+# words only speech has, never a shell line: a command joined by && among three of them is named, not run
+_SPEECH = re.compile(r"(?<![\w./-])(?:always|never|before|after|you|me|we|please|pls|when|should|must)(?![\w-])")
 _CODE_WORDS = re.compile(
     r"\b(?:def|class|import|return|const|let|var|fn|func)\s+\w+\s*[(=:{<]|=>|::|&&|\|\||\)\s*\{|^\s*[@$#>]"
 )
+
+
+_HEADING_MARKS = re.compile(r"[ \t]{0,3}#{1,6}(?:[ \t]|$)")
 
 
 def is_block_line(text: str, start: int) -> bool:
     """Return whether the sentence at start is a heading, a table row or an indented code line."""
     line_start = text.rfind("\n", 0, start) + 1
     prefix = text[line_start:start]
-    if "#" in prefix or "|" in prefix or text.startswith("|", start):
+    # a heading opens its line with its marks; "#scf-forecast" or "PR #418" earlier in a line is a name
+    if _HEADING_MARKS.match(prefix) or "|" in prefix or text.startswith("|", start):
         return True
     line_end = text.find("\n", start)
     line = text[start : len(text) if line_end < 0 else line_end]
@@ -193,7 +199,8 @@ def is_code(folded: str) -> bool:
     # a command named in backticks is a name in prose: "run `pnpm lint && pnpm typecheck` before you say done"
     folded = INLINE_CODE.sub("x", folded)
     # …and so is one typed bare among Chinese words: "提交前先跑单元测试：cmake -B build && ctest，全绿再 commit"
-    prose = len(_CJK.findall(folded)) >= 6
+    # …or among English words that only speech has: "always run pnpm typecheck && pnpm test before you tell me"
+    prose = len(_CJK.findall(folded)) >= 6 or len(_SPEECH.findall(folded)) >= 3
     # …and so is a qualified name among words: "don't use install.packages(), renv::install() and then renv::snapshot()"
     folded = _QUALIFIED.sub("x", folded) if prose or len(_LATIN_WORD.findall(folded)) >= 6 else folded
     if any(not (prose and found.group() in ("&&", "||")) for found in _CODE_WORDS.finditer(folded)):

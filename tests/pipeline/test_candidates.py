@@ -597,9 +597,18 @@ def test_a_rule_that_names_commands_in_inline_code_is_read_as_prose(text: str) -
     assert [c.statement for c in extract_candidates(text)] == [text.lstrip("- ").rstrip("。.")]
 
 
+def test_a_command_joined_by_and_and_typed_bare_in_speech_is_named_not_run() -> None:
+    """Found in a fresh half: "&&" made the sentence code, and the rule was never read."""
+    text = "always run pnpm typecheck && pnpm test like that before you tell me something's done."
+    [candidate] = extract_candidates(text, conversational=True)
+    assert candidate.statement.casefold() == text.rstrip(".").casefold()
+
+
 @pytest.mark.parametrize(
     "text",
     [
+        "cd app && make test && echo done",
+        "npm ci && npm run build && npm test || exit 1",
         "x = [a(1), b(2)]; `y`",
         "`ls -la` | `grep x` > `out`; {a; b}",
         "if (a < b) { return <T>(x); }",
@@ -1276,3 +1285,19 @@ def test_an_ask_that_holds_on_stays_in_the_rule(text: str) -> None:
 def test_a_file_that_says_a_value_is_the_persons_own_statement(text: str, reported: bool) -> None:
     [candidate] = extract_candidates(text, conversational=True)
     assert candidate.reported is reported
+
+
+@pytest.mark.parametrize(
+    ("text", "said"),
+    [
+        (
+            "english again, this goes to #scf-forecast where Priya reads. general rule: anything meant for the team "
+            "gets written in english, but you still talk to me in chinese.",
+            "anything meant for the team",
+        ),
+        ("PR #418 is merged. from now on every PR needs a linked ticket.", "linked ticket"),
+    ],
+)
+def test_a_channel_or_issue_number_earlier_in_a_line_makes_no_heading(text: str, said: str) -> None:
+    """Found in a fresh half: "#scf-forecast" early in a line made every sentence after it a heading's."""
+    assert any(said in c.statement.casefold() for c in extract_candidates(text, conversational=True))
