@@ -73,6 +73,7 @@ from incremind_daemon.pipeline.sections import (
 )
 from incremind_daemon.pipeline.stance import RESTATED, sets_value
 from incremind_daemon.pipeline.statement import clean_statement, split_condition, strip_lead_in
+from incremind_daemon.pipeline.step_words import waits_then_acts
 from incremind_daemon.store.charsets import CJK_CHAR
 from incremind_daemon.store.records import Candidate
 
@@ -309,13 +310,21 @@ def _readable(text: str, start: int, end: int, *, decided: bool) -> Piece | None
     asks = QUESTION.search(bare) is not None and not _SAYS_HOW.match(bare)
     if BOILERPLATE.search(folded) or asks or bare.endswith(("?", "？")) or ACK.fullmatch(folded):
         return None
-    if is_code(folded) or HEDGE.search(QUOTED_WORDS.sub("", folded)):
+    hedge = HEDGE.search(QUOTED_WORDS.sub("", folded))
+    # "…，这次就是 SCF-418-20270315，以后都这么起": this time is the example of a rule said for from now on
+    if hedge is not None and _THIS_TIME.fullmatch(hedge.group().strip()) and _FROM_NOW_ON.search(folded):
+        hedge = None
+    if is_code(folded) or hedge is not None:
         return None
     if "[redacted:" not in folded and "[REDACTED:" not in quote:
         secret = sum(span.end - span.start for span in find_secrets(quote))
         if secret > _MAX_SECRET_SHARE * len(quote):
             return None
     return Piece(start, end, decided, whole, folded)
+
+
+_THIS_TIME = re.compile(r"这次|this time")
+_FROM_NOW_ON = re.compile(r"以后|今后|从现在起|每次|from now on|going forward|every time")
 
 
 # a caption that says how the person wants something, with no inversion of a question: "how I like answers: short"
@@ -373,8 +382,10 @@ def _score_sentence(text: str, piece: Piece, *, conversational: bool, chance: Ch
         strengths = strengths or {"preference": 1.0}
     elif conversational and not _lasts_in_conversation(folded, frozenset(matched)):
         lasts = False
-    elif conversational and (STATUS.search(folded) or _NEWS.search(folded)) and not decided:
-        return None  # where a run or a release stands today: "Deployed 1.15.0 to staging, all green"
+    elif conversational and (STATUS.search(folded) or _NEWS.search(folded) or waits_then_acts(folded)) and not decided:
+        # where a run or a release stands today ("Deployed 1.15.0 to staging, all green"), or work held until
+        # someone answers ("MR 先不开，等王工回邮件确认…再开"): the task at hand
+        return None
     if (
         not reported
         and not piece.ruled  # under "提醒自己" or "house rules", "周五下午不写新功能" is every Friday

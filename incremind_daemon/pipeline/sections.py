@@ -97,12 +97,18 @@ def task_items(text: str) -> list[tuple[int, int]]:
     "## 待改进": "ROWNUM 方言问题一次性清掉了（7 处）").
     """
     spans = _items_under(text, _headed(TASK_SECTION))
-    tasks = [(start, end) for start, end in spans if GENERAL.search(fold(text[start:end])) is None]
+    # …and one that moves something from a week on ("weekly sync 从下周开始改到周三 14:00") is decided there
+    held = (GENERAL.search(folded) or _STARTING.search(folded) for folded in (fold(text[a:b]) for a, b in spans))
+    tasks = [span for span, holds in zip(spans, held, strict=True) if holds is None]
     # a report may say "every time" of what went wrong ("每次都要问"): only a rule from now on still holds
     reports = _items_under(text, _headed(REPORT_SECTION))
     return tasks + [(start, end) for start, end in reports if _FROM_NOW.search(fold(text[start:end])) is None]
 
 
+_STARTING = re.compile(
+    r"从(?:下|这|本)(?:周|个?月|礼拜|星期)[一二三四五六日天]?(?:开始|起)"
+    r"|(?<![a-z])(?:starting|from) next (?:week|month|monday|tuesday|wednesday|thursday|friday)(?![a-z])"
+)
 _FROM_NOW = re.compile(
     r"(?<![a-z])(?:from now on|going forward|in (?:the )?future|must|always|never)(?![a-z])"
     # not "搬到 Fly 以后，部署就是一条命令": 以后 before a comma says after what, not from when

@@ -9,6 +9,7 @@ from __future__ import annotations
 import re
 
 from incremind_daemon.pipeline.cues import ITEM_LABEL, OFFER_CUES, fold
+from incremind_daemon.pipeline.lasting import GENERAL
 from incremind_daemon.pipeline.markdown import COMMON_WORDS, LATIN_WORD, as_item, text_weight
 from incremind_daemon.pipeline.organize import split_sentences
 from incremind_daemon.pipeline.state_cues import CHECKS_THAT, OBJECT_PRONOUN, POINTED_STEP, feels_only, proposes
@@ -123,4 +124,5 @@ _WAITS_THEN = re.compile(
 
 
 def waits_then_acts(folded: str) -> bool:
-    return _WAITS_THEN.search(folded) is not None
+    # not a rule for every time: "以后 MR 一律等我 review 完再合"
+    return _WAITS_THEN.search(folded) is not None and GENERAL.search(folded) is None

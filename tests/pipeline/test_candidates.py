@@ -1287,6 +1287,18 @@ def test_a_file_that_says_a_value_is_the_persons_own_statement(text: str, report
     assert candidate.reported is reported
 
 
+def test_a_change_from_next_week_on_under_action_items_is_decided_there() -> None:
+    """Found in a fresh half: every item under "## Action items" was a task, a schedule moved for good too."""
+    note = (
+        "# Forecast weekly sync\n\n## Action items\n- [Ken] Airflow worker 上的 polars 升级，说这周内\n"
+        "- weekly sync 从下周开始改到周三 14:00，周二上午 Priya 跟 APAC 的会冲突\n"
+        "- Starting next week, demos are on Thursdays at 3pm, not Fridays.\n"
+    )
+    found = [c.statement for c in extract_candidates(note)]
+    assert any("周三 14:00" in s for s in found) and any("Thursdays" in s for s in found), found
+    assert not any("polars 升级" in s for s in found)
+
+
 @pytest.mark.parametrize(
     ("text", "said"),
     [
@@ -1301,3 +1313,23 @@ def test_a_file_that_says_a_value_is_the_persons_own_statement(text: str, report
 def test_a_channel_or_issue_number_earlier_in_a_line_makes_no_heading(text: str, said: str) -> None:
     """Found in a fresh half: "#scf-forecast" early in a line made every sentence after it a heading's."""
     assert any(said in c.statement.casefold() for c in extract_candidates(text, conversational=True))
+
+
+def test_this_time_as_the_example_of_a_rule_from_now_on_is_no_hedge() -> None:
+    text = "MLflow run 名字用 <jira>-<yyyymmdd>，这次就是 SCF-418-20270315，以后都这么起。"
+    assert [c.statement for c in extract_candidates(text, conversational=True)] == [text.rstrip("。")]
+    assert extract_candidates("这次先别 push，等我看完", conversational=True) == []
+
+
+@pytest.mark.parametrize(
+    ("turn", "found"),
+    [
+        ("MR 先不开，等王工回邮件确认 UAT 那边单笔限额是不是也是 50 万再开", False),
+        ("metrics 先别动，等老钱周会把指标口径定了再迁", False),
+        ("以后 MR 一律等我 review 完再合", True),  # a rule for every time, though it waits on someone too
+        ("always wait for Dev to approve before you merge", True),
+    ],
+)
+def test_work_held_until_someone_answers_is_the_task_at_hand(turn: str, found: bool) -> None:
+    """Found in a fresh half: a hold until a colleague answers was proposed as a lasting decision."""
+    assert bool(extract_candidates(turn, conversational=True)) is found

@@ -681,3 +681,8 @@ def test_a_bare_step_put_off_names_what_the_agent_offered() -> None:
         user("不用，周一早上再跑，今天周五早点走。"),
     ]
     assert any("backtest" in step and "周一" in step for step in snapshot_session(turns).next_steps)
+
+
+def test_a_rule_that_waits_on_someone_every_time_is_no_next_step() -> None:
+    turns = [user("修一下测试"), assistant("修好了，已 commit。"), user("以后 MR 一律等我 review 完再合")]
+    assert snapshot_session(turns).next_steps == ()
