@@ -98,8 +98,7 @@ def task_items(text: str) -> list[tuple[int, int]]:
     """
     spans = _items_under(text, _headed(TASK_SECTION))
     # …and one that moves something from a week on ("weekly sync 从下周开始改到周三 14:00") is decided there
-    held = (GENERAL.search(folded) or _STARTING.search(folded) for folded in (fold(text[a:b]) for a, b in spans))
-    tasks = [span for span, holds in zip(spans, held, strict=True) if holds is None]
+    tasks = [(a, b) for a, b in spans if not (GENERAL.search(said := fold(text[a:b])) or _STARTING.search(said))]
     # a report may say "every time" of what went wrong ("每次都要问"): only a rule from now on still holds
     reports = _items_under(text, _headed(REPORT_SECTION))
     return tasks + [(start, end) for start, end in reports if _FROM_NOW.search(fold(text[start:end])) is None]
