@@ -43,6 +43,24 @@ _THIS_PROJECT = re.compile(
     words(r"(?<!just )(?<!only )this (?:repo|repository|project|codebase)|in here")
     + r"|(?<![只光仅])(?<!只是)(?<!不止)这个(?:项目|专案|仓库|repo)|本项目|本专案|本仓库|这个库"
 )
+# a command of the repository's own toolchain, or its config: "run pnpm typecheck && pnpm test before you tell
+# me it's done", "以后改完都要先跑 yarn lint 跟 yarn test:unit", "`make e2e` has to pass"; another project runs others.
+# Not the tool alone ("pnpm pls", "uv only", "I use pnpm for everything"), nor how any project installs or runs
+# a tool ("pnpm install", "`pnpm jest`")
+_SCRIPT = (
+    r"(?:test|lint|typecheck|type-check|build|dev|start|format|fmt|check|e2e|preview|storybook|deploy|release"
+    r"|generate|codegen)(?::[\w-]+)?|[a-z][\w-]*:[\w-]+"
+)
+_REPO_TOOLS = re.compile(
+    rf"(?<![a-z0-9_./-])(?:(?:pnpm|yarn|bun|npm)(?: run)? (?:{_SCRIPT})(?![\w:-])"
+    r"|make (?:lint|test|check|build|e2e|fmt|format|release|deploy|sqlc|ci|typecheck|vet|generate|docs|bench"
+    r"|[a-z]+-[\w-]+)(?![\w-])"
+    r"|cargo (?:test|clippy|fmt|nextest|build|check|bench)(?![\w-])"
+    r"|go (?:test|vet|build|generate|tool)(?![\w-])|(?:uv|poetry) run [a-z][\w.-]*|(?:\./)?gradlew [a-z][\w:-]*)"
+    # …or its own config file: "run sqlfluff lint before you tell me it's done — the .sqlfluff in the repo root
+    # is the source of truth" (not "~/.zshrc", nor ".NET")
+    r"|(?<![\w/~.])\.(?!net(?![\w-]))[a-z][\w-]{2,}(?:\.[a-z]+)?(?![\w/])"
+)
 # a path inside a repository: "unsorted/", "db/queries/*.sql", "internal/exifdate/exif.go"; not "~/Pictures",
 # "/etc/hosts", "and/or" or "en/zh-cn"
 _REPO_PATH = re.compile(r"(?<![\w~/.:-])[a-z_][\w.-]*/(?:[\w.*-]+/)*(?:[\w*-]*\.[a-z*]\w*|(?=[\s,.;:)，。；]|$))")
@@ -92,9 +110,10 @@ def about_the_person(folded: str, cues: frozenset[str]) -> bool:
 
 
 def names_this_project(folded: str) -> bool:
-    """Tell whether a sentence names the project at hand outright ("this repo", "这个项目"), or a path in it
-    ("Photos without EXIF go to unsorted/", "queries live in db/queries/*.sql")."""
-    return _THIS_PROJECT.search(folded) is not None or _REPO_PATH.search(folded) is not None
+    """Tell whether a sentence names the project at hand outright ("this repo", "这个项目"), a path in it
+    ("Photos without EXIF go to unsorted/", "queries live in db/queries/*.sql") or one of its commands
+    ("run make lint before you tell me it's done")."""
+    return any(pattern.search(folded) is not None for pattern in (_THIS_PROJECT, _REPO_PATH, _REPO_TOOLS))
 
 
 def rules_scope_stands(folded: str) -> bool:

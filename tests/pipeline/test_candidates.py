@@ -262,6 +262,18 @@ def test_chinese_clause_without_comma_is_a_condition_kept_in_the_statement() -> 
         # a liking for the team's way, kept by the repo's own config, is the repo's
         ("我們的 SQL 關鍵字一律小寫, that's what .sqlfluff enforces and I like it that way.", "project"),
         ("SQL keywords lowercase everywhere, that's what .sqlfluff enforces and I like it that way.", "project"),
+        # the repo's own scripts, though the rule is about what the agent tells the person: another repo runs others
+        ("always run pnpm typecheck && pnpm test like that before you tell me something's done", "project"),
+        ("以后改完都要先跑 yarn lint 跟 yarn test:unit，两个都过了再跟我说", "project"),
+        ("Never tell me a tag is ready before `make e2e` passes locally.", "project"),
+        ("pnpm pls, not npm — I use pnpm for everything", "global"),
+        ("Run the tests before you tell me it's done, in every one of my repos: pnpm test, make test.", "global"),
+        ("We format with ktlint through spotless — run ./gradlew spotlessApply before you commit anything", "project"),
+        (
+            "Run sqlfluff lint on anything you touch before you tell me it's done — "
+            "the .sqlfluff in the repo root is the source of truth",
+            "project",
+        ),
     ],
 )
 def test_a_rule_about_every_repo_or_about_pushing_holds_in_every_project(text: str, scope: str) -> None:
