@@ -346,7 +346,7 @@ CONVERSATION_CUES = frozenset({IDENTITY.pattern, COMMUNICATION.pattern, STANDING
 
 BOILERPLATE = re.compile(
     words(
-        r"subscribe|all rights reserved|copyright|cookies?|click here|sign up|share this|newsletter|follow us"
+        r"subscribe|all rights reserved|copyright|cookies?|click here|sign up|share this|join our newsletter|follow us"
         r"|thanks for reading|sponsored|advertisement|let me know|feel free|happy to help|table of contents"
     )
     # a page's furniture ("欢迎订阅", "（广告）"), not a rule that names the thing ("低于这个数就不加订阅")

@@ -190,6 +190,17 @@ def test_a_rule_that_names_a_subscription_is_read() -> None:
     ]
 
 
+def test_a_change_that_names_a_newsletter_is_read() -> None:
+    """Found in tune14: "newsletter" read as a page's furniture, and the switch off Formspree was never read."""
+    said = (
+        "So scrap Formspree: the contact form now posts to our own route handler at `app/api/contact/route.ts`, "
+        "which sends the email through Resend (the client already has a Resend account for their newsletter).\n\n"
+        "Subscribe to our newsletter for more tips!"
+    )
+    found = extract_candidates(said, conversational=True)
+    assert [c.statement[:30] for c in found] == ["Scrap Formspree: the contact f"], found
+
+
 @pytest.mark.parametrize(
     ("said", "kept"), [("招设计师之后大概 7.5 个月，还 ok", "还 ok"), ("show me the diff and wait for my ok", "my ok")]
 )
