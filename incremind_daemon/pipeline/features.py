@@ -63,6 +63,8 @@ _SPLIT_WORD = re.compile(r"_|\d[a-z]|[a-z]\d")
 _LOCKFILE = re.compile(r"([a-z][\w-]*?)(?:\.lock|-lock\.(?:ya?ml|json))")
 _PARTS = re.compile(r"\d+(?:\.\d+)*|[a-z]+")
 _MEASURE = re.compile(r"(\d+(?:\.\d+)?)([a-z]{1,3})")
+# the version in an address is the host's value: "https://api-staging.kopiloka.sg/v2" against ".../v3"
+_ADDRESS_VERSION = re.compile(r"(?<![\w.-])([a-z0-9-]+(?:\.[a-z0-9-]+)+)/(?:[\w-]+/)*v(\d+(?:\.\d+)*)(?![\w.])")
 # a segment of "gpu-a07" or "api.v2" with letters and digits names the thing itself, so "a07" meets "gpu-a07"
 _NAMED_SEGMENT = re.compile(r"(?<![a-z0-9])(?=[a-z]*\d)(?=\d*[a-z])[a-z0-9]{2,}(?![a-z0-9])")
 _HAN = re.compile(f"[{HAN}]")
@@ -158,6 +160,8 @@ def _group(match: re.Match[str], *names: str) -> str:
 def features_of(text: str) -> Features:
     typed: dict[str, set[str]] = {}
     text = _CN_NUMBER.sub(_arabic, fold(text))
+    for host, versions in address_versions(text).items():
+        typed.setdefault(host, set()).update(versions)
     text = _dated(_EN_NUMBER.sub(lambda m: f" {_EN_NUMBERS.index(m.group(1)) + 2} ", text), typed)
     weights: dict[str, float] = dict.fromkeys((value for values in typed.values() for value in values), 1.0)
     sequence: list[str] = []  # one entry per token: its feature, or "" when it has none
@@ -195,6 +199,14 @@ def features_of(text: str) -> Features:
     topical = frozenset(f for f in weights if f not in _STANCE_WORDS and f not in _GENERIC and len(f) > 1)
     units = _units(sequence) | {unit: frozenset(values) for unit, values in typed.items()}
     return Features(weights, topical, units)
+
+
+def address_versions(text: str) -> dict[str, frozenset[str]]:
+    """Map each host a text gives a versioned address of to its versions: "…kopiloka.sg/v2" -> {"#2"}."""
+    out: dict[str, set[str]] = {}
+    for host, version in _ADDRESS_VERSION.findall(fold(text)):
+        out.setdefault(_latin_feature(host), set()).add("#" + version)
+    return {host: frozenset(versions) for host, versions in out.items()}
 
 
 def _cjk_feature(word: str, weights: dict[str, float]) -> str:

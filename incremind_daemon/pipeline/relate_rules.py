@@ -17,6 +17,7 @@ from incremind_daemon.pipeline.cues import INTRODUCTION, fold
 from incremind_daemon.pipeline.features import (
     CONCEPT_NAMES,
     Features,
+    address_versions,
     dice,
     features_of,
     keys_of,
@@ -339,8 +340,9 @@ def _by_keys(
         covered=covered,
         other_value=other_value,
     )
-    if _moves(candidate, item, mine, theirs) and not history:
-        return _bounded(candidate, item, score, ordered, moved=True)  # "timeout 放宽到 180 秒" beside "60 秒以内"
+    if (_moves(candidate, item, mine, theirs) or _readdressed(candidate, item)) and not history:
+        # "timeout 放宽到 180 秒" beside "60 秒以内"; "base https://api.example.com/v3" beside "…/v2"
+        return _bounded(candidate, item, score, ordered, moved=True)
     if (renumbered or replaced) and not history:
         return _bounded(candidate, item, score, ordered)
     # one thing in common, and little else: related only where both say to use it ("CI 里用 pnpm install")
@@ -396,6 +398,12 @@ _BUT = re.compile(r"(?<![a-z])but(?![a-z])|但|不过")  # beside EXCEPTION, whi
 
 def _moves(candidate: Candidate, item: Known, mine: Features, theirs: Features) -> bool:
     return moved_value(candidate.quote or candidate.statement, mine, text_of(item.statement, item.condition), theirs)
+
+
+def _readdressed(candidate: Candidate, item: Known) -> bool:
+    """Tell whether the candidate gives an address the known insight gives at another version, and not that one."""
+    mine, theirs = address_versions(said_of(candidate)), address_versions(text_of(item.statement, item.condition))
+    return any(host in theirs and not versions & theirs[host] for host, versions in mine.items())
 
 
 def _bounded(

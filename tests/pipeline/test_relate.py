@@ -188,6 +188,21 @@ def test_the_known_insight_with_a_value_for_the_same_thing_is_changed(statement:
     assert said_after(statement, known) == ("supersedes", 2)
 
 
+@pytest.mark.parametrize("ordered", [True, False])
+@pytest.mark.parametrize(
+    "known",
+    [
+        ["Amounts from their api are integer cents", "The API base is API_BASE, staging is https://api.kopi.sg/v2"],
+        ["Amounts from their api are integer cents", "staging 的地址是 https://api.kopi.sg/v2/"],
+    ],
+)
+def test_another_version_of_the_same_address_replaces_it(known: list[str], ordered: bool) -> None:
+    """Found in tune32: a meeting note's "v3 on staging" left the v2 address standing beside it."""
+    statement = "v3 on staging Thu 11 Mar: base https://api.kopi.sg/v3, and `amount_cents` becomes `net_cents`"
+    assert said_after(statement, known, ordered=ordered) == ("supersedes", 2)
+    assert said_after("staging is https://api.kopi.sg/v2 now", known, ordered=ordered)[0] != "supersedes"
+
+
 @pytest.mark.parametrize(
     ("statement", "known", "ordered"),
     [
