@@ -304,8 +304,10 @@ def _readable(text: str, start: int, end: int, *, decided: bool) -> Piece | None
     caption = whole.endswith((":", "：")) and not _SCOPED_PREFIX.search(whole)  # not "…like feat(dedup): or fix(exif):"
     if caption or whole.startswith(("—", "--")) or ACTION_ITEM.match(quote.strip()):
         return None  # a caption over a list, an aside under one, an action item for one person
-    if STANDUP_SLOT.match(whole) and not GENERAL.search(whole):
-        return None  # "上周：分页改完了" reports one day's work ("今天：以后都先跑 lint" still holds)
+    if STANDUP_SLOT.match(whole) and not GENERAL.search(whole) and not _NEW_VERSION.search(whole):
+        # "上周：分页改完了" reports one day's work ("今天：以后都先跑 lint" still holds, and so does the version
+        # a switch leaves things on: "今天的事: we switched to dbt-core 1.9.1 last Friday")
+        return None
     # "how I like answers: short, conclusion first" says how, and asks nothing
     asks = QUESTION.search(bare) is not None and not _SAYS_HOW.match(bare)
     if BOILERPLATE.search(folded) or asks or bare.endswith(("?", "？")) or ACK.fullmatch(folded):
@@ -324,6 +326,10 @@ def _readable(text: str, start: int, end: int, *, decided: bool) -> Piece | None
 
 
 _THIS_TIME = re.compile(r"这次|this time")
+_NEW_VERSION = re.compile(
+    r"(?<![a-z])(?:switched|moved|upgraded|migrated|bumped)(?: \w+)? to [a-z][\w.-]* v?\d+\.\d+"
+    r"|(?:换成|换到|升到|升级到|切到|迁到)了?\s*[a-z][\w.-]*\s*v?\d+\.\d+"
+)
 _FROM_NOW_ON = re.compile(r"以后|今后|从现在起|每次|from now on|going forward|every time")
 
 
@@ -449,7 +455,8 @@ def _score_sentence(text: str, piece: Piece, *, conversational: bool, chance: Ch
     if conversational and category == "method":
         strengths["preference"] = strengths.pop("method")
         category = "preference"  # a standing instruction to the agent
-    cleaned = without_task_tail(clean_statement(quote))
+    slot = STANDUP_SLOT.match(fold(quote))  # "今天：以后都先跑 lint" holds without the day it was said on
+    cleaned = without_task_tail(clean_statement(quote[slot.end() :] if slot else quote))
     if not conversational:
         cleaned = under_heading(text, piece.start, cleaned)
     statement, condition = split_condition(cleaned)

@@ -908,6 +908,13 @@ def test_the_task_at_hand_under_its_label_is_no_candidate(turn: str) -> None:
     assert extract_candidates(turn, conversational=True) == []
 
 
+def test_the_version_a_switch_leaves_things_on_holds_under_the_days_label() -> None:
+    """Found in tune22: the dbt-core a project is on now was a report of the day, and the old version stayed."""
+    turn = "今天的事: we switched to dbt-core 1.9.1 last Friday (dbt-bigquery 1.9.0 too), requirements.txt 已經改好了."
+    found = extract_candidates(turn, conversational=True)
+    assert [c.statement[:36] for c in found] == ["we switched to dbt-core 1.9.1 last F"], found
+
+
 def test_a_deadline_is_no_ones_task() -> None:
     assert [c.quote for c in extract_candidates("# HW3\n\n- 截止：3/30 前交到 Gradescope\n")] == [
         "截止：3/30 前交到 Gradescope"
@@ -924,7 +931,7 @@ def test_a_standups_slots_report_the_day_and_its_notes_still_hold() -> None:
     )
     found = [c.statement for c in extract_candidates(note)]
     assert found == [
-        "Ade 本周：以后发版前都先跑一遍 smoke test",
+        "以后发版前都先跑一遍 smoke test",  # the week it was said in is no part of it
         "staging API 端口是 8443，不是 443（网关只转发 8443）",
     ], found
 
@@ -1129,7 +1136,7 @@ def test_a_value_as_it_is_now_beside_the_morning_it_was_agreed_lasts(text: str) 
         (
             "# Week plan\n\n- Mon: last checks before the upgrade, add-on versions (vpc-cni, coredns)\n"
             "- Tue: EKS 1.30 upgrade, starts 10:00, Arjun watching\n- Fri: from now on no deploys on Fridays\n",
-            ["from now on no deploys on Fridays"],
+            ["From now on no deploys on Fridays"],  # the day's label is no part of it
         ),
     ],
 )
