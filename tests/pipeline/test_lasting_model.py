@@ -202,6 +202,8 @@ def test_a_rule_said_to_put_the_agent_right_is_a_correction(use_m3: Embedder, te
         # found on a fresh half: a setting that "goes to" its new amount, and a schedule moved to an hour
         ("天气开始热喇. AC threshold goes to 27°C now.", "AC threshold goes to 27°C now"),
         ("1) Move the nightly run to 3:30.\n\n2) Can you look at the bucket size too?", "Move the nightly run to 3:30"),
+        # found on tune25: the job named as it is in code
+        ("Move tidewatch_daily_forecast to 04:00 SGT.", "Move tidewatch_daily_forecast to 04:00 SGT"),
         # found on tune28: a path the setting moves to is its new value as an amount is
         ("配额又爆了，烦死。results 目录改成 /scratch/zlin/results。", "results 目录改成 /scratch/zlin/results"),
     ],
