@@ -154,13 +154,15 @@ class HalfRun:
         statements = [s for s in self.half.statements if s.source == source.id]
         text = self.stored_text(product_id)
         spans = {s.id: quote_spans(s.quote, text) for s in statements}
-        claims: dict[str, list[tuple[float, int, Proposal]]] = {}
+        claims: dict[str, list[tuple[float, int, int, Proposal]]] = {}
         for proposal in fresh:
             statement, share = best_statement(proposal, product_id or "", statements, spans)
             if statement is None:
                 self.judge(proposal, source, None, "junk")
-            else:  # the best-overlapping candidate of a statement is its own, any other a duplicate
-                claims.setdefault(statement.id, []).append((-share, row_number(proposal.id), proposal))
+            else:  # the best-overlapping candidate of a statement is its own, any other a duplicate; of two
+                # that overlap it alike (one sentence said in two), the one that keeps what it must say
+                lacks = sum(token.lower() not in proposal.statement.lower() for token in statement.must)
+                claims.setdefault(statement.id, []).append((-share, lacks, row_number(proposal.id), proposal))
         known = [Proposal.from_json(d) for d in cli_json(review.cmd_insights, self.settings, **ALL_BUT_REJECTED)]
         self.note_taken(source, product_id, known, fresh, statements, spans)
         for statement in statements:
