@@ -174,6 +174,10 @@ CHANGE_OF_PLAN = re.compile(
     _words(
         r"switch(?:es|ed|ing)? (?:to|from|off)|change of plans?|from now on|going forward|no longer|moved? to"
         r"|(?:from|starting|as of) (?:today|tomorrow|this week|next week)|"
+        # a day the change starts on: "from Mon 15 Mar every PR goes straight to main", "starting 4/1"
+        r"(?:from|starting|as of) (?:(?:mon|tues|wednes|thurs|fri|satur|sun)day|mon|tue|wed|thu|fri|sat|sun"
+        r"|\d{1,2}(?:/\d{1,2}| (?:jan|feb|mar|apr|may|jun|jul|aug|sep|oct|nov|dec))"
+        r"|(?:jan|feb|mar|apr|may|jun|jul|aug|sep|oct|nov|dec)[a-z]* \d{1,2})|"
         + _OBJECT_TO
         + r"|mov(?:es|ing) to|mov(?:e|es|ed|ing) (?:from|off)|migrat\w* (?:to|from|off)"
         r"|moved:|(?:is|are) now|any ?more|(?:go|goes|going|went) back to"  # back to an old choice is a change too
@@ -181,7 +185,7 @@ CHANGE_OF_PLAN = re.compile(
     + r"|改用|换成|改为|改成|以后不|不再|"
     + _NOT_BUT
     + r"|现在改|换用|以后(?:都|就|一律|统一)|今后|改回(?![来去])|换回(?![来去])|切回(?![来去])"
-    r"|从现在起" + f"|{_ALLOWED_NOW}|{MOVED_TO}|{FROM_DAY_ON}"
+    r"|从现在起|从\s*\d{1,2}\s*[/月]\s*\d{1,2}\s*[日号]?\s*(?:起|开始)" + f"|{_ALLOWED_NOW}|{MOVED_TO}|{FROM_DAY_ON}"
 )
 # a word that sets a thing to a new value: what follows it is the value ("组会改到周四下午 2 点",
 # "timeout 放宽到 180 秒", "cutting it to 10 min a day", "now due April 8")
@@ -364,7 +368,7 @@ _TURNED_DOWN = re.compile(
 )
 _USED = re.compile(
     r"(?:(?<![a-z])(?:use|using|uses|go with|switch(?:ed)? to|move to|stick with|prefer|pick|install|run|runs on"
-    r"|(?:go|goes|going|went) (?:back to|through)|on|with)\s+(?:the\s+|a\s+)?"
+    r"|(?:go|goes|going|went) (?:back to|through|(?:straight |directly )?to)|on|with)\s+(?:the\s+|a\s+)?"
     r"|(?:就用|改用|换成|换到|都用|一律用|统一用|改回(?![来去])|换回(?![来去])|切回(?![来去])|用|走|上|采用|选)\s*)(?P<thing>[a-z0-9][\w.+#-]*)"
 )
 # a value said to be wrong, after it: "5432 不对，order-db 是 5433", "8080 is wrong"

@@ -53,7 +53,7 @@ CONCEPTS = (
     " | chinese: chinese mandarin 中文 汉语 | answer: reply respond 回复 回我 | short: short brief concise 简短 简洁 短"
     " | summary: summary summarize summarise recap wrap-up 总结 | comment: comment 注释"
     " | mock: mock 模拟 | migration: migration 迁移 | style: style styling 样式 | state: state 状态"
-    " | page: page 页 每页 | push: push 推送 | main: main master 主干 | pr: pr 合并请求"
+    " | page: page 页 每页 | push: push 推送 | main: main master 主干 | pr: pr prs 合并请求"
     " | backend: backend 后端 | frontend: frontend 前端 | only: only sole 唯一 | team: team 组 组里 小组"
     " | developer: dev developer engineer 开发 工程师 | timezone: timezone 时区"
     " | chinese-traditional: 繁中 繁体 繁体中文 | chinese-simplified: 简中 简体 简体中文"

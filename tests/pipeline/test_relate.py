@@ -203,6 +203,19 @@ def test_another_version_of_the_same_address_replaces_it(known: list[str], order
     assert said_after("staging is https://api.kopi.sg/v2 now", known, ordered=ordered)[0] != "supersedes"
 
 
+@pytest.mark.parametrize("ordered", [True, False])
+@pytest.mark.parametrize(
+    "statement",
+    ["from Mon 15 Mar every PR goes straight to main, Priya approves", "starting 3/15 PRs go straight to main"],
+)
+def test_a_change_from_a_day_on_replaces_the_rule_it_turns_around(statement: str, ordered: bool) -> None:
+    """Found in tune32: "PRs go to develop, not main" stood beside the meeting note that retired develop."""
+    assert said_after(statement, ["Amounts are integer cents", "PRs go to develop, not main"], ordered=ordered) == (
+        "supersedes",
+        2,
+    )
+
+
 @pytest.mark.parametrize(
     ("statement", "known", "ordered"),
     [
