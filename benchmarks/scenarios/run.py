@@ -54,6 +54,7 @@ from benchmarks.scenarios.score import (  # noqa: E402
     best_statement,
     count_figures,
     figures_json,
+    lacking,
     merge,
     overlap,
     quote_spans,
@@ -161,7 +162,7 @@ class HalfRun:
                 self.judge(proposal, source, None, "junk")
             else:  # the best-overlapping candidate of a statement is its own, any other a duplicate; of two
                 # that overlap it alike (one sentence said in two), the one that keeps what it must say
-                lacks = sum(token.lower() not in proposal.statement.lower() for token in statement.must)
+                lacks = len(lacking(proposal, statement))
                 claims.setdefault(statement.id, []).append((-share, lacks, row_number(proposal.id), proposal))
         known = [Proposal.from_json(d) for d in cli_json(review.cmd_insights, self.settings, **ALL_BUT_REJECTED)]
         self.note_taken(source, product_id, known, fresh, statements, spans)

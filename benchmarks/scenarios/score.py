@@ -175,6 +175,11 @@ _FILLER_OPENING = re.compile(
 )
 
 
+def lacking(proposal: Proposal, statement: Statement) -> list[str]:
+    """Return the statement's must tokens a candidate's wording leaves out."""
+    return [token for token in statement.must if token.lower() not in proposal.statement.lower()]
+
+
 def wording_faults(proposal: Proposal, statement: Statement, *, same_opening: bool = False) -> list[str]:
     """Say why a person would edit a candidate before accepting it; [] when they would not.
 
@@ -183,7 +188,7 @@ def wording_faults(proposal: Proposal, statement: Statement, *, same_opening: bo
     the first words the labeller chose: a stricter figure that counts rewordings (a project's
     name put in front, "I" made "he") as edits.
     """
-    faults = [f"lacks {token!r}" for token in statement.must if token.lower() not in proposal.statement.lower()]
+    faults = [f"lacks {token!r}" for token in lacking(proposal, statement)]
     said, wanted = tokens(proposal.statement), tokens(statement.statement)
     if _FILLER_OPENING.match(proposal.statement.strip()):
         faults.append(f"starts with a lead-in ({' '.join(said[:3])} …)")

@@ -81,6 +81,8 @@ MOVED_TO = r"改到|挪到|推迟到|提前到|顺延到|延期到|改做|换做
 # from a day on: "由今个礼拜开始改咗礼拜三晚", "从下个月起"; and, said beside a change of what is known, without
 # 由/从: "下礼拜一开始…以后搵 Vivian" (alone, "下周开始带饭试一周看看" is a plan, no rule)
 FROM_THEN_ON = r"(?:由|从)(?:今个|呢个|这个|下个|今|本|下)(?:礼拜|星期|周|月|年|天)[一二三四五六日天]?(?:开始|起)"
+# a day of the week as English writes it, in full or short: "Monday", "tues", "Fri"
+WEEKDAY = r"(?:(?:mon|tues|wednes|thurs|fri|satur|sun)day|mon|tue|wed|thu|fri|sat|sun)"
 FROM_DAY_ON = r"(?:由|从)?(?:今个|呢个|这个|下个|今|本|下)(?:礼拜|星期|周|月|年|天)[一二三四五六日天]?(?:开始|起)"
 DECISION_CUES = re.compile(
     _words(

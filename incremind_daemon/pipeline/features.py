@@ -160,7 +160,7 @@ def _group(match: re.Match[str], *names: str) -> str:
 def features_of(text: str) -> Features:
     typed: dict[str, set[str]] = {}
     text = _CN_NUMBER.sub(_arabic, fold(text))
-    for host, versions in address_versions(text).items():
+    for host, versions in _versions_in(text).items():
         typed.setdefault(host, set()).update(versions)
     text = _dated(_EN_NUMBER.sub(lambda m: f" {_EN_NUMBERS.index(m.group(1)) + 2} ", text), typed)
     weights: dict[str, float] = dict.fromkeys((value for values in typed.values() for value in values), 1.0)
@@ -203,8 +203,12 @@ def features_of(text: str) -> Features:
 
 def address_versions(text: str) -> dict[str, frozenset[str]]:
     """Map each host a text gives a versioned address of to its versions: "…kopiloka.sg/v2" -> {"#2"}."""
+    return _versions_in(fold(text))
+
+
+def _versions_in(folded: str) -> dict[str, frozenset[str]]:
     out: dict[str, set[str]] = {}
-    for host, version in _ADDRESS_VERSION.findall(fold(text)):
+    for host, version in _ADDRESS_VERSION.findall(folded):
         out.setdefault(_latin_feature(host), set()).add("#" + version)
     return {host: frozenset(versions) for host, versions in out.items()}
 

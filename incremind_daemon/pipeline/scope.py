@@ -31,11 +31,13 @@ EVERY_PROJECT = re.compile(
     r"|哪个(?:项目|专案|仓库|repo)都|我的\s*(?:[a-z][\w.+#-]{0,11}\s*)?(?:项目|专案|仓库|repo)都"
     r"|我自己的(?:项目|仓库|repo)?也一样|我(?:什么都|全都|一律都?)用|(?:所有|每个|凡是|任何)我(?:写|做|开发|维护)的|我(?:写|做|开发|维护)的(?:所有|每个|任何)"
 )
+# a repository's own config file: ".sqlfluff", ".env.local" (not "~/.zshrc")
+_CONFIG_FILE = r"(?<![\w/~.])\.[a-z][\w-]{2,}(?:\.[a-z]+)?(?![\w/])"
 _PROJECT_ANCHOR = re.compile(
     words(r"this (?:repo|project|codebase|service|app)|here|our (?:repo|api|app|service|backend|frontend)")
     + r"|这个(?:项目|仓库|repo|服务)|本项目|这里|我们的(?:项目|服务|接口)|\d{2,5}|/[\w.-]+/"
     # the team's way and the repo's own config: "我們的 SQL 關鍵字一律小寫, that's what .sqlfluff enforces"
-    r"|我们的|咱们的|(?<![\w/~.])\.[a-z][\w-]{2,}(?:\.[a-z]+)?(?![\w/])"
+    r"|我们的|咱们的|" + _CONFIG_FILE
 )
 # the project at hand named outright: a rule said of it stays with it, however it addresses the person
 _THIS_PROJECT = re.compile(
@@ -59,7 +61,7 @@ _REPO_TOOLS = re.compile(
     r"|go (?:test|vet|build|generate|tool)(?![\w-])|(?:uv|poetry) run [a-z][\w.-]*|(?:\./)?gradlew [a-z][\w:-]*)"
     # …or its own config file: "run sqlfluff lint before you tell me it's done — the .sqlfluff in the repo root
     # is the source of truth" (not "~/.zshrc", nor ".NET")
-    r"|(?<![\w/~.])\.(?!net(?![\w-]))[a-z][\w-]{2,}(?:\.[a-z]+)?(?![\w/])"
+    r"|(?!\.net(?![\w-]))" + _CONFIG_FILE
 )
 # a path inside a repository: "unsorted/", "db/queries/*.sql", "internal/exifdate/exif.go"; not "~/Pictures",
 # "/etc/hosts", "and/or" or "en/zh-cn"

@@ -15,7 +15,7 @@ from __future__ import annotations
 import re
 from collections.abc import Callable
 
-from incremind_daemon.pipeline.cues import fold
+from incremind_daemon.pipeline.cues import WEEKDAY, fold
 from incremind_daemon.pipeline.lasting import (
     DECISION_SECTION,
     DISCUSSION_SECTION,
@@ -50,7 +50,7 @@ STANDUP_SLOT = re.compile(
     r"|task|the task"
     # a day of a week's plan or log: "周二：EKS 1.30 升级，10 点开始", "Tue: upgrade staging", "Mon 14 Oct:"
     r"|(?:周|星期|礼拜)[一二三四五六日天](?:[上下]午|晚上|早上)?"
-    r"|(?:(?:mon|tues|wednes|thurs|fri|satur|sun)day|mon|tue|wed|thu|fri|sat|sun)(?![a-z])(?: \d{1,2}(?: [a-z]{3})?)?"
+    rf"|{WEEKDAY}(?![a-z])(?: \d{{1,2}}(?: [a-z]{{3}})?)?"
     r")\s*[:：]"
 )
 # a heading over how things went: progress, what went well or badly, the mood ("## 进度", "## 做得好的",

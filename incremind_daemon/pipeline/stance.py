@@ -15,7 +15,7 @@ import logging
 import re
 from collections.abc import Iterable, Set
 
-from incremind_daemon.pipeline.cues import FROM_DAY_ON, MOVED_TO, fold
+from incremind_daemon.pipeline.cues import FROM_DAY_ON, MOVED_TO, WEEKDAY, fold
 from incremind_daemon.pipeline.features import CONCEPT_NAMES, Features, features_of, keys_of, numbers_of
 
 log = logging.getLogger(__name__)
@@ -175,7 +175,7 @@ CHANGE_OF_PLAN = re.compile(
         r"switch(?:es|ed|ing)? (?:to|from|off)|change of plans?|from now on|going forward|no longer|moved? to"
         r"|(?:from|starting|as of) (?:today|tomorrow|this week|next week)|"
         # a day the change starts on: "from Mon 15 Mar every PR goes straight to main", "starting 4/1"
-        r"(?:from|starting|as of) (?:(?:mon|tues|wednes|thurs|fri|satur|sun)day|mon|tue|wed|thu|fri|sat|sun"
+        rf"(?:from|starting|as of) (?:{WEEKDAY}"
         r"|\d{1,2}(?:/\d{1,2}| (?:jan|feb|mar|apr|may|jun|jul|aug|sep|oct|nov|dec))"
         r"|(?:jan|feb|mar|apr|may|jun|jul|aug|sep|oct|nov|dec)[a-z]* \d{1,2})|"
         + _OBJECT_TO
