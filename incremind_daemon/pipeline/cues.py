@@ -224,7 +224,7 @@ PROPOSAL_CUES = re.compile(
 # a step the person put off to later: "I'll apply it tonight", "等老唐迁完再合", "don't merge yet"
 LATER_CUES = re.compile(
     _words(
-        r"tomorrow|tonight|later(?: today| on)?|this (?:afternoon|evening|weekend)|next (?:week|time|session)"
+        r"tomorrow|tmrw|tmr|tonight|later(?: today| on)?|this (?:afternoon|evening|weekend)|next (?:week|time|session)"
         r"|on (?:monday|tuesday|wednesday|thursday|friday)|(?:mon|tues|wednes|thurs|fri)day"
         r"|when (?:i'm|i am|we're) back|(?:wait|waiting) (?:for|until)|until [a-z]+ (?:has|have|is|are|looks?|reviews?)"
         r"|once [a-z]+ (?:has|have|is|are)"
@@ -234,7 +234,7 @@ LATER_CUES = re.compile(
         r"|after (?:lunch|dinner|standup|stand-up|the standup|the meeting|my meeting|the call|work)"
     )
     + r"|明天|今晚|晚点|晚些|稍晚|回头|回来再|下午|下周|(?<![上本这每两几一二三四0-9])周[一二三四五六日]"
-    r"|下次|之后再|以后再"
+    r"|下次|之后再|以后再|另外?开(?:个|一个)?\s*(?:branch|分支)\s*慢慢|慢慢(?:换|改|迁)"
     r"|听日|聽日|听朝|聽朝|迟啲|遲啲|下礼拜|下禮拜|(?<![上本这])礼拜[一二三四五六日天]|下一?个\s*(?:pr|mr)|午饭后|吃完饭|开完会"
     r"|等[^，。,.]{1,24}?(?:再|后|完|看)"
     r"|先别|暂时别|还没|我(?:自己|晚点|回头|去)"
@@ -374,7 +374,7 @@ SETTLE_CUES = re.compile(
 # a step the person holds back until something happens: "don't merge yet, …", "先别推", "等老唐迁完再合"
 HOLD_CUES = re.compile(
     _words(
-        r"(?:don't|do not) \w+(?: (?:it|this|that|the \w+))? yet|hold off|wait (?:for|until)|not until"
+        r"(?:don't|do not) \w+(?: (?:it|this|that|the \w+))? (?:yet|now)|hold off|wait (?:for|until)|not until"
         r"|(?:don't|do not) (?:merge|push|deploy|release|apply|ship)"
     )
     + r"|先别|先不要?|暂时(?:别|不要?)|别急着|等[^，。,.]{1,24}?(?:再|后|完)"

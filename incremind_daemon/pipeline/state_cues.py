@@ -266,8 +266,11 @@ ABSENCE_CUES = re.compile(
 # a rule that holds every time, which is no step even when it says who does it when: "数据和结果文件一律不删,
 # 要清理就挪到 ~/trash/ 里, 我自己定期清", "never run apply, I do it myself"
 STANDING_CUES = re.compile(
-    _words(r"always|never|from now on|going forward|every time|whenever|any repo|every repo|all (?:my )?repos")
-    + r"|一律|今后|每次|永远|始终|从来|所有(?:的)?(?:项目|仓库|repo)|都一样"
+    _words(
+        r"always|never|from now on|going forward|whenever|any repo|every repo|all (?:my )?repos"
+        r"|every (?:time|day|night|week|month|(?:mon|tues|wednes|thurs|fri)day)"
+    )
+    + r"|一律|今后|每次|永远|始终|从来|所有(?:的)?(?:项目|仓库|repo)|都一样|每(?:周|天|晚|个?月|个?星期)"
 )
 # a step the person takes on themselves after the session, which LATER_CUES leaves out: "我把 crash 和 diff 转给他",
 # "我跟运维确认一下", "I'll forward it to Priya", "I'll sort it out with him"
@@ -324,7 +327,7 @@ _STOPS_HERE = re.compile(
     r"先这样(?!做|写|改|弄|处理)|(?:今天)?(?:就|先)到这(?:里|儿)?(?![个些样])|"
     + _words(r"that's it for (?:today|now|the day)|let's (?:stop|leave it) (?:here|there)(?: for (?:today|now))?")
 )
-_PUT_OFF = re.compile(r"再|回头|明天|改天|下次|" + _words(r"tomorrow|later"))
+_PUT_OFF = re.compile(r"再|回头|明天|改天|下次|晚点|晚些|稍后|" + _words(r"tomorrow|tmrw|later"))
 _CAN_WAIT = re.compile(_words(r"can wait|will wait|can keep"))
 
 

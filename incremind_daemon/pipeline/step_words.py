@@ -99,6 +99,8 @@ def with_command(step: str, after: str, before: str) -> str:
 # a hold ahead of the step, which the decisions keep: "Don't commit yet — I'll send Ruth the new PNG first"
 _HOLD_HEAD = re.compile(
     r"^(?:don't|do not) (?:commit|push|merge|deploy|release|ship|tag)(?: (?:it|this|that|anything))? yet\s*[—–:;,]\s*"
+    # "Don't run it now though, the migration PR needs Meng Fan's review first"
+    r"|^(?:but )?(?:don't|do not) [a-z]+ (?:it|this|that|them) (?:now|yet|today)(?: though)?\s*[—–:;,]\s*"
     r"|^(?:这次)?(?:先|暂时)(?:别|不要|不)\s*(?:commit|push|merge|提交|推送?|合并?|上线|发布)\s*了?\s*[，,：:—]\s*"
 )
 
@@ -119,10 +121,49 @@ _WAITS_THEN = re.compile(
     r"|(?:还要|还得|要先|得先)(?:跟|和|问)[^，,。；;]{1,12}(?:确认|商量|聊)"  # "…要不要开我还要跟阿凯确认"
     # "don't open the MR until Wang confirms", "wait till 阿凱 says when /api/quote lands", "wait for Dev to reply"
     r"|(?<![a-z])(?:(?:don't|do not|no|hold off on) [^,.;]{2,40} until (?!further notice)"
-    r"|wait (?:till|until|for) \S+ to|wait (?:till|until) [^,.;]{1,20} (?:says|confirms|replies|answers|approves))"
+    r"|wait (?:till|until|for) \S+ to|wait (?:till|until) [^,.;]{1,20} (?:says|confirms|replies|answers|approves)"
+    # "Don't run it now though, the migration PR needs Meng Fan's review first"
+    r"|needs? [^,.;]{1,30}'s (?:review|approval|sign-?off|ok|okay|go-ahead|green light) first)"
 )
 
 
 def waits_then_acts(folded: str) -> bool:
     # not a rule for every time: "以后 MR 一律等我 review 完再合"
     return _WAITS_THEN.search(folded) is not None and GENERAL.search(folded) is None
+
+
+# work held back now and named for a later time: "今天 backtest 先不跑了，明天再说", "这个先不改了，下周再弄"
+_PUT_OFF_TILL = re.compile(
+    r"先不\s*[\u4e00-\u9fff]{1,2}了?\s*[，,]\s*(?:等)?(?:明天|明早|下次|回头|改天|下周|周[一二三四五六日]|晚点|下午|今晚)再"
+    r"(?:说|跑|做|弄|看|搞|改|试|测)"
+)
+
+
+# the session left waiting on someone: "好，等思琪 review。", "等 Ken 确认", "waiting on Dev's review"
+_AWAITS = re.compile(
+    r"(?:^|[，,。;；:：]\s*)等\s*[^，,。;；\s]{1,12}\s*(?:的\s*)?(?:review|审核?|审批|批准?|确认|回复|回邮件|approve)"
+    r"|(?<![a-z])(?:wait(?:ing)? (?:on|for) \S+(?: \S+)?'s (?:review|approval|sign-?off|go-ahead|ok)"
+    r"|wait(?:ing)? (?:on|for) \S+(?: \S+)? to (?:review|approve|sign off|confirm|reply))"
+)
+
+
+def awaits(folded: str) -> bool:
+    """Tell whether a sentence leaves the work waiting on someone's review or answer: "好，等思琪 review"."""
+    return _AWAITS.search(folded) is not None and GENERAL.search(folded) is None
+
+
+def put_off_till(folded: str) -> bool:
+    """Tell whether a sentence holds work back and names when it is taken up: "今天 backtest 先不跑了，明天再说"."""
+    return _PUT_OFF_TILL.search(folded) is not None and GENERAL.search(folded) is None
+
+
+# when a job set up in the session runs, said in the report of it: "timer 已 enable：下次运行是明早 07:00"
+_RUNS_NEXT = re.compile(
+    r"下一?次(?:运行|執行|执行|触发)|(?<![a-z])(?:next run|next trigger|will (?:next )?run (?:at|on))"
+)
+
+
+def says_when_it_runs(folded: str) -> bool:
+    """Tell whether a sentence names when something set up runs next, which is no step of anyone's."""
+    return _RUNS_NEXT.search(folded) is not None
+

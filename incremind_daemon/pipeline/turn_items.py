@@ -107,9 +107,12 @@ from incremind_daemon.pipeline.statement import strip_lead_in
 from incremind_daemon.pipeline.step_words import (
     NEXT_STEP,
     PROPOSAL_TAIL,
+    awaits,
     offer_joined,
     proposed,
+    put_off_till,
     resolved,
+    says_when_it_runs,
     unlabelled,
     waits_then_acts,
     with_command,
@@ -339,7 +342,7 @@ def _person_items(text: str, blocks: list[Block], view: TurnView) -> Iterator[It
                 if hold := _held(item, said, view):
                     found.append(Item(DECISION, hold, _DIRECTED, item))
                 if judged is not None and judged[0] == NEXT:
-                    step = without_hold(resolved(unlabelled(item), said, view.before))
+                    step = without_hold(resolved(without_hold(unlabelled(item)), said, view.before))
                     lean = named_before(step, last) if step == unlabelled(item) else ""
                     step = with_command(f"{step} ({lean})" if lean else step, view.after, view.before)
                     found.append(Item(NEXT, clip(step, ITEM_CHARS), 0, item))
@@ -369,8 +372,9 @@ def _judge(item: str, view: TurnView, hint: str | None, *, settles: bool) -> tup
         return None  # "Here's what I changed:", "let me know if …"
     if hint == DONE and (NOT_DONE_CUES.search(folded) or NEXT_CUES.match(folded) or WEAK_NEXT_CUES.match(folded)):
         hint = None  # "I did not touch the integration tests yet", "next I'll …" under "Implemented:"
-    # a step put off is said in few words: "好，明天 review" (a time word and what is done then)
-    short = text_weight(item) < (2 if view.closing and _is_later(folded) else 3)
+    # a step put off is said in few words: "好，明天 review" (a time word and what is done then), "好，等思琪 review"
+    waiting = view.role == "user" and view.closing and awaits(folded)
+    short = text_weight(item) < (2 if view.closing and (waiting or _is_later(folded)) else 3)
     if view.role == "user" and (short or folded.endswith(("?", "？"))):
         return None
     if view.role == "user" and text_weight(_without_farewell(folded)) < 1.5:
@@ -382,7 +386,7 @@ def _judge(item: str, view: TurnView, hint: str | None, *, settles: bool) -> tup
     # cue words inside `code` name things ("`TODO.md`", "`# TODO(multi-region)`"); they say nothing of the state
     kind = classify_item(INLINE_CODE.sub("`x`", item) if "`" in item else item, view.role, hint, view.round_end)
     if view.role == "user":
-        if view.closing and waits_then_acts(folded):
+        if waiting or (view.closing and (waits_then_acts(folded) or put_off_till(folded))):
             return NEXT, 0  # "MR 先不开，等王工回邮件确认…再开": held until someone answers, then done, at the end
         supposed = SUPPOSE_CUES.search(folded)
         if supposed and not (view.closing and _HEDGE.fullmatch(supposed.group()) and _is_later(folded)):
@@ -441,6 +445,8 @@ def _judge(item: str, view: TurnView, hint: str | None, *, settles: bool) -> tup
         if is_done(folded):
             return DONE, 0  # "已改成自己 parse": what the agent did, whoever chose it
         return (DECISION, _TAKEN) if view.verdict == ACCEPTED and view.bare else None
+    if kind == NEXT and is_done(folded) and says_when_it_runs(folded):
+        return DONE, 0  # "已 commit 并部署…，timer 已 enable：下次运行是明早 07:00"
     if kind == NEXT:
         return (NEXT, 0) if view.closing else None
     if kind is None and text_weight(item) >= 2 and is_done(folded) and not folded.endswith(("?", "？")):
@@ -547,7 +553,8 @@ def _held(item: str, said: str, view: TurnView) -> str | None:
         return None  # …but "ok 知道了，回头再说" holds nothing back
     if text_weight(item) < 1.5 or folded.endswith(("?", "？")) or (view.goal and _DUE.search(folded)):
         return None  # "… has to be done before Monday": when the goal is due, not a step held back
-    return clip(resolved(item, said, view.before), ITEM_CHARS)
+    shown = resolved(item, said, view.before)  # what "it" is, unless saying so would cut the hold off
+    return clip(shown if len(shown) <= ITEM_CHARS else item, ITEM_CHARS)
 
 
 def _without_farewell(folded: str) -> str:
