@@ -8,10 +8,11 @@ from __future__ import annotations
 
 import re
 
-from incremind_daemon.pipeline.cues import ITEM_LABEL, OFFER_CUES, fold
+from incremind_daemon.pipeline.cues import ITEM_LABEL, LATER_CUES, OFFER_CUES, fold
 from incremind_daemon.pipeline.lasting import GENERAL
 from incremind_daemon.pipeline.markdown import COMMON_WORDS, LATIN_WORD, as_item, text_weight
 from incremind_daemon.pipeline.organize import split_sentences
+from incremind_daemon.pipeline.stance import CHANGE_OF_PLAN
 from incremind_daemon.pipeline.state_cues import CHECKS_THAT, OBJECT_PRONOUN, POINTED_STEP, feels_only, proposes
 
 _FENCE_BODY = re.compile(r"^[ \t]*(`{3,}|~{3,})([^\n]*)\n(.*?)^[ \t]*\1", re.M | re.S)
@@ -166,4 +167,12 @@ _RUNS_NEXT = re.compile(
 def says_when_it_runs(folded: str) -> bool:
     """Tell whether a sentence names when something set up runs next, which is no step of anyone's."""
     return _RUNS_NEXT.search(folded) is not None
+
+
+def changes_plan(folded: str) -> bool:
+    """Tell whether the person's sentence says how things go from now: "we moved email to Resend", "develop is
+    gone as of today, so the v3 pr goes against main" (a change of plan, as a decision)."""
+    if NEXT_STEP.match(folded) or LATER_CUES.search(folded):
+        return False  # "下一步把分享图的字体换成跑团那套，下周弄": a step to come, not how things now go
+    return CHANGE_OF_PLAN.search(folded) is not None and text_weight(folded) >= 4
 

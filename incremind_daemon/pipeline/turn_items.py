@@ -108,6 +108,7 @@ from incremind_daemon.pipeline.step_words import (
     NEXT_STEP,
     PROPOSAL_TAIL,
     awaits,
+    changes_plan,
     offer_joined,
     proposed,
     put_off_till,
@@ -401,7 +402,7 @@ def _judge(item: str, view: TurnView, hint: str | None, *, settles: bool) -> tup
         if view.goal and (_opens(folded) or _DUE.search(folded)):
             return None  # "X has to be done before Monday, that's the priority now" is the goal, with its date
         ask = is_asking(folded)  # "帮我把 X 改成 Y", "can you change X to Y": work asked for, done or not, not decided
-        if kind == DECISION and not ask:
+        if (kind == DECISION or changes_plan(folded)) and not ask:
             return DECISION, _STATED
         later = kind is None and _is_later(folded)
         if later and ABSENCE_CUES.search(folded) and not _AFTER_ABSENCE.search(folded):

@@ -96,3 +96,37 @@ def test_a_report_that_says_when_a_job_runs_next_is_done() -> None:
 def test_rules_and_leaving_are_no_step(closing: str) -> None:
     turns = [user("修一下测试"), assistant("修好了，已 commit。"), user(closing)]
     assert snapshot_session(turns).next_steps == ()
+
+
+@pytest.mark.parametrize(
+    ("said", "decided"),
+    [
+        (
+            "not sendgrid, that key in .env.example is dead. we moved email to Resend, the key is RESEND_API_KEY, "
+            "from address reports@stockpilot.app. fix .env.example while you're at it.",
+            "Resend",
+        ),
+        ("morning. develop is gone as of today, so the v3 pr goes against main. rebase it on origin/main.", "main"),
+    ],
+    ids=["moved-to", "as-of-today"],
+)
+def test_a_change_of_plan_the_person_reports_is_decided(said: str, decided: str) -> None:
+    """Found in tuning halves: "we moved email to Resend" and "develop is gone as of today" set how things go
+    now, and neither was among the session's decisions."""
+    turns = [
+        user("add the weekly email report"),
+        assistant("Should I send it through SendGrid? There's a key in .env.example."),
+        user(said),
+        assistant("Done: switched the report to Resend and rebased on origin/main."),
+    ]
+    assert any(decided in item for item in snapshot_session(turns).decisions)
+
+
+def test_a_change_named_as_the_step_for_later_stays_the_next_step() -> None:
+    turns = [
+        user("把集合点加到活动详情页"),
+        assistant("改好了，测试过了。"),
+        user("PR 开到 yf/meeting-point。下一步把分享图的字体换成跑团那套（站酷快乐体），下周弄。"),
+        assistant("PR #17 已开（`yf/meeting-point`）。"),
+    ]
+    assert any("站酷快乐体" in step for step in snapshot_session(turns).next_steps)
