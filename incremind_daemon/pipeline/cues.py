@@ -284,6 +284,9 @@ DIRECTIVE_CUES = re.compile(
         r"|must|has to|have to|needs? to|required?|instead|rather than|not [\w.-]+ but|stick (?:to|with)|keep using"
         r"|use|go with|prefer|(?:slipped|pushed|moved|postponed|delayed|brought forward) to|the exception"
         r"|(?:is|are|should be|stays?|goes (?:down |up )?to|set to|changed? to|bump(?:ed)? to) (?:[\w.-]+ )?\d[\w.%]*"
+        # what stays as it is: "kakeibo stays offline-only", "leave vpc-cni where it is", "no to Firebase"
+        r"|stays? (?:[\w-]+-only|local|offline|private|as is|where it is)|no to"
+        r"|leave [\w./-]+ (?:where it is|as is|alone)"
     )
     + r"|一律|统一|以后|今后|每次|所有|默认|永远|始终|必须|只能|只用|只跑|只在|得先|要先|也要|别(?![的人处家])"
     r"|不要|不用|不能"

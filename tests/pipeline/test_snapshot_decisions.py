@@ -404,3 +404,27 @@ def test_revert_that_names_its_object_takes_back_only_that() -> None:
     done = "; ".join(snapshot_session(turns).done)
     assert "DateFormat('M/d/yyyy')" in done
     assert "double.parse" not in done
+
+
+@pytest.mark.parametrize(
+    ("said", "decided"),
+    [
+        (
+            "good. and no to Firebase or any cloud backup. kakeibo stays offline-only: no Firebase, no Supabase, "
+            "nothing that phones home — it's my bank data.",
+            "offline-only",
+        ),
+        ("fine, leave vpc-cni where it is, that's what we ran on staging all weekend.", "vpc-cni"),
+    ],
+    ids=["stays", "leave-as-is"],
+)
+def test_what_the_person_keeps_as_it_is_is_decided(said: str, decided: str) -> None:
+    """Found in a fresh half: "kakeibo stays offline-only" and "leave vpc-cni where it is", said after a report
+    and not in answer to a question, were read as nothing."""
+    turns = [
+        user("add the rbc parser"),
+        assistant("Reverted to `parseMinorUnits`; date fix kept. 7/7 import tests pass."),
+        user(said),
+        assistant("Understood."),
+    ]
+    assert any(decided in item for item in snapshot_session(turns).decisions)
