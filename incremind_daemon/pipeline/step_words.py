@@ -160,7 +160,7 @@ def put_off_till(folded: str) -> bool:
 
 # when a job set up in the session runs, said in the report of it: "timer 已 enable：下次运行是明早 07:00"
 _RUNS_NEXT = re.compile(
-    r"下一?次(?:运行|執行|执行|触发)|(?<![a-z])(?:next run|next trigger|will (?:next )?run (?:at|on))"
+    r"下一?次(?:运行|执行|触发)|(?<![a-z])(?:next run|next trigger|will (?:next )?run (?:at|on))"
 )
 
 
