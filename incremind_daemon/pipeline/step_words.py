@@ -128,9 +128,13 @@ _WAITS_THEN = re.compile(
 )
 
 
+def _this_time(pattern: re.Pattern[str], folded: str) -> bool:
+    # a hold or a wait said of the work at hand, not a rule for every time: "以后 MR 一律等我 review 完再合"
+    return pattern.search(folded) is not None and GENERAL.search(folded) is None
+
+
 def waits_then_acts(folded: str) -> bool:
-    # not a rule for every time: "以后 MR 一律等我 review 完再合"
-    return _WAITS_THEN.search(folded) is not None and GENERAL.search(folded) is None
+    return _this_time(_WAITS_THEN, folded)
 
 
 # work held back now and named for a later time: "今天 backtest 先不跑了，明天再说", "这个先不改了，下周再弄"
@@ -150,12 +154,12 @@ _AWAITS = re.compile(
 
 def awaits(folded: str) -> bool:
     """Tell whether a sentence leaves the work waiting on someone's review or answer: "好，等思琪 review"."""
-    return _AWAITS.search(folded) is not None and GENERAL.search(folded) is None
+    return _this_time(_AWAITS, folded)
 
 
 def put_off_till(folded: str) -> bool:
     """Tell whether a sentence holds work back and names when it is taken up: "今天 backtest 先不跑了，明天再说"."""
-    return _PUT_OFF_TILL.search(folded) is not None and GENERAL.search(folded) is None
+    return _this_time(_PUT_OFF_TILL, folded)
 
 
 # when a job set up in the session runs, said in the report of it: "timer 已 enable：下次运行是明早 07:00"
