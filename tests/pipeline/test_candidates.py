@@ -128,6 +128,9 @@ def test_leading_connective_and_list_marker_are_not_in_the_statement() -> None:
         ("Change of plans: max_seq_len goes down to 384 for v2.", "max_seq_len goes down to 384 for v2"),
         ("Plan from now on: GradCache in the trainer.", "GradCache in the trainer"),
         ("有个变化：gpu3 这周被重新分配给新来的师弟了。", "gpu3 这周被重新分配给新来的师弟了"),
+        # found in a tuning half: "先说" went and left "个流程变化：" at the front
+        ("先说个流程变化：以后 PR 不是提 main，而是提 dev。", "以后 PR 不是提 main，而是提 dev"),
+        ("说个计划变更：下周起周会挪到周三。", "下周起周会挪到周三"),
         ("部署步骤记一下：先跑 make migrate-check 再发版。", "部署步骤：先跑 make migrate-check 再发版"),
         ("迟交政策你记一下，后面写脚本要用：每迟一天扣 10%，最多三天", "迟交政策：每迟一天扣 10%，最多三天"),
         ("你记一下：staging 在 10.0.0.5", "staging 在 10.0.0.5"),
