@@ -8,9 +8,10 @@ from __future__ import annotations
 
 import logging
 from collections.abc import Sequence
+from dataclasses import replace
 
 from incremind_daemon.pipeline.cues import fold
-from incremind_daemon.pipeline.features import CONCEPT_NAMES, features_of, keys_of
+from incremind_daemon.pipeline.features import CONCEPT_NAMES, features_of, keys_of, names_in
 from incremind_daemon.pipeline.lasting_model import RelationReader
 from incremind_daemon.pipeline.pairs import Known, Relation, pair_features, said_of, text_of
 from incremind_daemon.pipeline.relate_rules import (
@@ -24,6 +25,7 @@ from incremind_daemon.pipeline.relate_rules import (
 )
 from incremind_daemon.pipeline.replacing import changed_subject, for_other_writing, stands_with, turns_down
 from incremind_daemon.pipeline.replies import answer_slots
+from incremind_daemon.pipeline.scope import scope_beside
 from incremind_daemon.pipeline.stance import CHANGE, EXCEPTION_SAID, negated, used
 from incremind_daemon.store.records import Candidate
 
@@ -67,7 +69,8 @@ def relate(
     )
     if reading is None:
         return verdict
-    rows = [(item, row) for item in known if (row := pair_features(candidate, item, ordered=ordered)) is not None]
+    pairs = ((item, pair_features(_beside(candidate, item), item, ordered=ordered)) for item in known)
+    rows = [(item, row) for item, row in pairs if row is not None]
     if not rows:
         return verdict
     read = list(zip((item for item, _ in rows), reading.relation_odds([row for _, row in rows]), strict=True))
@@ -82,10 +85,16 @@ def relate(
         return verdict
     # the insight the rules linked, and how the model reads it
     linked = next((pair for pair in read if pair[0].id == verdict.known_id), None)
-    if said_again and linked is not None and linked[1]["none"] >= _SAID_AGAIN_UNRELATED:
+    if (
+        said_again
+        and linked is not None
+        and linked[1]["none"] >= _SAID_AGAIN_UNRELATED
+        and not _names_alike(candidate, linked[0])
+    ):
         # what the rules linked by a word and made a repeat only because it is said again is not one of an
         # insight the model reads as unrelated ("the replica bump goes in its own PR, one thing per PR, you
-        # know the drill" beside "Prod runs 6 replicas")
+        # know the drill" beside "Prod runs 6 replicas"), unless both name the same things ("别给我看 MAPE，周一说过了，
+        # P50 只看 WAPE" beside "评估指标用 WAPE，不要 MAPE", which the model reads at 0.93 unrelated)
         verdict, linked = Relation("new", None, verdict.similarity), None
     if (
         said_again
@@ -157,6 +166,19 @@ def relate(
 def _both_use(candidate: Candidate, item: Known) -> bool:
     """Tell whether both say to use a named tool ("use pnpm, not npm" beside "我所有 JS 项目都用 pnpm")."""
     return bool((used(candidate.statement) & used(item.statement)) - CONCEPT_NAMES)
+
+
+def _beside(candidate: Candidate, item: Known) -> Candidate:
+    """The candidate in the scope it takes beside a known insight (``scope_beside``), as the relation model was
+    fitted: a global-looking statement that adds to or changes a project's rule is that project's, unless it
+    says it holds everywhere ("老周昨天定了新的分支规则，以后 PR 不是提 main，而是提 dev" beside "PR 直接提 main")."""
+    scope = scope_beside(candidate.scope, candidate.quote or candidate.statement, item.scope)
+    return candidate if scope == candidate.scope else replace(candidate, scope=scope)
+
+
+def _names_alike(candidate: Candidate, item: Known) -> bool:
+    """Tell whether both name two or more of the same proper names ("MAPE" and "WAPE")."""
+    return len(names_in(candidate.statement) & names_in(item.statement)) >= 2
 
 
 def _at_odds(chances: dict[str, float]) -> float:

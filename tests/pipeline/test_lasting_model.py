@@ -932,3 +932,27 @@ def test_turning_down_what_the_insight_holds_repeats_none_of_it(use_m3: Embedder
 def test_never_beside_the_same_never_stays_a_repeat() -> None:
     assert not turns_down("Never npm, the lockfile is pnpm-lock.yaml", "pnpm only — never npm or yarn")
     assert turns_down("Uv manages the interpreter, not the Pi's system python", "pinned to the pi's system python")
+
+
+def test_saying_it_again_of_a_rule_that_names_the_same_things_stays_a_repeat(use_m3: Embedder) -> None:
+    # found in a tuning half: two metric names shared, and the model read the pair as unrelated at 0.93
+    known_text = "评估指标用 WAPE，不要 MAPE，小销量的 SKU 一天卖 0 件 MAPE 直接爆，这个测试本来就该删"
+    said = "别给我看 MAPE，周一说过了，P50 只看 WAPE"
+    known = Known(8, known_text, "", "decision", 0.509, "project")
+    candidate = Candidate(said, "preference", "", said, 0, len(said), "global")
+    reading = relation_reader_for(use_m3)
+    assert reading is not None
+    assert reading.relation_odds([pair_features(candidate, known, ordered=True) or []])[0]["none"] > 0.85
+    relation = relate(candidate, [known], repeat_similarity=0.8, related_similarity=0.4, ordered=True, reading=reading)
+    assert (relation.kind, relation.known_id) == ("repeat", 8)
+
+
+def test_a_change_of_a_project_rule_is_read_in_the_scope_it_takes_beside_it(use_m3: Embedder) -> None:
+    # found in a tuning half: the statement looked global to the scope model, and the relation model, fitted on
+    # labelled scopes (where a change of a project's rule is the project's), read the change at 0.29
+    said = "老周昨天定了新的分支规则，以后 PR 不是提 main，而是提 dev，main 只在发版的时候由他合并"
+    known = Known(28, "PR 直接提 main，找老周 review 就行，他 GitHub 是 zhoujg", "", "preference", 0.49, "project")
+    candidate = Candidate(said, "decision", "", said, 0, len(said), "global")
+    reading = relation_reader_for(use_m3)
+    relation = relate(candidate, [known], repeat_similarity=0.8, related_similarity=0.4, ordered=True, reading=reading)
+    assert (relation.kind, relation.known_id) == ("supersedes", 28)
