@@ -356,6 +356,11 @@ def print_misses(run: HalfRun) -> None:
         if judged.role == "match" and judged.statement and judged.proposal.category != judged.statement.category:
             p, s = judged.proposal, judged.statement
             print(f"  {p.id} ({s.id}) {s.category} → {p.category}: {p.statement}")
+    print(f"\n{name}: matched candidates given another scope (labelled → product)")
+    for judged in run.judged:
+        if judged.role == "match" and judged.statement and judged.proposal.scope != judged.statement.scope:
+            p, s = judged.proposal, judged.statement
+            print(f"  {p.id} ({s.id}) {s.scope} → {p.scope}: {p.statement}")
     print(f"\n{name}: candidates a person would edit before accepting")
     for judged in run.judged:
         if judged.confirmed and judged.statement and (faults := wording_faults(judged.proposal, judged.statement)):
