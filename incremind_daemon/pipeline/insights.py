@@ -167,7 +167,8 @@ def record_increments(
             relation = _related(candidate, older, settings, ordered=ordered, reading=reading)
         if relation.kind in _LINKED and relation.known_id in pool:
             said, known_scope = candidate.quote or candidate.statement, pool[relation.known_id].scope
-            candidate = replace(candidate, scope=scope_beside(candidate.scope, said, known_scope))
+            changes = relation.kind == "supersedes"
+            candidate = replace(candidate, scope=scope_beside(candidate.scope, said, known_scope, changes=changes))
         if candidate.reported and relation.kind != "different":
             out.append(Increment(candidate, "ignored", None, relation.known_id))
             continue  # someone else's view that agrees or adds is not the person's to remember

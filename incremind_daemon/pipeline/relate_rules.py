@@ -466,8 +466,10 @@ def conflict(candidate: Candidate, item: Known, score: float, ordered: bool, *, 
     says_so = moved or CHANGE_OF_PLAN.search(said)
     mine = (says_so or ordered) and not candidate.reported
     # a change of one project's rule is that project's (insights.record_increments gives it the scope), unless
-    # it says it holds in every project: then both stand, side by side
-    kind = "supersedes" if mine and scope_beside(candidate.scope, said, item.scope) == item.scope else "different"
+    # it says it holds in every project: then both stand, side by side; a change of plan said of a rule that holds
+    # everywhere, naming no project, is as wide as the rule
+    wide = scope_beside(candidate.scope, said, item.scope, changes=True)
+    kind = "supersedes" if mine and wide == item.scope else "different"
     return Relation(kind, item.id, round(score, 4))
 
 

@@ -12,6 +12,7 @@ import re
 from incremind_daemon.pipeline.cues import fold
 from incremind_daemon.pipeline.lasting import COMMUNICATION, IDENTITY, STANDING, words
 from incremind_daemon.pipeline.replies import reply_slots
+from incremind_daemon.pipeline.stance import CHANGE_OF_PLAN
 
 EVERY_PROJECT = re.compile(
     words(
@@ -142,10 +143,18 @@ def scope_of(folded: str, category: str, cues: frozenset[str]) -> str:
     return "project"
 
 
-def scope_beside(scope: str, said: str, known_scope: str) -> str:
+def scope_beside(scope: str, said: str, known_scope: str, *, changes: bool = False) -> str:
     """Return the scope of a statement that adds to or changes a known insight: what adds to or changes one
     project's rule is that project's ("这种 data backfill 的 migration 可以不写 down.sql" beside "Migrations must
-    be reversible"), unless it says it holds in every project; otherwise its own ``scope``."""
-    if known_scope == "project" and scope != "project" and not EVERY_PROJECT.search(fold(said)):
+    be reversible"), unless it says it holds in every project; otherwise its own ``scope``.
+
+    ``changes``: the statement changes the known one. A change of plan said of a rule that holds everywhere,
+    naming no project, is as wide as the rule ("from now on you can push feature branches yourself, just never
+    main" beside "never push — pushing is my job"); said of this repository it is its exception.
+    """
+    folded = fold(said)
+    if known_scope == "project" and scope != "project" and not EVERY_PROJECT.search(folded):
         return "project"
+    if changes and known_scope == "global" and CHANGE_OF_PLAN.search(folded) and not names_this_project(folded):
+        return "global"
     return scope

@@ -980,6 +980,27 @@ def test_a_change_of_a_projects_rule_supersedes_it_whatever_scope_its_words_read
     assert _scope_of(conn, made) == scope
 
 
+@pytest.mark.parametrize(
+    ("said", "relation", "scope"),
+    [
+        ("From now on you can push feature branches yourself, just never main", "supersedes", "global"),
+        # said of this repository, it is its exception, and the rule stands everywhere else
+        ("In this repo you can push feature branches yourself from now on, just never main", "different", "project"),
+    ],
+)  # fmt: skip
+def test_a_change_of_plan_of_a_rule_kept_everywhere_changes_it_everywhere(
+    settings: Settings, said: str, relation: str, scope: str
+) -> None:
+    """Found in a tuning half: said in one project, the change of a global rule was "different" from it and
+    project-scoped, so every other project kept "never push" beside it."""
+    conn = _open(settings)
+    target = _confirmed(conn, "Never push — pushing is my job", project="helmwright", scope="global")
+    candidate = Candidate(said, "preference", "", said, 0, len(said), "project")
+    made = _record(conn, settings, candidate, project="infra-live")
+    assert (made.relation, made.known_id) == (relation, target)
+    assert _scope_of(conn, made) == scope
+
+
 MEETING = (
     "补货预测对齐会 2026-09-09（周三）\n\n"
     "陈桐：采购是按 6 周一个周期下单的，28 天的预测不够用。\n\n"

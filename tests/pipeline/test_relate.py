@@ -934,3 +934,19 @@ def test_a_reply_language_for_a_case_of_its_own_keeps_the_rule_it_is_the_case_of
         if c.condition
     ]
     assert related(changed, known, ordered=True).kind == "supersedes"
+
+
+@pytest.mark.parametrize(
+    ("said", "kind"),
+    [
+        # found in a tuning half: said in one project, it changes the rule the person keeps everywhere
+        ("From now on you can push feature branches yourself, just never main", "supersedes"),
+        ("Going forward you may push feature branches on your own, never main though", "supersedes"),
+        # …while said of this repository it is its exception, and both stand
+        ("In this repo you can push feature branches yourself from now on, just never main", "different"),
+    ],
+)
+def test_a_change_of_plan_of_a_rule_that_holds_everywhere_is_as_wide_as_the_rule(said: str, kind: str) -> None:
+    candidate = Candidate(said, "preference", "", said, 0, len(said), "project")
+    relation = related(candidate, [Known(8, "Never push — pushing is my job", "", "preference", None, "global")])
+    assert (relation.kind, relation.known_id) == (kind, 8)
