@@ -581,3 +581,10 @@ FORBID_CUES = re.compile(
 )
 # a reply that says what the agent did is wrong, rather than only answering its question: "no, that's wrong, …"
 CORRECTION_CUES = re.compile(_words(r"wrong|that's not|that isn't|isn't right") + r"|不对|错了|不是这样|搞错")
+# who the person is, said as a name and a role (folded): "I'm Chia-ying (林佳穎), platform engineer at Kiezbox",
+# "I'm wei, freelance frontend dev in taipei" (lasting.IDENTITY)
+ROLE_INTRO = (
+    r"^(?:i am|i'm|im) [\w-]+(?: [\w-]+)?(?: \([^)]{1,20}\))?,? (?:a |an |the )?(?:[\w-]+ ){0,3}"
+    r"(?:engineer|developer|dev|designer|manager|scientist|analyst|student|researcher|postdoc|founder"
+    r"|consultant|freelancer|architect|sre|teacher)s?(?= (?:at|in|for|on|with|from)| ?[,.;—–-]|$)"
+)

@@ -13,7 +13,7 @@ from __future__ import annotations
 import logging
 import re
 
-from incremind_daemon.pipeline.cues import DECISION_CUES, FROM_THEN_ON, MOVED_TO, fold
+from incremind_daemon.pipeline.cues import DECISION_CUES, FROM_THEN_ON, MOVED_TO, ROLE_INTRO, fold
 from incremind_daemon.pipeline.markdown import text_weight
 from incremind_daemon.pipeline.stance import RESTATED
 
@@ -36,15 +36,13 @@ IDENTITY = re.compile(
     words(
         r"^(?:i am|i'm) (?:a|an|the)",
         r"i(?:'m| am) (?:the only|the lead|the main|in charge|responsible)",
-        r"my name is",
-        r"i work (?:as|at|for|on)",
-        r"i(?:'m| am) based in",
-        r"i (?:live|grew up) in",
+        r"my name is|i work (?:as|at|for|on)|i(?:'m| am) based in|i (?:live|grew up) in",
+        ROLE_INTRO,
         r"my (?:role|job|title|timezone|time zone) is",
         r"i(?:'m| am) (?:allergic|lactose|vegetarian|vegan|colou?r-?blind)",
     )
-    + r"|(?:^|[：:]\s*)我(?:现在|目前)?是|^我的(?!习惯|原则|意思|想法|建议|问题)[^，。]{1,12}是|^我叫|我的名字"
-    r"|^我人在|^我住在|我的时区|^我(?:对[^，。]{1,8})?过敏|不耐受?|^我是?在?[^，。,在的]{2,6}[长長]大的"
+    + r"|(?:^|[：:]\s*)我(?:现在|目前)?是|^我的(?!习惯|原则|意思|想法|建议|问题)[^，。]{1,12}是|(?:^|[：:]\s*)我叫"
+    r"|我的名字|^我人在|^我住在|我的时区|^我(?:对[^，。]{1,8})?过敏|不耐受?|^我是?在?[^，。,在的]{2,6}[长長]大的"
     r"|^我在[^，。,]{1,12}(?:工作|上班|读书|上学)|^我(?:的)?(?:职位|职业|工作|身份|时区)是|^本人"
     r"|^我(?:主要)?负责"
 )

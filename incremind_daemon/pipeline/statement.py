@@ -58,7 +58,7 @@ _EN_LEAD = re.compile(
     r"|\[[ x]\]\s+"  # a checklist's box: "[ ] tidy.dev 域名 12 月 1 号到期"
     r"|(?:no|yes) on (?:the |that |your )?[\w -]{1,24}:\s*"  # "no on the bump: pin every action to a SHA"
     # "先说下背景，你第一次进这个 repo：我是…": the introduction, not the thing introduced
-    r"|(?:先说下|先说一下|简单说下|先交代(?:一下|下)?)?背景[:：，,]\s*|你?第一次(?:进|来|用|在)[^，,。:：]{0,20}[:：]\s*"
+    r"|(?:先说下|先说一下|简单说下|先交代(?:一下|下|几句)?)?背景[:：，,]\s*|你?第一次(?:进|来|用|在)[^，,。:：]{0,20}[:：]\s*"
     # "👍 再记一下背景：…", "Infra change first, so you have the right picture: …"
     r"|[\U0001F300-\U0001FAFF\u2600-\u27BF\uFE0F]+\s*|(?:再|先)?记(?:一下|下)[^:：,，.。]{0,6}[:：]\s*"
     r"|[^:：.。]{0,40}(?:the|a) (?:right|full|whole|clear) picture\s*[:：]\s*"

@@ -59,6 +59,11 @@ def test_spaced_repetition_note_yields_method_with_condition(text: str, statemen
         ("其实缓存时间是 300 秒，不是 30 秒。", "缓存时间是 300 秒，不是 30 秒", "correction"),
         ("I'm a backend engineer working mostly in Go.", None, "identity"),
         ("我是后端工程师，主要写 Go。", None, "identity"),
+        # found in tuning halves: who the person is, said as a name and a role ("I'm <name>, <role> at <place>")
+        ("I'm Chia-ying (林佳穎), platform engineer at Kiezbox in Berlin.", None, "identity"),
+        ("I'm Arjun, SRE at Tembusu Payments (platform team, Singapore)", None, "identity"),
+        ("I'm Zixuan, a postdoc in Ruth Abernathy's lab in Toronto.", None, "identity"),
+        ("先交代几句背景：我叫罗晓川，在青禾智农做嵌入式固件。", "我叫罗晓川，在青禾智农做嵌入式固件", "identity"),
         ("On 2024-03-05 we migrated the billing DB to the new cluster.", None, "event"),
         ("部署前先跑 make check 再推送。", None, "method"),
         ("用 FSRS 调度的时候，desired retention 设成 0.9 就够了。", "desired retention 设成 0.9 就够了", "method"),
