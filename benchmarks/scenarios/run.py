@@ -360,7 +360,7 @@ def print_misses(run: HalfRun) -> None:
     for judged in run.judged:
         if judged.role == "match" and judged.statement and judged.proposal.scope != judged.statement.scope:
             p, s = judged.proposal, judged.statement
-            print(f"  {p.id} ({s.id}) {s.scope} → {p.scope}: {p.statement}")
+            print(f"  {p.id} ({s.id}, {judged.source}) {s.scope} → {p.scope}: {p.statement}")
     print(f"\n{name}: candidates a person would edit before accepting")
     for judged in run.judged:
         if judged.confirmed and judged.statement and (faults := wording_faults(judged.proposal, judged.statement)):

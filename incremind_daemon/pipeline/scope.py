@@ -27,9 +27,10 @@ EVERY_PROJECT = re.compile(
         r"(?:every|each|any|all) (?:[\w.+#-]+ ){1,2}i (?:write|build|make|ship|maintain)",
         # "I use pnpm for everything": a habit, not this repo's tool
         r"i (?:always |only )?use [\w.+#-]+ for everything",
+        r"for (?:any|every|each|all) (?:of my )?clients?",
     )
-    + r"|(?:所有|全部|每个|任何|不管哪个)(?:的|人的)?\s*(?:[a-z][\w.+#-]{0,11}\s*)?(?:项目|专案|仓库|repo)"
-    r"|哪个(?:项目|专案|仓库|repo)都|我的\s*(?:[a-z][\w.+#-]{0,11}\s*)?(?:项目|专案|仓库|repo)都"
+    + r"|(?:所有|全部|每个|任何|不管是?哪个)(?:的|人的)?\s*(?:[a-z][\w.+#-]{0,11}\s*)?(?:项目|专案|仓库|repo)"
+    r"|(?:哪个|两个)\s*(?:项目|专案|仓库|repo)\s*都|我的\s*(?:[a-z][\w.+#-]{0,11}\s*)?(?:项目|专案|仓库|repo)都"
     r"|我自己的(?:项目|仓库|repo)?也一样|我(?:什么都|全都|一律都?)用|(?:所有|每个|凡是|任何)我(?:写|做|开发|维护)的|我(?:写|做|开发|维护)的(?:所有|每个|任何)"
 )
 # a repository's own config file: ".sqlfluff", ".env.local" (not "~/.zshrc")
@@ -76,7 +77,7 @@ _TIMEZONE = re.compile(
 # a standing rule about how the agent works with the person holds in every project
 _WITH_ME = re.compile(
     words(
-        r"(?:ask|check with|ping|tell|show|confirm with|remind) me",
+        r"(?:ask(?:ing)?|check(?:ing)? with|ping|tell|show|confirm(?:ing)? with|remind) me",
         r"before (?:you )?(?:commit|push)\w*",
         # not "the Release workflow picks up every push to main": what a project's CI does
         r"(?<!every )(?<!each )(?<!any )(?<!on )push(?:ing)? (?:straight |directly )?to main",
@@ -90,7 +91,7 @@ _WITH_ME = re.compile(
         r"push (?:it )?myself",
     )
     + r"|(?:问|告诉|跟|提醒)我(?:确认|看|说)?|给我(?:确认|看|说)"  # "别给我用 pip" is about pip, not about me
-    r"|(?:提交|push)之?前|直接推|推到 ?main|(?:不要|别|不许) ?push|自己 ?push"
+    r"|(?:提交|push)之?前|直接推|推到 ?main|(?:不要|别|不许)(?:跑|用)? ?(?:git )?push|自己 ?push|push ?我都?自己"
 )
 # a part of the project at hand: "payment PRs go to Ben, he owns the payment module" is this project's way
 _PROJECT_PART = re.compile(r"模块|组件|(?<![a-z])(?:module|component|package|crate)s?(?![a-z])")

@@ -282,6 +282,13 @@ def test_chinese_clause_without_comma_is_a_condition_kept_in_the_statement() -> 
             "the .sqlfluff in the repo root is the source of truth",
             "project",
         ),
+        # found in tuning halves: how the person says a rule is theirs everywhere
+        ("Don't run anything that writes to a remote without asking me first — git push, terraform apply.", "global"),
+        ("不用，push 我都自己来，你不要跑 git push", "global"),
+        ("Never deploy anything to production, for any client — that's a hard rule.", "global"),
+        ("以后我写的对外接口都要带幂等键（Idempotency-Key header），不管是哪个项目", "global"),
+        ("From now on commit 第一行后面带 ticket 号，比如 `risk: raise cap (QD-142)`，两个 repo 都是", "global"),
+        ("这两个 repo 的 CI 以后统一用 GitHub Actions", "project"),
     ],
 )
 def test_a_rule_about_every_repo_or_about_pushing_holds_in_every_project(text: str, scope: str) -> None:
