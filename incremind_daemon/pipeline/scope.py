@@ -153,9 +153,11 @@ def scope_beside(scope: str, said: str, known_scope: str, *, changes: bool = Fal
     naming no project, is as wide as the rule ("from now on you can push feature branches yourself, just never
     main" beside "never push — pushing is my job"); said of this repository it is its exception.
     """
-    folded = fold(said)
-    if known_scope == "project" and scope != "project" and not EVERY_PROJECT.search(folded):
+    # folded only where it decides: relate reads every candidate beside each of its neighbours
+    if known_scope == "project" and scope != "project" and not EVERY_PROJECT.search(fold(said)):
         return "project"
-    if changes and known_scope == "global" and CHANGE_OF_PLAN.search(folded) and not names_this_project(folded):
-        return "global"
+    if changes and known_scope == "global" and scope != "global":
+        folded = fold(said)
+        if CHANGE_OF_PLAN.search(folded) and not names_this_project(folded):
+            return "global"
     return scope
