@@ -62,9 +62,12 @@ def no_thread_leaks() -> Iterator[None]:
     assert not leaked, f"threads left running: {leaked}"
 
 
-@pytest.fixture(scope="module")
+@pytest.fixture(scope="session")
 def use_m3() -> Iterator[Embedder]:
-    """The default embedding model, loaded once per test module."""
+    """The default embedding model, loaded once per run: each load costs about two seconds.
+
+    No test closes it or changes it; a test that needs a fresh or closed embedder makes its own.
+    """
     embedder = UseM3Embedder(threads=2)
     yield embedder
     embedder.close()

@@ -1,7 +1,7 @@
 from __future__ import annotations
 
 import json
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Callable, Sequence
 from pathlib import Path
 
 import numpy as np
@@ -248,15 +248,7 @@ def test_query_cache_embeds_a_repeated_query_once() -> None:
     assert inner.closed
 
 
-# use-m3: the default model, real weights
-
-
-@pytest.fixture(scope="module")
-def use_m3() -> Iterator[UseM3Embedder]:
-    embedder = UseM3Embedder(threads=2)
-    yield embedder
-    embedder.close()
-
+# use-m3: the default model, real weights (the use_m3 fixture is conftest's, loaded once per run)
 
 PASSAGES = [
     "间隔重复：按第1、2、4、7、15天复习单词，可以记得更牢。",
