@@ -13,30 +13,16 @@ import pytest
 from incremind_daemon.config import Settings, load_settings
 from incremind_daemon.embedding.use_m3 import UseM3Embedder
 from incremind_daemon.store.embedder import Embedder
+from tests.private_env import make_private
 
-_AGENT_VARS = ("CLAUDE_CONFIG_DIR", "CODEX_HOME", "GEMINI_CLI_HOME", "INCREMIND_CONFIG")
 REAL_HOME = Path(os.path.expanduser("~")).resolve()
 
 
 @pytest.fixture(autouse=True)
 def private_home(tmp_path_factory: pytest.TempPathFactory, monkeypatch: pytest.MonkeyPatch) -> Iterator[Path]:
-    """Point HOME and INCREMIND_HOME at a temp folder for every test, subprocesses included.
-
-    The agents' folders on this machine may be live; no test may read real
-    transcripts or write into a real CLAUDE.md or AGENTS.md.
-    """
+    """Point HOME and INCREMIND_HOME at a temp folder for every test, subprocesses included."""
     home = tmp_path_factory.mktemp("home")
-    monkeypatch.setenv("HOME", str(home))
-    monkeypatch.setenv("INCREMIND_HOME", str(home / ".incremind"))
-    # one cache for the session: the unpacked model is written once, not once per test
-    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path_factory.getbasetemp() / "cache"))
-    for name in _AGENT_VARS:
-        monkeypatch.delenv(name, raising=False)
-    for name in list(os.environ):
-        if name.startswith("INCREMIND_") and name != "INCREMIND_HOME":
-            monkeypatch.delenv(name)
-    # keyword-only unless a test asks for vectors: loading the model in every test costs seconds
-    monkeypatch.setenv("INCREMIND_EMBEDDING__BACKEND", "none")
+    make_private(monkeypatch, home, cache=tmp_path_factory.getbasetemp() / "cache")
     assert Path(os.path.expanduser("~")).resolve() != REAL_HOME
     yield home
     assert Path(os.path.expanduser("~")).resolve() == home.resolve(), "a test changed HOME back"

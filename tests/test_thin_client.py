@@ -8,6 +8,7 @@ import subprocess
 import sys
 import threading
 import time
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -22,9 +23,11 @@ from incremind_daemon.serve.client import forward, scan
 from incremind_daemon.sources.extract import extract_bytes
 from incremind_daemon.store.db import fetch_row
 from tests.daemon_process import REPO, DaemonProcess, daemon_env
+from tests.private_env import make_private
 from tests.transcripts import ClaudeLog
 from tests.waiting import wait_until
 
+Running = tuple[DaemonProcess, dict[str, str], Path]
 NOTE = "网关只转发 8443，端口是 8443，不是 8080。\n\nAlways use pnpm in this repo, never npm.\n"
 
 
@@ -42,25 +45,46 @@ def incremind(
     )
 
 
-@pytest.fixture
-def running(private_home: Path, tmp_path: Path) -> Any:
-    home = private_home / ".incremind"
-    env = daemon_env(INCREMIND_EMBEDDING__BACKEND="none")
+@pytest.fixture(scope="module")
+def shared_daemon(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Running]:
+    """One daemon for the module, on its own private home, with the note taken in through its writer.
+
+    A daemon takes seconds to start, and these tests ask a running one for answers: none needs a
+    fresh store, and the restart test starts it again itself. Built before the per-test home, so
+    its environment is made here, the way the per-test one is.
+    """
+    root = tmp_path_factory.mktemp("thin")
+    home = root / ".incremind"
+    with pytest.MonkeyPatch.context() as patch:
+        make_private(patch, root, cache=tmp_path_factory.getbasetemp() / "cache")
+        env = daemon_env(INCREMIND_EMBEDDING__BACKEND="none")
     process = DaemonProcess(home, env)
     process.start()
-    wait_until(lambda: is_own_socket(socket_path(home)), timeout=20)
-    note = tmp_path / "gateway.md"
-    note.write_text(NOTE, encoding="utf-8")
     try:
+        wait_until(lambda: is_own_socket(socket_path(home)), timeout=20)
+        notes = tmp_path_factory.mktemp("notes")
+        (notes / "gateway.md").write_text(NOTE, encoding="utf-8")
         # through the daemon's writer; a relative path means the one in the client's working folder
-        taken = incremind(env, "ingest", note.name, "--project", "api", cwd=tmp_path)
+        taken = incremind(env, "ingest", "gateway.md", "--project", "api", cwd=notes)
         assert taken.returncode == 0 and "1 added" in taken.stdout, taken.stderr
         yield process, env, home
     finally:
         process.stop()
 
 
-def test_reads_and_reviews_are_answered_by_the_daemon(running: Any, capsys: pytest.CaptureFixture[str]) -> None:
+@pytest.fixture
+def running(shared_daemon: Running, monkeypatch: pytest.MonkeyPatch) -> Running:
+    """The module's daemon, answering, with this process's INCREMIND_HOME naming its home."""
+    process, env, home = shared_daemon
+    assert process.proc is not None
+    if process.proc.poll() is not None:  # a test that stopped it failed before starting it again
+        process.start()
+        wait_until(lambda: is_own_socket(socket_path(home)), timeout=20)
+    monkeypatch.setenv("INCREMIND_HOME", env["INCREMIND_HOME"])
+    return shared_daemon
+
+
+def test_reads_and_reviews_are_answered_by_the_daemon(running: Running, capsys: pytest.CaptureFixture[str]) -> None:
     _, env, home = running
     # this process's own environment names the same home: the client gets an answer, not a "run it here"
     assert forward(["pending", "--project", "api"]) == 0
@@ -110,7 +134,7 @@ def test_reads_and_reviews_are_answered_by_the_daemon(running: Any, capsys: pyte
     assert alone["show pas-1"].stdout == through["show pas-1"].stdout
 
 
-def test_an_agents_stdio_session_is_relayed_to_the_daemon(running: Any) -> None:
+def test_an_agents_stdio_session_is_relayed_to_the_daemon(running: Running) -> None:
     _, env, _ = running
     params = StdioServerParameters(command=sys.executable, args=["-m", "incremind_daemon", "mcp"], env=env)
 
@@ -141,7 +165,7 @@ def test_an_agents_stdio_session_is_relayed_to_the_daemon(running: Any) -> None:
     assert "Tuesdays" in pending.stdout
 
 
-def test_a_relayed_session_reads_the_project_of_the_folder_the_agent_works_in(running: Any, tmp_path: Path) -> None:
+def test_a_relayed_session_reads_the_project_of_the_folder_the_agent_works_in(running: Running, tmp_path: Path) -> None:
     """The daemon cannot see the agent's folder: the relay says it, so search and context default to its project."""
     _, env, _ = running
     repo = tmp_path / "work" / "api"
@@ -172,7 +196,7 @@ async def _concurrently(client: Client, calls: list[tuple[str, dict[str, Any]]])
     return found
 
 
-def test_a_relay_survives_a_daemon_restart_and_exits_with_its_agent(running: Any) -> None:
+def test_a_relay_survives_a_daemon_restart_and_exits_with_its_agent(running: Running) -> None:
     process, env, home = running
     relay = subprocess.Popen(
         [sys.executable, "-m", "incremind_daemon", "mcp"],
@@ -260,10 +284,11 @@ def test_writes_of_other_threads_run_on_the_writer_before_queued_files(settings:
         worker.stop()
 
 
-def test_a_backfill_is_taken_in_by_the_daemons_writer(running: Any, private_home: Path) -> None:
+def test_a_backfill_is_taken_in_by_the_daemons_writer(running: Running) -> None:
     _, env, home = running
     session = "77777777-2222-3333-4444-555555555555"
-    log = ClaudeLog(private_home / ".claude", session, str(private_home / "code" / "api"))
+    person = home.parent  # the HOME the daemon and its clients run with, where the agents keep their transcripts
+    log = ClaudeLog(person / ".claude", session, str(person / "code" / "api"))
     rule = "From now on, always run make check before you push."
     log.append(log.user("u1", rule), log.assistant("a1", "msg_1", "Got it, make check before every push."))
     old = time.time() - 30 * 86400  # written before the daemon first ran: only a back-fill reads it
@@ -285,7 +310,7 @@ def test_a_backfill_is_taken_in_by_the_daemons_writer(running: Any, private_home
     assert row is not None and int(row[0]) == 0  # the daemon's own writer examined it, not a back-fill worker
 
 
-def test_context_commands_are_run_by_the_daemon_with_the_clients_paths(running: Any, tmp_path: Path) -> None:
+def test_context_commands_are_run_by_the_daemon_with_the_clients_paths(running: Running, tmp_path: Path) -> None:
     _, env, _ = running
     repo = tmp_path / "ledger"
     (repo / ".git").mkdir(parents=True)
