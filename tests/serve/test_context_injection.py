@@ -49,7 +49,8 @@ def test_hostile_saves_stay_out_and_confirmed_text_is_inert(private_home: Path) 
     for folder in (".claude", ".codex", ".gemini"):
         (private_home / folder).mkdir()
     port = _free_port()
-    env = daemon_env(INCREMIND_MCP__PORT=str(port))
+    # a block is rewritten at most once a second, not every 10 s: the confirmed text arrives without a long wait
+    env = daemon_env(INCREMIND_MCP__PORT=str(port), INCREMIND_CONTEXT__MIN_INTERVAL_SECONDS="1")
     process = DaemonProcess(private_home / ".incremind", env)
     process.start()
     url = f"http://127.0.0.1:{port}"
