@@ -22,7 +22,8 @@ from incremind_daemon.store.db import connect, fetch_int, write_transaction
 from tests.full_disk import FullDisk
 from tests.waiting import wait_until
 
-HEARTBEAT_WAIT = 20.0  # the daemon publishes every 5 s
+HEARTBEAT_SECONDS = 0.5  # the daemon publishes every 5 s; status shows the disk as the last beat saw it
+HEARTBEAT_WAIT = 20.0
 
 
 @pytest.fixture
@@ -44,7 +45,9 @@ def quiet(private_home: Path) -> Settings:
 
 
 @pytest.fixture
-def daemon(disk: FullDisk, quiet: Settings) -> Iterator[Daemon]:
+def daemon(disk: FullDisk, quiet: Settings, monkeypatch: pytest.MonkeyPatch) -> Iterator[Daemon]:
+    # a quicker heartbeat: each wait below was up to a whole beat, and how often it beats is not checked here
+    monkeypatch.setattr("incremind_daemon.daemon.HEARTBEAT_SECONDS", HEARTBEAT_SECONDS)
     running = Daemon(quiet)  # in this process, so the injected faults reach its threads
     running.start()
     yield running
