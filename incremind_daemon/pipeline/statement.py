@@ -128,6 +128,7 @@ _DUNDER = re.compile(r"[a-z][a-z0-9]*")
 _LINK = re.compile(r"!?\[([^\]\n]*)\]\(([^)\s]*)\)")
 _IDENTIFIER = re.compile(r"[\d_./\\-]|[a-z][A-Z]")  # a digit, a separator or a camel hump: as written
 _SPEAKER = re.compile(r"^(?:user|assistant|human|ai|me|q|a|用户|助手|问|答)\s*[:：]\s*", re.I)
+_ARROW = re.compile(r"^(?:[→⇒➜➔►▶]|-+>|=+>)\s*")  # a note's "→ 以后 PR 描述里必须写 why": its arrow leads in
 
 _EN_CONDITION = re.compile(
     # "for"/"in" name a case in a few words ("for Go code,"); longer, the clause is the rule itself
@@ -160,7 +161,7 @@ _NOT_TIME_CLAUSE = tuple(
 
 def clean_statement(quote: str) -> str:
     """Return the quote as one clean line: no lead-in, filler, emphasis or trailing punctuation."""
-    text = _SPEAKER.sub("", " ".join(quote.split()))
+    text = _ARROW.sub("", _SPEAKER.sub("", " ".join(quote.split())))
     if "[" in text:
         text = _LINK.sub(lambda m: f"{m.group(1)} ({m.group(2)})" if m.group(2) else m.group(1), text)
     if "*" in text or "_" in text or "~" in text:

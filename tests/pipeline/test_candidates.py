@@ -196,6 +196,10 @@ def test_leading_connective_and_list_marker_are_not_in_the_statement() -> None:
         ("先说一句：我打中文的时候你还是用英文回我。", "我打中文的时候你还是用英文回我"),
         ("and no on the bump: pin every third-party action to a full commit SHA.",
          "Pin every third-party action to a full commit SHA"),
+        # a note's arrow before what follows from the line above (found in a tuning half)
+        ("→ 以后 PR 描述里必须写 why，不能只写改了什么。", "以后 PR 描述里必须写 why，不能只写改了什么"),
+        ("-> always rebase before you merge.", "Always rebase before you merge"),
+        ("a->b is the only path we support.", "a->b is the only path we support"),
     ],
 )  # fmt: skip
 def test_a_change_lead_in_goes_and_a_name_keeps_its_case(quote: str, statement: str) -> None:
