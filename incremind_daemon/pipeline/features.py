@@ -35,7 +35,7 @@ _SINGLE_WEIGHT = 0.5
 # fmt: off
 _STANCE_WORDS = wordset(
     "fixed adjust coarse wrong always never avoid stop instead rather longer too better worse must should "
-    "总是 从不 避免 停止 而不是 不再 应该 必须 太 更好 更差 不要 别"
+    "总是 从不 避免 停止 而不是 不是 并不是 不再 应该 必须 太 更好 更差 不要 别"
 )
 # Words that carry no topic: in a negation's scope, "don't *use* pip" is about pip.
 _GENERIC = wordset(
@@ -70,12 +70,16 @@ _NAMED_SEGMENT = re.compile(r"(?<![a-z0-9])(?=[a-z]*\d)(?=\d*[a-z])[a-z0-9]{2,}(
 _HAN = re.compile(f"[{HAN}]")
 # "days 1, 2, 4, 7, 15" and "第 1、2、4、7、15 天" are interval schedules, whatever else they say
 _DAY_LIST = re.compile(r"(?:days?|第)\s*\d+(?:\s*(?:,|、|，|and|和|及)\s*\d+){2,}|every \d+ days?|每(?:隔)?\s*\d+\s*天")
+
+
 @dataclass(frozen=True, slots=True)
 class Features:
     weights: dict[str, float]  # feature -> weight; a feature is a word, a bigram, a number or a concept
     topical: frozenset[str]  # features that name what the text is about (no stance, no generic verb)
     # a word beside numbers -> those numbers ("port" -> {"#8080"}); "@date", "@clock" -> the dates and times
     units: dict[str, frozenset[str]]
+    # the words of ``units`` that stand before their numbers ("每页 24"), not only after them ("20 个交易日")
+    leading: frozenset[str] = frozenset()
 
     @property
     def total(self) -> float:
@@ -197,8 +201,9 @@ def features_of(text: str) -> Features:
     if _DAY_LIST.search(text):
         weights["interval"] = 1.0
     topical = frozenset(f for f in weights if f not in _STANCE_WORDS and f not in _GENERIC and len(f) > 1)
-    units = _units(sequence) | {unit: frozenset(values) for unit, values in typed.items()}
-    return Features(weights, topical, units)
+    before, after = _units(sequence)
+    units = _merged(before, after) | {unit: frozenset(values) for unit, values in typed.items()}
+    return Features(weights, topical, units, frozenset(before) | frozenset(typed))
 
 
 def address_versions(text: str) -> dict[str, frozenset[str]]:
@@ -245,14 +250,23 @@ _COMPARING = frozenset(
 )
 
 
-def _units(sequence: list[str]) -> dict[str, frozenset[str]]:
-    """Map the two words on either side of a run of numbers to the numbers of that run.
+def _merged(*maps: dict[str, set[str]]) -> dict[str, frozenset[str]]:
+    merged: dict[str, set[str]] = {}
+    for found in maps:
+        for word, numbers in found.items():
+            merged.setdefault(word, set()).update(numbers)
+    return {word: frozenset(numbers) for word, numbers in merged.items()}
+
+
+def _units(sequence: list[str]) -> tuple[dict[str, set[str]], dict[str, set[str]]]:
+    """Map the two words on either side of a run of numbers to the numbers of that run: those before, those after.
 
     Words without a feature ("to", "的") are passed over, as far as four tokens; a run goes on
     past one of them ("1, 2 and 4"), not two: in "clip at 1.0 for the 4096 batch" the two
     numbers are of different things.
     """
-    units: dict[str, set[str]] = {}
+    before: dict[str, set[str]] = {}
+    after: dict[str, set[str]] = {}
     i = 0
     while i < len(sequence):
         if not sequence[i].startswith("#"):
@@ -262,11 +276,12 @@ def _units(sequence: list[str]) -> dict[str, frozenset[str]]:
         while j < len(sequence) and _continues_run(sequence, j):
             j += 1
         numbers = {n for n in sequence[i:j] if n}
-        for word in (*_beside(sequence[max(0, i - 4) : i][::-1]), *_beside(sequence[j : j + 4])):
-            if word not in _COMPARING:  # "超过 5 个文件" and "超过 0.5%" count different things
-                units.setdefault(word, set()).update(numbers)
+        for side, words in ((before, sequence[max(0, i - 4) : i][::-1]), (after, sequence[j : j + 4])):
+            for word in _beside(words):
+                if word not in _COMPARING:  # "超过 5 个文件" and "超过 0.5%" count different things
+                    side.setdefault(word, set()).update(numbers)
         i = j
-    return {word: frozenset(numbers) for word, numbers in units.items()}
+    return before, after
 
 
 def _beside(nearest_first: list[str]) -> list[str]:

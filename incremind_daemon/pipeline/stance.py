@@ -544,9 +544,14 @@ def different_numbers(mine: Features, theirs: Features) -> bool:
     nothing the other does not, or where it is a named thing either text is mostly about ("pinned
     to Terraform 1.7.5"): "metrics on port 9301" is not "the service on port 9300", a release date
     is not a data freeze's, and the v1 score a release must beat is not the temperature swept on v1.
+    A text that names nothing (Chinese words are no keys) names no less than the other: there the
+    unit is the same thing where it stands before a number, or where the words beside both numbers
+    meet ("每页 24 个" is "每页显示 20 条"; "过去 20 个交易日" is not "一年就 242 个交易日").
     """
     my_named, their_named = keys_of(mine) - numbers_of(mine), keys_of(theirs) - numbers_of(theirs)
-    same_subject = my_named <= their_named or their_named <= my_named
+    # a text that names nothing (Chinese words are no keys) is not read as naming nothing more
+    named_both = bool(my_named and their_named)
+    same_subject = named_both and (my_named <= their_named or their_named <= my_named)
     for unit, numbers in mine.units.items():
         known = theirs.units.get(unit)
         if not known or numbers <= known or known <= numbers:
@@ -555,9 +560,19 @@ def different_numbers(mine: Features, theirs: Features) -> bool:
             continue
         # the words around either number say what it counts ("ten search results" is not "search results
         # for 5 minutes"); the same thing is named besides them
-        around = {word for word, values in mine.units.items() if values & numbers}
-        around |= {word for word, values in theirs.units.items() if values & known}
-        if same_subject or (my_named & their_named) - around - {unit} or _about(unit, my_named, their_named):
+        my_around = {word for word, values in mine.units.items() if values & numbers} - {unit}
+        their_around = {word for word, values in theirs.units.items() if values & known} - {unit}
+        if same_subject or (my_named & their_named) - my_around - their_around - {unit}:
+            return True
+        if _about(unit, my_named, their_named):
+            return True
+        # …and where one names nothing, what the unit is: the thing given the number where it stands
+        # before it in either ("每页 24 个" beside "每页显示 20 条", "年化统一按 252 天" beside "年化因子用 242"),
+        # or what is counted where it stands after both, the same thing only where the words beside the
+        # numbers meet ("ADV 用过去 20 个交易日" is not "A 股一年就 242 个交易日")
+        if not named_both and (
+            unit in mine.leading or unit in theirs.leading or my_around & their_around & mine.topical
+        ):
             return True
     return False
 

@@ -963,3 +963,38 @@ def test_a_change_of_plan_of_a_rule_that_holds_everywhere_is_as_wide_as_the_rule
 def test_asking_to_be_shown_in_other_words_adds_nothing(said: str, known: str) -> None:
     relation = related(as_candidate(said), [Known(1, known, "", "preference")], ordered=True)
     assert (relation.kind, relation.known_id) == ("repeat", 1)
+
+
+@pytest.mark.parametrize(
+    ("said", "known"),
+    [
+        # found in a tuning half: "不是" was a word both numbers stood beside, so the two were read as one thing
+        ("年化因子用 242 不是 252，A 股一年就 242 个交易日左右", "佣金不是万2.5，是万1.2，双边都收，最低 5 块"),
+        # …and a text naming no Latin word was read as naming nothing the other does not: two windows of days
+        (
+            "容量按 ADV 的 5% 算，不是 10%，ADV 用过去 20 个交易日",
+            "年化因子用 242 不是 252，A 股一年就 242 个交易日左右",
+        ),
+        ("晚上 10 点前不要给我发消息", "周报每周五下午 5 点前交"),
+    ],
+)
+def test_two_numbers_of_different_things_change_nothing(said: str, known: str) -> None:
+    candidate = Candidate(said, "entity", "", said, 0, len(said), "project")
+    relation = related(candidate, [Known(7, known, "", "entity")], ordered=True)
+    assert relation.kind not in ("supersedes", "different")
+
+
+@pytest.mark.parametrize(
+    ("said", "known"),
+    [
+        ("每页 24 个，不是 20 个", "列表每页显示 20 条"),
+        ("晚饭改到 7 点", "晚饭 6 点吃"),
+        ("组会改到周四下午 3 点", "组会每周二下午 2 点"),
+        ("容量按 ADV 的 5% 算，不是 10%", "容量按 ADV 的 10% 算"),
+        ("年化统一按 252 天算", "年化因子用 242，A 股一年就 242 个交易日左右"),
+    ],
+)
+def test_another_number_for_the_same_thing_in_chinese_still_changes_it(said: str, known: str) -> None:
+    candidate = Candidate(said, "entity", "", said, 0, len(said), "project")
+    relation = related(candidate, [Known(7, known, "", "entity")], ordered=True)
+    assert (relation.kind, relation.known_id) == ("supersedes", 7)
