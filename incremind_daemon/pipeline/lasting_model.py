@@ -6,8 +6,10 @@ passing talk. A logistic model over a sentence's vector gives each readable sent
 (``candidates.read_pieces``) a likelihood of lasting and its likeliest category; a softmax
 over the same vector names the category. ``benchmarks/scenarios/train_lasting.py`` fits both
 on labelled weeks of sessions and notes, chooses the two thresholds on files it left out,
-and writes ``lasting_weights.json``. The weights belong to one embedder (name and
-dimension); with any other embedder, or none, the rules decide alone.
+and writes ``lasting_weights.json``. The likelihood also reads the sentence's words,
+hashed into a fixed number of slots (``word_slots``): what the vector blurs
+("commit it", "这周", "下周", "from now on") is read as said. The weights belong to one
+embedder (name and dimension); with any other embedder, or none, the rules decide alone.
 """
 
 from __future__ import annotations
@@ -17,6 +19,7 @@ import json
 import logging
 import math
 import re
+import zlib
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -26,6 +29,7 @@ import numpy.typing as npt
 
 from incremind_daemon.pipeline.traditional import as_mandarin
 from incremind_daemon.store.embedder import Embedder, is_semantic
+from incremind_daemon.store.tokenizer import iter_tokens
 
 log = logging.getLogger(__name__)
 
@@ -97,6 +101,29 @@ class LastingWeights:
     category_bias: npt.NDArray[np.float64]  # (len(categories),)
     relations: RelationReader | None = None
     scope: ScopeWeights | None = None
+    words: WordWeights | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class WordWeights:
+    """What each hashed slot of a sentence's words adds to the log-odds of lasting (``word_slots``)."""
+
+    weights: npt.NDArray[np.float64]  # (slots,)
+    scale: float  # the value of a present slot, as the fit saw it
+
+    def logits(self, texts: Sequence[str]) -> npt.NDArray[np.float64]:
+        slots = len(self.weights)
+        return np.asarray([self.scale * float(self.weights[word_slots(t, slots)].sum()) for t in texts])
+
+
+def word_slots(text: str, slots: int) -> list[int]:
+    """The slots of a sentence's words (as search cuts them), each hashed once.
+
+    Word pairs were tried beside the words and read no better (left out, at a precision of 0.81:
+    recall 0.78 with pairs, 0.80 without).
+    """
+    words = {token.text for token in iter_tokens(sentence_text(text), for_query=True)}
+    return sorted({zlib.crc32(word.encode()) % slots for word in words})
 
 
 @dataclass(frozen=True, slots=True)
@@ -144,7 +171,9 @@ def load_weights(path: Path = WEIGHTS_PATH) -> LastingWeights | None:
         if category_bias.shape != (len(names),):
             raise ValueError("category biases do not match the categories")
         scope = _scope(data.get("scope"), dimension)
+        words = _words(data["lasting"].get("words"))
         return LastingWeights(
+            words=words,
             scope=scope,
             relations=_relations(data.get("relations")),
             embedder=str(data["embedder"]),
@@ -171,6 +200,17 @@ def _scope(data: object, dimension: int) -> ScopeWeights | None:
     if weights.shape != (dimension + 2,):
         raise ValueError("the scope weights do not match the dimension")
     return ScopeWeights(weights, float(data["bias"]), float(data["threshold"]))
+
+
+def _words(data: object) -> WordWeights | None:
+    if data is None:
+        return None
+    if not isinstance(data, dict):
+        raise ValueError("lasting words is not an object")
+    weights = np.asarray(data["weights"], dtype=np.float64)
+    if weights.ndim != 1 or not len(weights):
+        raise ValueError("the word weights are not one row")
+    return WordWeights(weights, float(data["scale"]))
 
 
 def _relations(data: object) -> RelationReader | None:
@@ -214,7 +254,10 @@ class LastingReader:
             return []
         w = self._weights
         rows = features(self._embedder.embed_passages([sentence_text(t) for t in texts]), conversational)
-        likelihood = 1.0 / (1.0 + np.exp(-(rows @ w.weights + w.bias)))
+        lasting = rows @ w.weights + w.bias
+        if w.words is not None:
+            lasting = lasting + w.words.logits(texts)
+        likelihood = 1.0 / (1.0 + np.exp(-lasting))
         best = np.argmax(rows @ w.category_weights.T + w.category_bias, axis=1)
         scope = w.scope
         logits = [None] * len(texts) if scope is None else [float(g) for g in rows @ scope.weights[:-1] + scope.bias]

@@ -7,13 +7,22 @@ from collections.abc import Sequence
 from dataclasses import replace
 from pathlib import Path
 
+import numpy as np
 import pytest
 
 from incremind_daemon.config import Settings
 from incremind_daemon.pipeline.candidates import extract_candidates
 from incremind_daemon.pipeline.cues import fold
 from incremind_daemon.pipeline.lasting import STANDING
-from incremind_daemon.pipeline.lasting_model import Chance, load_weights, reader_for, relation_reader_for
+from incremind_daemon.pipeline.lasting_model import (
+    Chance,
+    LastingReader,
+    WordWeights,
+    load_weights,
+    reader_for,
+    relation_reader_for,
+    word_slots,
+)
 from incremind_daemon.pipeline.pairs import PAIR_FEATURES, Known, Relation, pair_features
 from incremind_daemon.pipeline.relate import relate
 from incremind_daemon.pipeline.replacing import turns_down
@@ -81,6 +90,41 @@ def test_the_shipped_weights_are_for_the_default_embedder(use_m3: Embedder) -> N
     assert reader_for(use_m3) is not None
 
 
+def test_each_word_of_a_sentence_takes_one_slot() -> None:
+    # three words, hashed the same way on every machine and in every process
+    assert len(word_slots("from now on", 1 << 20)) == 3
+    assert word_slots("From now on", 4096) == word_slots("from   now on", 4096) == word_slots("on now from", 4096)
+    assert word_slots("这周每天泡沫轴", 4096) == [413, 2044, 3032, 3946, 4048] != word_slots("这周", 4096)
+    assert all(0 <= slot < 64 for slot in word_slots("Commit it — message 'rig: move to uv'", 64))
+
+
+def test_weights_that_read_the_words_are_loaded_with_them(tmp_path: Path) -> None:
+    path = tmp_path / "lasting_weights.json"
+    path.write_text(
+        '{"format": 1, "embedder": "use-m3", "dimension": 3, "accept": 0.5, "keep": 0.1,'
+        ' "lasting": {"weights": [1, 2, 3, 4], "bias": 0, "words": {"weights": [0.5, -1, 2], "scale": 0.3}},'
+        ' "categories": {"names": ["a"], "weights": [[1, 2, 3, 4]], "bias": [0]}}',
+        encoding="utf-8",
+    )
+    weights = load_weights(path)
+    assert weights is not None and weights.words is not None
+    assert weights.words.scale == 0.3 and list(weights.words.weights) == [0.5, -1.0, 2.0]
+
+
+def test_the_word_slots_move_the_likelihood_of_lasting(use_m3: Embedder) -> None:
+    shipped = load_weights()
+    assert shipped is not None
+    plain = replace(shipped, words=None)
+    slots = 4096
+    leaning = WordWeights(np.zeros(slots), 1.0)
+    leaning.weights[word_slots("from now on we deploy on fridays", slots)] = 1.0  # each slot adds 1 to the log-odds
+    texts = ["from now on we deploy on fridays", "what did the build say"]
+    before = LastingReader(plain, use_m3).chances(texts, True)
+    after = LastingReader(replace(shipped, words=leaning), use_m3).chances(texts, True)
+    assert after[0].likelihood > before[0].likelihood + 0.05
+    assert after[1].likelihood == pytest.approx(before[1].likelihood, abs=0.02)
+
+
 def test_the_relation_model_reads_what_relate_measures(use_m3: Embedder) -> None:
     reading = relation_reader_for(use_m3)
     assert reading is not None
@@ -102,6 +146,12 @@ def test_without_vectors_or_with_another_model_the_rules_decide_alone() -> None:
         '{"format": 1, "embedder": "use-m3", "dimension": 3, "accept": 0.5, "keep": 0.1,'
         ' "lasting": {"weights": [1, 2], "bias": 0}, "categories": {"names": ["a"], "weights": [[1, 2, 3, 4]],'
         ' "bias": [0]}}',  # weights of the wrong size
+        '{"format": 1, "embedder": "use-m3", "dimension": 3, "accept": 0.5, "keep": 0.1,'
+        ' "lasting": {"weights": [1, 2, 3, 4], "bias": 0, "words": {"weights": [], "scale": 0.3}},'
+        ' "categories": {"names": ["a"], "weights": [[1, 2, 3, 4]], "bias": [0]}}',  # no word slots
+        '{"format": 1, "embedder": "use-m3", "dimension": 3, "accept": 0.5, "keep": 0.1,'
+        ' "lasting": {"weights": [1, 2, 3, 4], "bias": 0, "words": [1, 2]},'
+        ' "categories": {"names": ["a"], "weights": [[1, 2, 3, 4]], "bias": [0]}}',  # words of another shape
     ],
 )
 def test_unusable_weights_are_reported_and_leave_the_rules_alone(
