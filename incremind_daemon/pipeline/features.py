@@ -201,9 +201,9 @@ def features_of(text: str) -> Features:
     if _DAY_LIST.search(text):
         weights["interval"] = 1.0
     topical = frozenset(f for f in weights if f not in _STANCE_WORDS and f not in _GENERIC and len(f) > 1)
-    before, after = _units(sequence)
-    units = _merged(before, after) | {unit: frozenset(values) for unit, values in typed.items()}
-    return Features(weights, topical, units, frozenset(before) | frozenset(typed))
+    units, leading = _units(sequence)
+    units |= {unit: frozenset(values) for unit, values in typed.items()}
+    return Features(weights, topical, units, leading | frozenset(typed))
 
 
 def address_versions(text: str) -> dict[str, frozenset[str]]:
@@ -250,23 +250,15 @@ _COMPARING = frozenset(
 )
 
 
-def _merged(*maps: dict[str, set[str]]) -> dict[str, frozenset[str]]:
-    merged: dict[str, set[str]] = {}
-    for found in maps:
-        for word, numbers in found.items():
-            merged.setdefault(word, set()).update(numbers)
-    return {word: frozenset(numbers) for word, numbers in merged.items()}
-
-
-def _units(sequence: list[str]) -> tuple[dict[str, set[str]], dict[str, set[str]]]:
-    """Map the two words on either side of a run of numbers to the numbers of that run: those before, those after.
+def _units(sequence: list[str]) -> tuple[dict[str, frozenset[str]], frozenset[str]]:
+    """Map the two words on either side of a run of numbers to the numbers of that run; and those before it.
 
     Words without a feature ("to", "的") are passed over, as far as four tokens; a run goes on
     past one of them ("1, 2 and 4"), not two: in "clip at 1.0 for the 4096 batch" the two
     numbers are of different things.
     """
-    before: dict[str, set[str]] = {}
-    after: dict[str, set[str]] = {}
+    units: dict[str, set[str]] = {}
+    leading: set[str] = set()
     i = 0
     while i < len(sequence):
         if not sequence[i].startswith("#"):
@@ -276,12 +268,14 @@ def _units(sequence: list[str]) -> tuple[dict[str, set[str]], dict[str, set[str]
         while j < len(sequence) and _continues_run(sequence, j):
             j += 1
         numbers = {n for n in sequence[i:j] if n}
-        for side, words in ((before, sequence[max(0, i - 4) : i][::-1]), (after, sequence[j : j + 4])):
-            for word in _beside(words):
-                if word not in _COMPARING:  # "超过 5 个文件" and "超过 0.5%" count different things
-                    side.setdefault(word, set()).update(numbers)
+        before = _beside(sequence[max(0, i - 4) : i][::-1])
+        for word in (*before, *_beside(sequence[j : j + 4])):
+            if word not in _COMPARING:  # "超过 5 个文件" and "超过 0.5%" count different things
+                units.setdefault(word, set()).update(numbers)
+                if word in before:
+                    leading.add(word)
         i = j
-    return before, after
+    return {word: frozenset(numbers) for word, numbers in units.items()}, frozenset(leading)
 
 
 def _beside(nearest_first: list[str]) -> list[str]:
