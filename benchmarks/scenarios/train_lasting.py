@@ -291,10 +291,7 @@ def fit_lasting(
     b = 0.0
     n = len(y)
     for _ in range(STEPS):
-        z = x @ w + b
-        if slots is not None:
-            z += np.bincount(slots[0], weights=ws[slots[1]] * WORD_SCALE, minlength=n)
-        p = 1.0 / (1.0 + np.exp(-z))
+        p = lasting_odds(x, slots, (w, b, ws))
         w -= RATE * (x.T @ (p - y) / n + LAMBDA * w / n)
         if slots is not None:
             grad = np.bincount(slots[1], weights=(p - y)[slots[0]] * WORD_SCALE, minlength=WORD_SLOTS)
@@ -304,10 +301,15 @@ def fit_lasting(
 
 
 def lasting_odds(
-    x: npt.NDArray[np.float64], slots: Slots, model: tuple[npt.NDArray[np.float64], float, npt.NDArray[np.float64]]
+    x: npt.NDArray[np.float64],
+    slots: Slots | None,
+    model: tuple[npt.NDArray[np.float64], float, npt.NDArray[np.float64]],
 ) -> npt.NDArray[np.float64]:
+    """The model's likelihood of lasting for each row (and, with ``slots``, its word slots)."""
     w, b, ws = model
-    z = x @ w + b + np.bincount(slots[0], weights=ws[slots[1]] * WORD_SCALE, minlength=len(x))
+    z = x @ w + b
+    if slots is not None:
+        z += np.bincount(slots[0], weights=ws[slots[1]] * WORD_SCALE, minlength=len(x))
     return 1.0 / (1.0 + np.exp(-z))
 
 
