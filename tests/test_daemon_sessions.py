@@ -12,6 +12,7 @@ import pytest
 
 from incremind_daemon import cli
 from incremind_daemon.config import load_settings
+from incremind_daemon.serve.status import read_heartbeat
 from incremind_daemon.store.db import connect
 from tests.daemon_process import DaemonProcess, daemon_env
 from tests.transcripts import ClaudeLog, CodexLog, GeminiLog
@@ -61,11 +62,8 @@ def found(capsys: pytest.CaptureFixture[str], query: str) -> bool:
 
 def settled(home: Path) -> bool:
     """the daemon's heartbeat shows the warm-up turn taken in and nothing in hand"""
-    try:
-        status = json.loads((home / "status.json").read_text(encoding="utf-8"))
-    except (OSError, ValueError):
-        return False
-    return status["messages"] >= 1 and status["queue_depth"] == 0 and status["busy_with"] is None
+    beat = read_heartbeat(home / "status.json")
+    return beat is not None and beat.messages >= 1 and beat.queue_depth == 0 and beat.busy_with is None
 
 
 def test_appended_messages_are_searchable_within_two_seconds(
