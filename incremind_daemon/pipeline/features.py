@@ -58,11 +58,12 @@ _FUNCTION_CHARS = frozenset(
 
 
 _NUMBER = re.compile(r"\d+(?:\.\d+)*")
-_SPLIT_WORD = re.compile(r"_|\d[a-z]|[a-z]\d")
+_SPLIT_WORD = re.compile(r"_|\d-?[a-z]|[a-z]\d")
 # a lockfile names the tool that writes it: "poetry.lock", "Cargo.lock", "pnpm-lock.yaml", "package-lock.json" (npm's)
 _LOCKFILE = re.compile(r"([a-z][\w-]*?)(?:\.lock|-lock\.(?:ya?ml|json))")
 _PARTS = re.compile(r"\d+(?:\.\d+)*|[a-z]+")
-_MEASURE = re.compile(r"(\d+(?:\.\d+)?)([a-z]{1,3})")
+# a number and its unit in one word: "8ms", "30-day", "5-minute"
+_MEASURE = re.compile(r"(\d+(?:\.\d+)?)([a-z]{1,3}|-[a-z]{2,12})")
 # the version in an address is the host's value: "https://api-staging.kopiloka.sg/v2" against ".../v3"
 _ADDRESS_VERSION = re.compile(r"(?<![\w.-])([a-z0-9-]+(?:\.[a-z0-9-]+)+)/(?:[\w-]+/)*v(\d+(?:\.\d+)*)(?![\w.])")
 # a segment of "gpu-a07" or "api.v2" with letters and digits names the thing itself, so "a07" meets "gpu-a07"
@@ -197,7 +198,9 @@ def features_of(text: str) -> Features:
             weights[feature] = max(weights.get(feature, 0.0), _SINGLE_WEIGHT if len(feature) == 1 else 1.0)
         measured = _MEASURE.fullmatch(word)
         # "from 5ms to 8ms" gives ms two values, as "5 ms" would
-        sequence.extend(("#" + measured.group(1), _latin_feature(measured.group(2))) if measured else (feature,))
+        sequence.extend(
+            ("#" + measured.group(1), _latin_feature(measured.group(2).lstrip("-"))) if measured else (feature,)
+        )
     if _DAY_LIST.search(text):
         weights["interval"] = 1.0
     topical = frozenset(f for f in weights if f not in _STANCE_WORDS and f not in _GENERIC and len(f) > 1)

@@ -55,7 +55,13 @@ def flipped(mine: str, theirs: str, shared: Iterable[str], my_negated: Set[str],
 def dropped(text: str) -> frozenset[str]:
     """Return the named things a text says are given up: "R2 不用了", "poetry 以后不用了", "PagerDuty is out"."""
     folded = fold(text)
-    return frozenset(key for match in _DROPPED.finditer(folded) for key in keys_of(features_of(match.group(1))))
+    out = {key for match in _DROPPED.finditer(folded) for key in keys_of(features_of(match.group(1)))}
+    # …and "So scrap Formspree", "we ditched Jenkins", "弃用 Detox"; not a bare "drop", which also filters
+    # ("drop genes seen in fewer than 3 cells")
+    for match in _DROPPING.finditer(folded):
+        if not re.match(r"drop(?:ping)?\s", match.group(0)):
+            out.update(keys_of(features_of(match.group("thing") or match.group("zh"))))
+    return frozenset(out)
 
 
 def _stated(number: str, text: str) -> bool:

@@ -11,7 +11,7 @@ from incremind_daemon.pipeline.features import features_of, keys_of, similarity
 from incremind_daemon.pipeline.pairs import Known, Relation
 from incremind_daemon.pipeline.relate import relate
 from incremind_daemon.pipeline.replacing import writings_of
-from incremind_daemon.pipeline.stance import CHANGE, negated, used
+from incremind_daemon.pipeline.stance import CHANGE, dropped, negated, used
 from incremind_daemon.store.records import Candidate
 
 THRESHOLDS = InsightSettings()
@@ -998,3 +998,57 @@ def test_another_number_for_the_same_thing_in_chinese_still_changes_it(said: str
     candidate = Candidate(said, "entity", "", said, 0, len(said), "project")
     relation = related(candidate, [Known(7, known, "", "entity")], ordered=True)
     assert (relation.kind, relation.known_id) == ("supersedes", 7)
+
+
+@pytest.mark.parametrize(
+    ("said", "known"),
+    [
+        # found in a tuning half: "30-day" was one word, so the retention had no number to change
+        ("retention is 14 days now for the /aws/eks/*/application groups.", "app log groups get 30-day retention."),
+        ("the request timeout is 10 minutes now", "requests get a 5-minute timeout"),
+    ],
+)
+def test_a_hyphenated_measure_is_a_number_of_its_unit(said: str, known: str) -> None:
+    candidate = Candidate(said, "decision", "", said, 0, len(said), "project")
+    relation = related(candidate, [Known(7, known, "", "decision")], ordered=True)
+    assert (relation.kind, relation.known_id) == ("supersedes", 7)
+
+
+def test_a_hyphenated_measure_gives_its_unit_the_number() -> None:
+    assert features_of("app log groups get 30-day retention").units["day"] == frozenset({"#30"})
+
+
+@pytest.mark.parametrize(
+    ("said", "known", "kinds"),
+    [
+        # found in a tuning half: what "scrap" gives up was read as turned down but not as dropped, so the
+        # new route beside the old one's thing was a supplement
+        (
+            "So scrap Formspree: the contact form now posts to our own route handler, which sends through Resend",
+            "the contact form posts to Formspree, form id lives in NEXT_PUBLIC_FORMSPREE_ID",
+            ("supersedes",),
+        ),
+        ("we ditched Jenkins, builds run on GitHub Actions", "builds run on Jenkins on the Mac mini", ("supersedes",)),
+    ],
+)
+def test_a_thing_scrapped_is_given_up_where_the_known_one_relies_on_it(
+    said: str, known: str, kinds: tuple[str, ...]
+) -> None:
+    candidate = Candidate(said, "decision", "", said, 0, len(said), "project")
+    relation = related(candidate, [Known(7, known, "", "decision")], ordered=True)
+    assert relation.kind in kinds
+
+
+@pytest.mark.parametrize(
+    ("text", "things"),
+    [
+        ("So scrap Formspree: the form posts to our route handler", {"formspree"}),
+        ("弃用 Detox，端到端测试改用 Maestro", {"detox"}),
+        ("PagerDuty is out", {"pagerduty"}),
+        # a bare "drop" also filters: "drop genes seen in fewer than 3 cells" gives no genes up
+        ("drop genes seen in fewer than 3 cells", set()),
+        ("drop the null rows before the join", set()),
+    ],
+)
+def test_what_is_given_up(text: str, things: set[str]) -> None:
+    assert dropped(text) == things
