@@ -116,9 +116,10 @@ STANDING = re.compile(
         rf"before (?:you |we )?{_EACH_STEP}\b",  # "before you commit, …"
         r"only (?:ever )?(?:use|add|write|run|edit|touch|deploy|commit|merge)",
         r"otherwise",
-        r"(?:has|have|needs?) to be",
+        r"(?:has|have|needs?) to be|(?:prs|mrs|pull requests) (?:need|require|must get) (?:a |an )?(?:review|approval)",
         r"in (?:all|each|every one) of my (?:repos|projects)|in all my (?:repos|projects)",
         r"one (?:concern|thing|change|feature|fix|topic|model) per (?:pr|mr|commit|branch|review)",
+        r"(?:are|get) (?:named|called|prefixed|suffixed)\b",  # a convention for a kind: "DLQ topics are named …"
         r"make [^.;,]{1,40} the default",
     )
     + r"|(?:^|[,;—–] |[，；—])\s*(?:don'?t|do not|never|no need to|stop) (?!worry|know|care|think|mind|bother)[a-z]+"

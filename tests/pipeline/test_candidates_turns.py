@@ -94,6 +94,32 @@ def test_a_rule_that_says_when_something_fails_still_lasts(use_m3: Embedder) -> 
         assert statements(text, embedder=use_m3) == [text.rstrip(".。")]
 
 
+@pytest.mark.parametrize(
+    "text",
+    [
+        # the rules alone: a failure said with when it happens is how the thing behaves, not a report of today
+        "The deploy job is failing whenever a file under api/internal/db is edited by hand.",
+        # a rule for a kind of thing, and a naming convention, with no other cue word
+        "Payment PRs need a review from Ben, he owns the payment module.",
+        "DLQ topics are named <topic>.dlq.",
+    ],
+)
+def test_a_rule_the_cues_alone_take(text: str) -> None:
+    assert statements(text) == [text.rstrip(".")]
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "it always fails on CI",
+        "The deploy job keeps failing since this morning.",
+        "the DAG is named sku_forecast_daily in the UI, you'll see it there",
+    ],
+)
+def test_a_failure_without_its_when_or_a_name_said_in_passing_is_no_rule(text: str) -> None:
+    assert statements(text) == []
+
+
 def test_a_new_value_before_the_ask_to_apply_it_is_read_apart_from_the_ask(use_m3: Embedder) -> None:
     """ "你把 … 改一下" is the agent's task; the value said before it is the new state."""
     text = "2) 电池那边我周末算过了，采样间隔现在是 900 秒，你把 Kconfig 的默认值改一下，docs/node.md 里的表也改。"

@@ -42,7 +42,6 @@ CUELESS = [
     # a caption whose first word is a verb's ("commit"), found in a fresh half
     "commit msg style: conventional commits, lowercase subject, no period.",
     "Our CI runs on GitHub Actions, self-hosted runners in Frankfurt.",
-    "DLQ topics are named <topic>.dlq.",
 ]
 # passing talk: asks for the task at hand, thanks, the day's mood, a plan for now
 PASSING = [
@@ -865,6 +864,9 @@ def test_a_return_to_an_old_choice_or_a_change_from_today_supersedes_what_it_cha
          "payment 相关的 PR 要找阿Ben（何俊彬）review，他管 payment 模块"),
         ("Payment PRs need a review from Ben, he owns the payment module.",
          "Payment PRs need a review from Ben, he owns the payment module"),
+        # a convention for a kind of thing ("are named", "get prefixed"), said with no other cue: the rules take
+        # it, with or without a model (a lasting model fitted with words read this one at 0.52, under its 0.55)
+        ("DLQ topics are named <topic>.dlq.", "DLQ topics are named <topic>.dlq"),
     ],
 )  # fmt: skip
 def test_a_rule_for_next_time_recalled_or_for_a_kind_of_thing_is_found(
