@@ -54,12 +54,16 @@ def flipped(mine: str, theirs: str, shared: Iterable[str], my_negated: Set[str],
 
 def dropped(text: str) -> frozenset[str]:
     """Return the named things a text says are given up: "R2 不用了", "poetry 以后不用了", "PagerDuty is out"."""
-    folded = fold(text)
-    out = {key for match in _DROPPED.finditer(folded) for key in keys_of(features_of(match.group(1)))}
     # …and "So scrap Formspree", "we ditched Jenkins", "弃用 Detox"; not a bare "drop", which also filters
     # ("drop genes seen in fewer than 3 cells")
+    return _given_up(fold(text), bare_drop=False)
+
+
+def _given_up(folded: str, *, bare_drop: bool) -> frozenset[str]:
+    """The named things a folded text gives up ("R2 不用了", "scrap Formspree"); with ``bare_drop``, "drop X" too."""
+    out = {key for match in _DROPPED.finditer(folded) for key in keys_of(features_of(match.group(1)))}
     for match in _DROPPING.finditer(folded):
-        if not re.match(r"drop(?:ping)?\s", match.group(0)):
+        if bare_drop or not _BARE_DROP.match(match.group(0)):
             out.update(keys_of(features_of(match.group("thing") or match.group("zh"))))
     return frozenset(out)
 
@@ -109,10 +113,7 @@ def negated(text: str) -> frozenset[str]:
     for match in _TURNED_DOWN.finditer(folded):
         thing = match.group("latin") or match.group("used") or match.group("placed") or match.group("named")
         out.update(keys_of(features_of(thing)))
-    for match in _DROPPED.finditer(folded):
-        out.update(keys_of(features_of(match.group(1))))
-    for match in _DROPPING.finditer(folded):
-        out.update(keys_of(features_of(match.group("thing") or match.group("zh"))))
+    out.update(_given_up(folded, bare_drop=True))
     for match in _HANDS_OFF.finditer(folded):
         out.update(keys_of(features_of(match.group("thing"))))
     for match in _SAID_WRONG.finditer(folded):
@@ -427,6 +428,7 @@ _DROPPING = re.compile(
     r"(?!\d)[\w.+#-]+)?)(?![\w.+#-])(?!\s+\d)"
     r"|(?:弃用|砍掉|干掉|去掉|拿掉)\s*(?P<zh>[a-z0-9][\w.+#-]*|[\u4e00-\u9fff]{1,4})"
 )
+_BARE_DROP = re.compile(r"drop(?:ping)?\s")  # "drop X", "dropping X": also a filter, unlike "dropped X"
 # what a switch leaves: "switch the backtest scoring from MAPE to WAPE", "评估指标从 MAPE 换成 WAPE"
 _SWITCHED_FROM = re.compile(
     r"(?<![a-z])(?:switch|chang|mov|migrat)\w* (?:[\w.-]+ ){0,3}?from (?:the )?(?P<thing>[a-z][\w.+#-]*) (?:over )?to\b"
