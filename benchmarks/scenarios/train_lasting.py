@@ -445,8 +445,6 @@ def main() -> int:
 
     model = fit_lasting(x[in_tuning], lasts[in_tuning].astype(np.float64), slots_of(words, np.flatnonzero(in_tuning)))
     w, b, word_weights = model
-    labelled = in_tuning & lasts
-    cw, cb = fit_softmax(x[labelled], category_labels(pieces, labelled), len(categories))
     if held:
         print("\n  held out (fitted on all tuning halves; read only)")
         p = lasting_odds(x, slots_of(words, np.arange(len(pieces))), model)
@@ -455,13 +453,15 @@ def main() -> int:
             model = figures(decide(rule, may_take, p, keep, accept) & mask, lasts & mask)
             print(compare(name, figures(rule & mask, lasts & mask), model))
     kept = json.loads(args.out.read_text(encoding="utf-8")) if args.lasting_only else None
-    category_model = {
-        "names": categories,
-        "weights": [[round(float(v), 6) for v in row] for row in cw],
-        "bias": [round(float(v), 6) for v in cb],
-    }
-    categories_on = tuning
     if kept is None:
+        labelled = in_tuning & lasts
+        cw, cb = fit_softmax(x[labelled], category_labels(pieces, labelled), len(categories))
+        category_model: dict[str, object] = {
+            "names": categories,
+            "weights": [[round(float(v), 6) for v in row] for row in cw],
+            "bias": [round(float(v), 6) for v in cb],
+        }
+        categories_on = tuning
         relations = relation_json(train_relations(halves, tuning, held, embedder))
         scope_weights, scope_bias, scope_threshold = train_scope(halves, tuning, held, embedder)
         scope = {
