@@ -71,6 +71,7 @@ from incremind_daemon.pipeline.sections import (
     task_items,
     under_heading,
 )
+from incremind_daemon.pipeline.setting_words import states_setting
 from incremind_daemon.pipeline.stance import RESTATED, sets_value
 from incremind_daemon.pipeline.statement import clean_statement, split_condition, strip_lead_in
 from incremind_daemon.pipeline.step_words import waits_then_acts
@@ -99,6 +100,7 @@ _NOW_TAIL = re.compile(
     r"|apply it|push it|commit it|open a pr)(?![a-z])|然后[^，。]{0,20}给我看|给我看一下|先不要执行|跑一下看看"
 )
 _SCOPED_PREFIX = re.compile(r"[a-z]\([\w./-]+\):$")  # a conventional commit's "fix(exif):" is an example, no caption
+_SETTING_SAID = "setting"  # the mark ``states_setting`` leaves among a sentence's matched cues
 _MINE_TO_DO = re.compile(r"(?:i'll|i will|i'm going to|let me|我来|我自己|我去)\b")
 
 
@@ -198,10 +200,12 @@ _BECAUSE = re.compile(
     r"(?i)^\W*(?:because|since|otherwise|or else|that's why|this is because|否则|不然|要不然|因为|毕竟"
     r"|不[\u4e00-\u9fff]{1,3}的话|没有的话)"
 )
-# a second sentence that opens with "and", "还有", "也别" or a new topic ("memory 的话") says another thing
+# a second sentence that opens with "and", "还有", "也别" or a new topic ("memory 的话") says another thing, and so
+# does one that opens on a rule from now on ("以后写 shell 脚本都先过一遍 shellcheck") or on what follows from the
+# first ("所以对客户的 report 还是用 MAPE": the fact, then the decision it leads to)
 _ANOTHER = re.compile(
-    rf"(?i)^\W*(?:and|{OTHER_EN}|another|other than that|besides|separately|oh and)\b"
-    rf"|^\W*(?:{OTHER_ZH}|其次|再就是|顺便|对了|也(?=[别不要请用改记]))|^[^，,。.]{{1,16}}的话[，,\s]"
+    rf"(?i)^\W*(?:and|{OTHER_EN}|another|other than that|besides|separately|oh and|from now on)\b"
+    rf"|^\W*(?:{OTHER_ZH}|其次|再就是|顺便|对了|也(?=[别不要请用改记])|以后|以後|今后|所以|因此)|^[^，,。.]{{1,16}}的话[，,\s]"
 )
 
 
@@ -372,6 +376,10 @@ def _score_sentence(text: str, piece: Piece, *, conversational: bool, chance: Ch
         del strengths["event"]  # a date alone is a heading or a diary stamp, not an event
     if not conversational and not strengths and _KEY_VALUE.match(folded) and VALUE.search(folded):
         strengths["entity"] = 2.0  # a note's "Staging: https://…", "房租 16,500（每月 5 号）"
+    setting = states_setting(quote, folded)  # "The batch key is sample_id.": a standing fact a change replaces
+    if setting and not strengths:
+        strengths["entity"] = 2.4
+        matched.add(_SETTING_SAID)
     if decided:
         strengths["decision"] = max(strengths.get("decision", 0.0), 3.2)
     if piece.ruled and not strengths:
@@ -417,10 +425,11 @@ def _score_sentence(text: str, piece: Piece, *, conversational: bool, chance: Ch
         # …and a setting moved to a new amount, path or version ("超时改成 5 秒吧", "results 目录改成 /scratch/…") is
         # a decision, however much it reads as an ask
         # …and what the person says they have said before ("讲咗几次", "said that on day one") lasts by their word
+        # …and what a setting is set to ("回测默认滑点 单边 5bp") is plain and short, and reads weakly
         if (
             lasts
             and chance.likelihood < chance.keep
-            and not (decided or piece.ruled or sets_value(folded) or RESTATED.search(folded))
+            and not (decided or piece.ruled or setting or sets_value(folded) or RESTATED.search(folded))
             and not about_the_person(folded, frozenset(matched))
             and not names_a_standing_choice(folded)
         ):
@@ -482,6 +491,8 @@ def _lasts_in_conversation(folded: str, matched: frozenset[str]) -> bool:
     """Tell whether a person's sentence to an agent states something beyond the task at hand."""
     if CONTEXT_OPENER.match(folded):
         return False  # "First time running you in this repo so some quick context." says context follows
+    if _SETTING_SAID in matched:  # what a setting is set to, unless it asks to set it now ("bump 版本到 3.8.0")
+        return not (REQUEST.search(folded) or one_off(folded) or COMPLAINT.search(folded))
     strong = matched & CONVERSATION_CUES
     setting = _IMPERATIVE_START.match(folded) and _SETTING.search(folded)
     if not strong and METHOD.pattern in matched and setting and not REQUEST.search(folded):

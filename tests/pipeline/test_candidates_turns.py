@@ -296,3 +296,43 @@ def test_switching_a_named_thing_from_one_to_another_is_a_decision(use_m3: Embed
     said = "Switch the backtest scoring from MAPE to WAPE — sum of abs errors over sum of actuals, per terminal."
     found = extract_candidates(said, conversational=True, reader=reader_for(use_m3))
     assert [c.category for c in found] == ["decision"], found
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "The partition key is tenant_id.",
+        "RetryMax 我们配的 5 次。",
+        "reviewer for the billing repo is Priya (@priya-k).",
+        "仓储那边对接人是李工 (李明)，出库的问题找他。",
+        "audit log groups get 90-day retention.",
+        "报销上限 ¥2,000，超过要找老板签字。",
+    ],
+)
+def test_what_a_setting_is_set_to_lasts_though_it_reads_plainly(text: str, use_m3: Embedder) -> None:
+    """Found in the tuning halves: "The batch key is sample_id." and "HeartBtInt 我们配的 30 秒" were dropped, for want
+    of a cue or by the model, so the change said later ("batch key 不是 sample_id，而是 donor_id") replaced nothing and
+    both values stood."""
+    found = statements(text, embedder=use_m3)
+    assert [s.casefold() for s in found] == [text.rstrip(".。").casefold()]
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "这个月外卖超预算 600 多，下周开始带饭试一周看看。",  # how the month went
+        "然后 bump 一下版本到 3.8.0 build 212。",  # an ask for now
+        "the build takes 12 minutes on CI right now",  # a measure, not a setting
+    ],
+)
+def test_an_amount_said_of_today_or_asked_for_is_no_setting(text: str, use_m3: Embedder) -> None:
+    assert statements(text, embedder=use_m3) == []
+
+
+def test_a_rule_from_now_on_after_another_on_the_same_thing_is_its_own_candidate() -> None:
+    """Found in a tuning half: joined to the rule before it, a later change of either would replace both."""
+    text = "我所有的 shell 脚本开头都要 set -euo pipefail。以后写 shell 脚本都先过一遍 shellcheck 再给我。"
+    assert statements(text) == [
+        "我所有的 shell 脚本开头都要 set -euo pipefail",
+        "以后写 shell 脚本都先过一遍 shellcheck 再给我",
+    ]
