@@ -212,7 +212,8 @@ _VALUE_CHANGE = re.compile(
     )
     + f"|{MOVED_TO}"
     + r"|改成|改为|延到|放宽到|收紧到|调到|调成|调整到|调整为|提高到|降到|降低到|增加到|加到|减少到|减到|缩短到|延长到"
-    r"|换到|改在|升到|升级到|升级成|降到|降级到|改了去?(?=\s*(?:礼拜|周|星期|\d))"  # Cantonese's "改咗礼拜三晚"
+    r"|换到|改在|升到|升级到|升级成|降到|降级到|拷(?:贝)?到|复制到"
+    r"|改了去?(?=\s*(?:礼拜|周|星期|\d))"  # Cantonese's "改咗礼拜三晚"
     r"|(?<=[\d\s天个])(?:变成|变为)"  # "从 28 天变成 42 天"
     r"|现在(?:是|为|定为|统一为?)(?=\s*\d)"  # a value as it is now: "采样间隔现在是 900 秒"
 )
@@ -257,6 +258,7 @@ def measured_apart(one: str, other: str) -> bool:
 
 # a count with no unit: "batch size 改做 200" beside "BATCH_SIZE 暂时用 50 先" (not a version, a date or an hour)
 _COUNT = re.compile(r"(?<![\w.:/-])\d{1,6}(?![\w.:/%°℃-]|\s*(?:[/月日号点時时]|个?小时|分钟|秒|天|度|%))")
+_NUMBERED = re.compile(r"(?<![\w.-])([a-z]{3,})(\d{1,3})(?![\w.-])")  # a thing numbered in its name: "gpu3"
 
 
 def _values(features: Features, folded: str) -> dict[str, frozenset[str]]:
@@ -266,6 +268,8 @@ def _values(features: Features, folded: str) -> dict[str, frozenset[str]]:
     if days:
         out["@weekday"] = days
     counts = frozenset(_COUNT.findall(folded))
+    for stem, number in _NUMBERED.findall(folded):  # "gpu5" is the gpu numbered 5: moved to gpu5, not gpu3
+        out["@" + stem] = out.get("@" + stem, frozenset()) | {number}
     return out | ({"@count": counts} if counts else {}) | _measures(folded)
 
 

@@ -995,6 +995,9 @@ def test_two_numbers_of_different_things_change_nothing(said: str, known: str) -
         # found in a tuning half: "30-day" was one word, so the retention had no number to change
         ("retention is 14 days now for the /aws/eks/*/application groups.", "app log groups get 30-day retention."),
         ("the request timeout is 10 minutes now", "requests get a 5-minute timeout"),
+        # found in a tuning half: "gpu3" was one word, so moving to gpu5 gave the machine no other value
+        ("数据都拷到了 gpu5 上，在 /data2/qian/corpus/", "训练都在 gpu3 上跑，数据在 /data/qian/corpus/"),
+        ("the CI runners moved to node22", "CI runners use node20"),
     ],
 )
 def test_another_number_for_the_same_thing_still_changes_it(said: str, known: str) -> None:
@@ -1005,6 +1008,20 @@ def test_another_number_for_the_same_thing_still_changes_it(said: str, known: st
 
 def test_a_hyphenated_measure_gives_its_unit_the_number() -> None:
     assert features_of("app log groups get 30-day retention").units["day"] == frozenset({"#30"})
+
+
+@pytest.mark.parametrize(
+    ("said", "known"),
+    [
+        # two machines, not one moved: only a change word sets a thing numbered in its name to another number
+        ("gpu5 上我只能用 2 号和 3 号卡", "gpu3 上的数据在 /data/qian/corpus/"),
+        ("the p90 model is trained with a quantile loss", "the p50 model is a plain LightGBM regressor"),
+    ],
+)
+def test_two_things_numbered_apart_change_nothing(said: str, known: str) -> None:
+    candidate = Candidate(said, "entity", "", said, 0, len(said), "project")
+    relation = related(candidate, [Known(7, known, "", "entity")], ordered=True)
+    assert relation.kind != "supersedes"
 
 
 @pytest.mark.parametrize(
