@@ -223,11 +223,17 @@ def _by_rules(
             # …and of the value it names and leaves: "We're on 1.30 now, so the 1.29 AMI lookups can go" changes
             # "running EKS 1.29", not a rule on the live/*/ca-central-1/eks paths it shares more words with
             left = {item.id for _, item, theirs in scored if _leaves_value(mine, theirs)}
+            # …and of one that gives a value it now gives otherwise: "we're on terraform 1.9.8 now" changes "stays
+            # on 1.7.5 until the atlantis image gets upgraded", not a rule on applying when atlantis is down
+            valued = {
+                item.id for _, item, theirs in scored if numbers_of(theirs) and numbers_of(mine) - numbers_of(theirs)
+            }
             linked.sort(
                 key=lambda v: (
                     v.kind in CHANGES and v.known_id in views,
                     bool(about) and v.known_id not in about,
                     v.kind in CHANGES and bool(left) and v.known_id not in left,
+                    v.kind in CHANGES and bool(valued) and v.known_id not in valued,
                 )
             )
         if linked or found:

@@ -1058,3 +1058,26 @@ def test_a_thing_scrapped_is_given_up_where_the_known_one_relies_on_it(
 )
 def test_what_is_given_up(text: str, things: set[str]) -> None:
     assert dropped(text) == things
+
+
+@pytest.mark.parametrize(
+    ("said", "pinned", "other"),
+    [
+        # found in the tuning halves: the change retired the rule it shared more words with, and the old version stood
+        (
+            "The CI image got bumped yesterday (v0.28.5, ships terraform 1.9.8); we're on terraform 1.9.8 now",
+            "Stays on 1.7.5 until the CI image gets upgraded, tfenv on my laptop would complain anyway",
+            "紧急情况下可以在本地 terraform apply，比如 CI image 自己挂了的时候，不用一直等",
+        ),
+        (
+            "we're moving infra-live from Terraform onto OpenTofu 1.8 now instead of evaluating in Q1",
+            "Terraform 1.7.5 with the aws provider ~> 5.40, pinned in versions.tf.",
+            "infra-live is the platform team's Terraform repo for AWS, everything in eu-central-1",
+        ),
+    ],
+)
+def test_a_change_replaces_the_known_value_it_gives_otherwise(said: str, pinned: str, other: str) -> None:
+    candidate = Candidate(said, "decision", "", said, 0, len(said), "project")
+    known = [Known(4, other, "", "preference"), Known(3, pinned, "", "entity")]
+    relation = related(candidate, known, ordered=True)
+    assert (relation.kind, relation.known_id) == ("supersedes", 3)
