@@ -998,6 +998,8 @@ def test_two_numbers_of_different_things_change_nothing(said: str, known: str) -
         # found in a tuning half: "gpu3" was one word, so moving to gpu5 gave the machine no other value
         ("数据都拷到了 gpu5 上，在 /data2/qian/corpus/", "训练都在 gpu3 上跑，数据在 /data/qian/corpus/"),
         ("the CI runners moved to node22", "CI runners use node20"),
+        # found in a tuning half: "换人了" said the contact changed, and a Chinese name is no key: read as a repeat
+        ("仓储那边以后找小刘，对接人换人了", "仓储那边对接人是李工 (李明)，出库的问题找他"),
     ],
 )
 def test_another_number_for_the_same_thing_still_changes_it(said: str, known: str) -> None:
