@@ -31,11 +31,12 @@ _VALUE = (
     r"|/[\w.-]+/[\w./-]*|[a-z][\w-]*-\d[\w-]*"
 )
 _SETTING_EN = re.compile(
-    r"^(?:(?:so|and|also|fyi|oh|last one|for the record|btw)[,:]?\s+)?(?:the |our |my )?"
-    rf"(?:[a-z][\w./+-]*\s){{0,3}}?[\w./+-]*(?:{_NOUN_EN})(?:s|es)?(?:\s(?:for|of|on|in)(?: [\w./*-]+){{1,3}}?)?"
+    r"^(?:(?:so|and|also|fyi|oh|last one|for the record|btw)[,:]?\s+)?"
+    rf"(?:(?:the |our |my )?(?:[a-z][\w./+-]*\s){{0,3}}?[\w./+-]*(?:{_NOUN_EN})(?:s|es)?"
+    rf"(?:\s(?:for|of|on|in)(?: [\w./*-]+){{1,3}}?)?"
     rf"\s*(?:is|are|=|:|stays? (?:at|on)|sits at)\s+(?:\w+\s)?(?:{_VALUE}|\w+ \(@[\w.-]+\))"
     # "app log groups get 30-day retention"
-    rf"|^(?:[a-z][\w./*-]*\s){{1,4}}(?:get|gets|have|has|keep|keeps)\s+(?:{_VALUE})\s+(?:{_NOUN_EN})\b"
+    rf"|(?:[a-z][\w./*-]*\s){{1,4}}(?:get|gets|have|has|keep|keeps)\s+(?:{_VALUE})\s+(?:{_NOUN_EN})\b)"
 )
 # the subject holds no digit and no "超" ("这个月外卖超预算 600 多" says how a month went, not what is set), and
 # nothing done stands between the name and the value ("TapPay 報價寄了（16h）")

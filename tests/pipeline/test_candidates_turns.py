@@ -306,6 +306,7 @@ def test_switching_a_named_thing_from_one_to_another_is_a_decision(use_m3: Embed
         "reviewer for the billing repo is Priya (@priya-k).",
         "仓储那边对接人是李工 (李明)，出库的问题找他。",
         "audit log groups get 90-day retention.",
+        "last one: audit log groups get 90-day retention.",  # after a lead-in too
         "报销上限 ¥2,000，超过要找老板签字。",
     ],
 )
