@@ -100,7 +100,6 @@ _NOW_TAIL = re.compile(
     r"|apply it|push it|commit it|open a pr)(?![a-z])|然后[^，。]{0,20}给我看|给我看一下|先不要执行|跑一下看看"
 )
 _SCOPED_PREFIX = re.compile(r"[a-z]\([\w./-]+\):$")  # a conventional commit's "fix(exif):" is an example, no caption
-_SETTING_SAID = "setting"  # the mark ``states_setting`` leaves among a sentence's matched cues
 _MINE_TO_DO = re.compile(r"(?:i'll|i will|i'm going to|let me|我来|我自己|我去)\b")
 
 
@@ -377,9 +376,9 @@ def _score_sentence(text: str, piece: Piece, *, conversational: bool, chance: Ch
     if not conversational and not strengths and _KEY_VALUE.match(folded) and VALUE.search(folded):
         strengths["entity"] = 2.0  # a note's "Staging: https://…", "房租 16,500（每月 5 号）"
     setting = states_setting(quote, folded)  # "The batch key is sample_id.": a standing fact a change replaces
-    if setting and not strengths:
+    setting_alone = setting and not strengths  # no other cue reads it
+    if setting_alone:
         strengths["entity"] = 2.4
-        matched.add(_SETTING_SAID)
     if decided:
         strengths["decision"] = max(strengths.get("decision", 0.0), 3.2)
     if piece.ruled and not strengths:
@@ -394,7 +393,7 @@ def _score_sentence(text: str, piece: Piece, *, conversational: bool, chance: Ch
     if reported:  # the reporting verb ("坚持要", "would rather", "argues") marks a view
         strengths = {c: s for c, s in strengths.items() if c not in ("identity", "event", "entity")}
         strengths = strengths or {"preference": 1.0}
-    elif conversational and not _lasts_in_conversation(folded, frozenset(matched)):
+    elif conversational and not _lasts_in_conversation(folded, frozenset(matched), setting_said=setting_alone):
         lasts = False
     elif conversational and (STATUS.search(folded) or _NEWS.search(folded) or waits_then_acts(folded)) and not decided:
         # where a run or a release stands today ("Deployed 1.15.0 to staging, all green"), or work held until
@@ -487,11 +486,12 @@ def _score_sentence(text: str, piece: Piece, *, conversational: bool, chance: Ch
     return _Scored(candidate, score, key)
 
 
-def _lasts_in_conversation(folded: str, matched: frozenset[str]) -> bool:
-    """Tell whether a person's sentence to an agent states something beyond the task at hand."""
+def _lasts_in_conversation(folded: str, matched: frozenset[str], *, setting_said: bool) -> bool:
+    """Tell whether a person's sentence to an agent states something beyond the task at hand; ``setting_said``: it says
+    what a setting is set to, and no other cue reads it (``states_setting``)."""
     if CONTEXT_OPENER.match(folded):
         return False  # "First time running you in this repo so some quick context." says context follows
-    if _SETTING_SAID in matched:  # what a setting is set to, unless it asks to set it now ("bump 版本到 3.8.0")
+    if setting_said:  # what a setting is set to, unless it asks to set it now ("bump 版本到 3.8.0")
         return not (REQUEST.search(folded) or one_off(folded) or COMPLAINT.search(folded))
     strong = matched & CONVERSATION_CUES
     setting = _IMPERATIVE_START.match(folded) and _SETTING.search(folded)

@@ -225,9 +225,7 @@ def _by_rules(
             left = {item.id for _, item, theirs in scored if _leaves_value(mine, theirs)}
             # …and of one that gives a value it now gives otherwise: "we're on terraform 1.9.8 now" changes "stays
             # on 1.7.5 until the atlantis image gets upgraded", not a rule on applying when atlantis is down
-            valued = {
-                item.id for _, item, theirs in scored if numbers_of(theirs) and numbers_of(mine) - numbers_of(theirs)
-            }
+            valued = {item.id for _, item, theirs in scored if _gives_otherwise(mine, theirs)}
             linked.sort(
                 key=lambda v: (
                     v.kind in CHANGES and v.known_id in views,
@@ -269,6 +267,12 @@ def _leaves_value(mine: Features, theirs: Features) -> bool:
     """Tell whether the candidate names a number the known insight holds, and another it does not."""
     held = numbers_of(mine) & numbers_of(theirs)
     return bool(held) and bool(numbers_of(mine) - held)
+
+
+def _gives_otherwise(mine: Features, theirs: Features) -> bool:
+    """Tell whether the known insight gives numbers and the candidate one it does not (``_leaves_value`` without the
+    number both hold)."""
+    return bool(numbers_of(theirs)) and bool(numbers_of(mine) - numbers_of(theirs))
 
 
 def _turned_down(

@@ -18,8 +18,9 @@ _NOUN_EN = (
     r"|concurrency|seed|pager|runner|registry|provider|palette|font|timezone|locale|currency|price|fee"
     r"|deadline|lookback|slippage|partition|dpi|sdk|tier"
 )
+_ROLES_ZH = r"对接人|負責人|负责人|联系人|聯絡人"  # who a kind of question goes to
 _NOUN_ZH = (
-    r"上限|下限|阈值|閾值|默认|預設|时薪|時薪|费率|費率|价格|價格|预算|預算|对接人|負責人|负责人|联系人|聯絡人|超时|超時"
+    rf"上限|下限|阈值|閾值|默认|預設|时薪|時薪|费率|費率|价格|價格|预算|預算|{_ROLES_ZH}|超时|超時"
     r"|端口|版本|间隔|間隔|滑点|滑點|频率|頻率|保留|区域|區域|机房|集群|参数|參數|长度|長度|时长|時長|分辨率|主键"
     r"|分区键|房租|租金|工资|薪水|报价|報價|key"
 )
@@ -45,7 +46,7 @@ _SETTING_ZH = re.compile(
     r"(?:(?:我们|我們|目前|现在|現在|一律|统一|統一|都|暂定|暫定)\s*)?"
     r"(?:是|为|為|用的?|配的?|设(?:成|为|的)|設(?:成|為|的)|定(?:在|为|為)|[:：=])?\s*"
     rf"(?:单边|單邊|每[小时月天周]|一般)?\s*(?:{_VALUE})"
-    r"|^[^，。；,;:：\d]{0,8}(?:对接人|負責人|负责人|联系人|聯絡人|reviewer)(?:是|為|为|[:：])\s*[^\s，。,]{2,}"
+    rf"|^[^，。；,;:：\d]{{0,8}}(?:{_ROLES_ZH}|reviewer)(?:是|為|为|[:：])\s*[^\s，。,]{{2,}}"
 )
 # "minSdk 26", "HeartBtInt 我们配的 30 秒", "max_pct_mt: 20": a name written as code, then its value and unit alone
 # ("MaxRAMPercentage=75 可以" agrees to the agent's suggestion)
