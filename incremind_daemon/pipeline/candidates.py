@@ -68,8 +68,10 @@ from incremind_daemon.pipeline.sections import (
     discussion_items,
     rule_items,
     says_clipped,
+    says_where_from,
     task_items,
     under_heading,
+    work_points,
 )
 from incremind_daemon.pipeline.setting_words import states_setting
 from incremind_daemon.pipeline.stance import RESTATED, sets_value
@@ -100,6 +102,8 @@ _NOW_TAIL = re.compile(
     r"|apply it|push it|commit it|open a pr)(?![a-z])|然后[^，。]{0,20}给我看|给我看一下|先不要执行|跑一下看看"
 )
 _SCOPED_PREFIX = re.compile(r"[a-z]\([\w./-]+\):$")  # a conventional commit's "fix(exif):" is an example, no caption
+# the person speaking in their own voice in a note on someone else's work: "我们现在 staging 上看的其实都是前后对比"
+_OWN_VOICE = re.compile(r"(?<![\w'])(?:i|i'm|i'll|i've|i'd|my|me|mine|we|we're|we've|our|ours)(?![\w'])|我|咱")
 _MINE_TO_DO = re.compile(r"(?:i'll|i will|i'm going to|let me|我来|我自己|我去)\b")
 
 
@@ -272,6 +276,7 @@ def read_pieces(text: str, *, conversational: bool) -> list[Piece]:
     discussed = [] if conversational else discussion_items(text)
     tasks = [] if conversational else task_items(text)  # "## Action items": work for once, never proposed
     article = None if conversational else clipped_article(text)
+    points = [] if conversational else work_points(text)  # a note on a book or article lists its points
     for span_start, span_end in prose_spans(text):
         for sentence_start, sentence_end in whole_code_spans(text, span_start, span_end):
             for start, end in sentence_pieces(text, sentence_start, sentence_end, conversational):
@@ -280,6 +285,8 @@ def read_pieces(text: str, *, conversational: bool) -> list[Piece]:
                     continue
                 if article is not None and end <= article[0] and says_clipped(text[start:end]):
                     continue  # "Clipped from: https://…" says where the article is from, nothing that lasts
+                if not conversational and says_where_from(text[text.rfind("\n", 0, start) + 1 : end]):
+                    continue  # "Source: blog post from …", "讲师：刘老师": where a note's material is from
                 if (piece := _readable(text, start, end, decided=in_decisions)) is not None:
                     # an item's first sentence is the rule; what follows it in the item says why
                     rule = next((span for span in ruled if span[0] <= start < span[1]), None)
@@ -290,6 +297,8 @@ def read_pieces(text: str, *, conversational: bool) -> list[Piece]:
                         piece = replace(piece, discussed=True)
                     if article is not None and article[0] <= start < article[1]:
                         piece = replace(piece, clipped=True)
+                    elif any(a <= start < b for a, b in points) and not _OWN_VOICE.search(piece.whole.casefold()):
+                        piece = replace(piece, clipped=True)  # the work's point, unless the reader speaks in it
                     pieces.append(piece)
     return pieces
 

@@ -165,10 +165,11 @@ def _items_under(text: str, opens: Callable[[str, str], bool | None]) -> list[tu
 
 
 # a note that opens by saying it was clipped from elsewhere: "clipped from a blog post, to read later",
-# "Saved from a blog someone posted in the HA Discord", "> 转自一个技术博客，收藏返嚟"
+# "Saved from a blog someone posted in the HA Discord", "> 转自一个技术博客，收藏返嚟", "Farah 转过来的"
 _CLIPPED = re.compile(
     r"(?<![a-z])(?:clipped|saved|copied|reposted|excerpted|forwarded|pasted)\s+(?:\w+\s+){0,3}?from(?![a-z])"
-    r"|^(?:clipping|excerpt)s?(?![a-z])|转自|转载|摘自|摘录自|剪藏|收藏(?:返嚟|回来|下来|起来|一下)"
+    r"|(?<![a-z])forwarded (?:this )?(?:to me|over)(?![a-z])"
+    r"|^(?:clipping|excerpt)s?(?![a-z])|转自|转载|摘自|摘录自|剪藏|收藏(?:返嚟|回来|下来|起来|一下)|转(?:发)?过来的"
 )
 # a note of someone else's talk, by its heading: "# Vue.js SG meetup — Oct edition", "# Fullstack Fest Melbourne —
 # day 1", "# 看回放：QCon 上海 2026《…》", "# 王磊技术分享：《…》"; not a course's lecture, whose method is studied
@@ -214,6 +215,68 @@ def clipped_article(text: str) -> tuple[int, int] | None:
             return start, position
         position += len(line)
     return (start, len(text)) if start is not None and text[start:].strip() else None
+
+
+# a note on one named work, by its first line: "# reading: "Your cassettes are lying to you" — Priya Raman",
+# "# Reading notes: "Error Handling in …"", "# 《The Site Reliability Workbook》第 16 章", "# 看视频笔记：GDC "…""
+# (not "# Study note: Rust error handling（读 "…"）", whose subject is a topic the person studies)
+_WORK_TITLE = re.compile(r"^(?:[\"“「《]|[^:：\"“「《]{0,16}[:：]\s*[^\"“「《:：]{0,20}[\"“「《])")
+_READING = re.compile(
+    r"(?<![a-z])(?:reading(?: notes?)?|notes on|read|book|paper|article|blog)(?![a-z])|读书|讀書|阅读|閱讀|笔记|筆記"
+)
+# where the reader speaks in a note on a work: "## my take", "What I'll take from it", "读完的结论：", "## todo"
+_OWN_SECTION = re.compile(
+    r"(?<![a-z])(?:my|me|i|i'll|takeaways?|lessons?|to ?dos?|questions?|next)(?![a-z])"
+    r"|我|咱|结论|結論|心得|收获|收穫|感想|体会|體會|启发|啟發|想法|看法|待办|待辦|疑问|疑問|没搞懂|沒搞懂"
+)
+# a line of a note that says where its material is from: "Source: blog post from a team …", "link: https://…",
+# "讲师：刘老师", "Further reading: …" (not who took part: "参会：我（晓雯）、老周（周凯，后端）" says who is who)
+_WHERE_FROM = re.compile(
+    r"^(?:source|link|url|found via|via|author|speaker|further reading|references"
+    r"|来源|來源|链接|鏈接|原文|出处|出處|作者|讲师|講師|讲者|講者|读的|讀的)\s*[:：]",
+    re.I,
+)
+
+
+def reads_work(text: str) -> bool:
+    """Tell whether a note is on one named work (an article, book or talk), by its first line."""
+    first = next((line.strip() for line in text[:400].splitlines() if line.strip()), "")
+    title = fold(first.lstrip("#").strip())
+    if not first.startswith("#") or (named := _WORK_TITLE.match(title)) is None:
+        return False
+    return title.startswith("《") or _READING.search(named.group().casefold()) is not None
+
+
+def work_points(text: str) -> list[tuple[int, int]]:
+    """Return the spans of the list items of a note on a named work that give the work's points, not the reader's.
+
+    "# reading: "Your cassettes are lying to you" — Priya Raman" over "## her points" lists what the author
+    says ("cassettes bloat the repo — 40 MB of yaml"); "## my take", "读完的结论：" and "## todo" list the
+    person's own. An item of the work's in the person's own voice ("我们现在 staging 上看的其实都是前后对比")
+    is theirs again; ``candidates.read_pieces`` reads that by the sentence.
+    """
+    if "\n" not in text or not reads_work(text):
+        return []
+    spans: list[tuple[int, int]] = []
+    theirs = True  # the list right under the title gives the work's points ("记几个点：")
+    titled = False
+    position = 0
+    for line in text.splitlines(keepends=True):
+        body = line.strip()
+        if not titled:
+            titled = bool(body)
+        elif LIST_ITEM.match(line):
+            if theirs:
+                spans.append((position, position + len(line)))
+        elif HEADING.match(body):
+            theirs = _OWN_SECTION.search(fold(body).casefold()) is None
+        position += len(line)
+    return spans
+
+
+def says_where_from(line: str) -> bool:
+    """Tell whether a line of a note only says where its material is from: "Source: …", "link: https://…"."""
+    return _WHERE_FROM.match(fold(line.strip())) is not None
 
 
 # "due: 3/24 23:59" under "## HW3": a label that names no thing of its own, and headings that name none

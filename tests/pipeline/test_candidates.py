@@ -1237,11 +1237,89 @@ _CLIPPED_ZH = """> 转自一个技术博客，收藏返嚟，之后对照下。
 """
 
 
-@pytest.mark.parametrize(("note", "own"), [(_CLIPPED_EN, "keep deleted photos"), (_CLIPPED_ZH, "只 retry 网络错误")])
+_FORWARDED = """Farah 转过来的，说 ops 的 dashboard 想看 MAPE，先存着。
+
+---
+
+# In defense of MAPE
+
+Always report MAPE to the business; planners understand it immediately.
+
+Use at least six rolling origins, and report the worst one next to the mean.
+
+---
+
+我的批注：以后我们对内一律报 WAPE，MAPE 只在给业务的周报里出现。
+"""
+
+
+@pytest.mark.parametrize(
+    ("note", "own"),
+    [(_CLIPPED_EN, "keep deleted photos"), (_CLIPPED_ZH, "只 retry 网络错误"), (_FORWARDED, "一律报 WAPE")],
+)
 def test_a_clipped_articles_sentences_are_the_authors_and_the_readers_notes_are_theirs(note: str, own: str) -> None:
     found = extract_candidates(note)
     assert [c.quote for c in found if not c.reported] == [c.quote for c in found if own in c.quote], found
     assert any(own in c.quote for c in found) and len(found) >= 3, found  # the article's rules are read, as views
+
+
+_WORK_EN = """# reading: "Stop mocking the database" — Ana Ruiz (blog, Oct 2026)
+
+link: https://example.org/posts/stop-mocking-the-database
+
+## her points
+- Mocks drift from the real schema, so tests keep passing against tables that no longer exist.
+- Never mock the ORM; run every test against a real Postgres in a container.
+- We measured it on our own suite: the container adds about 4 seconds.
+
+## my take
+- From now on every repo of mine runs its integration tests against a real Postgres.
+"""
+_WORK_ZH = """# 《数据密集型应用系统设计》第 5 章 复制
+
+讲者：某书友会
+
+地铁上读的，记几个点。
+
+- 单主复制里，从库读可能读到旧数据，这叫复制延迟。
+- 读自己刚写的数据时一律走主库。
+
+## 我的想法
+- 以后我们订单详情页一律读主库。
+"""
+
+
+@pytest.mark.parametrize(
+    ("note", "own", "voiced"),
+    [(_WORK_EN, "integration tests against a real Postgres", "We measured it"), (_WORK_ZH, "订单详情页一律读主库", "")],
+)
+def test_a_notes_points_of_a_named_work_are_the_authors_and_the_readers_take_is_theirs(
+    note: str, own: str, voiced: str
+) -> None:
+    """Found in the tuning halves: "# reading: "…" — author" over "## her points" or "# 《书》第 N 章" over
+    "记几个点" lists what the work says ("cassettes bloat the repo"), which was proposed as the person's own."""
+    found = extract_candidates(note)
+    theirs = [c.quote for c in found if not c.reported]
+    assert any(own in quote for quote in theirs), found
+    assert all(own in quote or (voiced and voiced in quote) for quote in theirs), found
+    assert any(c.reported for c in found), found  # the work's rules are read, as views that may differ
+    assert not any("example.org" in c.quote or "书友会" in c.quote for c in found), found  # where it is from
+
+
+@pytest.mark.parametrize(
+    "note",
+    [
+        # a topic the person studies, with the works read named in passing: the conclusions are theirs
+        '# Study note: error handling（读 "Error Handling in Rust"）\n\n读完的结论：\n\n'
+        "- library crate 一律用 thiserror 定义 error enum。\n- panic 只留给真正的 bug。\n",
+        # a note's own list under its caption, in a note on a work
+        '# reading notes: "Bisecting regressions"\n\n## What I\'ll take from it\n'
+        "- Always write the bisect script before starting the bisect.\n",
+    ],
+)
+def test_a_study_note_or_the_readers_section_stays_the_persons_own(note: str) -> None:
+    found = extract_candidates(note)
+    assert found and not any(c.reported for c in found), found
 
 
 @pytest.mark.parametrize(

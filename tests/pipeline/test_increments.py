@@ -697,6 +697,18 @@ def test_a_change_passes_over_a_rejected_idea_to_the_live_insight_it_changes(
          "- 讲者建议资金类核心链路一律用 TCC，不要用 outbox。\n- 他们的对账一律做成准实时，差异实时告警。\n\n"
          "## 我的想法\n- 以后我写的所有对外接口都要带幂等键。\n",
          "所有对外接口都要带幂等键"),
+        # a note on a named article or book: its listed points are the work's, the reader's own section theirs
+        ("reading-mocks.md",
+         '# reading: "Stop mocking the database" — Ana Ruiz (blog)\n\nSource: a post from the #backend channel\n\n'
+         "## her points\n- Never mock the ORM; run every test against a real Postgres in a container.\n"
+         "- Mocks drift from the real schema, so tests keep passing against tables that no longer exist.\n\n"
+         "## my take\n- From now on every repo of mine runs its integration tests against a real Postgres.\n",
+         "integration tests against a real Postgres"),
+        ("ddia.md",
+         "# 《数据密集型应用系统设计》第 5 章 复制\n\n地铁上读的，记几个点。\n\n"
+         "- 读自己刚写的数据时一律走主库。\n- 从库读可能读到旧数据，这叫复制延迟，一般在一秒以内。\n\n"
+         "## 我的想法\n- 以后我们订单详情页一律读主库。\n",
+         "订单详情页一律读主库"),
         # …while a heading that only names a talk with someone is no talk of theirs
         ("rachel.md", "# Talk with Rachel — Q2 plan\n\n- From now on the Q2 plan is reviewed every Monday.\n",
          "reviewed every Monday"),
