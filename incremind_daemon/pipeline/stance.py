@@ -96,9 +96,12 @@ def used(text: str, *, imperative: bool = True) -> frozenset[str]:
         out.update(keys_of(features_of(match.group("thing") or match.group("cjk"))))
     for match in _INCLUDED.finditer(folded):
         out.update(keys_of(features_of(match.group("thing") or match.group("then") or match.group("cjk"))))
-    first = _FIRST_WORD.match(folded) if imperative else None
-    if first is not None:  # not the subject of what is given up: "R2 不用了"
-        out.update(keys_of(features_of(first.group(1))) - dropped(text))
+    # an imperative's verb, and one after a dash ("Don't mock httpx — record …"), not "don't" nor "pip is banned"
+    clauses = _DASHED.split(folded) if imperative else []
+    firsts = (_FIRST_WORD.match(clause) for at, clause in enumerate(clauses) if not at or not _SAID_OF.match(clause))
+    for first in firsts:
+        if first is not None and first.group(1) not in _NOT:  # not the subject of what is given up: "R2 不用了"
+            out.update(keys_of(features_of(first.group(1))) - dropped(text))
     return frozenset(out)
 
 
@@ -391,6 +394,9 @@ _DENIED = re.compile(
     r"|(?<![a-z])(?:never|not|don't|dont|do not|stop|no longer|won't|can't|cannot))\s*$"
 )
 _FIRST_WORD = re.compile(r"^[\"'“「(\s]*([a-z][\w.+#-]*)\b")
+_DASHED = re.compile(r"\s[—–]\s|;\s")
+_NOT = frozenset(("don", "dont", "never", "not", "no", "stop", "avoid"))
+_SAID_OF = re.compile(r"\s*\S+\s+(?:is|are|was|were|isn't|aren't|ha[sd]|have|will|would|should|must|can|may)(?![a-z])")
 # what a text holds to be better: "a learnable temperature is always better than …", "org-mode 更好用"
 _PRAISED = re.compile(
     r"(?P<thing>[a-z0-9][\w.+#-]*)(?:\s+[a-z]+)?\s+(?:is|are) (?:always |much |far |way )?(?:better|superior)"

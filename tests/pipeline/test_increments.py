@@ -1089,3 +1089,33 @@ def test_what_the_person_is_no_longer_going_to_is_turned_down() -> None:
     found = Candidate(f"Change of target journal: {text}", "decision", "", f"Change of target journal: {text}", 0, 9)
     relation = relate(found, known, repeat_similarity=0.8, related_similarity=0.4, ordered=True)
     assert (relation.kind, relation.known_id) == ("supersedes", 2)
+
+
+def test_a_point_of_a_work_that_turns_a_rule_around_differs_from_it(settings: Settings) -> None:
+    """Found in a tuning half: "Don't mock httpx — record real responses" was read as using "don", not "record",
+    so "her rule: never record real responses" added to the rule instead of turning it around."""
+    from incremind_daemon.pipeline.steps import StepState, examine_pending, ingest_item, open_writer
+    from incremind_daemon.pipeline.work import IngestFile
+    from incremind_daemon.sources.extract import extract_bytes
+
+    rule = "Don't mock httpx in the scraper tests — record real responses with vcrpy cassettes under tests/cassettes"
+    known = _confirmed(_open(settings), rule, project="gbfs")
+    note = settings.inbox_dir / "gbfs" / "reading-cassettes.md"
+    note.parent.mkdir(parents=True)
+    note.write_text(
+        '# reading: "Your cassettes are lying to you" — Priya Raman (blog)\n\n## her points\n'
+        "- Recorded cassettes go stale silently: the API changes and your test keeps passing against an old reply.\n"
+        "- Her rule: never record real responses at all; hand-write minimal fixtures per test case.\n",
+        encoding="utf-8",
+    )
+    state = StepState(settings, extract_bytes, actor="test", use_model=False)
+    with open_writer(state) as conn:
+        ingest_item(conn, state, IngestFile(note, "gbfs", from_inbox=True))
+        examine_pending(conn, state)
+    conn = _open(settings)
+    views = insights.list_insights(conn, status="pending", project="gbfs", limit=10)
+    differs = {v.statement: {link.to_id for link in insights.links_of(conn, v.id) if link.relation == "refutes"}
+               for v in views}  # fmt: skip
+    assert all(linked <= {known} for linked in differs.values()), differs
+    turned = [linked for statement, linked in differs.items() if "never record" in statement.lower()]
+    assert turned == [{known}], differs

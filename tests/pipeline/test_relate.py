@@ -444,6 +444,20 @@ def test_what_comes_after_a_negation_and_an_adverb_is_not_used() -> None:
     assert "flatlist" in negated("以后新的长列表也都用 FlashList，不要再用 FlatList 了")
 
 
+@pytest.mark.parametrize(
+    ("text", "tools"),
+    [
+        # the imperative after a dash is used; the "don't" before it names nothing
+        ("Don't mock httpx in the scraper tests — record real responses with vcrpy cassettes", {"record", "vcrpy"}),
+        ("Never hand-write fixtures; record real responses with vcrpy", {"record", "vcrpy"}),
+        ("pnpm everything", {"pnpm"}),
+        ("Use uv for everything here; pip is banned in this repo.", {"uv"}),  # the subject of a clause is no verb
+    ],
+)
+def test_an_imperative_after_a_dash_is_used_and_a_negation_is_no_tool(text: str, tools: set[str]) -> None:
+    assert used(text) == tools
+
+
 def test_what_is_no_longer_used_is_turned_down() -> None:
     """Read in a tuning half: "no longer uses Glide" turned nothing down, as "不再用 Glide" did."""
     assert negated("trailhead-android no longer uses Glide; image loading is Coil 3") == {"glide"}
