@@ -253,6 +253,22 @@ def _open(settings: Settings) -> apsw.Connection:
     return connect(settings.database_path)
 
 
+def _examine_dropped(settings: Settings, project: str, name: str, text: str) -> apsw.Connection:
+    """Drop a note into the project's inbox folder, take it in and find its candidates, as the writer does."""
+    from incremind_daemon.pipeline.steps import StepState, examine_pending, ingest_item, open_writer
+    from incremind_daemon.pipeline.work import IngestFile
+    from incremind_daemon.sources.extract import extract_bytes
+
+    path = settings.inbox_dir / project / name
+    path.parent.mkdir(parents=True)
+    path.write_text(text, encoding="utf-8")
+    state = StepState(settings, extract_bytes, actor="test", use_model=False)
+    with open_writer(state) as conn:
+        ingest_item(conn, state, IngestFile(path, project, from_inbox=True))
+        examine_pending(conn, state)
+    return _open(settings)
+
+
 def _confirmed(conn: apsw.Connection, statement: str, *, project: str, scope: str = "project") -> int:
     with write_transaction(conn):
         insight_id = insights.insert_insight(
@@ -503,18 +519,7 @@ def test_a_disagreement_that_says_when_is_no_exception_for_it() -> None:
 
 
 def test_a_dropped_notes_candidates_stay_in_its_project(settings: Settings) -> None:
-    from incremind_daemon.pipeline.steps import StepState, examine_pending, ingest_item, open_writer
-    from incremind_daemon.pipeline.work import IngestFile
-    from incremind_daemon.sources.extract import extract_bytes
-
-    note = settings.inbox_dir / "daily" / "日记.md"
-    note.parent.mkdir(parents=True)
-    note.write_text("我乳糖不耐受，咖啡只喝美式。\n\n以后回答我都用中文。\n", encoding="utf-8")
-    state = StepState(settings, extract_bytes, actor="test", use_model=False)
-    with open_writer(state) as conn:
-        ingest_item(conn, state, IngestFile(note, "daily", from_inbox=True))
-        examine_pending(conn, state)
-    conn = _open(settings)
+    conn = _examine_dropped(settings, "daily", "日记.md", "我乳糖不耐受，咖啡只喝美式。\n\n以后回答我都用中文。\n")
     found = insights.list_insights(conn, status="pending", project="daily", limit=10)
     assert found and {i.scope for i in found} == {"project"}  # global only once the person says so
 
@@ -717,18 +722,8 @@ def test_a_change_passes_over_a_rejected_idea_to_the_live_insight_it_changes(
 def test_a_clipped_article_in_the_inbox_proposes_only_the_readers_own_words(
     settings: Settings, name: str, note: str, own: str
 ) -> None:
-    from incremind_daemon.pipeline.steps import StepState, examine_pending, ingest_item, open_writer
-    from incremind_daemon.pipeline.work import IngestFile
-    from incremind_daemon.sources.extract import extract_bytes
-
-    path = settings.inbox_dir / "home" / name
-    path.parent.mkdir(parents=True)
-    path.write_text(note, encoding="utf-8")
-    state = StepState(settings, extract_bytes, actor="test", use_model=False)
-    with open_writer(state) as conn:
-        ingest_item(conn, state, IngestFile(path, "home", from_inbox=True))
-        examine_pending(conn, state)
-    found = insights.list_insights(_open(settings), status="pending", project="home", limit=10)
+    conn = _examine_dropped(settings, "home", name, note)
+    found = insights.list_insights(conn, status="pending", project="home", limit=10)
     assert [own in i.statement for i in found] == [True], [i.statement for i in found]
 
 
@@ -1094,25 +1089,14 @@ def test_what_the_person_is_no_longer_going_to_is_turned_down() -> None:
 def test_a_point_of_a_work_that_turns_a_rule_around_differs_from_it(settings: Settings) -> None:
     """Found in a tuning half: "Don't mock httpx — record real responses" was read as using "don", not "record",
     so "her rule: never record real responses" added to the rule instead of turning it around."""
-    from incremind_daemon.pipeline.steps import StepState, examine_pending, ingest_item, open_writer
-    from incremind_daemon.pipeline.work import IngestFile
-    from incremind_daemon.sources.extract import extract_bytes
-
     rule = "Don't mock httpx in the scraper tests — record real responses with vcrpy cassettes under tests/cassettes"
     known = _confirmed(_open(settings), rule, project="gbfs")
-    note = settings.inbox_dir / "gbfs" / "reading-cassettes.md"
-    note.parent.mkdir(parents=True)
-    note.write_text(
+    note = (
         '# reading: "Your cassettes are lying to you" — Priya Raman (blog)\n\n## her points\n'
         "- Recorded cassettes go stale silently: the API changes and your test keeps passing against an old reply.\n"
-        "- Her rule: never record real responses at all; hand-write minimal fixtures per test case.\n",
-        encoding="utf-8",
+        "- Her rule: never record real responses at all; hand-write minimal fixtures per test case.\n"
     )
-    state = StepState(settings, extract_bytes, actor="test", use_model=False)
-    with open_writer(state) as conn:
-        ingest_item(conn, state, IngestFile(note, "gbfs", from_inbox=True))
-        examine_pending(conn, state)
-    conn = _open(settings)
+    conn = _examine_dropped(settings, "gbfs", "reading-cassettes.md", note)
     views = insights.list_insights(conn, status="pending", project="gbfs", limit=10)
     differs = {v.statement: {link.to_id for link in insights.links_of(conn, v.id) if link.relation == "refutes"}
                for v in views}  # fmt: skip
