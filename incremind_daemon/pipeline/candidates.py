@@ -15,7 +15,7 @@ import re
 from dataclasses import dataclass, replace
 
 from incremind_daemon.pipeline.cues import ACK, CONTEXT_OPENER, QUOTED_WORDS, fold
-from incremind_daemon.pipeline.features import features_of, keys_of, numbers_of
+from incremind_daemon.pipeline.features import features_of, keys_of, names_a_day, numbers_of
 from incremind_daemon.pipeline.lasting import (
     BOILERPLATE,
     COMMUNICATION,
@@ -85,6 +85,7 @@ log = logging.getLogger(__name__)
 _MAX_CHARS = 320
 _MAX_SECRET_SHARE = 0.3
 _DIGIT = re.compile(r"\d")
+_DATED_WEIGHT = 8.0  # "约了 10/9 周五晚上 8 点视频聊", not a day's heading ("3/5 周四", "Next sync: 4/17, same time.")
 # a value that configures something: a number with a unit or a name=value pair
 _IMPERATIVE_START = re.compile(
     r"(?:use|set|keep|run|make|give|train|cap|limit|clip|pin|default to|stick to|flush|poll|retry|subscribe)\b"
@@ -388,6 +389,11 @@ def _score_sentence(text: str, piece: Piece, *, conversational: bool, chance: Ch
     setting_alone = setting and not strengths  # no other cue reads it
     if setting_alone:
         strengths["entity"] = 2.4
+    # a note's plan or record for a calendar day ("10 月 24 日（周六）搬，约了搬家公司", "1.4 定在 11 月 27 日发布")
+    # holds until then, and a later "搬家不是 24 号而是 25 号了" moves it; "周五家长会改线上了" is the week's news
+    dated = not conversational and not strengths and names_a_day(whole) and weight(whole) >= _DATED_WEIGHT
+    if dated:
+        strengths["event"] = 2.2
     if decided:
         strengths["decision"] = max(strengths.get("decision", 0.0), 3.2)
     if piece.ruled and not strengths:

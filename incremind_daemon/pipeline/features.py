@@ -132,6 +132,11 @@ _CLOCK = re.compile(
 _DATE_UNIT, _CLOCK_UNIT = "@date", "@clock"  # units of the values above, whatever words stand beside them
 
 
+def names_a_day(text: str) -> bool:
+    """Tell whether a text names a calendar day ("3/20", "10 月 24 日", "2027-01-03", "16 Apr"), not a weekday."""
+    return _DATE.search(text.casefold()) is not None
+
+
 def _dated(text: str, values: dict[str, set[str]]) -> str:
     """Blank out the dates and times of day in text, noting each one, as "#3/14" or "#9:30", in values."""
 

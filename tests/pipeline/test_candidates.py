@@ -1323,6 +1323,31 @@ def test_a_study_note_or_the_readers_section_stays_the_persons_own(note: str) ->
 
 
 @pytest.mark.parametrize(
+    ("note", "kept"),
+    [
+        # a plan or a record for a calendar day holds until then, and a later note may move it
+        ("# 搬家\n\n10 月 24 日（周六）搬，约了搬家公司早上 8:00 到双井老房子。\n", ["10 月 24 日（周六）搬"]),
+        ("# Trip\n\nDev's wedding 16 Apr (Fri), fly out 14 Apr, back 19 Apr.\n", ["Dev's wedding 16 Apr"]),
+        ("# Admin\n\nThe old billing API is switched off 31 Mar.\n", ["The old billing API is switched off"]),
+        ("# 发版\n\n1.4 定在 11 月 27 日（周五）发布，11/24 code freeze。\n", ["1.4 定在 11 月 27 日"]),
+        # …not a day's heading, nor the week's news said by its weekday
+        ("# 本周\n\n3/5 周四\n\n周五家长会改线上了，链接在班级群。\n", []),
+    ],
+)
+def test_a_notes_plan_for_a_calendar_day_is_kept_and_a_weekdays_news_is_not(note: str, kept: list[str]) -> None:
+    """Found in the tuning halves: "10 月 24 日（周六）搬" read as for one day, so "搬家不是 24 号而是 25 号了" moved
+    nothing; 40 labelled statements of notes named a calendar day and no cue took them."""
+    found = extract_candidates(note)
+    assert [k for k in kept if any(c.statement.startswith(k) for c in found)] == kept, found
+    assert len(found) == len(kept), found
+
+
+def test_a_chat_turns_plan_for_a_day_is_still_the_task_at_hand() -> None:
+    said = "明天在 dev 從 11/01 backfill 到今天，然後跟舊的 table 比 row counts。"
+    assert extract_candidates(said, conversational=True) == []
+
+
+@pytest.mark.parametrize(
     "note",
     [
         "# ADR-0004: client state\n\nAuthor: Siyuan Chen\n\nWe keep shipment filters in the URL, never in state.\n",
