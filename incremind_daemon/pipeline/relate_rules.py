@@ -21,6 +21,7 @@ from incremind_daemon.pipeline.features import (
     dice,
     features_of,
     keys_of,
+    names_a_day,
     names_in,
     new_numbers,
     numbers_of,
@@ -451,8 +452,10 @@ def may_conflict(candidate: Candidate, item: Known) -> bool:
     if len(kinds) == 1 or not kinds & {"event", "identity"}:
         return True
     # …and who the person is, or a habit filed so, changes when they say it does, in its own scope
-    # ("羽毛球由今个礼拜开始改咗礼拜三晚" beside "逢礼拜四晚七点后去打羽毛球")
-    return "event" not in kinds and candidate.scope == item.scope and _changes(mine)
+    # ("羽毛球由今个礼拜开始改咗礼拜三晚" beside "逢礼拜四晚七点后去打羽毛球"), as does a plan for a calendar day
+    # ("搬家不是 24 号而是 25 号了" beside "10 月 24 日（周六）搬")
+    planned = item.category == "event" and names_a_day(theirs)
+    return ("event" not in kinds or planned) and candidate.scope == item.scope and _changes(mine)
 
 
 def _dated(text: str) -> bool:

@@ -18,6 +18,7 @@ from incremind_daemon.pipeline.relate import relate
 from incremind_daemon.pipeline.scope import names_this_project
 from incremind_daemon.store import insight_jobs, insights, items, recall
 from incremind_daemon.store.db import connect, write_transaction
+from incremind_daemon.store.embedder import Embedder
 from incremind_daemon.store.records import Candidate, NewSource, SaveRequest
 
 NOW = "2026-12-01T09:00:00Z"
@@ -253,16 +254,18 @@ def _open(settings: Settings) -> apsw.Connection:
     return connect(settings.database_path)
 
 
-def _examine_dropped(settings: Settings, project: str, name: str, text: str) -> apsw.Connection:
+def _examine_dropped(
+    settings: Settings, project: str, name: str, text: str, *, embedder: Embedder | None = None
+) -> apsw.Connection:
     """Drop a note into the project's inbox folder, take it in and find its candidates, as the writer does."""
     from incremind_daemon.pipeline.steps import StepState, examine_pending, ingest_item, open_writer
     from incremind_daemon.pipeline.work import IngestFile
     from incremind_daemon.sources.extract import extract_bytes
 
     path = settings.inbox_dir / project / name
-    path.parent.mkdir(parents=True)
+    path.parent.mkdir(parents=True, exist_ok=True)
     path.write_text(text, encoding="utf-8")
-    state = StepState(settings, extract_bytes, actor="test", use_model=False)
+    state = StepState(settings, extract_bytes, embedder=embedder, actor="test", use_model=False)
     with open_writer(state) as conn:
         ingest_item(conn, state, IngestFile(path, project, from_inbox=True))
         examine_pending(conn, state)
@@ -1103,3 +1106,16 @@ def test_a_point_of_a_work_that_turns_a_rule_around_differs_from_it(settings: Se
     assert all(linked <= {known} for linked in differs.values()), differs
     turned = [linked for statement, linked in differs.items() if "never record" in statement.lower()]
     assert turned == [{known}], differs
+
+
+def test_a_later_note_moves_the_day_an_earlier_note_planned(settings: Settings, use_m3: Embedder) -> None:
+    """Found in the tuning halves: the moving day was never taken, so "搬家不是 24 号而是 25 号了" replaced nothing."""
+    plan = "# 搬家\n\n10 月 24 日（周六）搬，约了搬家公司早上 8:00 到双井老房子。\n"
+    conn = _examine_dropped(settings, "home", "搬家.md", plan, embedder=use_m3)
+    [planned] = insights.list_insights(conn, status="pending", project="home", limit=10)
+    with write_transaction(conn):
+        insights.review(conn, planned.id, "confirm", actor="test", now=NOW)
+    moving = "搬家不是 24 号而是 25 号（周日）了，搬家公司周六约满了。\n"
+    conn = _examine_dropped(settings, "home", "搬家-改期.md", moving, embedder=use_m3)
+    [moved] = insights.list_insights(conn, status="pending", project="home", limit=10)
+    assert [(link.relation, link.to_id) for link in insights.links_of(conn, moved.id)] == [("supersedes", planned.id)]
