@@ -238,7 +238,7 @@ _WHERE_FROM = re.compile(
 )
 
 
-def reads_work(text: str) -> bool:
+def _reads_work(text: str) -> bool:
     """Tell whether a note is on one named work (an article, book or talk), by its first line."""
     first = next((line.strip() for line in text[:400].splitlines() if line.strip()), "")
     title = fold(first.lstrip("#").strip())
@@ -255,7 +255,7 @@ def work_points(text: str) -> list[tuple[int, int]]:
     person's own. An item of the work's in the person's own voice ("我们现在 staging 上看的其实都是前后对比")
     is theirs again; ``candidates.read_pieces`` reads that by the sentence.
     """
-    if "\n" not in text or not reads_work(text):
+    if "\n" not in text or not _reads_work(text):
         return []
     spans: list[tuple[int, int]] = []
     theirs = True  # the list right under the title gives the work's points ("记几个点：")
