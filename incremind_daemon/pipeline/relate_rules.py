@@ -29,6 +29,7 @@ from incremind_daemon.pipeline.features import (
 )
 from incremind_daemon.pipeline.lasting import EVENT, REPORTED
 from incremind_daemon.pipeline.pairs import Known, Relation, has_chinese, said_in, said_of, text_of
+from incremind_daemon.pipeline.pieces import weight
 from incremind_daemon.pipeline.replacing import (
     changed_subject,
     of_its_own,
@@ -60,6 +61,11 @@ _TRANSLATION_COSINE = 0.55  # across languages, of the tuning halves' labelled p
 _PARAPHRASE_COSINE = 0.75  # with every named thing shared, a cosine this high reads as the same statement
 _NOVEL_REPEAT = 0.2  # at most this share of a candidate's weight may be unknown for a repeat
 _MATERIAL_WORDS = 2.0  # new topical weight that makes even a similar candidate a supplement
+# across languages, a candidate under this share of the known insight's weight, read near it, is its gist said again:
+# of the tuning halves' labelled pairs at a cosine from 0.4 to 0.55 so much shorter, 29 repeats and 3 supplements
+_SHORTER = 0.8
+_GIST_COSINE = 0.4
+_GIST_UNNAMED_COSINE = 0.5  # …where the two share no named thing ("回答短一点" beside "keep answers short")
 CHANGES = ("supersedes", "different")
 _SHORT_DATE = re.compile(r"(?<![\d./:-])(?:1[0-2]|0?[1-9])/(?:3[01]|[12]\d|0?[1-9])(?![\d/:-])")  # "3/24", not 1/2/3
 # a day moved or a thing dropped, which a dated sentence may say without a change word
@@ -114,6 +120,12 @@ def relate_by_rules(
     linked = next((item for item in known if item.id == verdict.known_id), None)
     if verdict.kind == "supplement" and linked is not None and _translated(candidate, linked):
         return Relation("repeat", verdict.known_id, verdict.similarity), False
+    if verdict.kind in ("new", "supplement") and not candidate.reported:
+        # "room state is only ever touched inside the room goroutine" beside "room 的 state 只能在 room 自己的
+        # goroutine 裡改，外面要改就透過 channel 丟 command 進去"
+        gist = _gist_of(candidate, known)
+        if gist is not None and verdict.known_id in (None, gist.id):
+            return Relation("repeat", gist.id, round(max(verdict.similarity, gist.vector_similarity or 0.0), 4)), False
     # what the statement sets, not its condition ("用中文回答的时候" says when, and sets nothing)
     answer = answer_slots(candidate.statement) if verdict.kind in ("new", "supplement", "repeat") else {}
     for item in known if answer and not candidate.reported else ():
@@ -157,6 +169,40 @@ def _translated(candidate: Candidate, item: Known) -> bool:
     if has_chinese(mine) == has_chinese(theirs) or new_numbers(mine, theirs):
         return False
     return not (_brings_a_case(candidate) or EXCEPTION_SAID.search(fold(candidate.quote or candidate.statement)))
+
+
+def _gist_of(candidate: Candidate, known: Sequence[Known]) -> Known | None:
+    """The known insight a shorter candidate in the other language says the gist of again, if any.
+
+    Across Chinese and English the rules' words seldom meet, and a restatement is mostly shorter than
+    what it restates ("Commit messages: English, module prefix like `risk: ...`, no conventional-commit
+    prefixes" beside "commit message 写英文，第一行 `模块: 小写祈使句`，比如 `fees: charge stamp duty on sells
+    only`，不要用 feat:/fix: 那种前缀，两个 repo 都这么写"); one that adds a case,
+    a number, a change or (said in Chinese) a name says more, and one that turns the known insight around says
+    otherwise. Only the known insight the embedder reads nearest is such a restatement.
+    """
+    nearest = max(known, key=lambda item: item.vector_similarity or 0.0, default=None)
+    cosine = (nearest.vector_similarity or 0.0) if nearest is not None else 0.0
+    if nearest is None or cosine < _GIST_COSINE:
+        return None
+    said, their_text = said_of(candidate), text_of(nearest.statement, nearest.condition)
+    mine, theirs = features_of(said), features_of(their_text)
+    if has_chinese(mine) == has_chinese(theirs) or weight(said) >= _SHORTER * weight(their_text):
+        return None
+    own = own_words(candidate)
+    if new_numbers(mine, theirs) or _brings_a_case(candidate) or EXCEPTION_SAID.search(own):
+        return None
+    if CHANGE.search(own) or CHANGE_OF_PLAN.search(own) or _DROPS.search(own):
+        return None
+    shared = keys_of(mine) & keys_of(theirs)
+    if not shared and cosine < _GIST_UNNAMED_COSINE:
+        return None
+    if has_chinese(mine) and names_in(candidate.statement) - keys_of(theirs) - CONCEPT_NAMES:
+        return None  # a name the English one never gives ("CI 里装依赖用 pnpm install --frozen-lockfile")
+    my_negated, their_negated = negated(candidate.statement), negated(nearest.statement)
+    if flipped(candidate.statement, nearest.statement, shared, my_negated, their_negated):
+        return None
+    return nearest
 
 
 def _brings_a_case(candidate: Candidate) -> bool:

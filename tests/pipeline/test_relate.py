@@ -1087,3 +1087,48 @@ def test_a_change_replaces_the_known_value_it_gives_otherwise(said: str, pinned:
     known = [Known(4, other, "", "preference"), Known(3, pinned, "", "entity")]
     relation = related(candidate, known, ordered=True)
     assert (relation.kind, relation.known_id) == ("supersedes", 3)
+
+
+SEEDS = "random seed 固定 42，模型、train/valid split、抽样全都用 42，不然 Priya 复现不了。"
+ROOM = "room 的 state 只能在 room 自己的 goroutine 裡改，外面要改就透過 channel 丟 command 進去，不要用 mutex"
+
+
+@pytest.mark.parametrize(
+    ("statement", "known", "cosine"),
+    [
+        # found in tuning halves: the gist of a longer rule said again in the other language, which the rules
+        # read as a supplement (its words look added)
+        ("room state is only ever touched inside the room goroutine", ROOM, 0.41),
+        ("Commit messages: English, module prefix like `risk: ...`, no conventional-commit prefixes. Same as the "
+         "backtest repo.", "commit message 写英文，第一行 `模块: 小写祈使句`，比如 `fees: charge stamp duty on sells "
+         "only`，不要用 feat:/fix: 那种前缀，两个 repo 都这么写", 0.49),
+    ],
+)  # fmt: skip
+def test_the_gist_of_a_rule_in_the_other_language_is_a_repeat(statement: str, known: str, cosine: float) -> None:
+    candidate = Candidate(statement, "preference", "", statement, 0, len(statement), "project")
+    relation = related(candidate, [Known(1, known, "", "preference", cosine)], ordered=True)
+    assert (relation.kind, relation.known_id) == ("repeat", 1)
+
+
+@pytest.mark.parametrize(
+    ("statement", "known", "cosine"),
+    [
+        ("seeds at 7 from now on.", SEEDS, 0.46),  # a new number, and a change
+        ("seeds at 42, except for the bootstrap.", SEEDS, 0.46),  # a case of its own
+        ("room state is only ever touched inside the room goroutine", ROOM, 0.35),  # too far apart in meaning
+        ("Use H2 for repository tests", "集成测试一律用 Testcontainers 起 MySQL 8.0，不要 H2，方言差太多", 0.53),
+        # a name the known rule never gives: CI, and the flag
+        ("CI 里装依赖用 pnpm install --frozen-lockfile",
+         "Use pnpm here, not npm — there's a pnpm-lock.yaml and npm will make a mess of it, every time", 0.5),
+    ],
+)  # fmt: skip
+def test_what_adds_changes_or_turns_around_a_rule_is_no_gist_of_it(statement: str, known: str, cosine: float) -> None:
+    candidate = Candidate(statement, "preference", "", statement, 0, len(statement), "project")
+    assert related(candidate, [Known(1, known, "", "preference", cosine)], ordered=True).kind != "repeat"
+
+
+def test_only_the_nearest_known_insight_is_restated_by_its_gist() -> None:
+    candidate = Candidate("seeds at 42 like always.", "preference", "", "seeds at 42 like always.", 0, 24, "project")
+    known = [Known(1, SEEDS, "", "preference", 0.46), Known(2, "Seeds are logged with every run", "", "method", 0.61)]
+    assert related(candidate, known, ordered=True).known_id != 1
+
