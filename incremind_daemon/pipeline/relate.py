@@ -18,6 +18,7 @@ from incremind_daemon.pipeline.relate_rules import (
     CHANGES,
     answers_otherwise,
     conflict,
+    introduced,
     may_conflict,
     own_words,
     relate_by_rules,
@@ -125,7 +126,7 @@ def relate(
         similarity = verdict.similarity if verdict.known_id == item.id else round(chances["repeat"], 4)
         return Relation("repeat", item.id, similarity)
     # of the insights that name what a change is of, the one the model reads as most changed
-    subject = changed_subject(candidate.statement, candidate.about)
+    subject = changed_subject(candidate.statement, candidate.about) - introduced(known)
     about = [pair for pair in read if subject & keys_of(features_of(text_of(pair[0].statement, pair[0].condition)))]
     changed, chances = max(about or read, key=lambda pair: pair[1].get("supersedes", 0.0))
     # how the model reads the insight the rules linked: unrelated, or not read at all (None)

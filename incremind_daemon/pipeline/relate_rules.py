@@ -74,6 +74,7 @@ _DROPS = re.compile(
     r"(?<![a-z])(?:dropp(?:ed|ing)|scrapp(?:ed|ing)|ditch(?:ed|ing)|got rid of|ripped out|phased out)(?![a-z])"
     r"|弃用|砍掉|干掉|去掉|拿掉|下线|顺延"
 )
+_LEADING_NAME = re.compile(r"[a-z0-9][\w.-]*")  # "hdb-price", as an introduction opens on it
 _SPACED_DATE = re.compile(r"(?<=\d)\s*([月日号])\s*(?=\d|(?<=[日号]))")
 
 
@@ -147,6 +148,15 @@ def relate_by_rules(
             item = linked if linked in again else again[0]
             return Relation("repeat", item.id, round(max(verdict.similarity, item.vector_similarity or 0.0), 4)), False
     return verdict, False
+
+
+def introduced(known: Sequence[Known]) -> frozenset[str]:
+    """The names the known introductions open on ("hdb-price 是我跟老公 Kai 自己看的小 dashboard"): projects, people."""
+    names: set[str] = set()
+    for item in known:
+        if INTRODUCTION.match(fold(item.statement)) and (first := _LEADING_NAME.match(fold(item.statement))):
+            names.update(keys_of(features_of(first.group())))
+    return frozenset(names)
 
 
 def answers_otherwise(answer: dict[str, str], item: Known) -> bool:
@@ -265,7 +275,7 @@ def _by_rules(
             views = {item.id for _, item, _ in scored if REPORTED.search(fold(item.statement))}
             # …and a change is of the thing named before its change word, not of its new value: "TestFlight
             # 改回 Xcode Cloud" changes how TestFlight builds, not a rule that names Xcode
-            subject = changed_subject(candidate.statement, candidate.about)
+            subject = changed_subject(candidate.statement, candidate.about) - introduced(known)
             about = {item.id for _, item, theirs in scored if subject & keys_of(theirs)}
             # …and of the value it names and leaves: "We're on 1.30 now, so the 1.29 AMI lookups can go" changes
             # "running EKS 1.29", not a rule on the live/*/ca-central-1/eks paths it shares more words with
@@ -273,9 +283,13 @@ def _by_rules(
             # …and of one that gives a value it now gives otherwise: "we're on terraform 1.9.8 now" changes "stays
             # on 1.7.5 until the atlantis image gets upgraded", not a rule on applying when atlantis is down
             valued = {item.id for _, item, theirs in scored if _gives_otherwise(mine, theirs)}
+            # …and a change is of a rule before the introduction that names the same project, and a project named
+            # as introduced is not what changes: "hdb-price 也改成 uv 吧" changes "这个 repo 不用 uv，用 venv +
+            # pip-tools", not "hdb-price 是我跟老公 Kai 自己看的小 dashboard" nor "deploy: pip-sync, restart hdb-price"
             linked.sort(
                 key=lambda v: (
                     v.kind in CHANGES and v.known_id in views,
+                    v.kind in CHANGES and v.known_id in intros,
                     bool(about) and v.known_id not in about,
                     v.kind in CHANGES and bool(left) and v.known_id not in left,
                     v.kind in CHANGES and bool(valued) and v.known_id not in valued,

@@ -1132,3 +1132,13 @@ def test_only_the_nearest_known_insight_is_restated_by_its_gist() -> None:
     known = [Known(1, SEEDS, "", "preference", 0.46), Known(2, "Seeds are logged with every run", "", "method", 0.61)]
     assert related(candidate, known, ordered=True).known_id != 1
 
+
+def test_a_change_is_of_the_rule_not_of_the_introduction_naming_the_same_project() -> None:
+    """Found in a tuning half: the introduction named hdb-price, as the change did, and was taken as changed; so
+    was a deploy rule that restarts the service of that name."""
+    intro = "hdb-price 是我跟老公 Kai 自己看 HDB resale 用的小 dashboard，Streamlit 写的，数据从 data.gov.sg 拉"
+    rule = "这个 repo 不用 uv，用 venv + pip-tools：改 requirements.in 然后 pip-compile，Kai 只会这套"
+    deploy = "Deploy on the pi is: git pull, pip-sync requirements.txt, sudo systemctl restart hdb-price"
+    change = "hdb-price 也改成 uv 吧，Kai 说他愿意学；requirements.in 转成 pyproject.toml，锁文件用 uv.lock"
+    assert said_after(change, [intro, rule]) == ("supersedes", 2)
+    assert said_after(change, [intro, deploy, rule]) == ("supersedes", 3)
