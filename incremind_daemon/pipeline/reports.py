@@ -22,7 +22,7 @@ from incremind_daemon.pipeline.markdown import (
     text_weight,
 )
 from incremind_daemon.pipeline.organize import split_sentences
-from incremind_daemon.pipeline.state_cues import GONE, is_ack_or_command
+from incremind_daemon.pipeline.state_cues import GONE, is_ack_or_command, proposes, says_done_only
 from incremind_daemon.pipeline.statement import strip_lead_in
 
 log = logging.getLogger(__name__)
@@ -35,6 +35,26 @@ _FENCE_UNDER = re.compile(r"[ \t]*\n(?:[ \t]*\n)*[ \t]*(`{3,}|~{3,})[^\n]*\n(.*?
 _TABLE_UNDER = re.compile(r"[ \t]*\n(?:[ \t]*\n)*[ \t]*\|[^\n]*\|[ \t]*\n[ \t]*\|[ :|-]+\|[ \t]*\n[ \t]*(\|[^\n]*\|)")
 _WORD = re.compile(r"\w+")
 _NOT_TELLING = ("import ", "from ", "#", "//", "/*", "*", "@testable", "package ", "use ", "---", "+++", "@@")
+
+
+def opens_bare_done(text: str, blocks: list[str]) -> bool:
+    """Tell whether a turn opens with a line that only says it is done: "Done. Here's what I changed and why:"."""
+    line, _, rest = text.lstrip().partition("\n")
+    if not blocks or not says_done_only(line) or line.startswith(blocks[0][:20]):
+        return False  # split_blocks drops such a caption line; one it kept as a block is read as a report itself
+    return "```" not in rest[: max(0, rest.find(blocks[0][:20]))]  # no code shown in between
+
+
+def goes_on_after_bare_done(sentences: list[str]) -> bool:
+    """Tell whether a paragraph's bare report ("Done.", "改好了。") goes on to say what was done in its next sentence.
+
+    Not where it says a report follows ("Done. Here's what I changed and why:"), captions a list or code, or goes
+    on to propose or ask ("改好了。顺便建议：以后可以把所有图片都放在 static/images 下面").
+    """
+    if len(sentences) < 2 or not says_done_only(sentences[0]) or says_done_only(" ".join(sentences[:2])):
+        return False
+    after = fold(sentences[1]).strip()
+    return text_weight(after) >= 3 and not after.endswith((":", "：", "?", "？")) and not proposes(after)
 
 
 def ask_of(text: str) -> str:

@@ -72,8 +72,10 @@ from incremind_daemon.pipeline.report_values import with_asked
 from incremind_daemon.pipeline.reports import (
     ITEM_CHARS,
     ask_of,
+    goes_on_after_bare_done,
     is_checks,
     is_result,
+    opens_bare_done,
     shown_code,
     shown_diff,
     with_file,
@@ -98,7 +100,6 @@ from incremind_daemon.pipeline.state_cues import (
     opens_ask,
     overrules,
     proposes,
-    says_done_only,
     settles_still_more,
     strip_prefix,
     without_conditions,
@@ -236,9 +237,13 @@ def _agent_items(text: str, blocks: list[Block], view: TurnView, *, over_code: b
     start = len(blocks) == 1 or over_code
     opening = True  # the turn's first report, which may say less than the ask it answers named
     captioned = ""  # the sentence over the code the block before showed: "给 `X` 加 `@MainActor` 就行："
-    heads = _opens_bare_done(text, blocks)  # so the first paragraph says what was done
+    heads = opens_bare_done(text, [block.text for block in blocks])  # so the first paragraph says what was done
+    # …or a bare "Done." opens a paragraph that goes on: "Done. Gateway is back on -Os; the mbedTLS libraries get -O2."
+    leading = _sentences(blocks[0].text) if blocks and not heads and not blocks[0].item else []
+    inline = goes_on_after_bare_done(leading)
     for block in blocks:
-        first = as_item(_sentences(block.text)[0]) if heads and not block.item else ""
+        head = (heads or inline) and not block.item
+        first = as_item(leading[1] if inline else _sentences(block.text)[0]) if head else ""
         if text_weight(first) >= 4 and not first.endswith(("?", "？")) and not _is_undone(first, view):
             yield Item(DONE, clip(with_file(first, view.edited), ITEM_CHARS), 0, first)
         heads = False
@@ -254,7 +259,8 @@ def _agent_items(text: str, blocks: list[Block], view: TurnView, *, over_code: b
             start = False
             continue
         previous = said = ""  # said: the clause before, which "fixed both" points to
-        sentences = offer_joined(_sentences(block.text))
+        sentences = offer_joined(leading[2:] if inline else _sentences(block.text))
+        start, inline = start and not inline, False  # the bare report said what it did in its next sentence
         if block.item and block.hint == DONE:
             sentences = sentences[:1]  # a summary's item says what in its first sentence; the rest is detail
         for sentence in sentences:
@@ -299,14 +305,6 @@ def _agent_items(text: str, blocks: list[Block], view: TurnView, *, over_code: b
                     shown = _over_code(shown, clause, block.text, code) if kind == DONE else shown
                     shown = with_file(shown, view.edited) if kind == DONE and not block.item else shown
                     yield Item(kind, clip(shown, ITEM_CHARS), rank, item)
-
-
-def _opens_bare_done(text: str, blocks: list[Block]) -> bool:
-    """Tell whether a turn opens with a line that only says it is done: "Done. Here's what I changed and why:"."""
-    line, _, rest = text.lstrip().partition("\n")
-    if not blocks or not says_done_only(line) or line.startswith(blocks[0].text[:20]):
-        return False  # split_blocks drops such a caption line; one it kept as a block is read as a report itself
-    return "```" not in rest[: max(0, rest.find(blocks[0].text[:20]))]  # no code shown in between
 
 
 def _over_code(shown: str, clause: str, block: str, code: str) -> str:

@@ -177,6 +177,30 @@ def test_paragraph_under_a_bare_done_is_what_was_done(reply: str, own: str) -> N
 
 
 @pytest.mark.parametrize(
+    ("reply", "own"),
+    [
+        # found in tuning halves: "Done — <the person's whole ask>" stood for what the next sentence says
+        ("Done. Gateway is back on -Os; the mbedTLS libraries get -O2. Committed as `gateway: size opts`.",
+         "Gateway is back on -Os; the mbedTLS libraries get -O2"),
+        ("改好了。我在 `ab_report.py` 里新增了 `bootstrap_ci()`，每个指标做 1000 次 bootstrap 求 95% CI。",
+         "我在 `ab_report.py` 里新增了 `bootstrap_ci()`"),
+    ],
+    ids=["en", "zh"],
+)  # fmt: skip
+def test_sentence_after_a_bare_done_is_what_was_done(reply: str, own: str) -> None:
+    ask = "Let's go back to CONFIG_SIZE_OPTIMIZATIONS for the gateway, and -O2 only for the mbedtls library."
+    done = snapshot_session([user(ask), assistant(reply), user("thanks")]).done
+    assert any(item.startswith(own) for item in done)
+    assert not any("Let's go back" in item for item in done)  # the ask is not what was done
+
+
+def test_suggestion_after_a_bare_done_is_not_what_was_done() -> None:
+    reply = "改好了。顺便建议：以后可以把所有图片都放在 static/images 下面，并且统一压缩成 webp，这样加载更快。"
+    done = snapshot_session([user("把首页的 banner 图换成新的"), assistant(reply), user("好")]).done
+    assert done and not any("static/images" in item for item in done)
+
+
+@pytest.mark.parametrize(
     ("reply", "shown"),
     [
         (
