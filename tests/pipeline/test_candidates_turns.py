@@ -337,3 +337,20 @@ def test_a_rule_from_now_on_after_another_on_the_same_thing_is_its_own_candidate
         "我所有的 shell 脚本开头都要 set -euo pipefail",
         "以后写 shell 脚本都先过一遍 shellcheck 再给我",
     ]
+
+
+@pytest.mark.parametrize(
+    ("text", "statement"),
+    [
+        # found in a tuning half: "绝对不" said "never" as 永远不 does, and the model read it weakly
+        ("放在 .env 里的 DATAGOV_API_KEY，用 python-dotenv 读。.env 绝对不进 git。", ".env 绝对不进 git"),
+        ("這個檔絕對不能 commit。", "這個檔絕對不能 commit"),
+    ],
+)
+def test_absolutely_never_is_a_rule(text: str, statement: str, use_m3: Embedder) -> None:
+    assert statement in statements(text, embedder=use_m3)
+
+
+def test_absolutely_not_as_an_answer_is_no_rule(use_m3: Embedder) -> None:
+    assert statements("绝对不行，跑友的打卡记录丢了我会被骂死。", embedder=use_m3) == []
+
