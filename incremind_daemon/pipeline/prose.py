@@ -26,6 +26,7 @@ _PASTED_LINE = re.compile(
     r"|\[(?:ERROR|WARN(?:ING)?|INFO|DEBUG|TRACE|FATAL|CRITICAL|NOTICE)\]|\{\"[^\"]+\":.*\}\s*$"
     # a compiler's or linter's "file:line[:col]: error", a bare "file:line", node's own frames, XCTest, banners
     r"|[\w./~@+-]*\.\w+:\d+(?::\d+)?:?\s*(?:-\s*)?(?i:error|warning|note|fatal)\b|[\w./~-]+\.\w+:\d+(?::\d+)?\s*$"
+    r"|[\w./~-]+\.\w+:\d+: in [\w<>.]+\s*$"  # pytest's frame: "tests/test_pager.py:31: in test_ack_incident"
     r"|(?:Tests|Test Suites|Snapshots|Test Files):\s+\d+ "  # a test runner's summary (Jest, Vitest)
     # kotlinc's "e: file:///…/PostingService.kt:47:32 …", Flutter's "Column Column:file:///…/page.dart:38:16"
     r"|[ew]: (?:file://)?/\S|(?:\S+\s+){0,3}\S*file:///\S+:\d+"
@@ -35,7 +36,7 @@ _PASTED_LINE = re.compile(
     r"|FAIL(?:ED)?\b|PASS(?:ED)?\b|ERROR\b|WARN(?:ING)?\b|INFO\b|DEBUG\b|TRACE\b|CRITICAL\b|✓|✗|✔|✘|×|●"
     r"|\[\d{1,2}:\d{2}|\[?\d{4}-\d{2}-\d{2}[ T]\d{2}:\d{2}|\d{2}:\d{2}:\d{2}[.,]?\d*\s"
     r"|@@ |diff --git|index [0-9a-f]{7}|--- a/|\+\+\+ b/|[+-](?![-+\s\d])\S|commit [0-9a-f]{7,}"
-    r"|\d+ (?:passed|failed|errors?)\b|=+ .* =+$|-{5,}|={5,}|\^{3,}|~{3,}"
+    r"|\d+ (?:passed|failed|errors?)\b|=+ .* =+$|-{5,}|={5,}|_{5,}|\^{3,}|~{3,}"
     r"|(?:def|class|fn|func|function)\s+\w+\s*[(:<{]|import\s+[\w.{*]+|from\s+[\w.]+\s+import\s"
     r"|(?:const|let|var)\s+\w+\s*=|#include|(?:SELECT|INSERT|UPDATE|CREATE|DELETE)\s+[A-Z*]|return\s.*;$"
     r"|[{}\[\]()<>;]\s*$|<[/a-zA-Z][^>]*>\s*$|[\w.-]+\s*[:=]\s*[\"'{\[]"

@@ -354,3 +354,17 @@ def test_absolutely_never_is_a_rule(text: str, statement: str, use_m3: Embedder)
 def test_absolutely_not_as_an_answer_is_no_rule(use_m3: Embedder) -> None:
     assert statements("绝对不行，跑友的打卡记录丢了我会被骂死。", embedder=use_m3) == []
 
+
+def test_a_pytest_failure_pasted_without_a_fence_gives_nothing(use_m3: Embedder) -> None:
+    """Found in a tuning half: pytest's section rule and frame lines read as the person's sentences."""
+    text = (
+        "tests broke after I bumped httpx:\n\n$ uv run pytest -q\n....F..F.....\n"
+        "=================================== FAILURES ===================================\n"
+        "_____________________________ test_ack_incident ______________________________\n"
+        "tests/test_pager.py:31: in test_ack_incident\n    client = PagerClient(settings)\n"
+        "ock/pager.py:22: in __init__\n    self._http = httpx.AsyncClient(proxies=settings.proxy, timeout=10)\n"
+        "E   TypeError: AsyncClient.__init__() got an unexpected keyword argument 'proxies'\n\n"
+        "fix. And from now on pin httpx in pyproject, always."
+    )
+    found = statements(text, embedder=use_m3)
+    assert found and not any("test_pager" in s or "pager.py" in s or "___" in s for s in found)
