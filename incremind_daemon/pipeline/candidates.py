@@ -307,7 +307,9 @@ def read_pieces(text: str, *, conversational: bool) -> list[Piece]:
 def _readable(text: str, start: int, end: int, *, decided: bool) -> Piece | None:
     """Return the piece when it may hold a statement at all, whatever its cues; else None."""
     quote = text[start:end]
-    least = MIN_WEIGHT - 1 if decided else MIN_WEIGHT  # "先开华东区" under "## 结论" is a whole decision
+    # "先开华东区" under "## 结论" is a whole decision, and "minSdk 26。" a whole setting
+    setting = states_setting(quote, fold(strip_lead_in(" ".join(quote.split()))))
+    least = MIN_WEIGHT - 1 if decided or setting else MIN_WEIGHT
     if len(quote) > _MAX_CHARS or is_block_line(text, start) or weight(quote) < least:
         return None
     line = " ".join(quote.split())
