@@ -513,8 +513,9 @@ def may_conflict(candidate: Candidate, item: Known) -> bool:
         return True
     # …and who the person is, or a habit filed so, changes when they say it does, in its own scope
     # ("羽毛球由今个礼拜开始改咗礼拜三晚" beside "逢礼拜四晚七点后去打羽毛球"), as does a plan for a calendar day
-    # ("搬家不是 24 号而是 25 号了" beside "10 月 24 日（周六）搬")
-    planned = item.category == "event" and names_a_day(theirs)
+    # ("搬家不是 24 号而是 25 号了" beside "10 月 24 日（周六）搬"), whichever of the two was filed as the event
+    # ("Switched my SCSM registration to the half marathon — same day, 6 Dec" beside "race: SCSM, Sun 6 Dec — full")
+    planned = names_a_day(theirs) and "identity" not in kinds
     return ("event" not in kinds or planned) and candidate.scope == item.scope and _changes(mine)
 
 

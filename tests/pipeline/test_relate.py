@@ -1142,3 +1142,24 @@ def test_a_change_is_of_the_rule_not_of_the_introduction_naming_the_same_project
     change = "hdb-price 也改成 uv 吧，Kai 说他愿意学；requirements.in 转成 pyproject.toml，锁文件用 uv.lock"
     assert said_after(change, [intro, rule]) == ("supersedes", 2)
     assert said_after(change, [intro, deploy, rule]) == ("supersedes", 3)
+
+
+RACE = "SCSM plan race: Standard Chartered Singapore Marathon, Sun 6 Dec — full marathon, target sub-4:30 (~6:20/km)"
+
+
+@pytest.mark.parametrize(
+    ("said", "kind"),
+    [
+        # found in a tuning half: the change was filed as the event and the plan as a fact, so neither could
+        # change the other
+        ("Switched my SCSM registration to the half marathon — same day, 6 Dec, flag off 5:30am", "supersedes"),
+        ("Picked up the SCSM race pack for 6 Dec at the expo today", None),  # news of the day, no change
+    ],
+)
+def test_an_event_that_says_a_change_replaces_a_plan_for_its_day(said: str, kind: str | None) -> None:
+    candidate = Candidate(said, "event", "", said, 0, len(said), "project")
+    relation = related(candidate, [Known(1, RACE, "", "entity", 0.56)], ordered=True)
+    if kind is None:
+        assert relation.kind not in ("supersedes", "different")
+    else:
+        assert (relation.kind, relation.known_id) == (kind, 1)
