@@ -242,6 +242,7 @@ def _agent_items(text: str, blocks: list[Block], view: TurnView, *, over_code: b
     leading = _sentences(blocks[0].text) if blocks and not heads and not blocks[0].item else []
     inline = goes_on_after_bare_done(leading)
     for block in blocks:
+        inline = inline and block is blocks[0]  # the first paragraph's, once
         head = (heads or inline) and not block.item
         first = as_item(leading[1] if inline else _sentences(block.text)[0]) if head else ""
         if text_weight(first) >= 4 and not first.endswith(("?", "？")) and not _is_undone(first, view):
@@ -260,7 +261,7 @@ def _agent_items(text: str, blocks: list[Block], view: TurnView, *, over_code: b
             continue
         previous = said = ""  # said: the clause before, which "fixed both" points to
         sentences = offer_joined(leading[2:] if inline else _sentences(block.text))
-        start, inline = start and not inline, False  # the bare report said what it did in its next sentence
+        start = start and not inline  # the bare report said what it did in its next sentence
         if block.item and block.hint == DONE:
             sentences = sentences[:1]  # a summary's item says what in its first sentence; the rest is detail
         for sentence in sentences:

@@ -194,6 +194,12 @@ def test_sentence_after_a_bare_done_is_what_was_done(reply: str, own: str) -> No
     assert not any("Let's go back" in item for item in done)  # the ask is not what was done
 
 
+def test_paragraphs_after_a_bare_done_keep_their_own_reports() -> None:
+    reply = "Done. The gateway image is 1.72 MB now.\n\nI also committed it as `gateway: size opts`."
+    done = snapshot_session([user("go back to size optimizations"), assistant(reply), user("ok")]).done
+    assert done == ("The gateway image is 1.72 MB now", "I also committed it as `gateway: size opts`")
+
+
 def test_suggestion_after_a_bare_done_is_not_what_was_done() -> None:
     reply = "改好了。顺便建议：以后可以把所有图片都放在 static/images 下面，并且统一压缩成 webp，这样加载更快。"
     done = snapshot_session([user("把首页的 banner 图换成新的"), assistant(reply), user("好")]).done
