@@ -67,6 +67,8 @@ _COMMIT_TYPE = re.compile(r"(?<![\w.])(?:feat|fix|chore|docs|refactor|test|perf|
 _SENTENCES = re.compile(r"[\u3400-\u9fff]{2}|[?？!！。]\s*\S")
 # a row of a command's table output ("payments-api-7d9  0/1   CrashLoopBackOff   6   11m"): columns lined up
 _COLUMNS = re.compile(r"\S {2,}\S+ {2,}\S")
+# a tool's frame around its warning, as OpenSSH's: "@@@@…" (a person's own rule line is "****" or "####", their text)
+_BANNER = re.compile(r"^\s*(?:@{8,}|@\s.*\s@)\s*$")
 _TABLE_LINE = re.compile(r"^\s*\|.*\|\s*$")
 
 
@@ -79,7 +81,7 @@ def prose_spans(text: str) -> list[tuple[int, int]]:
     """
     fenced = [(m.start(), m.end()) for m in _FENCE.finditer(text)] if ("```" in text or "~~~" in text) else []
     spans: list[tuple[int, int]] = []
-    in_paste = False
+    in_paste = banner = False
     position = follows = 0
     lines = text.splitlines(keepends=True)
     timed = [_TIMELINE.match(line) is not None for line in lines]
@@ -88,11 +90,15 @@ def prose_spans(text: str) -> list[tuple[int, int]]:
         position = end
         body = line.rstrip("\r\n")
         if any(a <= start < b for a, b in fenced):
-            in_paste = False
+            in_paste = banner = False
             continue
         if not body.strip():
-            in_paste = False
+            in_paste = banner = False
             continue
+        # under a banner that opens a block ("@@@@…" over "@    WARNING: REMOTE HOST IDENTIFICATION HAS CHANGED!    @")
+        # the block is the tool's, however like sentences its lines read, up to a blank line or the person's Chinese
+        opens = index == 0 or not lines[index - 1].strip()
+        banner = (banner or (opens and _BANNER.match(body) is not None)) and not _CJK.search(body)
         # a time opens each line of an incident's timeline and of a log; one line that opens on a time and
         # reads as sentences is one ("02:24 是 UTC 吧？日志里的时间戳都是 UTC，…"), "10:41AM INF Target …" is not
         timeline = timed[index] and (
@@ -101,7 +107,8 @@ def prose_spans(text: str) -> list[tuple[int, int]]:
             or not _SENTENCES.search(body)
         )
         pasted = (
-            timeline
+            banner
+            or timeline
             or is_pasted_line(body)
             or (in_paste and not _LIST_MARKER.match(body) and (body[:1].isspace() or not _is_sentence_like(body)))
         )

@@ -369,3 +369,26 @@ def test_a_pytest_failure_pasted_without_a_fence_gives_nothing(use_m3: Embedder)
     )
     found = statements(text, embedder=use_m3)
     assert found and not any("test_pager" in s or "pager.py" in s or "___" in s for s in found)
+
+
+def test_an_ssh_host_key_warning_pasted_without_a_fence_gives_nothing(use_m3: Embedder) -> None:
+    """Found in a tuning half: under OpenSSH's "@@@@" banner the warning's lines read as sentences."""
+    text = (
+        "staging 昨晚迁到新机器了，现在是 10.12.5.8。ssh 报这个\n\n"
+        "@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@\n"
+        "@    WARNING: REMOTE HOST IDENTIFICATION HAS CHANGED!     @\n"
+        "@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@\n"
+        "IT IS POSSIBLE THAT SOMEONE IS DOING SOMETHING NASTY!\n"
+        "The fingerprint for the ED25519 key sent by the remote host is\n"
+        "SHA256:q3JvT0m1nqYxJ7t6cP2sZb0k8Lr5hFvA9eWdC4uXyQ0.\n"
+        "Offending ED25519 key in /Users/yutong/.ssh/known_hosts:23\n"
+        "Host key verification failed.\n\n"
+        "帮我看下咋回事"
+    )
+    found = statements(text, embedder=use_m3)
+    assert not any("ED25519" in s or "fingerprint" in s.casefold() for s in found), found
+
+
+def test_a_persons_own_rule_line_under_stars_stays_theirs() -> None:
+    text = "My rules\n\n********\nNever deploy on Fridays, whatever the release says."
+    assert statements(text, conversational=False) == ["Never deploy on Fridays, whatever the release says"]
