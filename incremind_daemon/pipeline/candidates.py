@@ -307,14 +307,16 @@ def read_pieces(text: str, *, conversational: bool) -> list[Piece]:
 def _readable(text: str, start: int, end: int, *, decided: bool) -> Piece | None:
     """Return the piece when it may hold a statement at all, whatever its cues; else None."""
     quote = text[start:end]
-    # "先开华东区" under "## 结论" is a whole decision, and "minSdk 26。" a whole setting
-    setting = states_setting(quote, fold(strip_lead_in(" ".join(quote.split()))))
-    least = MIN_WEIGHT - 1 if decided or setting else MIN_WEIGHT
-    if len(quote) > _MAX_CHARS or is_block_line(text, start) or weight(quote) < least:
+    if len(quote) > _MAX_CHARS or is_block_line(text, start):
         return None
     line = " ".join(quote.split())
     whole = fold(line)
     folded = fold(strip_lead_in(line))  # requests and questions show past the lead-in
+    # one word short of a sentence is read only as a whole: "先开华东区" under "## 结论" is a decision, and
+    # "minSdk 26。" a setting
+    heft = weight(quote)
+    if heft < MIN_WEIGHT and (heft < MIN_WEIGHT - 1 or not (decided or states_setting(quote, folded))):
+        return None
     bare = folded.rstrip(" .。!！\"”」'’)）")
     caption = whole.endswith((":", "：")) and not _SCOPED_PREFIX.search(whole)  # not "…like feat(dedup): or fix(exif):"
     if caption or whole.startswith(("—", "--")) or ACTION_ITEM.match(quote.strip()):

@@ -153,8 +153,8 @@ def relate_by_rules(
 def introduced(known: Sequence[Known]) -> frozenset[str]:
     """The names the known introductions open on ("hdb-price 是我跟老公 Kai 自己看的小 dashboard"): projects, people."""
     names: set[str] = set()
-    for item in known:
-        if INTRODUCTION.match(fold(item.statement)) and (first := _LEADING_NAME.match(fold(item.statement))):
+    for folded in (fold(item.statement) for item in known):
+        if INTRODUCTION.match(folded) and (first := _LEADING_NAME.match(folded)):
             names.update(keys_of(features_of(first.group())))
     return frozenset(names)
 

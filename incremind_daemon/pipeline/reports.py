@@ -37,12 +37,12 @@ _WORD = re.compile(r"\w+")
 _NOT_TELLING = ("import ", "from ", "#", "//", "/*", "*", "@testable", "package ", "use ", "---", "+++", "@@")
 
 
-def opens_bare_done(text: str, blocks: list[str]) -> bool:
+def opens_bare_done(text: str, first_block: str) -> bool:
     """Tell whether a turn opens with a line that only says it is done: "Done. Here's what I changed and why:"."""
     line, _, rest = text.lstrip().partition("\n")
-    if not blocks or not says_done_only(line) or line.startswith(blocks[0][:20]):
+    if not first_block or not says_done_only(line) or line.startswith(first_block[:20]):
         return False  # split_blocks drops such a caption line; one it kept as a block is read as a report itself
-    return "```" not in rest[: max(0, rest.find(blocks[0][:20]))]  # no code shown in between
+    return "```" not in rest[: max(0, rest.find(first_block[:20]))]  # no code shown in between
 
 
 def goes_on_after_bare_done(sentences: list[str]) -> bool:

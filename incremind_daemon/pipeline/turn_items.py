@@ -237,7 +237,7 @@ def _agent_items(text: str, blocks: list[Block], view: TurnView, *, over_code: b
     start = len(blocks) == 1 or over_code
     opening = True  # the turn's first report, which may say less than the ask it answers named
     captioned = ""  # the sentence over the code the block before showed: "给 `X` 加 `@MainActor` 就行："
-    heads = opens_bare_done(text, [block.text for block in blocks])  # so the first paragraph says what was done
+    heads = opens_bare_done(text, blocks[0].text if blocks else "")  # so the first paragraph says what was done
     # …or a bare "Done." opens a paragraph that goes on: "Done. Gateway is back on -Os; the mbedTLS libraries get -O2."
     leading = _sentences(blocks[0].text) if blocks and not heads and not blocks[0].item else []
     inline = goes_on_after_bare_done(leading)
@@ -260,7 +260,8 @@ def _agent_items(text: str, blocks: list[Block], view: TurnView, *, over_code: b
             start = False
             continue
         previous = said = ""  # said: the clause before, which "fixed both" points to
-        sentences = offer_joined(leading[2:] if inline else _sentences(block.text))
+        read = leading if leading and block is blocks[0] else _sentences(block.text)  # the first paragraph's, once
+        sentences = offer_joined(read[2:] if inline else read)
         start = start and not inline  # the bare report said what it did in its next sentence
         if block.item and block.hint == DONE:
             sentences = sentences[:1]  # a summary's item says what in its first sentence; the rest is detail
