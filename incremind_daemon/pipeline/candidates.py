@@ -30,6 +30,7 @@ from incremind_daemon.pipeline.lasting import (
     GENERAL,
     HAPPENED,
     HEDGE,
+    HOLDS_ON,
     IDENTITY,
     METHOD,
     PUT_OFF,
@@ -74,7 +75,7 @@ from incremind_daemon.pipeline.sections import (
     work_points,
 )
 from incremind_daemon.pipeline.setting_words import states_setting
-from incremind_daemon.pipeline.stance import RESTATED, sets_value
+from incremind_daemon.pipeline.stance import CHANGE_OF_PLAN, RESTATED, sets_value
 from incremind_daemon.pipeline.statement import clean_statement, split_condition, strip_lead_in
 from incremind_daemon.pipeline.step_words import waits_then_acts
 from incremind_daemon.store.charsets import CJK_CHAR
@@ -86,6 +87,17 @@ _MAX_CHARS = 320
 _MAX_SECRET_SHARE = 0.3
 _DIGIT = re.compile(r"\d")
 _DATED_WEIGHT = 8.0  # "约了 10/9 周五晚上 8 点视频聊", not a day's heading ("3/5 周四", "Next sync: 4/17, same time.")
+# a slot that comes back every week or two, on a day or at an hour: "每周三晚上打羽毛球", "每兩週一次，星期四 19:00"
+_WEEKLY_SLOT = re.compile(
+    r"[每逢隔](?:两|2)?(?:周|星期|礼拜)|(?:两|2)周一次|(?<![a-z])(?:every (?:other )?(?:week|(?:mon|tues|wednes|thurs"
+    r"|fri|satur|sun)day)|biweekly|fortnightly)(?![a-z])"
+)
+_DAY_OR_HOUR = re.compile(
+    r"(?:周|星期|礼拜)[一二三四五六日天]|\d{1,2}[:：]\d{2}|\d{1,2}\s*点|[早晚]上?[一二三四五六七八九十]+点"
+    r"|(?<![a-z])(?:(?:mon|tues|wednes|thurs|fri|satur|sun)day|\d{1,2}\s*[ap]m)(?![a-z])"
+)
+# an instruction that forbids, which holds beyond the task however plainly put: "Don't roll back migrations by hand"
+_FORBIDDING = re.compile(r"(?:(?:pls|please) )?(?:don'?t|do not|never)\s|(?:请)?(?:别|不要|不准|禁止|不许)")
 # a value that configures something: a number with a unit or a name=value pair
 _IMPERATIVE_START = re.compile(
     r"(?:use|set|keep|run|make|give|train|cap|limit|clip|pin|default to|stick to|flush|poll|retry|subscribe)\b"
@@ -395,7 +407,8 @@ def _score_sentence(text: str, piece: Piece, *, conversational: bool, chance: Ch
         strengths["entity"] = 2.4
     # a note's plan or record for a calendar day ("10 月 24 日（周六）搬，约了搬家公司", "1.4 定在 11 月 27 日发布")
     # holds until then, and a later "搬家不是 24 号而是 25 号了" moves it; "周五家长会改线上了" is the week's news
-    dated = not conversational and not strengths and names_a_day(whole) and weight(whole) >= _DATED_WEIGHT
+    dated = not conversational and not strengths and weight(whole) >= _DATED_WEIGHT
+    dated = dated and (names_a_day(whole) or _recurs_weekly(folded))
     if dated:
         strengths["event"] = 2.2
     if decided:
@@ -450,6 +463,7 @@ def _score_sentence(text: str, piece: Piece, *, conversational: bool, chance: Ch
             and not (decided or piece.ruled or setting or sets_value(folded) or RESTATED.search(folded))
             and not about_the_person(folded, frozenset(matched))
             and not names_a_standing_choice(folded)
+            and not _says_it_holds(folded, conversational=conversational)
         ):
             return None
         if not lasts:
@@ -503,6 +517,21 @@ def _score_sentence(text: str, piece: Piece, *, conversational: bool, chance: Ch
     key = re.sub(r"[\W_]+", "", fold(statement).casefold())
     candidate = Candidate(statement, category, condition, quote, piece.start, piece.end, scope, reported=reported)
     return _Scored(candidate, score, key)
+
+
+def _recurs_weekly(folded: str) -> bool:
+    return _WEEKLY_SLOT.search(folded) is not None and _DAY_OR_HOUR.search(folded) is not None
+
+
+def _says_it_holds(folded: str, *, conversational: bool) -> bool:
+    """Tell whether a sentence says in its own words that it holds on, which the lasting model may not overrule:
+    "always", "from now on", "以后", a change of plan ("switch … to", "改成"), said to an agent an instruction that
+    forbids ("Don't roll back migrations by hand"), and in a note a slot every week ("每周三晚上打羽毛球")."""
+    if HOLDS_ON.search(folded) or CHANGE_OF_PLAN.search(folded):
+        return True
+    if conversational:
+        return _FORBIDDING.match(folded) is not None and weight(folded) >= 4
+    return _recurs_weekly(folded)
 
 
 def _lasts_in_conversation(folded: str, matched: frozenset[str], *, setting_said: bool) -> bool:

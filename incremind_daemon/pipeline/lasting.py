@@ -323,7 +323,7 @@ TASK_SECTION = re.compile(words(r"action items?|follow-?ups?|next steps?") + r"|
 RULE_CAPTION = re.compile(
     words(
         r"from now on|going forward|from here on|(?:house |ground )?rules|my method|the method|sticking with"
-        r"|reminders? to (?:my)?self|notes? to (?:my)?self"
+        r"|reminders? to (?:my)?self|notes? to (?:my)?self|conventions|guidelines"
     )
     + r"|以后|今后|从现在起|从今天起|规则|规矩|原则|约定|守则|提醒自己|给自己的提醒"
 )
@@ -509,7 +509,7 @@ GENERAL = re.compile(
 )
 _DASH_BREAK = re.compile(r"\s+[—–]\s+|\s*——\s*")
 # what says a rule holds on, not "all" or "所有" ("——所有 pod 都正常" says how the day went)
-_HOLDS_ON = re.compile(
+HOLDS_ON = re.compile(
     words(r"always|never|from now on|going forward|by default|every time")
     + r"|(?<!方便)(?<!以便)以后(?!再)|今后|一律|永远|绝对不(?!行|会|是)|绝不|始终|从现在起|每次"
 )
@@ -523,7 +523,7 @@ def apart_after_a_day(text: str, start: int, end: int) -> list[tuple[int, int]]:
     """
     for match in _DASH_BREAK.finditer(text, start, end):
         head, tail = fold(text[start : match.start()]), fold(text[match.end() : end])
-        if one_off(head) and not one_off(tail) and _HOLDS_ON.search(tail) and len(tail.split()) >= 3:
+        if one_off(head) and not one_off(tail) and HOLDS_ON.search(tail) and len(tail.split()) >= 3:
             return [(start, match.start()), (match.end(), end)]
     return [(start, end)]
 
@@ -594,6 +594,6 @@ def without_task_tail(statement: str) -> str:
         if not (GENERAL.search(folded) or _STANDING_CUE.search(folded)) or text_weight(head) < 3:
             continue
         pointed = _AT_HAND.match(tail) or (tail.startswith("你") and REQUEST.match(tail))
-        if pointed and not (GENERAL.search(tail) or _HOLDS_ON.search(tail)):
+        if pointed and not (GENERAL.search(tail) or HOLDS_ON.search(tail)):
             return head.rstrip()
     return statement
