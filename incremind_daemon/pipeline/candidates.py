@@ -463,7 +463,8 @@ def _score_sentence(text: str, piece: Piece, *, conversational: bool, chance: Ch
             and not (decided or piece.ruled or setting or sets_value(folded) or RESTATED.search(folded))
             and not about_the_person(folded, frozenset(matched))
             and not names_a_standing_choice(folded)
-            and not _says_it_holds(folded, conversational=conversational)
+            and not any(_says_it_holds(reading, conversational=conversational) for reading in readings)
+            and not _POINTS_BACK.match(quote)  # "make that us-east-2 instead" changes what was just said
         ):
             return None
         if not lasts:

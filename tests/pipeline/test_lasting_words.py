@@ -52,6 +52,8 @@ def test_a_remark_for_the_task_at_hand_is_no_candidate(use_m3: Embedder, text: s
         # a change of plan
         ("Switch the backtest scoring from MAPE to WAPE — sum of abs errors over sum of actuals.", "WAPE"),
         ("厦马目标改成 sub-4 吧，先保证不受伤跑完。", "sub-4"),
+        ("Change of plans: max_seq_len goes down to 384 for v2.", "384"),  # the change is said in the lead-in
+        ("make that us-east-2 instead, with her new vpc id.", "us-east-2"),  # a change of what was just said
         # said to an agent, an instruction that forbids
         ("Don't roll back migrations by hand; write a forward fix.", "roll back migrations"),
         ("dont add comments that just restate the code", "restate the code"),
