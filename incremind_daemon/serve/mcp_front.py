@@ -187,8 +187,11 @@ class StdioFront:
         if not body:
             return
         with self._write:
-            self._out.write(body + b"\n")
-            self._out.flush()
+            try:
+                self._out.write(body + b"\n")
+                self._out.flush()
+            except (ValueError, OSError):  # the agent closed its end, or hung up: no one is left to read it
+                log.debug("the agent's end is closed; a line for it is dropped")
 
 
 def claim_wire() -> tuple[BinaryIO, BinaryIO]:

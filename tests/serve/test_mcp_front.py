@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import functools
+import io
 import json
 import os
 import threading
@@ -198,6 +199,17 @@ def test_closing_while_the_sdk_loads_ends_without_waiting_for_it(
     assert gated.started.wait(60)
     assert session.close() == []
     assert session.still_running is True and not gated.gate.is_set()
+
+
+def test_a_line_for_an_agent_that_left_goes_nowhere(settings: Settings) -> None:
+    """The agent closed its end (a health check that hung up, a late answer of the SDK): nothing fails on it."""
+    gone = open(os.devnull, "wb")  # noqa: SIM115 - closed at once
+    gone.close()
+    gated = Gated(functools.partial(serve_sdk, settings))
+    gated.gate.set()
+    front = StdioFront(load_listing(), review=False, out=gone, backend=gated)
+    asked = io.BytesIO(json.dumps(opening("2025-06-18")).encode() + b"\n")
+    front.run(asked)  # the front answers the opening itself, to no one
 
 
 def test_a_server_that_fails_to_start_answers_every_call_with_the_reason(
