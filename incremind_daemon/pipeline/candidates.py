@@ -406,7 +406,8 @@ def _score_sentence(text: str, piece: Piece, *, conversational: bool, chance: Ch
     if setting_alone:
         strengths["entity"] = 2.4
     # a note's plan or record for a calendar day ("10 月 24 日（周六）搬，约了搬家公司", "1.4 定在 11 月 27 日发布")
-    # holds until then, and a later "搬家不是 24 号而是 25 号了" moves it; "周五家长会改线上了" is the week's news
+    # holds until then, and a later "搬家不是 24 号而是 25 号了" moves it; "周五家长会改线上了" is the week's news;
+    # a slot every week holds until it is moved ("每两周一次，星期四 19:00，在 Waterstones 楼上")
     dated = not conversational and not strengths and weight(whole) >= _DATED_WEIGHT
     dated = dated and (names_a_day(whole) or _recurs_weekly(folded))
     if dated:
