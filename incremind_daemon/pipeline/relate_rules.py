@@ -176,9 +176,15 @@ def _translated(candidate: Candidate, item: Known) -> bool:
     if (item.vector_similarity or 0.0) < _TRANSLATION_COSINE:
         return False
     mine, theirs = features_of(said_of(candidate)), features_of(text_of(item.statement, item.condition))
+    return _adds_nothing_across(candidate, mine, theirs, fold(candidate.quote or candidate.statement))
+
+
+def _adds_nothing_across(candidate: Candidate, mine: Features, theirs: Features, own: str) -> bool:
+    """Tell whether a candidate is in the other language than a known insight and adds none of what always says
+    more: a new number, a case of its own (``_brings_a_case``), or an exception in its ``own`` words."""
     if has_chinese(mine) == has_chinese(theirs) or new_numbers(mine, theirs):
         return False
-    return not (_brings_a_case(candidate) or EXCEPTION_SAID.search(fold(candidate.quote or candidate.statement)))
+    return not (_brings_a_case(candidate) or EXCEPTION_SAID.search(own))
 
 
 def _gist_of(candidate: Candidate, known: Sequence[Known]) -> Known | None:
@@ -197,10 +203,8 @@ def _gist_of(candidate: Candidate, known: Sequence[Known]) -> Known | None:
         return None
     said, their_text = said_of(candidate), text_of(nearest.statement, nearest.condition)
     mine, theirs = features_of(said), features_of(their_text)
-    if has_chinese(mine) == has_chinese(theirs) or weight(said) >= _SHORTER * weight(their_text):
-        return None
     own = own_words(candidate)
-    if new_numbers(mine, theirs) or _brings_a_case(candidate) or EXCEPTION_SAID.search(own):
+    if weight(said) >= _SHORTER * weight(their_text) or not _adds_nothing_across(candidate, mine, theirs, own):
         return None
     if CHANGE.search(own) or CHANGE_OF_PLAN.search(own) or _DROPS.search(own):
         return None
