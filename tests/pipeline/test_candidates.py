@@ -493,6 +493,9 @@ def test_a_numbered_section_heading_names_no_subject_either() -> None:
         ("If it does not compile, fix it first.", "If it does not compile, fix it first"),
         ("这点很重要：别 push", "这点很重要：别 push"),
         ("另外 .env.example 里不能放真的 token", ".env.example 里不能放真的 token"),  # the lead-in, not the dot
+        ("先说一下，commit message 用英文", "commit message 用英文"),
+        ("先说两个变化：HW3 截止改到 3 月 26 号 23:59 了", "HW3 截止改到 3 月 26 号 23:59 了"),
+        ("先说结论，再讲理由", "先说结论，再讲理由"),  # the order asked for, not a lead-in
     ],
 )
 def test_words_about_the_telling_go_and_the_thing_told_stays(quote: str, statement: str) -> None:
