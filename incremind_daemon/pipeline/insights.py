@@ -294,7 +294,8 @@ def nearest_known(
     """Return the known insights nearest a candidate, with their cosine similarity when vectors exist.
 
     By words: bm25's best ``neighbours``, and as many again that share most named things and
-    values with the candidate of a catch four times as wide; by vectors: the nearest ``neighbours``.
+    values with the candidate of a catch four times as wide; by vectors: the nearest ``neighbours`` that are
+    in scope (this project's, and other projects' global ones), however many other projects hold near ones.
     """
     limit = settings.insights.neighbours
     text = f"{candidate.statement} {candidate.condition}".strip()
@@ -312,14 +313,22 @@ def nearest_known(
     if embedder is not None and model is not None:
         try:
             query = embedder.embed_query(text)
-            hits = vectors.nearest(conn, model.key, query, limit=limit, kinds=("insight",), project=None)
-            for hit in hits:
+            # the nearest in scope: this project's own, and of every project's a catch wide enough that other
+            # projects' rules of the same kind ("use pnpm" in ten repos) do not crowd out the global ones
+            own = vectors.nearest(conn, model.key, query, limit=limit, kinds=("insight",), project=project)
+            wide = vectors.nearest(conn, model.key, query, limit=limit * _CATCH, kinds=("insight",), project=None)
+            near: dict[int, tuple[Insight, float]] = {}
+            for hit in (*own, *wide):
+                if hit.item in near:
+                    continue
                 try:
                     insight = insights.get_insight(conn, hit.item)
                 except IncremindError:
                     continue
                 if insight_jobs.in_scope(insight, project=project, private=private):
-                    found[insight.id] = (insight, hit.similarity)
+                    near[insight.id] = (insight, hit.similarity)
+            for insight, similarity in sorted(near.values(), key=lambda pair: -pair[1])[:limit]:
+                found[insight.id] = (insight, similarity)
             # the neighbours found by their words get their cosine too, when they have a vector
             unread = [insight_id for insight_id, (_, similarity) in found.items() if similarity is None]
             cosines = vectors.similarities(conn, model.key, query, kind="insight", items=unread)

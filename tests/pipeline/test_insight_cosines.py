@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Iterator
+from dataclasses import replace
 
 import apsw
 import pytest
@@ -116,3 +117,38 @@ def test_a_backfill_relates_by_meaning_before_its_passages_are_embedded(settings
         "In all my repos I want type hints on every function and mypy --strict passing before you tell me "
         "something is done"
     ]  # the paraphrase is a repeat, as the embedder reads it
+
+
+def test_other_projects_near_rules_do_not_crowd_out_this_projects_own(settings: Settings, use_m3: Embedder) -> None:
+    """Ten repositories may each hold the same project rule: the nearest vectors are all out of scope, and the
+    person's rule, said in the other language and sharing no word with the candidate, is still its neighbour,
+    read with its cosine, so the candidate repeats it instead of piling up as new."""
+    settings.home_dir.mkdir(parents=True, exist_ok=True)
+    conn = connect(settings.database_path)
+    rule = "Conclusion first, then the reasoning"
+    own = save_memory(conn, settings, SaveRequest("先说结论，再讲理由", project="api", trusted=True))
+    assert own.insight_id is not None
+    with write_transaction(conn):  # each repository's review confirmed the same rule there
+        for number in range(1, 11):
+            insights.insert_insight(
+                conn, project=f"web{number}", candidate=replace(candidate(rule), category="preference"),
+                relation="new", source_id=None, status="confirmed", now=NOW,
+            )  # fmt: skip
+    key = use_m3.identity.key
+    with write_transaction(conn):
+        vectors.register_model(conn, key, use_m3.identity.name, use_m3.identity.dimension, now=NOW)
+        entries = vectors.pending(conn, key, limit=100)
+        vectors.store_vectors(conn, key, entries, use_m3.embed_passages([text for _, _, text, _ in entries]))
+        vectors.promote_if_built(conn, key)
+    said = replace(candidate(rule), category="preference")
+    near = {
+        insight.id: similarity
+        for insight, similarity in nearest_known(conn, settings, said, project="api", private=(), embedder=use_m3)
+    }
+    with write_transaction(conn):
+        found = record_increments(
+            conn, settings, project="api", source_id=None, candidates=[said], origin="local", embedder=use_m3, now=NOW
+        )
+    conn.close()
+    assert list(near) == [own.insight_id] and (near[own.insight_id] or 0.0) > 0.5, near
+    assert [(i.relation, i.known_id) for i in found] == [("repeat", own.insight_id)]
