@@ -59,7 +59,7 @@ from incremind_daemon.pipeline.organize import split_sentences
 from incremind_daemon.pipeline.pastes import pasted_error
 from incremind_daemon.pipeline.prose import prose_spans
 from incremind_daemon.pipeline.reports import ITEM_CHARS, is_checks
-from incremind_daemon.pipeline.stance import negated, used
+from incremind_daemon.pipeline.standing import CONNECTIVES, Kept, standing
 from incremind_daemon.pipeline.state_cues import (
     MORE_CLOSING_WORDS,
     RESULT_ACK,
@@ -120,7 +120,6 @@ _NEW_BRANCH = re.compile(r"\bgit (?:checkout|switch)(?:\s+-q)?\s+-q?[bcBC]\s+([\
 _CUT_COMMIT = re.compile(r"\bgit\s+commit\b.*?\s-[a-z]*m\s*[\"']([^\"'\n]{12,}?)\s*…$")
 _TAG = re.compile(r"\bgit tag\s+(?:-[as]\s+)?(v?\d[\w.-]*)(?=\s*(?:$|&&|;|\n|-m))")
 # the words that join a sentence to the one before, which an item's key may open with
-_CONNECTIVES = re.compile(r"^(?:and|also|so|but|then|plus|ok|okay|还有|另外|然后|而且|并且|顺便|对了)+")
 _FIRST_CLAUSE = re.compile(r"[^,，.。!！;；\n]{1,16}(?=[,，.。!！;；\n]|$)")
 # a yes in a reply's first clause, though not its negation: "不行. 別用固定秒數去等畫面" turns the plan down
 _YES = re.compile(r"(?<![不没太])(?:可以|行)|没问题|(?<!不)同意|(?<!not )\b(?:ok|okay|sure|fine|yes|yeah|go ahead)\b")
@@ -141,7 +140,7 @@ def snapshot_session(turns: Sequence[Turn]) -> SessionSnapshot:
     if not request:  # a session no person opened (an /init command): the agent's first words
         spoken = (request_sentences(texts[i], opening=True) for i, t in enumerate(turns) if t.role == "assistant")
         request = next((sentences for sentences in spoken if sentences), [])
-    found: dict[str, list[_Kept]] = {DONE: [], DECISION: [], NEXT: []}
+    found: dict[str, list[Kept]] = {DONE: [], DECISION: [], NEXT: []}
     asked = set(asks)
     files = MentionedFiles()
     # the next step is agreed at the end: in the last exchange, or the one before a closing "thanks"
@@ -199,10 +198,10 @@ def snapshot_session(turns: Sequence[Turn]) -> SessionSnapshot:
     if asks and not found[NEXT] and (plan := _closing_plan(turns, texts, asks[-1])):
         # the session ends on the agent's plan for the work just asked, before any of it was done: that is next,
         # and the steps it lists are not done ("2. 新建 `src/db/index.ts`" under "步骤是：")
-        found[NEXT] = [_Kept(plan, "", frozenset(), 0)]
+        found[NEXT] = [Kept(plan, "", frozenset(), 0)]
         found[DONE] = [kept for kept in found[DONE] if fold(kept.item) not in fold(plan)]
     found[DONE] = _not_taken_out(found[DONE])
-    found[DECISION] = _standing(found[DECISION])
+    found[DECISION] = standing(found[DECISION])
     newest = {kind: tuple(kept.item for kept in reversed(_best(found[kind], kind))) for kind in found}
     return SessionSnapshot(index_line(request), goal, newest[DONE], newest[DECISION], newest[NEXT], files.recent())
 
@@ -259,14 +258,6 @@ def _closing_plan(turns: Sequence[Turn], texts: list[str], ask: int) -> str:
         if text_weight(sentence) >= 4:
             return clip(" ".join(sentence.split()).rstrip("。."), ITEM_CHARS, clause=True)
     return ""
-
-
-@dataclass(frozen=True, slots=True)
-class _Kept:
-    item: str
-    key: str
-    tokens: frozenset[str]
-    rank: int  # which of too many to keep: the person's own words, and reports of what was done over checks
 
 
 def _opening_ask(turns: Sequence[Turn], asks: list[int]) -> tuple[int, list[str]]:
@@ -440,7 +431,7 @@ def _verdict(text: str) -> str | None:
     return ACCEPTED if accepted else None
 
 
-def _is_covered(item: str, done: list[_Kept]) -> bool:
+def _is_covered(item: str, done: list[Kept]) -> bool:
     """Tell whether a next step is mostly the words of something done after it was said."""
     ours = words_of(item)
     return len(ours) >= 2 and any(len(ours & words_of(other.item)) >= 0.6 * len(ours) for other in done)
@@ -459,7 +450,7 @@ _TELLING = 1  # what was done says more than "all 12 tests pass", so checks alon
 _HEADLINE = 2  # a turn's first telling report, so a long last turn's detail leaves room for earlier work
 
 
-def _is_full(kind: str, kept: list[_Kept], *, early: bool) -> bool:
+def _is_full(kind: str, kept: list[Kept], *, early: bool) -> bool:
     """Tell whether older turns can no longer change a list, read newest first; early: before the closing window."""
     if kind == NEXT and early:
         return True  # a next step is agreed at the end
@@ -476,7 +467,7 @@ def _rank_done(item: str) -> int:
     return 0 if is_checks(folded) or (result and is_checks(subject)) else _TELLING
 
 
-def _offer(kept: list[_Kept], item: str, room: int, rank: int = 0) -> None:
+def _offer(kept: list[Kept], item: str, room: int, rank: int = 0) -> None:
     """Keep an item, offered newest first, unless the list holds it already or is full of items that rank higher."""
     if len(kept) >= room:
         weakest = min(range(len(kept)), key=lambda at: (kept[at].rank, -at))
@@ -500,9 +491,9 @@ def _offer(kept: list[_Kept], item: str, room: int, rank: int = 0) -> None:
                 ours_key, theirs_key = _lead_free(key), _lead_free(other.key)  # "and don't …" goes on "Don't …"
                 holds = ours_key.startswith(theirs_key) and len(ours_key) > len(theirs_key) + 4
                 if holds or _weigh(ours, fold(other.item).casefold()) > _weigh(theirs, folded):
-                    kept[at] = _Kept(item, key, tokens, max(rank, other.rank))
+                    kept[at] = Kept(item, key, tokens, max(rank, other.rank))
             return
-    kept.append(_Kept(item, key, tokens, rank))
+    kept.append(Kept(item, key, tokens, rank))
 
 
 _COMMITTED = re.compile(r"Committed(?: on [^:]+)?: ")
@@ -513,10 +504,10 @@ _TAKEN_OUT = re.compile(r"拿掉|删掉|去掉|移除|撤掉|(?<![a-z])(?:remove
 _PUT_IN = re.compile(r"加了|装了|引入|接入|(?<![a-z])(?:added|installed|pulled in|brought in)(?![a-z])")
 
 
-def _not_taken_out(done: list[_Kept]) -> list[_Kept]:
+def _not_taken_out(done: list[Kept]) -> list[Kept]:
     """Drop a report of a thing put in that a later report of the session takes out again (``done`` is newest
     first): "加了 `github.com/ulule/limiter/v3`" once "limiter 拿掉了" follows is no work that stands."""
-    kept: list[_Kept] = []
+    kept: list[Kept] = []
     out: set[str] = set()
     for report in done:
         folded = fold(report.item).casefold()
@@ -533,58 +524,9 @@ def _long_words(folded: str) -> set[str]:
     return {word for word in re.split(r"[^a-z0-9_]+", folded) if len(word) >= 4}
 
 
-def _standing(decisions: list[_Kept]) -> list[_Kept]:
-    """Drop a decision to use what a later one turns down: "用 Redis" once "算了，不用 Redis 了" is said,
-    and the choice a later one goes back on (``_reversed``).
-
-    ``decisions`` are newest first.
-    """
-    kept: list[_Kept] = []
-    turned_down: set[str] = set()
-    going_back: list[tuple[str, frozenset[str]]] = []  # (subject, what it uses) of each later reversal
-    for decision in decisions:
-        uses, refuses = used(decision.item, imperative=False), negated(decision.item)
-        if uses & turned_down and not uses & refuses:
-            continue
-        if any(_reversed(decision.item, subject, chosen) for subject, chosen in going_back):
-            continue
-        kept.append(decision)
-        turned_down |= refuses
-        folded = fold(decision.item).casefold()
-        if (back := _GOING_BACK.search(folded)) is not None and uses:
-            subject = _CONNECTIVES.sub("", folded[: back.start()]).strip(" ,，:：")
-            going_back.append((subject, uses))
-    return kept
-
-
-# a later word that goes back on a choice: "算了，还是用 DuckDB", "质量检查还是用 dbt tests", "stick with X"
-_GOING_BACK = re.compile(
-    r"(?:^|[，,:：]\s*)算了|还是(?:用|选|走|回到)|(?<![a-z])(?:scratch that|never ?mind|on second thought|stick with"
-    r"|go(?:ing)? back to|switch(?:ing)? back to)(?![a-z])"
-)
-_NAMES = re.compile(r"[a-z][\w.+-]{2,}")
-
-
-def _reversed(item: str, subject: str, chosen: frozenset[str]) -> bool:
-    """Tell whether an earlier decision is the choice a later reversal goes back on: it names something the
-    reversal does not choose, about the subject the reversal names ("质量检查用 great_expectations" before
-    "质量检查还是用 dbt tests"), or, when the reversal names none, it is a choice of a named thing ("我倾向
-    Postgres" before "算了，还是用 DuckDB")."""
-    folded = fold(item).casefold()
-    names = set(_NAMES.findall(folded))
-    if not names or names & chosen:
-        return False
-    if subject:
-        return len(subject) >= 2 and folded.startswith(subject)
-    return _CHOICE.search(folded) is not None
-
-
-_CHOICE = re.compile(r"倾向|打算用|想用|就用|(?<![a-z])(?:let's (?:use|go with)|i(?:'d)? lean|go with|prefer)(?![a-z])")
-
-
 def _lead_free(key: str) -> str:
     """Drop the connectives a key opens with: "anddontcreate…" → "dontcreate…", "还有测试跑…" → "测试跑…"."""
-    return _CONNECTIVES.sub("", key)
+    return CONNECTIVES.sub("", key)
 
 
 def _weigh(values: list[str], other: str) -> int:
@@ -592,7 +534,7 @@ def _weigh(values: list[str], other: str) -> int:
     return sum(value_weight(value) for value in values if value.strip("`").casefold() not in other)
 
 
-def _best(kept: list[_Kept], kind: str) -> list[_Kept]:
+def _best(kept: list[Kept], kind: str) -> list[Kept]:
     """Return the items to show, newest first: of too many, the person's own words and the telling reports win."""
     if len(kept) <= _LIMIT[kind]:
         return kept
