@@ -22,7 +22,7 @@ from incremind_daemon.pipeline.cues import (
     SCENE_CAPTION,
     fold,
 )
-from incremind_daemon.pipeline.lasting import COMMUNICATION, IDENTITY, REQUEST
+from incremind_daemon.pipeline.lasting import COMMUNICATION, COMPLAINT, IDENTITY, REQUEST
 from incremind_daemon.pipeline.markdown import (
     CJK_RUN,
     as_item,
@@ -291,6 +291,10 @@ _NEWS = re.compile(
 )
 
 
+_DECIDED = re.compile(r"^(?:decision|decided|we (?:agreed|decided)|决定|定了|我们决定)\s*[:：]")
+_DIES = re.compile(r"(?<![a-z])(?:dies|died|dying|crashing|won't (?:start|build|compile|launch))(?![a-z])|闪退|起不来")
+
+
 def ask_rank(sentence: str, position: int) -> int:
     """Rank a sentence of the opening request by how much of the ask it carries."""
     if _NUMBER.match(sentence):  # each numbered item is asked, though it opens with a rule, so each goes first
@@ -299,6 +303,8 @@ def ask_rank(sentence: str, position: int) -> int:
     folded = fold(sentence)
     if _introduces(sentence):
         return -1
+    if _DECIDED.match(folded) and not _about_the_person(sentence):
+        return 2  # a decision the session opens on is the work ("Decision: switch to bf16 autocast from now on")
     asks = is_ask(folded)
     # "Bug: … chart labels are an hour off. src/lib/charts/OrdersPerHour.svelte" is asked by its caption
     if not asks and not ASK_CAPTION.match(folded) and extract_candidates(sentence, limit=1, conversational=True):
@@ -307,7 +313,9 @@ def ask_rank(sentence: str, position: int) -> int:
         return 0  # "prod upgrade went fine this morning", "Oskar approved !151, merged": news before the ask
     rank = 2 if asks else 0
     rank += 3 if ASK_CAPTION.match(folded) else 0
-    return rank + (1 if position == 0 else 0) + (1 if ASK_CUES.search(folded) else 0)
+    rank += (1 if position == 0 else 0) + (1 if ASK_CUES.search(folded) else 0)
+    # what goes wrong says what the ask is about before other context ("now the app dies on launch on my phone")
+    return max(rank, 1) if COMPLAINT.search(folded) or _DIES.search(folded) else rank
 
 
 def is_ask(folded: str) -> bool:

@@ -65,6 +65,7 @@ from incremind_daemon.pipeline.state_cues import (
     RESULT_ACK,
     drops_side_matter,
     is_ack_or_command,
+    is_done,
     is_leaving,
     opens_ask,
     overrules,
@@ -267,15 +268,21 @@ def _opening_ask(turns: Sequence[Turn], asks: list[int]) -> tuple[int, list[str]
     what a person calls the session's goal when a later turn asks for something: that ask is.
     """
     opening: tuple[int, list[str]] = (-1, [])
+    broken = False  # the opening pastes what broke: the work is its fix
     for i in asks:
         text = _unquoted(turns[i].text)
         request = _own_ask(turns[i].text) or request_sentences(text)
         if not request:
             continue
+        if opening[0] >= 0 and broken and _verdict(turns[i].text) == ACCEPTED:
+            continue  # "行，改吧。rename 就行" to the agent's fix for the pasted traceback is a go-ahead, no new work
         if opening[0] < 0:
+            broken = pasted_error(turns[i].text[:8000], text)[0] >= 0
             # "few things for the invoices api:" over "1. add pagination … 2. cursor based …" lists the work
             if any(ask_rank(sentence, at) >= 0 for at, sentence in enumerate(request)) or lists_numbered(text):
                 return i, request
+            if _carried_out(turns, i):
+                return i, request  # "规则这样定：没有 DateTimeOriginal 的就 fall back 到 CreateDate", and "实现了"
             opening = (i, request)
         elif REQUEST.search(fold(text.lstrip()[:400])) or any(_asks_outright(sentence) for sentence in request):
             # only a sentence that asks outright: an opening's ask the statement finder misreads must not lose
@@ -284,6 +291,16 @@ def _opening_ask(turns: Sequence[Turn], asks: list[int]) -> tuple[int, list[str]
         elif _breakage(turns[i].text, text, request):
             return i, request  # "又挂了：" over a pasted traceback asks for it to be fixed
     return opening
+
+
+def _carried_out(turns: Sequence[Turn], at: int) -> bool:
+    """Tell whether the agent's answer to the person's turn opens by reporting the work done: the turn set work,
+    however it was worded ("规则这样定：…" answered by "实现了，`meta.rs` 里新增 `resolve_date()`")."""
+    answer = next((turn for turn in turns[at + 1 :] if turn.role != "tool"), None)
+    if answer is None or answer.role != "assistant":
+        return False
+    first = next(iter(split_sentences(_prose(answer.text)[:600])), None)
+    return first is not None and is_done(fold(first.text))
 
 
 def _own_ask(raw: str) -> list[str]:

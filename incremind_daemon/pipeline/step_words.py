@@ -71,7 +71,7 @@ def resolved(step: str, said: str, before: str) -> str:
     pronoun = OBJECT_PRONOUN.search(fold(step)) or POINTED_STEP.search(fold(step))
     if pronoun is None or text_weight(step[: pronoun.start()]) > 5:
         return step  # "the exception to the rule: if it's on a branch, edit it" points inside its own sentence
-    said = as_item(said)
+    said = unlabelled(as_item(said))  # "Next step: regenerate the notebook. I start on it after lunch.": one label
     if text_weight(said) >= 2 and not said.endswith(("?", "？")) and not feels_only(fold(said)):
         # "that one's flaky upstream — skip it for now, I'll open an issue" (not "我媽看到這些一定很開心", a feeling)
         return f"{said} — {step}"
