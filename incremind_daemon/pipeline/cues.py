@@ -257,7 +257,9 @@ MORE_DONE_CUES = re.compile(
     # not how a thing works ("errors are written to stderr")
     r"|\b(?:is|are) (?:all |both |now )?(?:written|implemented|in place|wired up)(?=\s*(?:$|[,;:.!—–]|and\b))"
     r"|\bnow (?:runs?|uses?|lives?|has|checks?|returns?|points?|reads?|writes?|says|shares?|waits?|goes|sets?|skips?"
-    r"|loads?|calls?|keeps?|passes|handles?|shows?|defaults? to)\b"
+    r"|loads?|calls?|keeps?|passes|handles?|shows?|defaults? to|falls? back|posts?|sends?|serves?|renders?|accepts?"
+    r"|includes?|logs?|retries|emits?|fetches|exports?|validates?|filters?|stores?|caches?|formats?|parses?)\b"
+    r"|\b(?:is|are) now (?=`|\d)"  # "Hero is now `next/image` with `priority`"
     r"|已(?:经)?(?:加|改|修|删|装|存|推|撤|回滚|记|注册|标记|跳过|写|建|换|移|合|提|跑|验证|确认|同步|关|开|启|禁|重启|保存"
     r"|推送|撤回|转|补|去掉|接入|打|发|放|挪|拆|升级|降级|切到)|(?:换|调|配|修|弄|搭|接|补|装|跑|加|存|推|建|写|改|开)好了"
     r"|^(?:只|都|也|又|先|还|另外)?(?:加|改|删|补|换|装|建|写|推|存|跑|拆|挪)了|都过了|都通过|全过|全部通过|格式已修|已修"

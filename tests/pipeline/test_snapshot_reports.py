@@ -409,3 +409,37 @@ def test_a_push_the_person_asked_for_leaves_the_step_they_take_next() -> None:
         assistant("Pushed."),
     ]
     assert any("open the PR" in step for step in snapshot_session(turns).next_steps)
+
+
+@pytest.mark.parametrize(
+    ("ask", "reply", "done"),
+    [
+        (
+            "CI is red again. Fix it.",
+            "`clinikoUrl` is optional in `lib/clinics.ts` because the Brunswick entry doesn't have one yet. "
+            "`BookingCTA` now falls back to the main booking page (`BOOKING_FALLBACK_URL`) when it's missing.",
+            "BOOKING_FALLBACK_URL",
+        ),
+        (
+            "Swap Formspree for a Resend route handler.",
+            "Contact form now posts to `/api/contact`. The route handler validates name, email and message.",
+            "/api/contact",
+        ),
+        (
+            "Switch the hero to next/image.",
+            "Hero is now `next/image` with `priority` and AVIF from the image optimizer; the 812 KiB JPEG becomes "
+            "a 140 KiB AVIF.",
+            "next/image",
+        ),
+    ],
+)
+def test_a_reply_that_says_what_the_code_now_does_reports_it_done(ask: str, reply: str, done: str) -> None:
+    snapshot = snapshot_session([user(ask), assistant(reply), user("thanks")])
+    assert any(done in item for item in snapshot.done), snapshot.done
+
+
+def test_what_now_goes_wrong_is_no_report_of_work_done() -> None:
+    snapshot = snapshot_session(
+        [user("Bump next to 14.2."), assistant("The build now fails with `Module not found: next/font`."), user("hm")]
+    )
+    assert not any("Module not found" in item for item in snapshot.done), snapshot.done
