@@ -397,9 +397,13 @@ def is_done(folded: str) -> bool:
     """Tell whether a folded sentence reports work done: "Fixed the redirect", "好, PR #421。"."""
     if NOT_DONE_CUES.search(folded) or _APOLOGY.match(folded):
         return False
-    # "好, PR #421。", "👍 Added …": a report is read past the yes that opens it
-    lead = REPORT_LEAD.match(folded)
+    # "好, PR #421。", "👍 Added …": a report is read past the yes that opens it, and past the file it is of
+    # ("`model/metrics.py`：新增 `gauc(…)`", "`configs/dcn_v2.yaml`: `ckpt_dir` 改成 …")
+    lead = REPORT_LEAD.match(folded) or _OF_FILE.match(folded)
     return any(_reports(text) for text in ((folded, folded[lead.end() :]) if lead else (folded,)))
+
+
+_OF_FILE = re.compile(r"^(?:[-*•]\s*)?(?:`[^`\n]{1,80}`|[\w./()+-]{1,80}\.[a-z]{1,5})\s*[:：]\s*(?=\S)")
 
 
 # the agent owning up to a mistake the person corrected, which reports no work: "抱歉，已确认端口是 8443"

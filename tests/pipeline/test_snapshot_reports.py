@@ -443,3 +443,13 @@ def test_what_now_goes_wrong_is_no_report_of_work_done() -> None:
         [user("Bump next to 14.2."), assistant("The build now fails with `Module not found: next/font`."), user("hm")]
     )
     assert not any("Module not found" in item for item in snapshot.done), snapshot.done
+
+
+def test_a_report_item_is_read_past_the_file_it_names() -> None:
+    reply = (
+        "commit 已撤，改动在暂存区。\n"
+        "- `model/metrics.py`：新增 `gauc(user_ids, labels, preds)`，只统计正负样本都有的 user\n"
+        "- calibration 目前在 `serving/calibrate.py` 里做，没动。"
+    )
+    snapshot = snapshot_session([user("加一个 GAUC 指标，别帮我 commit"), assistant(reply), user("好")])
+    assert any("gauc(" in item for item in snapshot.done), snapshot.done
