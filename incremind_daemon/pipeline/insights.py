@@ -33,7 +33,7 @@ from incremind_daemon.pipeline.lasting_model import LastingReader, RelationReade
 from incremind_daemon.pipeline.pairs import Known, Relation
 from incremind_daemon.pipeline.redact import redact
 from incremind_daemon.pipeline.relate import relate
-from incremind_daemon.pipeline.scope import scope_beside
+from incremind_daemon.pipeline.scope import scope_beside, scope_in
 from incremind_daemon.pipeline.statement import clean_statement
 from incremind_daemon.store import clock, insight_jobs, insights, items, sessions, vectors
 from incremind_daemon.store.db import write_transaction
@@ -371,6 +371,11 @@ def examine_source(
             # what a dropped file says stays in its project: personal notes reach a coding
             # agent's context only once the person makes one global (incremind edit --scope)
             picked = [replace(candidate, scope="project") for candidate in picked]
+        # …and a rule that names the project it was said in is that project's
+        picked = [
+            replace(candidate, scope=scope_in(candidate.scope, said, candidate.category, job.project))
+            for candidate, said in ((candidate, candidate.quote or candidate.statement) for candidate in picked)
+        ]
         found = record_increments(
             conn,
             settings,

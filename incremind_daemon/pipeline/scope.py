@@ -30,14 +30,14 @@ EVERY_PROJECT = re.compile(
         r"for (?:any|every|each|all) (?:of my )?clients?",
     )
     + r"|(?:所有|全部|每个|任何|不管是?哪个)(?:的|人的)?\s*(?:[a-z][\w.+#-]{0,11}\s*)?(?:项目|专案|仓库|repo)"
-    r"|(?:哪个|两个)\s*(?:项目|专案|仓库|repo)\s*都|我的\s*(?:[a-z][\w.+#-]{0,11}\s*)?(?:项目|专案|仓库|repo)都"
+    r"|(?:哪个|两个)\s*(?:项目|专案|仓库|repo)\s*都|我的\s*(?:[a-z][\w.+#-]{0,11}\s*)?(?:项目|专案|仓库|repo)\s*都"
     r"|我自己的(?:项目|仓库|repo)?也一样|我(?:什么都|全都|一律都?)用|(?:所有|每个|凡是|任何)我(?:写|做|开发|维护)的|我(?:写|做|开发|维护)的(?:所有|每个|任何)"
 )
 # a repository's own config file: ".sqlfluff", ".env.local" (not "~/.zshrc")
 _CONFIG_FILE = r"(?<![\w/~.])\.[a-z][\w-]{2,}(?:\.[a-z]+)?(?![\w/])"
 _PROJECT_ANCHOR = re.compile(
     words(r"this (?:repo|project|codebase|service|app)|here|our (?:repo|api|app|service|backend|frontend)")
-    + r"|这个(?:项目|仓库|repo|服务)|本项目|这里|我们的(?:项目|服务|接口)|\d{2,5}|/[\w.-]+/"
+    + r"|这个\s*(?:项目|仓库|repo|服务)|本项目|这里|我们的(?:项目|服务|接口)|\d{2,5}|/[\w.-]+/"
     # the team's way and the repo's own config: "我們的 SQL 關鍵字一律小寫, that's what .sqlfluff enforces"
     r"|我们的|咱们的|" + _CONFIG_FILE
 )
@@ -45,7 +45,7 @@ _PROJECT_ANCHOR = re.compile(
 _THIS_PROJECT = re.compile(
     # not "all my Python code, not just this repo"
     words(r"(?<!just )(?<!only )this (?:repo|repository|project|codebase)|in here")
-    + r"|(?<![只光仅])(?<!只是)(?<!不止)这个(?:项目|专案|仓库|repo)|本项目|本专案|本仓库|这个库"
+    + r"|(?<![只光仅])(?<!只是)(?<!不止)这个\s*(?:项目|专案|仓库|repo)|本项目|本专案|本仓库|这个库"
 )
 # a command of the repository's own toolchain, or its config: "run pnpm typecheck && pnpm test before you tell
 # me it's done", "以后改完都要先跑 yarn lint 跟 yarn test:unit", "`make e2e` has to pass"; another project runs others.
@@ -61,6 +61,9 @@ _REPO_TOOLS = re.compile(
     r"|[a-z]+-[\w-]+)(?![\w-])"
     r"|cargo (?:test|clippy|fmt|nextest|build|check|bench)(?![\w-])"
     r"|go (?:test|vet|build|generate|tool)(?![\w-])|(?:uv|poetry) run [a-z][\w.-]*|(?:\./)?gradlew [a-z][\w:-]*)"
+    # …or its manifest, lockfile or build file: "bumps the minor version in pyproject", "go.mod says go 1.23"
+    r"|(?<![\w.-])(?:pyproject(?:\.toml)?|package\.json|cargo\.toml|go\.mod|tsconfig(?:\.\w+)?\.json|makefile"
+    r"|dockerfile|requirements(?:-\w+)?\.(?:txt|in)|uv\.lock|poetry\.lock|pnpm-lock\.yaml|build\.gradle(?:\.kts)?)(?![\w-])"
     # …or its own config file: "run sqlfluff lint before you tell me it's done — the .sqlfluff in the repo root
     # is the source of truth" (not "~/.zshrc", nor ".NET")
     r"|(?!\.net(?![\w-]))" + _CONFIG_FILE
@@ -91,7 +94,7 @@ _WITH_ME = re.compile(
         r"push (?:it )?myself",
     )
     + r"|(?:问|告诉|跟|提醒)我(?:确认|看|说)?|给我(?:确认|看|说)"  # "别给我用 pip" is about pip, not about me
-    r"|(?:提交|push)之?前|直接推|推到 ?main|(?:不要|别|不许)(?:跑|用)? ?(?:git )?push|自己 ?push|push ?我都?自己"
+    r"|(?:提交|push)\s*之?前|直接推|推到 ?main|(?:不要|别|不许)(?:跑|用)? ?(?:git )?push|自己 ?push|push ?我都?自己"
 )
 # a part of the project at hand: "payment PRs go to Ben, he owns the payment module" is this project's way
 _PROJECT_PART = re.compile(r"模块|组件|(?<![a-z])(?:module|component|package|crate)s?(?![a-z])")
@@ -161,3 +164,14 @@ def scope_beside(scope: str, said: str, known_scope: str, *, changes: bool = Fal
         if CHANGE_OF_PLAN.search(folded) and not names_this_project(folded):
             return "global"
     return scope
+
+
+def scope_in(scope: str, said: str, category: str, project: str) -> str:
+    """Return the scope of a statement said in ``project``: one that names that project ("in infra-live the commit
+    scope is the env", "helmwright 的 MR 以後改找 Oskar review") is its rule, unless it is who the person is or
+    says it holds in every project."""
+    if scope != "global" or category == "identity" or len(project) < 3:
+        return scope
+    folded = fold(said)
+    named = re.search(rf"(?<![\w.-]){re.escape(project.casefold())}(?![\w-])", folded.casefold())
+    return "project" if named and not EVERY_PROJECT.search(folded) else scope

@@ -135,6 +135,11 @@ def test_a_clause_that_says_always_is_no_ask_whatever_word_it_opens_on() -> None
             "also we format with ktlint through spotless — run ./gradlew spotlessApply before you commit anything",
             "run ./gradlew spotlessApply before you commit anything",
         ),
+        # typed with a space between the English word and the Chinese
+        (
+            "commit 前先跑 cargo clippy --all-targets -- -D warnings 和 cargo nextest run，两个都过才 commit",
+            "commit 前先跑 cargo clippy --all-targets -- -D warnings 和 cargo nextest run",
+        ),
     ],
 )
 def test_a_step_before_each_commit_is_a_standing_one(turn: str, statement: str) -> None:
@@ -611,6 +616,8 @@ def test_a_repeat_in_the_other_language_is_found_among_insights_sharing_its_comm
         # a rule said of the project at hand stays with it, however it addresses the person
         ("这个项目用 poetry 管理依赖，别给我用 pip install。", "preference", "project"),
         ("這個專案一律用 pnpm，不要給我 npm 的指令", "preference", "project"),
+        # typed with a space before the English word
+        ("這個 repo 的 commit message 用中文寫，前面一樣 feat: / fix:，林老闆會看 changelog", "preference", "project"),
         ("我都用 pnpm，不要給我 npx / npm 的指令，所有專案都一樣。", "preference", "global"),
         ("Use pnpm in all my projects, not just this repo", "preference", "global"),
         # found in a fresh half: a habit "for everything" stayed with the repo it was said in
@@ -638,6 +645,11 @@ def test_a_rule_is_found_with_its_category_and_scope(turn: str, category: str, s
         ("this repo is on Go 1.22", True),
         ("type hints in all my python code, not just this repo", False),
         ("不只是这个项目，别的也一样", False),
+        ("這個 repo 的 commit message 用中文寫", True),
+        ("不只是这个 repo，别的也一样", False),
+        ("Any PR that changes model output bumps the minor version in pyproject", True),  # its manifest
+        ("go.mod says go 1.23 now", True),
+        ("my pyprojects are tidy", False),
         ("use pnpm, never npm", False),
     ],
 )

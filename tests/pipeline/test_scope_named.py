@@ -1,0 +1,64 @@
+"""A rule that names the project it was said in stays with that project."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from incremind_daemon.config import Settings
+from incremind_daemon.pipeline.scope import scope_in
+from incremind_daemon.pipeline.steps import StepState, examine_pending, ingest_item, open_writer
+from incremind_daemon.pipeline.work import TailSession
+from incremind_daemon.sources.extract import extract_bytes
+from incremind_daemon.sources.sessions.reader import ReadRules, TranscriptReader
+from incremind_daemon.store.db import fetch_rows
+from incremind_daemon.store.embedder import Embedder
+from tests.transcripts import ClaudeLog
+
+
+@pytest.fixture
+def repository(private_home: Path, tmp_path: Path) -> Path:
+    (private_home / ".claude").mkdir(exist_ok=True)
+    folder = tmp_path / "helmwright"  # a git repository named like the project, so its sessions land in it
+    (folder / ".git").mkdir(parents=True)
+    return folder
+
+
+def test_a_rule_naming_the_project_at_hand_is_that_projects(
+    settings: Settings, repository: Path, use_m3: Embedder
+) -> None:
+    log = ClaudeLog(settings.sessions.claude.dir or Path(), "s1", str(repository), day="2026-11-20")
+    log.append(
+        log.user(
+            "u1",
+            "Mehmet (Aydın) reviews every helmwright MR, and I look at the diff myself before it goes to him.\n\n"
+            "And keep replies short, in every repo.",
+        ),
+        log.assistant("a1", "msg_1", "Noted."),
+    )
+    steps = StepState(
+        settings, extract_bytes, embedder=use_m3, read_session=TranscriptReader(ReadRules.from_settings(settings))
+    )
+    with open_writer(steps) as conn:
+        assert ingest_item(conn, steps, TailSession(log.path, "claude")).status == "added"
+        examine_pending(conn, steps)
+        scopes = {
+            str(statement): str(scope) for statement, scope in fetch_rows(conn, "SELECT statement, scope FROM insights")
+        }
+    commit = next(scope for statement, scope in scopes.items() if "Mehmet" in statement)
+    short = next(scope for statement, scope in scopes.items() if "short" in statement)
+    assert (commit, short) == ("project", "global"), scopes
+
+
+@pytest.mark.parametrize(
+    ("said", "category", "scope"),
+    [
+        ("Mehmet 下週起調去 data team，helmwright 的 MR 以後改找 Oskar review", "decision", "project"),
+        ("Use pnpm in all my repos, helmwright too", "preference", "global"),  # said to hold everywhere
+        ("I maintain helmwright and two other charts tools", "identity", "global"),  # who the person is
+        ("helmwright-old is archived, never touch it", "preference", "global"),  # another project's name
+    ],
+)
+def test_naming_the_project_keeps_a_global_rule_with_it(said: str, category: str, scope: str) -> None:
+    assert scope_in("global", said, category, "helmwright") == scope
