@@ -97,15 +97,23 @@ def material_of(conn: apsw.Connection, job: insight_jobs.InsightJob) -> Material
     return Material(job.source_id, job.project, source.raw_text, spans, upto, conversational=True)
 
 
-def local_candidates(material: Material, *, limit: int, reader: LastingReader | None = None) -> list[Candidate]:
-    """Pick candidates from the parts of a source to examine, offsets into its whole text."""
+def local_candidates(
+    material: Material, *, limit: int, reader: LastingReader | None = None
+) -> tuple[list[Candidate], int]:
+    """Pick candidates from the parts of a source to examine, offsets into its whole text, in the order said.
+
+    One part yields at most ``limit``; the parts are read in order until the next would pass ``limit``
+    in all, so a long session read at once (a backfill) is examined in batches and loses nothing. Return
+    the candidates and how far the source is examined with them.
+    """
     found: list[Candidate] = []
     for start, end in material.spans:
         part = material.text[start:end]
-        for candidate in extract_candidates(part, limit=limit, conversational=material.conversational, reader=reader):
-            found.append(replace(candidate, start=candidate.start + start, end=candidate.end + start))
-    # one part yields at most ``limit``; of a session's many messages the latest state the current position
-    return found[-limit:]
+        said = extract_candidates(part, limit=limit, conversational=material.conversational, reader=reader)
+        if found and len(found) + len(said) > limit:
+            return found, start  # the rest is the next batch's
+        found.extend(replace(candidate, start=candidate.start + start, end=candidate.end + start) for candidate in said)
+    return found, material.upto
 
 
 def record_increments(
@@ -359,14 +367,42 @@ def examine_source(
     ``candidates`` come from the model when given; otherwise the local rules
     pick them. Either way the relation to what is known is decided here.
     """
+    found: list[Increment] = []
+    while True:
+        increments, upto, more = _examine_batch(
+            conn, settings, job, candidates=candidates, origin=origin, embedder=embedder, actor=actor
+        )
+        found.extend(increments)
+        if not more or upto <= job.upto:
+            break
+        job = replace(job, upto=upto)  # a long session read at once: its next batch, in the order said
+    made = sum(1 for increment in found if increment.relation in ("new", *_LINKED))
+    if found:
+        log.info("examined %s: %d candidate(s), %d new pending", item_id("raw", job.source_id), len(found), made)
+    return found
+
+
+def _examine_batch(
+    conn: apsw.Connection,
+    settings: Settings,
+    job: insight_jobs.InsightJob,
+    *,
+    candidates: Sequence[Candidate] | None,
+    origin: str,
+    embedder: Embedder | None,
+    actor: str,
+) -> tuple[list[Increment], int, bool]:
+    """Examine what of a source its job has not, up to a batch of candidates; return the increments, how far the
+    source is examined, and whether more of it waits."""
     now = clock.stamp()
     with write_transaction(conn):
         material = material_of(conn, job)
-        picked = (
-            list(candidates)
-            if candidates is not None
-            else local_candidates(material, limit=settings.insights.max_per_source, reader=reader_for(embedder))
-        )
+        upto = material.upto
+        if candidates is not None:
+            picked = list(candidates)
+        else:
+            reader = reader_for(embedder)
+            picked, upto = local_candidates(material, limit=settings.insights.max_per_source, reader=reader)
         if not material.conversational:
             # what a dropped file says stays in its project: personal notes reach a coding
             # agent's context only once the person makes one global (incremind edit --scope)
@@ -388,11 +424,8 @@ def examine_source(
             ordered=material.conversational,
             now=now,
         )
-        insight_jobs.finish_job(conn, job.source_id, upto=material.upto, path=origin, now=now)
-    made = sum(1 for increment in found if increment.relation in ("new", *_LINKED))
-    if found:
-        log.info("examined %s: %d candidate(s), %d new pending", item_id("raw", job.source_id), len(found), made)
-    return found
+        insight_jobs.finish_job(conn, job.source_id, upto=upto, path=origin, now=now)
+    return found, upto, upto < material.upto
 
 
 def save_memory(
