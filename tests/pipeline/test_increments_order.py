@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from pathlib import Path
 
 import pytest
@@ -26,11 +27,8 @@ CHANGES = [
 
 
 @pytest.fixture
-def repository(private_home: Path, tmp_path: Path) -> Path:
-    (private_home / ".claude").mkdir(exist_ok=True)
-    folder = tmp_path / "shop"  # a git repository named like the project, so its sessions land in it
-    (folder / ".git").mkdir(parents=True)
-    return folder
+def repository(repository_named: Callable[[str], Path]) -> Path:
+    return repository_named("shop")
 
 
 def _said(settings: Settings, repository: Path, session: str, day: str, text: str) -> TailSession:

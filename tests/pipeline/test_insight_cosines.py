@@ -25,14 +25,19 @@ def known(settings: Settings, use_m3: Embedder) -> Iterator[tuple[apsw.Connectio
     conn = connect(settings.database_path)
     saved = save_memory(conn, settings, SaveRequest("The API listens on port 8080", project="api", trusted=True))
     assert saved.insight_id is not None and saved.status == "confirmed"
+    _embed_all(conn, use_m3)
+    yield conn, saved.insight_id
+    conn.close()
+
+
+def _embed_all(conn: apsw.Connection, use_m3: Embedder) -> None:
+    """Embed every item waiting, as the worker embeds it, and make the model live."""
     key = use_m3.identity.key
     with write_transaction(conn):
         vectors.register_model(conn, key, use_m3.identity.name, use_m3.identity.dimension, now=NOW)
         entries = vectors.pending(conn, key, limit=100)
         vectors.store_vectors(conn, key, entries, use_m3.embed_passages([text for _, _, text, _ in entries]))
         vectors.promote_if_built(conn, key)
-    yield conn, saved.insight_id
-    conn.close()
 
 
 def candidate(statement: str) -> Candidate:
@@ -134,12 +139,7 @@ def test_other_projects_near_rules_do_not_crowd_out_this_projects_own(settings: 
                 conn, project=f"web{number}", candidate=replace(candidate(rule), category="preference"),
                 relation="new", source_id=None, status="confirmed", now=NOW,
             )  # fmt: skip
-    key = use_m3.identity.key
-    with write_transaction(conn):
-        vectors.register_model(conn, key, use_m3.identity.name, use_m3.identity.dimension, now=NOW)
-        entries = vectors.pending(conn, key, limit=100)
-        vectors.store_vectors(conn, key, entries, use_m3.embed_passages([text for _, _, text, _ in entries]))
-        vectors.promote_if_built(conn, key)
+    _embed_all(conn, use_m3)
     said = replace(candidate(rule), category="preference")
     near = {
         insight.id: similarity

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from pathlib import Path
 
 import pytest
@@ -18,11 +19,8 @@ from tests.transcripts import ClaudeLog
 
 
 @pytest.fixture
-def repository(private_home: Path, tmp_path: Path) -> Path:
-    (private_home / ".claude").mkdir(exist_ok=True)
-    folder = tmp_path / "helmwright"  # a git repository named like the project, so its sessions land in it
-    (folder / ".git").mkdir(parents=True)
-    return folder
+def repository(repository_named: Callable[[str], Path]) -> Path:
+    return repository_named("helmwright")
 
 
 def test_a_rule_naming_the_project_at_hand_is_that_projects(
