@@ -67,7 +67,7 @@ GONE = re.compile(
 # a short report that gives only what a changed value now reads, once the turn's tools changed it:
 # "Both files → 1.9.8.", "Header now: prod Wed 31 Mar"
 # "Service port = containerPort in fx-quotes", "values-prod.yaml: `minReplicas: 2`, `maxReplicas: 4`"
-_FILE_CAPTION = re.compile(r"`?[\w./-]+\.[a-z]{2,5}`?\s*[:：]\s*\S")
+_FILE_CAPTION = re.compile(r"`?[\w./-]+\.[a-z]{2,5}`?\s*[:：]\s*(?=\S)")
 CHANGED_TO = re.compile(
     r"^[^→\n]{1,60}(?:→|->)\s*\S|^[\w`'./ -]{1,40} now\s*[:：]\s*\S|^[\w`'./ -]{1,40}\s=\s\S|^" + _FILE_CAPTION.pattern
 )
@@ -397,13 +397,9 @@ def is_done(folded: str) -> bool:
     """Tell whether a folded sentence reports work done: "Fixed the redirect", "好, PR #421。"."""
     if NOT_DONE_CUES.search(folded) or _APOLOGY.match(folded):
         return False
-    # "好, PR #421。", "👍 Added …": a report is read past the yes that opens it, and past the file it is of
-    # ("`model/metrics.py`：新增 `gauc(…)`", "`configs/dcn_v2.yaml`: `ckpt_dir` 改成 …")
-    lead = REPORT_LEAD.match(folded) or _OF_FILE.match(folded)
+    # "好, PR #421。", "👍 Added …", "`model/metrics.py`：新增 …": read past the yes, or the file, it opens on
+    lead = REPORT_LEAD.match(folded) or _FILE_CAPTION.match(folded)
     return any(_reports(text) for text in ((folded, folded[lead.end() :]) if lead else (folded,)))
-
-
-_OF_FILE = re.compile(r"^(?:[-*•]\s*)?(?:`[^`\n]{1,80}`|[\w./()+-]{1,80}\.[a-z]{1,5})\s*[:：]\s*(?=\S)")
 
 
 # the agent owning up to a mistake the person corrected, which reports no work: "抱歉，已确认端口是 8443"
