@@ -120,7 +120,6 @@ _NEW_BRANCH = re.compile(r"\bgit (?:checkout|switch)(?:\s+-q)?\s+-q?[bcBC]\s+([\
 # a commit whose message the transcript cut short: "git commit -qm 'feat(consumer): buffer records and flush at 50 …"
 _CUT_COMMIT = re.compile(r"\bgit\s+commit\b.*?\s-[a-z]*m\s*[\"']([^\"'\n]{12,}?)\s*…$")
 _TAG = re.compile(r"\bgit tag\s+(?:-[as]\s+)?(v?\d[\w.-]*)(?=\s*(?:$|&&|;|\n|-m))")
-# the words that join a sentence to the one before, which an item's key may open with
 _FIRST_CLAUSE = re.compile(r"[^,，.。!！;；\n]{1,16}(?=[,，.。!！;；\n]|$)")
 # a yes in a reply's first clause, though not its negation: "不行. 別用固定秒數去等畫面" turns the plan down
 _YES = re.compile(r"(?<![不没太])(?:可以|行)|没问题|(?<!不)同意|(?<!not )\b(?:ok|okay|sure|fine|yes|yeah|go ahead)\b")

@@ -13,6 +13,7 @@ from dataclasses import dataclass
 from incremind_daemon.pipeline.cues import fold
 from incremind_daemon.pipeline.stance import negated, used
 
+# the words that join a sentence to the one before, which an item's key may open with
 CONNECTIVES = re.compile(r"^(?:and|also|so|but|then|plus|ok|okay|还有|另外|然后|而且|并且|顺便|对了)+")
 
 
