@@ -459,7 +459,7 @@ def save_memory(
     sha = hashlib.sha256(f"note\0{project}\0{text}".encode()).hexdigest()
     with write_transaction(conn):
         source_id = _store_note(conn, text, project=project, sha=sha, actor=request.actor, now=now)
-        candidates = _save_candidates(text, request)
+        candidates = _save_candidates(text, request, project)
         found = record_increments(
             conn,
             settings,
@@ -502,12 +502,13 @@ def _store_note(conn: apsw.Connection, text: str, *, project: str, sha: str, act
     return source_id
 
 
-def _save_candidates(text: str, request: SaveRequest) -> list[Candidate]:
+def _save_candidates(text: str, request: SaveRequest, project: str) -> list[Candidate]:
     picked = extract_candidates(text, limit=12)
     if len(text) > SAVE_AS_ONE_CHARS:
         return picked
     category = request.category or (picked[0].category if picked else "entity")
-    scope = picked[0].scope if picked else "project"
+    # a rule that names the project it is saved in is that project's, as a session's is
+    scope = scope_in(picked[0].scope, text, category, project) if picked else "project"
     # the person's words whole, less what only asks to keep them ("Remember:", "记住：") and the closing stop
     statement = clean_statement(text)
     return [Candidate(statement, category, (request.condition or "").strip(), text, 0, len(text), scope)]

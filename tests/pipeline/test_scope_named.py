@@ -8,13 +8,16 @@ from pathlib import Path
 import pytest
 
 from incremind_daemon.config import Settings
+from incremind_daemon.pipeline.insights import save_memory
 from incremind_daemon.pipeline.scope import scope_in
 from incremind_daemon.pipeline.steps import StepState, examine_pending, ingest_item, open_writer
 from incremind_daemon.pipeline.work import TailSession
 from incremind_daemon.sources.extract import extract_bytes
 from incremind_daemon.sources.sessions.reader import ReadRules, TranscriptReader
-from incremind_daemon.store.db import fetch_rows
+from incremind_daemon.store import insights
+from incremind_daemon.store.db import connect, fetch_rows
 from incremind_daemon.store.embedder import Embedder
+from incremind_daemon.store.records import SaveRequest
 from tests.transcripts import ClaudeLog
 
 
@@ -60,3 +63,19 @@ def test_a_rule_naming_the_project_at_hand_is_that_projects(
 )
 def test_naming_the_project_keeps_a_global_rule_with_it(said: str, category: str, scope: str) -> None:
     assert scope_in("global", said, category, "helmwright") == scope
+
+
+@pytest.mark.parametrize(
+    ("text", "scope"),
+    [
+        ("In helmwright reviews, reply in English, Mehmet reads them", "project"),
+        ("Reply in English", "global"),  # how to answer the person, in every project
+    ],
+)
+def test_a_saved_rule_naming_its_project_is_that_projects(settings: Settings, text: str, scope: str) -> None:
+    settings.home_dir.mkdir(parents=True, exist_ok=True)
+    conn = connect(settings.database_path)
+    saved = save_memory(conn, settings, SaveRequest(text, project="helmwright"))
+    assert saved.insight_id is not None
+    assert insights.get_insight(conn, saved.insight_id).scope == scope
+    conn.close()
