@@ -88,13 +88,14 @@ _MAX_SECRET_SHARE = 0.3
 _DIGIT = re.compile(r"\d")
 _DATED_WEIGHT = 8.0  # "约了 10/9 周五晚上 8 点视频聊", not a day's heading ("3/5 周四", "Next sync: 4/17, same time.")
 # a slot that comes back every week or two, on a day or at an hour: "每周三晚上打羽毛球", "每兩週一次，星期四 19:00"
+_DAY_NAME = r"(?:mon|tues|wednes|thurs|fri|satur|sun)day"
 _WEEKLY_SLOT = re.compile(
-    r"[每逢隔](?:两|2)?(?:周|星期|礼拜)|(?:两|2)周一次|(?<![a-z])(?:every (?:other )?(?:week|(?:mon|tues|wednes|thurs"
-    r"|fri|satur|sun)day)|biweekly|fortnightly)(?![a-z])"
+    r"[每逢隔](?:两|2)?(?:周|星期|礼拜)|(?:两|2)周一次"
+    rf"|(?<![a-z])(?:every (?:other )?(?:week|{_DAY_NAME})|biweekly|fortnightly)(?![a-z])"
 )
 _DAY_OR_HOUR = re.compile(
     r"(?:周|星期|礼拜)[一二三四五六日天]|\d{1,2}[:：]\d{2}|\d{1,2}\s*点|[早晚]上?[一二三四五六七八九十]+点"
-    r"|(?<![a-z])(?:(?:mon|tues|wednes|thurs|fri|satur|sun)day|\d{1,2}\s*[ap]m)(?![a-z])"
+    rf"|(?<![a-z])(?:{_DAY_NAME}|\d{{1,2}}\s*[ap]m)(?![a-z])"
 )
 # an instruction that forbids, which holds beyond the task however plainly put: "Don't roll back migrations by hand"
 _FORBIDDING = re.compile(r"(?:(?:pls|please) )?(?:don'?t|do not|never)\s|(?:请)?(?:别|不要|不准|禁止|不许)")

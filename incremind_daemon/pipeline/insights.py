@@ -409,8 +409,7 @@ def _examine_batch(
             picked = [replace(candidate, scope="project") for candidate in picked]
         # …and a rule that names the project it was said in is that project's
         picked = [
-            replace(candidate, scope=scope_in(candidate.scope, said, candidate.category, job.project))
-            for candidate, said in ((candidate, candidate.quote or candidate.statement) for candidate in picked)
+            replace(c, scope=scope_in(c.scope, c.quote or c.statement, c.category, job.project)) for c in picked
         ]
         found = record_increments(
             conn,
