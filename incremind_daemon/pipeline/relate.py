@@ -24,7 +24,15 @@ from incremind_daemon.pipeline.relate_rules import (
     relate_by_rules,
     says_again,
 )
-from incremind_daemon.pipeline.replacing import changed_subject, for_other_writing, stands_with, turns_down
+from incremind_daemon.pipeline.replacing import (
+    NOW_SET,
+    changed_subject,
+    for_other_writing,
+    moved_from,
+    stands_with,
+    turns_down,
+    value_replaced,
+)
 from incremind_daemon.pipeline.replies import answer_slots
 from incremind_daemon.pipeline.scope import scope_beside
 from incremind_daemon.pipeline.stance import CHANGE, EXCEPTION_SAID, negated, used
@@ -160,8 +168,32 @@ def relate(
         and linked[1]["none"] >= reading.unrelated
         and not _both_use(candidate, linked[0])
     ):
-        return Relation("new", None, verdict.similarity)
+        verdict = Relation("new", None, verdict.similarity)
+    if verdict.kind in ("new", "supplement") and (nearest := _value_changed(candidate, known)) is not None:
+        return conflict(candidate, nearest, nearest.vector_similarity or 0.0, ordered, moved=True)
     return verdict
+
+
+def _value_changed(candidate: Candidate, known: Sequence[Known]) -> Known | None:
+    """The nearest insight, when the candidate moves a value it holds to another ("bump replicas from 6 to 8"
+    beside "Prod runs 6 replicas"), or says it sets a new value of the same form in its place: "The dashboard
+    runs on 5174 now" beside "Dev server runs on 5173 and proxies /api to …", "pay-recon 的 parent 改成 3.3.6"
+    beside "Spring Boot 是 3.2.5", which share too few words for the rules or the model."""
+    read = [item for item in known if item.vector_similarity is not None]
+    if not read:
+        return None
+    nearest = max(read, key=lambda item: item.vector_similarity or 0.0)
+    mine, theirs = said_of(candidate), text_of(nearest.statement, nearest.condition)
+    if moved_from(mine, theirs):
+        return nearest  # it says the change it makes, whatever day it names ("… went to 16 partitions last week")
+    said = (fold(text) for text in (candidate.quote, candidate.statement))
+    if (
+        any(CHANGE.search(text) or NOW_SET.search(text) for text in said)
+        and value_replaced(mine, theirs)
+        and may_conflict(candidate, nearest)
+    ):
+        return nearest
+    return None
 
 
 def _both_use(candidate: Candidate, item: Known) -> bool:

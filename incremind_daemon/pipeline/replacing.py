@@ -152,3 +152,39 @@ def turns_down(mine: str, theirs: str) -> bool:
     held = {*re.findall(r"[\w.+#-]+", fold(theirs).casefold()), *used(theirs), *numbers_of(features_of(theirs))}
     return not refused.isdisjoint(held)  # "5432 不对" beside "order-db 监听 5432": a value it holds
 
+
+# a word that says a value is the one now: "runs on 5174 now", "batch size 现在是 4096", "预算上限提到 S$680k"
+# (not "for now", which says the value may change)
+NOW_SET = re.compile(r"(?<![a-z])(?<!for )(?<!until )now(?![a-z])|现在|目前|(?:提|降|调|升|涨|加|减|缩)(?:高|低)?到")
+
+
+def value_replaced(mine: str, theirs: str) -> bool:
+    """Tell whether a statement gives a value of the same form as one the other holds, in its place: a port
+    5174 for 5173, a version 3.3.6 for 3.2.5, "S$680k" for "S$650k", "3:30" for "2:00". A form is a number's
+    digits and marks ("dddd", "d.d.d", "d:dd"); a plain number of one or two digits has none, as any count, day
+    or distance has it ("这周 LSD 30k" beside "25k 起步，最长到 32k")."""
+    my_numbers, their_numbers = numbers_of(features_of(mine)), numbers_of(features_of(theirs))
+    given = {_form(number) for number in my_numbers - their_numbers} - {None}
+    return any(_form(number) in given for number in their_numbers - my_numbers)
+
+
+def moved_from(mine: str, theirs: str) -> bool:
+    """Tell whether a statement moves a value the other holds to one it does not ("from 6 to 8", "180 秒 → 240 秒")."""
+    their_numbers = numbers_of(features_of(theirs))
+    for match in _FROM_TO.finditer(fold(mine)):
+        old, new = match.group(1) or match.group(3), match.group(2) or match.group(4)
+        if f"#{old}" in their_numbers and f"#{new}" not in their_numbers:
+            return True
+    return False
+
+
+# the old value, then the new one: "bump replicas from 6 to 8", "180 秒 → 240 秒", "从 3 天改成 7 天"
+_FROM_TO = re.compile(
+    r"(?:(?<![a-z])from|从)\s*(\d+(?:[.:]\d+)*)[^\d,，;；]{0,6}?\s*(?:(?<![a-z])to(?![a-z])|改成|改到|到)\s*(\d+(?:[.:]\d+)*)"
+    r"|(\d+(?:[.:]\d+)*)[^\d,，;；]{0,3}?\s*(?:→|->)\s*(\d+(?:[.:]\d+)*)"
+)
+
+
+def _form(number: str) -> str | None:
+    form = re.sub(r"\d", "d", number)
+    return form if form.count("d") >= 3 or re.search(r"[.:/]", form) else None

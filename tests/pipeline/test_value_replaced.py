@@ -1,0 +1,94 @@
+"""A new value said in the place of one a known insight holds replaces it, however few words the two share."""
+
+from __future__ import annotations
+
+import pytest
+
+from incremind_daemon.pipeline.lasting_model import relation_reader_for
+from incremind_daemon.pipeline.pairs import Known, Relation
+from incremind_daemon.pipeline.relate import relate
+from incremind_daemon.pipeline.replacing import moved_from, value_replaced
+from incremind_daemon.store.embedder import Embedder
+from incremind_daemon.store.records import Candidate
+
+
+def _relate(use_m3: Embedder, said: str, *known_texts: str) -> Relation:
+    """Relate a decision said in a session to known project insights (ids 1, 2, …), with their real cosines."""
+    vectors = use_m3.embed_passages([said, *known_texts])
+    known = [
+        Known(number, text, "", "fact", float(vectors[0] @ vectors[number]), "project")
+        for number, text in enumerate(known_texts, start=1)
+    ]
+    candidate = Candidate(said, "decision", "", said, 0, len(said), "project")
+    reading = relation_reader_for(use_m3)
+    return relate(candidate, known, repeat_similarity=0.8, related_similarity=0.4, ordered=True, reading=reading)
+
+
+# found in tuning halves: each was proposed as new (or as a supplement), so the old value stayed current
+@pytest.mark.parametrize(
+    ("said", "known_text"),
+    [
+        ("The dashboard runs on 5174 now", "Dev server runs on 5173 and proxies /api to the ops API on 8787"),
+        ("pay-recon 的 parent 改成 3.3.6", "Spring Boot 是 3.2.5"),
+        ("预算上限提到 S$680k，标红的阈值一起改", "我们预算上限 S$650k，超过的房子在列表里标红"),
+        ("Move the nightly run to 3:30", "It runs every night at 2:00 from a launchd agent on the old Mac mini"),
+        # the old value moved to a new one says the change itself, whatever day its reason names
+        (
+            "Bump replicas from 6 to 8 in values-prod.yaml — rider.location.v2 went to 16 partitions last week",
+            "Prod runs 6 replicas, one per two partitions of rider.location.v2",
+        ),
+        ("match 長度 180 秒 → 240 秒，client/server 一起改", "一場 match 是 180 秒沒錯"),
+    ],
+)
+def test_a_new_value_in_the_place_of_the_nearest_insights_supersedes_it(
+    use_m3: Embedder, said: str, known_text: str
+) -> None:
+    relation = _relate(use_m3, said, known_text, "Keep answers short, I read the diff myself")
+    assert (relation.kind, relation.known_id) == ("supersedes", 1)
+
+
+def test_a_value_for_now_or_of_another_thing_replaces_nothing(use_m3: Embedder) -> None:
+    # "for now" says the value may change; it is no change of one
+    relation = _relate(use_m3, "Use 28°C as the threshold for now", "The bedroom lights never go above 30% at night")
+    assert relation.kind != "supersedes"
+    # a value of the same form in an insight that is not the nearest one is not the one changed
+    relation = _relate(
+        use_m3,
+        "The dashboard runs on 5174 now",
+        "Dev server runs on 5173 and proxies /api to the ops API on 8787",
+        "Release 2.4.1 goes out on 3/14",
+    )
+    assert relation.known_id != 2
+
+
+@pytest.mark.parametrize(
+    ("mine", "theirs", "replaced"),
+    [
+        ("runs on 5174 now", "runs on 5173", True),
+        ("parent 3.3.6", "Spring Boot 3.2.5", True),
+        ("move it to 3:30", "runs at 2:00", True),
+        # the old value said again beside the new one is "X, not Y", which the rules read already
+        ("15%, not 20%", "under 20% mito reads", False),
+        # a lone digit is any count or day: "4 月起" is no new value for "订了 6 位"
+        ("4 月起改成每周一次", "订了 6 位", False),
+        ("这周 LSD 30k，不用去华西了", "25k 起步每周加 2–3k，最长到 32k", False),
+        ("runs on 5173", "runs on 5173", False),
+    ],
+)
+def test_a_value_is_replaced_by_one_of_its_form_that_the_other_lacks(mine: str, theirs: str, replaced: bool) -> None:
+    assert value_replaced(mine, theirs) is replaced
+
+
+@pytest.mark.parametrize(
+    ("mine", "theirs", "moved"),
+    [
+        ("bump replicas from 6 to 8", "prod runs 6 replicas", True),
+        ("match 長度 180 秒 → 240 秒", "一場 match 是 180 秒", True),
+        ("lookback 从 3 天改成 7 天", "lookback 固定 3 天", True),
+        # moved from a value the other does not hold, or to one it holds already: no change of it
+        ("bump replicas from 6 to 8", "prod runs 4 replicas", False),
+        ("from 6 to 8 replicas", "6 to 8 replicas", False),
+    ],
+)
+def test_a_value_moved_from_the_one_the_other_holds(mine: str, theirs: str, moved: bool) -> None:
+    assert moved_from(mine, theirs) is moved
