@@ -146,11 +146,27 @@ def turns_down(mine: str, theirs: str) -> bool:
     "uv manages the interpreter, not the Pi's system python" beside "the rig is pinned to python 3.11, same as
     the pi's system python" (though "never npm" repeats "pnpm only, never npm"), or one it says to use
     ("代码注释不要写中文了" beside "代码注释写中文就行")."""
-    refused = negated(mine) - negated(theirs)
+    refused = {name for name in negated(mine) - negated(theirs) if not _refused_in(name, theirs)}
     if not refused:
         return False
     held = {*re.findall(r"[\w.+#-]+", fold(theirs).casefold()), *used(theirs), *numbers_of(features_of(theirs))}
     return not refused.isdisjoint(held)  # "5432 不对" beside "order-db 监听 5432": a value it holds
+
+
+# a word that turns down what its clause names, in either language
+_REFUSING = re.compile(
+    r"(?<![a-z])(?:not|never|no|don't|do not|dont|stop|avoid)(?![a-z])"
+    r"|不要|别|別|不再|禁止|不能|不许|不許|唔好|唔使|不用"
+)
+_CLAUSE = re.compile(r"[,，;；。!?！？]|\s[—–-]\s")
+
+
+def _refused_in(name: str, text: str) -> bool:
+    """Tell whether a text turns a name down too, in a clause that names it beside a refusing word: "never touch
+    the UI-generated automations.yaml", "你不要跑 git push", "zerolog 不要再用了", which the readings of ``negated``
+    miss where the name is not right after the word."""
+    word = name.removeprefix("#")
+    return any(word in clause and _REFUSING.search(clause) for clause in _CLAUSE.split(fold(text).casefold()))
 
 
 # a word that says a value is the one now: "runs on 5174 now", "batch size 现在是 4096", "预算上限提到 S$680k"
