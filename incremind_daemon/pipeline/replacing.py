@@ -176,12 +176,20 @@ NOW_SET = re.compile(r"(?<![a-z])(?<!for )(?<!until )now(?![a-z])|现在|目前|
 
 def value_replaced(mine: str, theirs: str) -> bool:
     """Tell whether a statement gives a value of the same form as one the other holds, in its place: a port
-    5174 for 5173, a version 3.3.6 for 3.2.5, "S$680k" for "S$650k", "3:30" for "2:00". A form is a number's
-    digits and marks ("dddd", "d.d.d", "d:dd"); a plain number of one or two digits has none, as any count, day
-    or distance has it ("这周 LSD 30k" beside "25k 起步，最长到 32k")."""
-    my_numbers, their_numbers = numbers_of(features_of(mine)), numbers_of(features_of(theirs))
-    given = {_form(number) for number in my_numbers - their_numbers} - {None}
-    return any(_form(number) in given for number in their_numbers - my_numbers)
+    5174 for 5173, a version 3.3.6 for 3.2.5, "S$680k" for "S$650k", "3:30" for "2:00", us-east-2 for us-east-1,
+    "sub-4" for "sub-3:45". A number's form is its digits and marks ("dddd", "d.d.d", "d:dd"); a plain number of
+    one or two digits has none, as any count, day or distance has it ("这周 LSD 30k" beside "25k 起步，最长到 32k");
+    a name's is its letters ("us-east-N").
+    """
+    my_values, their_values = _values(mine), _values(theirs)
+    given = {_form(value) for value in my_values - their_values} - {None}
+    return any(_form(value) in given for value in their_values - my_values)
+
+
+def _values(text: str) -> frozenset[str]:
+    """Return a text's numbers and the names that hold a number ("us-east-1", "sub-3"; "30k" is a number)."""
+    named = {name for name in names_in(text) if len(_LETTER.findall(name)) >= 2 and _DIGIT.search(name)}
+    return numbers_of(features_of(text)) | named
 
 
 def moved_from(mine: str, theirs: str) -> bool:
@@ -201,6 +209,11 @@ _FROM_TO = re.compile(
 )
 
 
-def _form(number: str) -> str | None:
-    form = re.sub(r"\d", "d", number)
+def _form(value: str) -> str | None:
+    if not value.startswith("#"):
+        return _DIGITS.sub("N", value)  # a name: "us-east-N"
+    form = _DIGIT.sub("d", value)
     return form if form.count("d") >= 3 or re.search(r"[.:/]", form) else None
+
+
+_LETTER, _DIGIT, _DIGITS = re.compile(r"[a-z]"), re.compile(r"\d"), re.compile(r"\d+")

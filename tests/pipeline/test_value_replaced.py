@@ -32,6 +32,7 @@ def _relate(use_m3: Embedder, said: str, *known_texts: str) -> Relation:
         ("pay-recon 的 parent 改成 3.3.6", "Spring Boot 是 3.2.5"),
         ("预算上限提到 S$680k，标红的阈值一起改", "我们预算上限 S$650k，超过的房子在列表里标红"),
         ("Move the nightly run to 3:30", "It runs every night at 2:00 from a launchd agent on the old Mac mini"),
+        ("Make that us-east-2 instead, with her new vpc id", "Peer with that VPC in us-east-1, they created the role"),
         # the old value moved to a new one says the change itself, whatever day its reason names
         (
             "Bump replicas from 6 to 8 in values-prod.yaml — rider.location.v2 went to 16 partitions last week",
@@ -67,6 +68,10 @@ def test_a_value_for_now_or_of_another_thing_replaces_nothing(use_m3: Embedder) 
         ("runs on 5174 now", "runs on 5173", True),
         ("parent 3.3.6", "Spring Boot 3.2.5", True),
         ("move it to 3:30", "runs at 2:00", True),
+        # a name that holds a number: its letters are its form
+        ("make that us-east-2 instead", "peer with that VPC in us-east-1", True),
+        ("厦马目标改成 sub-4 吧", "厦门马拉松，全马，目标 sub-3:45", True),
+        ("deploy to eu-west-1", "deploy to us-east-1", False),
         # the old value said again beside the new one is "X, not Y", which the rules read already
         ("15%, not 20%", "under 20% mito reads", False),
         # a lone digit is any count or day: "4 月起" is no new value for "订了 6 位"
