@@ -426,7 +426,7 @@ EXCEPTION = re.compile(CASE_SAID.pattern + r"|(?<![a-z])(?:when(?:ever)? |if )|�
 # "date-fns 不用了", "Redis is out": what a text drops, named before the words that drop it
 _DROPPED = re.compile(
     r"([\w.+/:-]{2,30})\s*(?:以后|今后|现在|之后)?(?:就|也|都)?\s*"  # "poetry 以后不用了"
-    r"(?:不用了|不要了|去掉|弃用|砍掉|干掉|拿掉|is out|is gone|is off|no more|被回收|下线了|退役|作废|取消了?"
+    r"(?:不用了|不要了|去掉|弃用|砍掉|干掉|拿掉|is out|is gone|is dead|is off|no more|被回收|下线了|退役|作废|取消了?"
     r"|(?:is|was|got|has been) (?:dropped|scrapped|ditched|retired))"
 )
 # what a verb of dropping names after it: "We dropped Great Expectations last week", "So scrap Formspree", "弃用 Detox"

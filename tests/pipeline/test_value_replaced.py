@@ -8,6 +8,7 @@ from incremind_daemon.pipeline.lasting_model import relation_reader_for
 from incremind_daemon.pipeline.pairs import Known, Relation
 from incremind_daemon.pipeline.relate import relate
 from incremind_daemon.pipeline.replacing import moved_from, value_replaced
+from incremind_daemon.pipeline.stance import negated
 from incremind_daemon.store.embedder import Embedder
 from incremind_daemon.store.records import Candidate
 
@@ -97,3 +98,11 @@ def test_a_value_is_replaced_by_one_of_its_form_that_the_other_lacks(mine: str, 
 )
 def test_a_value_moved_from_the_one_the_other_holds(mine: str, theirs: str, moved: bool) -> None:
     assert moved_from(mine, theirs) is moved
+
+
+def test_a_thing_said_to_be_dead_is_given_up(use_m3: Embedder) -> None:
+    # found in a tuning half: "X is dead" read as nothing turned down, so the change was a supplement
+    said = "Glide is dead in this codebase, we're on coil 3 now (coil-compose 3.0.4)"
+    assert "glide" in negated(said)
+    relation = _relate(use_m3, said, "We use Glide for images here (glide compose integration)")
+    assert (relation.kind, relation.known_id) == ("supersedes", 1)
