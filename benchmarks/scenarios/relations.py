@@ -26,16 +26,9 @@ ROOT = isolate_home("incremind-relations-")  # before jieba and incremind_daemon
 import argparse  # noqa: E402
 
 from benchmarks.scenarios.scenario import load_half  # noqa: E402
-from benchmarks.scenarios.train_lasting import (  # noqa: E402
-    HERE,
-    RELATED_SIMILARITY,
-    REPEAT_SIMILARITY,
-    pairings_of,
-    related_right,
-)
+from benchmarks.scenarios.train_lasting import HERE, pairings_of, related, related_right  # noqa: E402
 from incremind_daemon.embedding.use_m3 import UseM3Embedder  # noqa: E402
 from incremind_daemon.pipeline.lasting_model import load_weights  # noqa: E402
-from incremind_daemon.pipeline.relate import relate  # noqa: E402
 
 ORDER = ("repeat", "supplement", "supersedes", "different", "new")
 
@@ -56,14 +49,7 @@ def main() -> int:
             totals[pairing.kind][0] += right
             totals[pairing.kind][1] += 1
             if args.wrong == pairing.kind and not right:
-                relation = relate(
-                    pairing.candidate,
-                    pairing.known,
-                    repeat_similarity=REPEAT_SIMILARITY,
-                    related_similarity=RELATED_SIMILARITY,
-                    ordered=pairing.ordered,
-                    reading=reading,
-                )
+                relation = related(pairing, reading)
                 named = None if relation.known_id is None else pairing.names[relation.known_id]
                 said = pairing.candidate.statement[:100]
                 print(f"{name}: {said!r} -> {relation.kind} {named} (want {pairing.target})")

@@ -55,7 +55,7 @@ from incremind_daemon.pipeline.lasting_model import (  # noqa: E402
     sentence_text,
     word_slots,
 )
-from incremind_daemon.pipeline.pairs import PAIR_FEATURES, Known, pair_features  # noqa: E402
+from incremind_daemon.pipeline.pairs import PAIR_FEATURES, Known, Relation, pair_features  # noqa: E402
 from incremind_daemon.pipeline.relate import relate  # noqa: E402
 from incremind_daemon.pipeline.statement import clean_statement, split_condition  # noqa: E402
 from incremind_daemon.store.embedder import Embedder  # noqa: E402
@@ -213,9 +213,9 @@ def fit_relations(pairings: list[Pairing]) -> RelationReader:
     return RelationReader(PAIR_FEATURES, KINDS, mean, scale, w, b, 1.01, 1.01, 1.01, 1.01)
 
 
-def related_right(pairing: Pairing, reading: RelationReader | None) -> bool:
-    """Tell whether relate() names the labelled relation, to the labelled target, for this statement."""
-    relation = relate(
+def related(pairing: Pairing, reading: RelationReader | None) -> Relation:
+    """What relate() makes of a labelled statement beside the earlier ones, as the product's defaults set it."""
+    return relate(
         pairing.candidate,
         pairing.known,
         repeat_similarity=REPEAT_SIMILARITY,
@@ -223,6 +223,11 @@ def related_right(pairing: Pairing, reading: RelationReader | None) -> bool:
         ordered=pairing.ordered,
         reading=reading,
     )
+
+
+def related_right(pairing: Pairing, reading: RelationReader | None) -> bool:
+    """Tell whether relate() names the labelled relation, to the labelled target, for this statement."""
+    relation = related(pairing, reading)
     if pairing.kind == "new":
         return relation.kind == "new"
     named = None if relation.known_id is None else pairing.names[relation.known_id]
