@@ -69,7 +69,8 @@ def relate(
     insight it reads as changed at ``overrule``, when there is one. Someone else's view, kept only as a
     disagreement, differs from the insight the model reads it as most at odds with, when the rules find
     no difference. What the rules call a repeat only because the person says it is said again is none
-    of an insight the model reads as unrelated.
+    of an insight the model reads as unrelated. What both still read as new or a supplement changes the
+    nearest insight when it sets a new value in the place of one that insight holds (``_value_changed``).
     """
     said = said_of(candidate)
     known = [item for item in known if not for_other_writing(said, text_of(item.statement, item.condition))]

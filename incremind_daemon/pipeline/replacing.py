@@ -196,15 +196,19 @@ def moved_from(mine: str, theirs: str) -> bool:
     """Tell whether a statement moves a value the other holds to one it does not ("from 6 to 8", "180 秒 → 240 秒")."""
     their_numbers = numbers_of(features_of(theirs))
     for match in _FROM_TO.finditer(fold(mine)):
-        old, new = match.group(1) or match.group(3), match.group(2) or match.group(4)
+        groups = match.groups()
+        old, new = next((a, b) for a, b in zip(groups[::2], groups[1::2], strict=True) if a is not None)
         if f"#{old}" in their_numbers and f"#{new}" not in their_numbers:
             return True
     return False
 
 
-# the old value, then the new one: "bump replicas from 6 to 8", "180 秒 → 240 秒", "从 3 天改成 7 天"
+# the old value, then the new one: "bump replicas from 6 to 8", "从 3 天改成 7 天", "180 秒 → 240 秒"; not a range
+# ("from 9 to 5", "从 3 月到 5 月")
 _FROM_TO = re.compile(
-    r"(?:(?<![a-z])from|从)\s*(\d+(?:[.:]\d+)*)[^\d,，;；]{0,6}?\s*(?:(?<![a-z])to(?![a-z])|改成|改到|到)\s*(\d+(?:[.:]\d+)*)"
+    r"(?<![a-z])(?:bump|mov|chang|rais|increas|lower|reduc|cut|scal|shift|push|extend|shorten|upgrad|downgrad|go|went)"
+    r"\w*(?:\s+[^\s,，;；.]+){0,4}?\s+from\s+(\d+(?:[.:]\d+)*)[^\d,，;；]{0,6}?\s*to\s+(\d+(?:[.:]\d+)*)"
+    r"|从\s*(\d+(?:[.:]\d+)*)[^\d,，;；]{0,6}?(?:改成|改到|调到|提到|降到|升到|延到|推到)\s*(\d+(?:[.:]\d+)*)"
     r"|(\d+(?:[.:]\d+)*)[^\d,，;；]{0,3}?\s*(?:→|->)\s*(\d+(?:[.:]\d+)*)"
 )
 

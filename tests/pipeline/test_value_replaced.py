@@ -94,6 +94,10 @@ def test_a_value_is_replaced_by_one_of_its_form_that_the_other_lacks(mine: str, 
         # moved from a value the other does not hold, or to one it holds already: no change of it
         ("bump replicas from 6 to 8", "prod runs 4 replicas", False),
         ("from 6 to 8 replicas", "6 to 8 replicas", False),
+        # a range is no move: "from 9 to 5", "从 3 月到 5 月"
+        ("office hours are from 9 to 5", "standup at 9", False),
+        ("从 3 月到 5 月都在杭州", "3 月去杭州出差", False),
+        ("replicas went from 6 to 8 last week", "prod runs 6 replicas", True),
     ],
 )
 def test_a_value_moved_from_the_one_the_other_holds(mine: str, theirs: str, moved: bool) -> None:
