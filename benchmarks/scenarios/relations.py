@@ -26,7 +26,7 @@ ROOT = isolate_home("incremind-relations-")  # before jieba and incremind_daemon
 import argparse  # noqa: E402
 
 from benchmarks.scenarios.scenario import load_half  # noqa: E402
-from benchmarks.scenarios.train_lasting import HERE, pairings_of, related, related_right  # noqa: E402
+from benchmarks.scenarios.train_lasting import HERE, named_in, names_the_label, pairings_of, related  # noqa: E402
 from incremind_daemon.embedding.use_m3 import UseM3Embedder  # noqa: E402
 from incremind_daemon.pipeline.lasting_model import load_weights  # noqa: E402
 
@@ -45,14 +45,13 @@ def main() -> int:
     for name in args.halves:
         half = load_half(HERE / f"{name}.json")
         for pairing in pairings_of(half, embedder):
-            right = related_right(pairing, reading)
+            relation = related(pairing, reading)
+            right = names_the_label(pairing, relation)
             totals[pairing.kind][0] += right
             totals[pairing.kind][1] += 1
             if args.wrong == pairing.kind and not right:
-                relation = related(pairing, reading)
-                named = None if relation.known_id is None else pairing.names[relation.known_id]
                 said = pairing.candidate.statement[:100]
-                print(f"{name}: {said!r} -> {relation.kind} {named} (want {pairing.target})")
+                print(f"{name}: {said!r} -> {relation.kind} {named_in(pairing, relation)} (want {pairing.target})")
     right = sum(r for r, _ in totals.values())
     total = sum(t for _, t in totals.values())
     print(f"\n{len(args.halves)} halves: {right} of {total} statements related right")

@@ -227,11 +227,19 @@ def related(pairing: Pairing, reading: RelationReader | None) -> Relation:
 
 def related_right(pairing: Pairing, reading: RelationReader | None) -> bool:
     """Tell whether relate() names the labelled relation, to the labelled target, for this statement."""
-    relation = related(pairing, reading)
+    return names_the_label(pairing, related(pairing, reading))
+
+
+def names_the_label(pairing: Pairing, relation: Relation) -> bool:
+    """Tell whether a relation is the labelled one, to the labelled target (for a new statement: none)."""
     if pairing.kind == "new":
         return relation.kind == "new"
-    named = None if relation.known_id is None else pairing.names[relation.known_id]
-    return (relation.kind, named) == (pairing.kind, pairing.target)
+    return (relation.kind, named_in(pairing, relation)) == (pairing.kind, pairing.target)
+
+
+def named_in(pairing: Pairing, relation: Relation) -> str | None:
+    """The labelled statement a relation links to, if any."""
+    return None if relation.known_id is None else pairing.names[relation.known_id]
 
 
 def with_thresholds(
