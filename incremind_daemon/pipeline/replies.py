@@ -18,11 +18,19 @@ _LANGUAGE = re.compile(
     r"(?<![a-z])(?:answer|reply|replies|replying|respond|write|talk|speak)(?:s|ing)?(?: to me| me| back)?"
     r" (?:in|using) (?:(?:plain|simple|easy|basic|formal|casual|short) )?"
     r"(?P<en>(?:traditional |simplified )?chinese|english|mandarin|繁中|简中)"
-    # "回覆一律用繁體中文": Traditional Chinese writes 回覆 for 回复
-    r"|(?:回复|回覆|回答|回我|回)(?:都|还是|就|也|一律|统一|全部|全)?(?:用|说)?(?P<zh_after>" + _ZH + ")"
+    # "English replies even when I type 中文", "Chinese answers only"
+    r"|(?<![a-z])(?P<en_before>(?:traditional |simplified )?chinese|english|mandarin) (?:only )?"
+    r"(?:replies|answers|responses)(?![a-z])"
+    # "回覆一律用繁體中文": Traditional Chinese writes 回覆 for 回复; "回答我用中文", "回复请用中文", "跟我说话用中文"
+    r"|(?:回复|回覆|回答|回我|回|说话)(?:我|给我)?(?:都|还是|就|也|请|一律|统一|全部|全)?(?:用|说)?"
+    r"(?P<zh_after>" + _ZH + ")"
     # "用简单的中文回答", "用正式一点的英文回复": the language, however it is to be written
     r"|(?:用|说)(?:[^，,。；;\s]{1,5}的)?(?P<zh_before>" + _ZH + ")(?:回|答|跟我说|和我说|交流)"
+    # "中文回我", "英文回复就行" (not "我打中文回复别人")
+    r"|(?<![用说打写])(?P<zh_lead>" + _ZH + ")(?:回复|回覆|回答|回我|答我)"
 )
+# the person's own writing, not the answer's: "even when I write in Chinese", "就算我用英文问"
+_OWN_WRITING = re.compile(r"(?:(?<![a-z])i(?:'m| am)?|(?<![跟和给对同])我)\s*$")
 _SHORT = re.compile(
     r"(?<![a-z])(?:(?:keep|make) (?:your |the )?(?:answers?|replies|responses|it|them)[^.;]{0,12}(?:short|brief"
     r"|concise|terse)|be (?:brief|concise|terse)|(?:short|brief|concise) (?:answers|replies)"
@@ -56,10 +64,12 @@ def reply_slots(text: str) -> dict[str, str]:
     """Return the slots a text sets on how to answer the person ("language": "zh", "length": "short", …)."""
     folded = fold(text)
     slots: dict[str, str] = {}
-    language = _LANGUAGE.search(folded)
-    if language is not None:
-        said = language.group("en") or language.group("zh_after") or language.group("zh_before")
+    for language in _LANGUAGE.finditer(folded):
+        if _OWN_WRITING.search(folded[: language.start()]):
+            continue  # "English only, even when I write in Chinese"
+        said = next(said for said in language.groups() if said)
         slots["language"] = _LANGUAGES[said]
+        break
     if _SHORT.search(folded):
         slots["length"] = "short"
     if _NO_RECAP.search(folded):

@@ -929,6 +929,27 @@ def test_another_reply_language_changes_the_rule_or_is_a_projects_exception(
     assert relation.kind == kind
 
 
+@pytest.mark.parametrize(
+    ("candidate", "known", "kind"),
+    [
+        # the language the person writes in is not the one they want answers in
+        ("From now on, even when I write in Chinese, answer in English.", "回复用中文", "supersedes"),
+        ("Chinese replies please, even when I write in English.", "Always reply in English.", "supersedes"),
+        ("Chinese replies please, even when I write in English.", "回复一律用中文", "repeat"),
+        # "English replies", "回答我用英文", "跟我说话用英文" name the answers' language as well
+        ("English replies from now on, even when I type 中文", "回复一律用中文", "supersedes"),
+        ("以后回答我用英文", "回复一律用中文", "supersedes"),
+        ("跟我说话用英文就好，就算我打中文也一样", "Always reply in Chinese.", "supersedes"),
+    ],
+)  # fmt: skip
+def test_the_answers_language_is_read_apart_from_the_persons_own(candidate: str, known: str, kind: str) -> None:
+    [found] = extract_candidates(candidate, conversational=True)
+    relation = relate(
+        found, [_known(known, scope="global")], repeat_similarity=0.8, related_similarity=0.4, ordered=True
+    )
+    assert relation.kind == kind
+
+
 def test_a_reply_language_in_a_condition_sets_nothing() -> None:
     said = "生词后面加个 English，比如 降级 (downgrade)"
     found = Candidate(said, "preference", "用中文回答的时候", said, 0, len(said), "global")
