@@ -192,6 +192,9 @@ def test_every_two_weeks_names_no_monday(use_m3: Embedder, text: str) -> None:
         ("Priya's view: every model change has to log NDCG@10 to MLflow.", True),
         # a team's view is how things are done there, said on its behalf
         ("SRE 组的意见：prod 变更一律走 CI 流水线里的 terraform apply，不应该在个人电脑上执行", False),
+        # found in tuning halves: whom to tell, and what a name or a title says, are no one's view
+        ("实验结果表可以写 rec_algo_exp 库，算例外，但建表前要先跟老韩说一声", False),
+        ("Arrange / Act / Assert, one behaviour per test; test name says the behaviour, not the function name.", False),
     ],
 )
 def test_a_view_given_under_someones_name_is_theirs(use_m3: Embedder, text: str, reported: bool) -> None:
