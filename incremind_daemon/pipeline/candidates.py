@@ -58,7 +58,7 @@ from incremind_daemon.pipeline.pieces import (
     whole_code_spans,
 )
 from incremind_daemon.pipeline.prose import is_block_line, is_code, prose_spans
-from incremind_daemon.pipeline.reach import with_reach
+from incremind_daemon.pipeline.reach import widens_the_one_before, with_reach
 from incremind_daemon.pipeline.redact import find_secrets, redact
 from incremind_daemon.pipeline.scope import about_the_person, rules_scope_stands, scope_of
 from incremind_daemon.pipeline.sections import (
@@ -143,7 +143,7 @@ def extract_candidates(
     """
     if limit <= 0 or not text:
         return []
-    pieces = read_pieces(text, conversational=conversational)
+    pieces = _widened(text, read_pieces(text, conversational=conversational))
     chances = reader.chances([text[p.start : p.end] for p in pieces], conversational) if reader and pieces else None
     scored: list[_Scored] = []
     seen: set[str] = set()
@@ -279,6 +279,7 @@ class Piece:
     ruled: bool = False  # an item of a list under a caption that says its items hold from now on
     discussed: bool = False  # an item of a list under a "Discussion" or "Background" heading
     clipped: bool = False  # a sentence of an article the note says it clipped from elsewhere
+    everywhere: bool = False  # a remark after it says it holds in every project
 
 
 def read_pieces(text: str, *, conversational: bool) -> list[Piece]:
@@ -315,6 +316,24 @@ def read_pieces(text: str, *, conversational: bool) -> list[Piece]:
                         piece = replace(piece, clipped=True)  # the work's point, unless the reader speaks in it
                     pieces.append(piece)
     return pieces
+
+
+def _widened(text: str, pieces: list[Piece]) -> list[Piece]:
+    """Drop a remark on where the rules before it hold ("Applies to all my repos, client or not"; "thats every repo
+    not just this one" reaches back over its paragraph) and read those rules as global; the sentence it follows on
+    its line is a rule the person stands by."""
+    out: list[Piece] = []
+    for piece in pieces:
+        reach = widens_the_one_before(piece.whole) if out and "\n" not in text[out[-1].end : piece.start] else None
+        if reach is None:
+            out.append(piece)
+            continue
+        start = text.rfind("\n\n", 0, piece.start) if reach == "paragraph" else out[-1].start
+        # …back to where the paragraph turns to another thing ("另外以后代码注释不要写中文了…。哪个仓库都一样。")
+        start = max([start, *(p.start for p in out if p.end > start and _ANOTHER.match(text[p.start : p.end]))])
+        out = [replace(p, everywhere=True) if p.end > start and piece.start - p.end <= 160 else p for p in out]
+        out[-1] = replace(out[-1], ruled=True)
+    return out
 
 
 def _readable(text: str, start: int, end: int, *, decided: bool) -> Piece | None:
@@ -513,6 +532,7 @@ def _score_sentence(text: str, piece: Piece, *, conversational: bool, chance: Ch
     held_everywhere = chance.reads_global(scope == "global") if chance is not None and reads else None
     if held_everywhere is not None:  # the scope model reads the sentence beside the rules' verdict
         scope = "global" if held_everywhere else "project"
+    scope = "global" if piece.everywhere and not reported else scope
     # more kinds of cue and a recall condition make a sentence a better insight; length does not
     score = strengths[category] + 0.25 * (len(strengths) - 1) + (0.5 if condition else 0.0)
     score += 0.25 if _DIGIT.search(folded) else 0.0

@@ -2,7 +2,8 @@
 
 A remark after a rule that says it holds everywhere makes the rule global and is no candidate itself;
 one that says nothing but the reach ("thats every repo not just this one") makes the rules of its
-paragraph before it global.
+paragraph before it global. Said right after a sentence on its line, such a remark also says that
+sentence is a rule the person stands by (``widens_the_one_before``).
 """
 
 from __future__ import annotations
@@ -90,3 +91,27 @@ def _only_reach(folded: str) -> bool:
 _HOLDS = re.compile(
     r"(?<![a-z0-9_])(?:same|appl(?:y|ies)|goes for|holds?)(?![a-z0-9_])|适用|一样|都这样|也这样|同理|通用"
 )
+
+
+# a remark on the sentence before it: "Applies to all my repos, client or not", "that goes for anything you write
+# for me", "same for all my repos" (not "Two rules that hold in every repo:", which introduces what follows, nor "Do
+# it for all the existing partials now", an ask)
+_WIDENS = re.compile(
+    r"^\W*(?:(?:and|also|oh and) )?(?:(?:that|this|it|which)(?:'s| is)? )?(?:also )?(?:goes|applies|holds|counts)"
+    r"(?: too| as well)? (?:for|to|in|across) (?:all|every|any|each)"
+    r"|^[^.;:!?]{0,40}?, (?:that|this|which) (?:also )?(?:goes|applies|holds) (?:for|to|in|across)"
+    r" (?:all|every|any|each)"
+    r"|^\W*(?:the )?same (?:for|in|across|with) (?:all|every|any|each)"
+)
+
+
+def widens_the_one_before(whole: str) -> str | None:
+    """Tell what a short sentence (folded) that only says where rules hold widens: "paragraph" when it says nothing
+    but the reach ("thats every repo not just this one"), "sentence" when it points back at the one before it
+    ("Applies to all my repos, client or not"), else None."""
+    folded = whole.casefold()
+    if len(folded) > 90:
+        return None
+    if _only_reach(folded):
+        return "paragraph"
+    return "sentence" if _WIDENS.search(folded) is not None else None

@@ -306,6 +306,29 @@ def test_a_sentence_opening_on_also_is_another_rule_with_the_model_too(use_m3: E
     assert found == ["回答短一点，不用每次都给我总结一大段", "别在回复和代码里加 emoji"]
 
 
+def test_a_remark_that_a_rule_goes_for_everything_makes_it_global_and_is_no_candidate(use_m3: Embedder) -> None:
+    # found in a tuning half: the remark was proposed on its own, and the rule it widens stayed this project's
+    text = "times in SGT please, not UTC. everyone here reads SGT, that goes for anything you write for me."
+    found = extract_candidates(text, conversational=True, reader=reader_for(use_m3))
+    assert [(c.statement, c.scope) for c in found] == [("Times in SGT please, not UTC", "global")]
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "- Every bug fix starts with a failing regression test that reproduces it; only then fix. Applies to all my "
+        "repos, client or not.\n- Never mock the database in the integration tests of this service.",
+        "- 每个 bug 修复都先写一个能复现的回归测试，再修。所有项目都一样。\n- 这个服务的集成测试永远不要 mock 数据库。",
+    ],
+)
+def test_a_notes_rule_said_to_hold_everywhere_is_taken_whatever_the_model_reads(use_m3: Embedder, text: str) -> None:
+    # found in a tuning half: the model read the rule as passing (0.17), and the remark after it was proposed alone
+    first, second = extract_candidates(text, conversational=False, reader=reader_for(use_m3))
+    assert first.statement.startswith(("Every bug fix", "每个 bug")) and first.scope == "global"
+    assert not first.statement.endswith(("not", "一样"))
+    assert "mock" in second.statement and second.scope == "project"
+
+
 @pytest.mark.parametrize("text", PASSING)
 def test_passing_talk_stays_out_with_the_model_too(use_m3: Embedder, text: str) -> None:
     assert extract_candidates(text, conversational=True, reader=reader_for(use_m3)) == []
