@@ -314,8 +314,8 @@ def _is_latin_sentence_end(text: str, match: re.Match[str]) -> bool:
     if match.group() in ("?", "!") and match.start() > 0 and text[match.start() - 1] in " \t":
         return False  # a mark standing alone as a word is a symbol: "用 ? 加 .context()", "a ? b : c"
     following = _skip_space(text, end)
-    if following < len(text) and text[following].islower():
-        return False
+    if following < len(text) and (text[following].islower() or text[following] in "—–"):
+        return False  # no sentence opens on a dash: "feat(consumer): ..., fix(settings): ... — in all my repos"
     if "." not in match.group() or ".." in match.group():
         return True  # "!", "?" and an ellipsis before a capital end the sentence
     word_start = match.start()

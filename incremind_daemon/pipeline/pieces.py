@@ -35,7 +35,7 @@ _RULE_AFTER_ASK = re.compile(
     r"(?:always|never|(?:don't|do not) (?!know|think|see|get|understand|remember)|use [^;:]{1,80}?, not )"
     r"|(?:一律|统一|永远|不要|别|都用|只用)"
 )
-_CHAT_BREAK = re.compile(r"(?<=[.!?？！])(?<!\s[?!])[.!?？！]*\s+(?=\S)")  # "用 ? 加 .context()": a symbol
+_CHAT_BREAK = re.compile(r"(?<=[.!?？！])(?<!\s[?!])[.!?？！]*\s+(?=[^\s—–])")  # "用 ? 加 .context()": a symbol
 # words that open another item of a list: "also …", "还有…"
 OTHER_EN, OTHER_ZH = r"also|plus|btw", r"还有|另外|此外|再有|以及"
 # a semicolon before another item of a list of rules: "；也别…", "; also never…", "；还有…", "；2）…"

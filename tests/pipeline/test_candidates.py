@@ -316,6 +316,13 @@ def test_a_remark_on_reach_is_never_a_candidate_and_makes_the_rules_before_it_gl
     assert not any("project" in c.statement or "repo" in c.statement or "仓库" in c.statement for c in found)
 
 
+def test_a_rule_goes_on_past_an_ellipsis_and_a_dash() -> None:
+    # found in a tuning half: "— in all my repos." was cut off as a sentence of its own, and the rule lost with it
+    text = "Use conventional commits — feat(consumer): ..., fix(settings): ... — in all my repos. And split it."
+    [found] = extract_candidates(text, conversational=True)
+    assert found.statement.endswith("in all my repos") and found.scope == "global"
+
+
 @pytest.mark.parametrize(
     "text",
     [

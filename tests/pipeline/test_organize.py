@@ -255,10 +255,16 @@ def test_split_passages_rejects_max_chars_below_two() -> None:
             "我想想……，还是用 pnpm 吧。版本号用 00001_…、00002_…，不用时间戳。",
             ["我想想……，还是用 pnpm 吧。", "版本号用 00001_…、00002_…，不用时间戳。"],
         ),
+        (
+            # no sentence opens on a dash: what follows it is the same sentence's (found in a tuning half)
+            "Use conventional commits — feat(consumer): ..., fix(settings): ... — in all my repos. Split it.",
+            ["Use conventional commits — feat(consumer): ..., fix(settings): ... — in all my repos.", "Split it."],
+        ),
     ],
     ids=["english-abbreviations", "english-quotes-urls", "chinese", "abbreviation-in-quotes", "mixed", "markdown",
          "wrapped-lines",
-         "english-emphasis", "chinese-emphasis", "english-ellipsis-mid-clause", "chinese-ellipsis-mid-clause"],
+         "english-emphasis", "chinese-emphasis", "english-ellipsis-mid-clause", "chinese-ellipsis-mid-clause",
+         "english-ellipsis-before-a-dash"],
 )  # fmt: skip
 def test_split_sentences_finds_sentence_spans(text: str, expected: list[str]) -> None:
     assert [s.text for s in split_sentences(text)] == expected
