@@ -1208,6 +1208,22 @@ def test_where_a_new_project_stands_is_no_fact_to_keep(text: str) -> None:
 
 
 @pytest.mark.parametrize(
+    ("said", "unsure"),
+    [
+        ("不知道是不是 dsm 防火墙的问题，有空再查", True),
+        ("我不知道要不要上 redux", True),
+        # found in tuning halves: what no one would know, whom it leaves in the dark, and what to do when one
+        # does not know are no doubt of the person's
+        ("不要在 code 裡偷塞 default 值，不然哪天連錯 Redis 都不知道", False),
+        ("PR 描述太简略了，review 的人不知道为什么要改", False),
+        ("TypeScript 里别用 any 啊，实在不知道类型就 unknown 然后自己收窄", False),
+    ],
+)
+def test_not_knowing_hedges_only_the_persons_own_doubt(said: str, unsure: bool) -> None:
+    assert (HEDGE.search(fold(said)) is not None) is unsure
+
+
+@pytest.mark.parametrize(
     ("said", "for_now"),
     [
         ("你先用这个连测试库", True),
