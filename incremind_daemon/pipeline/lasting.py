@@ -38,7 +38,7 @@ IDENTITY = re.compile(
         r"i(?:'m| am) (?:the only|the lead|the main|in charge|responsible)",
         r"my name is|i work (?:as|at|for|on)|i(?:'m| am) based in|i (?:live|grew up) in",
         ROLE_INTRO,
-        r"my (?:role|job|title|timezone|time zone) is",
+        r"my (?:role|job|title|timezone|time zone|(?:[\w-]+ )?(?:handle|username|user name|e-?mail|login)) is",
         r"i(?:'m| am) (?:allergic|lactose|vegetarian|vegan|colou?r-?blind)",
     )
     + r"|(?:^|[：:]\s*)我(?:(?:现在|目前)?是|叫)|^我的(?!习惯|原则|意思|想法|建议|问题)[^，。]{1,12}是"

@@ -33,6 +33,9 @@ _NUMBER_VALUE = re.compile(r"\d{2,}")
 _ASKS_OUTRIGHT = re.compile(r"(?:please|pls|can you|could you|would you)(?![a-z])|帮我|麻烦你?|请你?|你(?:帮我|把)")
 _RULE_AFTER_ASK = re.compile(
     r"(?:always|never|(?:don't|do not) (?!know|think|see|get|understand|remember)|use [^;:]{1,80}?, not )"
+    # "revert the config: retries stay at 0 …, a flaky test gets fixed, not retried", "add a step: any PDB with
+    # ALLOWED DISRUPTIONS 0 blocks the upgrade until …"
+    r"|[^;:]{1,80}?, not [a-z]|(?:any|every|each) [^;:]{1,60}? (?:blocks?|needs?|must|gets?|has to|goes)(?![a-z])"
     r"|(?:一律|统一|永远|不要|别|都用|只用)"
 )
 _CHAT_BREAK = re.compile(r"(?<=[.!?？！])(?<!\s[?!])[.!?？！]*\s+(?=[^\s—–])")  # "用 ? 加 .context()": a symbol
@@ -100,6 +103,8 @@ def _facts_after_an_ask(text: str, start: int, end: int) -> list[tuple[int, int]
     # for today, the rule after its colon lasts
     colon = next((at for at in (text.find(mark, start, end) for mark in (": ", "：")) if at > start), -1)
     asked = colon > start and _ASKS_OUTRIGHT.match(fold(text[start:colon].lstrip())) is not None
+    head = fold(strip_lead_in(text[start:colon].strip())) if colon > start else ""
+    asked = asked or bool(head and REQUEST.match(head) and weight(head) <= 5)  # "revert the config: …"
     if asked and (rule := text[colon + 1 : end].strip()) and _RULE_AFTER_ASK.match(fold(rule)):
         return [] if REQUEST.search(fold(rule)) else [(end - len(text[colon + 1 : end].lstrip()), end)]
     cut = _last_clause(text, start, end)
@@ -227,7 +232,22 @@ def _without_aside_tail(text: str, start: int, end: int) -> int:
         doubt = _MAYBE.search(tail) and weight(tail) >= MIN_WEIGHT + 2 and GENERAL.search(fold(text[start:cut]))
         if not (LOCAL_HEDGE.search(tail) or doubt):
             return end
-        end = cut
+        end = _before_open_bracket(text, start, cut)
+
+
+def _before_open_bracket(text: str, start: int, cut: int) -> int:
+    """Return ``cut``, or where the bracket it falls inside opens: "There are two EKS clusters, prod-fra and
+    staging-fra (a 1.30 upgrade is coming, not today)" loses its aside whole, not from its comma on."""
+    opened: list[int] = []
+    for at in range(start, cut):
+        if text[at] in "(（":
+            opened.append(at)
+        elif text[at] in ")）" and opened:
+            opened.pop()
+    end = opened[0] if opened else cut
+    while end > start and text[end - 1].isspace():
+        end -= 1
+    return end
 
 
 def weight(text: str) -> float:

@@ -392,3 +392,45 @@ def test_an_ssh_host_key_warning_pasted_without_a_fence_gives_nothing(use_m3: Em
 def test_a_persons_own_rule_line_under_stars_stays_theirs() -> None:
     text = "My rules\n\n********\nNever deploy on Fridays, whatever the release says."
     assert statements(text, conversational=False) == ["Never deploy on Fridays, whatever the release says"]
+
+
+@pytest.mark.parametrize(
+    ("text", "kept"),
+    [
+        # found in tuning halves: an ask of a few words before a colon, then what holds from now on
+        (
+            "And revert the config: retries stay at 0 in playwright.config.ts, a flaky test gets fixed, not retried.",
+            "Retries stay at 0 in playwright.config.ts, a flaky test gets fixed, not retried",
+        ),
+        (
+            "add a step: any PDB with ALLOWED DISRUPTIONS 0 blocks the upgrade until the owning team fixes it.",
+            "Any PDB with ALLOWED DISRUPTIONS 0 blocks the upgrade until the owning team fixes it",
+        ),
+        (
+            "Please convert them and keep the numbering: use sequential versions (goose's -s style, 00001_…), "
+            "not timestamps, so the history still reads 1 through 16.",
+            "Use sequential versions (goose's -s style, 00001_…), not timestamps, so the history still reads 1 "
+            "through 16",
+        ),
+    ],
+)
+def test_what_holds_after_a_short_ask_and_its_colon_is_a_rule_of_its_own(
+    text: str, kept: str, use_m3: Embedder
+) -> None:
+    assert kept in statements(text, embedder=use_m3)
+
+
+def test_who_the_person_is_after_an_ask_is_kept(use_m3: Embedder) -> None:
+    # found in a tuning half: "my GitHub handle is …" read as no part of who the person is, and lost with the ask
+    text = "Add me as owner of lumen/ and configs/ in .github/CODEOWNERS, my GitHub handle is jhlin-hx."
+    assert any("jhlin-hx" in said for said in statements(text, embedder=use_m3))
+
+
+def test_an_aside_in_brackets_goes_whole_or_not_at_all() -> None:
+    # found in a tuning half: ", not today)" was cut as a clause for today, leaving "(a 1.30 upgrade is coming"
+    from incremind_daemon.pipeline.candidates import read_pieces
+
+    text = "There are two EKS clusters, prod-fra and staging-fra (a 1.30 upgrade is coming, not today)."
+    assert [text[p.start : p.end] for p in read_pieces(text, conversational=True)] == [
+        "There are two EKS clusters, prod-fra and staging-fra"
+    ]
