@@ -79,8 +79,7 @@ STANDING = re.compile(
         r"always|never|from now on|going forward|for good",
         r"from here on(?: out)?",
         r"in (?:the )?future|every time",
-        r"whenever",
-        r"by default",
+        r"whenever|by default",
         r"as a rule",
         r"no more",
         r"(?<!the )(?<!that's )(?<!for )(?<!until )next time(?!:| (?:we|i|you) (?:meet|talk|see))",
@@ -363,7 +362,7 @@ QUESTION = re.compile(
 HEDGE = re.compile(
     words(
         r"(?<!if you're )(?<!if you are )(?<!when you're )not sure|unsure|i wonder|maybe|perhaps|not certain"
-        r"|haven't decided|not decided|undecided|tbd|todo"
+        r"|haven't decided|not decided|undecided|tbd|(?<![-/.])todo(?![-/.])"  # not "docs/i18n-todo.md"
         r"|^if we ever|what if|might|probably|we could|could we|let's see|let me think|for now|for this (?:one|task|pr)"
         r"|just this once|this time|asked (?:whether|if)|wondered|for this run|in this (?:pr|change|branch|commit)"
         r"|i guess|i suspect|my guess|(?:don'?t|do not)\b[^.;]{0,60}\byet"  # "Don't wire it into the hot path yet"
@@ -383,7 +382,8 @@ HEDGE = re.compile(
 # the hedges that doubt only their own clause ("这次一定要一把过", "header 自己拼一下就行"), not a rule before it
 # …and a closing clause for today or tomorrow: "图表用 matplotlib，出 png，今天先不画，明天再说"
 LOCAL_HEDGE = re.compile(
-    r"这次(?!先|就|用|还是)|一下就好|一下就行|今天(?!起|开始)|明天|今晚|后天|" + words("today|tomorrow|tonight")
+    r"这次(?!先|就|用|还是)|一下就好|一下就行|今天(?!起|开始)|明天|今晚|后天|"
+    + words("today|tomorrow|tonight|for this one")
 )
 # a request for the task at hand: only a standing cue makes it a rule
 REQUEST = re.compile(

@@ -22,6 +22,7 @@ from incremind_daemon.pipeline.lasting import (
     apart_after_a_day,
 )
 from incremind_daemon.pipeline.organize import split_sentences
+from incremind_daemon.pipeline.replacing import NOW_SET
 from incremind_daemon.pipeline.statement import split_condition, strip_lead_in
 from incremind_daemon.store.charsets import CJK_CHAR
 
@@ -123,7 +124,7 @@ def sentence_pieces(text: str, start: int, end: int, conversational: bool) -> li
     "You pushed to main?? never push to main directly" is two sentences; "用 pnpm install，workflow 里那个
     npm ci 顺便改掉" ends with a request for the task at hand, which is no part of the rule.
     """
-    items = _items(text, start, end)
+    items = [(first, _before_a_caption(text, first, last)) for first, last in _items(text, start, end)]
     if not conversational:
         return [(first, _without_aside_tail(text, first, last)) for first, last in items]
     pieces: list[tuple[int, int]] = []
@@ -233,6 +234,18 @@ def _without_aside_tail(text: str, start: int, end: int) -> int:
         if not (LOCAL_HEDGE.search(tail) or doubt):
             return end
         end = _before_open_bracket(text, start, cut)
+
+
+def _before_a_caption(text: str, start: int, end: int) -> int:
+    """Return where a sentence ends before its last clause when that clause captions what follows and the clauses
+    before it set a value now ("blog 升到 Astro 5 了，昨晚 `pnpm up --latest` 的，现在 build 一堆 warning：" over a
+    pasted log): that setting stands; what went wrong before a log ("剛剛 POST /v1/match/queue 直接 500，log：") not."""
+    if not text[start:end].rstrip().endswith((":", "：")):
+        return end
+    cut = _last_clause(text, start, end)
+    if cut <= start or weight(text[start:cut]) < MIN_WEIGHT or not NOW_SET.search(fold(text[start:cut]).casefold()):
+        return end
+    return cut
 
 
 def _before_open_bracket(text: str, start: int, cut: int) -> int:

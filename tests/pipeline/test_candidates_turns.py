@@ -434,3 +434,43 @@ def test_an_aside_in_brackets_goes_whole_or_not_at_all() -> None:
     assert [text[p.start : p.end] for p in read_pieces(text, conversational=True)] == [
         "There are two EKS clusters, prod-fra and staging-fra"
     ]
+
+
+@pytest.mark.parametrize(
+    ("text", "head"),
+    [
+        # found in tuning halves: the sentence over a pasted log was a caption, and the upgrade it told of was lost
+        (
+            "blog 升到 Astro 5 了，昨晚 `pnpm up --latest` 的，现在 build 一堆 warning：\n\n```\n$ pnpm build\nwarn\n```",
+            "blog 升到 Astro 5 了",
+        ),
+        (
+            "We're on Unity 6000.0.32f1 now, bumped ProjectVersion.txt, but the editor throws these:\n\n```\nerror\n```",
+            "We're on Unity 6000.0.32f1 now",
+        ),
+    ],
+)
+def test_what_a_caption_over_a_paste_says_before_its_last_clause_is_read(text: str, head: str) -> None:
+    from incremind_daemon.pipeline.candidates import read_pieces
+
+    pieces = [text[p.start : p.end] for p in read_pieces(text, conversational=True)]
+    assert len(pieces) == 1 and pieces[0].startswith(head) and not pieces[0].endswith((":", "："))
+
+
+def test_a_rule_for_every_repo_keeps_without_its_exception_for_this_one() -> None:
+    # found in a tuning half: "for this one use build" doubted the whole sentence, and the rule was lost
+    text = (
+        "For the commit scope use the module name, like feat(dedup): or fix(exif): — same for all my repos; "
+        "for this one use build as the scope."
+    )
+    [said] = extract_candidates(text, conversational=True)
+    assert said.statement.startswith("For the commit scope use the module name") and "build as" not in said.statement
+    assert said.scope == "global"
+
+
+def test_a_file_named_todo_is_no_doubt() -> None:
+    from incremind_daemon.pipeline.cues import fold
+    from incremind_daemon.pipeline.lasting import HEDGE
+
+    assert HEDGE.search(fold("ja 先放英文，key 記到 docs/i18n-todo.md")) is None
+    assert HEDGE.search(fold("todo: decide on the cache")) is not None
