@@ -472,8 +472,8 @@ _BARE_DAY = re.compile(r"周[一二三四五六日天]")
 # a standing choice of a named thing, which the model reads weakly for its few words: "feature store 以后统一用 feast",
 # "always run go test …", "switch … from golang-migrate to goose", "exif 解析用 goexif 这个库", "anyhow everywhere"
 _CHOSEN = re.compile(
-    r"(?:以后|今后|一律|统一|到处都|全都|(?<![a-z])(?:always|from now on|going forward))[^，。,;；]{0,12}?"
-    r"(?:用|走|(?<![a-z])(?:use|run))\s*[a-z][\w.+#/-]*|^[a-z][\w.+#-]* everywhere(?![a-z])"
+    r"(?:以后|今后|一律|统一|到处都|全都|只|(?<![a-z])(?:always|only|from now on|going forward))[^，。,;；]{0,12}?"
+    r"(?:用|走|(?<![a-z])(?:uses?|runs?))\s*[a-z][\w.+#/-]*|^[a-z][\w.+#-]* everywhere(?![a-z])"
     r"|(?<![a-z])switch(?:es|ed)? [\w -]{1,30}? from [a-z][\w.+#-]* to [a-z][\w.+#-]*"
     r"|用\s*[a-z][\w./+#-]*\s*这个(?:库|包|工具|框架|插件)"
     # a step always taken before another: "PR 一律等我 review 之后再合并", "always let me review before you merge"

@@ -274,6 +274,8 @@ def test_a_setting_fixed_or_moved_to_an_amount_is_a_decision(use_m3: Embedder, t
         ("exif 解析用 rwcarlsen/goexif 这个库。", "rwcarlsen/goexif"),
         # "./..." ended no sentence
         ("always run go test ./... before you say something is done.", "go test ./... before you say"),
+        # found in a tuning half: "only" chooses as "always" does (the model read it at 0.19)
+        ("别用 pip!! 这个 repo 只用 uv。", "这个 repo 只用 uv"),
     ],
 )
 def test_a_standing_choice_of_a_named_thing_is_never_the_models_to_drop(
