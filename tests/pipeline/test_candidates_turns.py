@@ -441,11 +441,13 @@ def test_an_aside_in_brackets_goes_whole_or_not_at_all() -> None:
     [
         # found in tuning halves: the sentence over a pasted log was a caption, and the upgrade it told of was lost
         (
-            "blog 升到 Astro 5 了，昨晚 `pnpm up --latest` 的，现在 build 一堆 warning：\n\n```\n$ pnpm build\nwarn\n```",
+            "blog 升到 Astro 5 了，昨晚 `pnpm up --latest` 的，现在 build 一堆 warning：\n\n```\n$ pnpm build\nwarn\n"
+            "```",
             "blog 升到 Astro 5 了",
         ),
         (
-            "We're on Unity 6000.0.32f1 now, bumped ProjectVersion.txt, but the editor throws these:\n\n```\nerror\n```",
+            "We're on Unity 6000.0.32f1 now, bumped ProjectVersion.txt, but the editor throws these:\n\n```\nerror\n"
+            "```",
             "We're on Unity 6000.0.32f1 now",
         ),
     ],

@@ -917,21 +917,6 @@ def test_a_change_said_in_a_notes_heading_supersedes(statement: str, quote: str,
         ("In this repo answer in English, the docs here are all English.",
          "Answer in Chinese, keeping technical terms in English.", "supplement"),
         ("这个仓库里回答一律用英文。", "回复一律用中文", "supplement"),
-    ],
-)  # fmt: skip
-def test_another_reply_language_changes_the_rule_or_is_a_projects_exception(
-    candidate: str, known: str, kind: str
-) -> None:
-    [found] = extract_candidates(candidate, conversational=True)
-    relation = relate(
-        found, [_known(known, scope="global")], repeat_similarity=0.8, related_similarity=0.4, ordered=True
-    )
-    assert relation.kind == kind
-
-
-@pytest.mark.parametrize(
-    ("candidate", "known", "kind"),
-    [
         # the language the person writes in is not the one they want answers in
         ("From now on, even when I write in Chinese, answer in English.", "回复用中文", "supersedes"),
         ("Chinese replies please, even when I write in English.", "Always reply in English.", "supersedes"),
@@ -942,7 +927,9 @@ def test_another_reply_language_changes_the_rule_or_is_a_projects_exception(
         ("跟我说话用英文就好，就算我打中文也一样", "Always reply in Chinese.", "supersedes"),
     ],
 )  # fmt: skip
-def test_the_answers_language_is_read_apart_from_the_persons_own(candidate: str, known: str, kind: str) -> None:
+def test_another_reply_language_changes_the_rule_or_is_a_projects_exception(
+    candidate: str, known: str, kind: str
+) -> None:
     [found] = extract_candidates(candidate, conversational=True)
     relation = relate(
         found, [_known(known, scope="global")], repeat_similarity=0.8, related_similarity=0.4, ordered=True
