@@ -62,6 +62,14 @@ ASKED_CHANGE = re.compile(
     r"|(?:请|麻烦)?你(?:先|再|就)?把"  # "…现在是 900 秒，你把 Kconfig 的默认值改一下": the agent is told what to do now
     r"|(?=[^，。,;]*试试看?(?:[，,。！!]|$))"  # "把这个 join 改成 broadcast 试试": a trial, once
 )
+_IF_AFTER = re.compile(r"(?<![a-z])(?:if|whenever|unless|once)(?![a-z])")
+_THEN_BEFORE = re.compile(r"(?:就|的话|则)\s*$")
+
+
+def _when_it_fails(tail: str, failed: re.Match[str]) -> bool:
+    """Tell whether a clause says when the failure it names comes ("fails the build if …", "超过 2 天没新数据就报错"),
+    not that something failed ("nobody will notice if this stays red")."""
+    return bool(_IF_AFTER.search(tail, failed.end()) or _THEN_BEFORE.search(tail[: failed.start()]))
 # a clause that says when what follows it is done: "so when something is about infra", "如果是线上问题"
 _WHEN = re.compile(
     r"^(?:so |and |but )?(?:when|whenever|if|once|every time|each time|unless)\b"
@@ -154,7 +162,10 @@ def sentence_pieces(text: str, start: int, end: int, conversational: bool) -> li
             # "不是 115200，是 1000000": a clause that names a value is the rule's, however like a yes it reads
             said_yes = ACK.fullmatch(tail) and not _NUMBER_VALUE.search(tail)
             asks = (REQUEST.search(tail) and not GENERAL.search(tail)) or _ASIDE.search(tail) or said_yes
-            if not (asks or (COMPLAINT.search(tail) and not any(p.search(tail) for _, _, p in CUES))):
+            # a failure the rule says when it comes is the rule's ("CI … fails the build if what's committed is stale",
+            # "超过 2 天没新数据就报错"), not a report of what went wrong
+            reports = (failed := COMPLAINT.search(tail)) and not _when_it_fails(tail, failed)
+            if not (asks or (reports and not any(p.search(tail) for _, _, p in CUES))):
                 break
             last = cut
         last = _without_aside_tail(text, first, _before_an_ask(text, first, last))

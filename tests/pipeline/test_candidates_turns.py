@@ -476,3 +476,20 @@ def test_a_file_named_todo_is_no_doubt() -> None:
 
     assert HEDGE.search(fold("ja 先放英文，key 記到 docs/i18n-todo.md")) is None
     assert HEDGE.search(fold("todo: decide on the cache")) is not None
+
+
+@pytest.mark.parametrize(
+    ("text", "kept"),
+    [
+        # found in tuning halves: a failure the rule says when it comes is the rule's, not news of what went wrong
+        (
+            "No, generated code gets committed — CI runs `sqlc diff` and fails the build if what's committed is stale.",
+            "fails the build if what's committed is stale",
+        ),
+        ("incremental 的 model 要加一个 recency 测试，超过 2 天没新数据就报错。", "超过 2 天没新数据就报错"),
+    ],
+)
+def test_a_failure_said_with_its_condition_stays_in_the_rule(text: str, kept: str) -> None:
+    from incremind_daemon.pipeline.candidates import read_pieces
+
+    assert any(kept in text[p.start : p.end] for p in read_pieces(text, conversational=True))
