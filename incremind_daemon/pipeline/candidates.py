@@ -90,7 +90,7 @@ _DATED_WEIGHT = 8.0  # "约了 10/9 周五晚上 8 点视频聊", not a day's he
 # a slot that comes back every week or two, on a day or at an hour: "每周三晚上打羽毛球", "每兩週一次，星期四 19:00"
 _DAY_NAME = r"(?:mon|tues|wednes|thurs|fri|satur|sun)day"
 _WEEKLY_SLOT = re.compile(
-    r"[每逢隔](?:两|2)?(?:周|星期|礼拜)|(?:两|2)周一次"
+    r"[每逢隔](?:两|2)?(?:周|星期|礼拜)|(?:两|2)周一次|固定(?:周|星期|礼拜)|周[一二三四五六日天]\s*[、和与及]?\s*周[一二三四五六日天]"
     rf"|(?<![a-z])(?:every (?:other )?(?:week|{_DAY_NAME})|biweekly|fortnightly)(?![a-z])"
 )
 _DAY_OR_HOUR = re.compile(

@@ -453,8 +453,8 @@ ONE_OFF = re.compile(
         r"|saturday|sunday)|right now|at the moment|currently|(?:after|before) lunch"
     )
     # a weekday is one day, unless it recurs: "每周二", "固定周二", "周二、周四晚上", "周一到周五", "两周一次"
-    + r"|(?<![每起上定逢两几一二三四0-9])(?<!周[一二三四五六日天][、和与及至到])(?:这|本|下)?周[一二三四五六日天]"
-    r"(?!起|开始|\s*[、和与及至到]\s*周|\s*(?:就|已经)?(?:说|讲|提)过)|明天|今天(?!起|开始)|今晚|后天"
+    + r"|(?<![每起上定逢两几一二三四0-9])(?<!周[一二三四五六日天][、和与及至到])(?<!周[一二三四五六日天])"
+    r"(?:这|本|下)?周[一二三四五六日天](?!起|开始|\s*[、和与及至到]?\s*周|\s*(?:就|已经)?(?:说|讲|提)过)|明天|今天(?!起|开始)|今晚|后天"
 )
 # what is done for now and settled later, whatever it decides: "这个函数先放在 test 文件里，回头再挪到 tjrig 里",
 # "timeout 先给 90 秒跑通再说"

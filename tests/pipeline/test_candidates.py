@@ -345,6 +345,9 @@ def test_a_title_before_a_name_ends_no_sentence(text: str, conversational: bool)
         ("德语课是周二、周四晚上 18:30–20:00，这两天 18:00 以后别约会。", False),
         ("commit message 用 conventional commits，末尾带 Jira 号", True),
         ("- 每周四下午 3 点发版，周五不发版。", False),  # a day beside a weekly one recurs too
+        # found in tuning halves: two weekdays without a mark between them, and a slot said to be fixed
+        ("- 周二周四晚上要去接孩子，18:00 前必须走，这两天别答应任何晚上的会。", False),
+        ("- 周会固定周二下午 3 点，会议室 7F-鲲鹏。", False),
         ("每天早上先看一眼告警，再开始写代码", False),
         ("Commit messages follow conventional commits, always with the Jira key at the end.", True),
         ("用英文答我就得，唔使跟住我转中文。", True),  # written Cantonese meets the Mandarin cues
