@@ -67,6 +67,7 @@ from incremind_daemon.pipeline.sections import (
     clipped_article,
     decision_items,
     discussion_items,
+    recurs_weekly,
     rule_items,
     says_clipped,
     says_where_from,
@@ -87,16 +88,6 @@ _MAX_CHARS = 320
 _MAX_SECRET_SHARE = 0.3
 _DIGIT = re.compile(r"\d")
 _DATED_WEIGHT = 8.0  # "约了 10/9 周五晚上 8 点视频聊", not a day's heading ("3/5 周四", "Next sync: 4/17, same time.")
-# a slot that comes back every week or two, on a day or at an hour: "每周三晚上打羽毛球", "每兩週一次，星期四 19:00"
-_DAY_NAME = r"(?:mon|tues|wednes|thurs|fri|satur|sun)day"
-_WEEKLY_SLOT = re.compile(
-    r"[每逢隔](?:两|2)?(?:周|星期|礼拜)|(?:两|2)周一次|固定(?:周|星期|礼拜)|周[一二三四五六日天]\s*[、和与及]?\s*周[一二三四五六日天]"
-    rf"|(?<![a-z])(?:every (?:other )?(?:week|{_DAY_NAME})|biweekly|fortnightly)(?![a-z])"
-)
-_DAY_OR_HOUR = re.compile(
-    r"(?:周|星期|礼拜)[一二三四五六日天]|\d{1,2}[:：]\d{2}|\d{1,2}\s*点|[早晚]上?[一二三四五六七八九十]+点"
-    rf"|(?<![a-z])(?:{_DAY_NAME}|\d{{1,2}}\s*[ap]m)(?![a-z])"
-)
 # an instruction that forbids, which holds beyond the task however plainly put: "Don't roll back migrations by hand"
 _FORBIDDING = re.compile(r"(?:(?:pls|please) )?(?:don'?t|do not|never)\s|(?:请)?(?:别|不要|不准|禁止|不许)")
 # a value that configures something: a number with a unit or a name=value pair
@@ -429,7 +420,7 @@ def _score_sentence(text: str, piece: Piece, *, conversational: bool, chance: Ch
     # holds until then, and a later "搬家不是 24 号而是 25 号了" moves it; "周五家长会改线上了" is the week's news;
     # a slot every week holds until it is moved ("每两周一次，星期四 19:00，在 Waterstones 楼上")
     dated = not conversational and not strengths and weight(whole) >= _DATED_WEIGHT
-    dated = dated and (names_a_day(whole) or _recurs_weekly(folded))
+    dated = dated and (names_a_day(whole) or recurs_weekly(folded))
     if dated:
         strengths["event"] = 2.2
     if decided:
@@ -542,10 +533,6 @@ def _score_sentence(text: str, piece: Piece, *, conversational: bool, chance: Ch
     return _Scored(candidate, score, key)
 
 
-def _recurs_weekly(folded: str) -> bool:
-    return _WEEKLY_SLOT.search(folded) is not None and _DAY_OR_HOUR.search(folded) is not None
-
-
 def _says_it_holds(folded: str, *, conversational: bool) -> bool:
     """Tell whether a sentence says in its own words that it holds on, which the lasting model may not overrule:
     "always", "from now on", "以后", a change of plan ("switch … to", "改成"), said to an agent an instruction that
@@ -554,7 +541,7 @@ def _says_it_holds(folded: str, *, conversational: bool) -> bool:
         return True
     if conversational:
         return _FORBIDDING.match(folded) is not None and weight(folded) >= 4
-    return _recurs_weekly(folded)
+    return recurs_weekly(folded)
 
 
 def _lasts_in_conversation(folded: str, matched: frozenset[str], *, setting_said: bool) -> bool:

@@ -508,25 +508,11 @@ GENERAL = re.compile(
     + r"|(?<!方便)(?<!以便)(?<!便于)以后(?!再)|今后|从现在起|每次|每个|一律|统一|永远|始终|凡是|所有|任何|(?<!的)默认"
     r"|都这样|都一样|(?:提交|push|commit|合并|发版|上线)\s*(?:之)?前"
 )
-_DASH_BREAK = re.compile(r"\s+[—–]\s+|\s*——\s*")
 # what says a rule holds on, not "all" or "所有" ("——所有 pod 都正常" says how the day went)
 HOLDS_ON = re.compile(
     words(r"always|never|from now on|going forward|by default|every time")
     + r"|(?<!方便)(?<!以便)以后(?!再)|今后|一律|永远|绝对不(?!行|会|是)|绝不|始终|从现在起|每次"
 )
-
-
-def apart_after_a_day(text: str, start: int, end: int) -> list[tuple[int, int]]:
-    """Part text[start:end] at the dash between its account of one day and a standing rule said after it.
-
-    "re the staging sync this morning: the app picked up the broken secret, which is how it should be —
-    auto-sync stays on for dev and staging, but never for prod" tells of a morning, then says what holds on.
-    """
-    for match in _DASH_BREAK.finditer(text, start, end):
-        head, tail = fold(text[start : match.start()]), fold(text[match.end() : end])
-        if one_off(head) and not one_off(tail) and HOLDS_ON.search(tail) and len(tail.split()) >= 3:
-            return [(start, match.start()), (match.end(), end)]
-    return [(start, end)]
 
 
 # a plan for the day: what the person means to do today, not a rule

@@ -16,10 +16,11 @@ from incremind_daemon.pipeline.lasting import (
     CUES,
     ENTITY,
     GENERAL,
+    HOLDS_ON,
     IDENTITY,
     LOCAL_HEDGE,
     REQUEST,
-    apart_after_a_day,
+    one_off,
 )
 from incremind_daemon.pipeline.organize import split_sentences
 from incremind_daemon.pipeline.replacing import NOW_SET
@@ -70,6 +71,8 @@ def _when_it_fails(tail: str, failed: re.Match[str]) -> bool:
     """Tell whether a clause says when the failure it names comes ("fails the build if …", "超过 2 天没新数据就报错"),
     not that something failed ("nobody will notice if this stays red")."""
     return bool(_IF_AFTER.search(tail, failed.end()) or _THEN_BEFORE.search(tail[: failed.start()]))
+
+
 # a clause that says when what follows it is done: "so when something is about infra", "如果是线上问题"
 _WHEN = re.compile(
     r"^(?:so |and |but )?(?:when|whenever|if|once|every time|each time|unless)\b"
@@ -220,6 +223,22 @@ def _items(text: str, start: int, end: int) -> list[tuple[int, int]]:
     found.append((begin, end))
     # …and where the rule follows a dash after what happened one day ("…this morning… — never for prod")
     return [part for first, last in found for part in apart_after_a_day(text, first, last)]
+
+
+_DASH_BREAK = re.compile(r"\s+[—–]\s+|\s*——\s*")
+
+
+def apart_after_a_day(text: str, start: int, end: int) -> list[tuple[int, int]]:
+    """Part text[start:end] at the dash between its account of one day and a standing rule said after it.
+
+    "re the staging sync this morning: the app picked up the broken secret, which is how it should be —
+    auto-sync stays on for dev and staging, but never for prod" tells of a morning, then says what holds on.
+    """
+    for match in _DASH_BREAK.finditer(text, start, end):
+        head, tail = fold(text[start : match.start()]), fold(text[match.end() : end])
+        if one_off(head) and not one_off(tail) and HOLDS_ON.search(tail) and len(tail.split()) >= 3:
+            return [(start, match.start()), (match.end(), end)]
+    return [(start, end)]
 
 
 def _last_clause(text: str, start: int, end: int) -> int:

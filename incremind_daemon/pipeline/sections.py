@@ -312,3 +312,21 @@ def under_heading(text: str, start: int, statement: str) -> str:
         first = statement[:1].lower() if statement[1:2].islower() else statement[:1]
         return f"{subject} {first}{statement[1:]}"
     return statement
+
+
+# a slot that comes back every week or two, on a day or at an hour: "每周三晚上打羽毛球", "每兩週一次，星期四 19:00",
+# "周会固定周二下午 3 点", "週一和週四 20:00"
+_DAY_NAME = r"(?:mon|tues|wednes|thurs|fri|satur|sun)day"
+_WEEKLY_SLOT = re.compile(
+    r"[每逢隔](?:两|2)?(?:周|星期|礼拜)|(?:两|2)周一次|固定(?:周|星期|礼拜)|周[一二三四五六日天]\s*[、和与及]?\s*周[一二三四五六日天]"
+    rf"|(?<![a-z])(?:every (?:other )?(?:week|{_DAY_NAME})|biweekly|fortnightly)(?![a-z])"
+)
+_DAY_OR_HOUR = re.compile(
+    r"(?:周|星期|礼拜)[一二三四五六日天]|\d{1,2}[:：]\d{2}|\d{1,2}\s*点|[早晚]上?[一二三四五六七八九十]+点"
+    rf"|(?<![a-z])(?:{_DAY_NAME}|\d{{1,2}}\s*[ap]m)(?![a-z])"
+)
+
+
+def recurs_weekly(folded: str) -> bool:
+    """Tell whether a sentence (folded) names a slot that comes back every week or two, on a day or at an hour."""
+    return _WEEKLY_SLOT.search(folded) is not None and _DAY_OR_HOUR.search(folded) is not None
