@@ -58,7 +58,7 @@ from incremind_daemon.pipeline.pieces import (
     whole_code_spans,
 )
 from incremind_daemon.pipeline.prose import is_block_line, is_code, prose_spans
-from incremind_daemon.pipeline.reach import widens_the_one_before, with_reach
+from incremind_daemon.pipeline.reach import REACH_BACK, widens_the_one_before, with_reach
 from incremind_daemon.pipeline.redact import find_secrets, redact
 from incremind_daemon.pipeline.scope import about_the_person, rules_scope_stands, scope_of
 from incremind_daemon.pipeline.sections import (
@@ -322,7 +322,7 @@ def _widened(text: str, pieces: list[Piece]) -> list[Piece]:
         start = text.rfind("\n\n", 0, piece.start) if reach == "paragraph" else out[-1].start
         # …back to where the paragraph turns to another thing ("另外以后代码注释不要写中文了…。哪个仓库都一样。")
         start = max([start, *(p.start for p in out if p.end > start and _ANOTHER.match(text[p.start : p.end]))])
-        out = [replace(p, everywhere=True) if p.end > start and piece.start - p.end <= 160 else p for p in out]
+        out = [replace(p, everywhere=True) if p.end > start and piece.start - p.end <= REACH_BACK else p for p in out]
         out[-1] = replace(out[-1], ruled=True)
     return out
 

@@ -15,6 +15,9 @@ from incremind_daemon.pipeline.cues import fold
 from incremind_daemon.pipeline.scope import EVERY_PROJECT
 from incremind_daemon.store.records import Candidate
 
+# how far back a remark on reach widens the rules of its paragraph, in characters (one or two sentences)
+REACH_BACK = 160
+
 
 def with_reach(text: str, found: list[Candidate]) -> list[Candidate]:
     """Make global a rule followed by a remark that it holds everywhere; drop that remark as a candidate.
@@ -29,7 +32,7 @@ def with_reach(text: str, found: list[Candidate]) -> list[Candidate]:
             paragraph = before.rfind("\n\n")
             out = [
                 replace(c, scope="global")
-                if c.end > paragraph and candidate.start - c.end <= 160 and not c.reported
+                if c.end > paragraph and candidate.start - c.end <= REACH_BACK and not c.reported
                 else c
                 for c in out
             ]
