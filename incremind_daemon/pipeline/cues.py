@@ -157,7 +157,7 @@ ACK = re.compile(
     r"(?:(?:thank you|thanks?|thx|ty|ok(?:ay)?|k|yes|yep|yeah|yup|y|sure|fine|great|perfect|nice|cool|awesome|good"
     r"|sounds good|looks good|lgtm|please|pls|continue|proceed|go on|go ahead|go|carry on|keep going|do it|do that"
     r"|right|correct|agreed?|alright|approved?|confirm(?:ed)?|hi|hello|hey|resume|retry|again|next|done|got it|wow"
-    r"|hm+|ah|oh)(?![^\W\d_])|继续|谢谢|多谢|感谢|收到|明白|了解|你好|您好|开始|执行|同意|确认|没问题|没错|不错|可以|辛苦"
+    r"|hm+|ah|oh)(?![^\W\d_])|继续|谢谢|多谢|感谢|收到|明白|了解|你好|您好|开始|执行|同意|确认|没问题|没错|不错|可以|辛苦|搞定|搞掂"
     r"|[好嗯是对行请吧啊呀了哈哦棒的太很做去嗨]|[\W_\d])+"
 )
 SLASH_COMMAND = re.compile(r"\s*/[A-Za-z][\w:.-]*(?:\s|$)")
@@ -391,7 +391,7 @@ CLOSING_WORDS = re.compile(
         r"|i'm off|signing off|logging off|heading out"
     )
     + r"|先这样|就这样|今天就到这|今天先到这|下次见|拜拜|回见|明天见|周末愉快|周末见|下周见"
-    r"|先撤了?|撤了|下线了|先下了|溜了|[\W_\d]+"
+    r"|先撤了?|撤了|下线了|先下了|溜了|(?:去|先)?(?:睡觉?|瞓觉?)了|[\W_\d]+"
 )
 # an object the next step names by pronoun, so its sentence alone does not say what: "I'll push it"
 PRONOUN_OBJECT = re.compile(_words(r"it|them|him|her|he|she|they|that one|this one") + "|[他她它]")

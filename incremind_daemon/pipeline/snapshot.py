@@ -44,7 +44,7 @@ from incremind_daemon.pipeline.goal import (
     request_sentences,
     squash,
 )
-from incremind_daemon.pipeline.lasting import REQUEST
+from incremind_daemon.pipeline.lasting import IDENTITY, REQUEST
 from incremind_daemon.pipeline.markdown import (
     CJK_RUN,
     LATIN_WORD,
@@ -432,6 +432,9 @@ def _is_closing(text: str, spoke: str = "") -> bool:
     # leave ("晚上还要背单词 先撤了") open none
     said = (s.text for s in split_sentences(folded[head.end() : head.end() + 400]))
     rest = " ".join(s for s in said if not (SUPPOSE_CUES.search(s) or is_leaving(s, spoke) or drops_side_matter(s)))
+    # who the person is, said on the way out, asks for nothing: "搞掂，唔该。我广州长大的，打字偶尔会冒粤语…瞓觉了。"
+    kept = (s.text for s in split_sentences(rest) if not (IDENTITY.search(s.text) and not REQUEST.search(s.text)))
+    rest = " ".join(kept)
     return text_weight(ACK.sub(" ", CLOSING_WORDS.sub(" ", MORE_CLOSING_WORDS.sub(" ", rest)))) < 3
 
 

@@ -39,7 +39,7 @@ from incremind_daemon.pipeline.organize import split_sentences
 log = logging.getLogger(__name__)
 
 
-def _words(*phrases: str) -> str:
+def phrases(*phrases: str) -> str:
     # bounded by ASCII word characters, as cues.py bounds its phrases
     return rf"(?<![a-z0-9_])(?:{'|'.join(phrases)})(?![a-z0-9_]|[.-][a-z0-9])"
 
@@ -190,7 +190,7 @@ SET_VALUE_CUES = re.compile(
 # the house way, a value put right and a manner of answer: "secrets through external-secrets like everything
 # else", "照老规矩", "payments isn't P3XK2LM there, it's the team payments-core-oncall", "shorter answers pls"
 HOUSE_CUES = re.compile(
-    _words(
+    phrases(
         r"like everything else|like (?:all|every) (?:the )?others?|as (?:always|usual)|same as (?:always|the others?)"
     )
     + r"|跟(?:其他|别的)(?:的|项目|服务|仓库)?一样|照旧|老规矩"
@@ -212,7 +212,7 @@ LEFT_CUES = re.compile(
     r"|(?:你)?记(?:一下|住|下来)|(?:但|不过)(?:是)?(?:今天|现在|这次)(?:先)?(?:不|别)"
     r"|(?<![a-z])(?:but )?not (?:today|now|this time|for now)\W*$|优先"
     + r"|"
-    + _words(
+    + phrases(
         r"your call|up to you|you (?:pick|decide|choose)|you write (?:it|the message)|takes? priority over"
         r"|comes? first|(?:is|are) (?:the )?(?:top )?priority|note (?:that|this)|remember (?:that|this)"
     )
@@ -250,23 +250,23 @@ def feels_only(folded: str) -> bool:
 # What follows tells a step put off from what only sounds like one.
 
 # an object named by pronoun, as PRONOUN_OBJECT, though "Kevin 他们组的" names a group beside its member
-OBJECT_PRONOUN = re.compile(_words(r"it|them|him|her|he|she|they|that one|this one") + "|[他她它](?![们們])")
+OBJECT_PRONOUN = re.compile(phrases(r"it|them|him|her|he|she|they|that one|this one") + "|[他她它](?![们們])")
 # a step that finds out what the sentence before asks: "…, or does Starlight emit them? check that next time"
 CHECKS_THAT = re.compile(
-    _words(r"(?:check|verify|confirm|look into|find out|figure out|test) (?:that|this|it)")
+    phrases(r"(?:check|verify|confirm|look into|find out|figure out|test) (?:that|this|it)")
     + "|(?:查|确认|看|试)一下(?:这个|那个)?"
 )
 # a step that points at what was proposed: "yep, do that tomorrow", "明天再弄这个", "不用，周一早上再跑"
-POINTED_STEP = re.compile(_words(r"do (?:that|this)") + r"|(?:做|弄|搞)(?:这个|那个)|再(?:跑|弄|做|搞|试)吧?(?=\W|$)")
+POINTED_STEP = re.compile(phrases(r"do (?:that|this)") + r"|(?:做|弄|搞)(?:这个|那个)|再(?:跑|弄|做|搞|试)吧?(?=\W|$)")
 # the person says when they are away, which is no step of the work: "明天我请假, 周五回来", "I'm off tomorrow"
 ABSENCE_CUES = re.compile(
-    _words(r"on leave|out of (?:the )?office|ooo|pto|day off|on (?:vacation|holiday)|i'm (?:off|out|away)")
+    phrases(r"on leave|out of (?:the )?office|ooo|pto|day off|on (?:vacation|holiday)|i'm (?:off|out|away)")
     + r"|请假|休假|调休|出差|放假|不在(?:公司|办公室|电脑前)?"
 )
 # a rule that holds every time, which is no step even when it says who does it when: "数据和结果文件一律不删,
 # 要清理就挪到 ~/trash/ 里, 我自己定期清", "never run apply, I do it myself"
 STANDING_CUES = re.compile(
-    _words(
+    phrases(
         r"always|never|from now on|going forward|whenever|any repo|every repo|all (?:my )?repos"
         r"|every (?:time|day|night|week|month|(?:mon|tues|wednes|thurs|fri)day)"
     )
@@ -275,7 +275,7 @@ STANDING_CUES = re.compile(
 # a step the person takes on themselves after the session, which LATER_CUES leaves out: "我把 crash 和 diff 转给他",
 # "我跟运维确认一下", "I'll forward it to Priya", "I'll sort it out with him"
 PERSON_STEP_CUES = re.compile(
-    _words(
+    phrases(
         r"i'll (?:forward|send|pass|tell|ping|talk to|check with|follow up|sort (?:it|this|that) out|take care of"
         r"|raise|bring|loop in|point|show|email|message)"
         # a step that waits on someone: "once Dev confirms he can read them I'll point him at that folder"
@@ -286,21 +286,23 @@ PERSON_STEP_CUES = re.compile(
     r"|我(?:等下|等一下|等会儿?|待会儿?|一会儿?)(?:再|去|就|自己)?"
     # a pull request or a ticket the person opens: "那我开 PR 了", "我去提个 issue"
     r"|我(?:就|先|去|来|这就)?(?:开|提|发|建)(?:个|一个)?\s*(?:pr|mr|issue|ticket|工单)(?![a-z])"
+    # …or names it first: "行，MR 我自己提", "PR 我晚点开"
+    r"|(?<![a-z])(?:pr|mr|issue|ticket|工单)\s*我(?:自己|来|去|就|先|晚点|等下|待会儿?|回头|明天)*(?:开|提|发|建)"
     # the rest of the work the person takes over: "剩下的我手动一个个迁", "I'll do the rest by hand"
     r"|剩下的?(?:这些|那些|几个)?(?:我|我们)(?:来|自己|手动)?|"
-    + _words(r"(?:i'll|i will|we'll) (?:do|handle|migrate|finish|take|fix|move) the rest|the rest i'll")
+    + phrases(r"(?:i'll|i will|we'll) (?:do|handle|migrate|finish|take|fix|move) the rest|the rest i'll")
     + r"|我(?:去|来|会|再)?(?:跟|和|找)[^，。！？,!?]{1,12}?(?:说一下|说一声|聊|确认|对一下|商量|沟通)"
 )
 # more that a person says to end a session, which CLOSING_WORDS leaves out: "ok 今天就这些 谢", "that's everything"
 MORE_CLOSING_WORDS = re.compile(
-    _words(r"that's everything|nothing else|all good|we're done|done for (?:today|now)")
+    phrases(r"that's everything|nothing else|all good|we're done|done for (?:today|now)")
     + r"|(?:今天)?(?:就|先)这些(?:了|吧)?|没(?:有)?别的了?|今天(?:就)?(?:到这儿?|这样)(?:了|吧)?|收工"
 )
 
 # a reply that lets a side matter go, which opens no exchange of its own: "ok 不管了 test data 的锅", "never mind"
 _DROPPED = re.compile(
     r"(?:^|[\s,，。!！])(?:先|就)?(?:不管了|不用管了|别管了|不管它了?)|"
-    + _words(r"never ?mind|not (?:our|my) problem|not worth it")
+    + phrases(r"never ?mind|not (?:our|my) problem|not worth it")
 )
 
 
@@ -312,7 +314,7 @@ def drops_side_matter(folded: str) -> bool:
 # what a person says while leaving, so the rest of the sentence is their own plan, no step of the work:
 # "晚上还要背单词 先撤了", "gonna go eat", "gotta run, dentist at 4"
 LEAVING_CUES = re.compile(
-    _words(
+    phrases(
         r"i'm off|signing off|logging off|heading out|gotta (?:go|run)|(?:have|got) to (?:go|run)|gonna go"
         r"|going to go|off to (?:eat|lunch|dinner|bed|sleep)|(?:grab|grabbing|getting) (?:lunch|dinner|food|a bite)"
         r"|off for (?:lunch|dinner|the day|today)|calling it a (?:day|night)|done for (?:the day|today)"
@@ -325,10 +327,10 @@ LEAVING_CUES = re.compile(
 # ("今天先这样，脚本明天再弄"); not "先这样做", "先到这个目录"
 _STOPS_HERE = re.compile(
     r"先这样(?!做|写|改|弄|处理)|(?:今天)?(?:就|先)到这(?:里|儿)?(?![个些样])|"
-    + _words(r"that's it for (?:today|now|the day)|let's (?:stop|leave it) (?:here|there)(?: for (?:today|now))?")
+    + phrases(r"that's it for (?:today|now|the day)|let's (?:stop|leave it) (?:here|there)(?: for (?:today|now))?")
 )
-_PUT_OFF = re.compile(r"再|回头|明天|改天|下次|晚点|晚些|稍后|" + _words(r"tomorrow|tmrw|later"))
-_CAN_WAIT = re.compile(_words(r"can wait|will wait|can keep"))
+_PUT_OFF = re.compile(r"再|回头|明天|改天|下次|晚点|晚些|稍后|" + phrases(r"tomorrow|tmrw|later"))
+_CAN_WAIT = re.compile(phrases(r"can wait|will wait|can keep"))
 
 
 def is_leaving(folded: str, context: str) -> bool:
@@ -356,20 +358,6 @@ def _named(folded: str) -> set[str]:
     return latin | {run[i : i + 2] for run in CJK_RUN.findall(folded) for i in range(len(run) - 1)}
 
 
-# what the person sets aside, which sounds like a step put off but is none: a thing left alone for now ("图 4.2
-# 先别管，等 attention head 那部分跑完再说", "ignore it for today") and the agent's work the person commits or
-# pushes themselves, with no time or condition to it ("好的 我自己提", "I'll commit it myself")
-_LEFT_ALONE = re.compile(
-    r"先?(?:别|不用)管|先不管|不管(?:它|这个|那个)?了|先放着|先放一放|"  # not "不管怎样明天都发": regardless
-    + _words(r"ignore (?:it|that|this|them)(?: for (?:now|today))?|leave (?:it|that|this|them) (?:alone|for now)")
-)
-_SELF_COMMIT = re.compile(
-    r"(?:^|[，,;；]\s*|\s)(?:好的?|行|嗯|那)?\s*我自己(?:来)?(?:提|提交|commit|push|推|合)(?:吧|了|就行)?$"
-    r"|(?:^|[,;]\s*)(?:ok(?:ay)?|sure|thanks|thx)?[\s,]*i'll (?:commit|push|merge) (?:it|this|them) myself$"
-)
-_TIMED = re.compile(r"明天|今晚|晚点|回头|下午|等|之后|以后|" + _words(r"tomorrow|tonight|later|once|after|when"))
-
-
 # a yes and "later", with nothing to do later: "ok 知道了，回头再说", "ok, later", "not now", "that's it, thx"
 _ONLY_LATER = re.compile(
     r"^(?:(?:ok(?:ay)?|好的?|好吧|行吧?|嗯+|哦+|知道了|了解|明白了?|收到|那|got it|sure|fine|alright)"
@@ -383,14 +371,6 @@ _ONLY_LATER = re.compile(
 def only_put_off(folded: str) -> bool:
     """Tell whether a sentence says only "later", naming nothing to do: "ok 知道了，回头再说"."""
     return _ONLY_LATER.match(folded.strip(" .。!！~～")) is not None
-
-
-def is_set_aside(folded: str) -> bool:
-    """Tell whether a person's folded sentence sets a thing aside rather than putting a step off: "先别管"."""
-    if _LEFT_ALONE.search(folded):
-        return True
-    commit = _SELF_COMMIT.search(folded.strip(" .。!！~～"))
-    return commit is not None and not _TIMED.search(commit.group())
 
 
 def is_done(folded: str) -> bool:
@@ -441,7 +421,7 @@ def is_carried_out(step: str, after: str, *, asked: bool = False) -> bool:
 # the person says the result is right, which opens no exchange of its own: "better. thx", "works now, thanks"
 # (ACK reads "好多了", "可以了" already)
 RESULT_ACK = re.compile(
-    _words(r"(?:(?:much|way|a lot) )?better|(?:that |it )?works(?: now)?|looks (?:good|right|better) now")
+    phrases(r"(?:(?:much|way|a lot) )?better|(?:that |it )?works(?: now)?|looks (?:good|right|better) now")
 )
 
 # a plan caption heads what it proposes ("Plan: …", "my plan: …", "方案：…"); after a report it names a tool's
@@ -480,7 +460,7 @@ _ASK_LEAD = re.compile(
 _PLEASE_LEAD = re.compile(_GREETED + r"(?:please|pls|plz|kindly)(?![a-z'])[\s,]*|^请你?\s*")
 # an ask that names what it replaces is the person's change of plan: "can you use SQLite instead of Postgres"
 _REPLACES = re.compile(
-    _words(r"instead|rather than|no longer|scratch that|on second thought|change of plans?|not")
+    phrases(r"instead|rather than|no longer|scratch that|on second thought|change of plans?|not")
     + r"|而不是|代替|取代|不再|放弃|不用|别用|不要用"
 )
 
@@ -499,6 +479,15 @@ def opens_ask(folded: str) -> bool:
     return lead is not None and lead.end() > 0
 
 
+def asks_for_work(folded: str) -> bool:
+    """Tell whether a person's folded sentence asks the agent for work, at its opening or after a lead-in: "下周三周会
+    我要讲成本分析，…顺手帮我导个 csv", "测试那条再补一句：…还要加一个 recency 测试"."""
+    return opens_ask(folded) or _ASK_WITHIN.search(folded) is not None
+
+
+_ASK_WITHIN = re.compile(r"(?:顺手|顺便)(?:帮|给)我们?|[，,：:]\s*再?(?:帮我们?|麻烦你)|再补一句|还要(?:加|补|写)(?:一个|个)?")
+
+
 def is_asking(folded: str) -> bool:
     """Tell whether a person's folded sentence only asks the agent for work: "帮我把 X 改成 Y"."""
     lead = _ASK_LEAD.match(folded) or _PLEASE_LEAD.match(folded)
@@ -514,7 +503,9 @@ def is_asking(folded: str) -> bool:
 
 
 # a reply that stops the agent in forms OVERRULE_CUES leaves out: "等下 你怎么又直接装包了", "hold up, why axios"
-MORE_OVERRULE = re.compile(r"^(?:等下|等会儿?|慢着|且慢|你怎么又|怎么又)|^" + _words(r"hold up|whoa|why did you again"))
+MORE_OVERRULE = re.compile(
+    r"^(?:等下|等会儿?|慢着|且慢|你怎么又|怎么又)|^" + phrases(r"hold up|whoa|why did you again")
+)
 
 
 def overrules(folded: str) -> bool:
@@ -541,7 +532,7 @@ def strip_prefix(pattern: re.Pattern[str], text: str) -> str:
 
 
 _EMPTY_YES = re.compile(
-    _words(r"let'?s do (?:it|that|this)|go ahead|go for it|sounds? good|do (?:it|that)|ship it")
+    phrases(r"let'?s do (?:it|that|this)|go ahead|go for it|sounds? good|do (?:it|that)|ship it")
     + r"|就这么(?:办|弄|定|做|来)了?|就这样(?:吧|办)?"
 )
 

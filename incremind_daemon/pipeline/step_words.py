@@ -13,7 +13,14 @@ from incremind_daemon.pipeline.lasting import GENERAL
 from incremind_daemon.pipeline.markdown import COMMON_WORDS, LATIN_WORD, as_item, text_weight
 from incremind_daemon.pipeline.organize import split_sentences
 from incremind_daemon.pipeline.stance import CHANGE_OF_PLAN
-from incremind_daemon.pipeline.state_cues import CHECKS_THAT, OBJECT_PRONOUN, POINTED_STEP, feels_only, proposes
+from incremind_daemon.pipeline.state_cues import (
+    CHECKS_THAT,
+    OBJECT_PRONOUN,
+    POINTED_STEP,
+    feels_only,
+    phrases,
+    proposes,
+)
 
 _FENCE_BODY = re.compile(r"^[ \t]*(`{3,}|~{3,})([^\n]*)\n(.*?)^[ \t]*\1", re.M | re.S)
 _SHELL = frozenset(("", "sh", "bash", "zsh", "fish", "shell", "console", "terminal"))  # fences that hand over commands
@@ -64,12 +71,16 @@ def unlabelled(item: str) -> str:
     return rest if text_weight(rest) >= 2 else item
 
 
+# someone's review of the work as a whole, which no sentence before names: "Marcus reviews this before it goes …"
+_REVIEWS_THE_WORK = re.compile(r"[a-z]+ (?:(?:will|has to|needs to|must|should) )?(?:reviews?|approves?) (?:this|it)\b")
+
+
 def resolved(step: str, said: str, before: str) -> str:
     """Say what a step names by pronoun: from the person's sentence before it, or the agent's offer it answers."""
     if said.rstrip().endswith(("?", "？")) and (checks := CHECKS_THAT.search(fold(step))) and checks.start() < 4:
         return f"{as_item(said)} — {step}"  # "do we need hreflang, or does Starlight emit them? — check that next time"
     pronoun = OBJECT_PRONOUN.search(fold(step)) or POINTED_STEP.search(fold(step))
-    if pronoun is None or text_weight(step[: pronoun.start()]) > 5:
+    if pronoun is None or text_weight(step[: pronoun.start()]) > 5 or _REVIEWS_THE_WORK.match(fold(step)):
         return step  # "the exception to the rule: if it's on a branch, edit it" points inside its own sentence
     said = unlabelled(as_item(said))  # "Next step: regenerate the notebook. I start on it after lunch.": one label
     if text_weight(said) >= 2 and not said.endswith(("?", "？")) and not feels_only(fold(said)):
@@ -124,7 +135,11 @@ _WAITS_THEN = re.compile(
     r"|(?<![a-z])(?:(?:don't|do not|no|hold off on) [^,.;]{2,40} until (?!further notice)"
     r"|wait (?:till|until|for) \S+ to|wait (?:till|until) [^,.;]{1,20} (?:says|confirms|replies|answers|approves)"
     # "Don't run it now though, the migration PR needs Meng Fan's review first"
-    r"|needs? [^,.;]{1,30}'s (?:review|approval|sign-?off|ok|okay|go-ahead|green light) first)"
+    r"|needs? [^,.;]{1,30}'s (?:review|approval|sign-?off|ok|okay|go-ahead|green light) first"
+    # "Marcus reviews this before it goes anywhere near prod", "Priya has to approve it before we merge"
+    r"|(?!(?:i|we|you|it|this|that|they|he|she|someone|somebody|nobody|no one|everyone|anyone)\b)[a-z]+"
+    r" (?:(?:will|has to|needs to|must|should|gets to) )?(?:reviews?|approves?|signs? off on|looks? over|checks?)"
+    r" (?:this|it|that|them|the (?:pr|mr|diff|change|changes|branch|migration))(?: first)? before )"
 )
 
 
@@ -180,3 +195,28 @@ def changes_plan(folded: str) -> bool:
         return False  # "下一步把分享图的字体换成跑团那套，下周弄": a step to come, not how things now go
     return CHANGE_OF_PLAN.search(folded) is not None and text_weight(folded) >= 4
 
+
+# what the person sets aside, which sounds like a step put off but is none: a thing left alone for now ("图 4.2
+# 先别管，等 attention head 那部分跑完再说", "ignore it for today") and the agent's work the person commits or
+# pushes themselves, with no time or condition to it ("好的 我自己提", "I'll commit it myself")
+_LEFT_ALONE = re.compile(
+    r"先?(?:别|不用)管|先不管|不管(?:它|这个|那个)?了|先放着|先放一放|"  # not "不管怎样明天都发": regardless
+    + phrases(r"ignore (?:it|that|this|them)(?: for (?:now|today))?|leave (?:it|that|this|them) (?:alone|for now)")
+)
+_SELF_COMMIT = re.compile(
+    r"(?:^|[，,;；]\s*|\s)(?:好的?|行|嗯|那)?\s*我自己(?:来)?(?:提|提交|commit|push|推|合)(?:吧|了|就行)?$"
+    r"|(?:^|[,;]\s*)(?:ok(?:ay)?|sure|thanks|thx)?[\s,]*i'll (?:commit|push|merge) (?:it|this|them) myself$"
+)
+_OPENS_REQUEST = re.compile(r"(?<![a-z])(?:pr|mr)\s*$")
+_TIMED = re.compile(r"明天|今晚|晚点|回头|下午|等|之后|以后|" + phrases(r"tomorrow|tonight|later|once|after|when"))
+
+
+def is_set_aside(folded: str) -> bool:
+    """Tell whether a person's folded sentence sets a thing aside rather than putting a step off: "先别管"."""
+    if _LEFT_ALONE.search(folded):
+        return True
+    commit = _SELF_COMMIT.search(folded.strip(" .。!！~～"))
+    if commit is None or _TIMED.search(commit.group()):
+        return False
+    # the request the person opens themselves is a step of its own: "行，MR 我自己提" (not "好的 我自己提")
+    return _OPENS_REQUEST.search(folded[: commit.start() + 1]) is None

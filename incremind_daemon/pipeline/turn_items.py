@@ -85,6 +85,7 @@ from incremind_daemon.pipeline.state_cues import (
     CHANGED_TO,
     PERSON_STEP_CUES,
     STANDING_CUES,
+    asks_for_work,
     captions_done,
     classify_item,
     is_ack_or_command,
@@ -93,11 +94,9 @@ from incremind_daemon.pipeline.state_cues import (
     is_carried_out,
     is_done,
     is_leaving,
-    is_set_aside,
     may_hold_later_done_cue,
     only_put_off,
     only_yes,
-    opens_ask,
     overrules,
     proposes,
     settles_still_more,
@@ -110,6 +109,7 @@ from incremind_daemon.pipeline.step_words import (
     PROPOSAL_TAIL,
     awaits,
     changes_plan,
+    is_set_aside,
     offer_joined,
     proposed,
     put_off_till,
@@ -415,7 +415,7 @@ def _judge(item: str, view: TurnView, hint: str | None, *, settles: bool) -> tup
             return DECISION, _DIRECTED  # "图 4.2 先别管，等…跑完再说", "我自己提": settled, and no step of the work
         if later or kind == NEXT:
             # though "Yes, feedback file next" or an ask for work that the agent's answer carried out is done
-            asks_work = opens_ask(folded)
+            asks_work = asks_for_work(folded)
             carried = view.acted and is_carried_out(item, view.after, asked=asks_work)
             if view.closing and not view.goal and not ((not later or asks_work) and carried):
                 return NEXT, 0

@@ -130,3 +130,72 @@ def test_a_change_named_as_the_step_for_later_stays_the_next_step() -> None:
         assistant("PR #17 已开（`yf/meeting-point`）。"),
     ]
     assert any("站酷快乐体" in step for step in snapshot_session(turns).next_steps)
+
+
+@pytest.mark.parametrize(
+    ("closing", "named"),
+    [
+        ("Perfect. One commit for all of it. Marcus reviews this before it goes anywhere near prod.", "Marcus"),
+        ("Thanks. Priya will review it before it goes to prod.", "Priya"),
+    ],
+    ids=["reviews", "will-review"],
+)
+def test_someone_reviewing_the_work_before_it_goes_on_is_the_next_step(closing: str, named: str) -> None:
+    """Found in a fresh half: "Marcus reviews this before it goes anywhere near prod" was no step at all, and its
+    "this" is the whole work, not the sentence before it ("One commit for all of it")."""
+    turns = [
+        user("Convert the migrations to goose and keep the numbering."),
+        assistant("Converted the 16 pairs; `make test` is green."),
+        user(closing),
+        assistant("Committed as one commit."),
+    ]
+    steps = snapshot_session(turns).next_steps
+    assert any(named in step for step in steps), steps
+    assert not any("One commit" in step for step in steps), steps
+
+
+def test_a_request_the_person_opens_themselves_is_the_next_step() -> None:
+    """Found in a fresh half: "行，MR 我自己提" names a step of its own, where a bare "好的 我自己提" (the agent's commit)
+    names none (test_snapshot_closing)."""
+    turns = [
+        user("poetry 迁到 uv，CI 也改成 uv sync --frozen。"),
+        assistant("已提交：`chore: migrate dependency management from poetry to uv`。"),
+        user("行，MR 我自己提。"),
+    ]
+    assert any("MR" in step for step in snapshot_session(turns).next_steps)
+
+
+def test_a_step_put_off_before_a_goodbye_that_says_who_the_person_is_stays_the_next_step() -> None:
+    """Found in a fresh half: "搞掂，唔该。我广州长大的，…不用纠正我。瞓觉了。" closes the session; the "图明天再弄"
+    said just before it was read as a decision and next stayed empty."""
+    turns = [
+        user("把 budget 那块的 StateNotifier 改成 Notifier。"),
+        assistant("Done, `BudgetController` is a `Notifier` now and the tests pass."),
+        user("数据库在 Application Support 下面，helper 改一下。月度的图用 fl_chart。先把依赖加上就行，图明天再弄。"),
+        assistant("Helper now uses `getApplicationSupportDirectory()`; `fl_chart` added."),
+        user("搞掂，唔该。我广州长大的，打字偶尔会冒粤语，你看得懂就行，不用纠正我。瞓觉了。"),
+        assistant("Got it. Good night."),
+    ]
+    assert any("图明天再弄" in step for step in snapshot_session(turns).next_steps)
+
+
+@pytest.mark.parametrize(
+    ("asked", "reply"),
+    [
+        (
+            "好，commit 一下。下周三周会我要讲成本分析，query_log 那张 top 20 的结果顺手帮我导个 csv 到 ~/Downloads。",
+            "已提交 `chore: rename tests`；csv 在 `~/Downloads/ch_top20_queries.csv`（20 行）。",
+        ),
+        (
+            "可以，按这个改。还有，测试那条再补一句：incremental 的 model 还要加一个 updated_at 的 recency 测试。",
+            "两个 model 已改为 insert_overwrite，recency 测试已加。dev 上 build 通过。",
+        ),
+    ],
+    ids=["help-me-within", "one-more"],
+)
+def test_work_asked_after_a_lead_in_and_done_is_no_next_step(asked: str, reply: str) -> None:
+    """Found in a fresh half: an ask that does not open its sentence ("下周三…，…顺手帮我导个 csv") was read as a
+    step for later, though the agent's answer did it."""
+    turns = [user("dbt 升级到 1.8"), assistant("升级好了，parse 无 warning。"), user(asked), assistant(reply)]
+    turns.append(user("ok。今天先到这。"))
+    assert snapshot_session(turns).next_steps == ()
