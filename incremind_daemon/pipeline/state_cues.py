@@ -485,7 +485,9 @@ def asks_for_work(folded: str) -> bool:
     return opens_ask(folded) or _ASK_WITHIN.search(folded) is not None
 
 
-_ASK_WITHIN = re.compile(r"(?:顺手|顺便)(?:帮|给)我们?|[，,：:]\s*再?(?:帮我们?|麻烦你)|再补一句|还要(?:加|补|写)(?:一个|个)?")
+_ASK_WITHIN = re.compile(
+    r"(?:顺手|顺便)(?:帮|给)我们?|[，,：:]\s*再?(?:帮我们?|麻烦你)|再补一句|还要(?:加|补|写)(?:一个|个)?"
+)
 
 
 def is_asking(folded: str) -> bool:

@@ -155,8 +155,8 @@ def test_someone_reviewing_the_work_before_it_goes_on_is_the_next_step(closing: 
 
 
 def test_a_request_the_person_opens_themselves_is_the_next_step() -> None:
-    """Found in a fresh half: "行，MR 我自己提" names a step of its own, where a bare "好的 我自己提" (the agent's commit)
-    names none (test_snapshot_closing)."""
+    """Found in a fresh half: "行，MR 我自己提" names a step of its own, where a bare "好的 我自己提" (the agent's
+    commit) names none (test_snapshot_closing)."""
     turns = [
         user("poetry 迁到 uv，CI 也改成 uv sync --frozen。"),
         assistant("已提交：`chore: migrate dependency management from poetry to uv`。"),
