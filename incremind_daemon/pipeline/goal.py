@@ -187,8 +187,8 @@ def goal_with_error(raw: str, prose: str, quoted: str, request: list[str]) -> st
     # the error line takes the room the ask leaves; it takes the room of the ask's context only when the
     # person's words name no file, test or value of their own, so the paste is what says what broke
     goal = goal_of(request, quoted, GOAL_CHARS - len(error) - 3)
-    if goal != " ".join(join_sentences(request, len(" ".join(request))).split()) and named_values(" ".join(request)):
-        return goal_of(request, quoted)
+    if named_values(" ".join(request)) and goal != (roomy := goal_of(request, quoted)):
+        return roomy
     said = request[max(1, sentences_before(request, raw[:at])) - 1]
     if said in goal:
         end = goal.index(said) + len(said.rstrip(",，:："))  # "CI is red (Error: …), runner-3 has no docker"
@@ -220,6 +220,10 @@ def goal_of(request: list[str], quoted: str = "", limit: int = GOAL_CHARS) -> st
         # carousel flicker when you scroll …, see TrailPhotoCarousel.kt"), read in order past an introduction,
         # not a shorter aside after it ("screen recording from the A14 if it helps: …")
         start = next((i for i, sentence in enumerate(request) if not _about_the_person(sentence)), 0)
+        # …and past the way into the project, to what went wrong: "evening, side project time. tidy-photos is my
+        # little Rust CLI: walks a photo dir, … I bumped deps over the weekend and now it doesn't build"
+        wrong = next((i for i in range(start, len(request)) if _goes_wrong(request[i])), start)
+        start = wrong if all(_way_in(sentence) for sentence in request[start:wrong]) else start
         opening = " ".join(join_sentences(request[start:], len(whole)).split())
         # up to a rule said on the way, once half the room says what is wrong ("… for a frame. see X.kt. we use
         # Glide for images here, dont pull in another library"): the rule is an insight of its own, and may be
@@ -292,7 +296,35 @@ _NEWS = re.compile(
 
 
 _DECIDED = re.compile(r"^(?:decision|decided|we (?:agreed|decided)|决定|定了|我们决定)\s*[:：]")
-_DIES = re.compile(r"(?<![a-z])(?:dies|died|dying|crashing|won't (?:start|build|compile|launch))(?![a-z])|闪退|起不来")
+_DIES = re.compile(
+    r"(?<![a-z])(?:dies|died|dying|crashing|(?:won't|doesn't|does not|can't|no longer) (?:start|build|compile|launch))"
+    r"(?![a-z])|闪退|起不来"
+)
+
+
+# what a project is, said on the way in: "photoark is my Go CLI that backs up …", "It talks to B2 through …",
+# "trailmark 是我的一个小工具"
+_PROJECT_INTRO = re.compile(
+    r"^(?:[\w.-]+|this (?:repo|project)) is (?:my|our) (?:[\w.+#-]+ ){0,3}?(?:cli|app|tool|project|repo|service"
+    r"|library|lib|bot|site|script|api|backend|frontend|package|crate|plugin)\b|^it (?:talks|runs|uses|reads|keeps)\b"
+    r"|^[\w.-]+\s*是我(?:们)?(?:的)?(?:一个)?[^，。,]{0,10}?(?:工具|项目|仓库|服务|脚本|应用|插件|库)"
+)
+
+
+def _way_in(sentence: str) -> bool:
+    """Tell whether each part of a sentence only sets the scene or says what the project is: "ok different repo,
+    side project time. photoark is my Go CLI that backs up …", "It talks to B2 through kurin/blazer, …"."""
+    for part in _TYPED_END.split(sentence):
+        folded = fold(part.strip())
+        scene = text_weight(part) <= 6 and not named_values(part) and not is_ask(folded)
+        if not (scene or _PROJECT_INTRO.match(folded)):
+            return False
+    return True
+
+
+def _goes_wrong(sentence: str) -> bool:
+    folded = fold(as_mandarin(sentence))
+    return bool(COMPLAINT.search(folded) or _DIES.search(folded))
 
 
 def ask_rank(sentence: str, position: int) -> int:

@@ -24,6 +24,11 @@ _ERROR_WORD = re.compile(
 )
 # "OSError: …", "TypeError: …", "sqlite3.OperationalError: …"
 _RAISED = re.compile(r"(?<![\w.])(?:[a-z_]\w*\.)*[A-Z]\w*(?:Error|Exception)\b:")
+# an error named by its code: "(MEMORY_LIMIT_EXCEEDED)", "(SQLITE_BUSY)", "error[E0308]", "error TS2322"
+_ERROR_CODE = re.compile(
+    r"\b[A-Z][A-Z0-9]*_(?:[A-Z0-9]+_)*(?:BUSY|LOCKED|EXCEEDED|DENIED|TIMEOUT|INVALID|FAILED|ERROR|REFUSED|NOTFOUND"
+    r"|NOT_FOUND|OOM)\b|\berror\[?[A-Z]{1,3}\d{3,5}\]?"
+)
 # code the person shows ("```swift", "```ts") names error types without any error having happened
 _CODE_FENCE = re.compile(
     r"^[ \t]*(`{3,}|~{3,})[ \t]*(?!(?:text|txt|log|logs|console|output|shell|sh|bash|zsh)?[ \t]*$)"
@@ -31,8 +36,14 @@ _CODE_FENCE = re.compile(
     re.M | re.S,
 )
 # where a compiler or a test runner says the error is, before what it says: "/Users/…/Tests.swift:42: "
-_LOCATION = re.compile(r"^(?:[\w.~-]*/)*[\w.-]+:\d+(?::\d+)?:\s*")
+_LOCATION = re.compile(r"^(?:[\w.~-]*/)*[\w.-]+:\d+(?::\d+)?(?::|\s+-(?=\s))\s*")  # "BookingCTA.tsx:18:7 - "
+_LEADING_MARKS = re.compile(r"^[^\w\[({'\"`<]+")  # ": ▸ ❌  error: …" after an Xcode log's time
 _TIMESTAMP = re.compile(r"^\[?\d{4}-\d\d-\d\d[T ][\d:.]+Z?\]?\s*")
+# what a logger puts before the message: "[2026-09-09, 04:23:07 CST] {subprocess.py:93} INFO - ", "2026/03/02 02:14:39 "
+_LOG_PREFIX = re.compile(
+    r"^(?:\[[^\]\n]{4,40}\]\s*|\{[\w.]+:\d+\}\s*|\d{4}[-/]\d\d[-/]\d\d[ T,]+[\d:.]+(?: [A-Z]{2,4}\b)?\s*"
+    r"|(?:INFO|DEBUG|WARN(?:ING)?)\b\s*[-:]?\s*|\d\d:\d\d:\d\d\s+)+"
+)
 _TAIL_CHARS = 8
 
 
@@ -42,16 +53,30 @@ def pasted_error(raw: str, prose: str) -> tuple[int, str]:
     prose: raw with what was pasted blanked out, so a line of it is the person's own; (-1, "") when none.
     """
     own = {line.strip() for line in prose.splitlines()}
-    position = 0
+    position, first = 0, -1
+    found: list[str] = []  # the error lines of the first paste that names one
     shown = _CODE_FENCE.sub(lambda code: "\n" * code.group().count("\n"), raw) if "```" in raw or "~~~" in raw else raw
     for line, kept in zip(raw.splitlines(keepends=True), shown.splitlines(keepends=True), strict=False):
         stripped = kept.strip()
+        if first >= 0 and stripped in own and stripped:
+            break  # the person's own words again: the paste ended
         telling = stripped and stripped not in own and not stripped.startswith("{")  # a JSON log line is all fields
-        if telling and (_ERROR_WORD.search(stripped[:400]) or _RAISED.search(stripped[:400])):
-            message = _LOCATION.sub("", _TIMESTAMP.sub("", stripped))
-            return position, clip(message, ERROR_CHARS)
+        head = stripped[:400]
+        if telling and (_ERROR_WORD.search(head) or _RAISED.search(head) or _ERROR_CODE.search(head)):
+            found.append(_LOCATION.sub("", _TIMESTAMP.sub("", stripped)))
+            first = position if first < 0 else first
         position += len(line)
-    return -1, ""
+    if not found:
+        return -1, ""
+    # the line that names the error by its code or type says more than a runner's "3 of 41 ERROR creating …"
+    # before it ("… (MEMORY_LIMIT_EXCEEDED)", "… database is locked (5) (SQLITE_BUSY)")
+    named = [message for message in found if _ERROR_CODE.search(message) or _RAISED.search(message)]
+    message = _LEADING_MARKS.sub("", _LOG_PREFIX.sub("", (named or found)[0]))
+    code = _ERROR_CODE.search(message)
+    if code and len(message) > ERROR_CHARS and code.end() > ERROR_CHARS - 1:
+        # "Code: 241. DB::Exception: Memory limit (for query) exceeded… MEMORY_LIMIT_EXCEEDED"
+        return first, f"{clip(message, ERROR_CHARS - len(code.group()) - 3)} {code.group()}"
+    return first, clip(message, ERROR_CHARS)
 
 
 def sentences_before(sentences: Sequence[str], head: str) -> int:

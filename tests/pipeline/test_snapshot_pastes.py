@@ -63,3 +63,65 @@ def test_goal_leaves_the_paste_out_when_the_ask_names_what_broke_and_room_is_sho
     goal = snapshot_session([user(ask), assistant("我看一下。")]).goal
     assert "test_align.py" in goal
     assert "AssertionError" not in goal
+
+
+@pytest.mark.parametrize(
+    ("ask", "named", "noise"),
+    [
+        (
+            "int_order_items 昨晚在 Airflow 上挂了，log 最后几行：\n\n```\n"
+            "[2026-09-09, 04:23:07 CST] {subprocess.py:93} INFO - 04:23:07  3 of 41 ERROR creating sql incremental "
+            "model intermediate.int_order_items  [ERROR in 74.12s]\n"
+            "[2026-09-09, 04:23:07 CST] {subprocess.py:93} INFO -    Code: 241. DB::Exception: "
+            "Memory limit (for query) exceeded: would use 18.63 GiB (attempt to allocate chunk of 4194304 bytes), "
+            "maximum: 18.63 GiB. "
+            "(MEMORY_LIMIT_EXCEEDED) (version 24.3.5.46 (official build))\n```\n\n帮我看看",
+            "MEMORY_LIMIT_EXCEEDED",
+            "subprocess.py",
+        ),
+        (
+            "Last night's run died:\n\n```\n2026/03/02 02:14:38 upload: starting 4 workers\n"
+            "2026/03/02 02:14:39 index: mark uploaded IMG_4471.HEIC: database is locked (5) (SQLITE_BUSY)\n"
+            "2026/03/02 02:14:39 fatal: index write failed\n```\n\nCan you fix it?",
+            "SQLITE_BUSY",
+            "2026/03/02",
+        ),
+    ],
+    ids=["code-at-the-end", "code-before-fatal"],
+)
+def test_goal_takes_the_line_that_names_the_error_by_its_code(ask: str, named: str, noise: str) -> None:
+    """Found in a fresh half: the goal took a runner's "3 of 41 ERROR creating …" (or "fatal: index write failed")
+    and never said MEMORY_LIMIT_EXCEEDED (or SQLITE_BUSY), which the line after (or before) it names."""
+    goal = snapshot_session([user(ask), assistant("Looking.")]).goal
+    assert named in goal, goal
+    assert noise not in goal, goal
+
+
+def test_goal_keeps_the_error_when_its_room_costs_the_ask_nothing() -> None:
+    """Found in a fresh half: the rules said after the paste ("依赖用 poetry 管", "改代码之前先跟我说") are no part of
+    the goal, yet left it "cut", and the person's command in the ask then kept the KeyError out."""
+    ask = (
+        "sku-forecast 的 feature pipeline 挂了，"
+        "跑 `poetry run python -m forecast.features --date 2026-09-06` 报错：\n\n"
+        '```\nTraceback (most recent call last):\n  File "src/forecast/features.py", line 88, in build_features\n'
+        '    df["cat_l2"] = df["category_level2"].astype("category")\nKeyError: \'category_level2\'\n```\n\n'
+        "应该是上游 dim_sku 改了列名，上周 Kevin 他们在商品中台重构过一次。"
+        "依赖用 poetry 管，不要直接 pip install 任何东西。\n\n"
+        "还有，改代码之前先跟我说你打算怎么改，我点头了你再动手。"
+    )
+    goal = snapshot_session([user(ask), assistant("我先看看 dim_sku 的列名。")]).goal
+    assert "KeyError: 'category_level2'" in goal, goal
+    assert "feature pipeline 挂了" in goal, goal
+
+
+def test_goal_of_a_breakage_starts_past_the_projects_introduction() -> None:
+    """Found in a fresh half: "evening, side project time. tidy-photos is my little Rust CLI: …" filled the goal
+    and "now it doesn't build" was cut."""
+    ask = (
+        "evening, side project time. tidy-photos is my little Rust CLI: walks a photo dir, reads EXIF, renames "
+        "files to a date-based name and finds duplicates. I bumped deps over the weekend and now it doesn't build:"
+        "\n\n```\n$ cargo build\nerror[E0308]: mismatched types\n  --> src/meta.rs:31:48\n```"
+    )
+    goal = snapshot_session([user(ask), assistant("Looking.")]).goal
+    assert goal.startswith("I bumped deps over the weekend and now it doesn't build"), goal
+    assert "error[E0308]" in goal, goal
