@@ -553,10 +553,18 @@ INTRO_CUES = re.compile(
 # quick context.", "Quick intro since it's the first time you're in this repo" (its words "in this repo" settle nothing)
 CONTEXT_OPENER = re.compile(
     r"^(?:(?:ok|okay|so|hey|hi)[,\s]+)?(?:(?:a |some )?quick (?:intro|context|background)\b[^:：]*$"
-    r"|first (?:time|session)\b[^:：]{0,60}\b(?:context|intro|background)\b[^:：]*$"
+    r"|first (?:time|session)\b[^:：]{0,60}(?:\b(?:context|intro|background)\b|自我介绍|介绍一下|交代一下)[^:：]*$"
+    r"|first (?:time|session) (?:(?:using|running|with|working with) you )?(?:in|on) this (?:repo|project)\W*$"
     # "Ok different repo, side project time", "Different client, different repo." ("换个项目了" reads as no rule)
     r"|different (?:repo|client|project)\b[^:：]{0,40}$)"
 )
+
+
+def introduces(folded: str) -> bool:
+    """Tell whether a folded sentence introduces the person or only says context follows: it settles nothing."""
+    return INTRO_CUES.match(folded) is not None or CONTEXT_OPENER.match(folded) is not None
+
+
 # a statement that introduces what others are about, a project ("Kakeibo is my personal budgeting app — …",
 # "trip-etl 是我维护的行程数仓 ETL", "It's a monorepo: …", "Stack: Django 4.2, …") or the person ("I'm Daniel Wu, …",
 # "我系陈家乐，…"): a rule about the project names it without adding to it

@@ -105,6 +105,7 @@ def test_a_lasting_turn_becomes_one_clean_candidate(
         "Quick intro since it's the first time you're in this repo.",
         "first session in this repo so quick context before the actual thing.",
         "第一次在这个 repo 里用你，先给点背景。",
+        "First time using you in this repo, so 先自我介紹一下",  # found as junk in a tuning half
     ],
 )
 def test_requests_questions_openers_and_pasted_output_yield_nothing(turn: str) -> None:

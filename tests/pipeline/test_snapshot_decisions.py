@@ -428,3 +428,19 @@ def test_what_the_person_keeps_as_it_is_is_decided(said: str, decided: str) -> N
         assistant("Understood."),
     ]
     assert any(decided in item for item in snapshot_session(turns).decisions)
+
+
+def test_an_opener_that_only_says_context_follows_is_no_decision() -> None:
+    """Found in a fresh half: "First time running you in this repo so some quick context" led the decisions."""
+    turns = [
+        user(
+            "Morning! First time running you in this repo so some quick context. I'm Daniel, I do the iOS app. "
+            "I updated to Xcode 26.3 and now the app target won't build. Can you take a look?"
+        ),
+        assistant("Both are Swift 6 data-race diagnostics. Should I turn strict concurrency down to minimal?"),
+        user("Don't turn strict concurrency down. The app target is in Swift 6 language mode and it stays there."),
+        assistant("Done, it builds."),
+    ]
+    decisions = snapshot_session(turns).decisions
+    assert not any("First time" in item for item in decisions), decisions
+    assert any("Swift 6" in item for item in decisions), decisions
