@@ -58,9 +58,9 @@ DONE_CUES = re.compile(
         rf"(?:i|we)(?:'ve| have)?(?:\s+(?:now|just|also|already|successfully|finally))*\s+(?:{_PAST})",
         rf"(?:has|have) (?:now )?been (?:\w+ly )?(?:{_PAST})",
         # "make test-race passes", "test:unit is green"
-        r"(?:tests?|specs?|checks?|ci|builds?|lint(?:ing)?|type ?checks?)(?:[-:][a-z0-9]+)*"
+        r"(?:tests?|specs?|checks?|ci|builds?|lint(?:ing)?|type ?checks?|runs?|workflows?|uploads?)(?:[-:][a-z0-9]+)*"
         r"\s+(?:(?:now|all|are|is|still)\s+)*"
-        r"(?:pass(?:es|ed|ing)?|green|succeed(?:s|ed)?)|\d+ (?:tests? )?passed",
+        r"(?:pass(?:es|ed|ing)?|green|succeed(?:s|ed)?|went through)|\d+ (?:tests? )?passed",
         r"(?:is|are) now (?:working|fixed|passing|done|complete|in place|live|green)|now works?|works now",
     )
     + rf"|^(?:✅\s*)?{_words(_PAST, 'done|all done|all set|completed?|finished')}|✅|✔"

@@ -501,6 +501,8 @@ def _offer(kept: list[Kept], item: str, room: int, rank: int = 0) -> None:
     for at, other in enumerate(kept):
         if key != other.key and _COMMITTED.match(item) and _COMMITTED.match(other.item):
             continue  # two commits are two pieces of work: "feat(staging): eks 1.30 …" and "feat(prod): eks 1.30 …"
+        if _captions_apart(item, other.item):
+            continue  # so are two files' changes: "`Appfile`: app_identifier(…)" and "`Matchfile`: app_identifier(…)"
         if key == other.key or len(tokens & other.tokens) >= 0.75 * min(len(tokens), len(other.tokens)):
             # of two near duplicates the one that names more stays: "已提交并开 PR #279：…" over "Committed on …";
             # it holds more tokens the other lacks than the other holds tokens it lacks
@@ -537,6 +539,17 @@ def _not_taken_out(done: list[Kept]) -> list[Kept]:
         if taken is not None and len(names) <= 4:  # a report of that alone
             out |= _long_words(folded[: taken.end() + 40]) - {taken.group()}
     return kept
+
+
+_BARE_FILE = re.compile(r"[A-Z][a-z]+file")  # "Appfile", "Makefile", "Dockerfile"
+_FILE_HEAD = re.compile(r"`?([\w.-]+(?:/[\w.-]+)*)`?\s*[:：]\s*\S")
+
+
+def _captions_apart(item: str, other: str) -> bool:
+    """Tell whether two items open on the names of two different files ("`Appfile`: …", "`Matchfile`: …")."""
+    mine, theirs = _FILE_HEAD.match(item), _FILE_HEAD.match(other)
+    named = mine and (_is_file_name(mine.group(1)) or _BARE_FILE.fullmatch(mine.group(1)))
+    return bool(named and theirs and mine.group(1) != theirs.group(1))
 
 
 def _long_words(folded: str) -> set[str]:

@@ -453,3 +453,29 @@ def test_a_report_item_is_read_past_the_file_it_names() -> None:
     )
     snapshot = snapshot_session([user("加一个 GAUC 指标，别帮我 commit"), assistant(reply), user("好")])
     assert any("gauc(" in item for item in snapshot.done), snapshot.done
+
+
+def test_changes_to_two_files_told_alike_are_two_pieces_of_work() -> None:
+    """Found in a fresh half: "`Appfile`: app_identifier(…)" read as a near duplicate of the "`Matchfile`: …" line
+    after it, so the fix the person asked for by name was not among what was done."""
+    turns = [
+        user("Fix the Appfile and whatever else still says the old bundle id."),
+        assistant(
+            'Fixed:\n\n- `Appfile`: `app_identifier("health.kestrel.app")`\n'
+            '- `Matchfile`: `app_identifier(["health.kestrel.app"])`\n- `Fastfile`: no hardcoded identifier left.'
+        ),
+    ]
+    done = snapshot_session(turns).done
+    assert any(item.startswith("`Appfile`") for item in done), done
+    assert any(item.startswith("`Matchfile`") for item in done), done
+
+
+@pytest.mark.parametrize(
+    "report",
+    ["The run went through: lint, signing, archive and upload all passed.", "The CI run went through, all green."],
+)
+def test_a_run_that_went_through_is_done(report: str) -> None:
+    """Found in a fresh half: "The run went through: …" after the person pushed was not read as a report at all."""
+    turns = [user("Commit the fix, I'll push, then watch the run with gh."), assistant("Committed."), user("pushed")]
+    turns.append(assistant(report))
+    assert any("went through" in item for item in snapshot_session(turns).done)
