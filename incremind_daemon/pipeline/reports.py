@@ -146,3 +146,9 @@ def shown_code(caption: str, text: str) -> str:
 def is_result(folded: str) -> bool:
     """Tell whether a report says only how checks went: "编译通过了", "tests pass", "warning 没了"."""
     return is_checks(folded) or (text_weight(folded) <= 4 and GONE.search(folded) is not None)
+
+
+def with_code_shown(shown: str, clause: str, block: str, code: str) -> str:
+    """Add the code a block ends over to the report of its last clause: "…加了一个: `@FlagValue(…)`"."""
+    ends = block.rstrip(" :：").endswith(clause.rstrip(" :：")[-16:])
+    return f"{shown}: {code}" if code and ends and code.strip("`").casefold() not in shown.casefold() else shown

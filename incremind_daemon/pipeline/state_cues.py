@@ -187,6 +187,13 @@ SET_VALUE_CUES = re.compile(
 )
 
 
+# a caption over a list of rules the person sets: "几条规矩我先定下来：", "Ground rules:", "Conventions for this repo:"
+RULES_CAPTION = re.compile(
+    r"(?:规矩|规则|规定|约定|原则)[^:：，,。]{0,12}[:：]\s*$"
+    r"|(?<![a-z])(?:ground rules|rules|conventions|guidelines|house rules)(?: [^:：,.]{1,30})?\s*[:：]\s*$"
+)
+
+
 # the house way, a value put right and a manner of answer: "secrets through external-secrets like everything
 # else", "照老规矩", "payments isn't P3XK2LM there, it's the team payments-core-oncall", "shorter answers pls"
 HOUSE_CUES = re.compile(

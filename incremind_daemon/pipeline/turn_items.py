@@ -79,12 +79,14 @@ from incremind_daemon.pipeline.reports import (
     opens_bare_done,
     shown_code,
     shown_diff,
+    with_code_shown,
     with_file,
 )
 from incremind_daemon.pipeline.state_cues import (
     ABSENCE_CUES,
     CHANGED_TO,
     PERSON_STEP_CUES,
+    RULES_CAPTION,
     STANDING_CUES,
     asks_for_work,
     captions_done,
@@ -287,7 +289,7 @@ def _agent_items(text: str, blocks: list[Block], view: TurnView, *, over_code: b
                     if not (view.verdict == OVERRULED and undone):
                         shown = report if bare or not opening else with_asked(report, view.before, ITEM_CHARS)
                         shown = f"{over} — {item}" if over and is_result(fold(item)) else shown
-                        shown = shown if bare else _over_code(shown, clause, block.text, code)  # the ask names it
+                        shown = shown if bare else with_code_shown(shown, clause, block.text, code)  # the ask names it
                         opening = False
                         yield Item(DONE, clip(with_file(shown, view.edited), ITEM_CHARS), 0, item)
                     continue
@@ -305,15 +307,9 @@ def _agent_items(text: str, blocks: list[Block], view: TurnView, *, over_code: b
                     if kind == DONE and opening:  # "我来更新这两个测试" says what it does: no ask beside it
                         announced = ANNOUNCE_CUES.match(fold(item)) is not None
                         shown, opening = shown if announced else with_asked(shown, view.before, ITEM_CHARS), False
-                    shown = _over_code(shown, clause, block.text, code) if kind == DONE else shown
+                    shown = with_code_shown(shown, clause, block.text, code) if kind == DONE else shown
                     shown = with_file(shown, view.edited) if kind == DONE and not block.item else shown
                     yield Item(kind, clip(shown, ITEM_CHARS), rank, item)
-
-
-def _over_code(shown: str, clause: str, block: str, code: str) -> str:
-    """Add the code a block ends over to the report of its last clause: "…加了一个: `@FlagValue(…)`"."""
-    ends = block.rstrip(" :：").endswith(clause.rstrip(" :：")[-16:])
-    return f"{shown}: {code}" if code and ends and code.strip("`").casefold() not in shown.casefold() else shown
 
 
 def _person_items(text: str, blocks: list[Block], view: TurnView) -> Iterator[Item]:
@@ -327,8 +323,10 @@ def _person_items(text: str, blocks: list[Block], view: TurnView) -> Iterator[It
     amends = _amends(text, view.before)
     head = True  # the reply's first words, which may answer the agent by a label or a value alone
     last = ""  # the turn's sentence before, across paragraphs, which a short step may name more fully
+    ruled = False  # the list is under a caption that says it sets rules: "几条规矩我先定下来：", "Ground rules:"
     for at, block in enumerate(blocks):
         listed = at + 1 < len(blocks) and blocks[at + 1].item  # a caption over a list decides in its items
+        ruled = (ruled and block.item) or (listed and RULES_CAPTION.search(fold(block.text)) is not None)
         said = ""  # the sentence before, which a pronoun in the next one may point to
         instead = False  # the sentence before forbade something, so this one may say what to do instead
         # people start a sentence in lower case: "not (a), we don't mock the db. go with ubuntu-latest"
@@ -337,7 +335,7 @@ def _person_items(text: str, blocks: list[Block], view: TurnView) -> Iterator[It
             for clause in _CLAUSE.split(sentence):
                 item = as_item(clause)
                 chooses = first and (turned or named_values(item) or CHOICE_CUES.search(fold(item)) is not None)
-                judged = _judge(item, view, block.hint, settles=bool(chooses) or amends or instead)
+                judged = _judge(item, view, block.hint, settles=bool(chooses) or amends or instead or ruled)
                 if head and (picked := _picked(item, view)):
                     found.append(Item(DECISION, clip(picked, ITEM_CHARS), _DIRECTED, item))
                 head = head and is_ack_or_command(item)

@@ -444,3 +444,23 @@ def test_an_opener_that_only_says_context_follows_is_no_decision() -> None:
     decisions = snapshot_session(turns).decisions
     assert not any("First time" in item for item in decisions), decisions
     assert any("Swift 6" in item for item in decisions), decisions
+
+
+@pytest.mark.parametrize(
+    ("caption", "rule"),
+    [
+        ("几条规矩我先定下来：", "运费：满 80 澳元包邮，不满 80 收 9.9 澳元。"),
+        ("Ground rules for this shop:", "Shipping: free over 80 AUD, 9.90 below that."),
+    ],
+    ids=["zh", "en"],
+)
+def test_each_item_under_a_caption_that_sets_rules_is_decided(caption: str, rule: str) -> None:
+    """Found in a fresh half: under "几条规矩我先定下来：" a fee with no rule word in it was not among the decisions."""
+    turns = [
+        user("帮我把周总的需求拆成开发任务，先别写代码。"),
+        assistant("拆好了，P0 是运费和 GST。"),
+        user(f"{caption}\n- {rule}\n- 所有价格一律显示含 GST。"),
+        assistant("收到。"),
+    ]
+    decisions = snapshot_session(turns).decisions
+    assert any(rule.rstrip("。.") in item for item in decisions), decisions
