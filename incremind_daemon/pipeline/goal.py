@@ -16,6 +16,7 @@ from incremind_daemon.pipeline.candidates import extract_candidates
 from incremind_daemon.pipeline.cues import (
     ASK_CAPTION,
     ASK_CUES,
+    CONTEXT_OPENER,
     INTRO_CUES,
     OPENING,
     POLITE,
@@ -359,6 +360,11 @@ def _about_the_person(sentence: str) -> bool:
     folded = fold(as_mandarin(sentence))
     introduces = INTRO_CUES.match(folded) and not folded.startswith(("背景", "补充"))
     return bool(introduces or IDENTITY.search(folded) or COMMUNICATION.search(folded))
+
+
+def introduces(folded: str) -> bool:
+    """Tell whether a folded sentence introduces the person or only says context follows: it settles nothing."""
+    return INTRO_CUES.match(folded) is not None or CONTEXT_OPENER.match(folded) is not None
 
 
 def _introduces(sentence: str) -> bool:

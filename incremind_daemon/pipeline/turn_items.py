@@ -46,13 +46,13 @@ from incremind_daemon.pipeline.cues import (
     UNDO_CUES,
     WEAK_NEXT_CUES,
     fold,
-    introduces,
     is_later_more,
     may_hold_more_report_cue,
     may_hold_report_cue,
     may_hold_state_cue,
     settles_more,
 )
+from incremind_daemon.pipeline.goal import introduces
 from incremind_daemon.pipeline.lasting import IDENTITY, REQUEST
 from incremind_daemon.pipeline.leaning import named_before, names_nothing
 from incremind_daemon.pipeline.markdown import (

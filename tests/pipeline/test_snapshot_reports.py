@@ -479,3 +479,20 @@ def test_a_run_that_went_through_is_done(report: str) -> None:
     turns = [user("Commit the fix, I'll push, then watch the run with gh."), assistant("Committed."), user("pushed")]
     turns.append(assistant(report))
     assert any("went through" in item for item in snapshot_session(turns).done)
+
+
+@pytest.mark.parametrize(
+    ("report", "named"),
+    [
+        ("已提交 `chore: rename tests`；csv 在 `~/Downloads/ch_top20_queries_0917.csv`（20 行）。", "ch_top20_queries"),
+        ("Committed. The CSV is at ~/Downloads/top20.csv (20 rows).", "top20.csv"),
+    ],
+    ids=["zh", "en"],
+)
+def test_where_the_file_asked_for_now_is_is_done(report: str, named: str) -> None:
+    """Found in a fresh half: "csv 在 `~/Downloads/…csv`（20 行）" answered "帮我导个 csv 到 ~/Downloads" and was no
+    report; saying where a thing is, though, is none: "the settings are in config/settings.toml"."""
+    turns = [user("commit 一下，query_log 那张 top 20 的结果顺手帮我导个 csv 到 ~/Downloads。"), assistant(report)]
+    assert any(named in item for item in snapshot_session(turns).done)
+    turns = [user("where do the settings live?"), assistant("The settings are in config/settings.toml.")]
+    assert snapshot_session(turns).done == ()
