@@ -548,8 +548,9 @@ _FILE_HEAD = re.compile(r"`?([\w.-]+(?:/[\w.-]+)*)`?\s*[:：]\s*\S")
 def _captions_apart(item: str, other: str) -> bool:
     """Tell whether two items open on the names of two different files ("`Appfile`: …", "`Matchfile`: …")."""
     mine, theirs = _FILE_HEAD.match(item), _FILE_HEAD.match(other)
-    named = mine and (_is_file_name(mine.group(1)) or _BARE_FILE.fullmatch(mine.group(1)))
-    return bool(named and theirs and mine.group(1) != theirs.group(1))
+    if mine is None or theirs is None or mine.group(1) == theirs.group(1):
+        return False
+    return _is_file_name(mine.group(1)) or _BARE_FILE.fullmatch(mine.group(1)) is not None
 
 
 def _long_words(folded: str) -> set[str]:
