@@ -255,11 +255,11 @@ MORE_DONE_CUES = re.compile(
     r"|\b(?:pr|mr) !?#?\d+ (?:is )?(?:open(?:ed)?|up|created)\b"  # "Draft PR #233 is open from cy/orders-chart-tz"
     # the work as its subject, where the clause ends: "The refund handler and its tests are written; …",
     # not how a thing works ("errors are written to stderr")
-    r"|\b(?:is|are) (?:all |both |now )?(?:written|implemented|in place|wired up)(?=\s*(?:$|[,;:.!—–]|and\b))"
+    r"|\b(?:is|are) (?:all |both |now )?(?:written|implemented|in place|wired up|in)(?=\s*(?:$|[,;:.!—–]|and\b))"
     r"|\bnow (?:runs?|uses?|lives?|has|checks?|returns?|points?|reads?|writes?|says|shares?|waits?|goes|sets?|skips?"
     r"|loads?|calls?|keeps?|passes|handles?|shows?|defaults? to|falls? back|posts?|sends?|serves?|renders?|accepts?"
     r"|includes?|logs?|retries|emits?|fetches|exports?|validates?|filters?|stores?|caches?|formats?|parses?)\b"
-    r"|\b(?:is|are) now (?=`|\d)"  # "Hero is now `next/image` with `priority`"
+    r"|\b(?:is|are) now (?=`|\d)|^[\w ]{2,30}\bnow (?=`)"  # "Hero is now `next/image` …", "Mock URL now `…`"
     # what was asked for, where it now is: "csv 在 `~/Downloads/top20.csv`（20 行）", "The CSV is at ~/Downloads/x.csv"
     r"|^[^，,。；;`]{1,30}?(?:\s在\s?`[^`]{1,80}`|\s(?:is|are) at `?~?/?[\w.-]+/[\w./-]*\.[a-z0-9]{2,5}`?)"
     r"\s*(?:[(（][^)）]{0,20}[)）])?[。.]?$"
@@ -447,7 +447,10 @@ _CJK_REPORT_CUES = re.compile(
     r"|(?:改|换|转|设|调|统一|切)(?:成|为|到)[^，。；！？,;?!]{1,24}?了(?![吗么])|(?:跑|测|验证)过了|\d\s*分\s*\d+\s*秒"
 )
 _MORE_REPORT_CJK = re.compile(r"已\s|[成为為到][^，。；！？]{1,24}了|[过過]了|\d\s*分")
-_MORE_REPORT_WORDS = wordset("pushed committed merged deployed tagged released published clean green successful")
+_MORE_REPORT_WORDS = wordset("pushed committed merged deployed tagged released published clean green successful") | {
+    " are in",
+    " now `",
+}
 _MEASURED = re.compile(r"m ?[0-9]")  # "4m 46s": led by a literal, which re finds far faster than a digit class
 _MEASURED_RUN = re.compile(r"(?<![\w.])[0-9]+m ?[0-9]+(?:\.[0-9]+)?s(?![a-z])")
 _TAIL_WORDS = ("pushed", "committed", "merged", "deployed", "tagged", "released", "published")

@@ -496,3 +496,17 @@ def test_where_the_file_asked_for_now_is_is_done(report: str, named: str) -> Non
     assert any(named in item for item in snapshot_session(turns).done)
     turns = [user("where do the settings live?"), assistant("The settings are in config/settings.toml.")]
     assert snapshot_session(turns).done == ()
+
+
+@pytest.mark.parametrize(
+    ("report", "named"),
+    [
+        ("Entity, DAO, `MIGRATION_7_8`, `OfflineConfig` (500 MB / 200 MB under 3 GB RAM) are in.", "OfflineConfig"),
+        ("All green (1 skipped). Mock URL now `10.0.2.2:8080`.", "10.0.2.2:8080"),
+    ],
+    ids=["are-in", "now-code"],
+)
+def test_work_that_is_in_or_now_holds_a_new_value_is_done(report: str, named: str) -> None:
+    """Found in a fresh half: "… `OfflineConfig` (…) are in." and "Mock URL now `10.0.2.2:8080`." read as no report."""
+    turns = [user("Add the offline regions entity and point the mock at the emulator host."), assistant(report)]
+    assert any(named in item for item in snapshot_session(turns).done)
