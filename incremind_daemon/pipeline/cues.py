@@ -265,8 +265,10 @@ MORE_DONE_CUES = re.compile(
     r"\s*(?:[(（][^)）]{0,20}[)）])?[。.]?$"
     r"|已(?:经)?(?:加|改|修|删|装|存|推|撤|回滚|记|注册|标记|跳过|写|建|换|移|合|提|跑|验证|确认|同步|关|开|启|禁|重启|保存"
     r"|推送|撤回|转|补|去掉|接入|打|发|放|挪|拆|升级|降级|切到)|(?:换|调|配|修|弄|搭|接|补|装|跑|加|存|推|建|写|改|开)好了"
-    r"|^(?:只|都|也|又|先|还|另外)?(?:加|改|删|补|换|装|建|写|推|存|跑|拆|挪)了|都过了|都通过|全过|全部通过|格式已修|已修"
+    r"|^(?:只|都|也|又|先|还|另外)?(?:加|改|删|补|换|装|建|写|推|存|跑|拆|挪|开)了|都过了|都通过|全过|全部通过|格式已修|已修"
     r"|(?:重跑|运行|部署|启动|推送|上传|编译|构建)成功|^(?:新增|新建|新加)|已(?:经)?在[^。，,；;]{1,40}?(?:加|改|删|补|换|装|建|写|放)了?"
+    # "`status` revert 咗", "fixture 改返 `datetime(…)`" (Cantonese, folded), "写好 `backfill_refund_reason.py` 同 test"
+    r"|(?<![a-z])(?:revert|rebase|merge|push|commit|deploy|rerun|pin|bump)\s*了|^[^，。；]{0,20}?[改换][回返]\s*`|^[写改修做建加]好\s*`"
     r"|^new (?:file|override|migration|test|module|script|config|endpoint|component|branch|section|column|table|flag"
     r"|option|command|job|struct|type|class|function|hook|helper|check|step)\b|^(?:set|launched|relaunched) "
 )
@@ -396,8 +398,6 @@ CLOSING_WORDS = re.compile(
     + r"|先这样|就这样|今天就到这|今天先到这|下次见|拜拜|回见|明天见|周末愉快|周末见|下周见"
     r"|先撤了?|撤了|下线了|先下了|溜了|(?:去|先)?(?:睡觉?|瞓觉?)了|[\W_\d]+"
 )
-# an object the next step names by pronoun, so its sentence alone does not say what: "I'll push it"
-PRONOUN_OBJECT = re.compile(_words(r"it|them|him|her|he|she|they|that one|this one") + "|[他她它]")
 # an agent's sentence that announces the change its tools then make: "I'll add `lumen/gradcache.py` …",
 # "Yes — I'm capturing the RNG states …", "我在 livenessProbe 下面加一个 readinessProbe"
 ANNOUNCE_CUES = re.compile(
@@ -417,7 +417,7 @@ CHECK_CHARS = frozenset("测试单测用例构建编译检查全部都均也仍�
 
 
 # literal-led, so a long reply with none of them is ruled out fast
-_REPORT_HINT = re.compile(r"[把了绿綠过過]|我[来來先会會将將在]|下面|接下|好[，,。.\s]|好$|成功|[到在]\s*`| is at ")
+_REPORT_HINT = re.compile(r"[把了绿綠过過]|我[来來先会會将將在]|下面|接下|好[，,。.\s]|好$|成功|[到在回返]\s*`| is at ")
 _ANNOUNCE_WORDS = ("I'll", "I will", "I'm", "I am", "Let me", "let me")
 _PAST_OPENER = re.compile(r"[A-Za-z]{3,}ed\b")
 _LATER_PAST_OPENER = re.compile(r"[.!?;] +[A-Za-z]{3,}ed\b")

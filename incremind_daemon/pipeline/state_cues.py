@@ -256,7 +256,7 @@ def feels_only(folded: str) -> bool:
 
 # What follows tells a step put off from what only sounds like one.
 
-# an object named by pronoun, as PRONOUN_OBJECT, though "Kevin 他们组的" names a group beside its member
+# an object named by pronoun, though "Kevin 他们组的" names a group beside its member
 OBJECT_PRONOUN = re.compile(phrases(r"it|them|him|her|he|she|they|that one|this one") + "|[他她它](?![们們])")
 # a step that finds out what the sentence before asks: "…, or does Starlight emit them? check that next time"
 CHECKS_THAT = re.compile(

@@ -510,3 +510,25 @@ def test_work_that_is_in_or_now_holds_a_new_value_is_done(report: str, named: st
     """Found in a fresh half: "… `OfflineConfig` (…) are in." and "Mock URL now `10.0.2.2:8080`." read as no report."""
     turns = [user("Add the offline regions entity and point the mock at the emulator host."), assistant(report)]
     assert any(named in item for item in snapshot_session(turns).done)
+
+
+@pytest.mark.parametrize(
+    ("report", "named"),
+    [
+        ("`status` revert 咗，migration 重新生成做 `0042_add_refund_reason.py`。", "0042_add_refund_reason"),
+        ("冇 Jira 单。开咗 branch `ci/pin-postgres-15`，改动喺度，未 commit。", "ci/pin-postgres-15"),
+        ("写好 `apps/refunds/management/commands/backfill_refund_reason.py` 同 test。", "backfill_refund_reason"),
+        ("fixture 改返 `datetime(2026, 4, 21, 3, 0, tzinfo=timezone.utc)`。15 passed。", "tzinfo=timezone.utc"),
+    ],
+    ids=["verb-le", "opened", "written", "changed-back"],
+)
+def test_reports_in_cantonese_and_mixed_forms_are_done(report: str, named: str) -> None:
+    """Found in a fresh half written in Cantonese: "revert 咗", "开咗 branch", "写好 …" and "改返 …" read as no
+    report, where "改咗" already was one."""
+    turns = [user("帮我搞掂呢个 migration 同 fixture。"), assistant(report)]
+    assert any(named in item for item in snapshot_session(turns).done)
+
+
+def test_a_person_asking_to_change_a_value_back_reports_nothing() -> None:
+    turns = [user("好。"), assistant("要我改吗？"), user("fixture 改回 `UTC` 吧")]
+    assert snapshot_session(turns).done == ()
