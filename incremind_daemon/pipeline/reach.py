@@ -61,6 +61,12 @@ def _remarks(text: str, rule: Candidate, candidate: Candidate) -> bool:
     )
 
 
+def holds_everywhere(folded: str) -> bool:
+    """Tell whether a sentence says what it sets holds in every project: "Commit messages in English, conventional
+    commits style — that goes for all my repos", "这条所有项目都适用"."""
+    return EVERY_PROJECT.search(folded) is not None and _HOLDS.search(folded) is not None
+
+
 def _said_everywhere(folded: str) -> bool:
     return (
         len(folded) <= 60

@@ -157,7 +157,8 @@ STILL_MORE_SETTLE_CUES = re.compile(
     r" (?:in|on|for|anywhere|anymore|please|pls|at all|ever|unless)\b"
     r"|(?<!\bthat)(?<!\bthis)(?<!\bit)(?<!\bwhich)(?<!\ball)(?<!\beverything)(?<!\bthat's)"
     r" (?:is|are) (?:totally |perfectly |also )?(?:fine|ok|okay|allowed|acceptable)(?![a-z])"
-    r"|^keep (?:the |our |using )?[\w`'.-]+|[\w`'.)\]]\s*(?:就|也)?(?:算了|留着|保留着|不用管|没关系)"
+    r"|^(?:and |also |so |but |just )?keep (?!going|on\b|it up\b)(?:the |our |using )?[\w`'.-]+"
+    r"|[\w`'.)\]]\s*(?:就|也)?(?:算了|留着|保留着|不用管|没关系)"
 )
 _STILL_MORE_SETTLE_WORDS = ("not ", "no ", "fine", "ok", "allowed", "acceptable")
 _STILL_MORE_SETTLE_CJK = ("算了", "留着", "保留着", "不用管", "没关系")
@@ -187,13 +188,6 @@ SET_VALUE_CUES = re.compile(
 )
 
 
-# a caption over a list of rules the person sets: "几条规矩我先定下来：", "Ground rules:", "Conventions for this repo:"
-RULES_CAPTION = re.compile(
-    r"(?:规矩|规则|规定|约定|原则)[^:：，,。]{0,12}[:：]\s*$"
-    r"|(?<![a-z])(?:ground rules|rules|conventions|guidelines|house rules)(?: [^:：,.]{1,30})?\s*[:：]\s*$"
-)
-
-
 # the house way, a value put right and a manner of answer: "secrets through external-secrets like everything
 # else", "照老规矩", "payments isn't P3XK2LM there, it's the team payments-core-oncall", "shorter answers pls"
 HOUSE_CUES = re.compile(
@@ -217,7 +211,7 @@ HOUSE_CUES = re.compile(
 LEFT_CUES = re.compile(
     r"你(?:来)?(?:定|决定|写|选|挑|看着办)(?:就行|就好|吧|了)?(?:$|[\s,，。.!！])"
     r"|(?:你)?记(?:一下|住|下来)|(?:但|不过)(?:是)?(?:今天|现在|这次)(?:先)?(?:不|别)"
-    r"|(?<![a-z])(?:but )?not (?:today|now|this time|for now)\W*$|优先"
+    r"|(?<![a-z])(?:but )?not (?:today|now|this time|for now)\W*$|^not (?:the )?[\w`.-]+ this time\b|优先"
     + r"|"
     + phrases(
         r"your call|up to you|you (?:pick|decide|choose)|you write (?:it|the message)|takes? priority over"
@@ -228,7 +222,7 @@ LEFT_CUES = re.compile(
 
 def settles_still_more(folded: str) -> bool:
     """Tell whether a person's folded sentence settles the work in a way only the cues above know."""
-    hinted = folded.startswith("keep ") or any(word in folded for word in _STILL_MORE_SETTLE_WORDS)
+    hinted = "keep " in folded[:10] or any(word in folded for word in _STILL_MORE_SETTLE_WORDS)
     hinted = hinted or (not folded.isascii() and any(word in folded for word in _STILL_MORE_SETTLE_CJK))
     if hinted and STILL_MORE_SETTLE_CUES.search(folded) is not None:
         return True

@@ -35,6 +35,11 @@ _PROPOSAL_LEAD = re.compile(
 _YES_FIRST = re.compile(r"[^\w\s]+\s*|(?:ok(?:ay)?|good|great|nice|好的?|行|嗯)[\s,，.。!！]+")
 PROPOSAL_TAIL = re.compile(r"[\s,，]*(?:可以吗|好吗|吗|呢|吧)?\s*[?？]*$")
 NEXT_STEP = re.compile(r"(?i)^(?:下一步|next steps?\b|next\s*:)")
+# a caption over a list of rules the person sets: "几条规矩我先定下来：", "Ground rules:", "Conventions for this repo:"
+RULES_CAPTION = re.compile(
+    r"(?:规矩|规则|规定|约定|原则)[^:：，,。]{0,12}[:：]\s*$"
+    r"|(?<![a-z])(?:ground rules|rules|conventions|guidelines|house rules)(?: [^:：,.]{1,30})?\s*[:：]\s*$"
+)
 
 
 def offer_joined(sentences: list[str]) -> list[str]:

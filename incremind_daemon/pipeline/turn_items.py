@@ -68,6 +68,7 @@ from incremind_daemon.pipeline.markdown import (
 from incremind_daemon.pipeline.mentions import MentionedFiles
 from incremind_daemon.pipeline.organize import split_sentences
 from incremind_daemon.pipeline.prose import INLINE_CODE
+from incremind_daemon.pipeline.reach import holds_everywhere
 from incremind_daemon.pipeline.replies import reply_slots
 from incremind_daemon.pipeline.report_values import with_asked
 from incremind_daemon.pipeline.reports import (
@@ -86,7 +87,6 @@ from incremind_daemon.pipeline.state_cues import (
     ABSENCE_CUES,
     CHANGED_TO,
     PERSON_STEP_CUES,
-    RULES_CAPTION,
     STANDING_CUES,
     asks_for_work,
     captions_done,
@@ -110,6 +110,7 @@ from incremind_daemon.pipeline.statement import strip_lead_in
 from incremind_daemon.pipeline.step_words import (
     NEXT_STEP,
     PROPOSAL_TAIL,
+    RULES_CAPTION,
     awaits,
     changes_plan,
     is_set_aside,
@@ -422,7 +423,7 @@ def _judge(item: str, view: TurnView, hint: str | None, *, settles: bool) -> tup
                 return None  # work asked for and done is neither a step nor settled
             # a step the person puts off to a time before the end is settled: "prod 那次我跟 Marta 约了周四一起做"
             return (DECISION, _DIRECTED) if later and not view.goal else None
-        if not ask and (settles or _directs(QUOTED_WORDS.sub("", folded))):
+        if not ask and (settles or _directs(QUOTED_WORDS.sub("", folded)) or holds_everywhere(folded)):
             return DECISION, _DIRECTED  # a rule for the work, or what the person wants instead of the agent's way
         return None
     if view.verdict == OVERRULED:

@@ -464,3 +464,37 @@ def test_each_item_under_a_caption_that_sets_rules_is_decided(caption: str, rule
     ]
     decisions = snapshot_session(turns).decisions
     assert any(rule.rstrip("。.") in item for item in decisions), decisions
+
+
+@pytest.mark.parametrize(
+    ("said", "decided"),
+    [
+        (
+            "Commit messages in English, conventional commits style (feat:, fix:, chore:) — that goes for all my "
+            "repos. Commit it.",
+            "conventional commits",
+        ),
+        ("Use the shared helper. And keep it a function-based view.", "function-based"),
+    ],
+    ids=["holds-everywhere", "and-keep"],
+)
+def test_rules_said_in_passing_are_decided(said: str, decided: str) -> None:
+    """Found in a fresh half: a rule that says it holds in every repo, "Not the e2e this time" and "And keep it a
+    function-based view" were none of the session's decisions."""
+    turns = [user("add the cart badge partial"), assistant("Added; all tests pass. Commit?"), user(said)]
+    turns.append(assistant("Done."))
+    assert any(decided in item for item in snapshot_session(turns).decisions)
+
+
+def test_not_this_time_in_the_opening_ask_is_decided() -> None:
+    ask = (
+        "Swap the hero for a click-to-play video with a poster. Keyboard accessible, obviously. Run lint and "
+        "typecheck after. Not the e2e this time, you're nowhere near the form."
+    )
+    turns = [user(ask), assistant("Done: `components/HeroVideo.tsx`. Lint and typecheck pass.")]
+    assert any("e2e" in item for item in snapshot_session(turns).decisions)
+
+
+def test_keep_going_decides_nothing() -> None:
+    turns = [user("add the cart badge partial"), assistant("Added the partial; shall I go on?"), user("and keep going")]
+    assert snapshot_session(turns).decisions == ()
