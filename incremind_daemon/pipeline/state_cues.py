@@ -207,15 +207,19 @@ HOUSE_CUES = re.compile(
 
 # a choice the person leaves to the agent ("control 那边用哪个 seed 你定就行", "message 你来写", "your call"), a good
 # idea put off ("a good idea, but not today"), what goes first ("ch4 work takes priority over polishing ch5") and a
-# rule to keep ("迟交政策你记一下：…")
+# rule to keep ("迟交政策你记一下：…"), leave given ("you can push feature branches yourself now") and what is not
+# allowed beside what is (".env.local 可以，.env 不行", "for this PR skip the README")
 LEFT_CUES = re.compile(
     r"你(?:来)?(?:定|决定|写|选|挑|看着办)(?:就行|就好|吧|了)?(?:$|[\s,，。.!！])"
     r"|(?:你)?记(?:一下|住|下来)|(?:但|不过)(?:是)?(?:今天|现在|这次)(?:先)?(?:不|别)"
     r"|(?<![a-z])(?:but )?not (?:today|now|this time|for now)\W*$|^not (?:the )?[\w`.-]+ this time\b|优先"
+    r"|[，,]\s*[\w.`-]{1,20}\s*(?<!还是)(?<!仍然)(?<!依然)(?<!也)(?<!都)不行(?![吗吧啊了])"
     + r"|"
     + phrases(
         r"your call|up to you|you (?:pick|decide|choose)|you write (?:it|the message)|takes? priority over"
         r"|comes? first|(?:is|are) (?:the )?(?:top )?priority|note (?:that|this)|remember (?:that|this)"
+        r"|you can (?:push|merge|commit|deploy|run|install|delete|open|apply|use|add|edit|change|skip|drop|tag)"
+        r" [^,.;]{0,40}?(?:yourself|on your own|now)|for this (?:pr|mr|branch|change|one),? (?:skip|no)"
     )
 )
 

@@ -498,3 +498,19 @@ def test_not_this_time_in_the_opening_ask_is_decided() -> None:
 def test_keep_going_decides_nothing() -> None:
     turns = [user("add the cart badge partial"), assistant("Added the partial; shall I go on?"), user("and keep going")]
     assert snapshot_session(turns).decisions == ()
+
+
+@pytest.mark.parametrize(
+    ("said", "decided"),
+    [
+        ("Change on pushing: you can push feature branches yourself now, saves me a step.", "feature branches"),
+        ("对了，本地开发的时候 PD_API_TOKEN 可以放 .env.local，.env 不行，.env 是要进仓库的。", ".env.local"),
+    ],
+    ids=["leave-given", "allowed-beside-not"],
+)
+def test_leave_given_and_what_is_not_allowed_are_decided(said: str, decided: str) -> None:
+    """Found in a fresh half: "you can push feature branches yourself now" and ".env.local 可以，.env 不行" were none
+    of the session's decisions."""
+    turns = [user("add the --since flag"), assistant("Added `--since`; tests pass."), user(said)]
+    turns.append(assistant("Got it."))
+    assert any(decided in item for item in snapshot_session(turns).decisions)
