@@ -18,6 +18,7 @@ from incremind_daemon.pipeline.cues import (
     ASK_CUES,
     CONTEXT_OPENER,
     INTRO_CUES,
+    INTRODUCTION,
     OPENING,
     POLITE,
     SCENE_CAPTION,
@@ -303,13 +304,8 @@ _DIES = re.compile(
 )
 
 
-# what a project is, said on the way in: "photoark is my Go CLI that backs up …", "It talks to B2 through …",
-# "trailmark 是我的一个小工具"
-_PROJECT_INTRO = re.compile(
-    r"^(?:[\w.-]+|this (?:repo|project)) is (?:my|our) (?:[\w.+#-]+ ){0,3}?(?:cli|app|tool|project|repo|service"
-    r"|library|lib|bot|site|script|api|backend|frontend|package|crate|plugin)\b|^it (?:talks|runs|uses|reads|keeps)\b"
-    r"|^[\w.-]+\s*是我(?:们)?(?:的)?(?:一个)?[^，。,]{0,10}?(?:工具|项目|仓库|服务|脚本|应用|插件|库)"
-)
+# what the project introduced just before does, said on the way in: "It talks to B2 through kurin/blazer, …"
+_GOES_ON = re.compile(r"^it (?:talks|runs|uses|reads|keeps|walks)\b")
 
 
 def _way_in(sentence: str) -> bool:
@@ -318,7 +314,7 @@ def _way_in(sentence: str) -> bool:
     for part in _TYPED_END.split(sentence):
         folded = fold(part.strip())
         scene = text_weight(part) <= 6 and not named_values(part) and not is_ask(folded)
-        if not (scene or _PROJECT_INTRO.match(folded)):
+        if not (scene or INTRODUCTION.match(folded) or _GOES_ON.match(folded)):
             return False
     return True
 
