@@ -10,7 +10,15 @@ from __future__ import annotations
 import logging
 import re
 
-from incremind_daemon.pipeline.cues import ASK_CUES, CHECK_CHARS, CHECK_WORDS, fold
+from incremind_daemon.pipeline.cues import (
+    ASK_CUES,
+    CHECK_CHARS,
+    CHECK_WORDS,
+    fold,
+    may_hold_more_report_cue,
+    may_hold_report_cue,
+    may_hold_state_cue,
+)
 from incremind_daemon.pipeline.lasting import REQUEST
 from incremind_daemon.pipeline.markdown import (
     CJK_RUN,
@@ -22,7 +30,13 @@ from incremind_daemon.pipeline.markdown import (
     text_weight,
 )
 from incremind_daemon.pipeline.organize import split_sentences
-from incremind_daemon.pipeline.state_cues import GONE, is_ack_or_command, proposes, says_done_only
+from incremind_daemon.pipeline.state_cues import (
+    GONE,
+    is_ack_or_command,
+    may_hold_later_done_cue,
+    proposes,
+    says_done_only,
+)
 from incremind_daemon.pipeline.statement import strip_lead_in
 
 log = logging.getLogger(__name__)
@@ -152,3 +166,13 @@ def with_code_shown(shown: str, clause: str, block: str, code: str) -> str:
     """Add the code a block ends over to the report of its last clause: "…加了一个: `@FlagValue(…)`"."""
     ends = block.rstrip(" :：").endswith(clause.rstrip(" :：")[-16:])
     return f"{shown}: {code}" if code and ends and code.strip("`").casefold() not in shown.casefold() else shown
+
+
+def may_hold(text: str) -> bool:
+    """Tell quickly whether text may hold any cue of a session's state, done reports and later steps included."""
+    if may_hold_state_cue(text) or may_hold_report_cue(text) or may_hold_more_report_cue(text):
+        return True
+    if may_hold_later_done_cue(text):
+        return True
+    # "改咗做 config.settings.local" holds 改了 as the cues read it, once folded
+    return not text.isascii() and (folded := fold(text)) != text and may_hold(folded)

@@ -47,9 +47,6 @@ from incremind_daemon.pipeline.cues import (
     WEAK_NEXT_CUES,
     fold,
     is_later_more,
-    may_hold_more_report_cue,
-    may_hold_report_cue,
-    may_hold_state_cue,
     settles_more,
 )
 from incremind_daemon.pipeline.goal import introduces
@@ -77,6 +74,7 @@ from incremind_daemon.pipeline.reports import (
     goes_on_after_bare_done,
     is_checks,
     is_result,
+    may_hold,
     opens_bare_done,
     shown_code,
     shown_diff,
@@ -97,7 +95,6 @@ from incremind_daemon.pipeline.state_cues import (
     is_carried_out,
     is_done,
     is_leaving,
-    may_hold_later_done_cue,
     only_put_off,
     only_yes,
     overrules,
@@ -260,7 +257,7 @@ def _agent_items(text: str, blocks: list[Block], view: TurnView, *, over_code: b
         caption = not block.item and captions_done(block.text, changed=bool(view.edited))
         listed = listed if block.item else caption
         block = Block(block.text, DONE, True) if block.item and listed and block.hint is None else block
-        if block.hint is None and not caption and not _may_hold(block.text):
+        if block.hint is None and not caption and not may_hold(block.text):
             start = False
             continue
         previous = said = ""  # said: the clause before, which "fixed both" points to
@@ -271,7 +268,7 @@ def _agent_items(text: str, blocks: list[Block], view: TurnView, *, over_code: b
             sentences = sentences[:1]  # a summary's item says what in its first sentence; the rest is detail
         for sentence in sentences:
             for clause in _CLAUSE.split(sentence):
-                if block.hint is None and clause != block.text and not _may_hold(clause):
+                if block.hint is None and clause != block.text and not may_hold(clause):
                     start, said = False, clause
                     continue
                 item = as_item(clause)
@@ -588,12 +585,3 @@ def _sentences(text: str) -> list[str]:
     # a sentence never ends inside `code`: "flagged my `QUALIFY ... OVER` and a missing space; fixed both"
     masked = INLINE_CODE.sub(lambda code: "`" + "x" * (len(code.group()) - 2) + "`", text)
     return [text[sentence.start : sentence.end] for sentence in split_sentences(masked)]
-
-
-def _may_hold(text: str) -> bool:
-    if may_hold_state_cue(text) or may_hold_report_cue(text) or may_hold_more_report_cue(text):
-        return True
-    if may_hold_later_done_cue(text):
-        return True
-    # "改咗做 config.settings.local" holds 改了 as the cues read it, once folded
-    return not text.isascii() and (folded := fold(text)) != text and _may_hold(folded)
