@@ -43,7 +43,8 @@ from incremind_daemon.pipeline.traditional import as_mandarin
 log = logging.getLogger(__name__)
 
 INDEX_LINE_CHARS = 80
-GOAL_CHARS = 200
+GOAL_CHARS = 280
+_SAID_ENOUGH = 100  # once what is wrong is said in this many characters, a rule said on the way ends the goal
 _QUOTE_MARK = re.compile(r"^[ \t]*>[ \t]?", re.M)
 # who wants it, before the ask: "I want proper flushing", "we need a replay script", "我想要…"
 # who wants it, or who is to do it ("我们把测试库迁到 SQLite 吧": the Chinese "let's"), before the ask itself
@@ -206,6 +207,8 @@ def goal_of(request: list[str], quoted: str = "", limit: int = GOAL_CHARS) -> st
     pivot = next((i for i, s in enumerate(request[:-1]) if text_weight(s) <= 8 and _PIVOT.match(fold(s))), -1)
     lead = next((i for i, s in enumerate(request) if i > 0 and _PIVOT_LEAD.match(fold(s))), None)
     request = request[pivot + 1 :] if lead is None or pivot >= 0 else request[lead:]
+    # who the person is and how to talk to them are no part of the ask, however much room there is
+    request = [s for s in request if not _about_the_person(s)] or request
     whole = " ".join(join_sentences(request, len(" ".join(request))).split())
     if len(whole) <= limit:
         return whole
@@ -235,7 +238,8 @@ def goal_of(request: list[str], quoted: str = "", limit: int = GOAL_CHARS) -> st
             (
                 i
                 for i, part in enumerate(said)
-                if len(" ".join(said[:i])) >= limit // 2 and extract_candidates(part, limit=1, conversational=True)
+                if len(" ".join(said[:i])) >= min(limit // 2, _SAID_ENOUGH)
+                and extract_candidates(part, limit=1, conversational=True)
             ),
             0,
         )

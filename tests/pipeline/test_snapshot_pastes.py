@@ -58,7 +58,8 @@ def test_goal_leaves_the_paste_out_when_the_ask_names_what_broke_and_room_is_sho
         "今天的问题：tests/test_align.py 挂了，我周五跑还是好的，周末什么都没改（至少我记得没改）。"
         "cs-probing 是我论文第四章的代码，主要是在 XLM-R 和 mBERT 上 probe 中英 code-switching 的切换点。\n\n"
         "E   AssertionError: assert [(0, 1), (1, 2), (2, 3), (3, 4), (4, 5), (5, 5)] == [(0, 1), (1, 2)]\n\n"
-        "帮我看下这个报错，我猜是 transformers 自己升级了？不太确定。"
+        "帮我看下这个报错，我猜是 transformers 自己升级了？不太确定。上周五我还在 gpu3 上用同一个环境跑完了五个 seed，"
+        "结果都在 results/ 下面，那时候这个测试是过的，所以应该不是数据的问题，可能是 tokenizer 的 offset 变了。"
     )
     goal = snapshot_session([user(ask), assistant("我看一下。")]).goal
     assert "test_align.py" in goal
@@ -119,8 +120,9 @@ def test_goal_of_a_breakage_starts_past_the_projects_introduction() -> None:
     and "now it doesn't build" was cut."""
     ask = (
         "evening, side project time. tidy-photos is my little Rust CLI: walks a photo dir, reads EXIF, renames "
-        "files to a date-based name and finds duplicates. I bumped deps over the weekend and now it doesn't build:"
-        "\n\n```\n$ cargo build\nerror[E0308]: mismatched types\n  --> src/meta.rs:31:48\n```"
+        "files to a date-based name and finds duplicates, then moves them into year and month folders and keeps a "
+        "small index of what it already moved so a second run is cheap. I bumped deps over the weekend and now it "
+        "doesn't build:\n\n```\n$ cargo build\nerror[E0308]: mismatched types\n  --> src/meta.rs:31:48\n```"
     )
     goal = snapshot_session([user(ask), assistant("Looking.")]).goal
     assert goal.startswith("I bumped deps over the weekend and now it doesn't build"), goal

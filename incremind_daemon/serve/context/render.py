@@ -220,7 +220,7 @@ def _add_sessions(lines: list[_Line], data: ContextData) -> set[int]:
         later += [*done, parts.goal]
         # cut first: progress, then the goal, then decisions; the next step (never what is done) stays longest
         for label, value, order in (
-            ("Goal", defuse(parts.goal, 240), 2),
+            ("Goal", defuse(parts.goal, 320), 2),  # pipeline.goal keeps a goal to 280 characters
             ("Progress", "; ".join(done), 1),
             ("Decisions", "; ".join(decided), 3),
             ("Next", "; ".join(steps), 4),
