@@ -69,6 +69,7 @@ from incremind_daemon.pipeline.reach import holds_everywhere
 from incremind_daemon.pipeline.replies import reply_slots
 from incremind_daemon.pipeline.report_values import with_asked
 from incremind_daemon.pipeline.reports import (
+    CODE_DOES,
     ITEM_CHARS,
     ask_of,
     goes_on_after_bare_done,
@@ -453,6 +454,8 @@ def _judge(item: str, view: TurnView, hint: str | None, *, settles: bool) -> tup
         return DONE, 0  # the tools of the same turn made the change it announces
     if kind is None and view.edited and text_weight(item) <= 16 and CHANGED_TO.search(folded):
         return DONE, 0  # "Both files → 1.9.8.": what the turn's tools changed, and to what
+    if kind is None and view.edited and CODE_DOES.match(item) and not folded.endswith(("?", "？")):
+        return DONE, 0  # "`components/HeroVideo.tsx` renders the poster with `next/image`": the edited code now does
     return None if kind is None else (kind, 0)
 
 

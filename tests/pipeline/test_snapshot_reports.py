@@ -532,3 +532,22 @@ def test_reports_in_cantonese_and_mixed_forms_are_done(report: str, named: str) 
 def test_a_person_asking_to_change_a_value_back_reports_nothing() -> None:
     turns = [user("好。"), assistant("要我改吗？"), user("fixture 改回 `UTC` 吧")]
     assert snapshot_session(turns).done == ()
+
+
+def test_what_the_edited_code_now_does_is_done() -> None:
+    """Found in a fresh half: "`components/HeroVideo.tsx` renders the poster with `next/image` …", said after the
+    tools wrote that file, was no report; "`HeroVideo` is a client component" says what a thing is, not what was
+    done, and a turn whose tools changed nothing reports nothing by it."""
+    reply = (
+        "`components/HeroVideo.tsx` renders the poster with `next/image` and a play button overlay; on click it "
+        "swaps in the `<video>`. `HeroVideo` is a client component."
+    )
+    turns = [
+        user("make the hero a click-to-play video"),
+        assistant(reply),
+        tool("Edit: /repo/components/HeroVideo.tsx"),
+    ]
+    done = snapshot_session([*turns, user("ok thanks")]).done
+    assert any(item.startswith("`components/HeroVideo.tsx` renders") for item in done), done
+    assert not any("client component" in item for item in done), done
+    assert snapshot_session([user("what does the hero do?"), assistant(reply), user("ok thanks")]).done == ()
