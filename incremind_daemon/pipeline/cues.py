@@ -252,7 +252,7 @@ MORE_DONE_CUES = re.compile(
         rf"|noted(?!{_ACK_STOP})|documented|pushed|reverted|cleared|filled|swapped|wired|raised|lowered|capped|narrowed|widened|kept"
     )
     + r"|^(?:pr|mr) !?#?\d+|^(?:pushed|committed|merged|tagged)\b|\b(?:is|are) (?:up|pushed|merged|saved|green)\b"
-    r"|\b(?:pr|mr) !?#?\d+ (?:is )?(?:open(?:ed)?|up|created)\b"  # "Draft PR #233 is open from cy/orders-chart-tz"
+    r"|\b(?:pr|mr) !?#?\d+ (?:is )?(?:open(?:ed)?|up|created)\b|, committed (?:on|to|as) "  # "…, committed on `x`"
     # the work as its subject, where the clause ends: "The refund handler and its tests are written; …",
     # not how a thing works ("errors are written to stderr")
     r"|\b(?:is|are) (?:all |both |now )?(?:written|implemented|in place|wired up|in)(?=\s*(?:$|[,;:.!—–]|and\b))"
@@ -270,7 +270,7 @@ MORE_DONE_CUES = re.compile(
     # "`status` revert 咗", "fixture 改返 `datetime(…)`" (Cantonese, folded), "写好 `backfill_refund_reason.py` 同 test"
     r"|(?<![a-z])(?:revert|rebase|merge|push|commit|deploy|rerun|pin|bump)\s*了|^[^，。；]{0,20}?[改换][回返]\s*`|^[写改修做建加]好\s*`"
     r"|^new (?:file|override|migration|test|module|script|config|endpoint|component|branch|section|column|table|flag"
-    r"|option|command|job|struct|type|class|function|hook|helper|check|step)\b|^(?:set|launched|relaunched) "
+    r"|option|command|job|struct|type|class|function|hook|helper|check|step)\b|^(?:set|launched|relaunched) |^new `"
 )
 # a caption that opens an item and only repeats its kind: "Next steps: …", "TODO: …", "下一步："
 ITEM_LABEL = re.compile(

@@ -551,3 +551,18 @@ def test_what_the_edited_code_now_does_is_done() -> None:
     assert any(item.startswith("`components/HeroVideo.tsx` renders") for item in done), done
     assert not any("client component" in item for item in done), done
     assert snapshot_session([user("what does the hero do?"), assistant(reply), user("ok thanks")]).done == ()
+
+
+@pytest.mark.parametrize(
+    ("report", "named"),
+    [
+        ('Both envs on `cluster_version = "1.30"`, committed on `feat/eks-1.30` (not pushed).', "feat/eks-1.30"),
+        ("Swapped the uploader.\n\n- New `internal/b2/s3.go`: `s3Uploader` on `aws-sdk-go-v2`.", "b2/s3.go"),
+    ],
+    ids=["committed-on", "new-code"],
+)
+def test_a_commit_on_a_branch_and_new_code_are_done(report: str, named: str) -> None:
+    """Found in a fresh half: "…, committed on `feat/eks-1.30` (not pushed)" and "New `internal/b2/s3.go`: …" read
+    as no report."""
+    turns = [user("bump both envs to 1.30 and move the uploader to the S3 API"), assistant(report)]
+    assert any(named in item for item in snapshot_session(turns).done)
