@@ -143,8 +143,8 @@ _GO = re.compile(r"(?:go|ship it|let's go|那就这样|就这样)\W*$")
 _PLAN = re.compile(r"(?<![a-z])(?:i'll|i will|i'm going to|i plan to)(?![a-z])|我打算|我会|计划|方案")
 _CAPTION_WORDS = ("propos", "plan", "option", "方案", "建议", "提议", "建議", "提議")
 _CLAUSE_HEAD = re.compile(r"[,，:：;；。.!！]")
-# a reply that opens by turning down what the agent named: "PSK 不行，broker 不支持", "nginx 不要"
-_TURNS_DOWN = re.compile(r"[\w.+-]{1,24}\s*(?:不行|不可以|不要|不用)(?:[，,。.！!\s]|$)")
+# a reply that opens by turning down what the agent named: "PSK 不行，broker 不支持", "nginx 不要" (not "还是不行")
+_TURNS_DOWN = re.compile(r"[\w.+-]{1,24}\s*(?<!还是)(?<!仍然)(?<!依然)(?:不行|不可以|不要|不用)(?:[，,。.！!\s]|$)")
 # a hedge on a step put off, which leaves it the step: "Panel D tomorrow probably", "明天可能再看"
 _HEDGE = re.compile(r"maybe|perhaps|probably|也许|或许|可能")
 # the house way, which makes a rule of a step put off: "老规矩，你只管 commit，别 push，我自己看完再推"

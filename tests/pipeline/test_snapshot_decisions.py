@@ -514,3 +514,17 @@ def test_leave_given_and_what_is_not_allowed_are_decided(said: str, decided: str
     turns = [user("add the --since flag"), assistant("Added `--since`; tests pass."), user(said)]
     turns.append(assistant("Got it."))
     assert any(decided in item for item in snapshot_session(turns).decisions)
+
+
+@pytest.mark.parametrize("reply", ["改了以后，还是不行", "还是不行，报同样的错"])
+def test_still_failing_decides_nothing(reply: str) -> None:
+    """Found while testing this session's fixes: "改了以后" (after the change) read as 以后 (from now on), and
+    "还是不行" (still failing) as turning something down."""
+    turns = [user("修一下 ingest"), assistant("改好了，重跑一下？"), user(reply)]
+    assert snapshot_session(turns).decisions == ()
+
+
+@pytest.mark.parametrize("reply", ["以后都用 pnpm", "axios 不行，用 fetch"])
+def test_from_now_on_and_turning_down_still_decide(reply: str) -> None:
+    turns = [user("修一下 ingest"), assistant("改好了，重跑一下？"), user(reply)]
+    assert snapshot_session(turns).decisions != ()
