@@ -222,13 +222,12 @@ def goal_of(request: list[str], quoted: str = "", limit: int = GOAL_CHARS) -> st
     size = 0
     if ranks[ranked[0]] < 2:
         # no sentence asks in so many words: what the person opens with says what is wrong ("photos in the
-        # carousel flicker when you scroll …, see TrailPhotoCarousel.kt"), read in order past an introduction,
-        # not a shorter aside after it ("screen recording from the A14 if it helps: …")
-        start = next((i for i, sentence in enumerate(request) if not _about_the_person(sentence)), 0)
-        # …and past the way into the project, to what went wrong: "evening, side project time. tidy-photos is my
-        # little Rust CLI: walks a photo dir, … I bumped deps over the weekend and now it doesn't build"
-        wrong = next((i for i in range(start, len(request)) if _goes_wrong(request[i])), start)
-        start = wrong if all(_way_in(sentence) for sentence in request[start:wrong]) else start
+        # carousel flicker when you scroll …, see TrailPhotoCarousel.kt"), read in order (who the person is was
+        # left out above), not a shorter aside after it ("screen recording from the A14 if it helps: …"), and past
+        # the way into the project, to what went wrong: "evening, side project time. tidy-photos is my little Rust
+        # CLI: walks a photo dir, … I bumped deps over the weekend and now it doesn't build"
+        wrong = next((i for i, sentence in enumerate(request) if _goes_wrong(sentence)), 0)
+        start = wrong if all(_way_in(sentence) for sentence in request[:wrong]) else 0
         opening = " ".join(join_sentences(request[start:], len(whole)).split())
         # up to a rule said on the way, once half the room says what is wrong ("… for a frame. see X.kt. we use
         # Glide for images here, dont pull in another library"): the rule is an insight of its own, and may be
