@@ -361,7 +361,7 @@ def _about_the_person(sentence: str) -> bool:
     return bool(introduces or IDENTITY.search(folded) or COMMUNICATION.search(folded))
 
 
-def introduces(folded: str) -> bool:
+def introduces_only(folded: str) -> bool:
     """Tell whether a folded sentence introduces the person or only says context follows: it settles nothing."""
     return INTRO_CUES.match(folded) is not None or CONTEXT_OPENER.match(folded) is not None
 

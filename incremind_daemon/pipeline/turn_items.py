@@ -49,7 +49,7 @@ from incremind_daemon.pipeline.cues import (
     is_later_more,
     settles_more,
 )
-from incremind_daemon.pipeline.goal import introduces
+from incremind_daemon.pipeline.goal import introduces_only
 from incremind_daemon.pipeline.lasting import IDENTITY, REQUEST
 from incremind_daemon.pipeline.leaning import named_before, names_nothing
 from incremind_daemon.pipeline.markdown import (
@@ -380,7 +380,7 @@ def _judge(item: str, view: TurnView, hint: str | None, *, settles: bool) -> tup
         return None  # "see you Monday 👋", "週末愉快": a goodbye, after a rule or not
     if view.role == "user" and (only_yes(folded) or only_put_off(folded)):
         return None  # "可以，就这么办": the yes takes the agent's proposal; "ok 知道了，回头再说" leaves nothing to do
-    if view.role == "user" and (IDENTITY.search(led := strip_lead_in(folded)) or introduces(led)):
+    if view.role == "user" and (IDENTITY.search(led := strip_lead_in(folded)) or introduces_only(led)):
         return None  # "记住：我叫林晓，是后端工程师": who the person is, remembered as such, not decided here
     # cue words inside `code` name things ("`TODO.md`", "`# TODO(multi-region)`"); they say nothing of the state
     kind = classify_item(INLINE_CODE.sub("`x`", item) if "`" in item else item, view.role, hint, view.round_end)
