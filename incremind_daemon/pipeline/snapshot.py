@@ -430,11 +430,14 @@ def _is_closing(text: str, spoke: str = "") -> bool:
     # "好了，两个 pod 都 Running 了。谢谢，先这样" reports news, which opens an exchange of its own;
     # a what-if ("if it turns out slow we might …, but let's see") and the person's own plan as they
     # leave ("晚上还要背单词 先撤了") open none
+    # …nor does who the person is, said on the way out: "搞掂，唔该。我广州长大的，打字偶尔会冒粤语…瞓觉了。"
     said = (s.text for s in split_sentences(folded[head.end() : head.end() + 400]))
-    rest = " ".join(s for s in said if not (SUPPOSE_CUES.search(s) or is_leaving(s, spoke) or drops_side_matter(s)))
-    # who the person is, said on the way out, asks for nothing: "搞掂，唔该。我广州长大的，打字偶尔会冒粤语…瞓觉了。"
-    kept = (s.text for s in split_sentences(rest) if not (IDENTITY.search(s.text) and not REQUEST.search(s.text)))
-    rest = " ".join(kept)
+    rest = " ".join(
+        s
+        for s in said
+        if not (SUPPOSE_CUES.search(s) or is_leaving(s, spoke) or drops_side_matter(s))
+        and not (IDENTITY.search(s) and not REQUEST.search(s))
+    )
     return text_weight(ACK.sub(" ", CLOSING_WORDS.sub(" ", MORE_CLOSING_WORDS.sub(" ", rest)))) < 3
 
 
