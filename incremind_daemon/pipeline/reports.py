@@ -168,6 +168,11 @@ def with_code_shown(shown: str, clause: str, block: str, code: str) -> str:
     return f"{shown}: {code}" if code and ends and code.strip("`").casefold() not in shown.casefold() else shown
 
 
+# what a piece of code the agent's tools changed now does, said with it as the subject: "`components/HeroVideo.tsx`
+# renders the poster with `next/image`", "- `--legacy-metrics` adds the MAPE column back" (not "`x` is …")
+CODE_DOES = re.compile(r"^[-*•]?\s*`[^`\n]{2,80}`\s+(?:now\s+)?(?!is\b|was\b|has\b|does\b|needs\b|seems\b)[a-z]{3,}s\b")
+
+
 def may_hold(text: str) -> bool:
     """Tell quickly whether text may hold any cue of a session's state, done reports and later steps included."""
     if may_hold_state_cue(text) or may_hold_report_cue(text) or may_hold_more_report_cue(text):
@@ -176,8 +181,3 @@ def may_hold(text: str) -> bool:
         return True
     # "改咗做 config.settings.local" holds 改了 as the cues read it, once folded
     return not text.isascii() and (folded := fold(text)) != text and may_hold(folded)
-
-
-# what a piece of code the agent's tools changed now does, said with it as the subject: "`components/HeroVideo.tsx`
-# renders the poster with `next/image`", "- `--legacy-metrics` adds the MAPE column back" (not "`x` is …")
-CODE_DOES = re.compile(r"^[-*•]?\s*`[^`\n]{2,80}`\s+(?:now\s+)?(?!is\b|was\b|has\b|does\b|needs\b|seems\b)[a-z]{3,}s\b")

@@ -484,15 +484,15 @@ def opens_ask(folded: str) -> bool:
     return lead is not None and lead.end() > 0
 
 
+_ASK_WITHIN = re.compile(
+    r"(?:顺手|顺便)(?:帮|给)我们?|[，,：:]\s*再?(?:帮我们?|麻烦你)|再补一句|还要(?:加|补|写)(?:一个|个)?"
+)
+
+
 def asks_for_work(folded: str) -> bool:
     """Tell whether a person's folded sentence asks the agent for work, at its opening or after a lead-in: "下周三周会
     我要讲成本分析，…顺手帮我导个 csv", "测试那条再补一句：…还要加一个 recency 测试"."""
     return opens_ask(folded) or _ASK_WITHIN.search(folded) is not None
-
-
-_ASK_WITHIN = re.compile(
-    r"(?:顺手|顺便)(?:帮|给)我们?|[，,：:]\s*再?(?:帮我们?|麻烦你)|再补一句|还要(?:加|补|写)(?:一个|个)?"
-)
 
 
 def is_asking(folded: str) -> bool:
