@@ -308,16 +308,16 @@ SUPPOSE_CUES = re.compile(
 )
 # a caption over the agent's report of its work: "总结：", "Summary:", "改动汇总："
 SUMMARY_CAPTION = re.compile(r"^(?:summary|recap|总结|小结|摘要|汇总|改动汇总|变更摘要|本次改动|本次变更)")
-# the words of an ask: "add pagination", "帮我加个接口", "today: fix the port"
-ASK_CUES = re.compile(
+ASK_CUES = re.compile(  # the words of an ask: "add pagination", "帮我加个接口", "today: fix the port"
     _words(
         r"(?:please |pls |can you |could you |let's |today:? |task:? |now )?(?:add|fix|make|build|write|create"
         r"|implement|update|change|move|remove|delete|rename|refactor|migrate|switch|set up|wire|port|convert|replace"
         r"|clean up|speed up|debug|investigate|check|look at|figure out|find|bump|upgrade|support|handle|paginate"
         r"|split|merge|deploy|release|prepare|prep|draft|review|get)",
         r"needs?|want|would like|should|has to|must|plan|going to|the goal is",
-    )
-    + r"|帮我|帮忙|请|麻烦|给我|把|加|改|修|做|写|换|删|看下|看看|看一下|搞|整理|实现|支持|迁移|升级|优化|需要|想|要"
+    )  # "写 Rust 的时候别…" sets a condition, it asks nothing
+    + r"|帮我|帮忙|请|麻烦|给我|把|加|改|修|做|写(?![^，。,.]{0,24}的时候)|换|删|看下|看看|看一下|搞|整理"
+    r"|实现|支持|迁移|升级|优化|需要|想|要"
 )
 _STATE_ANCHORS = (
     "已 好了 过了 全过 格式已修 加了 改了 删了 补了 换了 装了 建了 写了 推了 存了 跑了 拆了 挪了 建议 倾向 推荐 不如"

@@ -417,6 +417,8 @@ REQUEST = re.compile(
     r"|(?:跑|看|试|测|查|弄|验证|确认)一下|(?<!每)(?:改|修|调|换|删|加|列|写|整理|处理|检查|更新|升级|部署|排查|优化|重构|[a-z]\s?)一下(?!子)|试试看?[。！!]?$|再(?:跑|试|来)(?:一次|一遍)?$"
     # "你在 dev 里跑一遍 fct_orders", "…那段逻辑帮我挪到 features.py 里去"
     r"|(?:跑|过|测|试)一遍|帮我(?:把|挪|改|加|删|写|跑|移|搬|拆)"
+    # work asked for on the way: "上面那个 depots_near(...).await.unwrap() 顺手改掉"
+    r"|顺手(?:也|一起|帮我|给我)?(?:改|修|删|加|把|补|换|清|处理|弄|跑|更新)"
 )
 # someone else's words, reported in a conversation
 REPORTED = re.compile(

@@ -566,3 +566,15 @@ def test_a_commit_on_a_branch_and_new_code_are_done(report: str, named: str) -> 
     as no report."""
     turns = [user("bump both envs to 1.30 and move the uploader to the S3 API"), assistant(report)]
     assert any(named in item for item in snapshot_session(turns).done)
+
+
+def test_a_bare_report_answers_the_ask_not_the_rule_said_with_it() -> None:
+    """Found in a fresh half: "测试和 clippy 都过了" was shown with "写 Rust 的时候别动不动就 unwrap()…", the rule said
+    on the way, instead of the ask after it ("…顺手改掉，加个 context")."""
+    ask = (
+        "对了，写 Rust 的时候别动不动就 unwrap()，应用代码里 error 一律用 anyhow 往上抛。"
+        "上面那个 depots_near(...).await.unwrap() 顺手改掉，加个 context。"
+    )
+    done = snapshot_session([user(ask), assistant("测试和 clippy 都过了。"), user("好")]).done
+    assert any("顺手改掉" in item for item in done), done
+    assert not any("写 Rust 的时候" in item for item in done), done
