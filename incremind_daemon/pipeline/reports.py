@@ -30,6 +30,7 @@ from incremind_daemon.pipeline.markdown import (
     text_weight,
 )
 from incremind_daemon.pipeline.organize import split_sentences
+from incremind_daemon.pipeline.prose import INLINE_CODE
 from incremind_daemon.pipeline.state_cues import (
     GONE,
     is_ack_or_command,
@@ -104,7 +105,9 @@ def shown_diff(text: str, prose: list[str], reported: bool) -> str | None:
     words that neither report (``reported``: the turn's words gave a done item) nor ask ("要不要这样改？").
     """
     said = [paragraph for paragraph in prose if not is_checks(fold(paragraph))]
-    quiet = not ("?" in text or "？" in text or reported)
+    # a question is asked in words: the `?` of Rust's "`?` + context" or of the diff's code asks nothing
+    asked = any(mark in INLINE_CODE.sub(" ", paragraph) for paragraph in prose for mark in ("?", "？"))
+    quiet = not (asked or reported)
     if ("\n+++ " in text or "```diff" in text) and (sum(map(text_weight, said)) < 3 or quiet):
         return diff_report(text)
     return None

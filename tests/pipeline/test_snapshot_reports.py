@@ -578,3 +578,15 @@ def test_a_bare_report_answers_the_ask_not_the_rule_said_with_it() -> None:
     done = snapshot_session([user(ask), assistant("测试和 clippy 都过了。"), user("好")]).done
     assert any("顺手改掉" in item for item in done), done
     assert not any("写 Rust 的时候" in item for item in done), done
+
+
+def test_a_diff_whose_code_has_question_marks_still_says_what_changed() -> None:
+    """Found in a fresh half: Rust's `?` in the diff and in "unwrap 换成 `?` + context" read as a question, so a
+    reply of a diff and two lines of why reported nothing."""
+    reply = (
+        "```diff\n-        let depots = self.repo.depots_near(req.origin).await.unwrap();\n"
+        '+        let depots = self.repo.depots_near(req.origin).await.context("depots_near failed")?;\n```\n'
+        "`once_cell` 已在依赖树里，1.79 可编译；unwrap 换成 `?` + context。"
+    )
+    done = snapshot_session([user("unwrap 改掉，加个 context"), assistant(reply), user("ok")]).done
+    assert any(item.startswith("Changed") and "depots_near" in item for item in done), done
