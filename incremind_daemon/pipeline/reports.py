@@ -11,6 +11,7 @@ import logging
 import re
 
 from incremind_daemon.pipeline.cues import (
+    ACK,
     ASK_CUES,
     CHECK_CHARS,
     CHECK_WORDS,
@@ -23,6 +24,7 @@ from incremind_daemon.pipeline.lasting import REQUEST
 from incremind_daemon.pipeline.markdown import (
     CJK_RUN,
     LATIN_WORD,
+    as_item,
     clean_sentence,
     clip,
     join_sentences,
@@ -96,6 +98,33 @@ def with_file(item: str, edited: tuple[str, ...]) -> str:
     if is_checks(fold(item)):
         return item  # "15 个测试全部通过" is about the suite, not the file
     return f"{item} ({', '.join(edited)})"
+
+
+def edit_report(prose: list[str], edited: tuple[str, ...]) -> str:
+    """Say what a turn's tools changed when its words report nothing done.
+
+    That is its sentence that names a changed file ("时间显示方面，我加一个 `src/time.ts`：…"), else its first
+    sentence with the files ("Plan is one in-place change on the node group's `scaling_config` (root.hcl)"),
+    else the files alone. A question says nothing done.
+    """
+    said = [sentence.text for paragraph in prose for sentence in split_sentences(paragraph)]
+    said = [sentence for sentence in said if text_weight(sentence) >= 4 and not sentence.rstrip().endswith(("?", "？"))]
+    names = [name for name in edited if len(name.rsplit(".", 1)[0]) >= 3]
+    if naming := next((sentence for sentence in said if any(name in sentence for name in names)), None):
+        return as_item(naming)
+    if said and not proposes(first := fold(said[0])) and not _acknowledges(first):
+        return with_file(as_item(said[0]), edited)
+    return "Edited " + ", ".join(edited)
+
+
+def _acknowledges(folded: str) -> bool:
+    """Tell whether a sentence opens on an acknowledgement: "明白，按 1.22 的写法来", "好，以后术语直接用英文"."""
+    head = ACK.match(folded)
+    return (
+        head is not None
+        and re.search(r"[^\W\d_]", head.group()) is not None
+        and re.search(r"[^\w\s]", head.group()) is not None
+    )
 
 
 def shown_diff(text: str, prose: list[str], reported: bool) -> str | None:

@@ -72,6 +72,7 @@ from incremind_daemon.pipeline.reports import (
     CODE_DOES,
     ITEM_CHARS,
     ask_of,
+    edit_report,
     goes_on_after_bare_done,
     is_checks,
     is_result,
@@ -219,8 +220,12 @@ def read_items(text: str, view: TurnView, files: MentionedFiles, at: int) -> Ite
     else:
         items = list(_agent_items(text, blocks, view, over_code=_SHOWN_CHANGE.match(text) is not None))
         yield from items
-        if shown := shown_diff(text, [block.text for block in blocks], any(item.kind == DONE for item in items)):
+        reported = any(item.kind == DONE for item in items)
+        if shown := shown_diff(text, [block.text for block in blocks], reported):
             yield Item(DONE, clip(shown, ITEM_CHARS), 0, shown)
+        elif view.edited and view.round_end and not reported and view.verdict != OVERRULED:
+            edit = edit_report([block.text for block in blocks], view.edited)  # files changed, its words silent
+            yield from [] if _is_undone(edit, view) else [Item(DONE, clip(edit, ITEM_CHARS), 0, edit)]
     # an opening that ends on a question ("…其实应该在新分支上。怎么挪过去？") sets it up: it settles nothing
     if view.deep and not (view.goal and text.rstrip().endswith(("?", "？"))):
         for statement in extract_candidates(text, conversational=True):

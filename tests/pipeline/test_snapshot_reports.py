@@ -590,3 +590,41 @@ def test_a_diff_whose_code_has_question_marks_still_says_what_changed() -> None:
     )
     done = snapshot_session([user("unwrap 改掉，加个 context"), assistant(reply), user("ok")]).done
     assert any(item.startswith("Changed") and "depots_near" in item for item in done), done
+
+
+@pytest.mark.parametrize(
+    ("reply", "edited", "shown"),
+    [
+        (
+            "关于 Intl.DurationFormat：Node 22 里没有，时长我用一个小函数自己格式化。\n\n"
+            "时间显示方面，我加一个 `src/time.ts`：`fmtLocal(d)` 按 Asia/Shanghai 显示，PD 请求那里保持 UTC。",
+            "/repo/src/time.ts",
+            "时间显示方面，我加一个 `src/time.ts`",
+        ),
+        (
+            "Plan is one in-place change on the node group's `scaling_config` (3→4 desired, 3→5 max), nothing else.",
+            "/repo/live/prod/eks/terragrunt.hcl",
+            "Plan is one in-place change on the node group's `scaling_config` (3→4 desired, 3→5 max), nothing else "
+            "(terragrunt.hcl)",
+        ),
+        ("明白，按 1.22 的写法来，只动 ETA 接口相关的代码。", "/repo/internal/api/vessels.go", "Edited vessels.go"),
+    ],
+    ids=["names-the-file", "result", "acknowledges"],
+)
+def test_files_the_tools_changed_are_done_when_the_words_report_nothing(reply: str, edited: str, shown: str) -> None:
+    """Found in a fresh half: turns whose tools wrote files said what they did as a plan ("我加一个 `src/time.ts`")
+    or as a result ("Plan is one in-place change …"), and the session's done was empty. A sentence that names a
+    changed file says what was done; else the first one, with the files; after an acknowledgement, the files."""
+    turns = [user("统一一下时间显示，顺手把 node group 扩一下"), assistant(reply), tool(f"Edit: {edited}"), user("ok")]
+    done = snapshot_session(turns).done
+    assert any(item.startswith(shown) for item in done), done
+
+
+def test_files_changed_are_no_work_done_when_the_person_takes_them_back() -> None:
+    turns = [
+        user("统一一下时间显示"),
+        assistant("时间显示方面，我加一个 `src/time.ts`：`fmtLocal(d)` 按 Asia/Shanghai 显示。"),
+        tool("Edit: /repo/src/time.ts"),
+        user("不要加新文件，改回去"),
+    ]
+    assert not any("time.ts" in item for item in snapshot_session(turns).done)
