@@ -20,11 +20,7 @@ DONE, DECISION, NEXT = "done", "decisions", "next"
 # and patterns run without re.IGNORECASE, which makes Python's re several times slower.
 # …and written Cantonese's grammar words to Mandarin's (traditional.CANTONESE_CHARS)
 _FOLD = str.maketrans(
-    {
-        **TO_SIMPLIFIED,
-        **CANTONESE_CHARS,
-        **{chr(c): chr(c + 32) for c in range(ord("A"), ord("Z") + 1)},
-    }
+    {**TO_SIMPLIFIED, **CANTONESE_CHARS, **{chr(c): chr(c + 32) for c in range(ord("A"), ord("Z") + 1)}}
 )
 
 
@@ -394,7 +390,7 @@ HOLD_CUES = re.compile(
 CLOSING_WORDS = re.compile(
     _words(
         r"that's (?:it|all)(?: for (?:today|now))?|see you(?: tomorrow)?|bye|good ?night|have a good \w+|cheers"
-        r"|i'm off|signing off|logging off|heading out"
+        r"|i'm off(?! (?:tmr|tmrw|tomorrow|next|on|from|until|till)\b)|signing off|logging off|heading out"
     )
     + r"|先这样|就这样|今天就到这|今天先到这|下次见|拜拜|回见|明天见|周末愉快|周末见|下周见"
     r"|先撤了?|撤了|下线了|先下了|溜了|(?:去|先)?(?:睡觉?|瞓觉?)了|[\W_\d]+"

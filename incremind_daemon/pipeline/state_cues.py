@@ -320,8 +320,10 @@ def drops_side_matter(folded: str) -> bool:
 # "晚上还要背单词 先撤了", "gonna go eat", "gotta run, dentist at 4"
 LEAVING_CUES = re.compile(
     phrases(
-        r"i'm off|signing off|logging off|heading out|gotta (?:go|run)|(?:have|got) to (?:go|run)|gonna go"
-        r"|going to go|off to (?:eat|lunch|dinner|bed|sleep)|(?:grab|grabbing|getting) (?:lunch|dinner|food|a bite)"
+        # "I'm off tmr afternoon" is away later, not leaving now
+        r"i'm off(?! (?:tmr|tmrw|tomorrow|next|on|from|until|till)\b)|signing off|logging off|heading out"
+        r"|gotta (?:go|run)|(?:have|got) to (?:go|run)|gonna go|going to go|off to (?:eat|lunch|dinner|bed|sleep)"
+        r"|(?:grab|grabbing|getting) (?:lunch|dinner|food|a bite)"
         r"|off for (?:lunch|dinner|the day|today)|calling it a (?:day|night)|done for (?:the day|today)"
     )
     + r"|先?撤了|下线了|先下了|溜了|先走了|下班了|睡觉去|去睡了|先休息了?"

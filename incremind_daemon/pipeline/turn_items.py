@@ -408,7 +408,7 @@ def _judge(item: str, view: TurnView, hint: str | None, *, settles: bool) -> tup
         if (kind == DECISION or changes_plan(folded)) and not ask:
             return DECISION, _STATED
         later = kind is None and _is_later(folded)
-        if later and ABSENCE_CUES.search(folded) and not _AFTER_ABSENCE.search(folded):
+        if later and ABSENCE_CUES.search(folded) and not _AFTER_ABSENCE.search(folded) and not _step_besides(folded):
             return None  # "明天我请假, 周五回来" says when the person is away, not what happens next
         if later and (STANDING_CUES.search(folded) or _AS_USUAL.search(folded)) and _directs(folded):
             return DECISION, _DIRECTED  # a rule for every time, though it names who does it: "…我自己定期清"
@@ -574,6 +574,11 @@ def _directs(folded: str) -> bool:
     if DIRECTIVE_CUES.search(folded) is not None or SETTLE_CUES.search(folded) is not None:
         return True
     return settles_more(folded) or settles_still_more(folded)
+
+
+def _step_besides(folded: str) -> bool:  # "load test it on Monday, I'm off tmr afternoon", not "明天请假, 周五回来"
+    rest = [part for part in _CLAUSE_BREAK.split(folded) if not ABSENCE_CUES.search(part)]
+    return any(_is_later(p) and text_weight(p) >= 3 and not re.search(r"\bback\b|回来|返来|返嚟", p) for p in rest)
 
 
 def _is_later(folded: str) -> bool:

@@ -199,3 +199,31 @@ def test_work_asked_after_a_lead_in_and_done_is_no_next_step(asked: str, reply: 
     turns = [user("dbt 升级到 1.8"), assistant("升级好了，parse 无 warning。"), user(asked), assistant(reply)]
     turns.append(user("ok。今天先到这。"))
     assert snapshot_session(turns).next_steps == ()
+
+
+@pytest.mark.parametrize(
+    "closing",
+    ["cool. load test it on Monday, I'm off tmr afternoon for Sophie's thing", "load test it on Monday, I'm away tmr"],
+)
+def test_a_step_put_off_beside_when_the_person_is_away_is_the_next_step(closing: str) -> None:
+    """Found in a fresh half: "load test it on Monday, I'm off tmr afternoon" was read as only saying when the
+    person is away, and "I'm off" as leaving now, so the session had no next step."""
+    turns = [
+        user("relay worker for the outbox, in src/outbox/outbox-relay.service.ts"),
+        assistant("Committed `3f2a9be feat(outbox): add relay worker`. `pnpm test` → 214 passed. Not load-tested."),
+        user(closing),
+    ]
+    steps = snapshot_session(turns).next_steps
+    assert any(step.startswith("load test it on Monday") for step in steps), steps
+
+
+def test_holding_the_merge_till_someone_okays_it_is_the_next_step() -> None:
+    """Found in a fresh half: "dont merge till Priya okays it" (no apostrophe, "till") was a decision and no step."""
+    turns = [
+        user("GET /claims list endpoint for the adjuster dashboard"),
+        assistant("Done — `GET /claims` takes `cursor` + `limit`; `pnpm test` → 223 passed."),
+        user("ok PR it, reviewers Priya + Marcus. dont merge till Priya okays it"),
+        assistant("PR #491 open, reviewers `priya-raman`, `marcus-oyelaran`. Not merged."),
+    ]
+    steps = snapshot_session(turns).next_steps
+    assert any("till Priya okays it" in step for step in steps), steps
