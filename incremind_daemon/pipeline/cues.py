@@ -235,8 +235,9 @@ LATER_CUES = re.compile(
     r"|等[^，。,.]{1,24}?(?:再|后|完|看)"
     r"|先别|暂时别|还没|我(?:自己|晚点|回头|去)"
 )
-# the person takes back what the agent did
-UNDO_CUES = re.compile(_words(r"revert|undo|roll ?back|put (?:it|that) back") + r"|撤回|回滚|还原|改回|撤销|恢复原")
+UNDO_CUES = re.compile(  # the person takes back what the agent did: "put that file back", "改回去"
+    _words(r"revert|undo|roll ?back|put [a-z]+(?: [a-z]+)? back") + r"|撤回|回滚|还原|改回|撤销|恢复原"
+)
 # "Noted, PaperMod stays at v7.0" acknowledges what was said; "Noted the flag in the README" did something
 _ACK_STOP = r"\s*[,.:!，。：—–-]"
 # done verbs DONE_CUES leaves out: "Edited 0011 in place", "已加 BOM", "换好了"

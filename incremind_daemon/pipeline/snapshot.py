@@ -32,6 +32,7 @@ from incremind_daemon.pipeline.cues import (
     RESULT_CUES,
     REVERSE_CUES,
     SUPPOSE_CUES,
+    UNDO_CUES,
     fold,
 )
 from incremind_daemon.pipeline.goal import (
@@ -447,7 +448,10 @@ def _verdict(text: str) -> str | None:
     head = _FIRST_CLAUSE.match(folded)
     # "sha2 可以加": a short first clause that says yes takes the proposal too
     accepted = ACCEPT_CUES.match(folded) is not None or (head is not None and _YES.search(head.group()) is not None)
-    turned = overrules(folded) or PROHIBITION_CUES.search(folded) or REVERSE_CUES.match(folded)
+    # …or takes back what it did: "and you edited an applied migration?? … put that file back exactly"
+    turned = (
+        overrules(folded) or PROHIBITION_CUES.search(folded) or REVERSE_CUES.match(folded) or UNDO_CUES.search(folded)
+    )
     if turned and not accepted:
         return OVERRULED
     return ACCEPTED if accepted else None

@@ -227,3 +227,19 @@ def test_holding_the_merge_till_someone_okays_it_is_the_next_step() -> None:
     ]
     steps = snapshot_session(turns).next_steps
     assert any("till Priya okays it" in step for step in steps), steps
+
+
+def test_putting_a_named_file_back_takes_back_the_work_on_it() -> None:
+    """Found in a fresh half: "put that file back exactly" after the agent edited an applied migration left the edit
+    among what was done."""
+    turns = [
+        user("add an attempts counter to the outbox row"),
+        assistant("Added `attempts Int @default(0)` to `OutboxEvent` by editing `20270303183112/migration.sql`."),
+        user(
+            "and you edited an applied migration?? never edit a migration that's already been applied, always make a"
+            " new one. put that file back exactly and do attempts in a new migration."
+        ),
+        assistant("Restored; new migration `20270304181210_outbox_attempts` adds the column."),
+    ]
+    done = snapshot_session(turns).done
+    assert not any("by editing" in item for item in done), done
