@@ -120,6 +120,8 @@ _PUSH = re.compile(r"\bgit push\b(?:\s+-\S+)*\s+\S+\s+(?:HEAD:)?([\w.][\w./-]*)(
 _NEW_BRANCH = re.compile(r"\bgit (?:checkout|switch)(?:\s+-q)?\s+-q?[bcBC]\s+([\w.][\w./-]*)(?=\s*(?:$|&&|;|\n))")
 # a commit whose message the transcript cut short: "git commit -qm 'feat(consumer): buffer records and flush at 50 …"
 _CUT_COMMIT = re.compile(r"\bgit\s+commit\b.*?\s-[a-z]*m\s*[\"']([^\"'\n]{12,}?)\s*…$")
+# the commit a tool's output says git made (sources.sessions.cleaning.commit_marker)
+_COMMIT_MADE = re.compile(r"git-commit: \[(\S+) ([0-9a-f]{7,40})\] (.+)")
 _TAG = re.compile(r"\bgit tag\s+(?:-[as]\s+)?(v?\d[\w.-]*)(?=\s*(?:$|&&|;|\n|-m))")
 _FIRST_CLAUSE = re.compile(r"[^,，.。!！;；\n]{1,16}(?=[,，.。!！;；\n]|$)")
 # a yes in a reply's first clause, though not its negation: "不行. 別用固定秒數去等畫面" turns the plan down
@@ -360,6 +362,9 @@ def _is_file_name(name: str) -> bool:
 
 def _tool_done(marker: str, files: MentionedFiles, at: int) -> Iterator[str]:
     """Yield what a tool call finished: a commit's message and the branch it started, a tag, a branch pushed."""
+    if made := _COMMIT_MADE.match(marker):  # from the output, which names the commit: "Committed `3e8d1f0` on …"
+        yield clip(f"Committed `{made.group(2)[:7]}` on {made.group(1)}: {made.group(3)}", ITEM_CHARS)
+        return
     cut = _CUT_COMMIT.search(marker.split("\n", 1)[0].strip()) if "…" in marker else None
     branch = _NEW_BRANCH.search(marker)
     for message in files.see_marker(marker, at) or ([f"{cut.group(1)}…"] if cut else []):

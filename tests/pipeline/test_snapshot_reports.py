@@ -628,3 +628,17 @@ def test_files_changed_are_no_work_done_when_the_person_takes_them_back() -> Non
         user("不要加新文件，改回去"),
     ]
     assert not any("time.ts" in item for item in snapshot_session(turns).done)
+
+
+def test_a_commit_the_tool_output_shows_is_done_with_its_hash() -> None:
+    """Found in a fresh half: "Committed on feature/…: geo: bound GEORADIUS …" named no commit an agent could look
+    up; git's own line in the tool's output names it ("[feature/geo-timeout 3e8d1f0] …"), amended or not."""
+    turns = [
+        user("commit it"),
+        assistant("Committing."),
+        tool('Bash: git checkout -b feature/geo-timeout && git commit -am "geo: bound GEORADIUS"'),
+        tool("git-commit: [feature/geo-timeout 3e8d1f0] geo: bound GEORADIUS"),
+        user("ok"),
+    ]
+    done = snapshot_session(turns).done
+    assert done == ("Committed `3e8d1f0` on feature/geo-timeout: geo: bound GEORADIUS",), done

@@ -272,3 +272,28 @@ def test_claude_title_records_set_the_meta_title() -> None:
     parser.feed(b'{"type":"custom-title","customTitle":"Fix phoenix startup","sessionId":"s"}')
 
     assert parser.meta is not None and parser.meta.title == "Fix phoenix startup"
+
+
+def test_claude_commit_a_tool_result_shows_becomes_a_marker_with_its_hash(tmp_path: Path) -> None:
+    """Of a tool's output only the line git prints for a commit is kept, so the session's state names the commit."""
+    call = {"type": "tool_use", "id": "toolu_1", "name": "Bash", "input": {"command": "git commit -am 'fix: geo'"}}
+    result = {
+        "type": "tool_result",
+        "tool_use_id": "toolu_1",
+        "content": "[feature/geo-timeout 3e8d1f0] fix: geo\n 1 file changed, 12 insertions(+)\nSECRET_TOKEN=abc",
+    }
+    stamp = {"sessionId": "s1", "cwd": "/repo", "timestamp": "2026-12-01T09:00:00Z"}
+    records = [
+        {**stamp, "type": "user", "uuid": "u1", "message": {"role": "user", "content": "commit it"}},
+        {**stamp, "type": "assistant", "uuid": "a1", "message": {"id": "m1", "role": "assistant", "content": [call]}},
+        {**stamp, "type": "user", "uuid": "u2", "message": {"role": "user", "content": [result]}},
+        {**stamp, "type": "user", "uuid": "u3", "message": {"role": "user", "content": [{**result, "content": "ok"}]}},
+    ]
+    path = tmp_path / "s1.jsonl"
+    path.write_bytes(b"\n".join(encode(record) for record in records) + b"\n")
+    tools = [(m.message_id, m.text) for m in by_role(parse_file(path), "tool")]
+    assert tools == [
+        ("toolu_1", "Bash: git commit -am 'fix: geo'"),
+        ("toolu_1/commit", "git-commit: [feature/geo-timeout 3e8d1f0] fix: geo"),
+    ]
+    assert "SECRET_TOKEN" not in "\n".join(text for _, text in tools)

@@ -211,3 +211,27 @@ def test_a_long_command_keeps_every_commit_past_the_marker_cut() -> None:
     assert "git commit -qm 'feat(prod): eks 1.30 and module v3.9.0'" in marker
     assert "git log" not in marker and marker.endswith(" …")
     assert tool_marker("shell", {"command": "x" * 300}) == "shell: " + "x" * 160 + " …"  # no commit: cut as before
+
+
+@pytest.mark.parametrize(
+    "output",
+    [
+        "[main 1a2b3c4] feat: add relay\n 2 files changed, 40 insertions(+)",
+        json.dumps({"output": "[main 1a2b3c4] feat: add relay\n", "metadata": {"exit_code": 0}}),
+    ],
+    ids=["text", "json"],
+)
+def test_codex_commit_a_call_output_shows_becomes_a_marker_with_its_hash(output: str) -> None:
+    call = {"type": "function_call", "name": "shell", "call_id": "c1", "arguments": '{"command": ["git", "commit"]}'}
+    lines = [
+        json.dumps({"timestamp": "2026-12-01T09:00:00Z", "type": "response_item", "payload": call}).encode(),
+        json.dumps(
+            {
+                "timestamp": "2026-12-01T09:00:01Z",
+                "type": "response_item",
+                "payload": {"type": "function_call_output", "call_id": "c1", "output": output},
+            }
+        ).encode(),
+    ]
+    tools = {m.message_id: m.text for m in by_role(parse_lines(lines), "tool")}
+    assert tools["c1/commit"] == "git-commit: [main 1a2b3c4] feat: add relay"

@@ -186,3 +186,15 @@ def test_gemini_unknown_records_are_skipped() -> None:
     lines = [HEADER, b'{"$set":{"memoryScratchpad":"x"}}', b'{"id":"w","type":"warning","content":"careful"}']
 
     assert feed_all(lines) == []
+
+
+def test_gemini_commit_a_tool_call_result_shows_becomes_a_marker_with_its_hash() -> None:
+    call = {
+        "id": "t1",
+        "name": "run_shell_command",
+        "args": {"command": "git commit -m 'fix: streak'"},
+        "result": [{"functionResponse": {"id": "t1", "response": {"output": "[main 5d2e8b1] fix: streak\n 1 file"}}}],
+    }
+    line = {"id": "g1", "timestamp": "2026-04-23T12:00:00.000Z", "type": "gemini", "content": "", "toolCalls": [call]}
+    tools = [m.text for m in messages_of(feed_all([HEADER, json.dumps(line).encode()])) if m.role == "tool"]
+    assert tools == ["run_shell_command: git commit -m 'fix: streak'", "git-commit: [main 5d2e8b1] fix: streak"]

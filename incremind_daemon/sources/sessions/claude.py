@@ -26,6 +26,7 @@ from incremind_daemon.sources.sessions.cleaning import (
     as_object,
     clean_prompt,
     clean_reply,
+    commit_marker,
     get_list,
     get_object,
     get_str,
@@ -180,10 +181,22 @@ class ClaudeParser:
             return []
         text = clean_prompt(_user_text(message.get("content")))
         if not text:
-            return []  # tool results, command wrappers, injected context
+            return self._commits(record, message.get("content"))  # tool results, command wrappers, injected context
         out = self._close_open()
         uuid = get_str(record, "uuid") or stable_digest(get_str(record, "timestamp") or "", text)
         out.append(self._message(record, uuid, ROLE_USER, text))
+        return out
+
+    def _commits(self, record: JsonObject, content: object) -> list[SessionMessage]:
+        """Return a marker for each commit the record's tool results say git made ("[main 3e8d1f0] fix: …")."""
+        out = []
+        for raw in content if isinstance(content, list) else []:
+            block = as_object(raw)
+            if block is None or get_str(block, "type") != "tool_result":
+                continue
+            if marker := commit_marker(block.get("content")):
+                tool_id = get_str(block, "tool_use_id") or stable_digest(marker)
+                out.append(self._message(record, f"{tool_id}/commit", ROLE_TOOL, marker))
         return out
 
     def _on_assistant(self, record: JsonObject, offset: int | None) -> list[SessionMessage]:

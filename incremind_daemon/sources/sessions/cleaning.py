@@ -182,6 +182,31 @@ def tool_marker(name: str, args: JsonObject | None) -> str:
     return f"{name}: {_one_line(_without_surrogates(target))}"
 
 
+# the line git prints for a commit it made: "[feature/geo-timeout 3e8d1f0] geo: bound GEORADIUS", "[main (root-commit)
+# 1a2b3c4] init"
+_COMMIT_SUMMARY = re.compile(r"^\[([^\s\]]{1,120})(?: \([\w -]{1,30}\))? ([0-9a-f]{7,40})\] (\S[^\n]{0,300})$", re.M)
+COMMIT_RESULT = "git-commit"  # the name of the marker that tells a commit made, from the tool's output
+
+
+def commit_marker(output: object) -> str | None:
+    """Describe the commit a tool's output says git made, in one line: "git-commit: [branch 3e8d1f0] subject".
+
+    Of a tool's output only that line is kept, so a session's state can name the commit by its hash; a result
+    holds a list of text parts (Claude's ``tool_result``) or a string, and anything else says nothing.
+    """
+    if isinstance(output, list):
+        output = "\n".join(
+            text for part in output if isinstance(part, Mapping) and isinstance(text := part.get("text"), str)
+        )
+    if not isinstance(output, str) or "] " not in output:
+        return None
+    found = _COMMIT_SUMMARY.search(output[:4000])
+    if found is None:
+        return None
+    branch, commit, subject = found.groups()
+    return f"{COMMIT_RESULT}: [{branch} {commit}] {_one_line(_without_surrogates(subject.strip()))}"
+
+
 def patch_marker(name: str, patch: str) -> str:
     """Describe an ``apply_patch``-style call by the files its patch touches."""
     files = ", ".join(path.strip() for path in _PATCH_FILE.findall(_without_surrogates(patch)))

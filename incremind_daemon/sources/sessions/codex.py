@@ -29,6 +29,7 @@ from incremind_daemon.sources.sessions.cleaning import (
     as_object,
     clean_prompt,
     clean_reply,
+    commit_marker,
     decode_object,
     get_int,
     get_list,
@@ -151,6 +152,10 @@ class CodexParser:
             if role == ROLE_USER and not self._enveloped:
                 return self._message(ROLE_USER, clean_prompt(_content_text(item)), stamp, ordinal)
             return []  # developer/system instructions, or the duplicate user copy
+        if item_type in ("function_call_output", "custom_tool_call_output"):
+            marker = commit_marker(_call_output(item.get("output")))
+            call_id = get_str(item, "call_id")
+            return [self._build(f"{call_id}/commit", ROLE_TOOL, marker, stamp)] if marker and call_id else []
         marker = _tool_marker(item, item_type)
         if marker is None:
             return []
@@ -190,6 +195,14 @@ def _content_text(item: JsonObject) -> str:
         if block is not None and get_str(block, "type") in ("input_text", "output_text", "text"):
             parts.append(get_str(block, "text") or "")
     return "\n\n".join(part.strip() for part in parts if part.strip())
+
+
+def _call_output(output: object) -> object:
+    """Return a call's printed output: the string itself, or the ``output`` of one encoded as JSON."""
+    if isinstance(output, str) and output.startswith("{"):
+        decoded = decode_object(output)
+        return decoded.get("output") if decoded is not None else output
+    return output
 
 
 def _tool_marker(item: JsonObject, item_type: str | None) -> str | None:

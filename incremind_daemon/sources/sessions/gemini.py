@@ -26,6 +26,7 @@ from incremind_daemon.sources.sessions.cleaning import (
     as_object,
     clean_prompt,
     clean_reply,
+    commit_marker,
     decode_object,
     get_list,
     get_object,
@@ -153,9 +154,10 @@ class GeminiParser:
                 continue
             marker = tool_marker(get_str(call, "name") or "tool", get_object(call, "args"))
             call_id = get_str(call, "id") or f"tool{index}"
-            out.extend(
-                self._emit(ids, f"{record_id}/{call_id}", ROLE_TOOL, marker, get_str(call, "timestamp") or stamp)
-            )
+            at = get_str(call, "timestamp") or stamp
+            out.extend(self._emit(ids, f"{record_id}/{call_id}", ROLE_TOOL, marker, at))
+            if commit := commit_marker(_call_output(call)):
+                out.extend(self._emit(ids, f"{record_id}/{call_id}/commit", ROLE_TOOL, commit, at))
         return out
 
     def _emit(self, ids: list[str], message_id: str, role: str, text: str, stamp: str | None) -> list[SessionMessage]:
@@ -203,6 +205,17 @@ def read_gemini_json(data: bytes, *, cwd: str | None = None) -> tuple[list[Sessi
         if message is not None and get_str(message, "id") is not None:
             out.extend(parser._on_message(message))
     return _last_copy_wins(out), parser.meta
+
+
+def _call_output(call: JsonObject) -> str:
+    """Return what a tool call printed: its function responses' ``output``, else its ``resultDisplay``."""
+    printed = []
+    for raw in get_list(call, "result"):
+        response = get_object(get_object(as_object(raw) or {}, "functionResponse") or {}, "response")
+        if response is not None and isinstance(output := response.get("output"), str):
+            printed.append(output)
+    display = call.get("resultDisplay")
+    return "\n".join(printed) or (display if isinstance(display, str) else "")
 
 
 def _last_copy_wins(messages: list[SessionMessage]) -> list[SessionMessage]:
