@@ -381,13 +381,19 @@ def _without_reminders(text: str) -> str:
     return head + "".join(part.partition("</system-reminder>")[2] for part in rest)
 
 
+# a contraction typed without its apostrophe: "dont", "isnt", "cant", "wont"
+_APOSTROPHE_DROPPED = re.compile(
+    r"(?<![\w'-])(do|does|did|is|are|was|were|ca|wo|should|would|could|has|have|had)nt(?![\w'-])", re.I
+)
+
+
 def _readable(turn: Turn) -> str:
     """Return the words of a turn the state is read from: the person's own prose, the agent's reply."""
     if turn.role == "tool":
         return turn.text
     text = _without_reminders(turn.text)
-    if turn.role == "user":
-        return _prose(text)  # a pasted log line is never a step, a decision or the goal
+    if turn.role == "user":  # a pasted log line is never a step, a decision or the goal
+        return _APOSTROPHE_DROPPED.sub(r"\1n't", _prose(text))  # "dont apply" reads as "don't apply"
     return _FENCED.sub("\n\n", text) if len(text) > TURN_CHARS else text  # so a cut never lands inside a fence
 
 

@@ -528,3 +528,17 @@ def test_still_failing_decides_nothing(reply: str) -> None:
 def test_from_now_on_and_turning_down_still_decide(reply: str) -> None:
     turns = [user("修一下 ingest"), assistant("改好了，重跑一下？"), user(reply)]
     assert snapshot_session(turns).decisions != ()
+
+
+@pytest.mark.parametrize(
+    ("said", "decided"),
+    [
+        ("looks right. dont apply, open the PR with Priya as reviewer", "don't apply"),
+        ("Errors stay problem+json through the filter, dont hand-roll an envelope", "don't hand-roll an envelope"),
+    ],
+)
+def test_a_contraction_typed_without_its_apostrophe_decides_as_one_with_it(said: str, decided: str) -> None:
+    """Found in a fresh half whose author types fast: "dont apply" read as no prohibition at all."""
+    turns = [user("DLQ alerting for the ocr queue"), assistant("Done — DLQ and alarm added; tests pass."), user(said)]
+    turns.append(assistant("PR opened."))
+    assert any(decided in item for item in snapshot_session(turns).decisions)
