@@ -34,7 +34,7 @@ _CLAUSE_MARKS = ("，", ", ", "；", "; ", " — ", " – ", " so ")
 _NUMBER_VALUE = re.compile(r"\d{2,}")
 _ASKS_OUTRIGHT = re.compile(r"(?:please|pls|can you|could you|would you)(?![a-z])|帮我|麻烦你?|请你?|你(?:帮我|把)")
 _RULE_AFTER_ASK = re.compile(
-    r"(?:always|never|(?:don't|do not) (?!know|think|see|get|understand|remember)|use [^;:]{1,80}?, not )"
+    r"(?:always|never|(?:don'?t|do not) (?!know|think|see|get|understand|remember)|use [^;:]{1,80}?, not )"
     # "revert the config: retries stay at 0 …, a flaky test gets fixed, not retried", "add a step: any PDB with
     # ALLOWED DISRUPTIONS 0 blocks the upgrade until …"
     r"|[^;:]{1,80}?, not [a-z]|(?:any|every|each) [^;:]{1,60}? (?:blocks?|needs?|must|gets?|has to|goes)(?![a-z])"
@@ -113,12 +113,16 @@ def _facts_after_an_ask(text: str, start: int, end: int) -> list[tuple[int, int]
         return []
     # "Please convert them and keep the numbering: use sequential versions (00001_…), not timestamps": the ask is
     # for today, the rule after its colon lasts
-    colon = next((at for at in (text.find(mark, start, end) for mark in (": ", "：")) if at > start), -1)
+    # …or after a dash: "revert the mock part tho — dont mock prisma in the integration tests"
+    marks = [
+        (at, at + len(mark)) for mark in (": ", "：", " — ", " – ", "——") if (at := text.find(mark, start, end)) > start
+    ]
+    colon, after = min(marks) if marks else (-1, -1)
     asked = colon > start and _ASKS_OUTRIGHT.match(fold(text[start:colon].lstrip())) is not None
     head = fold(strip_lead_in(text[start:colon].strip())) if colon > start else ""
     asked = asked or bool(head and REQUEST.match(head) and weight(head) <= 5)  # "revert the config: …"
-    if asked and (rule := text[colon + 1 : end].strip()) and _RULE_AFTER_ASK.match(fold(rule)):
-        return [] if REQUEST.search(fold(rule)) else [(end - len(text[colon + 1 : end].lstrip()), end)]
+    if asked and (rule := text[after:end].strip()) and _RULE_AFTER_ASK.match(fold(rule)):
+        return [] if REQUEST.search(fold(rule)) else [(end - len(text[after:end].lstrip()), end)]
     cut = _last_clause(text, start, end)
     if cut <= start:
         return []

@@ -88,6 +88,9 @@ def test_cue_sentences_become_candidates_of_their_category(text: str, statement:
         "API key: sk-proj-abcdefghijklmnopqrstuvwxyz0123456789",
         "Use it.",
         "Travel notes (2025-07-28)",
+        # found in a fresh half: "我是说" (I mean) and "我是想" (I wanted to) say nothing of who the person is
+        "我是说你帮我 amend 一下 😅",
+        "我是想问一下这个怎么配",
     ],
 )
 def test_non_statements_yield_no_candidate(text: str) -> None:

@@ -412,6 +412,13 @@ def test_a_persons_own_rule_line_under_stars_stays_theirs() -> None:
             "Use sequential versions (goose's -s style, 00001_…), not timestamps, so the history still reads 1 "
             "through 16",
         ),
+        # found in a fresh half: after a dash, with the apostrophe left out
+        (
+            "revert the mock part tho — dont mock prisma in the integration tests, they hit the testcontainers "
+            "postgres, thats the whole point of int-spec.",
+            "Dont mock prisma in the integration tests, they hit the testcontainers postgres, thats the whole point "
+            "of int-spec",
+        ),
     ],
 )
 def test_what_holds_after_a_short_ask_and_its_colon_is_a_rule_of_its_own(
