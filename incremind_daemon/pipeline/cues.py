@@ -573,6 +573,7 @@ INTRODUCTION = re.compile(
 # a caption that says the ask follows: "Today: fct_orders has duplicates", "Problem: …", "问题："
 ASK_CAPTION = re.compile(
     r"^(?:today|task|problem|issue|the ask|ask|goal|bug|todo|今天|任务|问题|需求|目标"
+    r"|tonight|this (?:morning|afternoon|evening|week|weekend)|今晚|今天晚上|今天下午|这周|本周"
     r"|what i (?:want|need)(?: from you| you to do)?)\s*[:：]"  # "what I want from you: make `lint` reject …"
 )
 # a reply that takes or names a choice, so an answer to the agent's question settles it: "3-day lookback is fine",

@@ -58,6 +58,7 @@ _LEANING = re.compile(r"\b(?:why|it|this|that|these|those)\b|为什么|这个|�
 
 _CAPTION = re.compile(
     r"^(?:today|task|goal|todo|ask|今天|任务|目标|for (?:this|the) (?:branch|pr|ticket|change|task)"
+    r"|tonight|this (?:morning|afternoon|evening|week|weekend)|今晚|今天晚上|今天下午|这周|本周"
     r"|(?:这个|这次的?)(?:分支|pr|需求|任务))\s*[:：]?\s*"
 )
 
@@ -69,6 +70,8 @@ _NUMBER = re.compile(r"\d{1,2}\) ")
 
 _ITEM_RANK = 8  # above any sentence's own rank
 
+_PATH = re.compile(r"[\w.-]+/[\w./-]+\.\w+(?:\s*(?:\+|,|and)\s*[\w./-]+\.\w+)*\s*$")
+_WANTS = re.compile(r"(?:so |and )?(?:i )?(?:want|need|would like|'d like) (?:a|an|the|to|it|them)\b")
 _TYPED_END = re.compile(r"(?<=[a-z)`'\"][.!?])\s+(?=[a-z])|(?<=[。！？])")  # "… for a frame. see X.kt. we use …"
 
 _CLAUSE_BREAK = re.compile(r"[,;:]\s+|[，；：]\s*")
@@ -101,7 +104,10 @@ def _captioned(sentence: str) -> list[str]:
     parts: list[str] = []
     start = 0
     for end in _TYPED_END.finditer(sentence):
-        if end.start() > start and ASK_CAPTION.match(fold(sentence[end.end() : end.end() + 40])):
+        following = fold(sentence[end.end() : end.end() + 40])
+        # …or where the next one asks: "tonight: the booking page. clients pick … want a grid of buttons instead"
+        # …and before a sentence that only names the files: "… grouped by hour. lib/live/booking_live.ex + …"
+        if end.start() > start and (ASK_CAPTION.match(following) or _WANTS.match(following) or _PATH.match(following)):
             parts.append(sentence[start : end.start()])
             start = end.end()
     return [*parts, sentence[start:]]
@@ -284,7 +290,7 @@ def goal_of(request: list[str], quoted: str = "", limit: int = GOAL_CHARS) -> st
         request[i] if i in joined or (i in cut and _NUMBER.match(request[i])) else f"… {request[i]}" for i in chosen
     ]
     goal = " ".join(join_sentences(parts, limit).split())
-    return goal if chosen[-1] == len(request) - 1 else clip(goal + " …", limit)
+    return goal if chosen[-1] == len(request) - 1 or goal.endswith("…") else clip(goal + " …", limit)
 
 
 def _last_clause(sentence: str) -> str:
@@ -377,3 +383,6 @@ def _pass_captions(request: list[str], ranks: list[int]) -> None:
         folded, after = fold(request[i]), fold(request[i + 1])
         if ranks[i] >= 3 and ASK_CAPTION.match(folded) and not is_ask(folded) and is_ask(after):
             ranks[i], ranks[i + 1] = ranks[i] - 3, ranks[i + 1] + 3
+            # what the caption says leads into the ask, before other context: "tonight: the booking page. clients
+            # pick a slot from a plain <select> …" over "want a grid of buttons instead"
+            ranks[i] = max(ranks[i], 1)

@@ -163,3 +163,33 @@ def test_an_ask_under_what_i_want_from_you_is_the_goal() -> None:
     )
     goal = snapshot_session([user(opening), assistant("Done."), user("thanks")]).goal
     assert "helmwright lint" in goal, goal
+
+
+def test_what_tonight_is_for_and_the_want_after_it_are_the_goal() -> None:
+    """Found in a fresh half: "tonight: the booking page. … want a grid of buttons instead, grouped by hour." typed
+    in lower case was one long sentence with the files named after it, so the goal was an introduction."""
+    opening = (
+        "ok side project time. this is the app I built for the Strathcona Community Pantry (volunteer thing, "
+        "我喺度做咗兩年義工). pantry-live is Elixir 1.16 / Phoenix 1.7 LiveView, Ecto + Postgres, deployed on fly, "
+        "primary region sea. runs on port 4001 locally coz 4000 is taken by something else.\n\n"
+        "UI is bilingual English + 繁體中文 via gettext (zh_Hant), many clients are Cantonese-speaking seniors.\n\n"
+        "tonight: the booking page. clients pick a pickup slot for saturday and rn its a plain <select> with like 40 "
+        "options, Aunty May says 好難用 on the iPad, the old folks cant scroll it. want a grid of buttons instead, "
+        "grouped by hour. lib/pantry_live_web/live/booking_live.ex + booking_live.html.heex"
+    )
+    goal = snapshot_session([user(opening), assistant("Done."), user("thanks")]).goal
+    assert goal.startswith("tonight: the booking page") and "want a grid of buttons" in goal, goal
+
+
+def test_a_goal_cut_short_ends_on_one_ellipsis() -> None:
+    opening = (
+        "ok hobby time. i want to start pulling bike share GBFS feeds for a few cities every few minutes and keep "
+        "the history so i can chart dock availability later. repo is basically empty, just a scratch fetch.py and "
+        "feeds.toml. set it up properly:\n\n- use uv for deps, not pip or poetry\n- fetch station_status + "
+        "station_information for every feed in feeds.toml\n- store snapshots in sqlite, data/stations.db\n\n"
+        'feeds.toml right now:\n\n```toml\n[nyc]\nurl = "https://gbfs.citibikenyc.com/gbfs/2.3/gbfs.json"\n```\n\n'
+        "heads up, i go through the gbfs-proxy.bikedata.io mirror for all of them and it allows 60 requests per "
+        "minute per IP, anything over gets a 429 and they block you for an hour. so throttle."
+    )
+    goal = snapshot_session([user(opening), assistant("Done."), user("thanks")]).goal
+    assert "… …" not in goal and "i want to start pulling" in goal, goal
