@@ -90,6 +90,7 @@ _DIGIT = re.compile(r"\d")
 _DATED_WEIGHT = 8.0  # "约了 10/9 周五晚上 8 点视频聊", not a day's heading ("3/5 周四", "Next sync: 4/17, same time.")
 # an instruction that forbids, which holds beyond the task however plainly put: "Don't roll back migrations by hand"
 _FORBIDDING = re.compile(r"(?:(?:pls|please) )?(?:don'?t|do not|never)\s|(?:请)?(?:别|不要|不准|禁止|不许)")
+_MUST = re.compile(r"[^，。,;；]{2,30}?(?<!不)(?:必须|一定要)")  # "goose 的 migration 必须带 Down"
 # a value that configures something: a number with a unit or a name=value pair
 _IMPERATIVE_START = re.compile(
     r"(?:use|set|keep|run|make|give|train|cap|limit|clip|pin|default to|stick to|flush|poll|retry|subscribe)\b"
@@ -540,7 +541,7 @@ def _says_it_holds(folded: str, *, conversational: bool) -> bool:
     if HOLDS_ON.search(folded) or CHANGE_OF_PLAN.search(folded):
         return True
     if conversational:
-        return _FORBIDDING.match(folded) is not None and weight(folded) >= 4
+        return (_FORBIDDING.match(folded) is not None or _MUST.match(folded) is not None) and weight(folded) >= 4
     return recurs_weekly(folded)
 
 

@@ -211,6 +211,7 @@ DECISION = re.compile(
     )
     + r"|决定|(?<!搞)定了|定下来|拍板|结论[是:：]|就用|就定|先定|定[成为]|选定|选了"
     r"|采用|改用|换成|改成|改为|迁到|搬到|升到|升级到|降到|不用[^，。！？,.!?]{0,15}了|先不|放弃"
+    r"|换\s*[a-z][\w.-]+\s*吧"  # "kafka-go 这个 rebalance 问题搞了两天了，换 franz-go 吧"
     + f"|{MOVED_TO}|延到"
     + f"|{FROM_THEN_ON}"
     r"|(?:我们|组里|团队)[^，。]{0,30}(?:去掉|砍掉|弃用|停用|下掉)了"  # what we gave up: "我们上周把 GE 去掉了"
@@ -399,7 +400,7 @@ REQUEST = re.compile(
         # "commit messages use …", "test names say …": the verb's word is a noun's first word, no ask
         r"(?! (?:(?:message|msg|hook|notification|log|title|name|rule|convention)s?|history|style|format)\b)"
         # …nor when a Chinese comment on it follows: "push 我自己来", "commit 可以", "commit 都要加 Signed-off-by"
-        r"(?!\s*(?:我|你|咱|都|要|必须|一律|只|永远|不|别|可以|就|还是|统一|默认))",
+        r"(?!\s*(?:我|你|咱|都|要|必须|一律|只|永远|不|别|可以|就|还是|统一|默认|用|走))",
         r"^let's (?:fix|look|check|try|see|add|run|debug|write|make|start|continue|do|wrap|first|now|cut|ship"
         r"|release|tag|bump|merge|push|deploy)",
         r"^i (?:need|want) you to",
@@ -421,6 +422,7 @@ REQUEST = re.compile(
     r"|(?:跑|过|测|试)一遍|帮我(?:把|挪|改|加|删|写|跑|移|搬|拆)"
     # work asked for on the way: "上面那个 depots_near(...).await.unwrap() 顺手改掉"
     r"|顺手(?:也|一起|帮我|给我)?(?:改|修|删|加|把|补|换|清|处理|弄|跑|更新)"
+    r"|(?:也|一起)(?:补上|加上|改掉|删掉|去掉|补一下|加一下)"  # "…，昨天那个 priority 的也补上"
 )
 # someone else's words, reported in a conversation
 REPORTED = re.compile(

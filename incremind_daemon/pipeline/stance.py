@@ -194,7 +194,7 @@ CHANGE_OF_PLAN = re.compile(
     )
     + r"|改用|换成|改为|改成|以后不|不再|"
     + _NOT_BUT
-    + r"|现在改|换用|以后(?:都|就|一律|统一)|今后|改回(?![来去])|换回(?![来去])|切回(?![来去])"
+    + r"|现在改|换用|以后(?:都|就|一律|统一)|今后|改回(?![来去])|换回(?![来去])|切回(?![来去])|换\s*[a-z][\w.-]+\s*吧"
     r"|从现在起|从\s*\d{1,2}\s*[/月]\s*\d{1,2}\s*[日号]?\s*(?:起|开始)" + f"|{_ALLOWED_NOW}|{MOVED_TO}|{FROM_DAY_ON}"
 )
 # a word that sets a thing to a new value: what follows it is the value ("组会改到周四下午 2 点",

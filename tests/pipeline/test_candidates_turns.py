@@ -500,3 +500,30 @@ def test_a_failure_said_with_its_condition_stays_in_the_rule(text: str, kept: st
     from incremind_daemon.pipeline.candidates import read_pieces
 
     assert any(kept in text[p.start : p.end] for p in read_pieces(text, conversational=True))
+
+
+@pytest.mark.parametrize(
+    ("text", "kept"),
+    [
+        # found in a fresh half: each was read as no lasting statement
+        (
+            "commit 用 conventional commits 就行（fix: / feat:），这个 repo 没有 Jira。",
+            "commit 用 conventional commits 就行（fix: / feat:），这个 repo 没有 Jira",
+        ),  # "commit 用 …" says how commits are written; it asks for no commit
+        (
+            "goose 的 migration 必须带 Down，回滚要能跑，昨天那个 priority 的也补上。",
+            "goose 的 migration 必须带 Down，回滚要能跑",
+        ),
+        (
+            "kafka-go 这个 rebalance 问题搞了两天了，换 franz-go 吧，它支持 cooperative-sticky。",
+            "kafka-go 这个 rebalance 问题搞了两天了，换 franz-go 吧，它支持 cooperative-sticky",
+        ),
+    ],
+)
+def test_a_rule_for_commits_a_must_and_a_switch_said_to_an_agent_last(text: str, kept: str, use_m3: Embedder) -> None:
+    assert kept in statements(text, embedder=use_m3)
+
+
+@pytest.mark.parametrize("text", ["这个 bug 今天必须修好。", "今晚必须把 PR 合了"])
+def test_a_must_for_today_does_not_last(text: str, use_m3: Embedder) -> None:
+    assert statements(text, embedder=use_m3) == []
