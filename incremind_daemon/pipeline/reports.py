@@ -202,7 +202,40 @@ def with_code_shown(shown: str, clause: str, block: str, code: str) -> str:
 
 # what a piece of code the agent's tools changed now does, said with it as the subject: "`components/HeroVideo.tsx`
 # renders the poster with `next/image`", "- `--legacy-metrics` adds the MAPE column back" (not "`x` is …")
-CODE_DOES = re.compile(r"^[-*•]?\s*`[^`\n]{2,80}`\s+(?:now\s+)?(?!is\b|was\b|has\b|does\b|needs\b|seems\b)[a-z]{3,}s\b")
+CODE_DOES = re.compile(
+    r"^[-*•]?\s*`[^`\n]{2,80}`\s+(?:now\s+)?(?:(?:also|only|always|still)\s+)?"
+    r"(?!is\b|was\b|has\b|does\b|needs\b|seems\b)[a-z]{3,}s\b"
+    # …or a file's name, then what it now holds: "`checkin_live.ex` + template: one search box …"
+    r"|^[-*•]?\s*`[\w./{},@~-]+\.\w{1,8}/?`(?:\s*\+\s*[\w ]{1,20})?\s*(?:[:：]|\s[—–])\s*\S"
+)
+_TABLE_ROW = re.compile(r"^\s*\|(.+)\|\s*$")
+_TABLE_RULE = re.compile(r"^\s*\|[\s:|-]+\|\s*$")
+_PATH_CELL = re.compile(r"^`?[\w.@~-]*[./][\w./{},*@~-]*`?$")
+
+
+def tools_told(text: str, edited: tuple[str, ...], *, silent: bool) -> list[str]:
+    """Say what a turn's tools changed: the rows of its table of changed files, else, when its words report nothing
+    done (``silent``), the files or the sentence that names them (``edit_report``)."""
+    if rows := _table_reports(text):
+        return rows
+    return [edit_report([block.text for block in split_blocks(text)], edited)] if silent else []
+
+
+def _table_reports(text: str) -> list[str]:
+    """Return the rows of a table of changed files as reports: "| `src/main.ts` | pino `redact` … |" → "`src/main.ts`:
+    pino `redact` …". A row whose first cell names no file (a metric, a step) reports nothing."""
+    found: list[str] = []
+    lines = text.split("\n")
+    for at, line in enumerate(lines[1:], start=1):
+        if not (_TABLE_RULE.match(line) and _TABLE_ROW.match(lines[at - 1])):
+            continue
+        for row in lines[at + 1 :]:
+            if (cells := _TABLE_ROW.match(row)) is None:
+                break
+            first, *rest = (cell.strip() for cell in cells.group(1).split("|"))
+            if rest and _PATH_CELL.match(first) and text_weight(rest[0]) >= 2:
+                found.append(f"{first}: {rest[0]}")
+    return found
 
 
 def may_hold(text: str) -> bool:

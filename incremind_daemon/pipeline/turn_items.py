@@ -72,7 +72,6 @@ from incremind_daemon.pipeline.reports import (
     CODE_DOES,
     ITEM_CHARS,
     ask_of,
-    edit_report,
     goes_on_after_bare_done,
     is_checks,
     is_result,
@@ -80,6 +79,7 @@ from incremind_daemon.pipeline.reports import (
     opens_bare_done,
     shown_code,
     shown_diff,
+    tools_told,
     with_code_shown,
     with_file,
 )
@@ -223,9 +223,9 @@ def read_items(text: str, view: TurnView, files: MentionedFiles, at: int) -> Ite
         reported = any(item.kind == DONE for item in items)
         if shown := shown_diff(text, [block.text for block in blocks], reported):
             yield Item(DONE, clip(shown, ITEM_CHARS), 0, shown)
-        elif view.edited and view.round_end and not reported and view.verdict != OVERRULED:
-            edit = edit_report([block.text for block in blocks], view.edited)  # files changed, its words silent
-            yield from [] if _is_undone(edit, view) else [Item(DONE, clip(edit, ITEM_CHARS), 0, edit)]
+        elif view.edited and view.verdict != OVERRULED:  # what the tools changed: a table of files, or the files
+            told = tools_told(text, view.edited, silent=view.round_end and not reported)
+            yield from (Item(DONE, clip(said, ITEM_CHARS), 0, said) for said in told if not _is_undone(said, view))
     # an opening that ends on a question ("…其实应该在新分支上。怎么挪过去？") sets it up: it settles nothing
     if view.deep and not (view.goal and text.rstrip().endswith(("?", "？"))):
         for statement in extract_candidates(text, conversational=True):

@@ -642,3 +642,40 @@ def test_a_commit_the_tool_output_shows_is_done_with_its_hash() -> None:
     ]
     done = snapshot_session(turns).done
     assert done == ("Committed `3e8d1f0` on feature/geo-timeout: geo: bound GEORADIUS",), done
+
+
+def test_each_row_of_a_table_of_changed_files_is_done() -> None:
+    """Found in a fresh half: a reply that told its work as a "| File | Change |" table gave only "`pnpm test` → 208
+    passed" as done."""
+    reply = (
+        "| File | Change |\n|---|---|\n"
+        "| `prisma/schema.prisma` | `OutboxEvent` model (`id`, `payload Json`, `publishedAt?`) |\n"
+        "| `src/main.ts` | pino `redact`: `*.claimant.name`, `*.claimant.dob` |\n"
+        "| p95 | 812 ms |\n\n"
+        "`pnpm test` → 208 passed."
+    )
+    turns = [user("ok go with the outbox thing"), assistant(reply), tool("Edit: /repo/src/claims/claims.service.ts")]
+    done = snapshot_session([*turns, user("nice")]).done
+    assert any(item.startswith("`prisma/schema.prisma`: `OutboxEvent` model") for item in done), done
+    assert any(item.startswith("`src/main.ts`: pino `redact`") for item in done), done
+    assert not any(item.startswith("p95") for item in done), done  # a row that names no file
+    turns[2] = tool("Read: /repo/src/claims/claims.service.ts")  # nothing changed: the table is a plan
+    assert not any("OutboxEvent" in item for item in snapshot_session([*turns, user("nice")]).done)
+
+
+@pytest.mark.parametrize(
+    "item",
+    [
+        "`checkin_live.ex` + template: one search box, result cards and a full-width `CHECK IN` button",
+        "`mix pantry.forget_client` now also runs `Oban.Job |> Repo.delete_all()` inside the same transaction",
+    ],
+)
+def test_a_list_item_led_by_the_file_or_command_the_tools_changed_is_done(item: str) -> None:
+    """Found in a fresh half: a caption-less list of what each file now holds reported nothing done."""
+    turns = [
+        user("check-in screen, and forget_client must delete the oban jobs too"),
+        assistant(f"- {item}\n\n`mix test` → 71 tests, 0 failures."),
+    ]
+    turns += [tool("Edit: /repo/lib/mix/tasks/pantry.forget_client.ex"), user("nice")]
+    done = snapshot_session(turns).done
+    assert any(said.startswith(item[:20]) for said in done), done
