@@ -12,6 +12,7 @@ import re
 
 from incremind_daemon.pipeline.cues import (
     ACK,
+    ASK_CAPTION,
     ASK_CUES,
     CHECK_CHARS,
     CHECK_WORDS,
@@ -51,6 +52,7 @@ _FENCE_UNDER = re.compile(r"[ \t]*\n(?:[ \t]*\n)*[ \t]*(`{3,}|~{3,})[^\n]*\n(.*?
 # a table right under a caption: its header, the rule under it, and the first row, which is shown
 _TABLE_UNDER = re.compile(r"[ \t]*\n(?:[ \t]*\n)*[ \t]*\|[^\n]*\|[ \t]*\n[ \t]*\|[ :|-]+\|[ \t]*\n[ \t]*(\|[^\n]*\|)")
 _WORD = re.compile(r"\w+")
+_TYPED_END = re.compile(r"(?<=[a-z)`'\"][.!?])\s+(?=[a-z])")
 _NOT_TELLING = ("import ", "from ", "#", "//", "/*", "*", "@testable", "package ", "use ", "---", "+++", "@@")
 
 
@@ -82,11 +84,14 @@ def ask_of(text: str) -> str:
     """
     kept: list[str] = []
     for block in split_blocks(text[:2000]):
-        for sentence in split_sentences(block.text):
-            cleaned = strip_lead_in(clean_sentence(sentence.text))  # "好，跑一下测试吧": the ask, not the "好"
+        # sentences typed in lower case part too: "tonight: the booking page. … want a grid of buttons instead"
+        for typed in (part for sentence in split_sentences(block.text) for part in _TYPED_END.split(sentence.text)):
+            cleaned = strip_lead_in(clean_sentence(typed))  # "好，跑一下测试吧": the ask, not the "好"
             if text_weight(cleaned) >= 2 and not cleaned.endswith(("?", "？")) and not is_ack_or_command(cleaned):
                 kept.append(cleaned)
-    asking = [sentence for sentence in kept if REQUEST.search(folded := fold(sentence)) or ASK_CUES.match(folded)]
+    asking = [
+        s for s in kept if REQUEST.search(folded := fold(s)) or ASK_CUES.match(folded) or ASK_CAPTION.match(folded)
+    ]
     kept = asking or kept
     return clip(join_sentences(kept, ITEM_CHARS), ITEM_CHARS // 2) if kept else ""
 

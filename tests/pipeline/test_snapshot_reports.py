@@ -679,3 +679,16 @@ def test_a_list_item_led_by_the_file_or_command_the_tools_changed_is_done(item: 
     turns += [tool("Edit: /repo/lib/mix/tasks/pantry.forget_client.ex"), user("nice")]
     done = snapshot_session(turns).done
     assert any(said.startswith(item[:20]) for said in done), done
+
+
+def test_a_bare_report_answers_the_ask_typed_in_lower_case_after_an_introduction() -> None:
+    """Found in a fresh half: "Started on it"-style reports took the opening's introduction ("ok side project time.
+    this is the app I built …") for the ask, as no sentence typed in lower case was read apart."""
+    opening = (
+        "ok side project time. this is the app I built for the pantry. runs on port 4001 locally.\n\n"
+        "tonight: the booking page. clients pick a slot from a plain <select> with 40 options. want a grid of "
+        "buttons instead, grouped by hour."
+    )
+    done = snapshot_session([user(opening), assistant("改好了。"), user("thanks")]).done
+    assert any("want a grid of buttons" in item for item in done), done
+    assert not any("side project" in item for item in done), done
