@@ -195,6 +195,7 @@ CHANGE_OF_PLAN = re.compile(
     + r"|改用|换成|改为|改成|以后不|不再|"
     + _NOT_BUT
     + r"|现在改|换用|以后(?:都|就|一律|统一)|今后|改回(?![来去])|换回(?![来去])|切回(?![来去])|换\s*[a-z][\w.-]+\s*吧"
+    r"|现在是(?=每|周|星期|礼拜|\s*\d)|调课|调班"  # "樱花日语调课了：日语课现在是每周四晚上 20:00–21:30"
     r"|从现在起|从\s*\d{1,2}\s*[/月]\s*\d{1,2}\s*[日号]?\s*(?:起|开始)" + f"|{_ALLOWED_NOW}|{MOVED_TO}|{FROM_DAY_ON}"
 )
 # a word that sets a thing to a new value: what follows it is the value ("组会改到周四下午 2 点",
@@ -402,8 +403,7 @@ _PRAISED = re.compile(
     r"(?P<thing>[a-z0-9][\w.+#-]*)(?:\s+[a-z]+)?\s+(?:is|are) (?:always |much |far |way )?(?:better|superior)"
     r"|(?P<cjk_thing>[a-z0-9][a-z0-9.+#_-]*)\s*[\u4e00-\u9fff]{0,4}?(?:更好|更好用|效果更好|更合适|更稳|更靠谱|更成熟)"
 )
-# what a text takes in: "slow tests included", "including the slow ones", "包括慢测试"
-_INCLUDED = re.compile(
+_INCLUDED = re.compile(  # what a text takes in: "slow tests included", "including the slow ones", "包括慢测试"
     r"(?P<thing>[a-z0-9][\w.+#-]*)(?:\s+[a-z]+)?\s+included(?![a-z])|(?<![a-z])including\s+(?:the\s+)?"
     r"(?P<then>[a-z0-9][\w.+#-]*)|(?:包括|包含|连同)\s*(?P<cjk>[a-z0-9][\w.+#-]*|[\u4e00-\u9fff]{1,4})"
 )

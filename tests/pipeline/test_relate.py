@@ -1163,3 +1163,11 @@ def test_an_event_that_says_a_change_replaces_a_plan_for_its_day(said: str, kind
         assert relation.kind not in ("supersedes", "different")
     else:
         assert (relation.kind, relation.known_id) == (kind, 1)
+
+
+def test_a_note_that_says_what_the_class_is_now_replaces_the_old_time() -> None:
+    """Found in a fresh half: "樱花日语调课了：日语课现在是每周四晚上 20:00–21:30" stood beside the Wednesday class as a
+    disagreement between two notes; 现在是 (now is) and 调课 (rescheduled) say it changes."""
+    known = ["每周三晚上 19:30–21:00，解放碑樱花日语"]
+    statement = "这周 樱花日语调课了：日语课现在是每周四晚上 20:00–21:30"
+    assert said_after(statement, known, ordered=False) == ("supersedes", 1)
