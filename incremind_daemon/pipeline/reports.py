@@ -105,7 +105,37 @@ def with_file(item: str, edited: tuple[str, ...]) -> str:
     return f"{item} ({', '.join(edited)})"
 
 
-def edit_report(prose: list[str], edited: tuple[str, ...]) -> str:
+_TABLE_ROW = re.compile(r"^\s*\|(.+)\|\s*$")
+_TABLE_RULE = re.compile(r"^\s*\|[\s:|-]+\|\s*$")
+_PATH_CELL = re.compile(r"^`?[\w.@~-]*[./][\w./{},*@~-]*`?$")
+
+
+def tools_told(text: str, edited: tuple[str, ...], *, silent: bool) -> list[str]:
+    """Say what a turn's tools changed: the rows of its table of changed files, else, when its words report nothing
+    done (``silent``), the files or the sentence that names them (``_edit_report``)."""
+    if rows := _table_reports(text):
+        return rows
+    return [_edit_report([block.text for block in split_blocks(text)], edited)] if silent else []
+
+
+def _table_reports(text: str) -> list[str]:
+    """Return the rows of a table of changed files as reports: "| `src/main.ts` | pino `redact` … |" → "`src/main.ts`:
+    pino `redact` …". A row whose first cell names no file (a metric, a step) reports nothing."""
+    found: list[str] = []
+    lines = text.split("\n")
+    for at, line in enumerate(lines[1:], start=1):
+        if not (_TABLE_RULE.match(line) and _TABLE_ROW.match(lines[at - 1])):
+            continue
+        for row in lines[at + 1 :]:
+            if (cells := _TABLE_ROW.match(row)) is None:
+                break
+            first, *rest = (cell.strip() for cell in cells.group(1).split("|"))
+            if rest and _PATH_CELL.match(first) and text_weight(rest[0]) >= 2:
+                found.append(f"{first}: {rest[0]}")
+    return found
+
+
+def _edit_report(prose: list[str], edited: tuple[str, ...]) -> str:
     """Say what a turn's tools changed when its words report nothing done.
 
     That is its sentence that names a changed file ("时间显示方面，我加一个 `src/time.ts`：…"), else its first
@@ -213,34 +243,6 @@ CODE_DOES = re.compile(
     # …or a file's name, then what it now holds: "`checkin_live.ex` + template: one search box …"
     r"|^[-*•]?\s*`[\w./{},@~-]+\.\w{1,8}/?`(?:\s*\+\s*[\w ]{1,20})?\s*(?:[:：]|\s[—–])\s*\S"
 )
-_TABLE_ROW = re.compile(r"^\s*\|(.+)\|\s*$")
-_TABLE_RULE = re.compile(r"^\s*\|[\s:|-]+\|\s*$")
-_PATH_CELL = re.compile(r"^`?[\w.@~-]*[./][\w./{},*@~-]*`?$")
-
-
-def tools_told(text: str, edited: tuple[str, ...], *, silent: bool) -> list[str]:
-    """Say what a turn's tools changed: the rows of its table of changed files, else, when its words report nothing
-    done (``silent``), the files or the sentence that names them (``edit_report``)."""
-    if rows := _table_reports(text):
-        return rows
-    return [edit_report([block.text for block in split_blocks(text)], edited)] if silent else []
-
-
-def _table_reports(text: str) -> list[str]:
-    """Return the rows of a table of changed files as reports: "| `src/main.ts` | pino `redact` … |" → "`src/main.ts`:
-    pino `redact` …". A row whose first cell names no file (a metric, a step) reports nothing."""
-    found: list[str] = []
-    lines = text.split("\n")
-    for at, line in enumerate(lines[1:], start=1):
-        if not (_TABLE_RULE.match(line) and _TABLE_ROW.match(lines[at - 1])):
-            continue
-        for row in lines[at + 1 :]:
-            if (cells := _TABLE_ROW.match(row)) is None:
-                break
-            first, *rest = (cell.strip() for cell in cells.group(1).split("|"))
-            if rest and _PATH_CELL.match(first) and text_weight(rest[0]) >= 2:
-                found.append(f"{first}: {rest[0]}")
-    return found
 
 
 def may_hold(text: str) -> bool:
