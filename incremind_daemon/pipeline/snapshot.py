@@ -27,6 +27,7 @@ from incremind_daemon.pipeline.cues import (
     DECISION,
     DIRECTIVE_CUES,
     DONE,
+    LATER_CUES,
     NEXT,
     PROHIBITION_CUES,
     RESULT_CUES,
@@ -198,6 +199,8 @@ def snapshot_session(turns: Sequence[Turn]) -> SessionSnapshot:
         goal = goal_with_error(_without_reminders(text), _unquoted(text), _quoted(text), request)
     else:
         goal = goal_of(request)
+    if asks and _QUITS.search(quit := fold(texts[asks[-1]])) and not LATER_CUES.search(quit):
+        found[NEXT] = []  # "算了，今天脑壳痛，不搞了": the person drops the work, so nothing said before is agreed
     if asks and not found[NEXT] and (plan := _closing_plan(turns, texts, asks[-1])):
         # the session ends on the agent's plan for the work just asked, before any of it was done: that is next,
         # and the steps it lists are not done ("2. 新建 `src/db/index.ts`" under "步骤是：")
@@ -381,6 +384,10 @@ def _without_reminders(text: str) -> str:
     return head + "".join(part.partition("</system-reminder>")[2] for part in rest)
 
 
+_QUITS = re.compile(  # the person drops the work for now: "算了，今天脑壳痛，不搞了", "forget it, not today"
+    r"(?:算了|罢了)[，,。\s]*(?:[^，,。]{0,12}[，,]\s*)?(?:先)?不(?:搞|弄|做|想弄)了"
+    r"|^(?:forget it|never ?mind)\b(?!,? (?:the|that|this))"
+)
 # a contraction typed without its apostrophe: "dont", "isnt", "cant", "wont"
 _APOSTROPHE_DROPPED = re.compile(
     r"(?<![\w'-])(do|does|did|is|are|was|were|ca|wo|should|would|could|has|have|had)nt(?![\w'-])", re.I

@@ -686,3 +686,23 @@ def test_a_bare_step_put_off_names_what_the_agent_offered() -> None:
 def test_a_rule_that_waits_on_someone_every_time_is_no_next_step() -> None:
     turns = [user("修一下测试"), assistant("修好了，已 commit。"), user("以后 MR 一律等我 review 完再合")]
     assert snapshot_session(turns).next_steps == ()
+
+
+@pytest.mark.parametrize("closing", ["算了，今天脑壳痛，不搞了。", "forget it, not worth it"])
+def test_dropping_the_work_leaves_no_step_agreed(closing: str) -> None:
+    """Found in a fresh half: after "算了，今天脑壳痛，不搞了" (forget it, headache, not doing it) the session's next
+    step was a sentence of the exchange before, "热力图我自己画格子", though the agent's question was left open."""
+    turns = [
+        user("加一个桌面小组件（WidgetKit），显示今天还有几个习惯没打卡。"),
+        assistant("加了 HabitNestWidget extension target。以后要做热力图的话，可以直接上 DGCharts。"),
+        user("说了不要第三方库的，Swift Charts 够用了，热力图我自己画格子。小组件刷新有问题。"),
+        assistant("权限补了。刷新有两个办法：timeline policy 定时拉，或者 Darwin notification。你想用哪个？"),
+        user(closing),
+        assistant("好，改动都还在工作区，没 commit。"),
+    ]
+    assert snapshot_session(turns).next_steps == ()
+
+
+def test_dropping_the_work_till_a_named_day_keeps_that_step() -> None:
+    turns = [user("加一个桌面小组件"), assistant("加好了。刷新用哪个办法？"), user("算了，今天不搞了，明天再弄刷新")]
+    assert any("明天再弄刷新" in step for step in snapshot_session(turns).next_steps)
