@@ -594,5 +594,5 @@ CORRECTION_CUES = re.compile(_words(r"wrong|that's not|that isn't|isn't right") 
 ROLE_INTRO = (
     r"^(?:i am|i'm|im) [\w-]+(?: [\w-]+)?(?: \([^)]{1,20}\))?,? (?:a |an |the )?(?:[\w-]+ ){0,3}"
     r"(?:engineer|developer|dev|designer|manager|scientist|analyst|student|researcher|postdoc|founder"
-    r"|consultant|freelancer|architect|sre|teacher)s?(?= (?:at|in|for|on|with|from)| ?[,.;—–-]|$)"
+    r"|consultant|freelancer|architect|sre|teacher|eng|lead)s?(?= (?:at|in|for|on|with|from)| ?[,.;—–-]|$)"
 )

@@ -429,7 +429,8 @@ REPORTED = re.compile(
     words(
         r"(?:he|she|they|my (?:colleague|boss|manager|teammate|lead|designer)|[a-z]+ \([\w ]{1,20}\)"
         r"|(?<![./])(?!i |we |you |it |readme |docs? |error |log |output |message |test |ci |this |that |name |title "
-        r"|file |column |label |field |header |spec |comment |description |schema |ticket |plan |page |code |config )"
+        r"|file |column |label |field |header |spec |comment |description |schema |ticket |plan |page |code |config "
+        r"|the |a |an |our |my |your |their |its )"  # "staff eng on the claims platform team": a noun, no one says
         r"[a-z]+) (?:still )?(?:said|says|thinks|claims|suggested|suggests|argues|insists|wants|would rather|prefers"
         r"|recommends|believes|argued|thought|claimed|insisted|recommended|believed|pushed for|proposed"
         r"|left (?:a )?comments?|commented)",

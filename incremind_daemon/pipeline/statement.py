@@ -51,6 +51,7 @@ _EN_LEAD = re.compile(
     r"|[^:：,，.。]{0,30}(?:addition|update|note|rule|reminder|tip|补充|规矩|更新|提醒|说明|原则|约定)"
     r"[^:：,，.。]{0,20}[:：]\s*|decision(?: for th(?:is|e) \w+)?\s*[:：]\s*|(?:决定|结论)[:：]\s*"
     r"|(?:quick |some |a bit of |short )?(?:context|background|intro)\s*[:：]\s*"
+    r"|first (?:time|session)\b[^:：.。]{0,60}[:：]\s*"  # "first time using you in this repo so quick context: …"
     r"|(?:quick |small )?heads[- ]up(?: first)?\s*[:：,]\s*|my (?:take|view|opinion)(?: is)?\s*[:：]\s*"
     # when it comes up, said before it: "Since you'll be in there: …", "While you're here: …", "PR-wise: …"
     r"|(?:since|while|as|now that|before) you(?:'re| are|'ll be| will be|'ve| have)? [^:：,，.。]{1,40}[:：]\s*"

@@ -62,6 +62,13 @@ def test_spaced_repetition_note_yields_method_with_condition(text: str, statemen
         # found in tuning halves: who the person is, said as a name and a role ("I'm <name>, <role> at <place>")
         ("I'm Chia-ying (林佳穎), platform engineer at Kiezbox in Berlin.", None, "identity"),
         ("I'm Arjun, SRE at Tembusu Payments (platform team, Singapore)", None, "identity"),
+        # found in a fresh half: "eng" is a role, and "the claims platform team" reports no one's claim
+        (
+            "first time using you in this repo so quick context: I'm Kelvin Leung, staff eng on the claims platform "
+            "team at Cascadia Mutual here in Vancouver.",
+            "I'm Kelvin Leung, staff eng on the claims platform team at Cascadia Mutual here in Vancouver",
+            "identity",
+        ),
         ("I'm Zixuan, a postdoc in Ruth Abernathy's lab in Toronto.", None, "identity"),
         ("先交代几句背景：我叫罗晓川，在青禾智农做嵌入式固件。", "我叫罗晓川，在青禾智农做嵌入式固件", "identity"),
         ("On 2024-03-05 we migrated the billing DB to the new cluster.", None, "event"),
