@@ -52,7 +52,8 @@ _FENCE_UNDER = re.compile(r"[ \t]*\n(?:[ \t]*\n)*[ \t]*(`{3,}|~{3,})[^\n]*\n(.*?
 # a table right under a caption: its header, the rule under it, and the first row, which is shown
 _TABLE_UNDER = re.compile(r"[ \t]*\n(?:[ \t]*\n)*[ \t]*\|[^\n]*\|[ \t]*\n[ \t]*\|[ :|-]+\|[ \t]*\n[ \t]*(\|[^\n]*\|)")
 _WORD = re.compile(r"\w+")
-_TYPED_END = re.compile(r"(?<=[a-z)`'\"][.!?])\s+(?=[a-z])")
+# where a sentence typed in lower case begins: "not (a), we don't mock the db. go with ubuntu-latest"
+CHAT_BREAK = re.compile(r"(?<=[a-z0-9)][.!?])\s+(?=[a-z])(?<!\be\.g\. )(?<!\bi\.e\. )")
 _NOT_TELLING = ("import ", "from ", "#", "//", "/*", "*", "@testable", "package ", "use ", "---", "+++", "@@")
 
 
@@ -85,7 +86,7 @@ def ask_of(text: str) -> str:
     kept: list[str] = []
     for block in split_blocks(text[:2000]):
         # sentences typed in lower case part too: "tonight: the booking page. … want a grid of buttons instead"
-        for typed in (part for sentence in split_sentences(block.text) for part in _TYPED_END.split(sentence.text)):
+        for typed in (part for sentence in split_sentences(block.text) for part in CHAT_BREAK.split(sentence.text)):
             cleaned = strip_lead_in(clean_sentence(typed))  # "好，跑一下测试吧": the ask, not the "好"
             if text_weight(cleaned) >= 2 and not cleaned.endswith(("?", "？")) and not is_ack_or_command(cleaned):
                 kept.append(cleaned)
@@ -110,12 +111,12 @@ _TABLE_RULE = re.compile(r"^\s*\|[\s:|-]+\|\s*$")
 _PATH_CELL = re.compile(r"^`?[\w.@~-]*[./][\w./{},*@~-]*`?$")
 
 
-def tools_told(text: str, edited: tuple[str, ...], *, silent: bool) -> list[str]:
-    """Say what a turn's tools changed: the rows of its table of changed files, else, when its words report nothing
-    done (``silent``), the files or the sentence that names them (``_edit_report``)."""
+def tools_told(text: str, prose: list[str], edited: tuple[str, ...], *, silent: bool) -> list[str]:
+    """Say what a turn's tools changed: the rows of its table of changed files, else, when its words (``prose``, its
+    paragraphs) report nothing done (``silent``), the files or the sentence that names them (``_edit_report``)."""
     if rows := _table_reports(text):
         return rows
-    return [_edit_report([block.text for block in split_blocks(text)], edited)] if silent else []
+    return [_edit_report(prose, edited)] if silent else []
 
 
 def _table_reports(text: str) -> list[str]:

@@ -69,6 +69,7 @@ from incremind_daemon.pipeline.reach import holds_everywhere
 from incremind_daemon.pipeline.replies import reply_slots
 from incremind_daemon.pipeline.report_values import with_asked
 from incremind_daemon.pipeline.reports import (
+    CHAT_BREAK,
     CODE_DOES,
     ITEM_CHARS,
     ask_of,
@@ -138,7 +139,6 @@ _CLAUSE = re.compile(
     r"|[，,]\s*(?=(?:这次|這次)?(?:先|暂时|暫時)(?:别|別|不要)\s*(?:commit|push|merge|提交|推|合并|上线)[^，,。]{0,6}[。.!！]?$)"
     r"|,\s+(?=(?:but )?(?:don't|do not) (?:commit|push|merge)(?: it| this| anything)? yet[.!]?$)"
 )
-_CHAT_BREAK = re.compile(r"(?<=[a-z0-9)][.!?])\s+(?=[a-z])(?<!\be\.g\. )(?<!\bi\.e\. )")
 _GO = re.compile(r"(?:go|ship it|let's go|那就这样|就这样)\W*$")
 # an agent's plan, which a bare "Go." takes: "I'll print the table and …", "我打算…" (a "Plan: …" caption proposes)
 _PLAN = re.compile(r"(?<![a-z])(?:i'll|i will|i'm going to|i plan to)(?![a-z])|我打算|我会|计划|方案")
@@ -221,10 +221,10 @@ def read_items(text: str, view: TurnView, files: MentionedFiles, at: int) -> Ite
         items = list(_agent_items(text, blocks, view, over_code=_SHOWN_CHANGE.match(text) is not None))
         yield from items
         reported = any(item.kind == DONE for item in items)
-        if shown := shown_diff(text, [block.text for block in blocks], reported):
+        if shown := shown_diff(text, prose := [block.text for block in blocks], reported):
             yield Item(DONE, clip(shown, ITEM_CHARS), 0, shown)
         elif view.edited and view.verdict != OVERRULED:  # what the tools changed: a table of files, or the files
-            told = tools_told(text, view.edited, silent=view.round_end and not reported)
+            told = tools_told(text, prose, view.edited, silent=view.round_end and not reported)
             yield from (Item(DONE, clip(said, ITEM_CHARS), 0, said) for said in told if not _is_undone(said, view))
     # an opening that ends on a question ("…其实应该在新分支上。怎么挪过去？") sets it up: it settles nothing
     if view.deep and not (view.goal and text.rstrip().endswith(("?", "？"))):
@@ -284,7 +284,7 @@ def _agent_items(text: str, blocks: list[Block], view: TurnView, *, over_code: b
                 those = those and text_weight(said) >= 2
                 bare = None if chained or those else _bare_report(item, view, start=start)
                 # what a pronoun points to says which; it leaves the report itself room to say what was done
-                before = clip(as_item(_CHAT_BREAK.split(said)[-1]), ITEM_CHARS // 2) if those else ""
+                before = clip(as_item(CHAT_BREAK.split(said)[-1]), ITEM_CHARS // 2) if those else ""
                 report = f"{previous} — {item}" if chained else f"{before} — {item}" if those else bare
                 prior, start, previous, said = said, False, previous if chained else item, item
                 if report:
@@ -334,7 +334,7 @@ def _person_items(text: str, blocks: list[Block], view: TurnView) -> Iterator[It
         said = ""  # the sentence before, which a pronoun in the next one may point to
         instead = False  # the sentence before forbade something, so this one may say what to do instead
         # people start a sentence in lower case: "not (a), we don't mock the db. go with ubuntu-latest"
-        for sentence in (part for whole in _sentences(block.text) for part in _CHAT_BREAK.split(whole)):
+        for sentence in (part for whole in _sentences(block.text) for part in CHAT_BREAK.split(whole)):
             found: list[Item] = []
             for clause in _CLAUSE.split(sentence):
                 item = as_item(clause)
