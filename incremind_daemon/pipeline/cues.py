@@ -570,11 +570,13 @@ INTRODUCTION = re.compile(
     r"|my name is\b|i'm (?!not\b|sure\b|fine\b|ok\b)[a-z]+(?: [a-z]+)?,"
     r"|我(?:是|系|叫)|[\w.-]+ ?(?:是|系)我|技术栈\s*[:：])"
 )
+# the time a caption gives the task it opens: "tonight: the booking page"
+TASK_TIMES = r"tonight|this (?:morning|afternoon|evening|week|weekend)|今晚|今天晚上|今天下午|这周|本周"
 # a caption that says the ask follows: "Today: fct_orders has duplicates", "Problem: …", "问题："
 ASK_CAPTION = re.compile(
-    r"^(?:today|task|problem|issue|the ask|ask|goal|bug|todo|今天|任务|问题|需求|目标"
-    r"|tonight|this (?:morning|afternoon|evening|week|weekend)|今晚|今天晚上|今天下午|这周|本周"
-    r"|what i (?:want|need)(?: from you| you to do)?)\s*[:：]"  # "what I want from you: make `lint` reject …"
+    r"^(?:today|task|problem|issue|the ask|ask|goal|bug|todo|今天|任务|问题|需求|目标|"
+    + TASK_TIMES
+    + r"|what i (?:want|need)(?: from you| you to do)?)\s*[:：]"  # "what I want from you: make `lint` reject …"
 )
 # a reply that takes or names a choice, so an answer to the agent's question settles it: "3-day lookback is fine",
 # "目标表只扫最近 7 天就够了", "dev 上可以跑"

@@ -22,6 +22,7 @@ from incremind_daemon.pipeline.cues import (
     OPENING,
     POLITE,
     SCENE_CAPTION,
+    TASK_TIMES,
     fold,
 )
 from incremind_daemon.pipeline.lasting import COMMUNICATION, COMPLAINT, IDENTITY, REQUEST
@@ -57,9 +58,9 @@ _WANTER = re.compile(
 _LEANING = re.compile(r"\b(?:why|it|this|that|these|those)\b|为什么|这个|这些|它")
 
 _CAPTION = re.compile(
-    r"^(?:today|task|goal|todo|ask|今天|任务|目标|for (?:this|the) (?:branch|pr|ticket|change|task)"
-    r"|tonight|this (?:morning|afternoon|evening|week|weekend)|今晚|今天晚上|今天下午|这周|本周"
-    r"|(?:这个|这次的?)(?:分支|pr|需求|任务))\s*[:：]?\s*"
+    r"^(?:today|task|goal|todo|ask|今天|任务|目标|for (?:this|the) (?:branch|pr|ticket|change|task)|"
+    + TASK_TIMES
+    + r"|(?:这个|这次的?)(?:分支|pr|需求|任务))\s*[:：]?\s*"
 )
 
 _OPENS = re.compile(r"[A-Z][a-z']*\b(?![./-]\w)")  # "Can you …", "I'd like …", not "CI is red", "README.md …"
@@ -232,7 +233,7 @@ def goal_of(request: list[str], quoted: str = "", limit: int = GOAL_CHARS) -> st
         # left out above), not a shorter aside after it ("screen recording from the A14 if it helps: …"), and past
         # the way into the project, to what went wrong: "evening, side project time. tidy-photos is my little Rust
         # CLI: walks a photo dir, … I bumped deps over the weekend and now it doesn't build"
-        wrong = next((i for i, sentence in enumerate(request) if _goes_wrong(sentence)), 0)
+        wrong = next((i for i, sentence in enumerate(request) if _goes_wrong(fold(as_mandarin(sentence)))), 0)
         start = wrong if all(_way_in(sentence) for sentence in request[:wrong]) else 0
         opening = " ".join(join_sentences(request[start:], len(whole)).split())
         # up to a rule said on the way, once half the room says what is wrong ("… for a frame. see X.kt. we use
@@ -328,8 +329,8 @@ def _way_in(sentence: str) -> bool:
     return True
 
 
-def _goes_wrong(sentence: str) -> bool:
-    folded = fold(as_mandarin(sentence))
+def _goes_wrong(folded: str) -> bool:
+    """Tell whether a sentence, folded as Mandarin, says what goes wrong: "now the app dies on launch"."""
     return bool(COMPLAINT.search(folded) or _DIES.search(folded))
 
 
@@ -353,7 +354,7 @@ def ask_rank(sentence: str, position: int) -> int:
     rank += 3 if ASK_CAPTION.match(folded) else 0
     rank += (1 if position == 0 else 0) + (1 if ASK_CUES.search(folded) else 0)
     # what goes wrong says what the ask is about before other context ("now the app dies on launch on my phone")
-    return max(rank, 1) if COMPLAINT.search(folded) or _DIES.search(folded) else rank
+    return max(rank, 1) if _goes_wrong(folded) else rank
 
 
 def is_ask(folded: str) -> bool:
