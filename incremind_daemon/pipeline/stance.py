@@ -190,13 +190,13 @@ CHANGE_OF_PLAN = re.compile(
         r"|(?:jan|feb|mar|apr|may|jun|jul|aug|sep|oct|nov|dec)[a-z]* \d{1,2})|"
         + _OBJECT_TO
         + r"|mov(?:es|ing) to|mov(?:e|es|ed|ing) (?:from|off)|migrat\w* (?:to|from|off)"
-        r"|moved:|(?:is|are) now|any ?more|(?:go|goes|going|went) back to"  # back to an old choice is a change too
+        r"|moved:|(?:is|are) now|any ?more|(?:go|goes|going|went) back to|^\W*(?:ok,? |so,? )?back to"  # to an old one
     )
-    + r"|改用|换成|改为|改成|以后不|不再|"
-    + _NOT_BUT
-    + r"|现在改|换用|以后(?:都|就|一律|统一)|今后|改回(?![来去])|换回(?![来去])|切回(?![来去])|换\s*[a-z][\w.-]+\s*吧"
-    r"|现在是(?=每|周|星期|礼拜|\s*\d)|调课|调班"  # "樱花日语调课了：日语课现在是每周四晚上 20:00–21:30"
-    r"|从现在起|从\s*\d{1,2}\s*[/月]\s*\d{1,2}\s*[日号]?\s*(?:起|开始)" + f"|{_ALLOWED_NOW}|{MOVED_TO}|{FROM_DAY_ON}"
+    + f"|改用|换成|改为|改成|以后不|不再|{_NOT_BUT}|现在改|换用|以后(?:都|就|一律|统一)|今后"
+    + r"|改回(?![来去])|换回(?![来去])|切回(?![来去])|换\s*[a-z][\w.-]+\s*吧|调课|调班"
+    r"|现在是(?=每|周|星期|礼拜|\s*\d)"  # "樱花日语调课了：日语课现在是每周四晚上 20:00–21:30"
+    r"|从现在起|(?:从\s*)?\d{1,2}\s*[/月]\s*(?:\d{1,2}\s*[日号]?\s*)?(?:起|开始)|新(?:的|时间|日期)是"  # "2月开始"
+    + f"|{_ALLOWED_NOW}|{MOVED_TO}|{FROM_DAY_ON}"
 )
 # a word that sets a thing to a new value: what follows it is the value ("组会改到周四下午 2 点",
 # "timeout 放宽到 180 秒", "cutting it to 10 min a day", "now due April 8")

@@ -1171,3 +1171,17 @@ def test_a_note_that_says_what_the_class_is_now_replaces_the_old_time() -> None:
     known = ["每周三晚上 19:30–21:00，解放碑樱花日语"]
     statement = "这周 樱花日语调课了：日语课现在是每周四晚上 20:00–21:30"
     assert said_after(statement, known, ordered=False) == ("supersedes", 1)
+
+
+@pytest.mark.parametrize(
+    ("statement", "known"),
+    [
+        ("2月开始房租 €1,989", "房租 €1,950，每个月1号前转给 landlord (Rathmines 那间)"),
+        ("新的是 9 Feb 2027 08:30, 还是 Finglas", "driving test: Finglas test centre, 19 Jan 2027 10:20"),
+    ],
+    ids=["month-it-starts", "the-new-one-is"],
+)
+def test_a_note_that_names_when_the_new_value_starts_replaces_the_old(statement: str, known: str) -> None:
+    """Found in a fresh half: a person's own note with the new rent "from February" (2月开始) and the new test slot
+    ("新的是 …") stood beside the old value as a disagreement between two notes."""
+    assert said_after(statement, [known], ordered=False) == ("supersedes", 1)
