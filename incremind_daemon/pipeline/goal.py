@@ -207,7 +207,14 @@ def goal_with_error(raw: str, prose: str, quoted: str, request: list[str]) -> st
 
 
 def goal_of(request: list[str], quoted: str = "", limit: int = GOAL_CHARS) -> str:
-    """Return the ask in the person's words: whole sentences that fit, the asking ones first, "…" where cut."""
+    """Return the ask in the person's words: whole sentences that fit, the asking ones first, "…" where cut.
+
+    A goal ends on no comma or colon: "有几本书名拼音不对：" over a paste led into the next sentence, which did not fit.
+    """
+    return _goal_of(request, quoted, limit).rstrip(" ,，、;；:：")
+
+
+def _goal_of(request: list[str], quoted: str, limit: int) -> str:
     if not request:
         return ""
     # after "Now the actual problem." or "说正事。" comes the ask; what came before was the way in

@@ -193,3 +193,17 @@ def test_a_goal_cut_short_ends_on_one_ellipsis() -> None:
     )
     goal = snapshot_session([user(opening), assistant("Done."), user("thanks")]).goal
     assert "… …" not in goal and "i want to start pulling" in goal, goal
+
+
+def test_a_goal_whose_next_sentence_did_not_fit_ends_on_no_comma() -> None:
+    """Found in a fresh half: "有几本书名拼音不对：" over a pasted run led into the long sentence after it, which did
+    not fit, and the goal ended "…拼音不对，"."""
+    ask = (
+        "导了一遍今年的笔记 19 本 有几本书名拼音不对：\n\n```\nwrote content/reading/zhong-lai/index.md\n```\n\n"
+        "长安的荔枝 变成 zhang-an 重来 变成 zhong-lai 了不起 变成 le-bu-qi 多音字的你别猜"
+        " 在 tools/notes2post/overrides.tsv 里手动写 一行一本 书名 tab slug 有 override 就用 override"
+        " 没有再转拼音 错的那几个目录直接删掉 里面我还没改过"
+    )
+    goal = snapshot_session([user(ask), assistant("好，加了 overrides.tsv。")]).goal
+    assert goal.startswith("导了一遍今年的笔记"), goal
+    assert not goal.endswith(("，", ",", "：", ":")), goal
