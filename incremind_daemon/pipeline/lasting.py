@@ -366,8 +366,9 @@ HEDGE = re.compile(
     words(
         r"(?<!if you're )(?<!if you are )(?<!when you're )not sure|unsure|i wonder|maybe|perhaps|not certain"
         r"|haven't decided|not decided|undecided|tbd|(?<![-/.])todo(?![-/.])"  # not "docs/i18n-todo.md"
-        r"|^if we ever|what if|might|probably|we could|could we|let's see|let me think|for now|for this (?:one|task|pr)"
-        r"|just this once|this time|asked (?:whether|if)|wondered|for this run|in this (?:pr|change|branch|commit)"
+        r"|^if we ever|what if|might|probably|we could|could we|let's see|let me think|for now|for this run"
+        r"|(?:for|on|with) this (?:one|task|pr)|just this once|this time|asked (?:whether|if)|wondered"
+        r"|in this (?:pr|change|branch|commit)"
         r"|i guess|i suspect|my guess|(?:don'?t|do not)\b[^.;]{0,60}\byet"  # "Don't wire it into the hot path yet"
         # a guess at what is wrong now: "my bet is the sub condition", "I'm pretty sure it's the 4 upload workers"
         r"|my bet|i bet|i'?m (?:pretty|fairly|almost) sure (?:it'?s|that'?s|the)"

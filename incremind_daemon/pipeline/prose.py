@@ -61,7 +61,8 @@ INLINE_CODE = re.compile(r"`[^`\n]+`")  # a `code span` inside a line of prose
 _ASIDE = re.compile(r"(?<![\w)\]])\(([a-z\u4e00-\u9fff][\w\s,.'/，、-]{0,40})\)")
 PLACEHOLDER = re.compile(r"<[A-Za-z\u4e00-\u9fff][\w\u4e00-\u9fff-]{0,30}>")
 # "- 21:40 告警触发", "22:15 recovered": an incident's timeline is a log, however it is worded
-_TIMELINE = re.compile(r"^\s*(?:[-*]\s+)?\d{1,2}:\d{2}(?::\d{2})?(?:[AaPp][Mm])?\s")
+# …or a span of time: "- 14:02–14:04 rollout replaces 1 of 3 pods"
+_TIMELINE = re.compile(r"^\s*(?:[-*]\s+)?\d{1,2}:\d{2}(?::\d{2})?(?:[AaPp][Mm])?(?:\s*[–—-]\s*\d{1,2}:\d{2})?\s")
 # a conventional commit's prefix, "fix(exif):", is a name in a sentence; Chinese or a stop between sentences is prose
 _COMMIT_TYPE = re.compile(r"(?<![\w.])(?:feat|fix|chore|docs|refactor|test|perf|build|ci|style|revert)\([\w./-]+\)!?:?")
 _SENTENCES = re.compile(r"[\u3400-\u9fff]{2}|[?？!！。]\s*\S")

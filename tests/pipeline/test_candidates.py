@@ -1118,6 +1118,12 @@ def test_a_step_after_any_change_a_tool_given_up_and_how_to_tell_times_last(text
         ("09:30 works? Standups are at 09:30 from now on, not 10.", ["Standups are at 09:30 from now on, not 10"]),
         ("10:41AM INF Target K8s version is 1.30.9-eks-8cce635", []),
         ("21:40 告警触发\n21:55 回滚完成，错误率回到 0.1%", []),
+        # found in a fresh half: a span of time opened a postmortem's timeline entry, which read as a fact
+        (
+            "- 14:02 itinerary-svc-prod synced by hand (image a91f3c2)\n"
+            "- 14:02–14:04 rollout replaces 1 of 3 pods; new pod never goes Ready because /healthz checks Redis",
+            [],
+        ),
     ],
 )
 def test_one_line_that_opens_on_a_time_is_read_when_it_reads_as_sentences(text: str, kept: list[str]) -> None:
@@ -1513,3 +1519,15 @@ def test_this_time_as_the_example_of_a_rule_from_now_on_is_no_hedge() -> None:
 def test_work_held_until_someone_answers_is_the_task_at_hand(turn: str, found: bool) -> None:
     """Found in a fresh half: a hold until a colleague answers was proposed as a lasting decision."""
     assert bool(extract_candidates(turn, conversational=True)) is found
+
+
+@pytest.mark.parametrize(
+    ("text", "kept"),
+    [
+        ("don't wait for CI on this one, it's a values-only change.", []),
+        ("don't wait for CI on a values-only change, ever.", ["Don't wait for CI on a values-only change, ever"]),
+    ],
+)
+def test_a_rule_said_for_this_one_case_holds_for_it_only(text: str, kept: list[str]) -> None:
+    """Found in a fresh half: "on this one" says the case at hand, as "for this one" does."""
+    assert [c.statement for c in extract_candidates(text, conversational=True)] == kept
