@@ -226,7 +226,9 @@ def _items(text: str, start: int, end: int) -> list[tuple[int, int]]:
             begin = match.end()
     found.append((begin, end))
     # …and where the rule follows a dash after what happened one day ("…this morning… — never for prod")
-    return [part for first, last in found for part in apart_after_a_day(text, first, last)]
+    # …and where who the person is follows a rule as its reason ("用简体中文回我 — 我是马来西亚华人，我们学的是简体")
+    parts = [part for first, last in found for part in apart_after_a_day(text, first, last)]
+    return [piece for first, last in parts for piece in _apart_before_who(text, first, last)]
 
 
 _DASH_BREAK = re.compile(r"\s+[—–]\s+|\s*——\s*")
@@ -241,6 +243,15 @@ def apart_after_a_day(text: str, start: int, end: int) -> list[tuple[int, int]]:
     for match in _DASH_BREAK.finditer(text, start, end):
         head, tail = fold(text[start : match.start()]), fold(text[match.end() : end])
         if one_off(head) and not one_off(tail) and HOLDS_ON.search(tail) and len(tail.split()) >= 3:
+            return [(start, match.start()), (match.end(), end)]
+    return [(start, end)]
+
+
+def _apart_before_who(text: str, start: int, end: int) -> list[tuple[int, int]]:
+    """Part text[start:end] at a dash after which the person says who they are: the reason is a statement too."""
+    for match in _DASH_BREAK.finditer(text, start, end):
+        tail = strip_lead_in(fold(text[match.end() : end]))
+        if weight(text[start : match.start()]) >= MIN_WEIGHT and IDENTITY.match(tail):
             return [(start, match.start()), (match.end(), end)]
     return [(start, end)]
 

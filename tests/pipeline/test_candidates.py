@@ -1531,3 +1531,23 @@ def test_work_held_until_someone_answers_is_the_task_at_hand(turn: str, found: b
 def test_a_rule_said_for_this_one_case_holds_for_it_only(text: str, kept: list[str]) -> None:
     """Found in a fresh half: "on this one" says the case at hand, as "for this one" does."""
     assert [c.statement for c in extract_candidates(text, conversational=True)] == kept
+
+
+@pytest.mark.parametrize(
+    ("text", "statements"),
+    [
+        (
+            "用简体中文回我，不要繁体 — 我是马来西亚华人，我们学的是简体，繁体我看得很慢。",
+            ["用简体中文回我，不要繁体", "我是马来西亚华人，我们学的是简体"],
+        ),
+        (
+            "Reply in English — I'm a backend dev in Berlin, German is my third language.",
+            ["Reply in English", "I'm a backend dev in Berlin, German is my third language"],
+        ),
+    ],
+)
+def test_who_the_person_is_after_a_dash_is_a_statement_of_its_own(text: str, statements: list[str]) -> None:
+    """Found in a fresh half: "— 我是马来西亚华人" gave a rule its reason, and who the person is was lost in it."""
+    found = extract_candidates(text, conversational=True)
+    assert [c.statement for c in found] == statements
+    assert found[1].category == "identity"
