@@ -137,12 +137,15 @@ def test_a_change_named_as_the_step_for_later_stays_the_next_step() -> None:
     [
         ("Perfect. One commit for all of it. Marcus reviews this before it goes anywhere near prod.", "Marcus"),
         ("Thanks. Priya will review it before it goes to prod.", "Priya"),
+        ("open it but don't merge, Ravi needs to look at the hook first — 0042 is his migration", "Ravi needs"),
+        ("no, merge after Ravi approves, then we watch the 5xx dashboard for an hour.", "after Ravi approves"),
     ],
-    ids=["reviews", "will-review"],
+    ids=["reviews", "will-review", "looks-first", "merge-after"],
 )
 def test_someone_reviewing_the_work_before_it_goes_on_is_the_next_step(closing: str, named: str) -> None:
-    """Found in a fresh half: "Marcus reviews this before it goes anywhere near prod" was no step at all, and its
-    "this" is the whole work, not the sentence before it ("One commit for all of it")."""
+    """Found in fresh halves: "Marcus reviews this before it goes anywhere near prod" was no step at all, and its
+    "this" is the whole work, not the sentence before it ("One commit for all of it"); nor were "Ravi needs to look at
+    the hook first" and "merge after Ravi approves", which hold the merge for a named reviewer."""
     turns = [
         user("Convert the migrations to goose and keep the numbering."),
         assistant("Converted the 16 pairs; `make test` is green."),
@@ -244,23 +247,3 @@ def test_putting_a_named_file_back_takes_back_the_work_on_it() -> None:
     done = snapshot_session(turns).done
     assert not any("by editing" in item for item in done), done
 
-
-@pytest.mark.parametrize(
-    ("closing", "who"),
-    [
-        ("open it but don't merge, Ravi needs to look at the hook first — 0042 is his migration", "Ravi needs"),
-        ("no, merge after Ravi approves, then we watch the 5xx dashboard for an hour.", "after Ravi approves"),
-    ],
-    ids=["looks-first", "merge-after"],
-)
-def test_a_merge_held_for_someone_named_is_the_next_step(closing: str, who: str) -> None:
-    """Found in a fresh half: "Ravi needs to look at the hook first" and "merge after Ravi approves" held the merge
-    for a named reviewer, and the session had no next step."""
-    turns = [
-        user("bump the canary weight to 25% in values-prod.yaml"),
-        assistant("Changed `canary.weight: 10` → `25`; PR #236 open. Merge now?"),
-        user(closing),
-        assistant("PR open, not merged."),
-    ]
-    steps = snapshot_session(turns).next_steps
-    assert any(who in step for step in steps), steps
