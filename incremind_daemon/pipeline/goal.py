@@ -241,7 +241,7 @@ def _goal_of(request: list[str], quoted: str, limit: int) -> str:
         # the way into the project, to what went wrong: "evening, side project time. tidy-photos is my little Rust
         # CLI: walks a photo dir, … I bumped deps over the weekend and now it doesn't build"
         wrong = next((i for i, sentence in enumerate(request) if _goes_wrong(fold(as_mandarin(sentence)))), 0)
-        start = wrong if all(_way_in(sentence) for sentence in request[:wrong]) else 0
+        start = wrong if all(_way_in(s) or ranks[i] < 0 for i, s in enumerate(request[:wrong])) else 0
         opening = " ".join(join_sentences(request[start:], len(whole)).split())
         # up to a rule said on the way, once half the room says what is wrong ("… for a frame. see X.kt. we use
         # Glide for images here, dont pull in another library"): the rule is an insight of its own, and may be

@@ -557,7 +557,7 @@ SYMPTOM = re.compile(
 COMPLAINT = re.compile(
     words(
         r"fails?|failing|failed|broken|breaks|crash(?:es|ed|ing)?|flaky|hangs?|errors? out|throw(?:s|ing)"
-        r"|doesn't work|red"
+        r"|doesn't work|red|crash-?loop(?:s|ing|ed)?|crashloopbackoff|oomkilled"
     )
     + r"|报错|失败|挂了|挂掉|崩|卡住|不工作|跑不起来|不行|居然|竟然|难怪|怪不得"
     # a symptom: "偶尔报 500", "现在每次跑都 OOM", "颜色每次刷新都会变", "…导致的" (what caused it)

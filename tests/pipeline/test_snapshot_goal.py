@@ -207,3 +207,21 @@ def test_a_goal_whose_next_sentence_did_not_fit_ends_on_no_comma() -> None:
     goal = snapshot_session([user(ask), assistant("好，加了 overrides.tsv。")]).goal
     assert goal.startswith("导了一遍今年的笔记"), goal
     assert not goal.endswith(("，", ",", "：", ":")), goal
+
+
+def test_with_no_ask_the_goal_is_what_goes_wrong_after_the_rules_said_on_the_way_in() -> None:
+    """Found in a fresh half: an opening of who the person is, the stack with two rules in it, and then "staging is
+    crashlooping since this morning's sync" over a paste had the stack as its goal: the rules were no way in, and a
+    crash loop did not go wrong."""
+    ask = (
+        "morning. first time in this repo with you so: I'm on the platform & bookings team at Skyvale Travel. keep it"
+        " short — commands first, then the why, no essays.\n\n"
+        "itinerary-svc is the first service we're carving out of skyvale-core (the Django monolith): still Django 5.1"
+        " + DRF on python 3.12, Postgres 16 on RDS, Redis on ElastiCache for caching. deps with uv — never pip"
+        " install, never poetry. runs on EKS; helm chart is deploy/helm/itinerary-svc and ArgoCD picks it up from"
+        " skyvale/platform-gitops, namespace itinerary.\n\n"
+        "staging is crashlooping since this morning's sync:\n\n```\n$ kubectl -n itinerary get pods\n"
+        "itinerary-svc-7d9f8c6b5-2xkqp    0/1     CrashLoopBackOff   11 (2m1s ago)   34m\n```\n"
+    )
+    goal = snapshot_session([user(ask), assistant("The pod lacks ITINERARY_DB_PASSWORD; fixed the secret name.")]).goal
+    assert goal.startswith("staging is crashlooping"), goal
