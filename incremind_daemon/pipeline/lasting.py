@@ -457,8 +457,8 @@ REPORTED = re.compile(
 # a reminder for one day is not a standing rule
 ONE_OFF = re.compile(
     words(
-        r"tomorrow|tonight|today|this (?:morning|afternoon|evening|weekend|monday|tuesday|wednesday|thursday|friday"
-        r"|saturday|sunday)|right now|at the moment|currently|(?:after|before) lunch"
+        r"tomorrow|tmrw?|tmw|tonight|tonite|today|this (?:morning|afternoon|evening|weekend|monday|tuesday|wednesday"
+        r"|thursday|friday|saturday|sunday)|right now|at the moment|currently|(?:after|before) lunch"
     )
     # a weekday is one day, unless it recurs: "每周二", "固定周二", "周二、周四晚上", "周一到周五", "两周一次"
     + r"|(?<![每起上定逢两几一二三四0-9])(?<!周[一二三四五六日天][、和与及至到])(?<!周[一二三四五六日天])"

@@ -1551,3 +1551,16 @@ def test_who_the_person_is_after_a_dash_is_a_statement_of_its_own(text: str, sta
     found = extract_candidates(text, conversational=True)
     assert [c.statement for c in found] == statements
     assert found[1].category == "identity"
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "yes tmr after 9: staging first, then I raise the CHG and sync prod",
+        "ok tmrw: staging first, then I raise the CHG and sync prod",
+        "yes tomorrow after 9: staging first, then I raise the CHG and sync prod",
+    ],
+)
+def test_a_plan_for_tomorrow_typed_short_is_for_one_day(text: str) -> None:
+    """Found in a fresh half: "tmr" was no day, so a plan for tomorrow was proposed as a standing order of steps."""
+    assert extract_candidates(text, conversational=True) == []
