@@ -1185,3 +1185,17 @@ def test_a_note_that_names_when_the_new_value_starts_replaces_the_old(statement:
     """Found in a fresh half: a person's own note with the new rent "from February" (2月开始) and the new test slot
     ("新的是 …") stood beside the old value as a disagreement between two notes."""
     assert said_after(statement, [known], ordered=False) == ("supersedes", 1)
+
+
+def test_going_back_to_an_earlier_choice_replaces_the_choice_made_in_between() -> None:
+    """Found in a fresh half: "Back to the PreSync hook for migrations — turn … on for prod again" after "No PreSync
+    hook for now. migrations run by hand …" was a supplement of it: a sentence that opens on "back to" said no
+    change, where "go back to" did."""
+    known = ["No PreSync hook for now. migrations run by hand with `make migrate ENV=prod` from the bastion"]
+    statement = (
+        "Back to the PreSync hook for migrations — turn migrations.hook.enabled on for prod again and drop the"
+        " manual make migrate step from the runbook"
+    )
+    assert said_after(statement, known) == ("supersedes", 1)
+    because = "Ravi's concurrent 0042 went through fine last week, so back to the PreSync hook for migrations"
+    assert said_after(because, known) == ("supersedes", 1)
