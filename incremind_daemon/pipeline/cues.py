@@ -357,16 +357,14 @@ REPORT_CUES = re.compile(
     rf"|opted|figured|realized|realised|suggested|proposed|recommended|intended|noted(?={_ACK_STOP}))\b)"
     r"[a-z]{3,}ed(?![a-z0-9_-])"
 )
-# a report that names nothing it did, so the ask it answers says what: "改好了：", "Done.", "已添加"
-# (Cantonese drops the 了: "改好，`apps/fx` 12 个全部过")
+# a report that names nothing it did, so the ask it answers says what: "改好了：", "Done.", "已添加", "改好，…" (粤)
 BARE_REPORT = re.compile(
     r"(?:ok(?:ay)?[,\s]*)?(?:all )?(?:done|fixed|updated|changed|added|implemented|applied)"
     r"|(?:好的?[，,\s]*)?(?:已经?(?:添加|修改|修复|完成|更新|实现|处理|调整|加上|改好|弄好|改|加|修|换|调)|(?:改|加|修|弄|做|调|换|整)好了?|搞定了?|完成了?)"
 )
 # a person's sentence that settles how the work is done and that DIRECTIVE_CUES leaves out: a choice for now
-# ("just hardcode it for now", "这次先写死 10 秒", "自己 parse 就好"), a rule of this project, a value set
-# ("调到 30s", "the old build is 9c41e07ab3f2"), a fact put on record, and the how-verbs of an instruction
-# ("mock the webhook")
+# ("just hardcode it for now", "这次先写死 10 秒", "自己 parse 就好"), a rule of this project, a value set ("调到
+# 30s", "the old build is 9c41e07ab3f2"), a fact put on record, the how-verbs of an instruction ("mock the webhook")
 SETTLE_CUES = re.compile(
     _words(
         r"for now|this time,? just|just (?:\w+ )+this time|for this one|just this once|this (?:project|repo)"
@@ -387,11 +385,13 @@ HOLD_CUES = re.compile(
     )
     + r"|先别|先不要?|暂时(?:别|不要?)|别急着|等[^，。,.]{1,24}?(?:再|后|完)"
 )
+# leaving now, which "I'm off tmr afternoon" (away later) is not; state_cues.LEAVING_CUES says it too
+SIGNING_OFF = r"i'm off(?! (?:tmr|tmrw|tomorrow|next|on|from|until|till)\b)|signing off|logging off|heading out"
 # what a person says to end a session, once the thanks are said: "that's it for today", "先这样"
 CLOSING_WORDS = re.compile(
     _words(
-        r"that's (?:it|all)(?: for (?:today|now))?|see you(?: tomorrow)?|bye|good ?night|have a good \w+|cheers"
-        r"|i'm off(?! (?:tmr|tmrw|tomorrow|next|on|from|until|till)\b)|signing off|logging off|heading out"
+        r"that's (?:it|all)(?: for (?:today|now))?|see you(?: tomorrow)?|bye|good ?night|have a good \w+|cheers",
+        SIGNING_OFF,
     )
     + r"|先这样|就这样|今天就到这|今天先到这|下次见|拜拜|回见|明天见|周末愉快|周末见|下周见"
     r"|先撤了?|撤了|下线了|先下了|溜了|(?:去|先)?(?:睡觉?|瞓觉?)了|[\W_\d]+"

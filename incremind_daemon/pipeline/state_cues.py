@@ -26,6 +26,7 @@ from incremind_daemon.pipeline.cues import (
     OVERRULE_CUES,
     PROPOSAL_CUES,
     REPORT_CUES,
+    SIGNING_OFF,
     SLASH_COMMAND,
     WEAK_NEXT_CUES,
     fold,
@@ -320,11 +321,10 @@ def drops_side_matter(folded: str) -> bool:
 # "晚上还要背单词 先撤了", "gotta run, dentist at 4", called away ("later, standup now", "wait my mum calling")
 LEAVING_CUES = re.compile(
     phrases(
-        # "I'm off tmr afternoon" is away later, not leaving now
-        r"i'm off(?! (?:tmr|tmrw|tomorrow|next|on|from|until|till)\b)|signing off|logging off|heading out"
-        r"|gotta (?:go|run)|(?:have|got) to (?:go|run)|gonna go|going to go|off to (?:eat|lunch|dinner|bed|sleep)"
+        SIGNING_OFF,
+        r"gotta (?:go|run)|(?:have|got) to (?:go|run)|gonna go|going to go|off to (?:eat|lunch|dinner|bed|sleep)"
         r"|(?:grab|grabbing|getting) (?:lunch|dinner|food|a bite)|(?:standup|meeting|call) now|(?:mum|mom|boss) calling"
-        r"|off for (?:lunch|dinner|the day|today)|calling it a (?:day|night)|done for (?:the day|today)"
+        r"|off for (?:lunch|dinner|the day|today)|calling it a (?:day|night)|done for (?:the day|today)",
     )
     + r"|先?撤了|下线了|先下了|溜了|先走了|下班了|睡觉去|去睡了|先休息了?"
     r"|去吃(?:个|点)?(?:饭|午饭|晚饭|东西)|吃(?:个|点)?(?:午|晚)?饭去"
