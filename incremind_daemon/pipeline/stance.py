@@ -159,8 +159,8 @@ _SUFFICES = re.compile(r"就够|就行|good enough|(?:is|are) fine")
 _ALLOWED_NOW = r"(?:以后|现在|今后)(?:也)?可以[^，。；]{1,20}了"
 # the thing changed between the verb and its new value: "switch the database to SQLite", "move staging over to k3s"
 _OBJECT_TO = r"(?:switch|chang|mov|migrat|upgrad)\w* (?:[\w.-]+ ){1,3}?(?:over )?to"
-# "不是 X，而是 Y": the old value, then the new one
-_NOT_BUT = r"不是[^，。,]{1,20}[，,]?\s*而是"
+_NOT_BUT = r"不是[^，。,]{1,20}[，,]?\s*而是"  # "不是 X，而是 Y": the old value, then the new one
+_BACK_TO = r"(?:(?:go|goes|going|went) |^\W*|[,;:]\s*|so,? |ok,? )back to"  # to an earlier choice: "so back to X"
 CHANGE = re.compile(
     _words(
         r"actually|in fact|turns out|switch(?:es|ed|ing)? (?:to|from|over|off)|replaced?|"
@@ -170,7 +170,7 @@ CHANGE = re.compile(
         r"|no longer|correction|change of plans?"
         r"|from now on|going forward|instead|(?:from|starting|as of) (?:today|tomorrow|this week|next week)"
         r"|not (?!only|just)[\w./~-]+(?: [\w./~-]+){0,2},? but(?! also)"
-        r"|(?:go|goes|going|went) (?:down|up|back) to|(?:^\W*|[,;:]\s*|so,? |ok,? )back to"
+        rf"|(?:go|goes|going|went) (?:down|up) to|{_BACK_TO}"
         r"|got (?:pushed|moved|bumped)|(?:we're|we are) on|bumped|now (?:on|at|is|are)|is now|are now"
         r"|slipp(?:ed|ing)|slips|pushed (?:back )?to|postponed|delayed|retired|decommissioned|no more"
     )
@@ -190,7 +190,7 @@ CHANGE_OF_PLAN = re.compile(
         r"|(?:jan|feb|mar|apr|may|jun|jul|aug|sep|oct|nov|dec)[a-z]* \d{1,2})|"
         + _OBJECT_TO
         + r"|mov(?:es|ing) to|mov(?:e|es|ed|ing) (?:from|off)|migrat\w* (?:to|from|off)"
-        r"|moved:|(?:is|are) now|any ?more|(?:(?:go|goes|going|went) |^\W*|[,;:]\s*|so,? |ok,? )back to"  # returning
+        rf"|moved:|(?:is|are) now|any ?more|{_BACK_TO}"
     )
     + f"|改用|换成|改为|改成|以后不|不再|{_NOT_BUT}|现在改|换用|以后(?:都|就|一律|统一)|今后"
     + r"|改回(?![来去])|换回(?![来去])|切回(?![来去])|换\s*[a-z][\w.-]+\s*吧|调课|调班"
