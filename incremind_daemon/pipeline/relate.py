@@ -11,7 +11,7 @@ from collections.abc import Sequence
 from dataclasses import replace
 
 from incremind_daemon.pipeline.cues import fold
-from incremind_daemon.pipeline.features import CONCEPT_NAMES, features_of, keys_of, names_in
+from incremind_daemon.pipeline.features import CONCEPT_NAMES, dice, features_of, keys_of, names_in
 from incremind_daemon.pipeline.lasting_model import RelationReader
 from incremind_daemon.pipeline.pairs import Known, Relation, pair_features, said_of, text_of
 from incremind_daemon.pipeline.relate_rules import (
@@ -46,6 +46,7 @@ _REPORTED_AT_ODDS = 0.2
 # ("one thing per PR, you know the drill" beside "Prod runs 6 replicas" reads 0.91; a Cantonese restatement
 # beside its English original, filed under another category, 0.72)
 _SAID_AGAIN_UNRELATED = 0.85
+_SHARED_WORDS = 0.15  # the word overlap (dice) at which a change the model reads is of that insight
 
 
 def relate(
@@ -143,6 +144,9 @@ def relate(
     if verdict.kind in ("new", "supplement"):
         if (
             chances.get("supersedes", 0.0) >= reading.change
+            # …of an insight that names what changes, or shares words with it, unless the model is far surer: "重连上限
+            # 改成 60 秒" changes no "功率模块那条 can 是 250k 不是 500k", though both say 改成
+            and (about or _shares_words(candidate, changed) or chances.get("supersedes", 0.0) >= reading.overrule)
             # an exception said outright, which the rules read as one: "min 2 in prod is fine — it's the one
             # exception to the min-3 rule" (not any "when": "from now on in English, even when I write Chinese")
             and not (verdict.kind == "supplement" and EXCEPTION_SAID.search(fold(candidate.statement)))
@@ -195,6 +199,11 @@ def _value_changed(candidate: Candidate, known: Sequence[Known]) -> Known | None
     ):
         return nearest
     return None
+
+
+def _shares_words(candidate: Candidate, item: Known) -> bool:
+    """Tell whether the two share enough of their words to be about one thing (``_SHARED_WORDS``)."""
+    return dice(features_of(said_of(candidate)), features_of(text_of(item.statement, item.condition))) >= _SHARED_WORDS
 
 
 def _both_use(candidate: Candidate, item: Known) -> bool:

@@ -50,6 +50,7 @@ from incremind_daemon.pipeline.stance import (
     measured_apart,
     moved_value,
     negated,
+    switched_from,
     used,
 )
 from incremind_daemon.store.records import Candidate
@@ -357,6 +358,10 @@ def _turned_down(
     return naming[0] if naming and not turned & keys.get(changes[0].known_id, frozenset()) else None
 
 
+# a condition that places the rule before or after a step of the person's own ("before I sync", "after we merge")
+_OWN_STEP = re.compile(r"(?:before|after|until|once|when|whenever)\s+(?:i|we)\b")
+
+
 def _by_keys(
     candidate: Candidate,
     item: Known,
@@ -371,6 +376,10 @@ def _by_keys(
     my_keys, their_keys = keys_of(mine), keys_of(theirs)
     shared = my_keys & their_keys
     named = {key for key in shared if not key.startswith("#")}
+    if _OWN_STEP.match(fold(candidate.condition)):
+        # what the candidate sets, not the step of the person's it comes before or after: "migrations run by
+        # hand from the bastion, before I sync" is about migrations, not about how the prod app syncs
+        named &= keys_of(features_of(said_in(candidate.statement)))
     if not named or of_its_own(candidate.statement, item.statement, named):
         return None  # no common subject
     my_negated = negated(candidate.statement)
@@ -381,6 +390,8 @@ def _by_keys(
     subject = covered or tools or len(named) >= 2 or len(named) * 2 >= len(their_keys - numbers_of(theirs))
     if subject and not history and flipped(candidate.statement, item.statement, shared, my_negated, their_negated):
         return _bounded(candidate, item, score, ordered)  # "not redux" against "use redux"
+    if not history and switched_from(candidate.statement) & named - their_negated:
+        return _bounded(candidate, item, score, ordered)  # "switching the scheduler from SM-2 to FSRS" beside "… SM-2"
     if not subject and score < related_similarity:
         return None  # a word in common ("mock server" beside "don't mock"), not a subject
     if not tools and my_negated - their_keys - CONCEPT_NAMES and not covered:

@@ -17,6 +17,7 @@ from collections.abc import Iterable, Set
 
 from incremind_daemon.pipeline.cues import FROM_DAY_ON, MOVED_TO, WEEKDAY, fold
 from incremind_daemon.pipeline.features import CONCEPT_NAMES, Features, features_of, keys_of, numbers_of
+from incremind_daemon.pipeline.opposites import opposed
 
 log = logging.getLogger(__name__)
 
@@ -50,6 +51,12 @@ def flipped(mine: str, theirs: str, shared: Iterable[str], my_negated: Set[str],
         ):
             return True
     return False
+
+
+def switched_from(text: str) -> frozenset[str]:
+    """Return the named things a text says it switches away from: "switching the scheduler from SM-2 to FSRS"."""
+    found = _SWITCHED_FROM.finditer(fold(text))
+    return frozenset(key for match in found for key in keys_of(features_of(match.group("thing") or match.group("zh"))))
 
 
 def dropped(text: str) -> frozenset[str]:
@@ -206,7 +213,7 @@ _VALUE_CHANGE = re.compile(
         r"|lower(?:ed|ing)?|reduc(?:e|ed|ing)|cut(?:ting)?|drop(?:ped|ping)?|extend(?:ed|ing)?|shorten(?:ed|ing)?"
         r"|chang(?:e|es|ed|ing)|switch(?:ed|ing)?|reschedul(?:e|ed|ing)|upgrad(?:e|es|ed|ing))"
         # "move the nightly run to 3:30", "Move tidewatch_daily_forecast to 04:00 SGT" (a job named as in code)
-        r"(?: (?:it|that|this|them|the \w+(?: run| job| build| meeting| call)?|[a-z][\w-]*_[\w.-]+|back|down|up"
+        r"(?: (?:it|that|this|them|the [\w-]+(?: run| job| build| meeting| call)?|[a-z][\w-]*_[\w.-]+|back|down|up"
         r"|over|forward))* to",
         r"(?:is|are) now(?: due| at| on| in)?",
         r"(?:is|are)(?= [\w.$€£¥-]*\d[^,;.]{0,30} now\b)",  # "the free plan is 50 orders a month now"
@@ -435,7 +442,7 @@ _DROPPING = re.compile(
     r"|rip(?:ped)? out|phased? out)\s+(?:the\s+|our\s+)?(?!(?:last|this|support)\b)(?P<thing>[\w.+#-]+"
     # …not a time after it, and not a version of it: "dropping android 8.x" drops a version, not Android
     r"(?:\s+(?!(?:last|this|yesterday|today|now|in|from|for|and|because|since|so|as|at|on|the|with|it|them)\b)"
-    r"(?!\d)[\w.+#-]+)?)(?![\w.+#-])(?!\s+\d)"
+    r"(?!\d)[\w.+#-]+){0,2})(?![\w.+#-])(?!\s+\d)"
     r"|(?:弃用|砍掉|干掉|去掉|拿掉)\s*(?P<zh>[a-z0-9][\w.+#-]*|[\u4e00-\u9fff]{1,4})"
 )
 _BARE_DROP = re.compile(r"drop(?:ping)?\s")  # "drop X", "dropping X": also a filter, unlike "dropped X"
@@ -451,23 +458,6 @@ _HANDS_OFF = re.compile(
     r"(?:别|不要|不许|不能|不准|唔好)\s*(?:去)?(?:动|碰|改|删|掂)"
 )
 _CLAUSE_BREAK = re.compile(r"[,;!?，；：。！？]|[:.](?!\d)")  # not inside "23:00" or "1.5"
-# fmt: off
-_OPPOSITES = tuple((re.compile(a), re.compile(b)) for a, b in (
-    (_words(r"fixed|static|constant|hard-?coded") + "|固定|静态|写死",
-     _words(r"adjust\w*|adaptive|adapt\w*|dynamic\w*|variable|flexib\w*") + "|调整|动态|自适应|灵活"),
-    (_words(r"always|every time") + "|总是|始终|每次都", _words(r"never") + "|从不|从来不|绝不"),
-    (_words(r"enabled?|enabling|turn on") + "|开启|打开|启用", _words(r"disabled?|disabling|turn off") + "|关闭|禁用"),
-    (_words(r"increase\w*|raise|more|higher") + "|增加|提高|加大|调高|更多",
-     _words(r"decrease\w*|reduce\w*|lower|less|fewer") + "|减少|降低|调低|更少"),
-    (_words(r"sync|synchronous(?:ly)?") + "|同步", _words(r"async\w*|asynchronous(?:ly)?") + "|异步"),
-    (_words(r"manual(?:ly)?|by hand") + "|手动|手工", _words(r"automatic(?:ally)?|automate\w*|auto") + "|自动"),
-    (_words(r"tabs?"), _words(r"spaces")),
-    (_words(r"morning") + "|早上|上午|早晨", _words(r"evening|night") + "|晚上|夜里|睡前"),
-    (_words(r"local(?:ly)?") + "|本地", _words(r"remote(?:ly)?|cloud") + "|远程|云端"),
-    (_words(r"allow\w*|permit\w*") + "|允许", _words(r"forbid\w*|deny|block\w*") + "|禁止|不允许"),
-    (_words(r"monolith\w*") + "|单体", _words(r"microservices?") + "|微服务"),
-))
-# fmt: on
 
 
 def contradicts(
@@ -500,14 +490,7 @@ def contradicts(
         return True
     if linking:
         return False
-    for first, second in _OPPOSITES:
-        mine_first, mine_second = first.search(folded), second.search(folded)
-        their_first, their_second = first.search(their_folded), second.search(their_folded)
-        if (mine_first and their_second and not mine_second and not their_first) or (
-            mine_second and their_first and not mine_first and not their_second
-        ):
-            return True
-    return False
+    return opposed(folded, their_folded, mine)
 
 
 def _turned_down_too(scope: str, their_folded: str) -> bool:

@@ -1054,3 +1054,20 @@ def test_a_change_of_a_project_rule_is_read_in_the_scope_it_takes_beside_it(use_
     reading = relation_reader_for(use_m3)
     relation = relate(candidate, [known], repeat_similarity=0.8, related_similarity=0.4, ordered=True, reading=reading)
     assert (relation.kind, relation.known_id) == ("supersedes", 28)
+
+
+def test_a_change_the_model_reads_of_an_insight_that_shares_no_words_with_it_is_new(use_m3: Embedder) -> None:
+    """Found in a fresh half: "重连上限改成 60 秒" replaced the CAN bitrate ("功率模块那条 can 是 250k 不是 500k … 你改成
+    250k"), which the model read as changed at 0.41 for the 改成 both say: a valid rule left the context."""
+    said = "重连上限改成 60 秒 晓峰那边平台要求的 昨天林涛群里说了 你先把这个改了"
+    known_text = "功率模块那条 can 是 250k 不是 500k 脚本里写错了 你改成 250k"
+    known = Known(15, known_text, "", "correction", 0.419, "project")
+    candidate = Candidate(said, "decision", "", said, 0, len(said), "project")
+    reading = relation_reader_for(use_m3)
+    relation = relate(candidate, [known], repeat_similarity=0.8, related_similarity=0.4, ordered=True, reading=reading)
+    assert relation.kind == "new"
+    # …while a change that shares the thing it changes still replaces it
+    rent = Known(8, "房租 €1,950，每个月1号前转给 landlord", "", "entity", 0.62, "daily")
+    moved = Candidate("2月开始房租 €1,989", "entity", "", "2月开始房租 €1,989", 0, 12, "daily")
+    relation = relate(moved, [rent], repeat_similarity=0.8, related_similarity=0.4, ordered=True, reading=reading)
+    assert (relation.kind, relation.known_id) == ("supersedes", 8)

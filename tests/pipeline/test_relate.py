@@ -1199,3 +1199,59 @@ def test_going_back_to_an_earlier_choice_replaces_the_choice_made_in_between() -
     assert said_after(statement, known) == ("supersedes", 1)
     because = "Ravi's concurrent 0042 went through fine last week, so back to the PreSync hook for migrations"
     assert said_after(because, known) == ("supersedes", 1)
+
+
+ARGO = "The prod argo app is manual sync, staging is auto-sync — prod only when someone presses sync"
+HOOK = "Migrations go in an ArgoCD PreSync hook Job, out of the entrypoint"
+BY_HAND = "Migrations run by hand with `make migrate ENV=prod` from the bastion"
+
+
+def test_a_rule_placed_before_a_step_of_the_persons_own_is_no_supplement_of_that_step() -> None:
+    """Found in a fresh half: "migrations run by hand … from the bastion, before I sync" became a supplement of the rule
+    on how the prod app syncs, by "prod" and the "sync" of its condition; merged into it, a later change of the
+    migrations replaced the sync rule."""
+    said = BY_HAND
+    candidate = Candidate(said, "preference", "before I sync", f"{said}, before I sync.", 0, len(said) + 16, "project")
+    relation = related(candidate, [Known(1, ARGO, "", "preference", 0.38)], ordered=True)
+    assert relation.kind == "new"
+    # a condition that names what the rule is about still links it: "if the p90 model is missing, …"
+    p90 = Known(1, "P90 单独训一个 quantile 模型，objective=quantile，alpha=0.9", "", "decision")
+    fallback = Candidate("There is no multiplier fallback", "decision", "If the p90 model is missing", "…", 0, 1)
+    assert related(fallback, [p90]).kind == "supplement"
+
+
+def test_dropping_a_step_named_in_several_words_changes_the_rule_that_holds_them() -> None:
+    """Found in a fresh half: "drop the manual make migrate step" turned down "manual" alone, so going back to the hook
+    replaced the rule on how prod syncs (which says "manual") rather than the rule to migrate by hand."""
+    assert {"manual", "migrate"} <= negated("turn the hook on again and drop the manual make migrate step")
+    change = (
+        "So back to the PreSync hook for migrations — turn migrations.hook.enabled on for prod again and drop the"
+        " manual make migrate step from the runbook"
+    )
+    assert said_after(change, [ARGO, HOOK, BY_HAND]) == ("supersedes", 3)
+
+
+@pytest.mark.parametrize(
+    ("statement", "kind"),
+    [
+        ("Prod goes to automated sync too, selfHeal on, but prune off", "supersedes"),
+        ("Staging stays on auto-sync", None),  # what the rule says of staging already
+    ],
+)
+def test_a_rule_that_holds_both_words_of_a_pair_is_read_clause_by_clause(statement: str, kind: str | None) -> None:
+    """Found in a fresh half: "prod goes to automated sync too" beside "prod is manual sync, staging is auto-sync" was a
+    supplement: the rule holds both "manual" and "auto", so no opposite was read; its clause about prod holds one."""
+    relation = said_after(statement, [ARGO])
+    if kind is None:
+        assert relation[0] not in ("supersedes", "different")
+    else:
+        assert relation == (kind, 1)
+
+
+def test_switching_from_the_value_a_rule_holds_replaces_it() -> None:
+    """Found in a fresh half: "we're switching the scheduler from SM-2 to FSRS" beside "The scheduler is plain SM-2" was
+    a supplement: SM-2 is no thing the rule says to use by a verb of use, so turning from it flipped nothing."""
+    known = ["The scheduler is plain SM-2 (ease factor starts at 2.5, the original SuperMemo intervals)"]
+    statement = "We're switching the scheduler from SM-2 to FSRS, using the `fsrs` package from PyPI (py-fsrs)"
+    assert said_after(statement, known) == ("supersedes", 1)
+    assert said_after("We keep the scheduler on SM-2 and log each review", known)[0] not in ("supersedes", "different")
