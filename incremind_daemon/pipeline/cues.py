@@ -73,7 +73,10 @@ NOT_DONE_CUES = re.compile(
 )
 # Chinese words that move a date or a setting to a new value: "周会改到周三", "截止推迟到 4 月 8 号"
 # …and Cantonese's, read through the fold: "batch size 改做 200", "场地换咗去天河体育中心"
-MOVED_TO = r"改到|挪到|推迟到|提前到|顺延到|延期到|改做|换做|转做|(?:改|换|搬|转)了去|迁(?:移)?到|搬到"
+MOVED_TO = (
+    r"改到|挪到|推迟到|提前到|顺延到|延期到|改做|换做|转做|(?:改|换|搬|转)了去|迁(?:移)?到|搬到"
+    r"|推后?到(?=\s*(?:\d|下|周|星期|礼拜|明天|后天|月底|年底))"  # "试点推到 12 月 11 号", not "推到 main"
+)
 # from a day on: "由今个礼拜开始改咗礼拜三晚", "从下个月起"; and, said beside a change of what is known, without
 # 由/从: "下礼拜一开始…以后搵 Vivian" (alone, "下周开始带饭试一周看看" is a plan, no rule)
 FROM_THEN_ON = r"(?:由|从)(?:今个|呢个|这个|下个|今|本|下)(?:礼拜|星期|周|月|年|天)[一二三四五六日天]?(?:开始|起)"
@@ -158,7 +161,8 @@ ACK = re.compile(
 )
 SLASH_COMMAND = re.compile(r"\s*/[A-Za-z][\w:.-]*(?:\s|$)")
 POLITE = re.compile(
-    r"^(?:(?:hi|hey|hello|ok(?:ay)?|so|and|also|now|please|pls|plz|kindly|(?:can|could|would|will) (?:you|u)"
+    r"^(?:(?:hi|hey|hello|claude|gemini|codex|ok(?:ay)?|so|and|also|now|please|pls|plz|kindly"
+    r"|(?:can|could|would|will) (?:you|u)"
     r"(?: please)?|i(?:'d| would) like (?:you )?to|i (?:want|need) (?:you )?to|(?:please )?help me(?: to)?"
     r"|let's|lets)(?![\w'])[\s,!.:]*)+"
     r"|^(?:你好|您好|嗨|请你?|麻烦你?|能不能|能否|可不可以|可以|帮我们?|帮忙|我想要?|我要|我需要|我希望)+[\s,，:：]*"
@@ -390,10 +394,11 @@ SIGNING_OFF = r"i'm off(?! (?:tmr|tmrw|tomorrow|next|on|from|until|till)\b)|sign
 # what a person says to end a session, once the thanks are said: "that's it for today", "先这样"
 CLOSING_WORDS = re.compile(
     _words(
-        r"that's (?:it|all)(?: for (?:today|now))?|see you(?: tomorrow)?|bye|good ?night|have a good \w+|cheers",
+        r"that's (?:it|all|enough)(?: for (?:today|tonight|now))?|see you(?: tomorrow)?|bye|good ?night"
+        r"|have a good \w+|cheers",
         SIGNING_OFF,
     )
-    + r"|先这样|就这样|今天就到这|今天先到这|下次见|拜拜|回见|明天见|周末愉快|周末见|下周见"
+    + r"|先这样|就这样|今天就到这|今天先到这|下次见|拜拜|回见|明天见|周末愉快|周末见|下周见|晚安"
     r"|先撤了?|撤了|下线了|先下了|溜了|(?:去|先)?(?:睡觉?|瞓觉?)了|[\W_\d]+"
 )
 # an agent's sentence that announces the change its tools then make: "I'll add `lumen/gradcache.py` …",
@@ -560,7 +565,12 @@ CONTEXT_OPENER = re.compile(
     r"|first (?:time|session)\b[^:：]{0,60}(?:\b(?:context|intro|background)\b|自我介绍|介绍一下|交代一下)[^:：]*$"
     r"|first (?:time|session) (?:(?:using|running|with|working with) you )?(?:in|on) this (?:repo|project)\W*$"
     # "Ok different repo, side project time", "Different client, different repo." ("换个项目了" reads as no rule)
-    r"|different (?:repo|client|project)\b[^:：]{0,40}$)"
+    r"|different (?:repo|client|project)\b[^:：]{0,40}$"
+    # "Before we dive in, a bit of context, since …", "a few things today, sorry in advance for the long message",
+    # "Quick session on the train home, so several things in one go — sorry, it's long."
+    r"|(?:before we (?:dive|get|jump) in,? )?(?:a bit of|some) (?:context|background)\b[^:：]*$"
+    r"|(?:a few|several|some|a couple of|two|three) things (?:today|in one go|for you)\b[^:：]{0,60}$"
+    r"|quick session\b[^:：]{0,100}(?:things|long)\W*$)"
 )
 # a statement that introduces what others are about, a project ("Kakeibo is my personal budgeting app — …",
 # "trip-etl 是我维护的行程数仓 ETL", "It's a monorepo: …", "Stack: Django 4.2, …") or the person ("I'm Daniel Wu, …",

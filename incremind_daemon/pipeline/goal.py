@@ -21,6 +21,7 @@ from incremind_daemon.pipeline.cues import (
     INTRODUCTION,
     OPENING,
     POLITE,
+    REFINE,
     SCENE_CAPTION,
     TASK_TIMES,
     fold,
@@ -38,6 +39,7 @@ from incremind_daemon.pipeline.markdown import (
 )
 from incremind_daemon.pipeline.organize import split_sentences
 from incremind_daemon.pipeline.pastes import pasted_error, sentences_before
+from incremind_daemon.pipeline.prose import stop_chinese_lines
 from incremind_daemon.pipeline.state_cues import CONTEXT_CAPTION, is_ack_or_command, strip_prefix
 from incremind_daemon.pipeline.traditional import as_mandarin
 
@@ -57,6 +59,18 @@ _WANTER = re.compile(
 # a short ask that leans on the sentence before it: "Can you find out why?", "帮我看看为什么"
 _LEANING = re.compile(r"\b(?:why|it|this|that|these|those)\b|为什么|这个|这些|它")
 
+_DASHED = re.compile(r"\s[—–]\s+")  # "… so preemption goes back on in prod — remove the override …"
+# a bare ask over a numbered list of asks: "Could you please:", "Specifically:", "请你："
+_ASK_LEAD = re.compile(
+    r"^(?:(?:so,? )?(?:could|can|would) you(?: please)?|please|specifically|i(?:'d| would) like you to"
+    r"|(?:here'?s )?what i(?:'d like| want| need)(?: from you| today| tonight)?|请你?|麻烦你?|帮我)\s*[:：]$"
+)
+# where an ask stands among others: "First, …", "Then, if there's time, …"
+_IN_TURN = re.compile(
+    r"^(?:(?:first(?:ly)?|second(?:ly)?|third(?:ly)?|finally|lastly|then|next|also|and)[,:]?\s+)+"
+    r"(?:if (?:there's|there is|we have) time,?\s+)?"
+)
+_LIKED = re.compile(r"like (?:a|an|the|to|it|them|you to)\b")  # "I'd like an --enable-preemption flag"
 _CAPTION = re.compile(
     r"^(?:today|task|goal|todo|ask|今天|任务|目标|for (?:this|the) (?:branch|pr|ticket|change|task)|"
     + TASK_TIMES
@@ -81,6 +95,7 @@ _CLAUSE_BREAK = re.compile(r"[,;:]\s+|[，；：]\s*")
 _PIVOT = re.compile(
     r"^(?:(?:now|ok(?:ay)?|so|anyway|anyhow)[,\s]+)*(?:on to )?(?:the |my )?(?:actual|real)"
     r" (?:problem|issue|ask|question|task|thing)\s*[.:：!]?$"
+    r"|^(?:now|on to|anyway)[,\s]+(?:the |my )?(?:problem|issue|ask|question|task)\s*[.:：!]?$"  # "Now the problem."
     r"|^(?:好了?|那么|ok)?[，,\s]*(?:说正事|言归正传|回到正题|聊正事|正事)(?:吧|了)?\s*[。.:：!！]?$"
 )
 # …or the pivot opens the sentence of the ask: "Actual problem: a bunch of pods in payments have been Pending"
@@ -90,7 +105,9 @@ _PIVOT_LEAD = re.compile(
 )
 
 _GREETING = re.compile(
-    r"(?:good )?(?:morning|afternoon|evening)[\s!.,]*|(?:早上好|早安|早|下午好|晚上好)[\s!！。.,，]*"
+    r"(?:(?:good )?(?:morning|afternoon|evening)|(?:hi|hey|hello)(?: again| there| all)?)"
+    r"(?:,? (?:claude|gemini|codex))?[\s!.,]*|(?:claude|gemini|codex)[\s!.,]*"
+    r"|(?:早上好|早安|早|下午好|晚上好|周末好|周末愉快)[\s!！。.,，]*"
 )
 
 
@@ -122,12 +139,15 @@ def request_sentences(text: str, *, opening: bool = False) -> list[str]:
     """Return the first sentences of a request, greetings and polite openers left out."""
     sentences: list[str] = []
     size = 0
+    text = stop_chinese_lines(text)
     numbered = lists_numbered(text)  # "Two things today. 1) … 2) …": each item is asked
     items = 0
     asked, checked = False, 0  # whether a sentence read so far asks, and how many were looked at
     for block in split_blocks(text[:4000]):
-        if block.item and sentences and sentences[-1].endswith((":", "：", ",")):
-            # a list under "Update these:" continues the sentence: "Update these: a, b"
+        # a list under "Update these:" continues the sentence: "Update these: a, b"; a numbered one under "Could you
+        # please:" is the asks, each its own
+        asks_each = numbered and sentences and _ASK_LEAD.match(fold(sentences[-1]))
+        if block.item and sentences and sentences[-1].endswith((":", "：", ",")) and not asks_each:
             sentences[-1] += ("" if sentences[-1].endswith("：") else " ") + as_item(block.text) + ","
             continue
         items += block.item and numbered
@@ -223,6 +243,9 @@ def _goal_of(request: list[str], quoted: str, limit: int) -> str:
     request = request[pivot + 1 :] if lead is None or pivot >= 0 else request[lead:]
     # who the person is and how to talk to them are no part of the ask, however much room there is
     request = [s for s in request if not _about_the_person(s)] or request
+    # …nor is an opener that only says what follows: "A few things today, sorry in advance for the long message."
+    request = request[next((i for i, s in enumerate(request) if not CONTEXT_OPENER.match(fold(s))), 0) :]
+    request = [s for s in request if not is_ack_or_command(s)] or request  # "Thank you!" after the ask
     whole = " ".join(join_sentences(request, len(" ".join(request))).split())
     if len(whole) <= limit:
         return whole
@@ -351,7 +374,10 @@ def ask_rank(sentence: str, position: int) -> int:
         return -1
     if _DECIDED.match(folded) and not _about_the_person(sentence):
         return 2  # a decision the session opens on is the work ("Decision: switch to bf16 autocast from now on")
-    asks = is_ask(folded)
+    # …or after a dash: "Good news: Priya signed off, so preemption goes back on in prod — remove the override from …"
+    # (not a change of mind: "actually let's go with plotly, i want tooltips — write html instead of png" refines)
+    first, *after = _DASHED.split(folded)
+    asks = is_ask(folded) or (not REFINE.search(first) and any(is_ask(part) for part in after))
     # "Bug: … chart labels are an hour off. src/lib/charts/OrdersPerHour.svelte" is asked by its caption
     if not asks and not ASK_CAPTION.match(folded) and extract_candidates(sentence, limit=1, conversational=True):
         return -1  # how to work, said on the way in ("answer in English", "poetry, not pip"): not the ask
@@ -365,7 +391,9 @@ def ask_rank(sentence: str, position: int) -> int:
 
 
 def is_ask(folded: str) -> bool:
-    return bool(REQUEST.search(folded) or ASK_CUES.match(_WANTER.sub("", _CAPTION.sub("", folded))))
+    # "Then, if there's time, let's prepare v0.4.0", "First, I'd like an --enable-preemption flag"
+    wanted = _WANTER.sub("", _CAPTION.sub("", _IN_TURN.sub("", folded)))
+    return bool(REQUEST.search(folded) or ASK_CUES.match(wanted) or _LIKED.match(wanted))
 
 
 def _about_the_person(sentence: str) -> bool:
@@ -382,7 +410,12 @@ def introduces_only(folded: str) -> bool:
 
 def _introduces(sentence: str) -> bool:
     folded = fold(as_mandarin(sentence))
-    return bool(SCENE_CAPTION.match(folded) or INTRO_CUES.match(folded) or CONTEXT_CAPTION.match(folded))
+    return bool(
+        SCENE_CAPTION.match(folded)
+        or INTRO_CUES.match(folded)
+        or CONTEXT_CAPTION.match(folded)
+        or CONTEXT_OPENER.match(folded)  # "A few things today, sorry in advance for the long message."
+    )
 
 
 def _pass_captions(request: list[str], ranks: list[int]) -> None:

@@ -126,6 +126,7 @@ def prose_spans(text: str) -> list[tuple[int, int]]:
 
 
 _WRAPPED = re.compile(r"[^\n]{60,}$")
+_CJK_CHAR = re.compile(r"[\u3400-\u9fff]")
 _LABELLED = re.compile(r"^\s*[\w][\w ./-]{0,20}[:：]\s")  # "back: SQ 529, …", "cutover: run both …": an item
 _SENTENCE_DONE = re.compile(r"[.!?。！？:：;；)）\]]\s*$")
 
@@ -134,6 +135,9 @@ def _wraps(before: str, line: str) -> bool:
     """Tell whether a line goes on with the sentence of the long line before it, which the writer wrapped."""
     if not _WRAPPED.search(before) or _SENTENCE_DONE.search(before):
         return False
+    if _CJK_CHAR.search(before[-30:]):
+        return False  # Chinese typed a line per thought: "…系统是我们自己的 yocto⏎ci 上是好的 …" is two
+
     if _LIST_MARKER.match(line) or _LABELLED.match(line):
         return False
     first = line.lstrip()[:1]
@@ -215,3 +219,13 @@ def is_code(folded: str) -> bool:
     if any(not (prose and found.group() in ("&&", "||")) for found in _CODE_WORDS.finditer(folded)):
         return True
     return len(_CODE.findall(PLACEHOLDER.sub("x", folded))) > max(2, len(folded) // 12)
+
+
+# a line of Chinese that ends on a word, before a line of prose: "…系统是我们自己的 yocto⏎ci 上是好的 …"
+_LINE_END = re.compile(r"^([^\n]*[\u3400-\u9fff](?:[^\n]*[\w\u3400-\u9fff])?)[ \t]*\n(?=[ \t]*[\w\u3400-\u9fff])", re.M)
+
+
+def stop_chinese_lines(text: str) -> str:
+    """End with a stop each line of Chinese that ends on a word before another line of prose: typed a line per
+    thought with no stops ("下午接台架 明天搞 can" under "push 永远我自己来"), each line is a sentence."""
+    return _LINE_END.sub(r"\1。\n", text)

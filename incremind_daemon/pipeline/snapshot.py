@@ -59,7 +59,7 @@ from incremind_daemon.pipeline.markdown import (
 from incremind_daemon.pipeline.mentions import MentionedFiles
 from incremind_daemon.pipeline.organize import split_sentences
 from incremind_daemon.pipeline.pastes import pasted_error
-from incremind_daemon.pipeline.prose import prose_spans
+from incremind_daemon.pipeline.prose import prose_spans, stop_chinese_lines
 from incremind_daemon.pipeline.reports import ITEM_CHARS, is_checks
 from incremind_daemon.pipeline.standing import CONNECTIVES, Kept, standing
 from incremind_daemon.pipeline.state_cues import (
@@ -400,7 +400,7 @@ def _readable(turn: Turn) -> str:
         return turn.text
     text = _without_reminders(turn.text)
     if turn.role == "user":  # a pasted log line is never a step, a decision or the goal
-        return _APOSTROPHE_DROPPED.sub(r"\1n't", _prose(text))  # "dont apply" reads as "don't apply"
+        return stop_chinese_lines(_APOSTROPHE_DROPPED.sub(r"\1n't", _prose(text)))  # "dont apply": "don't apply"
     return _FENCED.sub("\n\n", text) if len(text) > TURN_CHARS else text  # so a cut never lands inside a fence
 
 

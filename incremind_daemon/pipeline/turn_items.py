@@ -153,9 +153,10 @@ _AS_USUAL = re.compile(r"老规矩|照旧|(?<![a-z])(?:as usual|as always|same a
 # a goodbye that names a time, which puts nothing off: "謝啦，週末愉快", "明天见", "have a good weekend"
 _FAREWELL = re.compile(
     r"周末(?:愉快|快乐|见)|(?:明天|后天|下周|周[一二三四五六日]|下次|回头|晚点)见"
-    r"|have a (?:good|nice|great) (?:weekend|evening)"
+    r"|have a (?:good|nice|great) (?:weekend|evening)|that's (?:it|all|enough) for tonight|晚安"
     r"|see you (?:tomorrow|next week|(?:on )?(?:mon|tues|wednes|thurs|fri)day)"
 )
+_FAREWELL_WORDS = ("见", "周末", "have a", "see you", "tonight", "晚安")
 _CLAUSE_BREAK = re.compile(r"[,，;；]|\s[—–]\s")
 # a sentence that says outright it is the next step ("接下来" and "next" also open rules: "接下来都用 pnpm")
 # a turn that opens with a short caption over code: "改了：\n\n```\nMARKETING_VERSION = 3.8.0\n```"
@@ -565,9 +566,7 @@ def _held(item: str, said: str, view: TurnView) -> str | None:
 
 def _without_farewell(folded: str) -> str:
     """Return folded text without its goodbyes that name a time ("see you Monday", "週末愉快")."""
-    if "见" in folded or "周末" in folded or "have a" in folded or "see you" in folded:
-        return _FAREWELL.sub(" ", folded)
-    return folded
+    return _FAREWELL.sub(" ", folded) if any(word in folded for word in _FAREWELL_WORDS) else folded
 
 
 def _directs(folded: str) -> bool:

@@ -706,3 +706,28 @@ def test_dropping_the_work_leaves_no_step_agreed(closing: str) -> None:
 def test_dropping_the_work_till_a_named_day_keeps_that_step() -> None:
     turns = [user("加一个桌面小组件"), assistant("加好了。刷新用哪个办法？"), user("算了，今天不搞了，明天再弄刷新")]
     assert any("明天再弄刷新" in step for step in snapshot_session(turns).next_steps)
+
+
+def test_a_step_on_its_own_line_after_a_rule_is_the_next_step() -> None:
+    """Found in a fresh half: Chinese typed a line per thought with no stops ran "…push 永远我自己来 所有 repo 都一样"
+    and "下午接台架 明天搞 can" together, so the step was read as part of the rule and no step was left."""
+    turns = [
+        user("ci 上是好的 我本地 aarch64 的 release 编不过 你看下"),
+        assistant("改好了，linker 用 SDK 的。要 commit 吗？"),
+        user("commit 吧 本地 commit 就行 push 永远我自己来 所有 repo 都一样\n下午接台架 明天搞 can"),
+        assistant("已本地 commit `4e7b1c9`，没 push。明天看 CAN。"),
+    ]
+    state = snapshot_session(turns)
+    assert state.next_steps == ("下午接台架 明天搞 can",), state
+    assert any("push 永远我自己来" in decision for decision in state.decisions), state
+
+
+@pytest.mark.parametrize("closing", ["That's enough for tonight, 晚安!", "好的 晚安"])
+def test_enough_for_tonight_is_a_goodbye_not_a_step(closing: str) -> None:
+    """Found in a fresh half: "That's enough for tonight, 晚安" was the next step, for its "tonight"."""
+    turns = [
+        user("Please use US spelling in code and docs: color, not colour."),
+        assistant("Fixed: renamed everywhere, `grep -rni colour .` finds nothing. Erhua: same color as the syllable?"),
+        user(f"Good question about erhua — let me think about it, my tutor has opinions. {closing}"),
+    ]
+    assert snapshot_session(turns).next_steps == ()

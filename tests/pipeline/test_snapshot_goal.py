@@ -225,3 +225,99 @@ def test_with_no_ask_the_goal_is_what_goes_wrong_after_the_rules_said_on_the_way
     )
     goal = snapshot_session([user(ask), assistant("The pod lacks ITINERARY_DB_PASSWORD; fixed the secret name.")]).goal
     assert goal.startswith("staging is crashlooping"), goal
+
+
+def test_after_a_long_way_in_and_now_the_problem_comes_the_goal() -> None:
+    """Found in a fresh half: a polite opening ("Before we dive in, a bit of context, …"), who the person is, the
+    repo, five rules and "Now the problem." had the way in as its goal, not the failing tests."""
+    ask = (
+        "Good morning! Before we dive in, a bit of context, since this is a fresh Claude Code setup on my new work"
+        " laptop and you don't know me yet. I'm Dan — Daniel Okafor-Reyes — and I work on the ML platform team at"
+        " Tessera AI here in Singapore. This repo, gpu-sched-operator, is our Go operator (kubebuilder v4 scaffold,"
+        " controller-runtime v0.19, Go 1.23) that schedules GPU jobs onto the on-prem A100 cluster.\n\n"
+        "A few things about how the repo works, and then the actual problem:\n\n"
+        "1. The controllers live in internal/controller/ and the fair-share math in internal/fairshare/.\n"
+        "2. Tests: run them with `make test`. Please don't run plain `go test ./...`.\n\n"
+        "Now the problem. Since Friday the TeamQuota controller tests fail, both on my machine and in CI. Here's the"
+        " CI output:\n\n```\n$ make test\n--- FAIL: TestTeamQuota (10.00s)\n```\n\nCould you take a look and tell me"
+        " what you think is going on before changing too much? Thank you!"
+    )
+    goal = snapshot_session([user(ask), assistant("The index was never registered in the test manager.")]).goal
+    assert goal.startswith("Since Friday the TeamQuota controller tests fail"), goal
+    assert "Thank you" not in goal, goal
+
+
+@pytest.mark.parametrize(
+    ("ask", "starts"),
+    [
+        # found in a fresh half: the greeting with the agent's name, and the opener that only says a long message
+        # follows, led the goal
+        (
+            "Hi Claude, a few things today, sorry in advance for the long message.\n\nFirst, Priya's message is in"
+            " the drop folder. I'd like an --enable-preemption flag (default true) so we can switch preemption per"
+            " environment. Prod flags belong in the kustomize overlay config/overlays/prod, never in"
+            " config/manager/manager.yaml — the base is shared by dev and staging.\n\nSecond, Wei Jie and I looked at"
+            " this week's usage data, and the 7-day half-life is too sticky. We're changing the half-life to 72"
+            " hours. It's the --fairshare-half-life flag, default in cmd/main.go.",
+            "First, Priya's message is in the drop folder. I'd like an --enable-preemption flag",
+        ),
+        (
+            "Hi Gemini. I'm using you on the operator repo today because Claude is busy on another branch. Could"
+            " you write the NVIDIA device plugin time-slicing config for gpu-a100-11 and gpu-a100-12?",
+            "I'm using you on the operator repo today",
+        ),
+    ],
+)
+def test_a_greeting_by_name_and_an_opener_about_the_message_are_no_goal(ask: str, starts: str) -> None:
+    goal = snapshot_session([user(ask), assistant("Done.")]).goal
+    assert goal.startswith(starts), goal
+
+
+def test_an_ask_after_a_dash_and_an_ask_after_then_are_asks() -> None:
+    """Found in a fresh half: "Good news: …, so preemption goes back on in prod — remove the override …" and "Then, if
+    there's time, let's prepare v0.4.0" read as no ask, so the goal was the opening cut at its length."""
+    ask = (
+        "Good morning! Good news: Priya got the research leads' sign-off yesterday evening, so preemption goes back on"
+        " in prod — remove the --enable-preemption=false override from config/overlays/prod, with the 5-minute grace"
+        " period as before.\n\nThey asked for one extra condition, which I think is fair: never preempt a job that is"
+        " in the last 10% of its walltime (spec.maxRuntime), because killing a 20-hour run at hour 19 hurts more than"
+        " it helps. Jobs without a maxRuntime are treated as always preemptible.\n\nThen, if there's time, let's"
+        " prepare v0.4.0. RELEASING.md is a bit stale; please follow it, but tell me where it looks wrong."
+    )
+    goal = snapshot_session([user(ask), assistant("Done.")]).goal
+    assert goal.startswith("Good news: Priya got the research leads' sign-off"), goal
+    assert "let's prepare v0.4.0" in goal, goal
+
+
+def test_chinese_typed_a_line_per_thought_is_read_a_sentence_a_line() -> None:
+    """Found in a fresh half: lines with no stops ran together, so the ask on the last line ("我本地 aarch64 的
+    release 编不过 你看下") read as part of the introduction before it, and a later turn became the goal."""
+    ask = (
+        "早\n我叫邵一鸣 在杭州极桩科技做充电桩固件 rust 跟嵌入式 linux 这块\n回复中文 短点 直接说结论\n\n"
+        "这个 repo 是 charger-fw 桩控制板上跑的 rust daemon 板子是 imx8mm 系统是我们自己的 yocto\n"
+        "ci 上是好的 我本地 aarch64 的 release 编不过 你看下"
+    )
+    turns = [
+        user(ask),
+        assistant("原因：`.cargo/config.toml` 没给 aarch64 配 linker。两个办法：装 cross，或者用 Yocto SDK。"),
+        user("不用 cross 我们 ci 也是 yocto sdk 编的\nsdk 装在 /opt/jzsdk/kirkstone 下面 你 ls 一下"),
+        assistant("好，用 SDK。"),
+    ]
+    goal = snapshot_session(turns).goal
+    assert "release 编不过" in goal and "邵一鸣" not in goal and "不用 cross" not in goal, goal
+
+
+def test_a_numbered_list_under_could_you_please_is_the_asks_each_its_own() -> None:
+    """Found in a fresh half: the three numbered asks under "Could you please:" ran into one sentence, too long to
+    keep whole, so the goal kept the story before it and only the last ask's tail."""
+    ask = (
+        "The weekend soak on dev went fine, but something happened in prod on Saturday that I'd like the operator to"
+        " handle better. gpu-a100-07 threw an Xid 79 around 3am SGT on Saturday; Farah cordoned it. The problem: our"
+        " fair-share math still counted its 8 GPUs as capacity, so shares were computed out of 96 and the operator"
+        " kept admitting jobs that then sat Pending forever.\n\nCould you please:\n"
+        "1. Make capacity count only GPUs on nodes that are Ready and schedulable (not cordoned), recomputed when"
+        " nodes change.\n2. Let's make the borrowing cap 125% of quota instead of 150%.\n"
+        "3. Add a gauge gpusched_cluster_capacity_gpus so we can see what the operator thinks the capacity is."
+    )
+    goal = snapshot_session([user(ask), assistant("Done.")]).goal
+    assert "1) Make capacity count only GPUs on nodes that are Ready and schedulable (not cordoned)" in goal, goal
