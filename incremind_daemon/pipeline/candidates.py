@@ -89,8 +89,11 @@ _MAX_SECRET_SHARE = 0.3
 _DIGIT = re.compile(r"\d")
 _DATED_WEIGHT = 8.0  # "约了 10/9 周五晚上 8 点视频聊", not a day's heading ("3/5 周四", "Next sync: 4/17, same time.")
 # an instruction that forbids, which holds beyond the task however plainly put: "Don't roll back migrations by hand"
+_PURPOSE = re.compile(r"(?<![a-z])so (?:that )?(?:i|we|you|it|every|each|all|the)(?![a-z])[^,;]*")
 _FORBIDDING = re.compile(r"(?:(?:pls|please) )?(?:don'?t|do not|never)\s|(?:请)?(?:别|不要|不准|禁止|不许)")
-_MUST = re.compile(r"[^，。,;；]{2,30}?(?<!不)(?:必须|一定要)")  # "goose 的 migration 必须带 Down"
+_MUST = re.compile(  # "goose 的 migration 必须带 Down", "没上传成功的一条都不许删"
+    r"[^，。,;；]{2,30}?(?<!不)(?:必须|一定要)|[^，。,;；]{2,30}?(?:都|一律|千万|绝对)?(?:不许|不准|禁止)"
+)
 # a value that configures something: a number with a unit or a name=value pair
 _IMPERATIVE_START = re.compile(
     r"(?:use|set|keep|run|make|give|train|cap|limit|clip|pin|default to|stick to|flush|poll|retry|subscribe)\b"
@@ -380,7 +383,8 @@ _SAYS_HOW = re.compile(r"(?:how|what) (?:i|we) [^:?]{1,40}:\s*\S")
 
 # a first clause in which the person changes something themselves (after a caption), up to its end
 _OWN_CHANGE = re.compile(
-    r"^(?:[\w ]{1,30}:\s*)?(?:we|i)(?:'re|'ll|'ve| are| will| have)? (?:no longer|not going|now|switching|moving"
+    r"^change of plans?(?: again)?\s*[,:—–]"  # "change of plans again, Siobhán just posted …: freeze extended to …"
+    r"|^(?:[\w ]{1,30}:\s*)?(?:we|i)(?:'re|'ll|'ve| are| will| have)? (?:no longer|not going|now|switching|moving"
     r"|dropping|changing)"
     r"[^—–;:.!?]*?(?=\s*[—–;:]|\.\s)|^我们?(?:不再|以后|改成|换成|不[^，,；;。]{1,12}?了)[^，,；;。]*"
 )
@@ -559,8 +563,9 @@ def _lasts_in_conversation(folded: str, matched: frozenset[str], *, setting_said
     if not strong or EXPLANATION.match(folded):
         return False
     standing = strong - {ENTITY.pattern}
+    # what the work is for says no rule: "import the HSK lists so that every card gets a level"
     if REQUEST.search(folded) and not (
-        standing - {COMMUNICATION.pattern, STANDING.pattern, EVENT.pattern} or GENERAL.search(folded)
+        standing - {COMMUNICATION.pattern, STANDING.pattern, EVENT.pattern} or GENERAL.search(_PURPOSE.sub("", folded))
     ):
         return (
             False  # an ask for the task at hand; "用 X 跑一下" names a tool, "Swap it for … (got them last night)" too

@@ -78,18 +78,13 @@ _EACH_STEP = r"(?:commit|push|merg|deploy|releas|ship)(?:e|es|ed|ing)?"
 # what holds every time, not just for the task at hand
 STANDING = re.compile(
     words(
-        r"always|never|from now on|going forward|for good",
-        r"from here on(?: out)?",
-        r"in (?:the )?future|every time",
-        r"whenever|by default",
-        r"as a rule",
-        r"no more",
+        r"always|never|from now on|going forward|for good|from here on(?: out)?|in (?:the )?future|every time",
+        r"whenever|by default|as a rule|no more",
         r"(?<!the )(?<!that's )(?<!for )(?<!until )next time(?!:| (?:we|i|you) (?:meet|talk|see))",
         # a rule recalled ("No prefixes, remember.") and one that turns a kind of thing down ("No emojis.")
         r"(?:^|[,;] )remember[.!]*$|^remember[,:]",
         r"^no (?!worries|problems|thanks|ideas|changes|errors|issues|tests? (?:fail|pass))[a-z-]+s(?=[,.!;]|$)",
-        r"(?:don'?t|do not) ever",
-        r"at all times",
+        r"(?:don'?t|do not) ever|at all times",
         r"in (?:this|our|the) (?:repo|project|codebase)",
         r"(?:every|each) (?:single |new )?[a-z]+",
         r"(?:all|any) (?:new |other )?(?:code|files?|components?|endpoints?|tests?|commits?|prs?|projects?|repos?"
@@ -97,9 +92,7 @@ STANDING = re.compile(
         r"ever(?=[.!]?$)",
         r"^no [a-z][\w.-]* (?:on|after|before|during|in|for|without|unless)\b",
         r", no [a-z][\w.-]*(?=\s*(?:$|[,.;—]))",
-        r"make sure (?:to|you)",
-        r"remember to",
-        r"don'?t forget to",
+        r"make sure (?:to|you)|remember to|don'?t forget to",
         r"(?:should|must) (?:always|never|be)",
         r"^(?:about|regarding|as for) [^:,]{1,40}:",
         r"first\b.{1,60}\bthen",
@@ -201,6 +194,7 @@ DECISION = re.compile(
         r"(?:mov(?:e|ing)|switch(?:ing)?|migrat(?:e|ing)) (?:(?:[\w-]+ ){1,3}from [\w.-]+ )?(?:to|over to|from)",
         r"(?:got |been |was |is )?(?:pushed|moved|postponed|delayed|bumped|rescheduled|slipped) (?:back )?to",
         r"(?:we're|we are|i'm|i am|it's|it is) pinned to",
+        r"(?:we're|we are|we've|we have) chang(?:ing|ed) (?:the |our )?[\w -]{1,30}? to",  # "… half-life to 72h"
         r"(?:the )?(?:plan|call|verdict) is",
         r"agreed:|we agreed",
         r"(?:we|i)(?:'ve| have)? (?:dropped|ditched|retired|got rid of)(?! the (?:ball|call)\b)",
@@ -208,6 +202,9 @@ DECISION = re.compile(
         # "Move the nightly run to 3:30"
         r"(?:goes|go|going|went) back to|(?:goes|went|is going) (?:up |down )?to [^,.;:!?]{1,30}? now",
         r"move (?:the |our |my |its )?(?:[\w-]+ ){0,3}?to \d{1,2}(?::\d{2}|\s?[ap]m)(?![\w:])",
+        # where a kind of thing goes, said of all of them: "migrations go in an ArgoCD PreSync hook Job"
+        r"(?<!\bwe )(?<!\byou )(?<!\bthey )[a-z][\w-]*s (?:always |only )?go (?:in|into|under)"
+        r"(?= (?!and\b|there\b|here\b))",
     )
     + r"|决定|(?<!搞)定了|定下来|拍板|结论[是:：]|就用|就定|先定|定[成为]|选定|选了"
     r"|采用|改用|换成|改成|改为|迁到|搬到|升到|升级到|降到|不用[^，。！？,.!?]{0,15}了|先不|放弃"
@@ -245,6 +242,10 @@ ENTITY = re.compile(
         r"(?:is|are) (?:managed|named|called|prefixed|suffixed|versioned|tagged) (?:with|by|as|like|after)",
         # a naming pattern: "staging models are named stg_<source>__<entity>"
         r"(?:is|are) (?:named|called|prefixed|suffixed) [\w.-]*<[\w -]+>[\w<>.-]*",
+        # a template with its placeholder: "commit msgs are `ITIN-<n>: imperative summary`"
+        r"(?:is|are) `[\w.:/ -]*<[\w -]+>[^`]*`",
+        # the key a setting is under, and the file: "the weight is canary.weight in values-prod.yaml"
+        r"(?:is|are) `?[\w-]+(?:\.[\w-]+)+`? in `?[\w./-]+\.(?:ya?ml|json|toml|ini|conf|env|tf|tfvars|properties)",
         r"(?:names?|naming|prefix) (?:is|are) [\w<>{}/.-]*[<{/_.-]",
         r"(?:prod|production|staging|dev|ci) (?:runs|uses|has) \d+",
     )
@@ -409,7 +410,8 @@ REQUEST = re.compile(
         # a piece of work wanted: "Need a migration for …", "I want a GitHub Actions workflow that …", "Weekend
         # project: …"
         r"^(?:so |ok |also )?(?:i |we )?need (?:a|an|to (?:add|write|build|make|create|implement|set up|get))",
-        r"^(?:so |ok |also )?i (?:want|need|'d like) (?:a|an|to (?:start|add|build|write|set up|get|have|make|try))",
+        r"^(?:so |ok |also )?i(?: want| need|'d like|'d love| would like| would love) (?:a|an|each|to (?:start|add"
+        r"|build|write|set up|get|have|make|try|import|create|implement|switch|move|do|fix|prepare|port|wire))",
         r"^weekend project",
         r"^(?:just )?(?:swap|replace|switch|turn|point|convert) (?:it|this|that|them)",  # "Swap it for next/font/local"
     )
@@ -572,6 +574,7 @@ EXPLANATION = re.compile(r"^(?:因为|由于|because)(?!.*(?:所以|因此|于�
 _AT_HAND = re.compile(
     r"^(?:你(?:这里|这儿|刚才|刚刚|上面|又)|这篇|这次|这回|(?:this|that) one(?![a-z])|you just(?![a-z])|here,? )"
 )
+_THIS_ONE_IS = re.compile(r"(?:this|that) one (?:is|was|should be)(?![a-z])")
 _STANDING_CUE = re.compile(r"必须|务必|不准|禁止|(?<![a-z])(?:must|never)(?![a-z])")
 _CLAUSE = re.compile(r"[，；]\s*|[,;]\s+")
 
@@ -586,6 +589,8 @@ def without_task_tail(statement: str) -> str:
     for match in _CLAUSE.finditer(statement):
         head, tail = statement[: match.start()], fold(statement[match.end() :])
         folded = fold(head)
+        if _THIS_ONE_IS.match(tail) and text_weight(head) >= 3:
+            return head.rstrip()  # "commit msgs are `ITIN-<n>: imperative summary`, this one is ITIN-231": the case
         if not (GENERAL.search(folded) or _STANDING_CUE.search(folded)) or text_weight(head) < 3:
             continue
         pointed = _AT_HAND.match(tail) or (tail.startswith("你") and REQUEST.match(tail))

@@ -41,6 +41,10 @@ _RULE_AFTER_ASK = re.compile(
     r"|(?:一律|统一|永远|不要|别|都用|只用)"
 )
 _CHAT_BREAK = re.compile(r"(?<=[.!?？！])(?<!\s[?!])[.!?？！]*\s+(?=[^\s—–])")  # "用 ? 加 .context()": a symbol
+# a space typed for a stop before what holds from now on: "表结构这次先手写 sql 建就行 以后 schema 有变化都用 …"
+# (not "改完 以后 …", after it is done), when what comes before is for this time
+_SPOKEN_BREAK = re.compile(r"(?<=[\u3400-\u9fff\w])(?<![完好了过之])[ \t]+(?=以后|今后|从今以后|从现在起)")
+_THIS_TIME = re.compile(r"这次|这回|今天|暂时|目前先|现在先")
 # words that open another item of a list: "also …", "还有…"
 OTHER_EN, OTHER_ZH = r"also|plus|btw", r"还有|另外|此外|再有|以及"
 # a semicolon before another item of a list of rules: "；也别…", "; also never…", "；还有…", "；2）…"
@@ -145,9 +149,16 @@ def sentence_pieces(text: str, start: int, end: int, conversational: bool) -> li
     pieces: list[tuple[int, int]] = []
     for item_start, item_end in items:
         begin = item_start
-        for match in _CHAT_BREAK.finditer(text, item_start, item_end):
+        breaks = [*_CHAT_BREAK.finditer(text, item_start, item_end)]
+        breaks += _SPOKEN_BREAK.finditer(text, item_start, item_end)
+        for match in sorted(breaks, key=lambda m: m.start()):
             # the break begins after its stop: the word before it ends at match.start()
-            if not _ABBREVIATION.search(text, max(item_start, match.start() - 8), match.start()):
+            if match.re is _SPOKEN_BREAK:
+                if not _THIS_TIME.search(text, begin, match.start()):
+                    continue  # "commit message 以后一律写英文": what holds from now on is of the thing named before it
+                pieces.append((begin, match.start()))
+                begin = match.end()
+            elif not _ABBREVIATION.search(text, max(item_start, match.start() - 8), match.start()):
                 pieces.append((begin, match.start() + 1))
                 begin = match.end()
         pieces.append((begin, item_end))

@@ -527,3 +527,145 @@ def test_a_rule_for_commits_a_must_and_a_switch_said_to_an_agent_last(text: str,
 @pytest.mark.parametrize("text", ["这个 bug 今天必须修好。", "今晚必须把 PR 合了"])
 def test_a_must_for_today_does_not_last(text: str, use_m3: Embedder) -> None:
     assert statements(text, embedder=use_m3) == []
+
+
+@pytest.mark.parametrize(
+    ("text", "statement"),
+    [
+        # found in a fresh half: each was read as no lasting statement
+        (
+            "migrations go in an ArgoCD PreSync hook Job (hook-delete-policy BeforeHookCreation), not the entrypoint.",
+            "Migrations go in an ArgoCD PreSync hook Job (hook-delete-policy BeforeHookCreation), not the entrypoint",
+        ),  # where a kind of thing goes, said of all of them
+        (
+            "commit msgs are `ITIN-<n>: imperative summary`, this one is ITIN-231.",
+            "Commit msgs are `ITIN-<n>: imperative summary`",
+        ),  # a template with its placeholder, without the case at hand
+        (
+            "the weight is canary.weight in values-prod.yaml, it renders the ALB annotation on the shared ingress.",
+            "The weight is canary.weight in values-prod.yaml, it renders the ALB annotation on the shared ingress",
+        ),  # the key a setting is under, and its file
+    ],
+)
+def test_where_things_go_a_template_and_a_settings_key(text: str, statement: str, use_m3: Embedder) -> None:
+    assert statements(text, embedder=use_m3) == [statement]
+
+
+@pytest.mark.parametrize("text", ["we go in order, file by file", "the tests go in tests/unit for this one"])
+def test_going_in_said_of_the_work_at_hand_is_no_rule(text: str, use_m3: Embedder) -> None:
+    assert statements(text, embedder=use_m3) == []
+
+
+@pytest.mark.parametrize(
+    ("quote", "statement"),
+    [
+        # found in a fresh half: the lead-ins stayed in the statement
+        (
+            "also, re Conor's action item 4 — ok fine, he's right: prod goes to automated sync too, prune off.",
+            "Prod goes to automated sync too, prune off",
+        ),
+        (
+            "change of plans again, Siobhán just posted in #team-bookings: freeze extended to Wed 2 Dec 09:00.",
+            "Freeze extended to Wed 2 Dec 09:00",
+        ),
+        ("re: the cache — redis errors are a cache miss, never a 500", "Redis errors are a cache miss, never a 500"),
+    ],
+)
+def test_what_a_sentence_answers_and_who_posted_it_are_lead_ins(quote: str, statement: str) -> None:
+    assert clean_statement(quote) == statement
+
+
+def test_a_change_of_plans_the_person_relays_is_their_own() -> None:
+    """Found in a fresh half: "change of plans again, Siobhán just posted …: freeze extended to …, she wants prod quiet"
+    was read as the manager's view (her "wants"), so it could only stand beside the old freeze as a disagreement."""
+    text = (
+        "change of plans again, Siobhán just posted in #team-bookings: freeze extended to Wed 2 Dec 09:00, payments"
+        " had an incident in core last night and she wants prod quiet one more day."
+    )
+    [candidate] = extract_candidates(text, conversational=True)
+    assert not candidate.reported
+    [view] = extract_candidates("Siobhán wants prod quiet one more day, freeze until Wed.", conversational=True)
+    assert view.reported
+
+
+@pytest.mark.parametrize(
+    ("text", "statement"),
+    [
+        # found in a fresh half, typed a line per thought with spaces for stops
+        (
+            "表结构这次先手写 sql 建就行 以后 schema 有变化都用 PRAGMA user_version 做升级 别删库重建",
+            "以后 schema 有变化都用 PRAGMA user_version 做升级 别删库重建",
+        ),  # what holds from now on, after what is done this time
+        (
+            "上传成功的记录留 7 天再删 没上传成功的一条都不许删",
+            "上传成功的记录留 7 天再删 没上传成功的一条都不许删",
+        ),  # a thing that must never be done, said after its subject
+    ],
+)
+def test_a_rule_typed_with_spaces_for_stops(text: str, statement: str, use_m3: Embedder) -> None:
+    assert statements(text, embedder=use_m3) == [statement]
+
+
+def test_after_it_is_done_is_no_from_now_on() -> None:
+    from incremind_daemon.pipeline.candidates import read_pieces
+
+    text = "改完 以后 跑一下测试"
+    assert [text[p.start : p.end] for p in read_pieces(text, conversational=True)] == [text]
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        # found in a fresh half: "I'd like to …" read as no ask ("i 'd like" was looked for), and "every" in what the
+        # work is for read as a rule for every card
+        "I'd like to import the HSK vocabulary lists into hanzi-drill so that every card gets a level.",
+        "I'd love each character colored by its tone, using rich, so I start associating colors with tones.",
+    ],
+)
+def test_work_wanted_with_what_it_is_for_is_no_rule(text: str, use_m3: Embedder) -> None:
+    assert statements(text, embedder=use_m3) == []
+
+
+def test_a_rule_after_what_the_work_is_for_still_holds(use_m3: Embedder) -> None:
+    assert statements("Please add tests so that every endpoint is covered, always.", embedder=use_m3) == [
+        "Add tests so that every endpoint is covered, always"
+    ]
+
+
+def test_what_convinced_the_person_is_a_lead_in() -> None:
+    quote = (
+        "I read the FSRS paper and the benchmark over breakfast, and I'm convinced: we're switching the scheduler from"
+        " SM-2 to FSRS."
+    )
+    assert clean_statement(quote) == "We're switching the scheduler from SM-2 to FSRS"
+
+
+def test_a_change_of_a_setting_to_a_value_is_a_decision(use_m3: Embedder) -> None:
+    """Found in a fresh half: "We're changing the half-life to 72 hours." read as no lasting statement ("the half-life"
+    was no thing a change word moves, for its hyphen), so the old 7-day half-life stayed in the context."""
+    assert statements("We're changing the half-life to 72 hours.", embedder=use_m3) == [
+        "We're changing the half-life to 72 hours"
+    ]
+
+
+def test_one_more_thing_with_a_word_between_is_a_lead_in() -> None:
+    quote = "One more general thing while I remember: I'm on Singapore time, so give times in SGT."
+    assert clean_statement(quote) == "I'm on Singapore time, so give times in SGT"
+
+
+def test_a_pilot_pushed_to_a_day_is_a_change_and_a_push_to_main_is_not() -> None:
+    """Found in a fresh half: "星河湾试点推到 12 月 11 号" read as no change, so the old pilot day stayed in the context."""
+    from incremind_daemon.pipeline.lasting import DECISION
+
+    assert DECISION.search("林涛刚说星河湾试点推到 12 月 11 号 那边电力增容没弄完")
+    assert not DECISION.search("改完直接推到 main")
+
+
+def test_a_line_of_chinese_ending_on_a_word_is_no_wrapped_line() -> None:
+    """Found in a fresh half: a long line of Chinese ending on "yocto" read as wrapped into the next line, which began
+    with "ci", so the ask on that line became part of what the repo is."""
+    text = (
+        "这个 repo 是 charger-fw 桩控制板上跑的 rust daemon 板子是 imx8mm 系统是我们自己的 yocto\n"
+        "ci 上是好的 我本地 aarch64 的 release 编不过 你看下"
+    )
+    assert statements(text) == ["这个 repo 是 charger-fw 桩控制板上跑的 rust daemon 板子是 imx8mm 系统是我们自己的 yocto"]
