@@ -14,7 +14,7 @@ import logging
 import re
 from dataclasses import dataclass, replace
 
-from incremind_daemon.pipeline.cues import ACK, CONTEXT_OPENER, QUOTED_WORDS, fold
+from incremind_daemon.pipeline.cues import ACK, QUOTED_WORDS, fold
 from incremind_daemon.pipeline.features import features_of, keys_of, names_a_day, numbers_of
 from incremind_daemon.pipeline.lasting import (
     BOILERPLATE,
@@ -46,6 +46,7 @@ from incremind_daemon.pipeline.lasting import (
     without_task_tail,
 )
 from incremind_daemon.pipeline.lasting_model import Chance, LastingReader
+from incremind_daemon.pipeline.openers import CONTEXT_OPENER
 from incremind_daemon.pipeline.organize import split_sentences
 from incremind_daemon.pipeline.pieces import (
     ASKED_CHANGE,

@@ -16,13 +16,9 @@ from incremind_daemon.pipeline.candidates import extract_candidates
 from incremind_daemon.pipeline.cues import (
     ASK_CAPTION,
     ASK_CUES,
-    CONTEXT_OPENER,
-    INTRO_CUES,
-    INTRODUCTION,
     OPENING,
     POLITE,
     REFINE,
-    SCENE_CAPTION,
     TASK_TIMES,
     fold,
 )
@@ -37,6 +33,7 @@ from incremind_daemon.pipeline.markdown import (
     split_blocks,
     text_weight,
 )
+from incremind_daemon.pipeline.openers import CONTEXT_OPENER, INTRO_CUES, INTRODUCTION, SCENE_CAPTION
 from incremind_daemon.pipeline.organize import split_sentences
 from incremind_daemon.pipeline.pastes import pasted_error, sentences_before
 from incremind_daemon.pipeline.prose import stop_chinese_lines

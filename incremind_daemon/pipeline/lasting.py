@@ -13,8 +13,9 @@ from __future__ import annotations
 import logging
 import re
 
-from incremind_daemon.pipeline.cues import DECISION_CUES, FROM_THEN_ON, MOVED_TO, ROLE_INTRO, fold
+from incremind_daemon.pipeline.cues import DECISION_CUES, FROM_THEN_ON, MOVED_TO, fold
 from incremind_daemon.pipeline.markdown import text_weight
+from incremind_daemon.pipeline.openers import ROLE_INTRO
 from incremind_daemon.pipeline.stance import RESTATED
 
 log = logging.getLogger(__name__)

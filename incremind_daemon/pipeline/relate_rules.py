@@ -13,7 +13,7 @@ import logging
 import re
 from collections.abc import Sequence
 
-from incremind_daemon.pipeline.cues import INTRODUCTION, fold
+from incremind_daemon.pipeline.cues import fold
 from incremind_daemon.pipeline.features import (
     CONCEPT_NAMES,
     Features,
@@ -28,6 +28,7 @@ from incremind_daemon.pipeline.features import (
     sharing,
 )
 from incremind_daemon.pipeline.lasting import EVENT, REPORTED
+from incremind_daemon.pipeline.openers import INTRODUCTION
 from incremind_daemon.pipeline.pairs import Known, Relation, has_chinese, said_in, said_of, text_of
 from incremind_daemon.pipeline.pieces import weight
 from incremind_daemon.pipeline.replacing import (

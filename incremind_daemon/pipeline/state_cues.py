@@ -448,7 +448,7 @@ def proposes(folded: str) -> bool:
     return False
 
 
-# a caption over context the person gives on the way in, which SCENE_CAPTION leaves out: "quick context: …",
+# a caption over context the person gives on the way in, which openers.SCENE_CAPTION leaves out: "quick context: …",
 # "some background first: …", "先说下背景：…", "交代一下背景，…"
 CONTEXT_CAPTION = re.compile(
     r"^(?:(?:quick|some|a bit of|a little|brief|short|for) )?(?:context|background)(?: first)?\s*[:：,，-]"

@@ -28,7 +28,6 @@ from incremind_daemon.pipeline.cues import (
     DONE,
     FORBID_CUES,
     HOLD_CUES,
-    INTRO_CUES,
     LATER_CUES,
     NEXT,
     NEXT_CUES,
@@ -63,6 +62,7 @@ from incremind_daemon.pipeline.markdown import (
     words_of,
 )
 from incremind_daemon.pipeline.mentions import MentionedFiles
+from incremind_daemon.pipeline.openers import INTRO_CUES
 from incremind_daemon.pipeline.organize import split_sentences
 from incremind_daemon.pipeline.prose import INLINE_CODE
 from incremind_daemon.pipeline.reach import holds_everywhere

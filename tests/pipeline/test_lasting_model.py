@@ -1057,8 +1057,8 @@ def test_a_change_of_a_project_rule_is_read_in_the_scope_it_takes_beside_it(use_
 
 
 def test_a_change_the_model_reads_of_an_insight_that_shares_no_words_with_it_is_new(use_m3: Embedder) -> None:
-    """Found in a fresh half: "重连上限改成 60 秒" replaced the CAN bitrate ("功率模块那条 can 是 250k 不是 500k … 你改成
-    250k"), which the model read as changed at 0.41 for the 改成 both say: a valid rule left the context."""
+    """Found in a fresh half: "重连上限改成 60 秒" replaced the CAN bitrate ("功率模块那条 can 是 250k 不是 500k …
+    你改成 250k"), which the model read as changed at 0.41 for the 改成 both say: a valid rule left the context."""
     said = "重连上限改成 60 秒 晓峰那边平台要求的 昨天林涛群里说了 你先把这个改了"
     known_text = "功率模块那条 can 是 250k 不是 500k 脚本里写错了 你改成 250k"
     known = Known(15, known_text, "", "correction", 0.419, "project")
