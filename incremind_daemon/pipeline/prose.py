@@ -13,6 +13,8 @@ from __future__ import annotations
 import logging
 import re
 
+from incremind_daemon.store.charsets import CJK_CHAR
+
 log = logging.getLogger(__name__)
 
 _FENCE = re.compile(r"^[ \t]*(`{3,}|~{3,})[^\n]*\n.*?(?:^[ \t]*\1[ \t]*$|\Z)", re.M | re.S)
@@ -126,7 +128,6 @@ def prose_spans(text: str) -> list[tuple[int, int]]:
 
 
 _WRAPPED = re.compile(r"[^\n]{60,}$")
-_CJK_CHAR = re.compile(r"[\u3400-\u9fff]")
 _LABELLED = re.compile(r"^\s*[\w][\w ./-]{0,20}[:：]\s")  # "back: SQ 529, …", "cutover: run both …": an item
 _SENTENCE_DONE = re.compile(r"[.!?。！？:：;；)）\]]\s*$")
 
@@ -135,7 +136,7 @@ def _wraps(before: str, line: str) -> bool:
     """Tell whether a line goes on with the sentence of the long line before it, which the writer wrapped."""
     if not _WRAPPED.search(before) or _SENTENCE_DONE.search(before):
         return False
-    if _CJK_CHAR.search(before[-30:]):
+    if CJK_CHAR.search(before[-30:]):
         return False  # Chinese typed a line per thought: "…系统是我们自己的 yocto⏎ci 上是好的 …" is two
 
     if _LIST_MARKER.match(line) or _LABELLED.match(line):
