@@ -37,6 +37,7 @@ from incremind_daemon.pipeline.openers import CONTEXT_OPENER, INTRO_CUES, INTROD
 from incremind_daemon.pipeline.organize import split_sentences
 from incremind_daemon.pipeline.pastes import pasted_error, sentences_before
 from incremind_daemon.pipeline.prose import stop_chinese_lines
+from incremind_daemon.pipeline.stance import switched_from
 from incremind_daemon.pipeline.state_cues import CONTEXT_CAPTION, is_ack_or_command, strip_prefix
 from incremind_daemon.pipeline.traditional import as_mandarin
 
@@ -377,7 +378,9 @@ def ask_rank(sentence: str, position: int) -> int:
     asks = is_ask(folded) or (not REFINE.search(first) and any(is_ask(part) for part in after))
     # "Bug: … chart labels are an hour off. src/lib/charts/OrdersPerHour.svelte" is asked by its caption
     if not asks and not ASK_CAPTION.match(folded) and extract_candidates(sentence, limit=1, conversational=True):
-        return -1  # how to work, said on the way in ("answer in English", "poetry, not pip"): not the ask
+        # how to work, said on the way in ("answer in English", "poetry, not pip"): not the ask; a switch of what is
+        # used is work to do ("we're switching the scheduler from SM-2 to FSRS"), though no ask says so
+        return 2 if switched_from(sentence) else -1
     if not asks and not ASK_CAPTION.match(folded) and _NEWS.search(folded):
         return 0  # "prod upgrade went fine this morning", "Oskar approved !151, merged": news before the ask
     rank = 2 if asks else 0

@@ -321,3 +321,19 @@ def test_a_numbered_list_under_could_you_please_is_the_asks_each_its_own() -> No
     )
     goal = snapshot_session([user(ask), assistant("Done.")]).goal
     assert "1) Make capacity count only GPUs on nodes that are Ready and schedulable (not cordoned)" in goal, goal
+
+
+def test_a_switch_of_what_is_used_is_work_to_do_not_a_rule_on_the_way_in() -> None:
+    """Found in a fresh half: "we're switching the scheduler from SM-2 to FSRS" after "今天我想换 SRS 的算法" read as a
+    rule said on the way in, so the goal never named FSRS."""
+    ask = (
+        "周末好！今天我想换 SRS 的算法。\n\n"
+        "I read the FSRS paper and the benchmark on the open-spaced-repetition GitHub over breakfast, and I'm"
+        " convinced: we're switching the scheduler from SM-2 to FSRS, using the `fsrs` package from PyPI (py-fsrs)."
+        " Keep my review history, of course — later we can run the optimizer on it.\n\nTwo more things:\n"
+        "1. 每天15个新词太多了，改成每天10个。\n"
+        "2. Schema changes: from now on they go through numbered SQL files in migrations/ with PRAGMA user_version."
+        " No Alembic, no ORM.\n\n你可以先告诉我你的计划吗？用中文和英文。"
+    )
+    goal = snapshot_session([user(ask), assistant("计划：用 py-fsrs 替换 srs.py 里的 SM-2。")]).goal
+    assert "FSRS" in goal and goal.startswith("今天我想换 SRS 的算法"), goal
