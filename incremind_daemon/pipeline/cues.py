@@ -60,6 +60,8 @@ DONE_CUES = re.compile(
         r"(?:is|are) now (?:working|fixed|passing|done|complete|in place|live|green)|now works?|works now",
     )
     + rf"|^(?:✅\s*)?{_words(_PAST, 'done|all done|all set|completed?|finished')}|✅|✔"
+    # "已本地 commit `4e7b1c9`，没 push": a step of git said by its English verb
+    r"|已经?(?:在?本地)?\s*(?:commit|push|merge|rebase|tag)\s*(?:了|到)?\s*`"
     r"|已经?(?:帮你|为你|替你|给你)?(?:完成|修复|修正|修好|添加|新增|加入|加上|更新|删除|删掉|移除|创建|建立"
     r"|新建|实现|提交|修改|改好|改成|改为|替换|重构|处理|解决|整理|写好|写入|编写|撰写|安装|配置|设置|设定"
     r"|合并|迁移|部署|推送|调整|优化|补充|补上|生成|产生|统一|切换|换成|还原|恢复|清理|更正|抽离|搞定|上线"

@@ -692,3 +692,13 @@ def test_a_bare_report_answers_the_ask_typed_in_lower_case_after_an_introduction
     done = snapshot_session([user(opening), assistant("改好了。"), user("thanks")]).done
     assert any("want a grid of buttons" in item for item in done), done
     assert not any("side project" in item for item in done), done
+
+
+def test_a_commit_said_in_chinese_with_its_english_verb_is_done() -> None:
+    """Found in a fresh half: "已本地 commit `4e7b1c9`，没 push。" was no report of work done, so the commit's hash was
+    nowhere in the state."""
+    turns = [
+        user("commit 吧 本地 commit 就行 push 永远我自己来"),
+        assistant("已本地 commit `4e7b1c9`，没 push。明天看 CAN。"),
+    ]
+    assert any("4e7b1c9" in item for item in snapshot_session(turns).done), snapshot_session(turns)
