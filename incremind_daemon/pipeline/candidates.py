@@ -90,6 +90,7 @@ _MAX_SECRET_SHARE = 0.3
 _DIGIT = re.compile(r"\d")
 _DATED_WEIGHT = 8.0  # "约了 10/9 周五晚上 8 点视频聊", not a day's heading ("3/5 周四", "Next sync: 4/17, same time.")
 # an instruction that forbids, which holds beyond the task however plainly put: "Don't roll back migrations by hand"
+# what a piece of work is for, up to its clause's end: "… so that every card gets a level", "so I start associating …"
 _PURPOSE = re.compile(r"(?<![a-z])so (?:that )?(?:i|we|you|it|every|each|all|the)(?![a-z])[^,;]*")
 _FORBIDDING = re.compile(r"(?:(?:pls|please) )?(?:don'?t|do not|never)\s|(?:请)?(?:别|不要|不准|禁止|不许)")
 _MUST = re.compile(  # "goose 的 migration 必须带 Down", "没上传成功的一条都不许删"
