@@ -37,6 +37,11 @@ def _words(*phrases: str) -> str:
     return rf"(?<![a-z0-9_])(?:{'|'.join(phrases)})(?![a-z0-9_]|[.-][a-z0-9])"
 
 
+def bounded(*phrases: str) -> str:
+    """The phrases as alternatives bounded by ASCII word characters: "port" misses "report" yet matches "端口port"."""
+    return rf"(?<![a-z0-9_])(?:{'|'.join(phrases)})(?![a-z0-9_])"
+
+
 def wordset(words: str) -> frozenset[str]:
     return frozenset(words.split())
 

@@ -13,18 +13,14 @@ from __future__ import annotations
 import logging
 import re
 
-from incremind_daemon.pipeline.cues import DECISION_CUES, FROM_THEN_ON, MOVED_TO, fold
+from incremind_daemon.pipeline.cues import DECISION_CUES, FROM_THEN_ON, MOVED_TO, bounded, fold
 from incremind_daemon.pipeline.markdown import text_weight
 from incremind_daemon.pipeline.openers import ROLE_INTRO
 from incremind_daemon.pipeline.stance import RESTATED
 
 log = logging.getLogger(__name__)
 
-
-def words(*phrases: str) -> str:
-    # bounded by ASCII word characters, so "port" misses "report" yet matches "端口port"
-    return rf"(?<![a-z0-9_])(?:{'|'.join(phrases)})(?![a-z0-9_])"
-
+words = bounded  # bounded by ASCII word characters, so "port" misses "report" yet matches "端口port"
 
 _IMPERATIVE_VERBS = (
     "add|adjust|answer|ask|avoid|back up|break|build|bump|cache|call|check|clear|close|commit|configure|copy|create"

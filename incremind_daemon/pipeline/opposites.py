@@ -9,12 +9,8 @@ from __future__ import annotations
 
 import re
 
+from incremind_daemon.pipeline.cues import bounded as _words
 from incremind_daemon.pipeline.features import Features, features_of, keys_of
-
-
-def _words(*phrases: str) -> str:
-    return rf"(?<![a-z0-9_])(?:{'|'.join(phrases)})(?![a-z0-9_])"
-
 
 # fmt: off
 _OPPOSITES = tuple((re.compile(a), re.compile(b)) for a, b in (

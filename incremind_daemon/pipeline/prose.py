@@ -138,7 +138,6 @@ def _wraps(before: str, line: str) -> bool:
         return False
     if CJK_CHAR.search(before[-30:]):
         return False  # Chinese typed a line per thought: "…系统是我们自己的 yocto⏎ci 上是好的 …" is two
-
     if _LIST_MARKER.match(line) or _LABELLED.match(line):
         return False
     first = line.lstrip()[:1]

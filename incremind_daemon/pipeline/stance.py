@@ -15,7 +15,7 @@ import logging
 import re
 from collections.abc import Iterable, Set
 
-from incremind_daemon.pipeline.cues import FROM_DAY_ON, MOVED_TO, WEEKDAY, fold
+from incremind_daemon.pipeline.cues import FROM_DAY_ON, MOVED_TO, WEEKDAY, bounded, fold
 from incremind_daemon.pipeline.features import CONCEPT_NAMES, Features, features_of, keys_of, numbers_of
 from incremind_daemon.pipeline.opposites import opposed
 
@@ -133,10 +133,7 @@ def negated(text: str) -> frozenset[str]:
     return frozenset(out)
 
 
-def _words(*phrases: str) -> str:
-    return rf"(?<![a-z0-9_])(?:{'|'.join(phrases)})(?![a-z0-9_])"
-
-
+_words = bounded  # the same bounds as lasting.words
 # Stance cues over folded text. A negation or a change of plan is about what follows it
 # ("instead of *MySQL*", "不再用 *pip*"); a criticism about what precedes it ("*fixed intervals*
 # are too coarse", "*固定间隔*太粗糙").
