@@ -47,18 +47,19 @@ from incremind_daemon.pipeline.lasting import (
 )
 from incremind_daemon.pipeline.lasting_model import Chance, LastingReader
 from incremind_daemon.pipeline.openers import CONTEXT_OPENER
-from incremind_daemon.pipeline.organize import split_sentences
 from incremind_daemon.pipeline.pieces import (
     ASKED_CHANGE,
     MIN_WEIGHT,
     OTHER_EN,
     OTHER_ZH,
+    POINTS_BACK,
     VALUE,
+    pointed_at,
     sentence_pieces,
     weight,
     whole_code_spans,
 )
-from incremind_daemon.pipeline.prose import is_block_line, is_code, prose_spans
+from incremind_daemon.pipeline.prose import is_block_line, is_code, is_list_item, prose_spans
 from incremind_daemon.pipeline.reach import REACH_BACK, widens_the_one_before, with_reach
 from incremind_daemon.pipeline.redact import find_secrets, redact
 from incremind_daemon.pipeline.scope import about_the_person, rules_scope_stands, scope_of
@@ -152,22 +153,7 @@ def extract_candidates(
             scored.append(found)
     best = sorted(_joined(text, scored), key=lambda s: (-s.score, s.candidate.start))[:limit]
     reached = with_reach(text, [s.candidate for s in sorted(best, key=lambda s: s.candidate.start)])
-    return [replace(c, about=_pointed_at(text, c.start)) if _POINTS_BACK.match(c.quote) else c for c in reached]
-
-
-# a change that points back at what was just said: "Scrap that — we're going with microbatch", "actually make it 7
-# days", "算了，还是用 Redis"
-_POINTS_BACK = re.compile(
-    r"(?i)^\W*(?:scrap that|forget (?:that|it|what i said)|never ?mind(?: that)?|ignore that|drop that"
-    r"|(?:(?:no,? )?actually,? |wait,? )?make (?:it|that|them) |算了|那个(?:不要了|算了|不用了)|改主意了)"
-)
-
-
-def _pointed_at(text: str, start: int) -> str:
-    """Return the sentence before ``start`` in its text, where a change points back at it ("" if none)."""
-    before = text[max(0, start - 400) : start]
-    sentences = split_sentences(before)
-    return sentences[-1].text.strip() if sentences else ""
+    return [replace(c, about=pointed_at(text, c.start)) if POINTS_BACK.match(c.quote) else c for c in reached]
 
 
 def _joined(text: str, scored: list[_Scored]) -> list[_Scored]:
@@ -289,14 +275,14 @@ def read_pieces(text: str, *, conversational: bool) -> list[Piece]:
     tasks = [] if conversational else task_items(text)  # "## Action items": work for once, never proposed
     article = None if conversational else clipped_article(text)
     points = [] if conversational else work_points(text)  # a note on a book or article lists its points
-    for span_start, span_end in prose_spans(text):
+    for span_start, span_end in prose_spans(text, quoted=not conversational):
         for sentence_start, sentence_end in whole_code_spans(text, span_start, span_end):
             for start, end in sentence_pieces(text, sentence_start, sentence_end, conversational):
                 in_decisions = any(a <= start < b for a, b in decided)
                 if any(a <= start < b for a, b in tasks):
                     continue
-                if article is not None and end <= article[0] and says_clipped(text[start:end]):
-                    continue  # "Clipped from: https://…" says where the article is from, nothing that lasts
+                if not conversational and (article is None or end <= article[0]) and says_clipped(text[start:end]):
+                    continue  # "Clipped from: https://…", "pasted from #infra-announce": where it is from, no rule
                 if not conversational and says_where_from(text[text.rfind("\n", 0, start) + 1 : end]):
                     continue  # "Source: blog post from …", "讲师：刘老师": where a note's material is from
                 if (piece := _readable(text, start, end, decided=in_decisions)) is not None:
@@ -326,6 +312,8 @@ def _widened(text: str, pieces: list[Piece]) -> list[Piece]:
             out.append(piece)
             continue
         start = text.rfind("\n\n", 0, piece.start) if reach == "paragraph" else out[-1].start
+        if is_list_item(text[(line := text.rfind("\n", 0, piece.start) + 1) : piece.start]):
+            start = max(start, line)  # "- always tf plan before apply. no exceptions, any repo": its item alone
         # …back to where the paragraph turns to another thing ("另外以后代码注释不要写中文了…。哪个仓库都一样。")
         start = max([start, *(p.start for p in out if p.end > start and _ANOTHER.match(text[p.start : p.end]))])
         out = [replace(p, everywhere=True) if p.end > start and piece.start - p.end <= REACH_BACK else p for p in out]
@@ -423,6 +411,11 @@ def _score_sentence(text: str, piece: Piece, *, conversational: bool, chance: Ch
     setting_alone = setting and not strengths  # no other cue reads it
     if setting_alone:
         strengths["entity"] = 2.4
+    # a setting moved to a new amount, though said as an ask: "change to cl_waiting > 25 for 1 min" (as "改成" is)
+    for_once = one_off(folded) or TODAY_PLAN.search(folded) is not None
+    moved = conversational and not strengths and sets_value(folded) and not for_once
+    if moved:
+        strengths["decision"] = 2.2
     # a note's plan or record for a calendar day ("10 月 24 日（周六）搬，约了搬家公司", "1.4 定在 11 月 27 日发布")
     # holds until then, and a later "搬家不是 24 号而是 25 号了" moves it; "周五家长会改线上了" is the week's news;
     # a slot every week holds until it is moved ("每两周一次，星期四 19:00，在 Waterstones 楼上")
@@ -444,7 +437,9 @@ def _score_sentence(text: str, piece: Piece, *, conversational: bool, chance: Ch
     if reported:  # the reporting verb ("坚持要", "would rather", "argues") marks a view
         strengths = {c: s for c, s in strengths.items() if c not in ("identity", "event", "entity")}
         strengths = strengths or {"preference": 1.0}
-    elif conversational and not _lasts_in_conversation(folded, frozenset(matched), setting_said=setting_alone):
+    elif conversational and not (
+        moved or _lasts_in_conversation(folded, frozenset(matched), setting_said=setting_alone)
+    ):
         lasts = False
     elif conversational and (STATUS.search(folded) or _NEWS.search(folded) or waits_then_acts(folded)) and not decided:
         # where a run or a release stands today ("Deployed 1.15.0 to staging, all green"), or work held until
@@ -483,7 +478,7 @@ def _score_sentence(text: str, piece: Piece, *, conversational: bool, chance: Ch
             and not about_the_person(folded, frozenset(matched))
             and not names_a_standing_choice(folded)
             and not any(_says_it_holds(reading, conversational=conversational) for reading in readings)
-            and not _POINTS_BACK.match(quote)  # "make that us-east-2 instead" changes what was just said
+            and not POINTS_BACK.match(quote)  # "make that us-east-2 instead" changes what was just said
         ):
             return None
         if not lasts:

@@ -45,6 +45,18 @@ _CHAT_BREAK = re.compile(r"(?<=[.!?？！])(?<!\s[?!])[.!?？！]*\s+(?=[^\s—�
 # (not "改完 以后 …", after it is done), when what comes before is for this time
 _SPOKEN_BREAK = re.compile(r"(?<=[\u3400-\u9fff\w])(?<![完好了过之])[ \t]+(?=以后|今后|从今以后|从现在起)")
 _THIS_TIME = re.compile(r"这次|这回|今天|暂时|目前先|现在先")
+# …and one before the day's own plan: "中期报告 12 月 10 号交 PDF 这周先把第三章的图弄完" is a date, then the
+# week's work
+_PLAN_BREAK = re.compile(
+    r"(?<=[\u3400-\u9fff\w])[ \t]+(?=(?:这周|本周|今天|今晚|明天|下次|这次|这回)(?:先|再|就|要|得|接着|把|还是))"
+)
+# a space typed for a comma between Chinese words: "figures/ 里的 pdf 都是脚本生成的 别手改 也不进 git", and one
+# before an ask while at it ("… 也不进 git 顺手加到 .gitignore"; in "那个 npm ci 顺便改掉" what to change is before it)
+# or one to the agent ("文档在 docs/api/report-card.md 你先看下")
+_SPOKEN_STOP = re.compile(
+    r"(?<=[\u3400-\u9fff])[ \t]+(?=[\u3400-\u9fff])"
+    r"|(?<=\S)[ \t]+(?=(?:顺手|顺便)[^，。,;；\n]{4}|你(?:先|去|帮|来|再|把|看))"
+)
 # words that open another item of a list: "also …", "还有…"
 OTHER_EN, OTHER_ZH = r"also|plus|btw", r"还有|另外|此外|再有|以及"
 # a semicolon before another item of a list of rules: "；也别…", "; also never…", "；还有…", "；2）…"
@@ -151,10 +163,11 @@ def sentence_pieces(text: str, start: int, end: int, conversational: bool) -> li
         begin = item_start
         breaks = [*_CHAT_BREAK.finditer(text, item_start, item_end)]
         breaks += _SPOKEN_BREAK.finditer(text, item_start, item_end)
+        breaks += _PLAN_BREAK.finditer(text, item_start, item_end)
         for match in sorted(breaks, key=lambda m: m.start()):
             # the break begins after its stop: the word before it ends at match.start()
-            if match.re is _SPOKEN_BREAK:
-                if not _THIS_TIME.search(text, begin, match.start()):
+            if match.re is _SPOKEN_BREAK or match.re is _PLAN_BREAK:
+                if match.re is _SPOKEN_BREAK and not _THIS_TIME.search(text, begin, match.start()):
                     continue  # "commit message 以后一律写英文": what holds from now on is of the thing named before it
                 pieces.append((begin, match.start()))
                 begin = match.end()
@@ -199,7 +212,10 @@ def _before_an_ask(text: str, first: int, last: int) -> int:
     "staging 的地址是 https://…，帮我在 client.ts 里配一下 axios，带上 interceptor": the address lasts,
     the ask and what it goes on to ask are the task at hand.
     """
-    marks = sorted({i for mark in _CLAUSE_MARKS for i in _find_all(text, mark, first, last)})
+    marks = sorted(
+        {i for mark in _CLAUSE_MARKS for i in _find_all(text, mark, first, last)}
+        | {m.start() for m in _SPOKEN_STOP.finditer(text, first, last)}
+    )
     for cut in marks:
         tail = fold(strip_lead_in(text[cut + 1 : last].strip(" ,，;；—–")))
         if ASKED_CHANGE.match(tail) and weight(text[first:cut]) >= MIN_WEIGHT:
@@ -269,7 +285,8 @@ def _apart_before_who(text: str, start: int, end: int) -> list[tuple[int, int]]:
 
 def _last_clause(text: str, start: int, end: int) -> int:
     """Return where the last clause of text[start:end] begins (its mark), or -1 when it has one clause."""
-    return max(text.rfind(mark, start, end) for mark in _CLAUSE_MARKS)
+    spoken = [m.start() for m in _SPOKEN_STOP.finditer(text, start, end)]
+    return max(*(text.rfind(mark, start, end) for mark in _CLAUSE_MARKS), spoken[-1] if spoken else -1)
 
 
 def _without_aside_tail(text: str, start: int, end: int) -> int:
@@ -322,3 +339,18 @@ def _before_open_bracket(text: str, start: int, cut: int) -> int:
 def weight(text: str) -> float:
     cjk = len(CJK_CHAR.findall(text))
     return len(_LATIN_WORD.findall(text.lower())) + cjk / 2
+
+
+# a change that points back at what was just said: "Scrap that — we're going with microbatch", "actually make it 7
+# days", "算了，还是用 Redis"
+POINTS_BACK = re.compile(
+    r"(?i)^\W*(?:scrap that|forget (?:that|it|what i said)|never ?mind(?: that)?|ignore that|drop that"
+    r"|(?:(?:no,? )?actually,? |wait,? )?make (?:it|that|them) |算了|那个(?:不要了|算了|不用了)|改主意了)"
+)
+
+
+def pointed_at(text: str, start: int) -> str:
+    """Return the sentence before ``start`` in its text, where a change points back at it ("" if none)."""
+    before = text[max(0, start - 400) : start]
+    sentences = split_sentences(before)
+    return sentences[-1].text.strip() if sentences else ""

@@ -57,6 +57,7 @@ _CODE_CHAR = re.compile(r"[{}\[\]();=<>$\\|`]")
 _LATIN_WORD = re.compile(r"[A-Za-z\u00c0-\u024f]{2,}")
 _CJK = re.compile(r"[\u3400-\u9fff]")
 _QUOTED_LINE = re.compile(r"^\s*>")
+_QUOTE_MARK = re.compile(r"^\s*(?:>\s?)+")  # "> ", ">> ": the marks of a quoted line
 INLINE_CODE = re.compile(r"`[^`\n]+`")  # a `code span` inside a line of prose
 # words in brackets after a space, not a call's arguments: "(lib)", "(周凯，后端 user-service)" (not a list of
 # names and titles: "Attendees: Marta (Head of Data), Lukas (BI)" is no sentence)
@@ -75,12 +76,15 @@ _BANNER = re.compile(r"^\s*(?:@{8,}|@\s.*\s@)\s*$")
 _TABLE_LINE = re.compile(r"^\s*\|.*\|\s*$")
 
 
-def prose_spans(text: str) -> list[tuple[int, int]]:
+def prose_spans(text: str, *, quoted: bool = False) -> list[tuple[int, int]]:
     """Return the (start, end) spans of text that are the writer's own prose, in order.
 
     Fenced blocks, quoted lines (``>``), table rows and lines shaped like code,
     logs, tracebacks, diffs or shell sessions are left out, and so are the
-    indented or blank-free lines that follow such a line in one block.
+    indented or blank-free lines that follow such a line in one block. With
+    ``quoted``, a quoted line is read past its ``>`` like any other: a note that
+    keeps a message someone sent ("pasted from #infra-announce — Dana: > …") is
+    that message's prose.
     """
     fenced = [(m.start(), m.end()) for m in _FENCE.finditer(text)] if ("```" in text or "~~~" in text) else []
     spans: list[tuple[int, int]] = []
@@ -92,6 +96,8 @@ def prose_spans(text: str) -> list[tuple[int, int]]:
         start, end = position, position + len(line)
         position = end
         body = line.rstrip("\r\n")
+        if quoted and (mark := _QUOTE_MARK.match(body)) is not None:
+            start, body = start + mark.end(), body[mark.end() :]
         if any(a <= start < b for a, b in fenced):
             in_paste = banner = False
             continue
@@ -127,7 +133,9 @@ def prose_spans(text: str) -> list[tuple[int, int]]:
     return spans
 
 
-_WRAPPED = re.compile(r"[^\n]{60,}$")
+# a line wrapped to a width: long, but no longer than editors and mail wrap to (a chat line of 150 characters that
+# ends without a stop is a thought of its own, and so is the line after it)
+_WRAPPED = re.compile(r"(?:^|\n)[^\n]{60,100}$")
 _LABELLED = re.compile(r"^\s*[\w][\w ./-]{0,20}[:：]\s")  # "back: SQ 529, …", "cutover: run both …": an item
 _SENTENCE_DONE = re.compile(r"[.!?。！？:：;；)）\]]\s*$")
 
@@ -142,6 +150,11 @@ def _wraps(before: str, line: str) -> bool:
         return False
     first = line.lstrip()[:1]
     return first.islower() or (first.isalnum() and first.isascii())
+
+
+def is_list_item(line: str) -> bool:
+    """Tell whether a line is an item of a list ("- …", "2. …", "• …")."""
+    return _LIST_MARKER.match(line) is not None
 
 
 def is_pasted_line(line: str) -> bool:

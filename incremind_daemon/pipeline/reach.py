@@ -80,7 +80,7 @@ _REACH_WORDS = frozenset(
     {
         *("that", "that's", "thats", "this", "it", "it's", "its", "which", "goes", "go", "for", "applies", "apply"),
         *("to", "holds", "hold", "same", "is", "too", "also", "and", "btw", "ok", "okay", "here", "in", "the"),
-        *("rule", "one", "ones", "all", "of", "them", "please", "pls"),
+        *("rule", "one", "ones", "all", "of", "them", "please", "pls", "no", "exceptions", "exception", "ever"),
     }
 )
 _REACH_CHARS = frozenset("这那个条规则也都适用一样同理通不只是里的了哦啊吧呢全部")

@@ -171,6 +171,9 @@ _CLIPPED = re.compile(
     r"|(?<![a-z])forwarded (?:this )?(?:to me|over)(?![a-z])"
     r"|^(?:clipping|excerpt)s?(?![a-z])|转自|转载|摘自|摘录自|剪藏|收藏(?:返嚟|回来|下来|起来|一下)|转(?:发)?过来的"
 )
+# a message from the person's own team, pasted where it was posted: "pasted from #infra-announce — Dana, Wed 25 Nov"
+# says what the team is to do, where an article someone shared says what its author thinks
+_TEAM_MESSAGE = re.compile(r"(?<![a-z])(?:pasted|copied|forwarded)\s+from\s+#[\w-]+")
 # a note of someone else's talk, by its heading: "# Vue.js SG meetup — Oct edition", "# Fullstack Fest Melbourne —
 # day 1", "# 看回放：QCon 上海 2026《…》", "# 王磊技术分享：《…》"; not a course's lecture, whose method is studied
 _TALK = re.compile(
@@ -207,7 +210,7 @@ def clipped_article(text: str) -> tuple[int, int] | None:
         body = line.strip().lstrip(">").strip()
         if start is None:
             talk = index == 0 and line.startswith("#") and _TALK.search(fold(body).casefold())
-            if body and (says_clipped(body) or talk):
+            if body and ((says_clipped(body) and not _TEAM_MESSAGE.search(fold(body).casefold())) or talk):
                 start = position + len(line)
             elif body and index > 2:
                 return None

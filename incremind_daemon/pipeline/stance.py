@@ -210,7 +210,8 @@ _VALUE_CHANGE = re.compile(
         r"|lower(?:ed|ing)?|reduc(?:e|ed|ing)|cut(?:ting)?|drop(?:ped|ping)?|extend(?:ed|ing)?|shorten(?:ed|ing)?"
         r"|chang(?:e|es|ed|ing)|switch(?:ed|ing)?|reschedul(?:e|ed|ing)|upgrad(?:e|es|ed|ing))"
         # "move the nightly run to 3:30", "Move tidewatch_daily_forecast to 04:00 SGT" (a job named as in code)
-        r"(?: (?:it|that|this|them|the [\w-]+(?: run| job| build| meeting| call)?|[a-z][\w-]*_[\w.-]+|back|down|up"
+        # …or "raise the replica lag threshold to 120s"
+        r"(?: (?:it|that|this|them|the [\w-]+(?: [\w-]+){0,2}?|[a-z][\w-]*_[\w.-]+|back|down|up"
         r"|over|forward))* to",
         r"(?:is|are) now(?: due| at| on| in)?",
         r"(?:is|are)(?= [\w.$€£¥-]*\d[^,;.]{0,30} now\b)",  # "the free plan is 50 orders a month now"

@@ -51,7 +51,8 @@ _EN_LEAD = re.compile(
     r"|remember(?: that)?(?=\s+the\b)|remember to|ok(?:ay)?(?=\s+[\u4e00-\u9fff]))\s+"
     r"|(?:one|another|big|small|quick|last) (?:more )?(?:[a-z]+ )?(?:thing|change)[^:：,，.。]{0,40}[:：]\s*"
     r"|[^:：,，.。]{0,30}(?:addition|update|note|rule|reminder|tip|补充|规矩|更新|提醒|说明|原则|约定)"
-    r"[^:：,，.。]{0,20}[:：]\s*|decision(?: for th(?:is|e) \w+)?\s*[:：]\s*|(?:决定|结论)[:：]\s*"
+    # (not a time's colon: "作业提醒推送改到晚上 20:00，…" names 提醒 before one)
+    r"[^:：,，.。]{0,20}(?:：|:(?!\d\d))\s*|decision(?: for th(?:is|e) \w+)?\s*[:：]\s*|(?:决定|结论)[:：]\s*"
     r"|(?:quick |some |a bit of |short )?(?:context|background|intro)\s*[:：]\s*"
     r"|first (?:time|session)\b[^:：.。]{0,60}[:：]\s*"  # "first time using you in this repo so quick context: …"
     r"|(?:quick |small )?heads[- ]up(?: first)?\s*[:：,]\s*|my (?:take|view|opinion)(?: is)?\s*[:：]\s*"
@@ -99,6 +100,8 @@ _ZH_LEAD = re.compile(
     # who it was settled with: "跟产品确认过了，…"
     r"|(?:跟|和|同)[^，,。:：\s]{1,8}(?:确认|商量|对)过了?[，,:：]\s*"
     r"|还是那句话[\s，,:：]*|[^，,。:：\s]{1,8}的时候注意[:：]\s*|决定了[:：]\s*"
+    # a reproach before the rule it brings: "谁让你 push 的 push 到 main 之前必须先问我"
+    r"|谁(?:让|叫|允许)你[^，,。:：]{1,16}?的[\s，,。!！?？]+"
     # an item's own marker left at the front: "1）dbt 1.8 升级推迟…", "(a) 不行，…"
     r"|[(（](?:\d{1,2}|[a-z])[)）]\s*|\d{1,2}[)）]\s*)+"
 )

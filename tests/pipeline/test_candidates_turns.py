@@ -609,7 +609,7 @@ def test_a_rule_typed_with_spaces_for_stops(text: str, statement: str, use_m3: E
 def test_after_it_is_done_is_no_from_now_on() -> None:
     from incremind_daemon.pipeline.candidates import read_pieces
 
-    text = "改完 以后 跑一下测试"
+    text = "改完 以后 CI 会自动部署到 staging"
     assert [text[p.start : p.end] for p in read_pieces(text, conversational=True)] == [text]
 
 
