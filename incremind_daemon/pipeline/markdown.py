@@ -33,7 +33,8 @@ _ITEM = re.compile(r"([ \t]*)(?:[-*+•]|\d{1,3}[.)、])[ \t]+(?:\[([ xX])\][ \t
 _RULE = re.compile(r"[ \t]*(?:(?:[-*_][ \t]*){3,}|\|.*|[=-]+)[ \t]*")
 _LINK = re.compile(r"!?\[([^\]\n]*)\]\([^)\s]*\)")
 _EMPHASIS = re.compile(r"\*\*|~~")  # not "__": it belongs to __init__.py
-_LEAD_NOISE = re.compile(r"^[\s#>*•·\-+–—|=]+|^\[[ xX]\]\s+|^\d{1,3}[.)、]\s+")
+# (not the # of an issue or a pull request: "#416 waits for aisha + sunday")
+_LEAD_NOISE = re.compile(r"^(?:[\s>*•·\-+–—|=]|#(?!\d))+|^\[[ xX]\]\s+|^\d{1,3}[.)、]\s+")
 _WIDE = re.compile(f"[{CJK}{WIDE_PUNCTUATION}]")
 LATIN_WORD = re.compile(rf"[^\W_{CJK}]+")
 CJK_RUN = re.compile(f"[{CJK}]+")

@@ -301,7 +301,7 @@ PERSON_STEP_CUES = re.compile(
 )
 # more that a person says to end a session, which CLOSING_WORDS leaves out: "ok 今天就这些 谢", "that's everything"
 MORE_CLOSING_WORDS = re.compile(
-    phrases(r"that's everything|nothing else|all good|we're done|done for (?:today|now)")
+    phrases(r"that's everything|nothing else|all good|we're done|done for (?:today|now|tonight|the (?:day|night|week))")
     + r"|(?:今天)?(?:就|先)这些(?:了|吧)?|没(?:有)?别的了?|今天(?:就)?(?:到这儿?|这样)(?:了|吧)?|收工"
 )
 
@@ -324,7 +324,7 @@ LEAVING_CUES = re.compile(
         SIGNING_OFF,
         r"gotta (?:go|run)|(?:have|got) to (?:go|run)|gonna go|going to go|off to (?:eat|lunch|dinner|bed|sleep)"
         r"|(?:grab|grabbing|getting) (?:lunch|dinner|food|a bite)|(?:standup|meeting|call) now|(?:mum|mom|boss) calling"
-        r"|off for (?:lunch|dinner|the day|today)|calling it a (?:day|night)|done for (?:the day|today)",
+        r"|off for (?:lunch|dinner|the day|today)|calling it a (?:day|night)|done for (?:the day|today|tonight)",
     )
     + r"|先?撤了|下线了|先下了|溜了|先走了|下班了|睡觉去|去睡了|先休息了?"
     r"|去吃(?:个|点)?(?:饭|午饭|晚饭|东西)|吃(?:个|点)?(?:午|晚)?饭去"

@@ -153,7 +153,7 @@ _AS_USUAL = re.compile(r"老规矩|照旧|(?<![a-z])(?:as usual|as always|same a
 # a goodbye that names a time, which puts nothing off: "謝啦，週末愉快", "明天见", "have a good weekend"
 _FAREWELL = re.compile(
     r"周末(?:愉快|快乐|见)|(?:明天|后天|下周|周[一二三四五六日]|下次|回头|晚点)见"
-    r"|have a (?:good|nice|great) (?:weekend|evening)|that's (?:it|all|enough) for tonight|晚安"
+    r"|have a (?:good|nice|great) (?:weekend|evening)|that's (?:it|all|enough) for tonight|done for tonight|晚安"
     r"|see you (?:tomorrow|next week|(?:on )?(?:mon|tues|wednes|thurs|fri)day)"
 )
 _FAREWELL_WORDS = ("见", "周末", "have a", "see you", "tonight", "晚安")

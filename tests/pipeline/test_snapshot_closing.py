@@ -731,3 +731,14 @@ def test_enough_for_tonight_is_a_goodbye_not_a_step(closing: str) -> None:
         user(f"Good question about erhua — let me think about it, my tutor has opinions. {closing}"),
     ]
     assert snapshot_session(turns).next_steps == ()
+
+
+def test_done_for_tonight_closes_the_session_and_names_no_step() -> None:
+    """Found in tune40: "works. 阿妈笑咗，话部机识讲广东话 😂 done for tonight" was the next step, read as put off
+    to tonight."""
+    turns = [
+        user("node-red: 爸妈嘅食药提醒。announce on the kitchen nest mini at 08:00 and 19:00. just give me the code."),
+        assistant("Here is the function node and the service call; tested it on media_player.kitchen_nest_mini."),
+        user("works. 阿妈笑咗，话部机识讲广东话 😂 done for tonight"),
+    ]
+    assert snapshot_session(turns).next_steps == ()

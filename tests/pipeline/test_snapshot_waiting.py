@@ -247,3 +247,14 @@ def test_putting_a_named_file_back_takes_back_the_work_on_it() -> None:
     done = snapshot_session(turns).done
     assert not any("by editing" in item for item in done), done
 
+
+def test_a_pull_request_that_waits_for_someone_and_a_sunday_is_the_next_step() -> None:
+    """Found in tune40: "#416 waits for aisha + sunday" left next empty ("waits" and Sunday were no later cue),
+    and the PR's "#" was stripped as if it opened a heading."""
+    turns = [
+        user("aurora writer: go db.r7g.4xlarge instead of what the pm says. update #416, and add a CPU monitor."),
+        assistant("Pushed. #416 updated (writer → db.r7g.4xlarge); #419 opened (writer CPU monitor + runbook)."),
+        user("lgtm. #419 can merge today. #416 waits for aisha + sunday"),
+    ]
+    snapshot = snapshot_session(turns)
+    assert any(step.startswith("#416") and "sunday" in step for step in snapshot.next_steps), snapshot.next_steps
