@@ -417,7 +417,10 @@ def _by_keys(
         # a named thing given another value, where both also name a thing beside its number ("retries 应该开到 3
         # on CI" beside "Retries are 2 on CI"; not "ten search results" beside "search results for 5 minutes")
         renumbered = renumbered or (moved and bool(named - mine.units.keys()))
-    replaced = says_change and not said_before and bool((my_keys - my_negated) - their_keys)
+    # (on more than one word in common, or on a meaning near at all: "it pins connections" changes no "pinned in …")
+    far = item.vector_similarity is not None and item.vector_similarity < related_similarity / 4
+    lone = len(named) < 2 and not covered and far
+    replaced = says_change and not said_before and not lone and bool((my_keys - my_negated) - their_keys)
     replaced = replaced and replaces(
         candidate.statement,
         item.statement,

@@ -1255,3 +1255,23 @@ def test_switching_from_the_value_a_rule_holds_replaces_it() -> None:
     statement = "We're switching the scheduler from SM-2 to FSRS, using the `fsrs` package from PyPI (py-fsrs)"
     assert said_after(statement, known) == ("supersedes", 1)
     assert said_after("We keep the scheduler on SM-2 and log each review", known)[0] not in ("supersedes", "different")
+
+
+def test_one_word_in_common_changes_no_insight_that_reads_unlike() -> None:
+    """Found in tune40: a postmortem's "We are not moving to RDS Proxy: it pins connections …" replaced "Repo is
+    payments-infra: terraform 1.9.8 (pinned in .terraform-version)", the two sharing "pin" at cosine 0.06."""
+    said = (
+        "We are not moving to RDS Proxy: it pins connections on prepared statements for our JDBC services, costs more"
+        " at our connection count, and would leave us with two poolers to run during a migration"
+    )
+    candidate = Candidate(said, "decision", "", said, 0, len(said))
+    repo = "Repo is payments-infra: terraform 1.9.8 (pinned in .terraform-version), envs/prod + envs/staging"
+    known = Known(1, repo, "", "entity", 0.06)
+    relation = relate(
+        candidate,
+        [known],
+        repeat_similarity=THRESHOLDS.repeat_similarity,
+        related_similarity=THRESHOLDS.related_similarity,
+        ordered=True,
+    )
+    assert relation.kind == "new", relation
