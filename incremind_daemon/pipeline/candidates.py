@@ -97,6 +97,11 @@ _FORBIDDING = re.compile(r"(?:(?:pls|please) )?(?:don'?t|do not|never)\s|(?:请)
 _MUST = re.compile(  # "goose 的 migration 必须带 Down", "没上传成功的一条都不许删"
     r"[^，。,;；]{2,30}?(?<!不)(?:必须|一定要)|[^，。,;；]{2,30}?(?:都|一律|千万|绝对)?(?:不许|不准|禁止)"
 )
+# a change the sentence tells what followed: "升到 0.13 之后", "after we bumped it to 0.13"
+_AFTER_A_CHANGE = re.compile(
+    r"(?:升|降|改|换|切|装|更新|upgrade|bump)[^，。,;；]{0,20}?(?:之后|以后|后)(?!再)"
+    r"|(?<![a-z])(?:since|after) (?:we |i |you )?(?:bump|upgrad|switch|mov|chang|updat)"
+)
 # a value that configures something: a number with a unit or a name=value pair
 _IMPERATIVE_START = re.compile(
     r"(?:use|set|keep|run|make|give|train|cap|limit|clip|pin|default to|stick to|flush|poll|retry|subscribe)\b"
@@ -573,6 +578,8 @@ def _lasts_in_conversation(folded: str, matched: frozenset[str], *, setting_said
         return False  # "pin both to v2.3.1 and plan staging", "…然后生成一个修复 SQL 给我看": the work of the hour
     if TODAY_PLAN.search(folded) and IDENTITY.pattern not in strong:
         return False  # "今天要把通知切到 DingTalk", "reuse run_helm() for this": the day's work
+    if COMPLAINT.search(folded) and _AFTER_A_CHANGE.search(folded):
+        return False  # "vllm 升到 0.13 之后 eval 起不来了": what went wrong after a change, which decides nothing
     if strong == {EVENT.pattern}:
         return HAPPENED.search(folded) is not None and VALUE.search(folded) is not None
     if strong <= {ENTITY.pattern, EVENT.pattern}:

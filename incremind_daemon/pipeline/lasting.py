@@ -203,7 +203,7 @@ DECISION = re.compile(
         r"(?<!\bwe )(?<!\byou )(?<!\bthey )[a-z][\w-]*s (?:always |only )?go (?:in|into|under)"
         r"(?= (?!and\b|there\b|here\b))",
     )
-    + r"|决定|(?<!搞)定了|定下来|拍板|结论[是:：]|就用|就定|先定|定[成为]|选定|选了"
+    + r"|决定|(?<![搞稳])定了|定下来|拍板|结论[是:：]|就用|就定|先定|定[成为]|选定|选了"
     r"|采用|改用|换成|改成|改为|迁到|搬到|升到|升级到|降到|不用[^，。！？,.!?]{0,15}了|先不|放弃"
     + r"|换\s*[a-z][\w.-]+\s*吧"  # "kafka-go 这个 rebalance 问题搞了两天了，换 franz-go 吧"
     + f"|{MOVED_TO}|延到"
@@ -305,7 +305,7 @@ HAPPENED = re.compile(
 DECISION_SECTION = re.compile(
     r"^(?!.*(?:(?<![a-z])not|(?<![a-z])yet to be|未|没|待)).*?(?:"
     + words(r"decisions?|decided|agreed|agreements?|outcomes?|resolutions?|conclusions?|we settled|settled")
-    + r"|决定|决议|结论|(?<!搞)定了|共识|决策|拍板)"
+    + r"|决定|决议|结论|(?<![搞稳])定了|共识|决策|拍板)"
 )
 # a heading over what was talked about or reported, where nothing is settled by being listed: what is still
 # open ("## Not decided", "待定")
@@ -551,7 +551,7 @@ STATUS = re.compile(
 # what is seen going wrong: "it flakes about 1 run in 5", "pnpm test broke after …", "读数一直是 0", "重连很慢"
 SYMPTOM = re.compile(
     words(r"flakes|broke|broken|failing|failed|crash(?:es|ed)|throwing|(?:is|are|was|gets?) (?:(?!not)\w+ )?slow")
-    + r"|一直是\s*0(?![\d.])|[很太]慢|啥都没有|什么都没有|报错了|挂了|崩了"
+    + r"|一直是\s*0(?![\d.])|[很太]慢|啥都没有|什么都没有|报错了|挂了|崩了|起不来|启动不了|不太行|又?不稳定了"
 )
 # a report of what just went wrong is about now, whatever "always" it holds
 COMPLAINT = re.compile(

@@ -236,7 +236,9 @@ _OWN_SECTION = re.compile(
 # "讲师：刘老师", "Further reading: …" (not who took part: "参会：我（晓雯）、老周（周凯，后端）" says who is who)
 _WHERE_FROM = re.compile(
     r"^(?:source|link|url|found via|via|author|speaker|further reading|references"
-    r"|来源|來源|链接|鏈接|原文|出处|出處|作者|讲师|講師|讲者|講者|读的|讀的)\s*[:：]",
+    r"|来源|來源|链接|鏈接|原文|出处|出處|作者|讲师|講師|讲者|講者|读的|讀的)\s*[:：]"
+    # …and a pasted mail's header: "Date: Wed, 25 Nov 2026 08:47 +0000", "发件人：…"
+    r"|^(?:from|to|cc|bcc|date|sent|subject|reply-to|发件人|收件人|抄送|主题)\s*[:：]",
     re.I,
 )
 

@@ -134,7 +134,8 @@ def without_hold(step: str) -> str:
 _WAITS_THEN = re.compile(
     r"等[^，,。；;]{2,40}?(?:[，,]\s*(?:我|我们)?)?再\s*(?!说|看看?吧|讨论)(?:[\u4e00-\u9fff]|[a-z])"
     # …or until someone answers, then settled: "下午跟 Ken 确认一下 worker 上的版本再说", "等 Dennis 确认…再说"
-    r"|(?:等|跟|和|问)[^，,。；;]{1,30}?(?:确认|回复|回邮件|答复|拍板|商量|review)[^，,。；;]{0,40}?再说"
+    # …or for CI or a run to pass: "先别 merge，等 CI green 了再说"
+    r"|(?:等|跟|和|问)[^，,。；;]{1,30}?(?:确认|回复|回邮件|答复|拍板|商量|review|green|绿|通过)[^，,。；;]{0,40}?再说"
     r"|(?:还要|还得|要先|得先)(?:跟|和|问)[^，,。；;]{1,12}(?:确认|商量|聊)"  # "…要不要开我还要跟阿凯确认"
     # "don't open the MR until Wang confirms", "wait till 阿凱 says when /api/quote lands", "wait for Dev to reply"
     r"|(?<![a-z])(?:(?:don'?t|do not|no|hold off on) [^,.;]{2,40} (?:until|till) (?!further notice)"

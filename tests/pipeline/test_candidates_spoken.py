@@ -114,3 +114,25 @@ def test_a_setting_moved_to_a_new_amount_is_a_decision_though_said_as_an_ask(tex
 @pytest.mark.parametrize("text", ["change it to 25 for today's load test", "bump the timeout to 30s for now"])
 def test_a_setting_moved_for_once_is_no_decision(text: str) -> None:
     assert statements(text) == []
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "vllm 升到 0.13 之后 eval 起不来了",  # what went wrong after a change decides no change
+        "同一个 checkpoint eval 两次 LongBench v2 差了 1.5 个点 eval harness 又不稳定了",  # 稳定了 is no 定了
+        "另外 8100 现在也不太行 李昊那边也开始用了",
+        "李昊那个 PR #14 先别 merge，等 CI green 了再说 你别碰",  # held until CI passes: this time only
+    ],
+)
+def test_a_report_of_what_went_wrong_or_a_hold_for_now_is_no_candidate(text: str, use_m3: Embedder) -> None:
+    assert statements(text, embedder=use_m3) == []
+
+
+def test_a_pasted_mails_header_is_no_candidate() -> None:
+    note = (
+        "Pasted from email\n\nFrom: Dan Whitfield <dan@ed.ac.uk>\nDate: Wed, 25 Nov 2026 08:47 +0000\n"
+        "Subject: RULER at 64k\n\nHi Siyuan, the draft deadline is Dec 12.\n"
+    )
+    pieces = [note[p.start : p.end] for p in read_pieces(note, conversational=False)]
+    assert not any(piece.startswith(("From:", "Date:", "Subject:")) for piece in pieces), pieces
