@@ -57,6 +57,7 @@ _WANTER = re.compile(
 # a short ask that leans on the sentence before it: "Can you find out why?", "帮我看看为什么"
 _LEANING = re.compile(r"\b(?:why|it|this|that|these|those)\b|为什么|这个|这些|它")
 
+_SPOKEN_PAUSE = re.compile(r"(?<=[\u3400-\u9fff])[ \t]+(?=[\u3400-\u9fff])")  # a space for a stop in Chinese
 _DASHED = re.compile(r"\s[—–]\s+")  # "… so preemption goes back on in prod — remove the override …"
 # a bare ask over a numbered list of asks: "Could you please:", "Specifically:", "请你："
 _ASK_LEAD = re.compile(
@@ -376,6 +377,8 @@ def ask_rank(sentence: str, position: int) -> int:
     # (not a change of mind: "actually let's go with plotly, i want tooltips — write html instead of png" refines)
     first, *after = _DASHED.split(folded)
     asks = is_ask(folded) or (not REFINE.search(first) and any(is_ask(part) for part in after))
+    # …or after a space typed for a stop: "成绩单的接口 文档…在 docs/api/report-card.md 你先看下 今天要把列表…写出来"
+    asks = asks or any(is_ask(part) for part in _SPOKEN_PAUSE.split(folded)[1:])
     # "Bug: … chart labels are an hour off. src/lib/charts/OrdersPerHour.svelte" is asked by its caption
     if not asks and not ASK_CAPTION.match(folded) and extract_candidates(sentence, limit=1, conversational=True):
         # how to work, said on the way in ("answer in English", "poetry, not pip"): not the ask; a switch of what is

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import pytest
 
+from incremind_daemon.pipeline.goal import ask_rank
 from incremind_daemon.pipeline.snapshot import Turn, snapshot_session
 from tests.pipeline.test_snapshot import assistant, user
 
@@ -337,3 +338,13 @@ def test_a_switch_of_what_is_used_is_work_to_do_not_a_rule_on_the_way_in() -> No
     )
     goal = snapshot_session([user(ask), assistant("计划：用 py-fsrs 替换 srs.py 里的 SM-2。")]).goal
     assert "FSRS" in goal and goal.startswith("今天我想换 SRS 的算法"), goal
+
+
+def test_an_ask_after_a_space_typed_for_a_stop_is_an_ask() -> None:
+    """Found in tune35 once "你先看下" was trimmed as an ask: the opening's first sentence held a fact (where the API
+    doc is), read as a statement, so it ranked as no ask, and the goal went to a later turn's objection."""
+    sentence = (
+        "成绩单的接口 文档我昨天晚上写了 在 docs/api/report-card.md 你先看下 今天要把列表和详情两个接口写出来 "
+        "GET /api/v1/report-cards 和 GET /api/v1/report-cards/{id}"
+    )
+    assert ask_rank(sentence, 0) >= 0
