@@ -57,6 +57,7 @@ _WANTER = re.compile(
 # a short ask that leans on the sentence before it: "Can you find out why?", "帮我看看为什么"
 _LEANING = re.compile(r"\b(?:why|it|this|that|these|those)\b|为什么|这个|这些|它")
 
+_GOES_BACK = re.compile(r"改回|换回|切回|转回|(?<![a-z])(?:switch|go|move|change) (?:it |them )?back to(?![a-z])")
 _SPOKEN_PAUSE = re.compile(r"(?<=[\u3400-\u9fff])[ \t]+(?=[\u3400-\u9fff])")  # a space for a stop in Chinese
 _DASHED = re.compile(r"\s[—–]\s+")  # "… so preemption goes back on in prod — remove the override …"
 # a bare ask over a numbered list of asks: "Could you please:", "Specifically:", "请你："
@@ -383,7 +384,8 @@ def ask_rank(sentence: str, position: int) -> int:
     if not asks and not ASK_CAPTION.match(folded) and extract_candidates(sentence, limit=1, conversational=True):
         # how to work, said on the way in ("answer in English", "poetry, not pip"): not the ask; a switch of what is
         # used is work to do ("we're switching the scheduler from SM-2 to FSRS"), though no ask says so
-        return 2 if switched_from(sentence) else -1
+        # …and so is going back to what was used before ("front matter 算了 还是改回 YAML 吧 …")
+        return 2 if switched_from(sentence) or _GOES_BACK.search(folded) else -1
     if not asks and not ASK_CAPTION.match(folded) and _NEWS.search(folded):
         return 0  # "prod upgrade went fine this morning", "Oskar approved !151, merged": news before the ask
     rank = 2 if asks else 0

@@ -348,3 +348,14 @@ def test_an_ask_after_a_space_typed_for_a_stop_is_an_ask() -> None:
         "GET /api/v1/report-cards 和 GET /api/v1/report-cards/{id}"
     )
     assert ask_rank(sentence, 0) >= 0
+
+
+def test_going_back_to_what_was_used_is_work_to_do() -> None:
+    """Found in tune35: "一个是 front matter 算了 还是改回 YAML 吧 …" read as a rule said on the way in, and the goal
+    lost the first of its two pieces of work."""
+    sentence = (
+        "一个是 front matter 算了 还是改回 YAML 吧 我发现 Obsidian 里打开 TOML 的属性面板显示不出来 "
+        "我平时是在 Obsidian 里改这些文章的 已经生成的那几篇也转回去 注意别用 -force 重新生成 "
+        "我在上面手改过了 你直接转 front matter 那几行，"
+    )
+    assert ask_rank(sentence, 1) >= 0
