@@ -232,7 +232,7 @@ PROPOSAL_CUES = re.compile(
 LATER_CUES = re.compile(
     _words(
         r"tomorrow|tmrw|tmr|tonight|later(?: today| on)?|this (?:afternoon|evening|weekend)|next (?:week|time|session)"
-        r"|on (?:monday|tuesday|wednesday|thursday|friday)|(?:mon|tues|wednes|thurs|fri|satur|sun)day"
+        r"|on (?:monday|tuesday|wednesday|thursday|friday)|(?:mon|tues|wednes|thurs|fri)day"
         r"|when (?:i'm|i am|we're) back|(?:wait|waits|waiting) (?:for|until|till)"
         r"|until [a-z]+ (?:has|have|is|are|looks?|reviews?)"
         r"|once [a-z]+ (?:has|have|is|are)"
