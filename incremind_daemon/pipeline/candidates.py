@@ -417,8 +417,8 @@ def _score_sentence(text: str, piece: Piece, *, conversational: bool, chance: Ch
     if setting_alone:
         strengths["entity"] = 2.4
     # a setting moved to a new amount, though said as an ask: "change to cl_waiting > 25 for 1 min" (as "改成" is)
-    for_once = one_off(folded) or TODAY_PLAN.search(folded) is not None
-    moved = conversational and not strengths and sets_value(folded) and not for_once
+    moved = conversational and not strengths and sets_value(folded)
+    moved = moved and not (one_off(folded) or TODAY_PLAN.search(folded))
     if moved:
         strengths["decision"] = 2.2
     # a note's plan or record for a calendar day ("10 月 24 日（周六）搬，约了搬家公司", "1.4 定在 11 月 27 日发布")

@@ -36,6 +36,7 @@ from incremind_daemon.pipeline.markdown import (
 from incremind_daemon.pipeline.openers import CONTEXT_OPENER, INTRO_CUES, INTRODUCTION, SCENE_CAPTION
 from incremind_daemon.pipeline.organize import split_sentences
 from incremind_daemon.pipeline.pastes import pasted_error, sentences_before
+from incremind_daemon.pipeline.pieces import SPOKEN_PAUSE
 from incremind_daemon.pipeline.prose import stop_chinese_lines
 from incremind_daemon.pipeline.stance import switched_from
 from incremind_daemon.pipeline.state_cues import CONTEXT_CAPTION, is_ack_or_command, strip_prefix
@@ -58,7 +59,6 @@ _WANTER = re.compile(
 _LEANING = re.compile(r"\b(?:why|it|this|that|these|those)\b|为什么|这个|这些|它")
 
 _GOES_BACK = re.compile(r"改回|换回|切回|转回|(?<![a-z])(?:switch|go|move|change) (?:it |them )?back to(?![a-z])")
-_SPOKEN_PAUSE = re.compile(r"(?<=[\u3400-\u9fff])[ \t]+(?=[\u3400-\u9fff])")  # a space for a stop in Chinese
 _DASHED = re.compile(r"\s[—–]\s+")  # "… so preemption goes back on in prod — remove the override …"
 # a bare ask over a numbered list of asks: "Could you please:", "Specifically:", "请你："
 _ASK_LEAD = re.compile(
@@ -379,7 +379,7 @@ def ask_rank(sentence: str, position: int) -> int:
     first, *after = _DASHED.split(folded)
     asks = is_ask(folded) or (not REFINE.search(first) and any(is_ask(part) for part in after))
     # …or after a space typed for a stop: "成绩单的接口 文档…在 docs/api/report-card.md 你先看下 今天要把列表…写出来"
-    asks = asks or any(is_ask(part) for part in _SPOKEN_PAUSE.split(folded)[1:])
+    asks = asks or any(is_ask(part) for part in SPOKEN_PAUSE.split(folded)[1:])
     # "Bug: … chart labels are an hour off. src/lib/charts/OrdersPerHour.svelte" is asked by its caption
     if not asks and not ASK_CAPTION.match(folded) and extract_candidates(sentence, limit=1, conversational=True):
         # how to work, said on the way in ("answer in English", "poetry, not pip"): not the ask; a switch of what is

@@ -50,12 +50,12 @@ _THIS_TIME = re.compile(r"这次|这回|今天|暂时|目前先|现在先")
 _PLAN_BREAK = re.compile(
     r"(?<=[\u3400-\u9fff\w])[ \t]+(?=(?:这周|本周|今天|今晚|明天|下次|这次|这回)(?:先|再|就|要|得|接着|把|还是))"
 )
-# a space typed for a comma between Chinese words: "figures/ 里的 pdf 都是脚本生成的 别手改 也不进 git", and one
-# before an ask while at it ("… 也不进 git 顺手加到 .gitignore"; in "那个 npm ci 顺便改掉" what to change is before it)
-# or one to the agent ("文档在 docs/api/report-card.md 你先看下")
+# a space typed for a comma between Chinese words: "figures/ 里的 pdf 都是脚本生成的 别手改 也不进 git"
+SPOKEN_PAUSE = re.compile(r"(?<=[\u3400-\u9fff])[ \t]+(?=[\u3400-\u9fff])")
+# …and one before an ask while at it ("… 也不进 git 顺手加到 .gitignore"; in "那个 npm ci 顺便改掉" what to change is
+# before it) or one to the agent ("文档在 docs/api/report-card.md 你先看下")
 _SPOKEN_STOP = re.compile(
-    r"(?<=[\u3400-\u9fff])[ \t]+(?=[\u3400-\u9fff])"
-    r"|(?<=\S)[ \t]+(?=(?:顺手|顺便)[^，。,;；\n]{4}|你(?:先|去|帮|来|再|把|看))"
+    SPOKEN_PAUSE.pattern + r"|(?<=\S)[ \t]+(?=(?:顺手|顺便)[^，。,;；\n]{4}|你(?:先|去|帮|来|再|把|看))"
 )
 # words that open another item of a list: "also …", "还有…"
 OTHER_EN, OTHER_ZH = r"also|plus|btw", r"还有|另外|此外|再有|以及"
@@ -285,8 +285,8 @@ def _apart_before_who(text: str, start: int, end: int) -> list[tuple[int, int]]:
 
 def _last_clause(text: str, start: int, end: int) -> int:
     """Return where the last clause of text[start:end] begins (its mark), or -1 when it has one clause."""
-    spoken = [m.start() for m in _SPOKEN_STOP.finditer(text, start, end)]
-    return max(*(text.rfind(mark, start, end) for mark in _CLAUSE_MARKS), spoken[-1] if spoken else -1)
+    spoken = max((m.start() for m in _SPOKEN_STOP.finditer(text, start, end)), default=-1)
+    return max(spoken, *(text.rfind(mark, start, end) for mark in _CLAUSE_MARKS))
 
 
 def _without_aside_tail(text: str, start: int, end: int) -> int:
