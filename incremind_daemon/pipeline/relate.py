@@ -12,6 +12,7 @@ from dataclasses import replace
 
 from incremind_daemon.pipeline.cues import fold
 from incremind_daemon.pipeline.features import CONCEPT_NAMES, dice, features_of, keys_of, names_in
+from incremind_daemon.pipeline.lasting import REPORTED
 from incremind_daemon.pipeline.lasting_model import RelationReader
 from incremind_daemon.pipeline.pairs import Known, Relation, pair_features, said_of, text_of
 from incremind_daemon.pipeline.relate_rules import (
@@ -50,6 +51,35 @@ _SHARED_WORDS = 0.15  # the word overlap (dice) at which a change the model read
 
 
 def relate(
+    candidate: Candidate,
+    known: Sequence[Known],
+    *,
+    repeat_similarity: float,
+    related_similarity: float,
+    ordered: bool = False,
+    reading: RelationReader | None = None,
+) -> Relation:
+    """Decide whether candidate repeats, supplements, supersedes, contradicts or is new to the known insights
+    (``_relation``). The person's own word repeats or adds to no one else's view: "手續費一律由後端算，不要在前端自己算"
+    beside "Marcus 覺得手續費在前端用浮點數算也 OK" is their rule, related to the rest as if the view were not there."""
+    while True:
+        relation = _relation(
+            candidate,
+            known,
+            repeat_similarity=repeat_similarity,
+            related_similarity=related_similarity,
+            ordered=ordered,
+            reading=reading,
+        )
+        view = next((item for item in known if item.id == relation.known_id), None)
+        if relation.kind not in ("repeat", "supplement") or candidate.reported or view is None:
+            return relation
+        if not REPORTED.search(fold(view.statement)):
+            return relation
+        known = [item for item in known if item.id != view.id]
+
+
+def _relation(
     candidate: Candidate,
     known: Sequence[Known],
     *,

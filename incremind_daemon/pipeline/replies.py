@@ -34,8 +34,10 @@ _OWN_WRITING = re.compile(r"(?:(?<![a-z])i(?:'m| am)?|(?<![跟和给对同])我)
 _SHORT = re.compile(
     r"(?<![a-z])(?:(?:keep|make) (?:your |the )?(?:answers?|replies|responses|it|them)[^.;]{0,12}(?:short|brief"
     r"|concise|terse)|be (?:brief|concise|terse)|(?:short|brief|concise) (?:answers|replies)"
-    r"|(?:answers?|replies|responses):\s*(?:short|brief|concise|terse))(?![a-z])"  # "how I like answers: short"
+    r"|(?:answers?|replies|responses):\s*(?:short|brief|concise|terse)"  # "how I like answers: short"
+    r"|no (?:long )?essays?|(?:no|not) walls? of text)(?![a-z])"
     r"|简短|简洁|别啰嗦|不要啰嗦|少废话|(?:别|不要)写(?:那么|这么|太)长|(?:回答|回复)(?:别|不要)太长|长话短说"
+    r"|(?:别|不要|少)(?:写|整|来)?(?:小作文|长篇大论)"  # "别写小作文" (an essay, in today's slang)
 )
 _NO_RECAP = re.compile(
     r"(?<![a-z])(?:(?:no|skip|drop|without|leave out)(?: the| a| your)? (?:final |closing )?(?:recaps?|summar(?:y|ies))"

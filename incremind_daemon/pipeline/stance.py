@@ -204,7 +204,7 @@ CHANGE_OF_PLAN = re.compile(
 )
 # a word that sets a thing to a new value: what follows it is the value ("组会改到周四下午 2 点",
 # "timeout 放宽到 180 秒", "cutting it to 10 min a day", "now due April 8")
-_VALUE_CHANGE = re.compile(
+VALUE_CHANGE = re.compile(
     _words(
         r"(?:mov(?:e|ed|ing)|push(?:ed|ing)?|pull(?:ed|ing)?|bump(?:ed|ing)?|rais(?:e|ed|ing)|increas(?:e|ed|ing)"
         r"|lower(?:ed|ing)?|reduc(?:e|ed|ing)|cut(?:ting)?|drop(?:ped|ping)?|extend(?:ed|ing)?|shorten(?:ed|ing)?"
@@ -218,10 +218,11 @@ _VALUE_CHANGE = re.compile(
         r"(?:go|goes|going|went|gone) (?:down|up|back) to|(?:goes|went|gone) to(?= \d)",  # "goes to 27°C now"
         r"(?:go|goes|going|went|gone) from [^,;.]{1,24}? to",  # "the horizon goes from 28 to 42 days"
         r"now due",
+        r"make (?:it|that|them)(?= [\w.$€£¥-]*\d)",  # "make it 5 attempts", "make that 30s"; not "make it work"
     )
     + f"|{MOVED_TO}"
     + r"|改成|改为|延到|放宽到|收紧到|调到|调成|调整到|调整为|提高到|降到|降低到|增加到|加到|减少到|减到|缩短到|延长到"
-    r"|换到|改在|升到|升级到|升级成|降到|降级到|拷(?:贝)?到|复制到"
+    r"|换到|改在|升到|升级到|升级成|降到|降级到|拷(?:贝)?到|复制到|设成|设为|设置成|设置为"
     r"|改了去?(?=\s*(?:礼拜|周|星期|\d))"  # Cantonese's "改咗礼拜三晚"
     r"|(?<=[\d\s天个])(?:变成|变为)"  # "从 28 天变成 42 天"
     r"|现在(?:是|为|定为|统一为?)(?=\s*\d)"  # a value as it is now: "采样间隔现在是 900 秒"
@@ -325,7 +326,7 @@ def sets_value(folded: str) -> bool:
 def _set_texts(folded: str) -> list[str]:
     """Return what each change word of a folded text sets: the words after it, up to a clause's end."""
     found = []
-    for match in _VALUE_CHANGE.finditer(folded):
+    for match in VALUE_CHANGE.finditer(folded):
         rest = folded[match.end() : match.end() + 40]
         cut = _VALUE_END.search(rest, 1)
         found.append(rest[: cut.start()] if cut else rest)
@@ -430,8 +431,9 @@ CASE_SAID = re.compile(
 EXCEPTION = re.compile(CASE_SAID.pattern + r"|(?<![a-z])(?:when(?:ever)? |if )|的时候|时候|如果")
 # "date-fns 不用了", "Redis is out": what a text drops, named before the words that drop it
 _DROPPED = re.compile(
-    r"([\w.+/:-]{2,30})\s*(?:以后|今后|现在|之后)?(?:就|也|都)?\s*"  # "poetry 以后不用了"
-    r"(?:不用了|不要了|去掉|弃用|砍掉|干掉|拿掉|is out|is gone|is dead|is off|no more|被回收|下线了|退役|作废|取消了?"
+    r"([\w.+/:-]{2,30})(?:\s*(?:branch|分支))?\s*(?:以后|今后|现在|之后)?(?:就|也|都)?\s*"  # "poetry 以后不用了"
+    r"(?:不用了|不要了|去掉|弃用|废掉|废了|废弃|停用|砍掉|干掉|拿掉|被回收|下线了|退役|作废|取消了?"
+    r"|is out|is gone|is dead|is off|no more"
     r"|(?:is|was|got|has been) (?:dropped|scrapped|ditched|retired))"
 )
 # what a verb of dropping names after it: "We dropped Great Expectations last week", "So scrap Formspree", "弃用 Detox"
@@ -441,7 +443,7 @@ _DROPPING = re.compile(
     # …not a time after it, and not a version of it: "dropping android 8.x" drops a version, not Android
     r"(?:\s+(?!(?:last|this|yesterday|today|now|in|from|for|and|because|since|so|as|at|on|the|with|it|them)\b)"
     r"(?!\d)[\w.+#-]+){0,2})(?![\w.+#-])(?!\s+\d)"
-    r"|(?:弃用|砍掉|干掉|去掉|拿掉)\s*(?P<zh>[a-z0-9][\w.+#-]*|[\u4e00-\u9fff]{1,4})"
+    r"|(?:弃用|废弃|停用|砍掉|干掉|去掉|拿掉)\s*(?P<zh>[a-z0-9][\w.+#-]*|[\u4e00-\u9fff]{1,4})"
 )
 _BARE_DROP = re.compile(r"drop(?:ping)?\s")  # "drop X", "dropping X": also a filter, unlike "dropped X"
 # what a switch leaves: "switch the backtest scoring from MAPE to WAPE", "评估指标从 MAPE 换成 WAPE"

@@ -339,6 +339,9 @@ def test_praise_of_what_the_known_one_turns_down_differs_from_it(statement: str,
             "电池那边我周末算过了，采样间隔现在是 900 秒",
             "加一个 CONFIG_TJ_SAMPLE_INTERVAL_S，采样间隔默认 600 秒，范围 60 到 3600",
         ),
+        # "make it" with a value, and 设成 (tune34)
+        ("make it 5 attempts, textract is throttling us every morning", "ocr-extract jobs get attempts 3 with backoff"),
+        ("重试次数设成 5 次吧，早上 textract 老限流", "ocr 任务的重试次数是 3 次"),
     ],
 )
 def test_a_change_word_that_sets_a_new_value_supersedes(statement: str, known: str) -> None:
@@ -706,6 +709,13 @@ def test_a_thing_given_up_supersedes_the_rule_that_relies_on_it_by_any_verb(stat
     assert said_after(statement, [known]) == ("supersedes", 1)
 
 
+def test_a_branch_abolished_supersedes_the_rule_that_opens_prs_on_it() -> None:
+    """tune41: "develop branch 廢掉" (Taiwan's word) gave develop up, and trunk-based development replaced the rule."""
+    statement = "develop branch 廢掉，改 trunk-based，PR 直接開到 main，release 用 tag（v2.3.0）切"
+    assert "develop" in negated(statement)
+    assert said_after(statement, ["我們 PR 都是開到 develop，不是 main"]) == ("supersedes", 1)
+
+
 RETRIES = "Retries are 2 on CI and 0 locally, keep it like that — locally I want to see every flake"
 AJIE = "阿杰觉得 CI 上的 retries 应该开到 3，现在 flaky 太多，每天都在手动 rerun"
 
@@ -811,6 +821,8 @@ def test_a_lockfile_names_the_tool_that_writes_it(name: str, tool: str) -> None:
     ("said", "known"),
     [
         ("别写那么长，三行能说完的事写了一屏", "Keep replies short: the command or the diff first"),
+        # tune42: an essay, in English and in today's Chinese slang
+        ("tldr first pls, no essays 上次回我一大段 我看完都下班了hhh", "别写小作文 先给 sql/代码 再两三句解释"),
         ("Keep it short, I don't read walls of text", "回答简洁一点，先给命令"),
         ("keep replying in Chinese even when I type English here, tech terms can stay English", "回复用中文就行"),
         ("我打中文的时候你还是用英文回我", "Answer in English, whatever language I write in"),
@@ -1275,3 +1287,14 @@ def test_one_word_in_common_changes_no_insight_that_reads_unlike() -> None:
         ordered=True,
     )
     assert relation.kind == "new", relation
+
+
+def test_the_persons_own_word_repeats_no_one_elses_view() -> None:
+    """tune41: the person's rule on fees was taken as a repeat of a colleague's view from the sprint note; what the
+    person says is theirs, new beside the view however many words they share."""
+    view = "Marcus 覺得手續費在前端用浮點數算也 OK，反正最後顯示會四捨五入"
+    assert said_after("手續費在前端用浮點數算也 OK，最後顯示會四捨五入", [view]) == ("new", None)
+    # …and is related to the rest as if the view were not there (tune13): the person's own rule, said again
+    view = "陈桐认为给采购看的指标应该直接用 MAPE，他们看得懂，WAPE 解释起来太费劲"
+    rule = "For evaluation we use WAPE, not MAPE — MAPE blows up on low-volume SKUs, see fold 1"
+    assert said_after("评估指标还是 WAPE，别给我算 MAPE 了，陈桐那边我自己去解释", [view, rule]) == ("repeat", 2)
