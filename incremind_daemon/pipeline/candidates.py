@@ -17,6 +17,7 @@ from dataclasses import dataclass, replace
 from incremind_daemon.pipeline.cues import ACK, QUOTED_WORDS, fold
 from incremind_daemon.pipeline.features import features_of, keys_of, names_a_day, numbers_of
 from incremind_daemon.pipeline.lasting import (
+    BEFORE_EACH_STEP,
     BOILERPLATE,
     COMMUNICATION,
     COMPLAINT,
@@ -35,7 +36,6 @@ from incremind_daemon.pipeline.lasting import (
     METHOD,
     PUT_OFF,
     QUESTION,
-    REPORTED,
     REQUEST,
     STANDING,
     STATUS,
@@ -62,6 +62,7 @@ from incremind_daemon.pipeline.pieces import (
 from incremind_daemon.pipeline.prose import is_block_line, is_code, is_list_item, prose_spans
 from incremind_daemon.pipeline.reach import REACH_BACK, widens_the_one_before, with_reach
 from incremind_daemon.pipeline.redact import find_secrets, redact
+from incremind_daemon.pipeline.reported import reported_view
 from incremind_daemon.pipeline.scope import about_the_person, rules_scope_stands, scope_of
 from incremind_daemon.pipeline.sections import (
     ACTION_ITEM,
@@ -70,9 +71,11 @@ from incremind_daemon.pipeline.sections import (
     decision_items,
     discussion_items,
     recurs_weekly,
+    relays_team_message,
     rule_items,
     says_clipped,
     says_where_from,
+    spoken_lines,
     task_items,
     under_heading,
     work_points,
@@ -93,6 +96,8 @@ _DATED_WEIGHT = 8.0  # "约了 10/9 周五晚上 8 点视频聊", not a day's he
 # an instruction that forbids, which holds beyond the task however plainly put: "Don't roll back migrations by hand"
 # what a piece of work is for, up to its clause's end: "… so that every card gets a level", "so I start associating …"
 _PURPOSE = re.compile(r"(?<![a-z])so (?:that )?(?:i|we|you|it|every|each|all|the)(?![a-z])[^,;]*")
+_FORBIDS = re.compile(r"不许|不准|禁止")
+_AT_HAND_WORK = re.compile(r"(?<![a-z])(?:this|these|that|those|that's)(?![a-z])|这些|这个|这次|这几|那个|那些")
 _FORBIDDING = re.compile(r"(?:(?:pls|please) )?(?:don'?t|do not|never)\s|(?:请)?(?:别|不要|不准|禁止|不许)")
 _MUST = re.compile(  # "goose 的 migration 必须带 Down", "没上传成功的一条都不许删"
     r"[^，。,;；]{2,30}?(?<!不)(?:必须|一定要)|[^，。,;；]{2,30}?(?:都|一律|千万|绝对)?(?:不许|不准|禁止)"
@@ -152,7 +157,7 @@ def extract_candidates(
     seen: set[str] = set()
     for index, piece in enumerate(pieces):
         chance = chances[index] if chances is not None else None
-        found = _score_sentence(text, piece, conversational=conversational, chance=chance)
+        found = _score_sentence(text, piece, conversational=conversational or piece.spoken, chance=chance)
         if found is not None and found.key not in seen:
             seen.add(found.key)
             scored.append(found)
@@ -268,6 +273,7 @@ class Piece:
     discussed: bool = False  # an item of a list under a "Discussion" or "Background" heading
     clipped: bool = False  # a sentence of an article the note says it clipped from elsewhere
     everywhere: bool = False  # a remark after it says it holds in every project
+    spoken: bool = False  # said in a meeting a note transcribes, read as talk in a chat is
 
 
 def read_pieces(text: str, *, conversational: bool) -> list[Piece]:
@@ -280,7 +286,8 @@ def read_pieces(text: str, *, conversational: bool) -> list[Piece]:
     tasks = [] if conversational else task_items(text)  # "## Action items": work for once, never proposed
     article = None if conversational else clipped_article(text)
     points = [] if conversational else work_points(text)  # a note on a book or article lists its points
-    for span_start, span_end in prose_spans(text, quoted=not conversational):
+    spoken = [] if conversational else spoken_lines(text)
+    for span_start, span_end in prose_spans(text, quoted=not conversational or relays_team_message(text)):
         for sentence_start, sentence_end in whole_code_spans(text, span_start, span_end):
             for start, end in sentence_pieces(text, sentence_start, sentence_end, conversational):
                 in_decisions = any(a <= start < b for a, b in decided)
@@ -298,6 +305,8 @@ def read_pieces(text: str, *, conversational: bool) -> list[Piece]:
                     piece = piece if rule is None else replace(piece, ruled=True)
                     if any(a <= start < b for a, b in discussed):
                         piece = replace(piece, discussed=True)
+                    if any(a <= start < b for a, b in spoken):
+                        piece = replace(piece, spoken=True)
                     if article is not None and article[0] <= start < article[1]:
                         piece = replace(piece, clipped=True)
                     elif any(a <= start < b for a, b in points) and not _OWN_VOICE.search(piece.whole.casefold()):
@@ -376,13 +385,6 @@ _FROM_NOW_ON = re.compile(r"以后|今后|从现在起|每次|from now on|going 
 _SAYS_HOW = re.compile(r"(?:how|what) (?:i|we) [^:?]{1,40}:\s*\S")
 
 
-# a first clause in which the person changes something themselves (after a caption), up to its end
-_OWN_CHANGE = re.compile(
-    r"^change of plans?(?: again)?\s*[,:—–]"  # "change of plans again, Siobhán just posted …: freeze extended to …"
-    r"|^(?:[\w ]{1,30}:\s*)?(?:we|i)(?:'re|'ll|'ve| are| will| have)? (?:no longer|not going|now|switching|moving"
-    r"|dropping|changing)"
-    r"[^—–;:.!?]*?(?=\s*[—–;:]|\.\s)|^我们?(?:不再|以后|改成|换成|不[^，,；;。]{1,12}?了)[^，,；;。]*"
-)
 # a sentence that opens by saying the agent got it wrong: "No, …", "不对，…", "时间也不对，…"
 _SETS_RIGHT = re.compile(
     r"(?:no|nope|wrong|not quite)\s*[,.!:;—–-]|(?:[\u4e00-\u9fffa-z]{0,6}?也?(?:不对|错了)|不是的?)\s*[，,。.:：!！]"
@@ -433,11 +435,7 @@ def _score_sentence(text: str, piece: Piece, *, conversational: bool, chance: Ch
     if piece.ruled and not strengths:
         strengths["method"] = 2.0  # "Max 20 new cards a day." under "the method I'm sticking with from now on:"
     # someone else's view counts only as a disagreement with what is known (relate decides)
-    reported = piece.clipped or REPORTED.search(whole) is not None
-    if reported and not piece.clipped and (own := _OWN_CHANGE.match(whole)):
-        # the person's own change, with someone else's wish as its reason: "we're no longer going to Nature
-        # Communications first — Ruth wants Cell Reports", "我们不投 NC 了，老板想要 Cell Reports"
-        reported = REPORTED.search(whole[: own.end()]) is not None
+    reported = reported_view(whole, clipped=piece.clipped)
     lasts = True
     if reported:  # the reporting verb ("坚持要", "would rather", "argues") marks a view
         strengths = {c: s for c, s in strengths.items() if c not in ("identity", "event", "entity")}
@@ -543,11 +541,15 @@ def _score_sentence(text: str, piece: Piece, *, conversational: bool, chance: Ch
 def _says_it_holds(folded: str, *, conversational: bool) -> bool:
     """Tell whether a sentence says in its own words that it holds on, which the lasting model may not overrule:
     "always", "from now on", "以后", a change of plan ("switch … to", "改成"), said to an agent an instruction that
-    forbids ("Don't roll back migrations by hand"), and in a note a slot every week ("每周三晚上打羽毛球")."""
+    forbids ("Don't roll back migrations by hand") or a step before each commit or push ("commit 之前先把 diff 给我看"),
+    and in a note a slot every week ("每周三晚上打羽毛球")."""
     if HOLDS_ON.search(folded) or CHANGE_OF_PLAN.search(folded):
         return True
     if conversational:
-        return (_FORBIDDING.match(folded) is not None or _MUST.match(folded) is not None) and weight(folded) >= 4
+        # (a step before each commit that names no work at hand: not "squash these wip commits before pushing")
+        each = BEFORE_EACH_STEP.search(folded) if not _AT_HAND_WORK.search(folded) else None
+        said = _FORBIDDING.match(folded) or _MUST.match(folded) or each
+        return (said is not None or recurs_weekly(folded)) and weight(folded) >= 4
     return recurs_weekly(folded)
 
 
@@ -593,5 +595,6 @@ def _lasts_in_conversation(folded: str, matched: frozenset[str], *, setting_said
         return VALUE.search(folded) is not None or (weight(folded) >= 4 and not _MINE_TO_DO.match(folded))
     # "it always fails on CI" reports a problem, "记得明天…" is for one day: no rule; what fails whenever
     # something is done says when it will ("the deploy job is failing whenever a file under db/ is edited by hand")
-    complaint = COMPLAINT.search(folded) and not _IF.search(folded)
+    # …and a forbidding stands beside a failure it names ("dbt test 挂了就是挂了 不许改 severity 成 warn")
+    complaint = COMPLAINT.search(folded) and not _IF.search(folded) and not _FORBIDS.search(folded)
     return not (standing == {STANDING.pattern} and (complaint or one_off(folded)))

@@ -56,14 +56,14 @@ COMMUNICATION = re.compile(
         r"(?:keep|make) (?:your |the )?(?:answers?|replies|responses|it|them|explanations?|messages?|[\w-]+) "
         r"(?:short|brief|concise|terse)",
         r"be (?:brief|concise|terse|direct)",
-        r"no (?:long )?(?:summaries|summary|recaps?|preamble|apologies)",
+        r"no (?:long )?(?:summaries|summary|recaps?|preamble|apologies|essays?)|tl;?dr (?:first|up top|on top)",
         r"(?:skip|drop|leave out|cut) (?:the |any |your )?(?:final )?(?:recaps?|summar(?:y|ies)|preamble)",
         r"(?:don'?t|do not|never) guess(?! (?:the|a|an|its|their|from)\b)"
         r"|say (?:so|that you don'?t know|you don'?t know) (?:instead of|rather than) guess",
         r"(?:don'?t|do not|stop|never) (?:summari[sz]e|recap|apologi[sz]e|explain everything)",
         r"comments? (?:in|should be in|can be in|may be in) (?:english|chinese)",
     )
-    + r"|用(?:繁体|简体)?中文|说中文|讲中文|回复中文|中文回[复答]|英文回[复答]|用英文回"
+    + r"|用(?:繁体|简体)?中文|说中文|讲中文|回复中文|(?:中文|英文)回(?:[复答]|我)|用英文回"
     r"|回答.{0,6}(?:中文|英文|简短|简洁|短一?点)|(?:回我|回复我|跟我说|和我说).{0,6}(?:中文|英文|繁体|简体|繁中|简中)"
     r"|(?:别|不要|不准)(?:瞎|乱)?猜|不确定就说|不知道就说|简短|简洁|别啰嗦|不要啰嗦|少废话|不用总结|不要(?:每次都?)?总结|别(?:每次都?)?总结|注释.{0,6}(?:英文|中文)"
     # how to give the person times: "时间都按北京时间给我", "give me times in Beijing time"
@@ -72,6 +72,11 @@ COMMUNICATION = re.compile(
 )
 # a step of the work taken again and again: what is done before it is done each time
 _EACH_STEP = r"(?:commit|push|merg|deploy|releas|ship)(?:e|es|ed|ing)?"
+# …so a step before it is a standing one: "run spotlessApply before you commit anything", "push 到 main 之前必须先问我"
+BEFORE_EACH_STEP = re.compile(
+    words(rf"before (?:you |we |i )?{_EACH_STEP}")
+    + r"|(?:提交|push|commit|合并|merge|发版|上线)(?:[^，。,;；]{0,12}?之前|\s*前(?!端))"
+)
 # what holds every time, not just for the task at hand
 STANDING = re.compile(
     words(
@@ -116,7 +121,7 @@ STANDING = re.compile(
     + r"|(?:^|[,;—–] |[，；—])\s*(?:don'?t|do not|never|no need to|stop) (?!worry|know|care|think|mind|bother)[a-z]+"
     r"(?! (?:anything|it|this|that|these|those|them)\b)"
     r"|凡是|^(?:所有|任何)[^，。]{1,16}都|^(?:关于|至于)[^：:，,]{1,20}[：:]|(?:^|[，,；;\s])\s*(?:你|也|都|就|千万|你也)?(?:别|不要|不能|不许|不准|不用|唔好)(?!管|急|担心|客气|动|搞|的|人)\s*[a-z\u4e00-\u9fff]"
-    r"|先[^。；;]{1,40}(?:再|然后)|(?:提交|commit|push|合并|merge|发版|上线|部署|deploy)\s*(?:之)?前\s*(?:都|要|先|一定|必须)|(?<!的)默认|预设|(?:^|[\s\u4e00-\u9fff])(?<!能)用\s*[a-z][\w.-]+|只(?:跑|用|在|要|写|装|留|能)"
+    r"|先[^。；;]{1,40}(?:再|然后|才(?:能|可以))|(?:提交|commit|push|合并|merge|发版|上线|部署|deploy)\s*(?:之)?前\s*(?:都|要|先|一定|必须)|(?<!的)默认|预设|(?:^|[\s\u4e00-\u9fff])(?<!能)用\s*[a-z][\w.-]+|只(?:跑|用|在|要|写|装|留|能)"
     r"|(?:最多|至少|不超过|不少于)\s*[等隔开跑试重]?\s*\d|只能|只用|只在|只喝|只吃|只允许|[^，。]{1,20}要[^，。]{1,30}[，,]\s*(?:不然|否则)|以后(?!再说)|今后|从现在起|从今以后|往后|每次|一律|统一|永远|绝对不(?!行|会|是)|绝不|始终|总是用|一直(?:都|用)|都要|务必|一定要|必须|禁止|不许|不准"
     r"|千万(?:别|不要)|记得|别忘了|[，,]\s*记住[。！!]*$|^记住[，,：:]|所有(?:的)?(?:代码|文件|组件|接口|测试|提交|项目)"
     # when a rule holds, as "when writing …," says in English: "写博客文章的时候，中英文之间加空格"
@@ -301,32 +306,6 @@ HAPPENED = re.compile(
     )
     + r"|发布|上线|部署|迁移|开会|见了|开始|完成|故障|宕机|挂了|回滚|入职|离职|签了|搬|升级|买了|考过|订了"
 )
-# a heading or caption over a list of decisions
-DECISION_SECTION = re.compile(
-    r"^(?!.*(?:(?<![a-z])not|(?<![a-z])yet to be|未|没|待)).*?(?:"
-    + words(r"decisions?|decided|agreed|agreements?|outcomes?|resolutions?|conclusions?|we settled|settled")
-    + r"|决定|决议|结论|(?<![搞稳])定了|共识|决策|拍板)"
-)
-# a heading over what was talked about or reported, where nothing is settled by being listed: what is still
-# open ("## Not decided", "待定")
-DISCUSSION_SECTION = re.compile(
-    words(
-        r"discussion|discussed|background|not (?:yet )?decided|undecided|open (?:questions?|items?|points?|issues?)"
-        r"|parked"
-    )
-    + r"|讨论|背景|未决|待定|没定|未定|遗留问题"
-)
-# a heading over who does what next ("## Action items", "行动项"): tasks for once, whatever their words; a
-# person's own to-do list holds facts as well ("域名 12 月 1 号到期，记得续费")
-TASK_SECTION = re.compile(words(r"action items?|follow-?ups?|next steps?") + r"|行动项|后续跟进|下一步|跟进事项")
-# a caption over a list of rules: "the method I'm sticking with from now on:", "以后都按这几条来："
-RULE_CAPTION = re.compile(
-    words(
-        r"from now on|going forward|from here on|(?:house |ground )?rules|my method|the method|sticking with"
-        r"|reminders? to (?:my)?self|notes? to (?:my)?self|conventions|guidelines"
-    )
-    + r"|以后|今后|从现在起|从今天起|规则|规矩|原则|约定|守则|提醒自己|给自己的提醒"
-)
 # (category, strength, pattern): the strongest match names the category
 CUES: tuple[tuple[str, float, re.Pattern[str]], ...] = (
     ("identity", 3.5, IDENTITY),
@@ -465,7 +444,9 @@ ONE_OFF = re.compile(
 )
 # what is done for now and settled later, whatever it decides: "这个函数先放在 test 文件里，回头再挪到 tjrig 里",
 # "timeout 先给 90 秒跑通再说"
-PUT_OFF = re.compile(r"回头(?:再|我)|(?:^|[，,；;]\s*)先[^，,。；;]{1,30}?再说")
+PUT_OFF = re.compile(  # …and "not yet, later": "先不要 commit，我晚點跟別的一起"
+    r"回头(?:再|我)|(?:^|[，,；;]\s*)先[^，,。；;]{1,30}?再说|先(?:不要|别)[^，,。；;]{1,20}[，,]\s*我?(?:晚点|待会|等会|稍后)"
+)
 _WEEKLY = re.compile(r"[每逢](?:周|星期|礼拜)[一二三四五六日天]")
 _ONWARD = re.compile(  # from when on (not "下班以后", its hour), or a value as it is now ("retention is 14 days now")
     # "From today the reminder goes out at 2.30pm on weekdays only"
@@ -508,13 +489,11 @@ GENERAL = re.compile(
         r"always|never|from now on|going forward|every|all|any|anything|in (?:the )?future|by default|ever|for good",
         # "give me the diff next time"; not "that's next time" (later) nor "Next time: …" (a to-do)
         r"(?<!the )(?<!that's )(?<!for )(?<!until )next time(?!:| (?:we|i|you) (?:meet|talk|see))",
-        # a step before each commit or push is a standing one: "run spotlessApply before you commit anything"
-        rf"before (?:you |we |i )?{_EACH_STEP}",
     )
     # not "so that later": "导成 parquet，方便以后丢给别的工具" asks for one thing now
     + r"|(?<!方便)(?<!以便)(?<!便于)以后(?!再)|今后|从现在起|每次|每个|一律|统一|永远|始终|凡是|所有|任何|(?<!的)默认"
-    # …and a step before each push or commit: "push 到 main 之前必须先问我", "提交前先跑 lint"
-    r"|都这样|都一样|(?:提交|push|commit|合并|merge|发版|上线)(?:[^，。,;；]{0,12}?之前|\s*前(?!端))"
+    + r"|都这样|都一样|只要[^，。,;；]{1,24}?[都就]|"  # "只要超過三個檔案的改動我都想先看計畫": whenever it comes
+    + BEFORE_EACH_STEP.pattern
 )
 # what says a rule holds on, not "all" or "所有" ("——所有 pod 都正常" says how the day went)
 HOLDS_ON = re.compile(

@@ -73,6 +73,8 @@ _ASIDE = re.compile(
     r"(?<![a-z])(?:put (?:that|it|this)|move (?:them|it)|while you're at it|update (?:it|the)|add it|fix (?:it|that)"
     r"|open a pr$|commit it)(?![a-z])|顺便|一下$|改掉$|都检查|照这个来|先不管|等真有|再说$"
 )
+# …though "只要超過三個檔案的改動我都想先看計畫再說" is what comes first whenever it holds: the rule
+_WHENEVER_FIRST = re.compile(r"只要[^，。]{1,24}?[都就][^，。]*先[^，。]*再说$")
 # an ask that opens on someone to do it: what it changes is the task at hand
 ASKED_CHANGE = re.compile(
     r"(?:please |pls )?(?:can|could|would) you\b|(?:please |pls )?help me\b|(?:请|麻烦)?(?:你)?(?:帮我|帮忙|麻烦你?)"
@@ -192,7 +194,8 @@ def sentence_pieces(text: str, start: int, end: int, conversational: bool) -> li
             # "push 永远是我自己来" opens on a verb's word and asks nothing: it says always
             # "不是 115200，是 1000000": a clause that names a value is the rule's, however like a yes it reads
             said_yes = ACK.fullmatch(tail) and not _NUMBER_VALUE.search(tail)
-            asks = (REQUEST.search(tail) and not GENERAL.search(tail)) or _ASIDE.search(tail) or said_yes
+            aside = _ASIDE.search(tail) and not _WHENEVER_FIRST.match(tail)
+            asks = (REQUEST.search(tail) and not GENERAL.search(tail)) or aside or said_yes
             # a failure the rule says when it comes is the rule's ("CI … fails the build if what's committed is stale",
             # "超过 2 天没新数据就报错"), not a report of what went wrong
             reports = (failed := COMPLAINT.search(tail)) and not _when_it_fails(tail, failed)

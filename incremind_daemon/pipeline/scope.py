@@ -98,6 +98,8 @@ _WITH_ME = re.compile(
 )
 # a part of the project at hand: "payment PRs go to Ben, he owns the payment module" is this project's way
 _PROJECT_PART = re.compile(r"模块|组件|(?<![a-z])(?:module|component|package|crate)s?(?![a-z])")
+# a step that runs one of the repo's tools: "run tfsec on the changed dir", "跑 golangci-lint"
+_RUNS_A_TOOL = re.compile(r"(?:(?:please|pls|always) )?(?:run|execute) (?!me\b|it\b|them\b)[a-z]|[先都]?跑\s*[a-z]")
 _FIRST_PERSON_HABIT = re.compile(
     words(
         r"i (?:really |much |strongly |generally )?(?:prefer|like|love|hate|dislike|always|usually|never|tend to)",
@@ -140,8 +142,9 @@ def scope_of(folded: str, category: str, cues: frozenset[str]) -> str:
         return "project"
     if COMMUNICATION.pattern in cues or reply_slots(folded):  # "以后回复都用英文吧" sets how to answer too
         return "global"
+    # …how the agent works with the person, not a tool the repo runs ("run tfsec on the changed dir before you push")
     if STANDING.pattern in cues and _WITH_ME.search(folded) and not _PROJECT_PART.search(folded):
-        return "global"
+        return "project" if _RUNS_A_TOOL.match(folded) else "global"
     if category == "preference" and _FIRST_PERSON_HABIT.search(folded) and not _PROJECT_ANCHOR.search(folded):
         return "global"
     return "project"

@@ -12,18 +12,39 @@ elsewhere is its author's word, not the person's (``clipped_article``).
 
 from __future__ import annotations
 
+import itertools
 import re
 from collections.abc import Callable
 
-from incremind_daemon.pipeline.cues import WEEKDAY, fold
-from incremind_daemon.pipeline.lasting import (
-    DECISION_SECTION,
-    DISCUSSION_SECTION,
-    GENERAL,
-    RULE_CAPTION,
-    TASK_SECTION,
-)
+from incremind_daemon.pipeline.cues import WEEKDAY, bounded, fold
+from incremind_daemon.pipeline.lasting import GENERAL
 
+# a heading or caption over a list of decisions
+DECISION_SECTION = re.compile(
+    r"^(?!.*(?:(?<![a-z])not|(?<![a-z])yet to be|未|没|待)).*?(?:"
+    + bounded(r"decisions?|decided|agreed|agreements?|outcomes?|resolutions?|conclusions?|we settled|settled")
+    + r"|决定|决议|结论|(?<![搞稳])定了|共识|决策|拍板)"
+)
+# a heading over what was talked about or reported, where nothing is settled by being listed: what is still
+# open ("## Not decided", "待定")
+DISCUSSION_SECTION = re.compile(
+    bounded(
+        r"discussion|discussed|background|not (?:yet )?decided|undecided|open (?:questions?|items?|points?|issues?)"
+        r"|parked"
+    )
+    + r"|讨论|背景|未决|待定|没定|未定|遗留问题"
+)
+# a heading over who does what next ("## Action items", "行动项"): tasks for once, whatever their words; a
+# person's own to-do list holds facts as well ("域名 12 月 1 号到期，记得续费")
+TASK_SECTION = re.compile(bounded(r"action items?|follow-?ups?|next steps?") + r"|行动项|后续跟进|下一步|跟进事项")
+# a caption over a list of rules: "the method I'm sticking with from now on:", "以后都按这几条来："
+RULE_CAPTION = re.compile(
+    bounded(
+        r"from now on|going forward|from here on|(?:house |ground )?rules|my method|the method|sticking with"
+        r"|reminders? to (?:my)?self|notes? to (?:my)?self|conventions|guidelines"
+    )
+    + r"|以后|今后|从现在起|从今天起|规则|规矩|原则|约定|守则|提醒自己|给自己的提醒"
+)
 # "Tang Hao: check whether …": an action item under a name, for one person, once
 _DUE_DAY = (
     r"(?:周[一二三四五六日天]|星期[一二三四五六日天]|\d{1,2}\s*[/.月]\s*\d{1,2}\s*[日号]?|明天|后天"
@@ -335,3 +356,55 @@ _DAY_OR_HOUR = re.compile(
 def recurs_weekly(folded: str) -> bool:
     """Tell whether a sentence (folded) names a slot that comes back every week or two, on a day or at an hour."""
     return _WEEKLY_SLOT.search(folded) is not None and _DAY_OR_HOUR.search(folded) is not None
+
+
+# a speaker and the time into the recording, on a line of their own, as meeting tools write a transcript:
+# "王磊 00:01:10", "[00:01:10] 王磊", "Speaker 2 (0:01:10)"; not a chat's clock ("林涛  11月24日 17:52")
+_SPEAKER_LINE = re.compile(
+    r"^[ \t]*(?:\[\d{1,2}:\d{2}:\d{2}\][ \t]*[^\W\d][^\d\n]{0,24}?|[^\W\d][^\d\n]{0,24}?(?:\d{1,2})?[ \t]+[\[(（]?"
+    r"\d{1,2}:\d{2}:\d{2}[\])）]?)[ \t]*[:：]?[ \t]*$"
+)
+
+
+def spoken_lines(text: str) -> list[tuple[int, int]]:
+    """Return the spans of what is said in a meeting transcript: the lines after each speaker-and-time line.
+
+    Speech is read as talk is in a chat: "呃 现在是 8:30 之前 就是 正常七点多就出了" reports the day, and only standing
+    words ("以后都按 8 点算", "不准直连 dwd") say what lasts. Two speaker lines make a transcript; one is a caption.
+    """
+    lines = text.splitlines(keepends=True)
+    if sum(1 for line in lines if _SPEAKER_LINE.match(line)) < 2:
+        return []
+    spans: list[tuple[int, int]] = []
+    speaking = False
+    position = 0
+    for line in lines:
+        if _SPEAKER_LINE.match(line):
+            speaking = True
+        elif not line.strip() or line.lstrip().startswith("#"):
+            speaking = False
+        elif speaking:
+            spans.append((position, position + len(line)))
+        position += len(line)
+    return spans
+
+
+# a message from the team passed on in a chat, quoted under a line that says where it was posted: "另外 Tina 剛在
+# Slack 更新時程：", "dana just posted in #infra-announce:"
+_RELAYED = re.compile(
+    r"(?:在|(?<![a-z])(?:on|in))\s*(?:slack|飞书|钉钉|企业微信|企微|teams|微信群|工作群|群里|#[\w-]+)[^\n]{0,16}?"
+    r"(?:更新|说|发|通知|公布|posted|said|announced|updated|wrote)"
+    r"|(?<![a-z])(?:posted|announced|wrote) (?:this )?(?:in|on) (?:slack|teams|#[\w-]+)"
+)
+
+
+def relays_team_message(text: str) -> bool:
+    """Tell whether a chat turn passes on a team message: a line saying where it was posted, then a quoted line.
+
+    The quote is the team's word on the work ("> code freeze 延到 12/9（三）"), read as the person's news of it;
+    any other quote in a turn is pasted material and says nothing of the person's."""
+    lines = text.splitlines()
+    return any(
+        _RELAYED.search(fold(line).casefold()) and following.lstrip().startswith(">")
+        for line, following in itertools.pairwise(lines)
+    )

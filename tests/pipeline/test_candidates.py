@@ -291,6 +291,9 @@ def test_chinese_clause_without_comma_is_a_condition_kept_in_the_statement() -> 
         ("pnpm pls, not npm — I use pnpm for everything", "global"),
         ("Run the tests before you tell me it's done, in every one of my repos: pnpm test, make test.", "global"),
         ("We format with ktlint through spotless — run ./gradlew spotlessApply before you commit anything", "project"),
+        # a tool the repo runs before each push, and a step of how the person works with the agent (tune40, tune39)
+        ("run tfsec on the changed dir before you push", "project"),
+        ("show me the diff before you commit anything", "global"),
         (
             "Run sqlfluff lint on anything you touch before you tell me it's done — "
             "the .sqlfluff in the repo root is the source of truth",

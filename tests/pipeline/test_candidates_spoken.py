@@ -7,6 +7,7 @@ import pytest
 from incremind_daemon.pipeline.candidates import extract_candidates, read_pieces
 from incremind_daemon.pipeline.lasting_model import reader_for
 from incremind_daemon.pipeline.prose import prose_spans
+from incremind_daemon.pipeline.sections import relays_team_message, spoken_lines
 from incremind_daemon.pipeline.statement import strip_lead_in
 from incremind_daemon.store.embedder import Embedder
 
@@ -136,3 +137,84 @@ def test_a_pasted_mails_header_is_no_candidate() -> None:
     )
     pieces = [note[p.start : p.end] for p in read_pieces(note, conversational=False)]
     assert not any(piece.startswith(("From:", "Date:", "Subject:")) for piece in pieces), pieces
+
+
+@pytest.mark.parametrize(
+    ("text", "statement"),
+    [
+        ("commit 之前先把 diff 给我看", "commit 之前先把 diff 给我看"),  # tune39: the lasting model read it at 0.06
+        ("before you push, run the tfsec scan", "Run the tfsec scan"),  # "before you push" is its condition
+    ],
+)
+def test_a_step_before_each_commit_holds_whatever_the_model_reads(text: str, statement: str, use_m3: Embedder) -> None:
+    """A step before each commit or push is taken every time: the lasting model may not read it away."""
+    assert statements(text, embedder=use_m3) == [statement]
+
+
+def test_a_step_before_a_commit_of_the_work_at_hand_is_for_this_time(use_m3: Embedder) -> None:
+    """tune2: "squash these wip commits before pushing" names the commits at hand."""
+    assert statements("squash these wip commits before pushing.", embedder=use_m3) == []
+
+
+@pytest.mark.parametrize(
+    ("text", "said"),
+    [
+        # tune42: how to answer, the object first, and in slang
+        ("中文回我啊 怎么突然又英文了 啊这", "中文回我"),
+        ("tldr first pls, no essays 上次回我一大段 我看完都下班了hhh", "no essays"),
+        # a forbidding beside the failure it names is no complaint
+        ("A 和 C 都不行 dbt test 挂了就是挂了 不许改 severity 成 warn 也不许 --exclude 糊弄过去", "不许改 severity"),
+        # a slot every week, said to an agent
+        ("我每周四定投 005827 500 块", "每周四定投"),
+        # tune41: what comes first whenever a change is large, "再說" and all
+        ("改之前先講你打算動哪些檔案，只要超過三個檔案的改動我都想先看計畫再說", "超過三個檔案的改動我都想先看計畫"),
+        # tune41: whose decision it is, said beside an ask to check the code against it
+        (
+            "然後順便確認一下 biometric 的邏輯：轉帳金額 NT$5,000 以上才要跳 FaceID / 指紋，以下直接過，這是產品定的，"
+            "你看 useTransferAuth 有沒有寫對",
+            "NT$5,000 以上才要跳 FaceID",
+        ),
+    ],
+)
+def test_terse_standing_words_are_read_as_rules(text: str, said: str, use_m3: Embedder) -> None:
+    assert any(said in statement for statement in statements(text, embedder=use_m3))
+
+
+def test_not_yet_and_later_is_for_this_time(use_m3: Embedder) -> None:
+    """tune41: "先不要 commit，我晚點跟別的一起" holds the commit back for now, then does it with the rest."""
+    assert statements("先不要 commit，我晚點跟別的一起", embedder=use_m3) == []
+
+
+TRANSCRIPT = """# 双12数据保障会
+
+## 文字记录
+
+王磊 00:00:03
+呃 人齐了吧 那个 思雨今天请假 我们就 就先开始 今天主要是双12 那个 数据保障 呃 三件事 一个是封板时间 一个是实时大屏
+
+周子睿 00:00:58
+现在是 8:30 之前 就是 正常七点多就出了 但是 那个 今天早上 dws 那个 挂了一次 就 就拖到九点多
+
+王磊 00:01:10
+那 那个 ads 的 SLA 就改成 8 点 以后都按 8 点算 不只是大促
+"""
+
+
+def test_a_meeting_transcript_is_read_as_talk(use_m3: Embedder) -> None:
+    """tune42: in an auto-generated transcript, who came and how the morning went are talk; a rule said for from now
+    on is what lasts."""
+    found = statements(TRANSCRIPT, conversational=False, embedder=use_m3)
+    assert len(found) == 1 and "以后都按 8 点算" in found[0], found
+    assert [TRANSCRIPT[a:b].split()[0] for a, b in spoken_lines(TRANSCRIPT)] == ["呃", "现在是", "那"]
+    # a group chat kept in a note gives the clock, not the time into a recording: its messages are written (tune37)
+    chat = "林涛  11月24日 17:52\n1. 星河湾站试点定在 12 月 9 号（周三）\n\n卢晓峰  17:58\n收到\n\n何静  18:01\n收到\n"
+    assert spoken_lines(chat) == []
+
+
+def test_a_team_message_passed_on_in_a_chat_is_read(use_m3: Embedder) -> None:
+    """tune41: the PM's new dates, quoted under "Tina 剛在 Slack 更新時程："; other quotes in a turn stay pasted."""
+    relayed = "另外 Tina 剛在 Slack 更新時程：\n> 更新一下 v2.3 時程：code freeze 延到 12/9（三），送審改 12/11（五）"
+    assert relays_team_message(relayed)
+    assert any("12/9" in statement for statement in statements(relayed, embedder=use_m3))
+    pasted = "他們文章這樣寫：\n> code freeze 延到 12/9（三），送審改 12/11（五）"
+    assert not relays_team_message(pasted) and statements(pasted, embedder=use_m3) == []

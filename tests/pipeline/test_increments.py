@@ -1089,6 +1089,14 @@ def test_a_change_is_of_the_insight_holding_the_value_it_leaves() -> None:
         ("Change of target journal: we're no longer going to Nature Communications first — Ruth wants Cell "
          "Reports, so full-width figures are 174 mm.", False),
         ("Ruth wants Cell Reports, so full-width figures are 174 mm.", True),
+        # found on tune41: a change made by the one who has a say in it (the café is 阿凱's), passed on as news
+        ("先說一個變更：阿凱說下個月起公休日改成週一", False),
+        ("阿凱說客人都玩超久，原本的根本不夠，時段改成 3 小時", False),
+        ("dana says the change freeze moved to thu dec 17", False),
+        # …not a view, advice or a wish, nor what an article says
+        ("阿凱覺得時段應該改成 3 小時", True),
+        ("dana thinks the freeze should move to thu dec 17", True),
+        ("文章說以後 front matter 都改成 TOML", True),
     ],
 )  # fmt: skip
 def test_a_change_the_person_makes_for_someone_elses_reason_is_theirs(turn: str, reported: bool) -> None:
