@@ -407,7 +407,7 @@ CLOSING_WORDS = re.compile(
         r"|have a good \w+|cheers",
         SIGNING_OFF,
     )
-    + r"|先这样|就这样|今天就到这|今天先到这|下次见|拜拜|回见|明天见|周末愉快|周末见|下周见|晚安"
+    + r"|先这样|就这样|今天就到这|今天先到这|下次见|拜拜|掰掰|ㄅㄅ|886|回见|明天见|周末愉快|周末见|下周见|晚安"
     r"|先撤了?|撤了|下线了|先下了|溜了|(?:去|先)?(?:睡觉?|瞓觉?)了|[\W_\d]+"
 )
 # an agent's sentence that announces the change its tools then make: "I'll add `lumen/gradcache.py` …",

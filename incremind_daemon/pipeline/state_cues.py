@@ -326,8 +326,8 @@ LEAVING_CUES = re.compile(
         r"|(?:grab|grabbing|getting) (?:lunch|dinner|food|a bite)|(?:standup|meeting|call) now|(?:mum|mom|boss) calling"
         r"|off for (?:lunch|dinner|the day|today)|calling it a (?:day|night)|done for (?:the day|today|tonight)",
     )
-    + r"|先?撤了|下线了|先下了|溜了|先走了|下班了|睡觉去|去睡了|先休息了?"
-    r"|去吃(?:个|点)?(?:饭|午饭|晚饭|东西)|吃(?:个|点)?(?:午|晚)?饭去"
+    + r"|先?撤了|下线了|先下了|溜了|先走了|下班了|睡觉去|(?:^|[\s，,])[先去要]?睡了|先休息了?|掰掰|ㄅㄅ|zzz"
+    r"|(?<!\d)886(?!\d)|去吃(?:个|点)?(?:饭|午饭|晚饭|东西)|吃(?:个|点)?(?:午|晚)?饭去"
 )
 
 # "好，先这样", "今天先到这": the person stops here, unless the same words put this work off

@@ -742,3 +742,15 @@ def test_done_for_tonight_closes_the_session_and_names_no_step() -> None:
         user("works. 阿妈笑咗，话部机识讲广东话 😂 done for tonight"),
     ]
     assert snapshot_session(turns).next_steps == ()
+
+
+def test_going_to_bed_closes_the_session_and_names_no_step() -> None:
+    """Found in tune41 and tune42: "好喔 明天要上班 先睡了 ㄅㄅ" (Taiwan's "bye bye" in bopomofo) and
+    "行 先这样 明天再说 睡了 zzz" were the next step."""
+    for closing in ("好喔 明天要上班 先睡了 ㄅㄅ", "行 先这样 明天再说 睡了 zzz"):
+        turns = [
+            user("LINE 通知改用 Messaging API 的 push message，訂位成功就推一張 Flex Message 給客人"),
+            assistant("Done: lib/flex/bookingConfirmed.ts builds the card; the webhook route pushes it after insert."),
+            user(closing),
+        ]
+        assert snapshot_session(turns).next_steps == (), closing
