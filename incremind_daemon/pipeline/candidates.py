@@ -96,8 +96,8 @@ _DATED_WEIGHT = 8.0  # "约了 10/9 周五晚上 8 点视频聊", not a day's he
 # an instruction that forbids, which holds beyond the task however plainly put: "Don't roll back migrations by hand"
 # what a piece of work is for, up to its clause's end: "… so that every card gets a level", "so I start associating …"
 _PURPOSE = re.compile(r"(?<![a-z])so (?:that )?(?:i|we|you|it|every|each|all|the)(?![a-z])[^,;]*")
-_FORBIDS = re.compile(r"不许|不准|禁止")
-_AT_HAND_WORK = re.compile(r"(?<![a-z])(?:this|these|that|those|that's)(?![a-z])|这些|这个|这次|这几|那个|那些")
+_FORBIDS = re.compile(r"不许|不准|禁止")  # what a failure named beside it does not undo
+_AT_HAND_WORK = re.compile(r"(?<![a-z])(?:this|these|that|those)(?![a-z])|这些|这个|这次|这几|那个|那些")  # the work
 _FORBIDDING = re.compile(r"(?:(?:pls|please) )?(?:don'?t|do not|never)\s|(?:请)?(?:别|不要|不准|禁止|不许)")
 _MUST = re.compile(  # "goose 的 migration 必须带 Down", "没上传成功的一条都不许删"
     r"[^，。,;；]{2,30}?(?<!不)(?:必须|一定要)|[^，。,;；]{2,30}?(?:都|一律|千万|绝对)?(?:不许|不准|禁止)"
