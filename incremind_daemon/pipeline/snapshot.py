@@ -150,10 +150,10 @@ def snapshot_session(turns: Sequence[Turn]) -> SessionSnapshot:
     # the next step is agreed at the end: in the last exchange, or the one before a closing "thanks"
     spoke = next((texts[i] for i in range(asks[-1] - 1, -1, -1) if turns[i].role == "assistant"), "") if asks else ""
     window = asks[-2] if len(asks) > 1 and _is_closing(texts[asks[-1]], spoke) else asks[-1] if asks else 0
-    reply = -1  # the person's turn that answers the turns being read, newest first
-    read = 0  # the person's turns read so far
-    acted = False  # whether the agent went on working after that answer
-    later_reply = False
+    # …and once the person leaves ("行 先这样 明天再说 睡了 zzz"), the agent's goodbye ("还没 commit") agrees no step
+    gone = asks[-1] if asks and is_leaving(fold(texts[asks[-1]]), spoke) else len(turns)
+    reply, read = -1, 0  # the person's turn that answers the turns being read, newest first; their turns read so far
+    acted = later_reply = False  # whether the agent went on working after that answer; whether it spoke after
     answered = -1  # the agent's turn after the one being read
     asked_before, spoke_before, edited = _context(turns, asked)
     # newest first, so a long session stops reading prose once every slot holds something newer
@@ -190,8 +190,8 @@ def snapshot_session(turns: Sequence[Turn]) -> SessionSnapshot:
         reports = (i for i in items if i.kind == DONE and text_weight(i.text) >= 3 and _rank_done(i.own) >= _TELLING)
         head = next(reports, None) if round_end else None
         for item in reversed(items):
-            if item.kind == NEXT and _is_covered(item.own, found[DONE]):
-                continue  # already done later in the session
+            if item.kind == NEXT and (_is_covered(item.own, found[DONE]) or index > gone):
+                continue  # already done later in the session, or said after the person left
             rank = (_HEADLINE if item is head else _rank_done(item.own)) if item.kind == DONE else item.rank
             _offer(found[item.kind], item.text, _ROOM[item.kind], rank)
     if goal_at >= 0:

@@ -754,3 +754,14 @@ def test_going_to_bed_closes_the_session_and_names_no_step() -> None:
             user(closing),
         ]
         assert snapshot_session(turns).next_steps == (), closing
+
+
+def test_the_agents_goodbye_after_the_person_left_agrees_no_step() -> None:
+    """Found in tune42: after "行 先这样 明天再说 睡了 zzz" the agent's "还没 commit" was the next step."""
+    turns = [
+        user("晚上搞下 fundbot 估值涨跌幅绝对值 >= 2% 就推一条"),
+        assistant("改好了：alert.py 复用 fetch，dry-run 结果：161725 估值 -2.31%，会推。"),
+        user("行 先这样 明天再说 睡了 zzz"),
+        assistant("好，改动都在工作区，还没 commit。"),
+    ]
+    assert snapshot_session(turns).next_steps == ()
