@@ -6,9 +6,11 @@ The rules decide (``relate_rules``, on what the candidate adds); the relation mo
 
 from __future__ import annotations
 
+import functools
 import logging
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import replace
+from typing import Concatenate, ParamSpec
 
 from incremind_daemon.pipeline.cues import fold
 from incremind_daemon.pipeline.features import CONCEPT_NAMES, dice, features_of, keys_of, names_in
@@ -40,6 +42,7 @@ from incremind_daemon.pipeline.stance import CHANGE, EXCEPTION_SAID, negated, us
 from incremind_daemon.store.records import Candidate
 
 log = logging.getLogger(__name__)
+_P = ParamSpec("_P")
 # the relation model's odds of a change or a difference from which someone else's view disagrees
 _REPORTED_AT_ODDS = 0.2
 # the relation model's odds of "unrelated" from which what the person says again is no repeat of an insight
@@ -50,36 +53,29 @@ _SAID_AGAIN_UNRELATED = 0.85
 _SHARED_WORDS = 0.15  # the word overlap (dice) at which a change the model reads is of that insight
 
 
+def _own_word(
+    read: Callable[Concatenate[Candidate, Sequence[Known], _P], Relation],
+) -> Callable[Concatenate[Candidate, Sequence[Known], _P], Relation]:
+    """Make a reading in which the person's own word repeats or adds to no one else's view: "手續費一律由後端算，不要在
+    前端自己算" beside "Marcus 覺得手續費在前端用浮點數算也 OK" is their rule, related to the rest as if the view were
+    not there."""
+
+    @functools.wraps(read)
+    def reading(candidate: Candidate, known: Sequence[Known], /, *args: _P.args, **kwargs: _P.kwargs) -> Relation:
+        while True:
+            relation = read(candidate, known, *args, **kwargs)
+            view = next((item for item in known if item.id == relation.known_id), None)
+            if relation.kind not in ("repeat", "supplement") or candidate.reported or view is None:
+                return relation
+            if not REPORTED.search(fold(view.statement)):
+                return relation
+            known = [item for item in known if item.id != view.id]
+
+    return reading
+
+
+@_own_word
 def relate(
-    candidate: Candidate,
-    known: Sequence[Known],
-    *,
-    repeat_similarity: float,
-    related_similarity: float,
-    ordered: bool = False,
-    reading: RelationReader | None = None,
-) -> Relation:
-    """Decide whether candidate repeats, supplements, supersedes, contradicts or is new to the known insights
-    (``_relation``). The person's own word repeats or adds to no one else's view: "手續費一律由後端算，不要在前端自己算"
-    beside "Marcus 覺得手續費在前端用浮點數算也 OK" is their rule, related to the rest as if the view were not there."""
-    while True:
-        relation = _relation(
-            candidate,
-            known,
-            repeat_similarity=repeat_similarity,
-            related_similarity=related_similarity,
-            ordered=ordered,
-            reading=reading,
-        )
-        view = next((item for item in known if item.id == relation.known_id), None)
-        if relation.kind not in ("repeat", "supplement") or candidate.reported or view is None:
-            return relation
-        if not REPORTED.search(fold(view.statement)):
-            return relation
-        known = [item for item in known if item.id != view.id]
-
-
-def _relation(
     candidate: Candidate,
     known: Sequence[Known],
     *,
@@ -90,6 +86,7 @@ def _relation(
 ) -> Relation:
     """Decide whether candidate repeats, supplements, supersedes, contradicts or is new to the known insights.
 
+    The person's own word repeats or adds to no one else's view (``_own_word``).
     The rules decide (``relate_by_rules``); with a ``reading`` (``lasting_model``), a model over
     each pair's cosine and what the rules measure reads them again where the rules are weakest:
     a paraphrase or translation they call new or a supplement is a repeat when the model is sure
