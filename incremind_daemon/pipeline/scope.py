@@ -96,6 +96,12 @@ _WITH_ME = re.compile(
     + r"|(?:问|告诉|跟|提醒)我(?:确认|看|说)?|给我(?:确认|看|说)"  # "别给我用 pip" is about pip, not about me
     r"|(?:提交|push)\s*之?前|直接推|推到 ?main|(?:不要|别|不许)(?:跑|用)? ?(?:git )?push|自己 ?push|push ?我都?自己"
 )
+# how the person works with any agent on a large change: a plan to see before it edits ("…我都想先看計畫",
+# "改动超过三个文件先跟我说下计划 我点头了再动手", "walk me through what you plan to change and wait for my go-ahead")
+_PLAN_FIRST = re.compile(
+    r"(?:计划|计画|plan)[^。；.]{0,12}?(?:再(?:动手|动|改)|我(?:点头|确认|同意))|先看(?:计划|计画|plan)"
+    r"|(?<![a-z])(?:walk me through|wait for my (?:go-ahead|ok|okay))(?![a-z])"
+)
 # a part of the project at hand: "payment PRs go to Ben, he owns the payment module" is this project's way
 _PROJECT_PART = re.compile(r"模块|组件|(?<![a-z])(?:module|component|package|crate)s?(?![a-z])")
 # a step that runs one of the repo's tools: "run tfsec on the changed dir", "跑 golangci-lint"
@@ -127,8 +133,8 @@ def names_this_project(folded: str) -> bool:
 
 def rules_scope_stands(folded: str) -> bool:
     """Tell whether the rules' scope stands without the model's reading: the project or a path in it is
-    named, or the person says where they are and the clock they keep."""
-    return names_this_project(folded) or _TIMEZONE.search(folded) is not None
+    named, the person says where they are and the clock they keep, or asks to see a plan before a change."""
+    return names_this_project(folded) or _TIMEZONE.search(folded) is not None or _PLAN_FIRST.search(folded) is not None
 
 
 def scope_of(folded: str, category: str, cues: frozenset[str]) -> str:
@@ -140,8 +146,8 @@ def scope_of(folded: str, category: str, cues: frozenset[str]) -> str:
     # "这个项目用 poetry，别给我用 pip install", "you can answer in English in this repo": said of this project
     if names_this_project(folded):
         return "project"
-    if COMMUNICATION.pattern in cues or reply_slots(folded):  # "以后回复都用英文吧" sets how to answer too
-        return "global"
+    if COMMUNICATION.pattern in cues or reply_slots(folded) or _PLAN_FIRST.search(folded):
+        return "global"  # "以后回复都用英文吧" sets how to answer too
     # …how the agent works with the person, not a tool the repo runs ("run tfsec on the changed dir before you push")
     if STANDING.pattern in cues and _WITH_ME.search(folded) and not _PROJECT_PART.search(folded):
         return "project" if _RUNS_A_TOOL.match(folded) else "global"

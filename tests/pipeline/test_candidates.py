@@ -294,6 +294,10 @@ def test_chinese_clause_without_comma_is_a_condition_kept_in_the_statement() -> 
         # a tool the repo runs before each push, and a step of how the person works with the agent (tune40, tune39)
         ("run tfsec on the changed dir before you push", "project"),
         ("show me the diff before you commit anything", "global"),
+        # a plan to see before a large change is how the person works with any agent (tune41, tune37, tune13)
+        ("只要超過三個檔案的改動我都想先看計畫再說", "global"),
+        ("改动超过三个文件先跟我说下计划，我点头了再动手", "global"),
+        ("Before touching any file, walk me through what you plan to change and wait for my go-ahead", "global"),
         (
             "Run sqlfluff lint on anything you touch before you tell me it's done — "
             "the .sqlfluff in the repo root is the source of truth",
