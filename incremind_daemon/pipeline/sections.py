@@ -373,13 +373,14 @@ def spoken_lines(text: str) -> list[tuple[int, int]]:
     words ("以后都按 8 点算", "不准直连 dwd") say what lasts. Two speaker lines make a transcript; one is a caption.
     """
     lines = text.splitlines(keepends=True)
-    if sum(1 for line in lines if _SPEAKER_LINE.match(line)) < 2:
+    speakers = [_SPEAKER_LINE.match(line) is not None for line in lines]
+    if sum(speakers) < 2:
         return []
     spans: list[tuple[int, int]] = []
     speaking = False
     position = 0
-    for line in lines:
-        if _SPEAKER_LINE.match(line):
+    for line, speaker in zip(lines, speakers, strict=True):
+        if speaker:
             speaking = True
         elif not line.strip() or line.lstrip().startswith("#"):
             speaking = False
@@ -404,7 +405,8 @@ def relays_team_message(text: str) -> bool:
     The quote is the team's word on the work ("> code freeze 延到 12/9（三）"), read as the person's news of it;
     any other quote in a turn is pasted material and says nothing of the person's."""
     lines = text.splitlines()
+    # a line is folded only above a quote: most chat turns quote nothing
     return any(
-        _RELAYED.search(fold(line).casefold()) and following.lstrip().startswith(">")
+        following.lstrip().startswith(">") and _RELAYED.search(fold(line).casefold())
         for line, following in itertools.pairwise(lines)
     )
