@@ -58,8 +58,21 @@ HERE = Path(__file__).resolve().parent
 TUNING = ("tune", "tune2", "tune3", "tune4", "tune5", "tune6", "tune7", "tune8")
 # labelled after the state rules were tuned, read item by item since
 FRESH = ("tune11", "tune12", "tune13", "tune14", "tune17", "tune18", "tune19", "tune20")
-# written in the thirty-fifth to thirty-ninth sessions, each first read by its session's starting code
-NEW = ("tune33", "tune34", "tune35", "tune36", "tune37", "tune38", "tune39", "tune40", "tune41", "tune42")
+# written in the thirty-fifth to fortieth sessions, each first read by its session's starting code
+NEW = (
+    "tune33",
+    "tune34",
+    "tune35",
+    "tune36",
+    "tune37",
+    "tune38",
+    "tune39",
+    "tune40",
+    "tune41",
+    "tune42",
+    "tune43",
+    "tune44",
+)
 HALVES = {
     "tuning": TUNING,
     "fresh": FRESH,
