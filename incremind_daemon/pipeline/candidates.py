@@ -14,6 +14,7 @@ import logging
 import re
 from dataclasses import dataclass, replace
 
+from incremind_daemon.pipeline.answers import picked_decision, picks_option
 from incremind_daemon.pipeline.cues import ACK, QUOTED_WORDS, fold
 from incremind_daemon.pipeline.features import features_of, keys_of, names_a_day, numbers_of
 from incremind_daemon.pipeline.lasting import (
@@ -137,21 +138,28 @@ class _Scored:
 
 
 def extract_candidates(
-    text: str, *, limit: int = 12, conversational: bool = False, reader: LastingReader | None = None
+    text: str,
+    *,
+    limit: int = 12,
+    conversational: bool = False,
+    reader: LastingReader | None = None,
+    asked: str = "",
 ) -> list[Candidate]:
     """Pick up to ``limit`` lasting sentences of text as candidate insights.
 
-    Only the writer's own prose is read (``prose.prose_spans``): pasted logs, code,
-    tracebacks and quoted lines never yield a candidate. ``conversational`` text is a
-    person's turn in a session, where only standing words count (see ``lasting``).
-    With a ``reader`` (``lasting_model``), how likely each sentence is to last, read from
-    its meaning, decides beside the cues: it takes a sentence no cue names ("this repo is on
-    pnpm") and drops one a cue took by its words alone. The strongest win; the result is in
-    document order. For every candidate, ``text[c.start:c.end] == c.quote``.
+    Only the writer's own prose is read (``prose.prose_spans``): pasted logs, code, tracebacks and
+    quoted lines never yield a candidate. ``conversational`` text is a person's turn in a session,
+    where only standing words count (see ``lasting``). With a ``reader`` (``lasting_model``), how likely
+    each sentence is to last, read from its meaning, decides beside the cues: it takes a sentence no cue
+    names ("this repo is on pnpm") and drops one a cue took by its words alone. ``asked``: the agent's
+    message the turn answers, whose option a sentence picking it by label decides ("就 2 吧"). The
+    strongest win, in document order. For every candidate, ``text[c.start:c.end] == c.quote``.
     """
     if limit <= 0 or not text:
         return []
     pieces = _widened(text, read_pieces(text, conversational=conversational))
+    picked = {(p.start, p.end): o for p in pieces if asked and (o := picks_option(text[p.start : p.end], asked))}
+    pieces = [replace(p, decided=True) if (p.start, p.end) in picked else p for p in pieces]
     chances = reader.chances([text[p.start : p.end] for p in pieces], conversational) if reader and pieces else None
     scored: list[_Scored] = []
     seen: set[str] = set()
@@ -163,7 +171,8 @@ def extract_candidates(
             scored.append(found)
     best = sorted(_joined(text, scored), key=lambda s: (-s.score, s.candidate.start))[:limit]
     reached = with_reach(text, [s.candidate for s in sorted(best, key=lambda s: s.candidate.start)])
-    return [replace(c, about=pointed_at(text, c.start)) if POINTS_BACK.match(c.quote) else c for c in reached]
+    reached = [replace(c, about=pointed_at(text, c.start)) if POINTS_BACK.match(c.quote) else c for c in reached]
+    return [picked_decision(c, picked[c.start, c.end]) if (c.start, c.end) in picked else c for c in reached]
 
 
 def _joined(text: str, scored: list[_Scored]) -> list[_Scored]:
@@ -178,11 +187,8 @@ def _joined(text: str, scored: list[_Scored]) -> list[_Scored]:
     """
     out: list[_Scored] = []
     for found in sorted(scored, key=lambda s: s.candidate.start):
-        if (
-            out
-            and _BECAUSE.match(found.candidate.quote)
-            and not text[out[-1].candidate.end : found.candidate.start].strip()
-        ):
+        because = out and _BECAUSE.match(found.candidate.quote)
+        if because and not text[out[-1].candidate.end : found.candidate.start].strip():
             continue  # "不加的话, 一个 pod 可以把整个 node 的 CPU 吃光": why the rule before it holds, no rule itself
         if out and found.candidate.start < out[-1].candidate.end:
             # a fact read again past the ask that holds it: the surer of the two stands ("commit it — message '…'")
@@ -373,6 +379,7 @@ def _readable(text: str, start: int, end: int, *, decided: bool) -> Piece | None
     return Piece(start, end, decided, whole, folded)
 
 
+_SAID_TO_HOLD = {"identity", "decision", "correction", "entity", "event"}  # kinds a one-off word leaves standing
 _THIS_TIME = re.compile(r"这次|this time")
 _NEW_VERSION = re.compile(
     r"(?<![a-z])(?:switched|moved|upgraded|migrated|bumped)(?: \w+)? to [a-z][\w.-]* v?\d+\.\d+"
@@ -441,7 +448,7 @@ def _score_sentence(text: str, piece: Piece, *, conversational: bool, chance: Ch
         strengths = {c: s for c, s in strengths.items() if c not in ("identity", "event", "entity")}
         strengths = strengths or {"preference": 1.0}
     elif conversational and not (
-        moved or _lasts_in_conversation(folded, frozenset(matched), setting_said=setting_alone)
+        moved or decided or _lasts_in_conversation(folded, frozenset(matched), setting_said=setting_alone)
     ):
         lasts = False
     elif conversational and (STATUS.search(folded) or _NEWS.search(folded) or waits_then_acts(folded)) and not decided:
@@ -452,14 +459,7 @@ def _score_sentence(text: str, piece: Piece, *, conversational: bool, chance: Ch
         not reported
         and not piece.ruled  # under "提醒自己" or "house rules", "周五下午不写新功能" is every Friday
         and (one_off(folded) or _NARRATED.search(folded))
-        and not strengths.keys()
-        & {
-            "identity",
-            "decision",
-            "correction",
-            "entity",
-            "event",
-        }
+        and not strengths.keys() & _SAID_TO_HOLD
     ):
         lasts = False  # "周六去外婆家，记得带药" is for one day; "they got lost on every page change" is a story
     if not reported and not piece.ruled and PUT_OFF.search(folded):

@@ -79,6 +79,7 @@ class Material:
     spans: tuple[tuple[int, int], ...]  # the parts to examine
     upto: int
     conversational: bool = False  # the spans are a person's turns in a session
+    asked: tuple[str, ...] = ()  # for each span of a session, the agent's message it answers
 
 
 def material_of(conn: apsw.Connection, job: insight_jobs.InsightJob) -> Material:
@@ -92,9 +93,10 @@ def material_of(conn: apsw.Connection, job: insight_jobs.InsightJob) -> Material
     if job.kind != "session":
         return Material(job.source_id, job.project, source.raw_text, ((0, len(source.raw_text)),), len(source.raw_text))
     rows = sessions.user_spans(conn, job.source_id, after=job.upto)
-    spans = tuple((max(start, job.upto), end) for start, end in rows)
+    spans = tuple((max(start, job.upto), end) for start, end, _ in rows)
     upto = max([job.upto, *(end for _, end in spans)])
-    return Material(job.source_id, job.project, source.raw_text, spans, upto, conversational=True)
+    asked = tuple(source.raw_text[a[0] : a[1]] if a else "" for _, _, a in rows)
+    return Material(job.source_id, job.project, source.raw_text, spans, upto, conversational=True, asked=asked)
 
 
 def local_candidates(
@@ -107,9 +109,9 @@ def local_candidates(
     the candidates and how far the source is examined with them.
     """
     found: list[Candidate] = []
-    for start, end in material.spans:
-        part = material.text[start:end]
-        said = extract_candidates(part, limit=limit, conversational=material.conversational, reader=reader)
+    for index, (start, end) in enumerate(material.spans):
+        part, asked = material.text[start:end], material.asked[index] if material.asked else ""
+        said = extract_candidates(part, limit=limit, conversational=material.conversational, reader=reader, asked=asked)
         if found and len(found) + len(said) > limit:
             return found, start  # the rest is the next batch's
         found.extend(replace(candidate, start=candidate.start + start, end=candidate.end + start) for candidate in said)
@@ -408,9 +410,7 @@ def _examine_batch(
             # agent's context only once the person makes one global (incremind edit --scope)
             picked = [replace(candidate, scope="project") for candidate in picked]
         # …and a rule that names the project it was said in is that project's
-        picked = [
-            replace(c, scope=scope_in(c.scope, c.quote or c.statement, c.category, job.project)) for c in picked
-        ]
+        picked = [replace(c, scope=scope_in(c.scope, c.quote or c.statement, c.category, job.project)) for c in picked]
         found = record_increments(
             conn,
             settings,

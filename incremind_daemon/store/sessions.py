@@ -424,15 +424,28 @@ def unplaced_messages(conn: apsw.Connection, source_id: int) -> list[MessageRow]
     return [MessageRow(*row) for row in rows]
 
 
-def user_spans(conn: apsw.Connection, source_id: int, *, after: int) -> list[tuple[int, int]]:
-    """Return (start, end) in the session text of the person's live messages that end past ``after``."""
+def user_spans(conn: apsw.Connection, source_id: int, *, after: int) -> list[tuple[int, int, tuple[int, int] | None]]:
+    """Return (start, end, asked) in the session text of the person's live messages that end past ``after``.
+
+    ``asked`` is where the agent's last message before it sits, the one the person answers ("就 2 吧" picks
+    its option 2), or None when the person speaks twice in a row.
+    """
     rows = fetch_rows(
         conn,
-        """SELECT start, "end" FROM messages WHERE source_id = ? AND role = 'user' AND dropped = 0
-               AND "end" > ? ORDER BY start""",
-        (source_id, after),
+        """SELECT role, start, "end" FROM messages WHERE source_id = ? AND role IN ('user', 'assistant')
+               AND dropped = 0 AND "end" > 0 ORDER BY start""",
+        (source_id,),
     )
-    return [(int(start), int(end)) for start, end in rows]
+    spans: list[tuple[int, int, tuple[int, int] | None]] = []
+    asked: tuple[int, int] | None = None
+    for role, start, end in rows:
+        if role == "assistant":
+            asked = (int(start), int(end)) if end > start else asked
+            continue
+        if end > after:
+            spans.append((int(start), int(end), asked))
+        asked = None
+    return spans
 
 
 def last_turn_start(conn: apsw.Connection, source_id: int, *, before: int | None) -> int:
