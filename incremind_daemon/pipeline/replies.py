@@ -38,6 +38,8 @@ _SHORT = re.compile(
     r"|no (?:long )?essays?|(?:no|not) walls? of text)(?![a-z])"
     r"|简短|简洁|别啰嗦|不要啰嗦|少废话|(?:别|不要)写(?:那么|这么|太)长|(?:回答|回复)(?:别|不要)太长|长话短说"
     r"|(?:别|不要|少)(?:写|整|来)?(?:小作文|长篇大论)"  # "别写小作文" (an essay, in today's slang)
+    # "说短点", "讲短啲" (Cantonese), "回答短一点", "不用解释那么多", "唔使解释咁多"
+    r"|(?:说|讲|写|回|答|回答|回复)得?短(?:一?点|一?些|啲)|(?:不用|不要|别|唔使|唔好)解释(?:那么|这么|咁|太)多"
 )
 _NO_RECAP = re.compile(
     r"(?<![a-z])(?:(?:no|skip|drop|without|leave out)(?: the| a| your)? (?:final |closing )?(?:recaps?|summar(?:y|ies))"

@@ -824,6 +824,9 @@ def test_a_lockfile_names_the_tool_that_writes_it(name: str, tool: str) -> None:
         # tune42: an essay, in English and in today's Chinese slang
         ("tldr first pls, no essays 上次回我一大段 我看完都下班了hhh", "别写小作文 先给 sql/代码 再两三句解释"),
         ("Keep it short, I don't read walls of text", "回答简洁一点，先给命令"),
+        # tune40: in Cantonese, after "keep answers short"
+        ("讲短啲，唔使解释咁多", "keep answers short. 5 lines max unless i ask for more"),
+        ("说短点，不用解释那么多", "Keep answers short"),
         ("keep replying in Chinese even when I type English here, tech terms can stay English", "回复用中文就行"),
         ("我打中文的时候你还是用英文回我", "Answer in English, whatever language I write in"),
         ("skip the recap at the end, I read the diff anyway", "改完直接给我 diff，不用最后再写一段总结"),
