@@ -417,7 +417,11 @@ REPORTED = re.compile(
         r"(?:her|his|their) take",
         r"the (?:article|author|post|book|paper|talk) (?:says|argues|claims|recommends|suggests)",
     )
-    + r"|^[\"“「]|(?<![跟和给对同向])(?:同事|老板|他|她|他们|文章|作者|有人|[老小阿][\u4e00-\u9fff]"
+    # a sentence in quotes is someone's ("\"we should pin versions\" he says"), not one that opens on a name in quotes:
+    # "\"aurora replica lag > 30s\" paged 9x"
+    + r"|^[\"“「](?![^\"”」\n]{1,40}(?<![.!?。！？,，])[\"”」] +"
+    r"(?!(?:said|says|asked|wrote|he|she|they)\b|[a-z.-]+ (?:said|says|asked|wrote)\b)[a-z])"
+    r"|(?<![跟和给对同向])(?:同事|老板|他|她|他们|文章|作者|有人|[老小阿][\u4e00-\u9fff]"
     r"|[\u4e00-\u9fff]{1,2}(?:总|哥|姐))\s*(?:还是|一直)?(?:说|认为|觉得|建议|坚持|想要|希望|主张)|据说|听说"
     # a person named at the head of a clause: "王磊认为主库还是应该继续用 PostgreSQL" (not 我, 我们, 大家)
     r"|(?:^|[，。；：:,;]\s*)(?!个人|本人|自己|[这那]|现在|其实|但是|不过|所以|后来|总是|[\u4e00-\u9fff]{0,2}[我咱你您大])"

@@ -10,6 +10,7 @@ from incremind_daemon.pipeline.candidates import extract_candidates, read_pieces
 from incremind_daemon.pipeline.cues import DIRECTIVE_CUES, fold
 from incremind_daemon.pipeline.lasting import ENTITY, HEDGE, METHOD
 from incremind_daemon.pipeline.lasting_model import reader_for
+from incremind_daemon.pipeline.reported import reported_view
 from incremind_daemon.pipeline.statement import clean_statement, split_condition
 from incremind_daemon.store.embedder import Embedder
 from incremind_daemon.store.records import CATEGORIES, Candidate
@@ -701,11 +702,26 @@ def test_a_line_of_code_with_backticks_is_still_no_statement(text: str) -> None:
         ("- 王磊一直觉得主库该换成 MySQL。", True),
         ("- 其实还是觉得 staging 应该打印完整 payload。", False),
         ("- 这个还是觉得应该打印完整 payload。", False),
+        ('- "Every migration goes through staging first, no exceptions" Dana said.', True),  # a quote is someone's
     ],
 )
 def test_a_view_of_someone_named_is_theirs_not_the_persons(text: str, reported: bool) -> None:
     found = extract_candidates(text)
     assert found and all(c.reported == reported for c in found), found
+
+
+@pytest.mark.parametrize(
+    ("text", "reported"),
+    [
+        ('"aurora replica lag > 30s" paged 9x. replica lag monitor threshold raised from 30s to 120s.', False),
+        ('"we should always squash-merge" dana said', True),
+        ('"Always rebase." That is what Tom told me.', True),
+        ('"we should pin the chart versions" he says', True),
+    ],
+)
+def test_a_name_in_quotes_that_opens_a_sentence_is_no_quotation(text: str, reported: bool) -> None:
+    """tune40: a handoff note's line that opens on a monitor's name in quotes was read as someone else's view."""
+    assert reported_view(fold(text), clipped=False) is reported
 
 
 @pytest.mark.parametrize(
