@@ -670,3 +670,41 @@ def test_a_line_of_chinese_ending_on_a_word_is_no_wrapped_line() -> None:
     )
     [statement] = statements(text)
     assert statement.endswith("系统是我们自己的 yocto"), statement
+
+
+def test_the_change_at_hand_of_each_time_is_no_hedge() -> None:
+    """tune41: "跟這次改動有關的" names whatever change is at hand, and the rule around it was dropped as for once."""
+    found = statements("snapshot 不要直接 -u 全部更新啦，只更新跟這次改動有關的那支，其他的我要自己看 diff")
+    assert len(found) == 1 and found[0].startswith("snapshot 不要直接 -u 全部更新"), found
+    assert statements("这次先不要 -u 全部更新，我晚点自己看") == []
+
+
+def test_changing_back_is_a_decision() -> None:
+    """tune35: "还是改回 YAML 吧" named no cue; it was found only while it sat in a longer run of talk."""
+    found = statements("front matter 算了 还是改回 YAML 吧 我发现 Obsidian 里打开 TOML 的属性面板显示不出来")
+    assert len(found) == 1 and found[0].startswith("front matter 算了 还是改回 YAML"), found
+    assert statements("改回来了，你再跑一下") == []
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "httpx 個 logger set 做 WARNING，token 唔可以出現喺任何 log",  # tune43: 唔可以, Cantonese for 不可以
+        "一個 rider 同一時間最多拎 2 單",  # …and a most with its verb: 拎, to take
+    ],
+)
+def test_a_cantonese_limit_is_a_rule(text: str) -> None:
+    assert len(statements(text)) == 1
+
+
+@pytest.mark.parametrize(
+    ("text", "found"),
+    [
+        ("port 用 8100，8000 被法务那边的 OA 插件占了", True),  # tune44: a port set with 用
+        ("音量最大 60%", True),  # …and a limit set with 最大 or 控制在
+        ("故事控制在 5 分钟左右，大概 1000 字", True),
+        ("CPU 最大 90% 了，卡死了", False),  # what a limit reached, not one set
+    ],
+)
+def test_a_port_or_a_limit_said_in_few_words_is_a_setting(text: str, found: bool) -> None:
+    assert bool(statements(text)) is found
