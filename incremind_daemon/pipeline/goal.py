@@ -22,6 +22,7 @@ from incremind_daemon.pipeline.cues import (
     TASK_TIMES,
     fold,
 )
+from incremind_daemon.pipeline.dictation import dictated_parts
 from incremind_daemon.pipeline.lasting import COMMUNICATION, COMPLAINT, IDENTITY, REQUEST
 from incremind_daemon.pipeline.markdown import (
     CJK_RUN,
@@ -152,6 +153,7 @@ def request_sentences(text: str, *, opening: bool = False) -> list[str]:
             continue
         items += block.item and numbered
         said_in = (part for sentence in split_sentences(block.text) for part in _captioned(sentence.text))
+        said_in = (said[a:b] for said in said_in for a, b in dictated_parts(said, 0, len(said)))  # talk with no stops
         for at, said in enumerate(said_in):
             cleaned = clean_sentence(said)
             cleaned = f"{items}) {cleaned}" if block.item and numbered and not at else cleaned

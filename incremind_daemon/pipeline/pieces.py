@@ -11,6 +11,7 @@ from __future__ import annotations
 import re
 
 from incremind_daemon.pipeline.cues import ACK, fold
+from incremind_daemon.pipeline.dictation import dictated_parts
 from incremind_daemon.pipeline.lasting import (
     COMPLAINT,
     CUES,
@@ -158,6 +159,7 @@ def sentence_pieces(text: str, start: int, end: int, conversational: bool) -> li
     npm ci 顺便改掉" ends with a request for the task at hand, which is no part of the rule.
     """
     items = [(first, _before_a_caption(text, first, last)) for first, last in _items(text, start, end)]
+    items = [part for first, last in items for part in dictated_parts(text, first, last)]  # talk with no stops
     if not conversational:
         return [(first, _without_aside_tail(text, first, last)) for first, last in items]
     pieces: list[tuple[int, int]] = []
