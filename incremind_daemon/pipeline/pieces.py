@@ -142,6 +142,13 @@ def _facts_after_an_ask(text: str, start: int, end: int) -> list[tuple[int, int]
     asked = asked or bool(head and REQUEST.match(head) and weight(head) <= 5)  # "revert the config: …"
     if asked and (rule := text[after:end].strip()) and _RULE_AFTER_ASK.match(fold(rule)):
         return [] if REQUEST.search(fold(rule)) else [(end - len(text[after:end].lstrip()), end)]
+    # …or after the comma of a bare ask: "commit 啦，message 用英文 ok，但係唔好加 Co-Authored-By 嗰啲 trailer"
+    comma = min((at for mark in ("，", ", ") if (at := text.find(mark, start, end)) > start), default=-1)
+    head = fold(strip_lead_in(text[start:comma].strip())) if comma > start else ""
+    if head and REQUEST.match(head) and weight(head) <= 3:
+        rest = text[comma + 1 : end].lstrip(" ,，")
+        if _RULE_AFTER_ASK.search(fold(rest)) and not REQUEST.search(fold(rest)):
+            return [(end - len(rest), end)]
     cut = _last_clause(text, start, end)
     if cut <= start:
         return []

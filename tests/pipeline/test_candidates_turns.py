@@ -708,3 +708,21 @@ def test_a_cantonese_limit_is_a_rule(text: str) -> None:
 )
 def test_a_port_or_a_limit_said_in_few_words_is_a_setting(text: str, found: bool) -> None:
     assert bool(statements(text)) is found
+
+
+@pytest.mark.parametrize(
+    ("text", "kept"),
+    [
+        # tune43: the ask is for now, the rule after its comma lasts
+        ("commit 啦，message 用英文 ok，但係唔好加 Co-Authored-By 或者 'Generated with Claude Code' trailer", "唔好加"),
+        ("commit 吧，message 写英文，但是不要加 Co-Authored-By 这种 trailer", "不要加 Co-Authored-By"),
+    ],
+)
+def test_a_rule_after_the_comma_of_a_bare_ask_is_read(text: str, kept: str) -> None:
+    found = statements(text)
+    assert len(found) == 1 and kept in found[0] and not found[0].startswith("commit"), found
+
+
+@pytest.mark.parametrize("text", ["push 吧，别管 CI 了", "commit 吧，我晚点 push"])
+def test_a_bare_ask_and_its_aside_are_no_rule(text: str) -> None:
+    assert statements(text) == []
