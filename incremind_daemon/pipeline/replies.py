@@ -21,8 +21,9 @@ _LANGUAGE = re.compile(
     # "English replies even when I type 中文", "Chinese answers only"
     r"|(?<![a-z])(?P<en_before>(?:traditional |simplified )?chinese|english|mandarin) (?:only )?"
     r"(?:replies|answers|responses)(?![a-z])"
-    # "回覆一律用繁體中文": Traditional Chinese writes 回覆 for 回复; "回答我用中文", "回复请用中文", "跟我说话用中文"
-    r"|(?:回复|回覆|回答|回我|回|说话)(?:我|给我)?(?:都|还是|就|也|请|一律|统一|全部|全)?(?:用|说)?"
+    # "回覆一律用繁體中文": Traditional Chinese writes 回覆 for 回复; "回答我用中文", "回复请用中文", "跟我说话用中文",
+    # "回复的话用中文"
+    r"|(?:回复|回覆|回答|回我|回|说话)(?:我|给我)?(?:的话)?(?:都|还是|就|也|请|一律|统一|全部|全)?(?:用|说)?"
     r"(?P<zh_after>" + _ZH + ")"
     # "用简单的中文回答", "用正式一点的英文回复": the language, however it is to be written
     r"|(?:用|说)(?:[^，,。；;\s]{1,5}的)?(?P<zh_before>" + _ZH + ")(?:回|答|跟我说|和我说|交流)"

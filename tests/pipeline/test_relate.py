@@ -827,6 +827,7 @@ def test_a_lockfile_names_the_tool_that_writes_it(name: str, tool: str) -> None:
         # tune40: in Cantonese, after "keep answers short"
         ("讲短啲，唔使解释咁多", "keep answers short. 5 lines max unless i ask for more"),
         ("说短点，不用解释那么多", "Keep answers short"),
+        ("answer in Chinese pls", "回复的话用中文"),  # tune44: said by voice, with 的话
         ("keep replying in Chinese even when I type English here, tech terms can stay English", "回复用中文就行"),
         ("我打中文的时候你还是用英文回我", "Answer in English, whatever language I write in"),
         ("skip the recap at the end, I read the diff anyway", "改完直接给我 diff，不用最后再写一段总结"),
