@@ -691,6 +691,7 @@ def test_changing_back_is_a_decision() -> None:
     [
         "httpx 個 logger set 做 WARNING，token 唔可以出現喺任何 log",  # tune43: 唔可以, Cantonese for 不可以
         "一個 rider 同一時間最多拎 2 單",  # …and a most with its verb: 拎, to take
+        "log 入面唔可以有 rider 或者客人嘅電話、地址",  # …and what must not be in a thing, mid-sentence
     ],
 )
 def test_a_cantonese_limit_is_a_rule(text: str) -> None:
