@@ -169,6 +169,8 @@ def relate(
     # how the model reads the insight the rules linked: unrelated, or not read at all (None)
     unrelated = linked[1]["none"] if linked is not None else None
     if verdict.kind in ("new", "supplement"):
+        if chances.get("supersedes", 0.0) >= reading.change and _same_change(candidate, changed):
+            return Relation("repeat", changed.id, round(changed.vector_similarity or 0.0, 4))
         if (
             chances.get("supersedes", 0.0) >= reading.change
             # …of an insight that names what changes, or shares words with it, unless the model is far surer: "重连上限
@@ -231,6 +233,14 @@ def _value_changed(candidate: Candidate, known: Sequence[Known]) -> Known | None
 def _shares_words(candidate: Candidate, item: Known) -> bool:
     """Tell whether the two share enough of their words to be about one thing (``_SHARED_WORDS``)."""
     return dice(features_of(said_of(candidate)), features_of(text_of(item.statement, item.condition))) >= _SHARED_WORDS
+
+
+def _same_change(candidate: Candidate, item: Known) -> bool:
+    """Tell whether a change says again the change an insight holds: it turns down what that one turns down and
+    names nothing it does not ("we're dropping RabbitMQ and moving all order events to Oban" beside "決定唔再用
+    RabbitMQ，order event 全部改行 Oban"), which the model reads as a change for its words."""
+    mine, names = negated(candidate.statement), names_in(candidate.statement)
+    return bool(mine) and mine == negated(item.statement) and bool(names - mine) and names <= names_in(item.statement)
 
 
 def _both_use(candidate: Candidate, item: Known) -> bool:

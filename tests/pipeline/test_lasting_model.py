@@ -443,6 +443,22 @@ def test_asking_whether_a_thing_can_be_used_or_naming_the_others_sets_no_rule() 
             "supersedes",
             "supersedes",
         ),
+        # found on tune43: a change said again, in the other language, is the same change, not another
+        (
+            "決定唔再用 RabbitMQ，order event 全部改行 Oban（用返 Postgres）",
+            "we're dropping RabbitMQ and moving all order events to Oban",
+            "decision",
+            "supplement",
+            "repeat",
+        ),
+        # …while one that moves to another thing changes it
+        (
+            "決定唔再用 RabbitMQ，order event 全部改行 Oban（用返 Postgres）",
+            "we're dropping RabbitMQ and moving all order events to Kafka",
+            "decision",
+            "supplement",
+            "supersedes",
+        ),
     ],
 )
 def test_the_relation_model_reads_a_pair_again(
