@@ -525,6 +525,8 @@ def may_conflict(candidate: Candidate, item: Known) -> bool:
     """
     kinds = {candidate.category, item.category}
     mine, theirs = candidate.quote or candidate.statement, item.statement
+    if answer_slots(theirs) and not reply_slots(mine):
+        return False  # how to answer the person is changed only by words on answering, not "换成…有中文的声音"
     # …though someone else's view is theirs to hold against a rule, whatever day its reason names
     if not candidate.reported and _dated(mine) != _dated(theirs) and not (_changes(mine) or _changes(theirs)):
         return False

@@ -459,6 +459,8 @@ def test_asking_whether_a_thing_can_be_used_or_naming_the_others_sets_no_rule() 
             "supplement",
             "supersedes",
         ),
+        # …and how to answer the person is changed by words on answering
+        ("回复的话用中文", "以后回复改用英文", "preference", "supersedes", "supersedes"),
     ],
 )
 def test_the_relation_model_reads_a_pair_again(
@@ -1087,3 +1089,21 @@ def test_a_change_the_model_reads_of_an_insight_that_shares_no_words_with_it_is_
     moved = Candidate("2月开始房租 €1,989", "entity", "", "2月开始房租 €1,989", 0, 12, "daily")
     relation = relate(moved, [rent], repeat_similarity=0.8, related_similarity=0.4, ordered=True, reading=reading)
     assert (relation.kind, relation.known_id) == ("supersedes", 8)
+
+
+def test_how_to_answer_is_changed_by_no_words_on_anything_else(use_m3: Embedder) -> None:
+    """Found on tune44: "那个换成本地的 就是 派珀 piper 有中文的声音" (a text-to-speech voice) superseded
+    "回复的话用中文", which the scope of the change then made global, in every project's context."""
+    known, said = "回复的话用中文", "那个换成本地的 就是 派珀 piper 有中文的声音"
+    first, second = use_m3.embed_passages([known, said])
+    item = Known(1, known, "", "preference", float(first @ second), "global")
+    candidate = Candidate(said, "decision", "", said, 0, len(said), "project")
+    relation = relate(
+        candidate,
+        [item],
+        repeat_similarity=0.8,
+        related_similarity=0.4,
+        ordered=True,
+        reading=relation_reader_for(use_m3),
+    )
+    assert relation.kind not in ("supersedes", "different")
