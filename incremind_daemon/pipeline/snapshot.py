@@ -61,7 +61,7 @@ from incremind_daemon.pipeline.organize import split_sentences
 from incremind_daemon.pipeline.pastes import pasted_error
 from incremind_daemon.pipeline.prose import prose_spans, stop_chinese_lines
 from incremind_daemon.pipeline.reports import ITEM_CHARS, is_checks
-from incremind_daemon.pipeline.standing import CONNECTIVES, Kept, standing
+from incremind_daemon.pipeline.standing import CONNECTIVES, Kept, a_standing_rule, standing
 from incremind_daemon.pipeline.state_cues import (
     MORE_CLOSING_WORDS,
     RESULT_ACK,
@@ -190,8 +190,8 @@ def snapshot_session(turns: Sequence[Turn]) -> SessionSnapshot:
         reports = (i for i in items if i.kind == DONE and text_weight(i.text) >= 3 and _rank_done(i.own) >= _TELLING)
         head = next(reports, None) if round_end else None
         for item in reversed(items):
-            if item.kind == NEXT and (_is_covered(item.own, found[DONE]) or index > gone):
-                continue  # already done later in the session, or said after the person left
+            if item.kind == NEXT and (_is_covered(item.own, found[DONE]) or index > gone or a_standing_rule(item.own)):
+                continue  # already done later in the session, said after the person left, or a way of working
             rank = (_HEADLINE if item is head else _rank_done(item.own)) if item.kind == DONE else item.rank
             _offer(found[item.kind], item.text, _ROOM[item.kind], rank)
     if goal_at >= 0:

@@ -11,10 +11,22 @@ import re
 from dataclasses import dataclass
 
 from incremind_daemon.pipeline.cues import fold
+from incremind_daemon.pipeline.lasting import HOLDS_ON
 from incremind_daemon.pipeline.stance import negated, used
 
 # the words that join a sentence to the one before, which an item's key may open with
 CONNECTIVES = re.compile(r"^(?:and|also|so|but|then|plus|ok|okay|还有|另外|然后|而且|并且|顺便|对了)+")
+
+
+# a way of working said to hold on, which is no step for next time: "以后都这样", "我的习惯是…", "push 还是我自己来"
+_HOLDS = re.compile(r"我的习惯|习惯是|还是我自己|照旧|(?<![a-z])(?:as usual|as always|like always)(?![a-z])")
+
+
+def a_standing_rule(item: str) -> bool:
+    """Tell whether a step the person names is a way of working said to hold on ("commit 吧 别 push 我自己看过再推
+    以后都这样", "push 还是我自己来"): a decision that stands, not the next step."""
+    folded = re.sub(r"never ?mind", "", fold(item))
+    return HOLDS_ON.search(folded) is not None or _HOLDS.search(folded) is not None
 
 
 @dataclass(frozen=True, slots=True)

@@ -141,6 +141,19 @@ def test_commit_the_person_makes_themselves_is_no_next_step(closing: str) -> Non
 
 @pytest.mark.parametrize(
     "closing",
+    [
+        "commit 吧 别 push 我自己看过再推 以后都这样",  # tune44: a way of working from now on
+        "push 还是我自己来",  # …and as before
+        "修之前先写个能复现的测试 我的习惯是 bug 先有红的测试再修",
+        "commit it, I always push myself",
+    ],
+)
+def test_a_way_of_working_said_to_hold_on_is_no_next_step(closing: str) -> None:
+    assert snapshot_session([*TABLE_DONE, user(closing)]).next_steps == ()
+
+
+@pytest.mark.parametrize(
+    "closing",
     ["I'll commit it myself once Priya has reviewed it", "等 Priya review 完我自己提"],
     ids=["en", "zh"],
 )
