@@ -211,6 +211,9 @@ def test_leading_connective_and_list_marker_are_not_in_the_statement() -> None:
         ("→ 以后 PR 描述里必须写 why，不能只写改了什么。", "以后 PR 描述里必须写 why，不能只写改了什么"),
         ("-> always rebase before you merge.", "Always rebase before you merge"),
         ("a->b is the only path we support.", "a->b is the only path we support"),
+        # "I thought it over" leads in as "I think" does, and loses no word of what follows (tune35)
+        ("我想了下 front matter 改成 TOML 吧", "front matter 改成 TOML"),
+        ("我想 front matter 改成 TOML 吧", "front matter 改成 TOML"),
     ],
 )  # fmt: skip
 def test_a_change_lead_in_goes_and_a_name_keeps_its_case(quote: str, statement: str) -> None:
