@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import re
 
+from incremind_daemon.pipeline.organize import strip_span
 from incremind_daemon.store.charsets import CJK_CHAR
 
 # a run this long with this few stops is talk, not a sentence
@@ -59,7 +60,7 @@ def dictated_parts(text: str, start: int, end: int) -> list[tuple[int, int]]:
     out: list[tuple[int, int]] = []
     for first, last in parts:
         out.extend(_by_topic(text, first, last) if last - first > _LONG_PART else [(first, last)])
-    return [(first, last) for first, last in (_trimmed(text, a, b) for a, b in out) if last > first]
+    return [(first, last) for first, last in (strip_span(text, a, b) for a, b in out) if last > first]
 
 
 def _by_topic(text: str, start: int, end: int) -> list[tuple[int, int]]:
@@ -78,11 +79,3 @@ def _by_topic(text: str, start: int, end: int) -> list[tuple[int, int]]:
             begin = at
     parts.append((begin, end))
     return parts
-
-
-def _trimmed(text: str, start: int, end: int) -> tuple[int, int]:
-    while start < end and text[start].isspace():
-        start += 1
-    while end > start and text[end - 1].isspace():
-        end -= 1
-    return start, end

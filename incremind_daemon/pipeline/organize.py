@@ -144,6 +144,12 @@ def split_sentences(text: str) -> list[Passage]:
     return sentences
 
 
+def strip_span(text: str, start: int, end: int) -> tuple[int, int]:
+    """Return ``(start, end)`` moved past the whitespace at either end of ``text[start:end]``."""
+    start = min(_skip_space(text, start), end)
+    return start, _trim_end(text, start, end)
+
+
 def _skip_space(text: str, index: int) -> int:
     while index < len(text) and text[index].isspace():
         index += 1
