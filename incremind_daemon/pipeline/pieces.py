@@ -122,6 +122,13 @@ def whole_code_spans(text: str, start: int, end: int) -> list[tuple[int, int]]:
     return merged
 
 
+def _first_mark(text: str, start: int, end: int, marks: tuple[str, ...]) -> tuple[int, int]:
+    """Return where the first of ``marks`` in ``text[start:end]``, past its first character, begins and ends;
+    (-1, -1) when there is none."""
+    found = [(at, at + len(mark)) for mark in marks if (at := text.find(mark, start, end)) > start]
+    return min(found) if found else (-1, -1)
+
+
 def _facts_after_an_ask(text: str, start: int, end: int) -> list[tuple[int, int]]:
     """Return the trailing clause of a request that states a fact of its own.
 
@@ -133,20 +140,17 @@ def _facts_after_an_ask(text: str, start: int, end: int) -> list[tuple[int, int]
     # "Please convert them and keep the numbering: use sequential versions (00001_…), not timestamps": the ask is
     # for today, the rule after its colon lasts
     # …or after a dash: "revert the mock part tho — dont mock prisma in the integration tests"
-    marks = [
-        (at, at + len(mark)) for mark in (": ", "：", " — ", " – ", "——") if (at := text.find(mark, start, end)) > start
-    ]
-    colon, after = min(marks) if marks else (-1, -1)
+    colon, after = _first_mark(text, start, end, (": ", "：", " — ", " – ", "——"))
     asked = colon > start and _ASKS_OUTRIGHT.match(fold(text[start:colon].lstrip())) is not None
     head = fold(strip_lead_in(text[start:colon].strip())) if colon > start else ""
     asked = asked or bool(head and REQUEST.match(head) and weight(head) <= 5)  # "revert the config: …"
     if asked and (rule := text[after:end].strip()) and _RULE_AFTER_ASK.match(fold(rule)):
         return [] if REQUEST.search(fold(rule)) else [(end - len(text[after:end].lstrip()), end)]
     # …or after the comma of a bare ask: "commit 啦，message 用英文 ok，但係唔好加 Co-Authored-By 嗰啲 trailer"
-    comma = min((at for mark in ("，", ", ") if (at := text.find(mark, start, end)) > start), default=-1)
+    comma, after = _first_mark(text, start, end, ("，", ", "))
     head = fold(strip_lead_in(text[start:comma].strip())) if comma > start else ""
     if head and REQUEST.match(head) and weight(head) <= 3:
-        rest = text[comma + 1 : end].lstrip(" ,，")
+        rest = text[after:end].lstrip(" ,，")
         if _RULE_AFTER_ASK.search(fold(rest)) and not REQUEST.search(fold(rest)):
             return [(end - len(rest), end)]
     cut = _last_clause(text, start, end)
