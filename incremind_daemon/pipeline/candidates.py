@@ -17,8 +17,8 @@ from dataclasses import dataclass, replace
 from incremind_daemon.pipeline.answers import picked_decision, picks_option
 from incremind_daemon.pipeline.cues import ACK, QUOTED_WORDS, fold
 from incremind_daemon.pipeline.features import features_of, keys_of, names_a_day, numbers_of
+from incremind_daemon.pipeline.holding import says_it_holds
 from incremind_daemon.pipeline.lasting import (
-    BEFORE_EACH_STEP,
     BOILERPLATE,
     COMMUNICATION,
     COMPLAINT,
@@ -32,7 +32,6 @@ from incremind_daemon.pipeline.lasting import (
     GENERAL,
     HAPPENED,
     HEDGE,
-    HOLDS_ON,
     IDENTITY,
     METHOD,
     PUT_OFF,
@@ -82,7 +81,7 @@ from incremind_daemon.pipeline.sections import (
     work_points,
 )
 from incremind_daemon.pipeline.setting_words import states_setting
-from incremind_daemon.pipeline.stance import CHANGE_OF_PLAN, RESTATED, sets_value
+from incremind_daemon.pipeline.stance import RESTATED, sets_value
 from incremind_daemon.pipeline.statement import clean_statement, split_condition, strip_lead_in
 from incremind_daemon.pipeline.step_words import waits_then_acts
 from incremind_daemon.store.charsets import CJK_CHAR
@@ -98,11 +97,6 @@ _DATED_WEIGHT = 8.0  # "约了 10/9 周五晚上 8 点视频聊", not a day's he
 # what a piece of work is for, up to its clause's end: "… so that every card gets a level", "so I start associating …"
 _PURPOSE = re.compile(r"(?<![a-z])so (?:that )?(?:i|we|you|it|every|each|all|the)(?![a-z])[^,;]*")
 _FORBIDS = re.compile(r"不许|不准|禁止")  # what a failure named beside it does not undo
-_AT_HAND_WORK = re.compile(r"(?<![a-z])(?:this|these|that|those)(?![a-z])|这些|这个|这次|这几|那个|那些")  # the work
-_FORBIDDING = re.compile(r"(?:(?:pls|please) )?(?:don'?t|do not|never)\s|(?:请)?(?:别|不要|不准|禁止|不许)")
-_MUST = re.compile(  # "goose 的 migration 必须带 Down", "没上传成功的一条都不许删"
-    r"[^，。,;；]{2,30}?(?<!不)(?:必须|一定要)|[^，。,;；]{2,30}?(?:都|一律|千万|绝对)?(?:不许|不准|禁止)"
-)
 # a change the sentence tells what followed: "升到 0.13 之后", "after we bumped it to 0.13"
 _AFTER_A_CHANGE = re.compile(
     r"(?:升|降|改|换|切|装|更新|upgrade|bump)[^，。,;；]{0,20}?(?:之后|以后|后)(?!再)"
@@ -480,7 +474,7 @@ def _score_sentence(text: str, piece: Piece, *, conversational: bool, chance: Ch
             and not (decided or piece.ruled or setting or sets_value(folded) or RESTATED.search(folded))
             and not about_the_person(folded, frozenset(matched))
             and not names_a_standing_choice(folded)
-            and not any(_says_it_holds(reading, conversational=conversational) for reading in readings)
+            and not any(says_it_holds(reading, conversational=conversational) for reading in readings)
             and not POINTS_BACK.match(quote)  # "make that us-east-2 instead" changes what was just said
         ):
             return None
@@ -536,21 +530,6 @@ def _score_sentence(text: str, piece: Piece, *, conversational: bool, chance: Ch
     key = re.sub(r"[\W_]+", "", fold(statement).casefold())
     candidate = Candidate(statement, category, condition, quote, piece.start, piece.end, scope, reported=reported)
     return _Scored(candidate, score, key)
-
-
-def _says_it_holds(folded: str, *, conversational: bool) -> bool:
-    """Tell whether a sentence says in its own words that it holds on, which the lasting model may not overrule:
-    "always", "from now on", "以后", a change of plan ("switch … to", "改成"), said to an agent an instruction that
-    forbids ("Don't roll back migrations by hand") or a step before each commit or push ("commit 之前先把 diff 给我看"),
-    and in a note a slot every week ("每周三晚上打羽毛球")."""
-    if HOLDS_ON.search(folded) or CHANGE_OF_PLAN.search(folded):
-        return True
-    if conversational:
-        # (a step before each commit that names no work at hand: not "squash these wip commits before pushing")
-        each = BEFORE_EACH_STEP.search(folded) if not _AT_HAND_WORK.search(folded) else None
-        said = _FORBIDDING.match(folded) or _MUST.match(folded) or each
-        return (said is not None or recurs_weekly(folded)) and weight(folded) >= 4
-    return recurs_weekly(folded)
 
 
 def _lasts_in_conversation(folded: str, matched: frozenset[str], *, setting_said: bool) -> bool:
