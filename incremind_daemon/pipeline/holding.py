@@ -1,8 +1,8 @@
 """Tell whether a sentence says in its own words that it holds on, beyond the task at hand.
 
 Such a sentence is the person's rule by its own word, and the lasting model, which reads short plain rules weakly,
-may not drop it: "always", "from now on", "以后", a change of plan, an instruction that forbids, a step before each
-commit.
+may not drop it: "always", "from now on", "以后", a change of plan, an instruction that forbids, a rule of every one
+of a kind ("每个 View 都要有 #Preview"), a step before each commit.
 """
 
 from __future__ import annotations
@@ -16,8 +16,10 @@ from incremind_daemon.pipeline.stance import CHANGE_OF_PLAN
 
 _AT_HAND_WORK = re.compile(r"(?<![a-z])(?:this|these|that|those)(?![a-z])|这些|这个|这次|这几|那个|那些")  # the work
 _FORBIDDING = re.compile(r"(?:(?:pls|please) )?(?:don'?t|do not|never)\s|(?:请)?(?:别|不要|不准|禁止|不许)")
-_MUST = re.compile(  # "goose 的 migration 必须带 Down", "没上传成功的一条都不许删"
+_MUST = re.compile(  # "goose 的 migration 必须带 Down", "没上传成功的一条都不许删", "每个 View 都要有 #Preview"
     r"[^，。,;；]{2,30}?(?<!不)(?:必须|一定要)|[^，。,;；]{2,30}?(?:都|一律|千万|绝对)?(?:不许|不准|禁止)"
+    r"|(?:每个|每一个|所有的?)[^，。,;；]{1,20}?都(?:要|得|不能|不要|别)(?![^，。,;；]*一[下遍])"
+    r"|[^，。,;；]{2,30}?只(?:能|许)(?!说|先|等)"
 )
 
 

@@ -334,6 +334,8 @@ BOILERPLATE = re.compile(
 )
 QUESTION = re.compile(
     words(r"^(?:how|what|why|where|which|who|is|are|do|does|did|can|could|should|would|will|shall|any idea)")
+    # …not the English word a Chinese sentence names: "can 解析就放 src/can/ 下面" (the CAN bus)
+    + r"(?!\s*[\u4e00-\u9fff])"
     # "…写着呢" asserts: 呢 after 着 says it is so
     # "…不能只写改了什么" names what, and asks nothing: 什么 after a rule's 不能, 只, 必须, 不管 ends no question
     + r"[^.;]*$|吗$|(?<!什)么$|^(?![^。；]*(?:不能|不要|别|只|必须|不管|无论|不论))[^。；]*什么$"

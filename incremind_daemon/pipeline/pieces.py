@@ -105,6 +105,9 @@ VALUE = re.compile(
 )
 
 
+_BARE_NO = re.compile(r"(?i:no|不要|别|不用)\s*`?[A-Za-z][\w.-]*`?\s*[。.!！]")
+
+
 def whole_code_spans(text: str, start: int, end: int) -> list[tuple[int, int]]:
     """Return the sentences of text[start:end], a sentence never ending inside a `code span`.
 
@@ -114,7 +117,10 @@ def whole_code_spans(text: str, start: int, end: int) -> list[tuple[int, int]]:
     open_code = False
     for sentence in split_sentences(text[start:end]):
         first, last = start + sentence.start, start + sentence.end
-        if open_code and merged:
+        # a bare refusal of a named thing is read with the sentence after it on its line, which says why or what
+        # instead: "不要 langchain。依赖太重 升级一次炸一次", "no ZHA. staying on z2m"
+        refused = merged and _BARE_NO.fullmatch(text[merged[-1][0] : merged[-1][1]].strip()) is not None
+        if (open_code or (refused and "\n" not in text[merged[-1][1] : first])) and merged:
             merged[-1] = (merged[-1][0], last)
         else:
             merged.append((first, last))

@@ -54,6 +54,15 @@ _CODE_NAME = re.compile(
     r"^(?:[A-Za-z][a-z]+[A-Z][A-Za-z]*|[a-z]+_[a-z_]+)\s*(?:is|=|:|(?:我们|我們|目前|现在)?\s*(?:配的?|设的?|是|用的?))?\s*"
     r"\d[\d.]*\s*(?:[a-z%]{1,3}|秒|分钟|小时|天|次|个)?[。.]?$"
 )
+# what a part of the work is to use for now, a choice that holds until it is changed: "向量库现在先用 chroma 本地的
+# 就行", "hidden loss 权重先用 0.1", "生成这边 先用千问"; not who uses what for a task ("你先用 FakeTransport 做画面",
+# "到时候先用 placeholder") nor a tool for one run ("先用 staging 的 kubeconfig 跑一下")
+_FOR_NOW_ZH = re.compile(
+    r"^(?!(?:我|你|咱|他|她|到时候|今天|这次|回头|那就|就|也)[^\w]?)[^，。；,;:：]{0,14}?"
+    r"(?:`?[a-z][\w.-]*`?|[\u4e00-\u9fff]{2,6}(?<![我你他她咱]))\s*(?:的话|这边|那边|这块)?\s*(?:现在|目前)?\s*(?:先|暂时|暂定)用(?!着)\s*"
+    r"(?:[a-z0-9][\w.+#/-]*|(?![\u4e00-\u9fff]{0,3}的)[\u4e00-\u9fff]{2,4}(?=\s|$|吧|[，。,]))"
+    r"(?![^，。；,;]*(?:跑|试|测|做|接起来|看看|写一?点|弄|顶|凑|临时))"
+)
 _MAX_CHARS = 90  # a longer sentence says more than a setting, and the other cues read it
 
 
@@ -61,4 +70,9 @@ def states_setting(quote: str, folded: str) -> bool:
     """Tell whether a sentence says what a setting is set to; ``folded`` is its folded form past its lead-in."""
     if len(folded) > _MAX_CHARS:
         return False
-    return bool(_SETTING_EN.match(folded) or _SETTING_ZH.match(folded) or _CODE_NAME.match(quote.strip()))
+    return bool(
+        _SETTING_EN.match(folded)
+        or _SETTING_ZH.match(folded)
+        or _CODE_NAME.match(quote.strip())
+        or _FOR_NOW_ZH.match(folded)
+    )

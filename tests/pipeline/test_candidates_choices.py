@@ -1,0 +1,76 @@
+"""Choices said in few words: what a part of the work uses for now, a bare refusal of a named thing, and a Chinese
+sentence that opens on an English word."""
+
+from __future__ import annotations
+
+import pytest
+
+from incremind_daemon.pipeline.candidates import extract_candidates, read_pieces
+from incremind_daemon.pipeline.lasting_model import reader_for
+from incremind_daemon.store.embedder import Embedder
+
+
+def statements(text: str, embedder: Embedder) -> list[str]:
+    return [c.statement for c in extract_candidates(text, conversational=True, reader=reader_for(embedder))]
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "向量苦现在先用 chroma 本地的就行",  # tune44 (向量苦 for 向量库): each changed later, with nothing to replace
+        "生成这边 先用千问 就是 qwen plus 走 dash scope 的接口",
+        "hidden loss 权重先用 0.1",
+        "`AMAZON_SYNC_BATCH_SIZE` 暂时用 50 先",
+    ],
+)
+def test_what_a_part_of_the_work_uses_for_now_holds_until_it_is_changed(text: str, use_m3: Embedder) -> None:
+    assert statements(text, use_m3) != [], text
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "先用 staging 的 kubeconfig 跑一下 template 看看渲染结果",  # a tool for one run
+        "你先用 FakeTransport 餵假資料做畫面就好",  # what the agent uses for a task
+        "到时候先用 placeholder",
+        "行 那我先用 set -x 临时的 TestFlight 明天再说",
+        "数据先用假的",
+        "新的文案先用「請輸入 6 位數交易密碼」",
+    ],
+)
+def test_what_is_used_for_one_task_is_no_choice(text: str, use_m3: Embedder) -> None:
+    assert statements(text, use_m3) == []
+
+
+def test_a_bare_refusal_is_read_with_the_reason_after_it(use_m3: Embedder) -> None:
+    """tune44: "不要 langchain。" was too short to read, and the reason after it said no rule alone."""
+    found = statements("不要 langchain。依赖太重 升级一次炸一次 splitter 自己写 几十行的事", use_m3)
+    assert any(s.startswith("不要 langchain") for s in found), found
+    # on a line of its own it stays apart
+    assert not any(
+        "langchain" in s and "升级" in s for s in statements("不要 langchain。\n依赖太重 升级一次炸一次", use_m3)
+    )
+
+
+def test_a_chinese_sentence_that_opens_on_an_english_word_asks_nothing() -> None:
+    """tune37: "can" (the CAN bus) opened the sentence and it read as "can …?", never to be read."""
+    assert read_pieces("can 解析就放 src/can/ 下面 别拆新 crate 就这么个小东西", conversational=True) != []
+    assert read_pieces("can 帧的日志只能打 trace 级别 debug 都不行", conversational=True) != []
+    assert read_pieces("can we keep the parser in src/can for the whole project", conversational=True) == []
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "每个 View 都要有 #Preview。",  # tune34: a rule of every one of a kind, which the model read as 0.08
+        "can 帧的日志只能打 trace 级别 debug 都不行 现场 RUST_LOG 一开 debug journal 没几天就写满了",
+        "staging 的库你只能 select 改结构都走 alembic migration 别在上面手动建索引",
+    ],
+)
+def test_a_rule_for_every_one_of_a_kind_or_only_one_way_is_the_persons_word(text: str, use_m3: Embedder) -> None:
+    assert statements(text, use_m3) != [], text
+
+
+@pytest.mark.parametrize("text", ["所有 pod 都要重启一下", "现在只能手动跑一下了"])
+def test_work_on_all_of_them_once_is_no_rule(text: str, use_m3: Embedder) -> None:
+    assert statements(text, use_m3) == []
