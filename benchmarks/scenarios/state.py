@@ -58,7 +58,7 @@ HERE = Path(__file__).resolve().parent
 TUNING = ("tune", "tune2", "tune3", "tune4", "tune5", "tune6", "tune7", "tune8")
 # labelled after the state rules were tuned, read item by item since
 FRESH = ("tune11", "tune12", "tune13", "tune14", "tune17", "tune18", "tune19", "tune20")
-# written in the thirty-fifth to fortieth sessions, each first read by its session's starting code
+# written in the thirty-fifth to forty-first sessions, each first read by its session's starting code
 NEW = (
     "tune33",
     "tune34",
@@ -72,6 +72,8 @@ NEW = (
     "tune42",
     "tune43",
     "tune44",
+    "tune45",
+    "tune46",
 )
 HALVES = {
     "tuning": TUNING,
