@@ -47,3 +47,29 @@ def test_the_goal_of_a_dictated_opening_is_its_ask() -> None:
     """tune44: the goal was the talk from its first word, cut at its length, and the ask was past the cut."""
     goal = goal_of(request_sentences(TALK, opening=True))
     assert "分页" in goal and "我叫周宁" not in goal, goal
+
+
+def test_shorter_talk_that_opens_a_paste_is_cut_at_its_links_and_its_caption() -> None:
+    """tune35: 91 characters of talk ending "…的日志：" over a pasted log read as one caption, and the schedule said
+    in it ("作业提醒是每天晚上19:30推") was lost with it."""
+    talk = (
+        "今天的事是作业提醒 作业提醒是每天晚上19:30推 但是昨天晚上反馈群里有家长说凌晨三点半收到推送 "
+        "把伢都吵醒了 磊哥一大早在群里@我 我看了下 beat 和 worker 的日志："
+    )
+    said = parts(talk)
+    assert said[0] == "今天的事是作业提醒 作业提醒是每天晚上19:30推", said
+    assert said[-1] == "我看了下 beat 和 worker 的日志：", said
+    pasted = "工具放 tools/notes2post 用 Go 写 输入就是微信读书 导出笔记 复制出来的那个 txt 我贴一个例子："
+    assert parts(pasted)[-1] == "复制出来的那个 txt 我贴一个例子：", parts(pasted)
+    # the same length with no paste after it is a sentence
+    assert parts(talk[:-1] + " 你看看") == [talk[:-1] + " 你看看"]
+
+
+def test_a_topic_is_not_cut_from_the_words_that_say_from_when_nor_is_a_verb_a_topic() -> None:
+    talk = (
+        "嗯 表结构这次先手写 sql 建就行 以后 schema 有变化都用 PRAGMA user_version 做升级 别删库重建 "
+        "然后 数据库文件放 data 目录下面 名字就叫 app.db 备份的话每天凌晨三点拷一份到 nas 上面"
+    )
+    said = parts(talk)
+    assert "以后 schema 有变化都用 PRAGMA user_version 做升级 别删库重建" in " | ".join(said), said
+    assert not any(part.endswith("以后") or part.startswith("做升级") for part in said), said
