@@ -97,6 +97,7 @@ _DATED_WEIGHT = 8.0  # "约了 10/9 周五晚上 8 点视频聊", not a day's he
 # what a piece of work is for, up to its clause's end: "… so that every card gets a level", "so I start associating …"
 _PURPOSE = re.compile(r"(?<![a-z])so (?:that )?(?:i|we|you|it|every|each|all|the)(?![a-z])[^,;]*")
 _FORBIDS = re.compile(r"不许|不准|禁止")  # what a failure named beside it does not undo
+_EVERY_REPLY = re.compile(r"(?<![a-z])(?:your|all|every|any) (?:replies|answers|responses|messages)|code comments")
 # a change the sentence tells what followed: "升到 0.13 之后", "after we bumped it to 0.13"
 _AFTER_A_CHANGE = re.compile(
     r"(?:升|降|改|换|切|装|更新|upgrade|bump)[^，。,;；]{0,20}?(?:之后|以后|后)(?!再)"
@@ -547,8 +548,12 @@ def _lasts_in_conversation(folded: str, matched: frozenset[str], *, setting_said
         return False
     standing = strong - {ENTITY.pattern}
     # what the work is for says no rule: "import the HSK lists so that every card gets a level"
+    # …but how to talk in every reply is no task: "Please write in British English … in your replies, in code comments"
+    spoken_to = COMMUNICATION.pattern in standing and _EVERY_REPLY.search(folded) is not None
     if REQUEST.search(folded) and not (
-        standing - {COMMUNICATION.pattern, STANDING.pattern, EVENT.pattern} or GENERAL.search(_PURPOSE.sub("", folded))
+        standing - {COMMUNICATION.pattern, STANDING.pattern, EVENT.pattern}
+        or GENERAL.search(_PURPOSE.sub("", folded))
+        or spoken_to
     ):
         return (
             False  # an ask for the task at hand; "用 X 跑一下" names a tool, "Swap it for … (got them last night)" too

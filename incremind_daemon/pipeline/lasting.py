@@ -89,6 +89,7 @@ STANDING = re.compile(
         r"(?:don'?t|do not) ever|at all times",
         r"in (?:this|our|the) (?:repo|project|codebase)",
         r"(?:every|each) (?:single |new )?[a-z]+",
+        r"before (?:any|every|each) [a-z]+",  # "Before any migration goes near a database, show me its SQL first"
         r"(?:all|any) (?:new |other )?(?:code|files?|components?|endpoints?|tests?|commits?|prs?|projects?|repos?"
         r"|answers?|replies|messages?|functions?|modules?|services?|deploys?|releases?|branches?)",
         r"ever(?=[.!]?$)",

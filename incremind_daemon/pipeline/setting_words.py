@@ -16,7 +16,7 @@ _NOUN_EN = (
     r"key|threshold|cutoff|cut-off|limit|cap|ceiling|budget|rate|retention|timeout|ttl|port|version|region"
     r"|reviewer|owner|contact|maintainer|resolution|default|interval|schedule|window|size|quota|sla|replicas"
     r"|concurrency|seed|pager|runner|registry|provider|palette|font|timezone|locale|currency|price|fee"
-    r"|deadline|lookback|slippage|partition|dpi|sdk|tier"
+    r"|deadline|lookback|slippage|partition|dpi|sdk|tier|line length|width"
 )
 _ROLES_ZH = r"对接人|負責人|负责人|联系人|聯絡人"  # who a kind of question goes to
 _NOUN_ZH = (
@@ -35,7 +35,7 @@ _SETTING_EN = re.compile(
     r"^(?:(?:so|and|also|fyi|oh|last one|for the record|btw)[,:]?\s+)?"
     rf"(?:(?:the |our |my )?(?:[a-z][\w./+-]*\s){{0,3}}?[\w./+-]*(?:{_NOUN_EN})(?:s|es)?"
     rf"(?:\s(?:for|of|on|in)(?: [\w./*-]+){{1,3}}?)?"
-    rf"\s*(?:is|are|=|:|stays? (?:at|on)|sits at)\s+(?:\w+\s)?(?:{_VALUE}|\w+ \(@[\w.-]+\))"
+    rf"\s*(?:is|are|=|:|stays?(?: at| on)?|sits at)\s+(?:\w+\s)?(?:{_VALUE}|\w+ \(@[\w.-]+\))"
     # "app log groups get 30-day retention"
     rf"|(?:[a-z][\w./*-]*\s){{1,4}}(?:get|gets|have|has|keep|keeps)\s+(?:{_VALUE})\s+(?:{_NOUN_EN})\b)"
 )

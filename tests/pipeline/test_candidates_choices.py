@@ -74,3 +74,19 @@ def test_a_rule_for_every_one_of_a_kind_or_only_one_way_is_the_persons_word(text
 @pytest.mark.parametrize("text", ["所有 pod 都要重启一下", "现在只能手动跑一下了"])
 def test_work_on_all_of_them_once_is_no_rule(text: str, use_m3: Embedder) -> None:
     assert statements(text, use_m3) == []
+
+
+def test_how_to_write_in_every_reply_is_no_task(use_m3: Embedder) -> None:
+    """tune45: "Please write …" read as an ask for the task at hand, and her language rule was lost."""
+    text = "Please write in British English — colour, organise, cancelled, licence — in your replies, in code comments."
+    assert statements(text, use_m3) != []
+    assert statements("Please write the PR description in English.", use_m3) == []
+
+
+def test_a_step_before_any_of_a_kind_holds_each_time(use_m3: Embedder) -> None:
+    """tune45: "before any migration" says when, every time; only "before any commit" and its like were read so."""
+    said = "Before any migration goes near a database, show me its SQL with sqlmigrate first."
+    found = extract_candidates(said, conversational=True, reader=reader_for(use_m3))
+    assert [(c.statement, c.condition) for c in found] == [
+        ("Show me its SQL with sqlmigrate first", "Before any migration goes near a database")
+    ], found

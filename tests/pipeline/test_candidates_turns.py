@@ -309,6 +309,7 @@ def test_switching_a_named_thing_from_one_to_another_is_a_decision(use_m3: Embed
         "last one: audit log groups get 90-day retention.",  # after a lead-in too
         "报销上限 ¥2,000，超过要找老板签字。",
         "minSdk 26。",  # two words, which any other sentence needs three of
+        "line length stays 100.",  # tune45
     ],
 )
 def test_what_a_setting_is_set_to_lasts_though_it_reads_plainly(text: str, use_m3: Embedder) -> None:
