@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import functools
 import logging
+import re
 from collections.abc import Callable, Sequence
 from dataclasses import replace
 from typing import Concatenate, ParamSpec
@@ -32,13 +33,14 @@ from incremind_daemon.pipeline.replacing import (
     changed_subject,
     for_other_writing,
     moved_from,
+    respelled,
     stands_with,
     turns_down,
     value_replaced,
 )
 from incremind_daemon.pipeline.replies import answer_slots
 from incremind_daemon.pipeline.scope import scope_beside
-from incremind_daemon.pipeline.stance import CHANGE, EXCEPTION_SAID, negated, used
+from incremind_daemon.pipeline.stance import CHANGE, EXCEPTION_SAID, RESTATED, negated, used
 from incremind_daemon.store.records import Candidate
 
 log = logging.getLogger(__name__)
@@ -128,6 +130,7 @@ def relate(
         and linked is not None
         and linked[1]["none"] >= _SAID_AGAIN_UNRELATED
         and not _names_alike(candidate, linked[0])
+        and not _restates(candidate, linked[0])
     ):
         # what the rules linked by a word and made a repeat only because it is said again is not one of an
         # insight the model reads as unrelated ("the replica bump goes in its own PR, one thing per PR, you
@@ -212,7 +215,8 @@ def _value_changed(candidate: Candidate, known: Sequence[Known]) -> Known | None
     """The nearest insight, when the candidate moves a value it holds to another ("bump replicas from 6 to 8"
     beside "Prod runs 6 replicas"), or says it sets a new value of the same form in its place: "The dashboard
     runs on 5174 now" beside "Dev server runs on 5173 and proxies /api to …", "pay-recon 的 parent 改成 3.3.6"
-    beside "Spring Boot 是 3.2.5", which share too few words for the rules or the model."""
+    beside "Spring Boot 是 3.2.5", which share too few words for the rules or the model; or writes a name it holds in
+    another form ("每段改 snake_case：`billing.invoice_list.export_btn`" beside "`billing.invoiceList.exportBtn`")."""
     read = [item for item in known if item.vector_similarity is not None]
     if not read:
         return None
@@ -220,14 +224,16 @@ def _value_changed(candidate: Candidate, known: Sequence[Known]) -> Known | None
     mine, theirs = said_of(candidate), text_of(nearest.statement, nearest.condition)
     if moved_from(mine, theirs):
         return nearest  # it says the change it makes, whatever day it names ("… went to 16 partitions last week")
-    said = (fold(text) for text in (candidate.quote, candidate.statement))
-    if (
-        any(CHANGE.search(text) or NOW_SET.search(text) for text in said)
-        and value_replaced(mine, theirs)
-        and may_conflict(candidate, nearest)
-    ):
+    said = [fold(text) for text in (candidate.quote, candidate.statement)]
+    changes = any(CHANGE.search(text) or NOW_SET.search(text) for text in said)
+    # (a name written another way is a change said in few words: "每段改 snake_case：…")
+    restyled = any(_RESTYLED.search(text) for text in said) and respelled(mine, theirs)
+    if ((changes and value_replaced(mine, theirs)) or restyled) and may_conflict(candidate, nearest):
         return nearest
     return None
+
+
+_RESTYLED = re.compile(r"改|(?<![a-z])(?:renam|chang|switch)")
 
 
 def _shares_words(candidate: Candidate, item: Known) -> bool:
@@ -254,6 +260,15 @@ def _beside(candidate: Candidate, item: Known) -> Candidate:
     says it holds everywhere ("老周昨天定了新的分支规则，以后 PR 不是提 main，而是提 dev" beside "PR 直接提 main")."""
     scope = scope_beside(candidate.scope, candidate.quote or candidate.statement, item.scope)
     return candidate if scope == candidate.scope else replace(candidate, scope=scope)
+
+
+def _restates(candidate: Candidate, item: Known) -> bool:
+    """Tell whether what the person says again names only what the insight names, two things or more: "`pickup.ts` 里
+    `fmt(d: any)`，我说过 TS 不许 any，这个项目也一样" beside "TS 里禁止 `any`…", whatever the words before it name."""
+    words = own_words(candidate)
+    mark = RESTATED.search(words)
+    again = keys_of(features_of(words[mark.end() :])) if mark is not None else frozenset()
+    return len(again) >= 2 and again <= keys_of(features_of(text_of(item.statement, item.condition)))
 
 
 def _names_alike(candidate: Candidate, item: Known) -> bool:

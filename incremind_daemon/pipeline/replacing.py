@@ -221,3 +221,22 @@ def _form(value: str) -> str | None:
 
 
 _LETTER, _DIGIT, _DIGITS = re.compile(r"[a-z]"), re.compile(r"\d"), re.compile(r"\d+")
+
+
+def respelled(mine: str, theirs: str) -> bool:
+    """Tell whether a statement writes a name the other holds in another form, word for word: "每段改
+    snake_case：`billing.invoice_list.export_btn`" beside "小驼峰：`billing.invoiceList.exportBtn`"."""
+    their_names = {_words_of_name(name): name for name in _CODE_NAME.findall(theirs)}
+    return any(
+        (parts := _words_of_name(name)) in their_names and their_names[parts] != name
+        for name in _CODE_NAME.findall(mine)
+    )
+
+
+def _words_of_name(name: str) -> tuple[str, ...]:
+    return tuple(part.casefold() for part in _NAME_PART.findall(name))
+
+
+# a name written as code, of two words or more: "billing.invoiceList.exportBtn", "export_btn", "user-id"
+_CODE_NAME = re.compile(r"(?<![\w.-])(?:[A-Za-z][A-Za-z0-9]*(?:[._-][A-Za-z0-9]+)+|[a-z][a-z0-9]*(?:[A-Z][a-z0-9]+)+)")
+_NAME_PART = re.compile(r"[A-Z]?[a-z0-9]+|[A-Z]+(?![a-z])")

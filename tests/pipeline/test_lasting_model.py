@@ -461,6 +461,22 @@ def test_asking_whether_a_thing_can_be_used_or_naming_the_others_sets_no_rule() 
         ),
         # …and how to answer the person is changed by words on answering
         ("回复的话用中文", "以后回复改用英文", "preference", "supersedes", "supersedes"),
+        # found on tune46: a name written another way changes how such names are written
+        (
+            "i18n key 按 `模块.页面.元素` 三段，小驼峰：`billing.invoiceList.exportBtn`",
+            "还是 `模块.页面.元素` 三段，但每段改 snake_case：`billing.invoice_list.export_btn`",
+            "decision",
+            "supplement",
+            "supersedes",
+        ),
+        # …not the same name said again as it was
+        (
+            "i18n key 按 `模块.页面.元素` 三段，小驼峰：`billing.invoiceList.exportBtn`",
+            "导出按钮的 key 改好了，就是 `billing.invoiceList.exportBtn`",
+            "decision",
+            "repeat",
+            "repeat",
+        ),
     ],
 )
 def test_the_relation_model_reads_a_pair_again(
@@ -1107,3 +1123,19 @@ def test_how_to_answer_is_changed_by_no_words_on_anything_else(use_m3: Embedder)
         reading=relation_reader_for(use_m3),
     )
     assert relation.kind not in ("supersedes", "different")
+
+
+def test_what_is_said_again_after_words_on_the_code_at_hand_repeats_the_rule(use_m3: Embedder) -> None:
+    """tune46: the model read the pair as unrelated (the file and function named first), and the rule said again in
+    the other project was proposed a second time."""
+    known = Known(9, "TS 里禁止 `any`，不知道类型就 `unknown` 再收窄", "", "decision", 0.465, "global")
+    said = "`pickup.ts` 里 `fmt(d: any)`，我说过 TS 不许 any，这个项目也一样"
+    candidate = Candidate(said, "preference", "", said + "。", 0, len(said) + 1, "project")
+    reading = relation_reader_for(use_m3)
+    relation = relate(candidate, [known], repeat_similarity=0.8, related_similarity=0.4, ordered=True, reading=reading)
+    assert (relation.kind, relation.known_id) == ("repeat", 9), relation
+    # …but not where what is said again names something the insight does not
+    other = "`pickup.ts` 里 `fmt(d: any)`，我说过 eslint 不许 any，这个项目也一样"
+    candidate = Candidate(other, "preference", "", other, 0, len(other), "project")
+    relation = relate(candidate, [known], repeat_similarity=0.8, related_similarity=0.4, ordered=True, reading=reading)
+    assert (relation.kind, relation.known_id) != ("repeat", 9), relation
