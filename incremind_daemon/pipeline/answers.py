@@ -40,7 +40,10 @@ _PICK = re.compile(
     r"|(?i:option|choice)|方案|选项|選項|选|選|就按|就)[ \t]*"
     r"(\([1-9a-dA-D]\)|[1-9A-D])(?![\w.%:/+-])(?:[ \t]*(?:吧|好了|就好|就行))?"
     r"|(?:^|(?<=[\s,，;；]))(\([1-9a-dA-D]\)|[1-9A-D])[ \t]*(?:吧|好了|就好|就行|(?i:then|it is|please))(?!\w)"
+    # …and in Chinese numerals: "可以，按方案三，订阅消息兜底"
+    r"|(?:方案|选项|選項)[ \t]*([一二三四五六七八九])(?=[吧好就，,。.;；\s]|$)"
 )
+_NUMERALS = dict(zip("一二三四五六七八九", "123456789", strict=True))
 # …but not a count: "就 2 个 worker", "go with 3 replicas"
 _COUNT = re.compile(
     r"[ \t]*(?:[个個次天周週台张張条條行人倍]|小时|小時|分钟|分鐘|(?i:x|times|days|hours|replicas|workers|pods)\b)"
@@ -68,9 +71,9 @@ def picks_option(said: str, asked: str) -> str | None:
         return None
     options = options_of(asked)
     labels = {
-        match.group(match.lastindex or 0).strip("()").casefold()
+        _NUMERALS.get(label, label)
         for match in _PICK.finditer(said)
-        if not _COUNT.match(said, match.end())
+        if not _COUNT.match(said, match.end()) and (label := match.group(match.lastindex or 0).strip("()").casefold())
     }
     picked = [options[label] for label in labels if label in options]
     return picked[0] if len(options) >= 2 and len(picked) == 1 else None

@@ -48,6 +48,7 @@ I'd recommend option 2."""
         ("B 吧", DATABASE, "直接用 `@supabase/supabase-js`"),
         ("yeah go w/ option 2 — the separate state file.", MONITORS, "Move all Datadog monitors"),
         ("(b) then", DATABASE, "直接用 `@supabase/supabase-js`"),
+        ("可以，按方案二，订阅消息兜底。", HOLIDAYS, "用 `chinese_calendar` 包判断工作日"),  # tune46: 二 for 2
     ],
 )
 def test_a_sentence_picks_the_option_its_label_names(said: str, asked: str, option: str) -> None:
@@ -64,6 +65,7 @@ def test_a_sentence_picks_the_option_its_label_names(said: str, asked: str, opti
         ("就 2 吧", "要不要先跑一遍 2 号机的测试？"),  # no list of options
         ("就 2 吧", "Options:\n1. Keep it as it is."),  # one option is no choice
         ("A 还是 B 都行，你定", DATABASE),  # a choice handed back
+        ("方案三个都不行", MONITORS),  # a count in Chinese numerals
     ],
 )
 def test_no_option_is_picked_without_a_label_from_a_list(said: str, asked: str) -> None:
