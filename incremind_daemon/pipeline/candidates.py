@@ -282,7 +282,7 @@ def read_pieces(text: str, *, conversational: bool) -> list[Piece]:
     hard checks (not too long or too short, not a heading, question, acknowledgement, code, hedge)."""
     pieces: list[Piece] = []
     decided = decision_items(text)
-    ruled = [] if conversational else rule_items(text)
+    ruled = rule_items(text)  # said to an agent too: "团队约定，按这个来：" over "1. 组件文件名 PascalCase …"
     discussed = [] if conversational else discussion_items(text)
     tasks = [] if conversational else task_items(text)  # "## Action items": work for once, never proposed
     article = None if conversational else clipped_article(text)
@@ -434,8 +434,9 @@ def _score_sentence(text: str, piece: Piece, *, conversational: bool, chance: Ch
         strengths["event"] = 2.2
     if decided:
         strengths["decision"] = max(strengths.get("decision", 0.0), 3.2)
-    if piece.ruled and not strengths:
-        strengths["method"] = 2.0  # "Max 20 new cards a day." under "the method I'm sticking with from now on:"
+    if piece.ruled and not strengths:  # "Max 20 new cards a day." under "the method I'm sticking with from now on:"
+        ruled_as = chance.category if conversational and chance is not None else "method"  # to an agent: its kind
+        strengths[ruled_as] = 2.0
     # someone else's view counts only as a disagreement with what is known (relate decides)
     reported = reported_view(whole, clipped=piece.clipped)
     lasts = True
@@ -443,7 +444,10 @@ def _score_sentence(text: str, piece: Piece, *, conversational: bool, chance: Ch
         strengths = {c: s for c, s in strengths.items() if c not in ("identity", "event", "entity")}
         strengths = strengths or {"preference": 1.0}
     elif conversational and not (
-        moved or decided or _lasts_in_conversation(folded, frozenset(matched), setting_said=setting_alone)
+        moved
+        or decided
+        or piece.ruled
+        or _lasts_in_conversation(folded, frozenset(matched), setting_said=setting_alone)
     ):
         lasts = False
     elif conversational and (STATUS.search(folded) or _NEWS.search(folded) or waits_then_acts(folded)) and not decided:

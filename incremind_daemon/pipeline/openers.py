@@ -34,7 +34,9 @@ CONTEXT_OPENER = re.compile(
     # "Quick session on the train home, so several things in one go — sorry, it's long."
     r"|(?:before we (?:dive|get|jump) in,? )?(?:a bit of|some) (?:context|background)\b[^:：]*$"
     r"|(?:a few|several|some|a couple of|two|three) things (?:today|in one go|for you)\b[^:：]{0,60}$"
-    r"|quick session\b[^:：]{0,100}(?:things|long)\W*$)"
+    r"|quick session\b[^:：]{0,100}(?:things|long)\W*$"
+    # words that only point to rules said elsewhere: "先交代背景，以后新开会话也按这个来。", "以后…都按这个来。"
+    r"|[^:：]{0,30}?(?:都|也)?(?:按|照)(?:这个|这样|上面的?|下面的?)(?:来|做|办)\W*$)"
 )
 # a statement that introduces what others are about, a project ("Kakeibo is my personal budgeting app — …",
 # "trip-etl 是我维护的行程数仓 ETL", "It's a monorepo: …", "Stack: Django 4.2, …") or the person ("I'm Daniel Wu, …",

@@ -552,13 +552,17 @@ def _changes(text: str) -> bool:
     return bool(CHANGE.search(folded) or CHANGE_OF_PLAN.search(folded) or _DROPS.search(folded))
 
 
+_DECIDED = re.compile(r"\W*(?:decided|decision|agreed|决定|结论|拍板)\W*[:：]")
+
+
 def conflict(candidate: Candidate, item: Known, score: float, ordered: bool, *, moved: bool = False) -> Relation:
     """A disagreement supersedes when it says it changes things, or is the person's newer word in that scope.
 
     ``moved``: a change word sets the new value ("改到周四", "cut it to 10 min"), which says so.
     """
     said = fold(f"{candidate.quote} {candidate.statement}")
-    says_so = moved or CHANGE_OF_PLAN.search(said)
+    # …and so does a line the writer labels a decision ("- DECIDED: online cancellation closes 48 hours before …")
+    says_so = moved or CHANGE_OF_PLAN.search(said) or _DECIDED.match(fold(candidate.quote).casefold())
     mine = (says_so or ordered) and not candidate.reported
     # a change of one project's rule is that project's (insights.record_increments gives it the scope), unless
     # it says it holds in every project: then both stand, side by side; a change of plan said of a rule that holds

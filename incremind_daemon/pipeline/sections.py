@@ -44,6 +44,8 @@ RULE_CAPTION = re.compile(
         r"|reminders? to (?:my)?self|notes? to (?:my)?self|conventions|guidelines"
     )
     + r"|以后|今后|从现在起|从今天起|规则|规矩|原则|约定|守则|提醒自己|给自己的提醒"
+    # "按这个来：" over what the agent is to follow (59 of 68 items under such captions in the halves' chat turns last)
+    r"|(?:按|照)这个(?:来|办|做)"
 )
 # "Tang Hao: check whether …": an action item under a name, for one person, once
 _DUE_DAY = (
@@ -97,7 +99,18 @@ def decision_items(text: str) -> list[tuple[int, int]]:
     A meeting note's "## Decisions" (结论, 决定, Agreed, Outcomes) holds one decision per item,
     however plainly worded: "Launch date: 2026-12-12", "灰度由李伟负责".
     """
-    return _items_under(text, _headed(DECISION_SECTION))
+    # …and the first sentence of a line the writer labels a decision, wherever it stands: "- DECIDED: online
+    # cancellation closes 48 hours before the appointment.", "- **Decision:** half-life of 7 days for the decay",
+    # "- 决定：支付回调的超时时间设为 30 秒" (what follows it on the line says why, or who objected)
+    labelled = [(m.start(), m.end()) for m in _DECISION_LABEL.finditer(text)]
+    return _items_under(text, _headed(DECISION_SECTION)) + labelled
+
+
+_DECISION_LABEL = re.compile(
+    r"^[ \t]*(?:[-*•][ \t]+)?(?:\*\*)?(?:(?i:decided|decision|agreed)|决定|結論|结论|拍板|定了)(?:\*\*)?[ \t]*[:：]"
+    r"(?:\*\*)?[ \t]*\S(?:[^\n。！!.]|\.(?![ \t]|$))*[。！!.]?",
+    re.M,
+)
 
 
 def discussion_items(text: str) -> list[tuple[int, int]]:

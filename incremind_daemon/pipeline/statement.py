@@ -52,7 +52,8 @@ _EN_LEAD = re.compile(
     r"|(?:one|another|big|small|quick|last) (?:more )?(?:[a-z]+ )?(?:thing|change)[^:：,，.。]{0,40}[:：]\s*"
     r"|[^:：,，.。]{0,30}(?:addition|update|note|rule|reminder|tip|补充|规矩|更新|提醒|说明|原则|约定)"
     # (not a time's colon: "作业提醒推送改到晚上 20:00，…" names 提醒 before one)
-    r"[^:：,，.。]{0,20}(?:：|:(?!\d\d))\s*|decision(?: for th(?:is|e) \w+)?\s*[:：]\s*|(?:决定|结论)[:：]\s*"
+    r"[^:：,，.。]{0,20}(?:：|:(?!\d\d))\s*"
+    r"|(?:decision|decided|agreed)(?: for th(?:is|e) \w+)?\s*[:：]\s*|(?:决定|结论|拍板)[:：]\s*"
     r"|(?:quick |some |a bit of |short )?(?:context|background|intro)\s*[:：]\s*"
     r"|first (?:time|session)\b[^:：.。]{0,60}[:：]\s*"  # "first time using you in this repo so quick context: …"
     r"|(?:quick |small )?heads[- ]up(?: first)?\s*[:：,]\s*|my (?:take|view|opinion)(?: is)?\s*[:：]\s*"

@@ -90,3 +90,45 @@ def test_a_step_before_any_of_a_kind_holds_each_time(use_m3: Embedder) -> None:
     assert [(c.statement, c.condition) for c in found] == [
         ("Show me its SQL with sqlmigrate first", "Before any migration goes near a database")
     ], found
+
+
+@pytest.mark.parametrize("text", ["先交代背景，以后新开会话也按这个来。", "以后设计到的代码都按这个来。"])
+def test_words_that_only_point_to_rules_said_elsewhere_are_no_rule(text: str, use_m3: Embedder) -> None:
+    """tune46, tune15: "以后…按这个来" holds nothing of its own; the rules it points to are read where they are said."""
+    assert statements(text, use_m3) == []
+    assert statements("以后都按这个来：接口错误只在 request 拦截器里统一提示", use_m3) != []
+
+
+def test_a_line_the_writer_labels_a_decision_is_one_by_their_word(use_m3: Embedder) -> None:
+    """tune45's meeting minutes mark each decision "- DECIDED: …" and tune38's "- **Decision:** …"; the model read
+    "online cancellation closes 48 hours before the appointment" at 0.13, and the change it made was lost."""
+    note = (
+        "## 3. Cancellation window\n"
+        "NPG's physios want more notice to refill a slot.\n"
+        "- DECIDED: online cancellation closes 48 hours before the appointment. Arun objected.\n"
+        "- **Decision:** half-life of 7 days for the decay.\n"
+        "- 决定：支付回调的超时时间设为 30 秒，超时后进入重试队列。下周再看效果。\n"
+    )
+    found = extract_candidates(note, conversational=False, reader=reader_for(use_m3))
+    assert [(c.category, c.statement) for c in found] == [
+        ("decision", "Online cancellation closes 48 hours before the appointment"),
+        ("decision", "half-life of 7 days for the decay"),
+        ("decision", "支付回调的超时时间设为 30 秒，超时后进入重试队列"),
+    ], found
+
+
+def test_the_items_of_a_list_the_person_says_to_follow_are_rules(use_m3: Embedder) -> None:
+    """tune46 hands the agent its rules as "按这个来：" over a numbered list; said to an agent, such items were read
+    only by their own cues, and the model read "周一店休，取货日期选择器里周一置灰" at 0.12."""
+    turn = (
+        "做个小程序给街坊下单，到店自提。\n\n按这个来：\n"
+        "1. 截单 20:00：20:00 前下的单次日可取，过了 20:00 顺延一天。\n"
+        "2. 周一店休，取货日期选择器里周一置灰。\n\n"
+        "今天先把下单页的取货日期选择做出来。"
+    )
+    found = extract_candidates(turn, conversational=True, reader=reader_for(use_m3))
+    assert [c.statement for c in found] == [
+        "截单 20:00：20:00 前下的单次日可取，过了 20:00 顺延一天",
+        "周一店休，取货日期选择器里周一置灰",
+    ]
+    assert {c.category for c in found} == {"decision"}, found

@@ -1302,3 +1302,16 @@ def test_the_persons_own_word_repeats_no_one_elses_view() -> None:
     view = "陈桐认为给采购看的指标应该直接用 MAPE，他们看得懂，WAPE 解释起来太费劲"
     rule = "For evaluation we use WAPE, not MAPE — MAPE blows up on low-volume SKUs, see fold 1"
     assert said_after("评估指标还是 WAPE，别给我算 MAPE 了，陈桐那边我自己去解释", [view, rule]) == ("repeat", 2)
+
+
+def test_a_note_line_labelled_decided_replaces_what_it_changes() -> None:
+    """tune45: meeting minutes' "- DECIDED: online cancellation closes 48 hours before the appointment" beside the
+    earlier minutes' 24 hours was a difference shown side by side; the writer's label says it is the decision now."""
+    known = Known(
+        3, "Cancellation window: patients can cancel online up to 24 hours before the appointment", "", "decision"
+    )
+    statement = "Online cancellation closes 48 hours before the appointment"
+    labelled = Candidate(statement, "decision", "", f"DECIDED: {statement.lower()}.", 0, 66)
+    plain = Candidate(statement, "decision", "", f"{statement}.", 0, 58)
+    assert related(labelled, [known]).kind == "supersedes"
+    assert related(plain, [known]).kind == "different"  # no order between two notes, and no word of a change
