@@ -103,7 +103,12 @@ _PLAN_FIRST = re.compile(
     r"|(?<![a-z])(?:walk me through|wait for my (?:go-ahead|ok|okay))(?![a-z])"
 )
 # a part of the project at hand: "payment PRs go to Ben, he owns the payment module" is this project's way
-_PROJECT_PART = re.compile(r"模块|组件|(?<![a-z])(?:module|component|package|crate)s?(?![a-z])")
+_PROJECT_PART = re.compile(
+    r"模块|组件|(?<![a-z])(?:module|component|package|crate)s?(?![a-z])"
+    # …and a step before each of one kind of the repo's work: "Before any migration goes near a database, show me its
+    # SQL first", "run `ha core check` before any restart" (not before any commit or push, which every repo has)
+    r"|(?<![a-z])before (?:any|every|each) (?!commit|push|merg|pr\b)[a-z]+"
+)
 # a step that runs one of the repo's tools: "run tfsec on the changed dir", "跑 golangci-lint"
 _RUNS_A_TOOL = re.compile(r"(?:(?:please|pls|always) )?(?:run|execute) (?!me\b|it\b|them\b)[a-z]|[先都]?跑\s*[a-z]")
 _FIRST_PERSON_HABIT = re.compile(

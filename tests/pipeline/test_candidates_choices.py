@@ -87,9 +87,9 @@ def test_a_step_before_any_of_a_kind_holds_each_time(use_m3: Embedder) -> None:
     """tune45: "before any migration" says when, every time; only "before any commit" and its like were read so."""
     said = "Before any migration goes near a database, show me its SQL with sqlmigrate first."
     found = extract_candidates(said, conversational=True, reader=reader_for(use_m3))
-    assert [(c.statement, c.condition) for c in found] == [
-        ("Show me its SQL with sqlmigrate first", "Before any migration goes near a database")
-    ], found
+    assert [(c.statement, c.condition, c.scope) for c in found] == [
+        ("Show me its SQL with sqlmigrate first", "Before any migration goes near a database", "project")
+    ], found  # a step before one kind of the repo's work is the project's, though it says "show me"
 
 
 @pytest.mark.parametrize("text", ["先交代背景，以后新开会话也按这个来。", "以后设计到的代码都按这个来。"])
