@@ -74,6 +74,8 @@ NEW = (
     "tune44",
     "tune45",
     "tune46",
+    "tune47",
+    "tune48",
 )
 HALVES = {
     "tuning": TUNING,
