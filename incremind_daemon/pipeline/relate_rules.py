@@ -38,6 +38,7 @@ from incremind_daemon.pipeline.replacing import (
 )
 from incremind_daemon.pipeline.replies import answer_slots, held_alike, reply_slots, set_otherwise
 from incremind_daemon.pipeline.scope import scope_beside
+from incremind_daemon.pipeline.sections import labels_a_decision
 from incremind_daemon.pipeline.stance import (
     CASE_SAID,
     CHANGE,
@@ -552,9 +553,6 @@ def _changes(text: str) -> bool:
     return bool(CHANGE.search(folded) or CHANGE_OF_PLAN.search(folded) or _DROPS.search(folded))
 
 
-_DECIDED = re.compile(r"\W*(?:decided|decision|agreed|决定|结论|拍板)\W*[:：]")
-
-
 def conflict(candidate: Candidate, item: Known, score: float, ordered: bool, *, moved: bool = False) -> Relation:
     """A disagreement supersedes when it says it changes things, or is the person's newer word in that scope.
 
@@ -562,7 +560,7 @@ def conflict(candidate: Candidate, item: Known, score: float, ordered: bool, *, 
     """
     said = fold(f"{candidate.quote} {candidate.statement}")
     # …and so does a line the writer labels a decision ("- DECIDED: online cancellation closes 48 hours before …")
-    says_so = moved or CHANGE_OF_PLAN.search(said) or _DECIDED.match(fold(candidate.quote).casefold())
+    says_so = moved or CHANGE_OF_PLAN.search(said) or labels_a_decision(candidate.quote)
     mine = (says_so or ordered) and not candidate.reported
     # a change of one project's rule is that project's (insights.record_increments gives it the scope), unless
     # it says it holds in every project: then both stand, side by side; a change of plan said of a rule that holds

@@ -113,6 +113,11 @@ _DECISION_LABEL = re.compile(
 )
 
 
+def labels_a_decision(line: str) -> bool:
+    """Tell whether a line opens on the writer's label of a decision: "DECIDED: …", "**Decision:** …", "决定：…"."""
+    return _DECISION_LABEL.match(line) is not None
+
+
 def discussion_items(text: str) -> list[tuple[int, int]]:
     """Return the spans of the list items under a heading over what was discussed or reported.
 
