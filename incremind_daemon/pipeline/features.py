@@ -58,6 +58,8 @@ _FUNCTION_CHARS = frozenset(
 
 
 _NUMBER = re.compile(r"\d+(?:\.\d+)*")
+# a number written with thousands separators is one number: "€1,989", "RM 1,200" (not a list: "1,2,3")
+_THOUSANDS = re.compile(r"(?<![\d.,])\d{1,3}(?:,\d{3})+(?:\.\d+)?(?![\d,])")
 _SPLIT_WORD = re.compile(r"_|\d-?[a-z]|[a-z]\d")
 # a lockfile names the tool that writes it: "poetry.lock", "Cargo.lock", "pnpm-lock.yaml", "package-lock.json" (npm's)
 _LOCKFILE = re.compile(r"([a-z][\w-]*?)(?:\.lock|-lock\.(?:ya?ml|json))")
@@ -169,7 +171,7 @@ def _group(match: re.Match[str], *names: str) -> str:
 @functools.lru_cache(maxsize=4096)
 def features_of(text: str) -> Features:
     typed: dict[str, set[str]] = {}
-    text = _CN_NUMBER.sub(_arabic, fold(text))
+    text = _THOUSANDS.sub(lambda found: found.group().replace(",", ""), _CN_NUMBER.sub(_arabic, fold(text)))
     for host, versions in _versions_in(text).items():
         typed.setdefault(host, set()).update(versions)
     text = _dated(_EN_NUMBER.sub(lambda m: f" {_EN_NUMBERS.index(m.group(1)) + 2} ", text), typed)

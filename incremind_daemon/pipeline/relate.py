@@ -34,6 +34,7 @@ from incremind_daemon.pipeline.replacing import (
     for_other_writing,
     moved_from,
     respelled,
+    sets_again,
     stands_with,
     turns_down,
     value_replaced,
@@ -244,9 +245,12 @@ def _shares_words(candidate: Candidate, item: Known) -> bool:
 def _same_change(candidate: Candidate, item: Known) -> bool:
     """Tell whether a change says again the change an insight holds: it turns down what that one turns down and
     names nothing it does not ("we're dropping RabbitMQ and moving all order events to Oban" beside "決定唔再用
-    RabbitMQ，order event 全部改行 Oban"), which the model reads as a change for its words."""
+    RabbitMQ，order event 全部改行 Oban"), which the model reads as a change for its words; or it sets, on a subject
+    both speak of, the value that one already gives: "查重阈值改成 70%" beside "代码类作业查重阈值统一为 70%"."""
     mine, names = negated(candidate.statement), names_in(candidate.statement)
-    return bool(mine) and mine == negated(item.statement) and bool(names - mine) and names <= names_in(item.statement)
+    if bool(mine) and mine == negated(item.statement) and bool(names - mine) and names <= names_in(item.statement):
+        return True
+    return sets_again(candidate.statement, text_of(item.statement, item.condition)) and _shares_words(candidate, item)
 
 
 def _both_use(candidate: Candidate, item: Known) -> bool:

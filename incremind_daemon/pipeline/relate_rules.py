@@ -119,8 +119,11 @@ def relate_by_rules(
     # …and "As I said before, keep it brief — a few bullets" beside "keep replies short, bullets" adds nothing
     # …though "Figures are PDF as always, but the screenshots can stay JPG" brings its exception
     restated = verdict.kind in ("supersedes", "different", "supplement") and not candidate.reported
-    if restated and says_again(candidate) and (verdict.kind != "supplement" or not _brings_a_case(candidate)):
+    if restated and says_again(candidate) and not _brings_a_case(candidate):
         return Relation("repeat", verdict.known_id, verdict.similarity), True
+    if restated and says_again(candidate):
+        # …and "每天最多 5 次这个不变，但截止当天放宽到 10 次" keeps the rule and adds its exception
+        return Relation("supplement", verdict.known_id, verdict.similarity), False
     linked = next((item for item in known if item.id == verdict.known_id), None)
     if verdict.kind == "supplement" and linked is not None and _translated(candidate, linked):
         return Relation("repeat", verdict.known_id, verdict.similarity), False
@@ -537,8 +540,14 @@ def may_conflict(candidate: Candidate, item: Known) -> bool:
     # ("羽毛球由今个礼拜开始改咗礼拜三晚" beside "逢礼拜四晚七点后去打羽毛球"), as does a plan for a calendar day
     # ("搬家不是 24 号而是 25 号了" beside "10 月 24 日（周六）搬"), whichever of the two was filed as the event
     # ("Switched my SCSM registration to the half marathon — same day, 6 Dec" beside "race: SCSM, Sun 6 Dec — full")
-    planned = names_a_day(theirs) and "identity" not in kinds
+    # …or a slot that recurs ("周会固定周二下午 3 点" beside "从下周起周会挪到周四上午 10 点")
+    planned = (names_a_day(theirs) or _RECURS.search(fold(theirs)) is not None) and "identity" not in kinds
     return ("event" not in kinds or planned) and candidate.scope == item.scope and _changes(mine)
+
+
+_RECURS = re.compile(
+    r"每(?:周|星期|礼拜|天|月)|固定|逢(?:周|星期|礼拜)|(?<![a-z])(?:every|each) (?:week|day|month|[a-z]+day)|weekly"
+)
 
 
 def _dated(text: str) -> bool:

@@ -13,7 +13,7 @@ import re
 
 from incremind_daemon.pipeline.cues import fold
 from incremind_daemon.pipeline.features import CONCEPT_NAMES, features_of, keys_of, names_in, numbers_of
-from incremind_daemon.pipeline.stance import CHANGE_OF_PLAN, negated, used
+from incremind_daemon.pipeline.stance import CHANGE_OF_PLAN, negated, set_texts, used
 
 
 def changed_subject(statement: str, about: str = "") -> frozenset[str]:
@@ -184,6 +184,26 @@ def value_replaced(mine: str, theirs: str) -> bool:
     my_values, their_values = _values(mine), _values(theirs)
     given = {_form(value) for value in my_values - their_values} - {None}
     return any(_form(value) in given for value in their_values - my_values)
+
+
+def sets_again(mine: str, theirs: str) -> bool:
+    """Tell whether a change sets a thing to the value the other already gives it: "查重阈值改成 70%" beside
+    "代码类作业查重阈值统一为 70%", "代码字号改回 \\small" beside "代码块字号不小于 \\small", the change the other
+    holds said again. A value is what follows a change word up to its clause's end, by its numbers where it has any;
+    where the other sets values by change words of its own, only what they set holds ("超时从 30 秒改成 60 秒"
+    holds no 30 to go back to)."""
+    texts = set_texts(fold(mine))
+    values = [numbers_of(given) or keys_of(given) for given in map(features_of, texts)]
+    if not values or not all(values):
+        return False
+    folded = fold(theirs)
+    held = frozenset().union(*(keys_of(features_of(value)) for value in set_texts(folded) or [folded]))
+    # …and a name it writes is one the other writes: "gb7714-2015ay" is no "gb7714-2015", whatever numbers both hold
+    named = all(name in folded for text in texts for name in _LATIN_NAME.findall(text))
+    return named and all(value <= held for value in values)
+
+
+_LATIN_NAME = re.compile(r"(?<![\w.-])[a-z][\w.-]*[\w]")
 
 
 def _values(text: str) -> frozenset[str]:

@@ -165,6 +165,12 @@ _ALLOWED_NOW = r"(?:以后|现在|今后)(?:也)?可以[^，。；]{1,20}了"
 _OBJECT_TO = r"(?:switch|chang|mov|migrat|upgrad)\w* (?:[\w.-]+ ){1,3}?(?:over )?to"
 _NOT_BUT = r"不是[^，。,]{1,20}[，,]?\s*而是"  # "不是 X，而是 Y": the old value, then the new one
 _BACK_TO = r"(?:(?:go|goes|going|went) |^\W*|[,;:]\s*|so,? |ok,? )back to"  # to an earlier choice: "so back to X"
+# from a release on: "4.14 起最低支持 iOS 16", "从 4.14 版本开始迁", "starting with v2.3 the API is JSON-only"
+_FROM_VERSION = (
+    r"(?:从\s*)?v?\d+(?:\.\d+){1,2}\s*(?:版本?)?\s*(?:起|开始)"
+    r"|(?<![a-z])(?:from|starting(?: with| from| in)?|as of) (?:v|version |release )?\d+\.\d+(?:\.\d+)?"
+    r"(?: on)?(?![\d.])"
+)
 CHANGE = re.compile(
     _words(
         r"actually|in fact|turns out|switch(?:es|ed|ing)? (?:to|from|over|off)|replaced?|"
@@ -181,7 +187,7 @@ CHANGE = re.compile(
     + r"|其实|实际上|改用|换成|改为|改成|替换|纠正|更正|不再|换用|迁移(?:到|至)|迁到|搬到|升到|升级到|现在用"
     r"|以后不|" + _NOT_BUT + r"|改到|推迟|提前|延期|延后|以后(?:都|就|一律|统一|全|只)|今后|从现在起|从今天起"
     r"|不用[^，。]{0,15}了|现在是|升级到|换到|换人了?|被回收|下线了|退役|作废|取消了|改回(?![来去])|换回(?![来去])|切回(?![来去])"
-    + f"|{_ALLOWED_NOW}|{FROM_DAY_ON}"
+    + f"|{_ALLOWED_NOW}|{FROM_DAY_ON}|{_FROM_VERSION}"
 )
 # what a document says to replace an older rule; a person's own newer words replace it anyway
 CHANGE_OF_PLAN = re.compile(
@@ -200,7 +206,7 @@ CHANGE_OF_PLAN = re.compile(
     + r"|改回(?![来去])|换回(?![来去])|切回(?![来去])|换\s*[a-z][\w.-]+\s*吧|调课|调班"
     r"|现在是(?=每|周|星期|礼拜|\s*\d)"  # "樱花日语调课了：日语课现在是每周四晚上 20:00–21:30"
     + r"|从现在起|(?:从\s*)?\d{1,2}\s*[/月]\s*(?:\d{1,2}\s*[日号]?\s*)?(?:起|开始)|新(?:的|时间|日期)是"  # "2月开始"
-    + f"|{_ALLOWED_NOW}|{MOVED_TO}|{FROM_DAY_ON}"
+    + f"|{_ALLOWED_NOW}|{MOVED_TO}|{FROM_DAY_ON}|{_FROM_VERSION}"
 )
 # a word that sets a thing to a new value: what follows it is the value ("组会改到周四下午 2 点",
 # "timeout 放宽到 180 秒", "cutting it to 10 min a day", "now due April 8")
@@ -222,7 +228,7 @@ VALUE_CHANGE = re.compile(
     )
     + f"|{MOVED_TO}"
     + r"|改成|改为|延到|放宽到|收紧到|调到|调成|调整到|调整为|提高到|降到|降低到|增加到|加到|减少到|减到|缩短到|延长到"
-    r"|换到|改在|升到|升级到|升级成|降到|降级到|拷(?:贝)?到|复制到|设成|设为|设置成|设置为"
+    r"|换到|改在|升到|升级到|升级成|降到|降级到|拷(?:贝)?到|复制到|设成|设为|设置成|设置为|改回(?![来去])"
     r"|改了去?(?=\s*(?:礼拜|周|星期|\d))"  # Cantonese's "改咗礼拜三晚"
     r"|(?<=[\d\s天个])(?:变成|变为)"  # "从 28 天变成 42 天"
     r"|现在(?:是|为|定为|统一为?)(?=\s*\d)"  # a value as it is now: "采样间隔现在是 900 秒"
@@ -319,11 +325,11 @@ def sets_value(folded: str) -> bool:
     5 秒", "bump the TTL to 300s", "move the nightly run to 3:30", "results 目录改成 /scratch/zlin/results"."""
     return any(
         _measures(value) or "@clock" in features_of(value).units or _PATH_OR_VERSION.search(value)
-        for value in _set_texts(folded)
+        for value in set_texts(folded)
     )
 
 
-def _set_texts(folded: str) -> list[str]:
+def set_texts(folded: str) -> list[str]:
     """Return what each change word of a folded text sets: the words after it, up to a clause's end."""
     found = []
     for match in VALUE_CHANGE.finditer(folded):
@@ -336,7 +342,7 @@ def _set_texts(folded: str) -> list[str]:
 @functools.lru_cache(maxsize=1024)
 def _set_values(folded: str) -> tuple[dict[str, frozenset[str]], ...]:
     """Return the values each change word of a folded text sets, read once however many insights it meets."""
-    return tuple(_values(features_of(value), value) for value in _set_texts(folded))
+    return tuple(_values(features_of(value), value) for value in set_texts(folded))
 
 
 # the person says they said it before: "like I said", "as I told the other agents", "还是那句话", "又确认了一遍"

@@ -497,6 +497,9 @@ def test_two_bounds_on_different_things_are_unrelated(statement: str, known: str
         ("Display in Asia/Shanghai like everything else, keep UTC under the hood",
          "Times are displayed in Asia/Shanghai and stored as UTC", "repeat"),
         ("one thing per PR, you know the drill", "One concern per PR; split unrelated changes out", "repeat"),
+        # found in a fresh half: the rule kept, and a case where its value moves, read as the rule said again
+        ("每人每个作业每天最多 5 次这个不变，但截止当天放宽到 10 次", "每人每个作业每天最多提交 5 次",
+         "supplement"),
     ],
 )  # fmt: skip
 def test_what_the_person_says_they_said_before_repeats_unless_it_brings_an_exception(
@@ -1044,6 +1047,19 @@ def test_another_number_for_the_same_thing_still_changes_it(said: str, known: st
 
 def test_a_hyphenated_measure_gives_its_unit_the_number() -> None:
     assert features_of("app log groups get 30-day retention").units["day"] == frozenset({"#30"})
+
+
+@pytest.mark.parametrize(
+    ("text", "numbers"),
+    [
+        # found in a tuning half: "€1,989" was the numbers 1 and 989, and so shared "1" with "€1,950"
+        ("2月开始房租 €1,989", {"#1989", "#2"}),
+        ("RM 1,200 回怡保，10,000.50 元", {"#1200", "#10000.50"}),
+        ("1,2,3 都可以", {"#1", "#2", "#3"}),  # a list, not one number
+    ],
+)
+def test_a_number_with_thousands_separators_is_one_number(text: str, numbers: set[str]) -> None:
+    assert {key for key in keys_of(features_of(text)) if key.startswith("#")} == numbers
 
 
 @pytest.mark.parametrize(

@@ -7,7 +7,7 @@ import pytest
 from incremind_daemon.pipeline.lasting_model import relation_reader_for
 from incremind_daemon.pipeline.pairs import Known, Relation
 from incremind_daemon.pipeline.relate import relate
-from incremind_daemon.pipeline.replacing import moved_from, value_replaced
+from incremind_daemon.pipeline.replacing import moved_from, sets_again, value_replaced
 from incremind_daemon.pipeline.stance import negated
 from incremind_daemon.store.embedder import Embedder
 from incremind_daemon.store.records import Candidate
@@ -40,6 +40,8 @@ def _relate(use_m3: Embedder, said: str, *known_texts: str) -> Relation:
             "Prod runs 6 replicas, one per two partitions of rider.location.v2",
         ),
         ("match 長度 180 秒 → 240 秒，client/server 一起改", "一場 match 是 180 秒沒錯"),
+        # a number written with thousands separators is one number, not two
+        ("2月开始房租 €1,989", "房租 €1,950，每个月1号前转给 landlord (Rathmines 那间)"),
     ],
 )
 def test_a_new_value_in_the_place_of_the_nearest_insights_supersedes_it(
@@ -109,4 +111,66 @@ def test_a_thing_said_to_be_dead_is_given_up(use_m3: Embedder) -> None:
     said = "Glide is dead in this codebase, we're on coil 3 now (coil-compose 3.0.4)"
     assert "glide" in negated(said)
     relation = _relate(use_m3, said, "We use Glide for images here (glide compose integration)")
+    assert (relation.kind, relation.known_id) == ("supersedes", 1)
+
+
+# found in a fresh half: the person passed on a change a meeting's minutes had already made, and each was proposed
+# as superseding the minutes
+@pytest.mark.parametrize(
+    ("said", "known_text"),
+    [
+        ("查重阈值改成 70%", "学院统一：代码类作业查重阈值统一为 70%，不再由各课自定"),
+        ("讲义从 L05 起改成 2-up，A4 竖版，每页上下两张", "从 L05 开始讲义改成一页 2 张，L01–L04 已经发了，不再改"),
+        (
+            "代码字号改回 \\small，笔记里写了不能小于 \\small，一页本来就不该超过 15 行",
+            "代码块字号不小于 \\small，一页代码不超过 15 行，超了就拆页或者只放关键部分",
+        ),
+    ],
+)
+def test_a_change_to_the_value_an_insight_already_gives_repeats_it(
+    use_m3: Embedder, said: str, known_text: str
+) -> None:
+    relation = _relate(use_m3, said, known_text, "回答请先给结论，再给必要的理由")
+    assert (relation.kind, relation.known_id) == ("repeat", 1)
+
+
+@pytest.mark.parametrize(
+    ("mine", "theirs", "again"),
+    [
+        ("查重阈值改成 70%", "查重阈值统一为 70%", True),
+        ("代码字号改回 \\small", "代码块字号不小于 \\small", True),
+        ("查重阈值改成 70%", "相似度 ≥ 80% 的标记出来", False),
+        # the other's own change sets 60: the 30 it moved away from is no value it holds
+        ("超时改回 30 秒", "超时从 30 秒改成 60 秒", False),
+        ("超时改成 60 秒", "超时从 30 秒改成 60 秒", True),
+        # the same numbers in another name
+        ("引用改成作者年份制 用 gb7714-2015ay", "引用样式用 gb7714-2015 数字制", False),
+        # no change word sets anything
+        ("查重阈值是 70%", "查重阈值统一为 70%", False),
+    ],
+)
+def test_a_change_sets_again_only_a_value_the_other_gives(mine: str, theirs: str, again: bool) -> None:
+    assert sets_again(mine, theirs) is again
+
+
+def test_a_change_from_a_release_on_replaces_the_old_value(use_m3: Embedder) -> None:
+    # found in a fresh half: a meeting note's "4.14 起" says from when the new minimum holds, and was read as a
+    # difference with no order between the two
+    candidate = Candidate("4.14 起最低支持 iOS 16", "decision", "", "4.14 起最低支持 iOS 16", 0, 17, "project")
+    vectors = use_m3.embed_passages([candidate.statement, "我们 App 最低支持 iOS 15"])
+    known = [Known(1, "我们 App 最低支持 iOS 15", "", "entity", float(vectors[0] @ vectors[1]), "project")]
+    reading = relation_reader_for(use_m3)
+    relation = relate(candidate, known, repeat_similarity=0.8, related_similarity=0.4, ordered=False, reading=reading)
+    assert (relation.kind, relation.known_id) == ("supersedes", 1)
+
+
+@pytest.mark.parametrize("slot", ["周会固定周二下午 3 点，会议室 7F-鲲鹏", "Team sync every Tuesday at 15:00"])
+def test_a_slot_that_recurs_is_moved_by_a_change(use_m3: Embedder, slot: str) -> None:
+    # found in a tuning half: a weekly slot filed as an event was history no change could move
+    said = "从下周起周会挪到周四上午 10 点" if "周" in slot else "From next week team sync moves to Thursday 10:00"
+    candidate = Candidate(said, "decision", "", said, 0, len(said), "project")
+    vectors = use_m3.embed_passages([said, slot])
+    known = [Known(1, slot, "", "event", float(vectors[0] @ vectors[1]), "project")]
+    reading = relation_reader_for(use_m3)
+    relation = relate(candidate, known, repeat_similarity=0.8, related_similarity=0.4, ordered=False, reading=reading)
     assert (relation.kind, relation.known_id) == ("supersedes", 1)
