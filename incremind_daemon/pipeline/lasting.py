@@ -63,7 +63,8 @@ COMMUNICATION = re.compile(
         r"(?:don'?t|do not|stop|never) (?:summari[sz]e|recap|apologi[sz]e|explain everything)",
         r"comments? (?:in|should be in|can be in|may be in) (?:english|chinese)",
     )
-    + r"|用(?:繁体|简体)?中文|说中文|讲中文|回复中文|(?:中文|英文)回(?:[复答]|我)|用英文回"
+    # (not a name or a text the work shows: "分类名用中文：餐饮、交通…", "提示语用中文，告诉学生…")
+    + r"|(?<![名语题段案档签])用(?:繁体|简体)?中文|说中文|讲中文|回复中文|(?:中文|英文)回(?:[复答]|我)|用英文回"
     r"|回答.{0,6}(?:中文|英文|简短|简洁|短一?点)|(?:回我|回复我|跟我说|和我说).{0,6}(?:中文|英文|繁体|简体|繁中|简中)"
     r"|(?:别|不要|不准)(?:瞎|乱)?猜|不确定就说|不知道就说|简短|简洁|别啰嗦|不要啰嗦|少废话|不用总结|不要(?:每次都?)?总结|别(?:每次都?)?总结|注释.{0,6}(?:英文|中文)"
     # how to give the person times: "时间都按北京时间给我", "give me times in Beijing time"
@@ -157,6 +158,7 @@ PREFERENCE = re.compile(
     + r"|我(?:很|更|比较|最|一直|还是)?(?:喜欢|偏好|爱用|讨厌|不喜欢|倾向于?)|习惯(?:用|于|先|在)|偏好|不想(?:用|上)"
     r"|不要用|别用|一律用|统一用|我(?:一般|通常|总是|从不|从来不)|我们(?:都)?用|这个\s*(?:项目|仓库|repo)\s*(?:用|是)"
     r"|[^，。,]{1,12}(?:而不是|不要用|别用)|我的习惯"
+    r"|(?<=[名语题段案档签])用(?:繁体|简体)?(?:中文|英文)"  # the language of what the work shows: "分类名用中文"
 )
 CORRECTION = re.compile(
     words(
@@ -440,6 +442,8 @@ REPORTED = re.compile(
     r"的(?:意见|看法|观点|想法|建议)(?:是)?\s*[:：]"
     r"|^(?!my |our |your |the )[a-z][\w.-]{1,15}(?: [a-z][\w.-]{1,15})?'s (?:view|take|opinion|position|suggestion)"
     r"(?: is)?\s*[:：]"
+    # what a team the person serves wants: "运营希望用户每次打开 App 都弹一次", "客户想要导出 Excel"
+    r"|(?:运营|产品|客户|甲方|领导|业务|销售|市场)(?:那边|方|同学|团队|经理)?\s*(?:希望|想要)"
 )
 # a reminder for one day is not a standing rule
 ONE_OFF = re.compile(
@@ -449,14 +453,17 @@ ONE_OFF = re.compile(
     )
     # a weekday is one day, unless it recurs: "每周二", "固定周二", "周二、周四晚上", "周一到周五", "两周一次"
     + r"|(?<![每起上定逢两几一二三四0-9])(?<!周[一二三四五六日天][、和与及至到])(?<!周[一二三四五六日天])"
-    r"(?:这|本|下)?周[一二三四五六日天](?!起|开始|\s*[、和与及至到]?\s*周|\s*(?:就|已经)?(?:说|讲|提)过)|明天|今天(?!起|开始)|今晚|后天"
+    # (nor a date's own weekday: "截止时间是 3 月 21 日（周日）23:59")
+    r"(?<![日号\d][（(])(?:这|本|下)?周[一二三四五六日天]"
+    r"(?!起|开始|\s*[、和与及至到]?\s*周|\s*(?:就|已经)?(?:说|讲|提)过)|明天|今天(?!起|开始)|今晚|后天"
 )
 # what is done for now and settled later, whatever it decides: "这个函数先放在 test 文件里，回头再挪到 tjrig 里",
 # "timeout 先给 90 秒跑通再说"
 PUT_OFF = re.compile(  # …and "not yet, later": "先不要 commit，我晚點跟別的一起"
     r"回头(?:再|我)|(?:^|[，,；;]\s*)先[^，,。；;]{1,30}?再说|先(?:不要|别)[^，,。；;]{1,20}[，,]\s*我?(?:晚点|待会|等会|稍后)"
 )
-_WEEKLY = re.compile(r"[每逢](?:周|星期|礼拜)[一二三四五六日天]")
+# (or a day kept fixed: "周三下午 4 点半的围棋课，这学期固定我去接")
+_WEEKLY = re.compile(r"[每逢](?:周|星期|礼拜)[一二三四五六日天]|固定")
 _ONWARD = re.compile(  # from when on (not "下班以后", its hour), or a value as it is now ("retention is 14 days now")
     # "From today the reminder goes out at 2.30pm on weekdays only"
     words(r"from now on|going forward|from here on|from (?:today|tomorrow)(?: on)?|(?:is|are) (?:[\w/*-]+ ){1,3}now")

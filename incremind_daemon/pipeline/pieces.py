@@ -40,6 +40,8 @@ _RULE_AFTER_ASK = re.compile(
     # ALLOWED DISRUPTIONS 0 blocks the upgrade until …"
     r"|[^;:]{1,80}?, not [a-z]|(?:any|every|each) [^;:]{1,60}? (?:blocks?|needs?|must|gets?|has to|goes)(?![a-z])"
     r"|(?:一律|统一|永远|不要|别|都用|只用)"
+    # how its messages are written, not what this one says: "commit 吧，commit message 用英文，祈使句"
+    r"|^(?:commit )?(?:message|msg)\s*(?:麻烦|请)?\s*(?:都|一律|统一)?\s*(?:用|按)(?!你)"
 )
 _CHAT_BREAK = re.compile(r"(?<=[.!?？！])(?<!\s[?!])[.!?？！]*\s+(?=[^\s—–])")  # "用 ? 加 .context()": a symbol
 # a space typed for a stop before what holds from now on: "表结构这次先手写 sql 建就行 以后 schema 有变化都用 …"
@@ -105,6 +107,7 @@ VALUE = re.compile(
 )
 
 
+_POLITE = re.compile(r"^(?:请|麻烦)?你?(?:帮我|帮忙)\s*")  # "麻烦帮我 commit 一下" asks no more than "commit 一下"
 _BARE_NO = re.compile(r"(?i:no|不要|别|不用)\s*`?[A-Za-z][\w.-]*`?\s*[。.!！]")
 
 
@@ -155,7 +158,7 @@ def _facts_after_an_ask(text: str, start: int, end: int) -> list[tuple[int, int]
     # …or after the comma of a bare ask: "commit 啦，message 用英文 ok，但係唔好加 Co-Authored-By 嗰啲 trailer"
     comma, after = _first_mark(text, start, end, ("，", ", "))
     head = fold(strip_lead_in(text[start:comma].strip())) if comma > start else ""
-    if head and REQUEST.match(head) and weight(head) <= 3:
+    if head and REQUEST.match(head) and weight(_POLITE.sub("", head)) <= 3:
         rest = text[after:end].lstrip(" ,，")
         if _RULE_AFTER_ASK.search(fold(rest)) and not REQUEST.search(fold(rest)):
             return [(end - len(rest), end)]

@@ -229,7 +229,8 @@ def is_code(folded: str) -> bool:
     prose = len(_CJK.findall(folded)) >= 6 or len(_SPEECH.findall(folded)) >= 3
     # …and so is a qualified name among words: "don't use install.packages(), renv::install() and then renv::snapshot()"
     folded = _QUALIFIED.sub("x", folded) if prose or len(_LATIN_WORD.findall(folded)) >= 6 else folded
-    if any(not (prose and found.group() in ("&&", "||")) for found in _CODE_WORDS.finditer(folded)):
+    # …and so is an attribute named at the head of Chinese words: "@Observable 要 iOS 17 才有，我们最低是 16，先别用"
+    if any(not (prose and found.group().strip() in ("&&", "||", "@")) for found in _CODE_WORDS.finditer(folded)):
         return True
     return len(_CODE.findall(PLACEHOLDER.sub("x", folded))) > max(2, len(folded) // 12)
 

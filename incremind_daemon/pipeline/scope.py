@@ -71,6 +71,11 @@ _REPO_TOOLS = re.compile(
 # a path inside a repository: "unsorted/", "db/queries/*.sql", "internal/exifdate/exif.go"; not "~/Pictures",
 # "/etc/hosts", "and/or" or "en/zh-cn"
 _REPO_PATH = re.compile(r"(?<![\w~/.:-])[a-z_][\w.-]*/(?:[\w.*-]+/)*(?:[\w*-]*\.[a-z*]\w*|(?=[\s,.;:)，。；]|$))")
+# a file of the repository's own code or config, named bare: "categories.toml", "spec.yaml", "header.tex"
+_REPO_FILE = re.compile(
+    r"(?<![\w~/.-])[a-z_][\w-]*\.(?:toml|ya?ml|json|ini|cfg|conf|py|ts|tsx|js|mjs|go|rs|kt|kts|swift|java|rb|php"
+    r"|sql|sh|proto|tf|gradle|xcconfig|plist|sty|tex)(?![\w.])"
+)
 # where the person is and the clock they keep: "I'm in Shanghai (UTC+8) — give me times in Beijing time"
 # (not a timezone plugin or a cron's UTC+8: what the person says of themselves and wants told)
 _TIMEZONE = re.compile(
@@ -130,10 +135,11 @@ def about_the_person(folded: str, cues: frozenset[str]) -> bool:
 
 
 def names_this_project(folded: str) -> bool:
-    """Tell whether a sentence names the project at hand outright ("this repo", "这个项目"), a path in it
-    ("Photos without EXIF go to unsorted/", "queries live in db/queries/*.sql") or one of its commands
-    ("run make lint before you tell me it's done")."""
-    return any(pattern.search(folded) is not None for pattern in (_THIS_PROJECT, _REPO_PATH, _REPO_TOOLS))
+    """Tell whether a sentence names the project at hand outright ("this repo", "这个项目"), a path or a file in it
+    ("Photos without EXIF go to unsorted/", "queries live in db/queries/*.sql", "分类规则放到 categories.toml 里")
+    or one of its commands ("run make lint before you tell me it's done")."""
+    patterns = (_THIS_PROJECT, _REPO_PATH, _REPO_TOOLS, _REPO_FILE)
+    return any(pattern.search(folded) is not None for pattern in patterns)
 
 
 def rules_scope_stands(folded: str) -> bool:

@@ -332,6 +332,7 @@ _SECTION_HEADING = re.compile(
     # the writer's own section ("What I'll take from it", "my take", "我的看法") names no thing either
     r"|(?<![a-z])(?:i|i'll|i'm|my|me|we|our)(?![a-z])|我|咱"
 )
+_DAY_HEADING = re.compile(r"[\d/.\-\s年月日号]+")
 _SECTION_NUMBER = re.compile(r"^(?:\d{1,2}(?:\.\d{1,2})*[.、)）]?|[一二三四五六七八九十]+[、.])\s*")
 
 
@@ -350,6 +351,8 @@ def under_heading(text: str, start: int, statement: str) -> str:
         if heading is None:
             continue
         subject = re.sub(r"\s*[（(][^）)]*[）)]\s*", " ", heading.group(1)).strip(" :：.。")
+        if _DAY_HEADING.fullmatch(subject):
+            return statement  # a diary's day ("# 11/30 (一)") names no subject
         subject = _SECTION_NUMBER.sub("", subject)  # "## 3. 其他" is the section 其他
         if not subject or len(subject) > 30 or _SECTION_HEADING.search(subject) or fold(subject) in fold(statement):
             return statement

@@ -445,6 +445,12 @@ def test_a_note_line_whose_label_names_nothing_takes_its_subject_from_the_headin
     assert found["PlanService: v2 at /api/plans"] == "PlanService: v2 at /api/plans"  # the label is a name
 
 
+def test_a_diarys_day_heading_names_no_subject() -> None:
+    # found in a tuning half: "# 11/30 (一)" lost its month as a section number and lent "/30" to the line
+    note = "# 11/30 (一)\n\n- 房东 email: 2月开始房租 €1,989 (RPZ 2% 上限，他自己算的). 1月还是 €1,950\n"
+    assert [c.statement[:8] for c in extract_candidates(note)] == ["房东 email"]
+
+
 def test_the_writers_own_section_names_no_subject() -> None:
     # found in a fresh half: "What I'll take from it retry loops: …"
     note = (
@@ -706,6 +712,9 @@ def test_a_line_of_code_with_backticks_is_still_no_statement(text: str) -> None:
         ("- 其实还是觉得 staging 应该打印完整 payload。", False),
         ("- 这个还是觉得应该打印完整 payload。", False),
         ('- "Every migration goes through staging first, no exceptions" Dana said.', True),  # a quote is someone's
+        # found in a fresh half: what a team the person serves wants is theirs
+        ("- 运营希望用户每次打开 App 都弹一次续保提醒。", True),
+        ("- 我希望用户每次打开 App 都弹一次续保提醒。", False),
     ],
 )
 def test_a_view_of_someone_named_is_theirs_not_the_persons(text: str, reported: bool) -> None:

@@ -728,3 +728,26 @@ def test_a_rule_after_the_comma_of_a_bare_ask_is_read(text: str, kept: str) -> N
 @pytest.mark.parametrize("text", ["push 吧，别管 CI 了", "commit 吧，我晚点 push"])
 def test_a_bare_ask_and_its_aside_are_no_rule(text: str) -> None:
     assert statements(text) == []
+
+
+@pytest.mark.parametrize(
+    ("text", "kept"),
+    [
+        # found in fresh halves: the ask to commit now hid how every commit message is written
+        ("可以。commit 吧，commit message 用英文，祈使句，首字母大写，不加句号。", "commit message 用英文"),
+        ("麻烦帮我 commit 一下，commit message 麻烦按我们的格式：[BX-编号] 中文简述。", "commit message 麻烦按"),
+    ],
+)
+def test_how_commit_messages_are_written_after_an_ask_to_commit_lasts(text: str, kept: str, use_m3: Embedder) -> None:
+    found = statements(text, embedder=use_m3)
+    assert len(found) == 1 and found[0].startswith(kept), found
+
+
+def test_who_writes_this_commit_message_is_no_rule(use_m3: Embedder) -> None:
+    assert statements("commit 吧，message 你来写。", embedder=use_m3) == []
+
+
+def test_an_attribute_named_at_the_head_of_chinese_words_is_no_code() -> None:
+    # found in a fresh half: "@Observable" opened the sentence like a decorator, and the rule was read as code
+    found = statements("@Observable 要 iOS 17 才有，我们最低是 16，先别用，还是 ObservableObject。")
+    assert found == ["@Observable 要 iOS 17 才有，我们最低是 16，先别用，还是 ObservableObject"]

@@ -10,6 +10,8 @@ from __future__ import annotations
 import pytest
 
 from incremind_daemon.pipeline.candidates import extract_candidates
+from incremind_daemon.pipeline.cues import fold
+from incremind_daemon.pipeline.lasting import one_off
 from incremind_daemon.pipeline.lasting_model import load_weights, reader_for
 from incremind_daemon.pipeline.sections import rule_items
 from incremind_daemon.store.embedder import Embedder
@@ -83,3 +85,35 @@ def test_a_list_under_conventions_or_guidelines_is_a_list_of_rules() -> None:
         text = f"{heading}\n\n1. Every pod must set a CPU limit.\n2. Secrets never go in values files.\n"
         items = [text[start:end].strip() for start, end in rule_items(text)]
         assert items == ["1. Every pod must set a CPU limit.", "2. Secrets never go in values files."], heading
+
+
+@pytest.mark.parametrize(
+    ("text", "once"),
+    [
+        # a date's own weekday in brackets is no day of this week
+        ("HW2 的截止时间是 3 月 21 日（周日）23:59", False),
+        ("周会 3/5（周四）定了上线日期", False),
+        # a day kept fixed recurs
+        ("周三下午 4 点半的围棋课，这学期固定我去接，周三下午不要排会", False),
+        ("周日别忘了交作业", True),
+        ("这周四固定去一趟", True),
+    ],
+)
+def test_a_dates_weekday_and_a_day_kept_fixed_are_no_one_off(text: str, once: bool) -> None:
+    assert one_off(fold(text)) is once
+
+
+@pytest.mark.parametrize(
+    ("text", "scope"),
+    [
+        ("回复用中文就行，代码注释用英文。", "global"),
+        # found in fresh halves: names and texts the work shows in Chinese are the project's, not how to answer
+        ("分类名用中文：餐饮、交通、孩子、房贷、日用、医疗、其他，这几个就够了。", "project"),
+        ("超过限额返回 HTTP 429，提示语用中文，告诉学生下一次可以提交的时间。", "project"),
+    ],
+)
+def test_chinese_for_what_the_work_shows_is_no_way_of_answering(text: str, scope: str, use_m3: Embedder) -> None:
+    found = extract_candidates(text, conversational=True, reader=reader_for(use_m3))
+    assert [candidate.scope for candidate in found] == [scope]
+    # the rules alone read it too (the session state reads with them): the language of a name is a preference
+    assert [candidate.scope for candidate in extract_candidates(text, conversational=True)] == [scope]

@@ -8,7 +8,9 @@ from pathlib import Path
 import pytest
 
 from incremind_daemon.config import Settings
+from incremind_daemon.pipeline.candidates import extract_candidates
 from incremind_daemon.pipeline.insights import save_memory
+from incremind_daemon.pipeline.lasting_model import reader_for
 from incremind_daemon.pipeline.scope import scope_in
 from incremind_daemon.pipeline.steps import StepState, examine_pending, ingest_item, open_writer
 from incremind_daemon.pipeline.work import TailSession
@@ -79,3 +81,19 @@ def test_a_saved_rule_naming_its_project_is_that_projects(settings: Settings, te
     assert saved.insight_id is not None
     assert insights.get_insight(conn, saved.insight_id).scope == scope
     conn.close()
+
+
+@pytest.mark.parametrize(
+    ("text", "scope"),
+    [
+        # found in a fresh half: a rule on a file of the repo was read as holding everywhere, and reached the
+        # person's other project
+        ("分类的关键词规则放到一个单独的 categories.toml 里，我自己可以改，不用动代码。", "project"),
+        ("Keep the grading limits in spec.yaml, never hard-code them.", "project"),
+        # a file of the person's own machine is no repository's
+        ("Never touch ~/.zshrc for me.", "global"),
+    ],
+)
+def test_a_rule_on_a_file_of_the_repo_is_that_projects(text: str, scope: str, use_m3: Embedder) -> None:
+    found = extract_candidates(text, conversational=True, reader=reader_for(use_m3))
+    assert [candidate.scope for candidate in found] == [scope]
