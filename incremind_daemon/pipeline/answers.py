@@ -13,7 +13,7 @@ import re
 from dataclasses import replace
 
 from incremind_daemon.pipeline.cues import fold
-from incremind_daemon.pipeline.markdown import as_item, clean_sentence, named_values, text_weight
+from incremind_daemon.pipeline.markdown import as_item, clean_sentence, named_values, split_blocks, text_weight
 from incremind_daemon.pipeline.organize import split_sentences
 from incremind_daemon.pipeline.redact import redact
 from incremind_daemon.store.records import Candidate
@@ -117,3 +117,43 @@ def picked_option(answer: str, asked: str) -> str | None:
     if values and question and any(value in fold(question).casefold() for value in values):
         return question
     return None
+
+
+# an item of the agent's list that the reply turns down by its place: "第二点不行", "第 4 步不要", "你第 3 条不对",
+# "2 不行，immediate 模式下…"
+_TURNED_DOWN = re.compile(
+    r"第\s*([1-9一二三四五六七八九])\s*[点點条條项項个個步](?:也|就|先|暂时|暫時)?\s*"
+    r"(?:不行|不要|不用|算了|不对|不對|别|別|不同意|先不|不做|去掉|删掉|刪掉)"
+    r"|(?:^|(?<=[\s,，;；。.!！]))([1-9])\s*(?:也)?(?:不行|不要|算了|先不)"
+)
+# …and the others taken: "第一点可以", "其他的都可以"
+_TAKEN = re.compile(
+    r"第\s*[1-9一二三四五六七八九]\s*[点點条條项項个個步]\s*(?:也|就)?\s*(?:可以|行|没问题|沒問題|同意|ok|好)"
+    r"|其[他它余餘](?:的|几[点条项个])?\s*(?:都|就)?\s*(?:可以|行|没问题|沒問題|同意|照做|ok)"
+)
+
+
+def turned_down(reply: str, asked: str) -> tuple[tuple[str, ...], bool]:
+    """Return the items of the agent's last list that the reply turns down by their place, folded, and whether it
+    takes the others: "第一点可以。第二点不行，金额还是按整数分存" takes the first suggestion and not the second, which
+    no state may show as decided."""
+    folded = fold(reply)
+    places = {int(_NUMERALS.get(got, got)) for found in _TURNED_DOWN.finditer(folded) for got in found.groups() if got}
+    if not places:
+        return (), False
+    last: list[str] = []
+    run: list[str] = []
+    for block in split_blocks(asked):
+        if block.item:
+            run.append(block.text)
+        elif run:
+            last, run = run, []
+    last = run or last
+    down = tuple(fold(as_item(last[place - 1])) for place in sorted(places) if place <= len(last))
+    return down, bool(down) and _TAKEN.search(folded) is not None
+
+
+def among(own: str, down: tuple[str, ...]) -> bool:
+    """Tell whether a sentence of the agent's turn is one of the items ``turned_down`` found."""
+    head = fold(own)[:24]
+    return bool(head) and any(head in item for item in down)

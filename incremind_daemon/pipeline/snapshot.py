@@ -20,6 +20,7 @@ import re
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 
+from incremind_daemon.pipeline.answers import among, turned_down
 from incremind_daemon.pipeline.cues import (
     ACCEPT_CUES,
     ACK,
@@ -127,10 +128,11 @@ _TAG = re.compile(r"\bgit tag\s+(?:-[as]\s+)?(v?\d[\w.-]*)(?=\s*(?:$|&&|;|\n|-m)
 _FIRST_CLAUSE = re.compile(r"[^,，.。!！;；\n]{1,16}(?=[,，.。!！;；\n]|$)")
 # a yes in a reply's first clause, though not its negation: "不行. 別用固定秒數去等畫面" turns the plan down
 _YES = re.compile(r"(?<![不没太])(?:可以|行)|没问题|(?<!不)同意|(?<!not )\b(?:ok|okay|sure|fine|yes|yeah|go ahead)\b")
-# a paragraph of several lines under a sentence that points to it ("但是 ssh 报这个", "I get this:") is what the
-# person pasted, though it reads as prose ("IT IS POSSIBLE THAT SOMEONE IS DOING SOMETHING NASTY!")
+# a paragraph of several lines under a sentence that points to it ("但是 ssh 报这个", "I get this:", "我贴一下：") is
+# what the person pasted, though it reads as prose ("IT IS POSSIBLE THAT SOMEONE IS DOING SOMETHING NASTY!")
 _POINTED_PASTE = re.compile(
-    r"((?:这个|如下|这样|这些|(?<![a-z])(?:this|these|following|below))[ \t]*[:：]?)[ \t]*\n[ \t]*\n"
+    r"((?:这个|如下|这样|这些|贴(?:一下|一段|过来|给你)|(?<![a-z])(?:this|these|following|below))[ \t]*[:：]?)"
+    r"[ \t]*\n[ \t]*\n"
     r"(?![ \t]*(?:[-*+•]|\d+[.)])\s)(?:[^\n]*\S[^\n]*\n){2,}?(?=[ \t]*\n|\Z)",
     re.I,
 )
@@ -176,7 +178,8 @@ def snapshot_session(turns: Sequence[Turn]) -> SessionSnapshot:
         if files.has_enough() and all(_is_full(kind, kept, early=index < window) for kind, kept in found.items()):
             continue
         answer = texts[reply] if role == "assistant" and reply >= 0 else ""
-        verdict = _verdict(answer)
+        down, taken = turned_down(answer, text) if role == "assistant" else ((), False)  # "第一点可以。第二点不行，…"
+        verdict = ACCEPTED if taken else _verdict(answer)
         # a day-long session's early turns are read for cues only: the statement finder costs more
         deep = role == "user" and (index == goal_at or (read := read + 1) <= _DEEP_ASKS)
         before = asked_before[index] if role == "assistant" else spoke_before[index]
@@ -185,7 +188,7 @@ def snapshot_session(turns: Sequence[Turn]) -> SessionSnapshot:
             texts[before] if before >= 0 else "", handed, edited.get(index, ()),
             role == "assistant" and text.rstrip().endswith(("?", "？")),
         )  # fmt: skip
-        items = list(read_items(text, view, files, index))
+        items = [i for i in read_items(text, view, files, index) if i.kind == DONE or not among(i.own, down)]
         # a turn's first telling report heads what it did: of too many, each turn's head outranks detail
         reports = (i for i in items if i.kind == DONE and text_weight(i.text) >= 3 and _rank_done(i.own) >= _TELLING)
         head = next(reports, None) if round_end else None
@@ -234,11 +237,9 @@ _GO_AHEAD = re.compile(
 
 
 def _closing_plan(turns: Sequence[Turn], texts: list[str], ask: int) -> str:
-    """Return the plan the agent's last turn lays out for the person's last ask, when nothing of it was done.
-
-    The session ends on that turn; after the ask the agent only looked (read, searched) and did not ask back.
-    A listed plan gives its steps; otherwise the sentence that says what the agent will do.
-    """
+    """Return the plan the agent's last turn lays out for the person's last ask, when nothing of it was done: the
+    session ends on that turn, and after the ask the agent only looked (read, searched) and did not ask back. A
+    listed plan gives its steps; otherwise the sentence that says what the agent will do."""
     last = len(turns) - 1
     if turns[last].role != "assistant" or last <= ask:
         return ""
@@ -267,11 +268,9 @@ def _closing_plan(turns: Sequence[Turn], texts: list[str], ask: int) -> str:
 
 
 def _opening_ask(turns: Sequence[Turn], asks: list[int]) -> tuple[int, list[str]]:
-    """Return the person's turn that opens the work and its request sentences.
-
-    An opening that only gives context ("quick context: ledger is our billing API", "I prefer tabs") is not
-    what a person calls the session's goal when a later turn asks for something: that ask is.
-    """
+    """Return the person's turn that opens the work and its request sentences. An opening that only gives context
+    ("quick context: ledger is our billing API", "I prefer tabs") is not what a person calls the session's goal when
+    a later turn asks for something: that ask is."""
     opening: tuple[int, list[str]] = (-1, [])
     broken = False  # the opening pastes what broke: the work is its fix
     for i in asks:

@@ -1,8 +1,7 @@
 """Cue phrases of a session's state that cues.py leaves out, in English and Chinese.
 
-Reports in more forms, more ways a person settles the work, and what tells a step put off from
-what only sounds like one: an absence, a rule for every time, a step the person takes on.
-"""
+Reports in more forms, more ways a person settles the work, and what tells a step put off from what only sounds
+like one: an absence, a rule for every time, a step the person takes on."""
 
 from __future__ import annotations
 
@@ -159,7 +158,8 @@ STILL_MORE_SETTLE_CUES = re.compile(
     r"|(?<!\bthat)(?<!\bthis)(?<!\bit)(?<!\bwhich)(?<!\ball)(?<!\beverything)(?<!\bthat's)"
     r" (?:is|are) (?:totally |perfectly |also )?(?:fine|ok|okay|allowed|acceptable)(?![a-z])"
     r"|^(?:and |also |so |but |just )?keep (?!going|on\b|it up\b)(?:the |our |using )?[\w`'.-]+"
-    r"|[\w`'.)\]]\s*(?:就|也)?(?:算了|留着|保留着|不用管|没关系)"
+    # (not a count gone wrong: "我怀疑是重复算了", "多算了一笔")
+    r"|[\w`'.)\]]\s*(?:就|也)?(?:(?<![复多少漏又错])算了|留着|保留着|不用管|没关系)"
 )
 _STILL_MORE_SETTLE_WORDS = ("not ", "no ", "fine", "ok", "allowed", "acceptable")
 _STILL_MORE_SETTLE_CJK = ("算了", "留着", "保留着", "不用管", "没关系")

@@ -542,3 +542,49 @@ def test_a_contraction_typed_without_its_apostrophe_decides_as_one_with_it(said:
     turns = [user("DLQ alerting for the ocr queue"), assistant("Done — DLQ and alarm added; tests pass."), user(said)]
     turns.append(assistant("PR opened."))
     assert any(decided in item for item in snapshot_session(turns).decisions)
+
+
+@pytest.mark.parametrize(
+    ("reply", "taken", "gone"),
+    [
+        ("第一点可以。第二点不行，金额还是按整数分存，不要转 Decimal 存进库。", "去重键迁移改成", "Decimal` 存成"),
+        ("第二点不行，金额还是按整数分存。第一点可以。", "去重键迁移改成一次性的脚本", "Decimal` 存成"),
+        ("第1点不要，其他的可以。", "金额改用 `Decimal` 存成 TEXT", "去重键迁移改成"),
+    ],
+)
+def test_an_item_the_reply_turns_down_by_its_place_is_no_decision(reply: str, taken: str, gone: str) -> None:
+    # found in a fresh half: the reply took the first suggestion and turned down the second, and both were decided
+    turns = [
+        user("导入 10 月工行账单的时候报错了，麻烦帮我看看。"),
+        assistant(
+            "找到两个问题：\n\n1. **重复计算**：信用卡还款被记成了支出。\n2. **导入报错**：迁移撞上唯一约束。\n\n"
+            "建议：\n"
+            "- 去重键迁移改成一次性的脚本跑完就删，`import_file` 里不再做迁移；\n"
+            '- 金额改用 `Decimal` 存成 TEXT（比如 "12680.32"），这样报表格式化的时候不会有精度问题。\n\n你看可以吗？'
+        ),
+        user(reply),
+        assistant("好的，改好了。"),
+    ]
+    decisions = "; ".join(snapshot_session(turns).decisions)
+    assert taken in decisions and gone not in decisions, decisions
+
+
+def test_a_message_pasted_under_a_pointer_to_it_is_no_decision() -> None:
+    # found in a fresh half: a colleague's chat message, pasted under "我贴一下：", reached the state as a decision
+    turns = [
+        user(
+            "产品在钉钉上提了个需求，我贴一下：\n\n【钉钉 · 移动端需求群】刘婷 10-21 18:07\n"
+            "@周敏 续保提醒弹窗：运营希望用户每次打开 App 都弹一次，保单到期前 30 天开始。\n\n"
+            "每次打开都弹不行，太打扰用户了，续保弹窗一天最多弹一次。这个需求放 4.14 做。"
+        ),
+        assistant("好的，4.14 再做。"),
+    ]
+    decisions = "; ".join(snapshot_session(turns).decisions)
+    assert "一天最多弹一次" in decisions and "每次打开 App 都弹一次" not in decisions, decisions
+
+
+@pytest.mark.parametrize("said", ["10 月的报表多了一万五，我怀疑是重复算了。", "这个月好像多算了一笔，帮我查查。"])
+def test_a_count_gone_wrong_is_no_thing_dropped(said: str) -> None:
+    # found in a fresh half: "重复算了" (counted twice) read as "X 算了" (X dropped), a decision
+    turns = [user(said), assistant("我先看一下。"), user("好的，谢谢。")]
+    assert not snapshot_session(turns).decisions
