@@ -191,8 +191,9 @@ def sets_again(mine: str, theirs: str) -> bool:
     "代码类作业查重阈值统一为 70%", "代码字号改回 \\small" beside "代码块字号不小于 \\small", the change the other
     holds said again. A value is what follows a change word up to its clause's end, by its numbers where it has any;
     where the other sets values by change words of its own, only what they set holds ("超时从 30 秒改成 60 秒"
-    holds no 30 to go back to)."""
-    texts = set_texts(fold(mine))
+    holds no 30 to go back to). The change is the statement's own, in its first clause: "…, delete requirements.txt,
+    it's a leftover from before we moved to uv" sets nothing."""
+    texts = set_texts(_FIRST_CLAUSE.split(fold(mine), maxsplit=1)[0])
     values = [numbers_of(given) or keys_of(given) for given in map(features_of, texts)]
     if not values or not all(values):
         return False
@@ -203,6 +204,7 @@ def sets_again(mine: str, theirs: str) -> bool:
     return named and all(value <= held for value in values)
 
 
+_FIRST_CLAUSE = re.compile(r"[，；。;]|[,.](?=\s)")
 _LATIN_NAME = re.compile(r"(?<![\w.-])[a-z][\w.-]*[\w]")
 
 

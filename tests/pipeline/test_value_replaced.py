@@ -145,6 +145,12 @@ def test_a_change_to_the_value_an_insight_already_gives_repeats_it(
         ("超时改成 60 秒", "超时从 30 秒改成 60 秒", True),
         # the same numbers in another name
         ("引用改成作者年份制 用 gb7714-2015ay", "引用样式用 gb7714-2015 数字制", False),
+        # a change said of the past, after the statement's own point
+        (
+            "The Dockerfile installs with `uv sync --frozen`, not pip; requirements.txt is from before we moved to uv",
+            "This repo is uv: `uv add` for a new package, `uv sync` to install",
+            False,
+        ),
         # no change word sets anything
         ("查重阈值是 70%", "查重阈值统一为 70%", False),
     ],
