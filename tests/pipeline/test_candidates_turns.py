@@ -751,3 +751,19 @@ def test_an_attribute_named_at_the_head_of_chinese_words_is_no_code() -> None:
     # found in a fresh half: "@Observable" opened the sentence like a decorator, and the rule was read as code
     found = statements("@Observable 要 iOS 17 才有，我们最低是 16，先别用，还是 ObservableObject。")
     assert found == ["@Observable 要 iOS 17 才有，我们最低是 16，先别用，还是 ObservableObject"]
+
+
+@pytest.mark.parametrize(
+    ("text", "kept"),
+    [
+        # found in fresh halves: a step before any change, asked with "列一下", read as a task for now
+        ("麻烦看一下，动手前还是先列一下要改的文件哈。", "动手前还是先列一下要改的文件"),
+        ("改之前先跑 eval 存基线。", "改之前先跑 eval 存基线"),
+    ],
+)
+def test_a_step_before_any_change_is_a_rule(text: str, kept: str) -> None:
+    assert statements(text) == [kept]
+
+
+def test_what_stands_before_a_change_is_no_step_before_one() -> None:
+    assert statements("改之前的版本先留着。") == []
