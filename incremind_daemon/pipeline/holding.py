@@ -23,12 +23,18 @@ _MUST = re.compile(  # "goose 的 migration 必须带 Down", "没上传成功的
 )
 
 
+# a step of the work the person keeps for themselves: "push 我自己来", "push 还是我自己来", "合并我自己来点"
+_MY_STEP = re.compile(r"(?:push|merge|合并|推送)\s*(?:都|还是|永远|一律)?(?:是)?我自己(?:来|做|弄|推|点|push)")
+
+
 def says_it_holds(folded: str, *, conversational: bool) -> bool:
     """Tell whether a sentence says in its own words that it holds on, which the lasting model may not overrule:
     "always", "from now on", "以后", a change of plan ("switch … to", "改成"), said to an agent an instruction that
-    forbids ("Don't roll back migrations by hand") or a step before each commit or push ("commit 之前先把 diff 给我看"),
-    and in a note a slot every week ("每周三晚上打羽毛球")."""
+    forbids ("Don't roll back migrations by hand"), a step before each commit or push ("commit 之前先把 diff 给我看") or
+    one the person keeps for themselves ("push 我自己来"), and in a note a slot every week ("每周三晚上打羽毛球")."""
     if HOLDS_ON.search(folded) or CHANGE_OF_PLAN.search(folded):
+        return True
+    if conversational and _MY_STEP.search(folded):
         return True
     if conversational:
         # (a step before each commit that names no work at hand: not "squash these wip commits before pushing")

@@ -99,7 +99,8 @@ _WITH_ME = re.compile(
         r"push (?:it )?myself",
     )
     + r"|(?:问|告诉|跟|提醒)我(?:确认|看|说)?|给我(?:确认|看|说)"  # "别给我用 pip" is about pip, not about me
-    r"|(?:提交|push)\s*之?前|直接推|推到 ?main|(?:不要|别|不许)(?:跑|用)? ?(?:git )?push|自己 ?push|push ?我都?自己"
+    r"|(?:提交|push)\s*之?前|直接推|推到 ?main|(?:不要|别|不许)(?:跑|用)? ?(?:git )?push|自己 ?push"
+    r"|(?:push|merge|合并|推送)\s*(?:都|还是|永远|一律)?(?:是)?我?都?自己"
 )
 # how the person works with any agent on a large change: a plan to see before it edits ("…我都想先看計畫",
 # "改动超过三个文件先跟我说下计划 我点头了再动手", "walk me through what you plan to change and wait for my go-ahead")

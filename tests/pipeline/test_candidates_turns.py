@@ -767,3 +767,17 @@ def test_a_step_before_any_change_is_a_rule(text: str, kept: str) -> None:
 
 def test_what_stands_before_a_change_is_no_step_before_one() -> None:
     assert statements("改之前的版本先留着。") == []
+
+
+@pytest.mark.parametrize(
+    ("text", "kept"),
+    [
+        ("可以。commit 吧。push 我自己来。", "push 我自己来"),
+        ("改完 commit 就行，push 我自己来。", "改完 commit 就行，push 我自己来"),
+        ("push 还是我自己来", "push 还是我自己来"),
+    ],
+)
+def test_a_step_the_person_keeps_for_themselves_holds_everywhere(text: str, kept: str, use_m3: Embedder) -> None:
+    # found in a fresh half and two tuning halves: "push 我自己来" said alone, which the model reads weakly
+    found = extract_candidates(text, conversational=True, reader=reader_for(use_m3))
+    assert [(candidate.statement, candidate.scope) for candidate in found] == [(kept, "global")]
