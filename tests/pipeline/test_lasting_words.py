@@ -101,19 +101,3 @@ def test_a_list_under_conventions_or_guidelines_is_a_list_of_rules() -> None:
 )
 def test_a_dates_weekday_and_a_day_kept_fixed_are_no_one_off(text: str, once: bool) -> None:
     assert one_off(fold(text)) is once
-
-
-@pytest.mark.parametrize(
-    ("text", "scope"),
-    [
-        ("回复用中文就行，代码注释用英文。", "global"),
-        # found in fresh halves: names and texts the work shows in Chinese are the project's, not how to answer
-        ("分类名用中文：餐饮、交通、孩子、房贷、日用、医疗、其他，这几个就够了。", "project"),
-        ("超过限额返回 HTTP 429，提示语用中文，告诉学生下一次可以提交的时间。", "project"),
-    ],
-)
-def test_chinese_for_what_the_work_shows_is_no_way_of_answering(text: str, scope: str, use_m3: Embedder) -> None:
-    found = extract_candidates(text, conversational=True, reader=reader_for(use_m3))
-    assert [candidate.scope for candidate in found] == [scope]
-    # the rules alone read it too (the session state reads with them): the language of a name is a preference
-    assert [candidate.scope for candidate in extract_candidates(text, conversational=True)] == [scope]

@@ -84,16 +84,25 @@ def test_a_saved_rule_naming_its_project_is_that_projects(settings: Settings, te
 
 
 @pytest.mark.parametrize(
-    ("text", "scope"),
+    ("text", "scope", "by_rules"),
     [
         # found in a fresh half: a rule on a file of the repo was read as holding everywhere, and reached the
         # person's other project
-        ("分类的关键词规则放到一个单独的 categories.toml 里，我自己可以改，不用动代码。", "project"),
-        ("Keep the grading limits in spec.yaml, never hard-code them.", "project"),
+        ("分类的关键词规则放到一个单独的 categories.toml 里，我自己可以改，不用动代码。", "project", False),
+        ("Keep the grading limits in spec.yaml, never hard-code them.", "project", True),
         # a file of the person's own machine is no repository's
-        ("Never touch ~/.zshrc for me.", "global"),
+        ("Never touch ~/.zshrc for me.", "global", False),
+        # found in fresh halves: names and texts the work shows in Chinese are the project's, not how to answer;
+        # the rules alone read them too, as the session state does
+        ("回复用中文就行，代码注释用英文。", "global", True),
+        ("分类名用中文：餐饮、交通、孩子、房贷、日用、医疗、其他，这几个就够了。", "project", True),
+        ("超过限额返回 HTTP 429，提示语用中文，告诉学生下一次可以提交的时间。", "project", True),
     ],
 )
-def test_a_rule_on_a_file_of_the_repo_is_that_projects(text: str, scope: str, use_m3: Embedder) -> None:
+def test_a_rule_on_a_file_or_a_text_of_the_repo_is_that_projects(
+    text: str, scope: str, by_rules: bool, use_m3: Embedder
+) -> None:
     found = extract_candidates(text, conversational=True, reader=reader_for(use_m3))
     assert [candidate.scope for candidate in found] == [scope]
+    if by_rules:
+        assert [candidate.scope for candidate in extract_candidates(text, conversational=True)] == [scope]
