@@ -447,6 +447,10 @@ REPORTED = re.compile(
     # what a team the person serves wants: "运营希望用户每次打开 App 都弹一次", "客户想要导出 Excel"
     r"|(?:运营|产品|客户|甲方|领导|业务|销售|市场)(?:那边|方|同学|团队|经理)?\s*(?:希望|想要)"
 )
+# an ask not to keep what was just pasted (a secret, a line): for the paste at hand, never a rule
+FORGET_PASTE = re.compile(
+    r"(?:刚才|刚刚)(?:那|这)?[^，。]{0,12}?(?:别|不要)记|(?:别|不要)记(?:下来|住)?(?=[，,。.！!；;]|$)"
+)
 # a reminder for one day is not a standing rule
 ONE_OFF = re.compile(
     words(
@@ -458,6 +462,8 @@ ONE_OFF = re.compile(
     # (nor a date's own weekday: "截止时间是 3 月 21 日（周日）23:59")
     r"(?<![日号\d][（(])(?:这|本|下)?周[一二三四五六日天]"
     r"(?!起|开始|\s*[、和与及至到]?\s*周|\s*(?:就|已经)?(?:说|讲|提)过)|明天|今天(?!起|开始)|今晚|后天"
+    # …and an ask not to keep what was just pasted: "刚才那一行不要记", "密码贴进来了，麻烦别记下来"
+    r"|" + FORGET_PASTE.pattern
 )
 # what is done for now and settled later, whatever it decides: "这个函数先放在 test 文件里，回头再挪到 tjrig 里",
 # "timeout 先给 90 秒跑通再说"

@@ -49,7 +49,7 @@ from incremind_daemon.pipeline.cues import (
     settles_more,
 )
 from incremind_daemon.pipeline.goal import introduces_only
-from incremind_daemon.pipeline.lasting import IDENTITY, REQUEST
+from incremind_daemon.pipeline.lasting import FORGET_PASTE, IDENTITY, REQUEST
 from incremind_daemon.pipeline.leaning import named_before, names_nothing
 from incremind_daemon.pipeline.markdown import (
     COMMON_WORDS,
@@ -334,8 +334,10 @@ def _person_items(text: str, blocks: list[Block], view: TurnView) -> Iterator[It
         ruled = (ruled and block.item) or (listed and RULES_CAPTION.search(fold(block.text)) is not None)
         said = ""  # the sentence before, which a pronoun in the next one may point to
         instead = False  # the sentence before forbade something, so this one may say what to do instead
-        # people start a sentence in lower case: "not (a), we don't mock the db. go with ubuntu-latest"
-        for sentence in (part for whole in _sentences(block.text) for part in CHAT_BREAK.split(whole)):
+        # people start a sentence in lower case: "not (a), we don't mock the db. go with ubuntu-latest"; an ask
+        # about a paste ("刚才那一行不要记，也不要写进任何文件") is none of the state
+        sentences = (part for whole in _sentences(block.text) for part in CHAT_BREAK.split(whole))
+        for sentence in (part for part in sentences if not FORGET_PASTE.search(fold(part))):
             found: list[Item] = []
             for clause in _CLAUSE.split(sentence):
                 item = as_item(clause)
@@ -528,11 +530,9 @@ def _opens(folded: str) -> bool:
 
 
 def _answers(before: str) -> bool:
-    """Tell whether the agent's turn asks the person to choose, so the first words of the reply settle it.
-
-    "How many days should the lookback be?" is answered by "3-day lookback is fine"; a list under
-    "Proposal:" by "DLQ topics are named <topic>.dlq".
-    """
+    """Tell whether the agent's turn asks the person to choose, so the first words of the reply settle it:
+    "How many days should the lookback be?" is answered by "3-day lookback is fine"; a list under "Proposal:" by
+    "DLQ topics are named <topic>.dlq"."""
     tail = before.rstrip()
     if tail.endswith(("?", "？")):
         return True

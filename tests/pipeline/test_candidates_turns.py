@@ -781,3 +781,17 @@ def test_a_step_the_person_keeps_for_themselves_holds_everywhere(text: str, kept
     # found in a fresh half and two tuning halves: "push 我自己来" said alone, which the model reads weakly
     found = extract_candidates(text, conversational=True, reader=reader_for(use_m3))
     assert [(candidate.statement, candidate.scope) for candidate in found] == [(kept, "global")]
+
+
+@pytest.mark.parametrize(
+    ("text", "kept"),
+    [
+        ("刚才那一行不要记，也不要写进任何文件或者 commit message，我回头改掉。", []),
+        ("哎呀，刚才把 MATCH_PASSWORD 也贴进来了，麻烦别记下来，我回头去改掉。", []),
+        # a rule on what logs or checkpoints keep still is one
+        ("checkpoint 不要存本地，存 /mnt/nas/lumen/ckpt。", ["checkpoint 不要存本地，存 /mnt/nas/lumen/ckpt"]),
+    ],
+)
+def test_an_ask_not_to_keep_a_paste_is_no_rule(text: str, kept: list[str], use_m3: Embedder) -> None:
+    # found in two fresh halves: "刚才那一行不要记" was a global preference
+    assert statements(text, embedder=use_m3) == kept

@@ -588,3 +588,22 @@ def test_a_count_gone_wrong_is_no_thing_dropped(said: str) -> None:
     # found in a fresh half: "重复算了" (counted twice) read as "X 算了" (X dropped), a decision
     turns = [user(said), assistant("我先看一下。"), user("好的，谢谢。")]
     assert not snapshot_session(turns).decisions
+
+
+@pytest.mark.parametrize(
+    "said",
+    [
+        "啊，数据库密码贴出来了。刚才那一行不要记，也不要写进任何文件或者 commit message，我回头改掉。",
+        "哎呀，刚才把 MATCH_PASSWORD 也贴进来了，麻烦别记下来，我回头去改掉。",
+    ],
+)
+def test_an_ask_not_to_keep_a_paste_is_neither_decided_nor_next(said: str) -> None:
+    # found in two fresh halves: the ask about a pasted secret was the session's next step, or a decision
+    turns = [
+        user("Jenkins 上打包失败了，帮我看下。"),
+        assistant("是证书的问题，我改了 Matchfile。"),
+        user(said),
+        assistant("好的，不会写进任何文件。"),
+    ]
+    state = snapshot_session(turns)
+    assert "记" not in "; ".join([*state.decisions, *state.next_steps]), state
