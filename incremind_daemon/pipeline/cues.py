@@ -89,6 +89,10 @@ MOVED_TO = (
 FROM_THEN_ON = r"(?:由|从)(?:今个|呢个|这个|下个|今|本|下)(?:礼拜|星期|周|月|年|天)[一二三四五六日天]?(?:开始|起)"
 # a day of the week as English writes it, in full or short: "Monday", "tues", "Fri"
 WEEKDAY = r"(?:(?:mon|tues|wednes|thurs|fri|satur|sun)day|mon|tue|wed|thu|fri|sat|sun)"
+# a step before any change is made, which holds each time: "动手前还是先列一下要改的文件", "改之前先跑 eval 存基线"
+BEFORE_CHANGE = r"(?:动手|改代码|改动|修改|开工|改)(?:之前|以前|前)(?!的)[^，。,;；]{0,8}?先"
+# a step of the work the person keeps for themselves: "push 我自己来", "push 还是我自己来", "合并我自己来点"
+MY_STEP = r"(?:push|merge|合并|推送)\s*(?:都|还是|永远|一律)?(?:是)?我自己(?:来|做|弄|推|点|push)"
 FROM_DAY_ON = r"(?:由|从)?(?:今个|呢个|这个|下个|今|本|下)(?:礼拜|星期|周|月|年|天)[一二三四五六日天]?(?:开始|起)"
 DECISION_CUES = re.compile(
     _words(

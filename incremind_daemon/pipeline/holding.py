@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import re
 
+from incremind_daemon.pipeline.cues import MY_STEP
 from incremind_daemon.pipeline.lasting import BEFORE_EACH_STEP, HOLDS_ON
 from incremind_daemon.pipeline.pieces import weight
 from incremind_daemon.pipeline.sections import recurs_weekly
@@ -23,8 +24,7 @@ _MUST = re.compile(  # "goose 的 migration 必须带 Down", "没上传成功的
 )
 
 
-# a step of the work the person keeps for themselves: "push 我自己来", "push 还是我自己来", "合并我自己来点"
-_MY_STEP = re.compile(r"(?:push|merge|合并|推送)\s*(?:都|还是|永远|一律)?(?:是)?我自己(?:来|做|弄|推|点|push)")
+_MY_STEP = re.compile(MY_STEP)  # a step of the work the person keeps for themselves: "push 我自己来"
 
 
 def says_it_holds(folded: str, *, conversational: bool) -> bool:

@@ -13,7 +13,7 @@ from __future__ import annotations
 import logging
 import re
 
-from incremind_daemon.pipeline.cues import DECISION_CUES, FROM_THEN_ON, MOVED_TO, bounded, fold
+from incremind_daemon.pipeline.cues import BEFORE_CHANGE, DECISION_CUES, FROM_THEN_ON, MOVED_TO, MY_STEP, bounded, fold
 from incremind_daemon.pipeline.markdown import text_weight
 from incremind_daemon.pipeline.openers import ROLE_INTRO
 from incremind_daemon.pipeline.stance import RESTATED
@@ -77,8 +77,7 @@ _EACH_STEP = r"(?:commit|push|merg|deploy|releas|ship)(?:e|es|ed|ing)?"
 BEFORE_EACH_STEP = re.compile(
     words(rf"before (?:you |we |i )?{_EACH_STEP}")
     + r"|(?:提交|push|commit|合并|merge|发版|上线)(?:[^，。,;；]{0,12}?之前|\s*前(?!端))"
-    # …and before any change is made: "动手前还是先列一下要改的文件", "改之前先跑 eval 存基线"
-    + r"|(?:动手|改代码|改动|修改|开工|改)(?:之前|以前|前)(?!的)[^，。,;；]{0,8}?先"
+    + f"|{BEFORE_CHANGE}"  # …and before any change is made
 )
 # what holds every time, not just for the task at hand
 STANDING = re.compile(
@@ -125,7 +124,7 @@ STANDING = re.compile(
     + r"|(?:^|[,;—–] |[，；—])\s*(?:don'?t|do not|never|no need to|stop) (?!worry|know|care|think|mind|bother)[a-z]+"
     r"(?! (?:anything|it|this|that|these|those|them)\b)"
     r"|凡是|^(?:所有|任何)[^，。]{1,16}都|^(?:关于|至于)[^：:，,]{1,20}[：:]|(?:^|[，,；;\s])\s*(?:你|也|都|就|千万|你也|但是?|可是|不过)?(?:别|不要|不能|不可以|不许|不准|不用|唔好)(?!管|急|担心|客气|动|搞|的|人)\s*[a-z\u4e00-\u9fff]"
-    r"|先[^。；;]{1,40}(?:再|然后|才(?:能|可以))|(?:提交|commit|push|合并|merge|发版|上线|部署|deploy)\s*(?:之)?前\s*(?:都|要|先|一定|必须)|(?:动手|改代码|改动|修改|开工|改)(?:之前|以前|前)(?!的)[^，。,;；]{0,8}?先|(?:push|merge|合并|推送)\s*(?:都|还是|永远|一律)?(?:是)?我自己(?:来|做|弄|推|点|push)|(?<!的)默认|预设|(?:^|[\s\u4e00-\u9fff])(?<!能)用\s*[a-z][\w.-]+|只(?:跑|用|在|要|写|装|留|能)"
+    rf"|先[^。；;]{{1,40}}(?:再|然后|才(?:能|可以))|(?:提交|commit|push|合并|merge|发版|上线|部署|deploy)\s*(?:之)?前\s*(?:都|要|先|一定|必须)|{BEFORE_CHANGE}|{MY_STEP}|(?<!的)默认|预设|(?:^|[\s\u4e00-\u9fff])(?<!能)用\s*[a-z][\w.-]+|只(?:跑|用|在|要|写|装|留|能)"
     r"|(?:最多|至少|不超过|不少于)\s*[等隔开跑试重拎接带派]?\s*\d|(?:最大|最小|上限|下限|控制在)\s*\d[\d.]*\s*(?:%|[a-z]{1,3}|分钟|秒|字|条|个|次|小时)?(?![\d.%a-z]|\s*了)|只能|只用|只在|只喝|只吃|只允许|[^，。]{1,20}要[^，。]{1,30}[，,]\s*(?:不然|否则)|以后(?!再说)|今后|从现在起|从今以后|往后|每次|一律|统一|永远|绝对不(?!行|会|是)|绝不|始终|总是用|一直(?:都|用)|都要|务必|一定要|必须|禁止|不许|不准"
     r"|(?:不可以|不能|不准|不许)有|千万(?:别|不要)|记得|别忘了|[，,]\s*记住[。！!]*$|^记住[，,：:]|所有(?:的)?(?:代码|文件|组件|接口|测试|提交|项目)"
     # when a rule holds, as "when writing …," says in English: "写博客文章的时候，中英文之间加空格"
@@ -470,8 +469,7 @@ ONE_OFF = re.compile(
 PUT_OFF = re.compile(  # …and "not yet, later": "先不要 commit，我晚點跟別的一起"
     r"回头(?:再|我)|(?:^|[，,；;]\s*)先[^，,。；;]{1,30}?再说|先(?:不要|别)[^，,。；;]{1,20}[，,]\s*我?(?:晚点|待会|等会|稍后)"
 )
-# (or a day kept fixed: "周三下午 4 点半的围棋课，这学期固定我去接")
-_WEEKLY = re.compile(r"[每逢](?:周|星期|礼拜)[一二三四五六日天]|固定")
+_WEEKLY = re.compile(r"[每逢](?:周|星期|礼拜)[一二三四五六日天]|固定")  # …or a day kept fixed: "这学期固定我去接"
 _ONWARD = re.compile(  # from when on (not "下班以后", its hour), or a value as it is now ("retention is 14 days now")
     # "From today the reminder goes out at 2.30pm on weekdays only"
     words(r"from now on|going forward|from here on|from (?:today|tomorrow)(?: on)?|(?:is|are) (?:[\w/*-]+ ){1,3}now")

@@ -119,9 +119,9 @@ def relate_by_rules(
     # …and "As I said before, keep it brief — a few bullets" beside "keep replies short, bullets" adds nothing
     # …though "Figures are PDF as always, but the screenshots can stay JPG" brings its exception
     restated = verdict.kind in ("supersedes", "different", "supplement") and not candidate.reported
-    if restated and says_again(candidate) and not _brings_a_case(candidate):
-        return Relation("repeat", verdict.known_id, verdict.similarity), True
     if restated and says_again(candidate):
+        if not _brings_a_case(candidate):
+            return Relation("repeat", verdict.known_id, verdict.similarity), True
         # …and "每天最多 5 次这个不变，但截止当天放宽到 10 次" keeps the rule and adds its exception
         return Relation("supplement", verdict.known_id, verdict.similarity), False
     linked = next((item for item in known if item.id == verdict.known_id), None)
