@@ -23,20 +23,27 @@ from incremind_daemon.pipeline.lasting import GENERAL
 DECISION_SECTION = re.compile(
     r"^(?!.*(?:(?<![a-z])not|(?<![a-z])yet to be|未|没|待)).*?(?:"
     + bounded(r"decisions?|decided|agreed|agreements?|outcomes?|resolutions?|conclusions?|we settled|settled")
-    + r"|决定|决议|结论|(?<![搞稳])定了|共识|决策|拍板)"
+    + r"|决定|决议|结论|(?<![搞稳])定了|共识|决策|拍板"
+    # the headings of minutes kept in German, over English items, in a Berlin team ("## Beschlüsse")
+    + "|"
+    + bounded("beschl(?:ü|ue)sse|beschluss|entscheidungen")
+    + ")"
 )
 # a heading over what was talked about or reported, where nothing is settled by being listed: what is still
 # open ("## Not decided", "待定")
 DISCUSSION_SECTION = re.compile(
     bounded(
         r"discussion|discussed|background|not (?:yet )?decided|undecided|open (?:questions?|items?|points?|issues?)"
-        r"|parked"
+        r"|parked|offen|offene punkte|diskussion"
     )
     + r"|讨论|背景|未决|待定|没定|未定|遗留问题"
 )
 # a heading over who does what next ("## Action items", "行动项"): tasks for once, whatever their words; a
 # person's own to-do list holds facts as well ("域名 12 月 1 号到期，记得续费")
-TASK_SECTION = re.compile(bounded(r"action items?|follow-?ups?|next steps?") + r"|行动项|后续跟进|下一步|跟进事项")
+TASK_SECTION = re.compile(
+    bounded(r"action items?|follow-?ups?|next steps?|aufgaben|n(?:ä|ae)chste schritte")
+    + r"|行动项|后续跟进|下一步|跟进事项"
+)
 # a caption over a list of rules: "the method I'm sticking with from now on:", "以后都按这几条来："
 RULE_CAPTION = re.compile(
     bounded(
@@ -80,7 +87,7 @@ STANDUP_SLOT = re.compile(
 # "## What went well", "## 待改进"): reports of the week, whatever their words
 REPORT_SECTION = re.compile(
     r"^(?:#{1,6}\s*)?(?:\*\*)?(?:(?<![a-z0-9_])(?:"
-    r"progress|status(?: update)?|updates?|done|completed|shipped|highlights|lowlights|wins|mood|feelings"
+    r"progress|status(?: update)?|stand|updates?|done|completed|shipped|highlights|lowlights|wins|mood|feelings"
     r"|(?:what )?went (?:well|badly|wrong)|what (?:didn't|did not) go well|what (?:could|to) improve"
     r"|(?:to|could be) improved?|pain points|problems"
     # a weekly review's "## didn't" and "## numbers", a fortnight's "## 顺的" and "## 不顺的"
@@ -327,7 +334,7 @@ def says_where_from(line: str) -> bool:
 _BARE_LABEL = re.compile(r"^([^\W\d_][^:：=,，。\d]{0,15})[:：=]\s*\S")
 _SECTION_HEADING = re.compile(
     r"(?i)^(?:notes?|decisions?|action items?|todos?|next steps?|summary|misc|questions?|discussion|open questions"
-    r"|links?|context|background|agenda|takeaways?|thoughts|讨论|决定|决策|结论|待办|总结|备注|其他|问题|背景|议程"
+    r"|links?|context|background|agenda|takeaways?|thoughts|beschl(?:ü|ue)sse|stand|aufgaben|offen|sonstiges|讨论|决定|决策|结论|待办|总结|备注|其他|问题|背景|议程"
     r"|链接|笔记|收获|心得|感想)\W*$"
     # the writer's own section ("What I'll take from it", "my take", "我的看法") names no thing either
     r"|(?<![a-z])(?:i|i'll|i'm|my|me|we|our)(?![a-z])|我|咱"
@@ -420,14 +427,30 @@ _RELAYED = re.compile(
 )
 
 
-def relays_team_message(text: str) -> bool:
-    """Tell whether a chat turn passes on a team message: a line saying where it was posted, then a quoted line.
+# …or a teammate's message the person makes their own: a line above it saying it was decided ("先说个改动 林蔚今天
+# 定的", "Jonas decided:"), or one just below it taking it ("按这个来", "90天的按她的改", "let's go with that")
+_DECIDED_ABOVE = re.compile(
+    r"(?:定的|定了|拍板了?|决定了?)\s*[:：]?$|(?<![a-z])(?:decided|signed off(?: on (?:it|this))?)\s*:?$"
+)
+_TAKEN_BELOW = re.compile(
+    r"^[^\n]{0,12}?(?:按|照)(?:这个|这条|这几条|这两条|她的|他的|[她他]说的)(?:来|改|办|做|弄)"
+    r"|^(?:ok[, ]+)?(?:let's |we )?go with (?:that|this|it|hers|his|theirs)(?![a-z])"
+)
 
-    The quote is the team's word on the work ("> code freeze 延到 12/9（三）"), read as the person's news of it;
-    any other quote in a turn is pasted material and says nothing of the person's."""
+
+def relays_team_message(text: str) -> bool:
+    """Tell whether a chat turn passes on a team message as the person's own word on the work.
+
+    A line says where it was posted, or that it was decided, then a quoted line; or the line after the
+    quote takes it. The quote is the team's word on the work ("> code freeze 延到 12/9（三）"), read as the
+    person's news of it; any other quote in a turn is pasted material and says nothing of the person's."""
     lines = text.splitlines()
-    # a line is folded only above a quote: most chat turns quote nothing
-    return any(
-        following.lstrip().startswith(">") and _RELAYED.search(fold(line).casefold())
-        for line, following in itertools.pairwise(lines)
-    )
+    # a line is folded only beside a quote: most chat turns quote nothing
+    for line, following in itertools.pairwise(lines):
+        above = following.lstrip().startswith(">") and not line.lstrip().startswith(">")
+        if above and (_RELAYED.search(said := fold(line).casefold()) or _DECIDED_ABOVE.search(said.strip())):
+            return True
+        below = line.lstrip().startswith(">") and not following.lstrip().startswith(">")
+        if below and _TAKEN_BELOW.search(fold(following).casefold().strip()):
+            return True
+    return False

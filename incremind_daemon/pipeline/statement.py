@@ -50,8 +50,9 @@ _EN_LEAD = re.compile(
     r"|keep in mind(?: that)?|note that|just|please|my habit is(?: to)?|the (?:trick|key|rule|tip) is(?: to)?"
     r"|remember(?: that)?(?=\s+the\b)|remember to|ok(?:ay)?(?=\s+[\u4e00-\u9fff]))\s+"
     r"|(?:one|another|big|small|quick|last) (?:more )?(?:[a-z]+ )?(?:thing|change)[^:：,，.。]{0,40}[:：]\s*"
-    r"|[^:：,，.。]{0,30}(?:addition|update|note|rule|reminder|tip|补充|规矩|更新|提醒|说明|原则|约定)"
-    # (not a time's colon: "作业提醒推送改到晚上 20:00，…" names 提醒 before one)
+    r"|[^:：,，.。]{0,30}(?:addition|update|note|rule|reminder|tip|补充|(?<!按)(?<!照)(?<!按老)(?<!照老)规矩|更新|提醒"
+    r"|说明|原则|约定)"
+    # (not a time's colon: "作业提醒推送改到晚上 20:00，…" names 提醒 before one; "按老规矩 wdg: 开头" follows one)
     r"[^:：,，.。]{0,20}(?:：|:(?!\d\d))\s*"
     r"|(?:decision|decided|agreed)(?: for th(?:is|e) \w+)?\s*[:：]\s*|(?:决定|结论|拍板)[:：]\s*"
     r"|(?:quick |some |a bit of |short )?(?:context|background|intro)\s*[:：]\s*"
@@ -127,9 +128,9 @@ _ZH_TOPIC = re.compile(
 _SUBJECT = re.compile(r"^([^，,。:：\s]{1,12})[:：]\s*(?=\S)")
 _ZH_PARTICLE_END = re.compile(r"(?<=[\u4e00-\u9fff\w])\s*[吧啊呀哈哦啦嘛噢哟]+$")
 _EN_POLITE_END = re.compile(
-    # "…, ok" asks for a yes; "wait for my ok" names one, and "还 ok" says it is fine
+    # "…, ok" asks for a yes; "wait for my ok" and "only with Jonas' OK" name one, and "还 ok" says it is fine
     r"(?:,?\s+(?:please|pls|thanks|thank you"
-    r"|(?<!my )(?<!your )(?<!the )(?<!an )(?<!our )(?<![\u4e00-\u9fff]\s)(?:ok|okay))"
+    r"|(?<!my )(?<!your )(?<!the )(?<!an )(?<!our )(?<!' )(?<!'s )(?<![\u4e00-\u9fff]\s)(?:ok|okay))"
     r"|\s*\(?please\)?|[,，]\s*(?:remember|记住了?))$",
     re.I,
 )
@@ -141,6 +142,8 @@ _DUNDER = re.compile(r"[a-z][a-z0-9]*")
 _LINK = re.compile(r"!?\[([^\]\n]*)\]\(([^)\s]*)\)")
 _IDENTIFIER = re.compile(r"[\d_./\\-]|[a-z][A-Z]")  # a digit, a separator or a camel hump: as written
 _SPEAKER = re.compile(r"^(?:user|assistant|human|ai|me|q|a|用户|助手|问|答)\s*[:：]\s*", re.I)
+# whom a teammate's chat message was addressed to: "林蔚：@阿明 D-01 我改了…" is 林蔚's word, for anyone
+_MENTION = re.compile(r"^([^\s:：@]{1,12}[:：]\s*)@[\w.-]{1,20}[\s,，:：]+|^@[\u4e00-\u9fff]{1,4}[\s,，:：]+")
 _ARROW = re.compile(r"^(?:[→⇒➜➔►▶]|-+>|=+>)\s*")  # a note's "→ 以后 PR 描述里必须写 why": its arrow leads in
 
 _EN_CONDITION = re.compile(
@@ -174,7 +177,7 @@ _NOT_TIME_CLAUSE = tuple(
 
 def clean_statement(quote: str) -> str:
     """Return the quote as one clean line: no lead-in, filler, emphasis or trailing punctuation."""
-    text = _ARROW.sub("", _SPEAKER.sub("", " ".join(quote.split())))
+    text = _ARROW.sub("", _MENTION.sub(r"\1", _SPEAKER.sub("", " ".join(quote.split()))))
     if "[" in text:
         text = _LINK.sub(lambda m: f"{m.group(1)} ({m.group(2)})" if m.group(2) else m.group(1), text)
     if "*" in text or "_" in text or "~" in text:
@@ -229,7 +232,8 @@ def strip_lead_in(text: str) -> str:
             for pattern in (_EN_LEAD, _ZH_LEAD):
                 match = pattern.match(fold(rest))
                 if match and match.end() < len(rest):
-                    text = f"{subject.group(1)}：{rest[match.end() :]}"
+                    mark = "：" if CJK_CHAR.match(subject.group(1)[-1]) else ": "  # "Dana: please pin it"
+                    text = f"{subject.group(1)}{mark}{rest[match.end() :]}"
                     break
     return text
 

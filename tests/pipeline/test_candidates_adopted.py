@@ -1,0 +1,98 @@
+"""A teammate's message the person takes as their own, and minutes kept under German headings: what the halves
+tune49 and tune50 found on first reading."""
+
+from __future__ import annotations
+
+import pytest
+
+from incremind_daemon.pipeline.candidates import extract_candidates
+from incremind_daemon.pipeline.lasting_model import reader_for
+from incremind_daemon.pipeline.sections import decision_items, relays_team_message, task_items
+from incremind_daemon.pipeline.statement import clean_statement
+from incremind_daemon.store.embedder import Embedder
+
+PASTED = "> 林蔚：@阿明 D-01 我改了 电池换成 2600mAh 的 18650 断电要撑5天 3天太短 差评风险大"
+
+
+def statements(text: str, embedder: Embedder, *, conversational: bool = True) -> list[str]:
+    reader = reader_for(embedder)
+    return [c.statement for c in extract_candidates(text, conversational=conversational, reader=reader)]
+
+
+@pytest.mark.parametrize(
+    "turn",
+    [
+        f"电池检测 先贴林蔚今天的消息\n{PASTED}\n按这个来\n电池电压 ADC 在 PA0",  # taken below the quote
+        f"先说个改动 林蔚今天定的\n{PASTED}\n所以编辑页上限改10",  # said above it to be decided
+        f"林蔚又发了两条\n{PASTED}\n90天的按她的改 商城这个我不同意",  # taken in part, in the line below
+        f"Jonas decided:\n{PASTED}",
+        f"{PASTED}\nok, let's go with that",
+    ],
+)
+def test_a_teammates_message_the_person_takes_is_read_as_theirs(turn: str, use_m3: Embedder) -> None:
+    """tune50: the co-founder's decisions reach the firmware only as pasted chat lines, each taken with a word."""
+    assert relays_team_message(turn)
+    found = statements(turn, use_m3)
+    # the addressee is chat noise; who wrote it stays, for "我改了" is hers
+    assert any(statement.startswith("林蔚：D-01 我改了") for statement in found), found
+
+
+@pytest.mark.parametrize(
+    "turn",
+    [
+        f"隔壁王老师给我发了他那边的做法，你参考一下：\n{PASTED}",  # to look at, not to follow
+        f"先贴林蔚今天的消息\n{PASTED}\n这个我不同意",
+        f"{PASTED}\n> 林蔚：按这个来",  # her own word inside the quote takes nothing
+    ],
+)
+def test_a_pasted_message_nobody_takes_stays_pasted(turn: str) -> None:
+    assert not relays_team_message(turn)
+
+
+def test_who_a_chat_line_is_addressed_to_is_dropped_but_a_swift_attribute_is_not() -> None:
+    assert clean_statement("林蔚：@阿明 D-01 我改了 电池换成 2600mAh") == "林蔚：D-01 我改了 电池换成 2600mAh"
+    assert clean_statement("@阿明 周五前把样机寄回来") == "周五前把样机寄回来"
+    assert clean_statement("@Observable 要 iOS 17 才有") == "@Observable 要 iOS 17 才有"
+
+
+MINUTES = """# Team-Meeting Tracking — Di, 14.04.2026
+
+## Stand
+- Grafana: consumer lag on tracking.carrier-events.v1 peaked at 41k on Monday morning, back to zero by 08:10.
+
+## Beschlüsse
+1. Dedup: carrier events are deduplicated in Postgres with a unique constraint on (carrier, carrier_event_id).
+2. Raw carrier events are kept for 90 days, then deleted by a nightly job.
+
+## Offen
+- Tobias: outbox table for the status publish? Parked until the Avro question is settled.
+
+## Aufgaben
+- Wen: TRK-219 readiness probe in dev (Svenja's ping), then TRK-220 retention job.
+"""
+
+
+def test_minutes_under_german_headings_keep_their_decisions_and_leave_status_and_tasks(use_m3: Embedder) -> None:
+    """tune49: a Berlin team's minutes, English items under "Stand", "Beschlüsse", "Offen" and "Aufgaben"."""
+    decided = [MINUTES[a:b] for a, b in decision_items(MINUTES)]
+    assert len(decided) == 2 and "90 days" in decided[1]
+    not_kept = " ".join(MINUTES[a:b] for a, b in task_items(MINUTES))
+    assert "consumer lag" in not_kept and "TRK-219" in not_kept
+    found = statements(MINUTES, use_m3, conversational=False)
+    # the heading names no subject for an item's own label: "Dedup: …", never "Beschlüsse dedup: …"
+    assert any(statement.startswith("Dedup: carrier events") for statement in found), found
+    assert any(statement.startswith("Raw carrier events are kept for 90 days") for statement in found), found
+    assert not any("Beschl" in statement or "lag" in statement or "TRK-219" in statement for statement in found)
+
+
+@pytest.mark.parametrize(
+    ("quote", "statement"),
+    [
+        ("Friday only hotfixes, and only with Jonas' OK.", "Friday only hotfixes, and only with Jonas' OK"),
+        ("Dana: please pin every action to a SHA", "Dana: pin every action to a SHA"),
+        ("commit 按老规矩 wdg: 开头 推分支 提PR", "commit 按老规矩 wdg: 开头 推分支 提PR"),  # by the rule: no caption
+        ("老规矩：先跑测试再提交", "先跑测试再提交"),
+    ],
+)
+def test_cleaning_keeps_a_named_ok_a_latin_colon_and_a_rule_followed(quote: str, statement: str) -> None:
+    assert clean_statement(quote) == statement
