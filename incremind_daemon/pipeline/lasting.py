@@ -417,7 +417,8 @@ REPORTED = re.compile(
         r"(?:he|she|they|my (?:colleague|boss|manager|teammate|lead|designer)|[a-z]+ \([\w ]{1,20}\)"
         r"|(?<![./])(?!i |we |you |it |readme |docs? |error |log |output |message |test |ci |this |that |name |title "
         r"|file |column |label |field |header |spec |comment |description |schema |ticket |plan |page |code |config "
-        r"|the |a |an |our |my |your |their |its )"  # "staff eng on the claims platform team": a noun, no one says
+        # "staff eng on the claims platform team": a noun, no one says; "…in May and wants a schema": a second verb
+        r"|the |a |an |our |my |your |their |its |and |or |but |so |then |also |who |which )"
         r"[a-z]+) (?:still )?(?:said|says|thinks|claims|suggested|suggests|argues|insists|wants|would rather|prefers"
         r"|recommends|believes|argued|thought|claimed|insisted|recommended|believed|pushed for|proposed"
         r"|left (?:a )?comments?|commented)",
@@ -541,7 +542,8 @@ STATUS = re.compile(
         r"|succeeded|passed|ran (?:fine|clean|green|ok))",
         r"(?:is|are|went) (?:out|live) (?:on|to|in) (?:prod|production|staging)",
         r"^(?:(?:actual|real|main|today's|the) )?(?:status|update|problem|issue|task)\s*:|^deployed (?:v?\d|it|to)",
-        r"(?:is|are) (?:basically |pretty much |mostly |still |almost )*empty",  # "repo is basically empty"
+        # "repo is basically empty" (not the case a rule is for: "if the tank is empty, the pump must never start")
+        r"(?:is|are) (?:basically |pretty much |mostly |still |almost )*empty(?![^.;]{0,40}(?:must|should|never))",
         r"(?:i'm|i am|we're|we are) starting (?:a|an|on|to)",  # "I'm starting a small python service for the pi"
         # "v0.2.0 tag is pushed", "Staging has been on 1.30 since Friday night" (not "release got pushed": moved)
         r"(?:tag|branch|commit)s? (?:is|are|was|were|has been|have been) pushed|(?:has|have) been on \S+ since",

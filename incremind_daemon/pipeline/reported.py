@@ -31,6 +31,13 @@ _VIEW = re.compile(
     )
     + r"|应该|应当|最好|比较好|更好|不如|觉得|认为|建议|坚持|主张|希望|想要|想|可以考虑|要不|也许|可能|意见|看法|观点"
 )
+# what follows from someone's word, done by the person's side: "the DPO says raw events hold addresses, so we keep them
+# for 30 days only", "客服说好多用户要对比，所以我们改成 90 天"
+_SO_WE = re.compile(
+    r"[,;—–]\s*(?:and )?(?:so|therefore|hence|which is why) we(?:'ll| will)? "
+    r"(?!(?:should|might|may|could|would|need)\b)"
+    r"|[，；]\s*所以(?:我们|咱们)(?!(?:应该|可能|需要|得))"
+)
 # what no one with a say in it said: an article, its author, a rumour
 _HEARSAY = re.compile(
     bounded(r"article|author|post|blog|book|paper|according to|rumou?rs?|apparently")
@@ -49,5 +56,7 @@ def reported_view(whole: str, *, clipped: bool) -> bool:
         return False
     if own := _OWN_CHANGE.match(whole):
         return REPORTED.search(whole[: own.end()]) is not None
+    if (said := REPORTED.search(whole)) and _SO_WE.search(whole, said.end()):
+        return False  # what was said is the reason for what is done about it: "…, so we keep them for 30 days only"
     relayed = CHANGE_OF_PLAN.search(whole) or VALUE_CHANGE.search(whole)
     return not relayed or _VIEW.search(whole) is not None or _HEARSAY.search(whole) is not None

@@ -61,6 +61,8 @@ _REPO_TOOLS = re.compile(
     r"|[a-z]+-[\w-]+)(?![\w-])"
     r"|cargo (?:test|clippy|fmt|nextest|build|check|bench)(?![\w-])"
     r"|go (?:test|vet|build|generate|tool)(?![\w-])|(?:uv|poetry) run [a-z][\w.-]*|(?:\./)?gradlew [a-z][\w:-]*)"
+    # …or a script at its root, run by its relative path: "Build and tests always through ./gradlew", "./scripts/dev.sh"
+    r"|(?<![\w./~-])\./[a-z][\w-]*(?:/[\w.-]+)*"
     # …or its manifest, lockfile or build file: "bumps the minor version in pyproject", "go.mod says go 1.23"
     r"|(?<![\w.-])(?:pyproject(?:\.toml)?|package\.json|cargo\.toml|go\.mod|tsconfig(?:\.\w+)?\.json|makefile"
     r"|dockerfile|requirements(?:-\w+)?\.(?:txt|in)|uv\.lock|poetry\.lock|pnpm-lock\.yaml|build\.gradle(?:\.kts)?)(?![\w-])"

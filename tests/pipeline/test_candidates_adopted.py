@@ -6,7 +6,10 @@ from __future__ import annotations
 import pytest
 
 from incremind_daemon.pipeline.candidates import extract_candidates
+from incremind_daemon.pipeline.lasting import STATUS
 from incremind_daemon.pipeline.lasting_model import reader_for
+from incremind_daemon.pipeline.reported import reported_view
+from incremind_daemon.pipeline.scope import names_this_project
 from incremind_daemon.pipeline.sections import decision_items, relays_team_message, task_items
 from incremind_daemon.pipeline.statement import clean_statement
 from incremind_daemon.store.embedder import Embedder
@@ -85,6 +88,17 @@ def test_minutes_under_german_headings_keep_their_decisions_and_leave_status_and
     assert not any("Beschl" in statement or "lag" in statement or "TRK-219" in statement for statement in found)
 
 
+def test_a_second_verb_is_no_one_reporting_and_a_decision_drawn_from_a_report_is_the_persons() -> None:
+    """ "…the BI team starts consuming in May and wants a schema": "and" is nobody; "the DPO says …, so we keep them
+    for 30 days only" is the team's decision with its reason."""
+    moved = "jonas: the status topic moves to avro now — the bi team starts consuming in may and wants a schema."
+    assert not reported_view(moved, clipped=False)
+    kept = "retention: the dpo (frau öztürk) says raw events contain addresses, so we keep them for 30 days only."
+    assert not reported_view(kept, clipped=False)
+    assert reported_view("tobias wants to replace the dedup with kafka transactions.", clipped=False)
+    assert reported_view("mehmet says we should use jpa, so we should talk about it.", clipped=False)
+
+
 @pytest.mark.parametrize(
     ("quote", "statement"),
     [
@@ -96,3 +110,16 @@ def test_minutes_under_german_headings_keep_their_decisions_and_leave_status_and
 )
 def test_cleaning_keeps_a_named_ok_a_latin_colon_and_a_rule_followed(quote: str, statement: str) -> None:
     assert clean_statement(quote) == statement
+
+
+def test_a_script_run_by_its_relative_path_is_the_repositorys() -> None:
+    """tune49: "Build and tests always through ./gradlew" reached her balcony project's context as a global rule."""
+    assert names_this_project("build and tests always through ./gradlew, never a system gradle")
+    assert names_this_project("run ./scripts/check_config.sh before you tell me to reload")
+    assert not names_this_project("cd ../shared and look") and not names_this_project("keep ~/./notes")
+
+
+def test_the_case_a_rule_is_for_is_no_status_report() -> None:
+    """tune49: "if it says the tank is empty, the pump must never start" was read as where the work stands."""
+    assert STATUS.search("if it says the tank is empty, the pump must never start") is None
+    assert STATUS.search("the repo is basically empty") is not None
