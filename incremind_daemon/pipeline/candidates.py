@@ -365,6 +365,8 @@ def _readable(text: str, start: int, end: int, *, decided: bool) -> Piece | None
     # "…，这次就是 SCF-418-20270315，以后都这么起": this time is the example of a rule said for from now on
     if hedge is not None and _THIS_TIME.fullmatch(hedge.group().strip()) and _FROM_NOW_ON.search(folded):
         hedge = None
+    if hedge is not None and decided and _UNTIL_CHANGED.fullmatch(hedge.group().strip()):
+        hedge = None  # a meeting's "The status topic stays JSON for now": decided, until a later meeting changes it
     if is_code(folded) or hedge is not None:
         return None
     if "[redacted:" not in folded and "[REDACTED:" not in quote:
@@ -376,6 +378,7 @@ def _readable(text: str, start: int, end: int, *, decided: bool) -> Piece | None
 
 _SAID_TO_HOLD = {"identity", "decision", "correction", "entity", "event"}  # kinds a one-off word leaves standing
 _THIS_TIME = re.compile(r"这次|this time")
+_UNTIL_CHANGED = re.compile(r"for now|暂时先")
 _NEW_VERSION = re.compile(
     r"(?<![a-z])(?:switched|moved|upgraded|migrated|bumped)(?: \w+)? to [a-z][\w.-]* v?\d+\.\d+"
     r"|(?:换成|换到|升到|升级到|切到|迁到)了?\s*[a-z][\w.-]*\s*v?\d+\.\d+"

@@ -123,3 +123,27 @@ def test_the_case_a_rule_is_for_is_no_status_report() -> None:
     """tune49: "if it says the tank is empty, the pump must never start" was read as where the work stands."""
     assert STATUS.search("if it says the tank is empty, the pump must never start") is None
     assert STATUS.search("the repo is basically empty") is not None
+
+
+ACTIONS = """# Design review — Mon 23 Nov
+
+## Decisions
+1. The status topic stays JSON for now — no Schema Registry until there is a second consumer.
+
+## Actions
+- Farah: alert rules draft; ask Supermicro about the fan errors on gpu-a100-07
+- Priya: research leads re: preemption
+
+## GitHub Actions
+- CI runs on ubuntu-latest and every job caches the pnpm store
+"""
+
+
+def test_a_decision_for_now_is_decided_and_actions_are_tasks(use_m3: Embedder) -> None:
+    """tune49: a meeting's "stays JSON for now" holds until a later meeting moves it; tune38: "## Actions" lists
+    one person's work each, where "## GitHub Actions" is about the workflows."""
+    found = statements(ACTIONS, use_m3, conversational=False)
+    assert any(statement.startswith("The status topic stays JSON for now") for statement in found), found
+    assert not any("Supermicro" in statement or "preemption" in statement for statement in found), found
+    tasks = " ".join(ACTIONS[a:b] for a, b in task_items(ACTIONS))
+    assert "Farah" in tasks and "ubuntu-latest" not in tasks
