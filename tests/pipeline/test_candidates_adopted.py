@@ -11,6 +11,7 @@ from incremind_daemon.pipeline.lasting_model import reader_for
 from incremind_daemon.pipeline.reported import reported_view
 from incremind_daemon.pipeline.scope import names_this_project
 from incremind_daemon.pipeline.sections import decision_items, relays_team_message, task_items
+from incremind_daemon.pipeline.stance import RESTATED
 from incremind_daemon.pipeline.statement import clean_statement
 from incremind_daemon.store.embedder import Embedder
 
@@ -147,3 +148,12 @@ def test_a_decision_for_now_is_decided_and_actions_are_tasks(use_m3: Embedder) -
     assert not any("Supermicro" in statement or "preemption" in statement for statement in found), found
     tasks = " ".join(ACTIONS[a:b] for a, b in task_items(ACTIONS))
     assert "Farah" in tasks and "ubuntu-latest" not in tasks
+
+
+@pytest.mark.parametrize(
+    "said", ["SN 按会上定的 MB加年月加5位流水", "卡粮重试改3次 复盘会定的", "最低版本已经改成 iOS 16 了，上周周会定的"]
+)
+def test_what_a_meeting_settled_said_again_is_said_again(said: str) -> None:
+    """tune50: "SN 按会上定的 MB加年月加5位流水" beside the minutes' "SN：MB + 年月 yyMM + 5 位流水" adds nothing."""
+    assert RESTATED.search(said) is not None
+    assert RESTATED.search("产测固件 工厂那几项 按键 电机出粮3份") is None
