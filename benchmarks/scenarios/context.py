@@ -32,11 +32,11 @@ import shutil
 import sys
 from contextlib import redirect_stderr
 from dataclasses import dataclass
-from datetime import UTC, datetime
+from datetime import datetime
 from pathlib import Path
 from typing import Any
 
-from benchmarks.scenarios.run import ROOT, play_half  # first: isolates HOME before incremind is imported
+from benchmarks.scenarios.run import ROOT, half_clock, next_session, play_half  # first: isolates HOME
 from benchmarks.scenarios.scenario import Half, load_half
 from incremind_daemon.config import Settings
 from incremind_daemon.pipeline.redact import redact
@@ -139,20 +139,22 @@ def report(args: argparse.Namespace) -> int:
         settings = run.settings
         for agent in AGENTS:  # every agent is installed: each has its global file
             (home / GLOBAL_FILES[agent]).parent.mkdir(parents=True, exist_ok=True)
-        if args.ideal:
-            confirm_labelled(settings, half)
-        conn = connect(settings.database_path)
-        try:
-            ContextWriter(settings, scrub=redact).regenerate(conn)
-        finally:
-            conn.close()
-        now = datetime.now(UTC).astimezone()
+        with half_clock(next_session(half)):  # the next session starts an hour after the half's last source
+            if args.ideal:
+                confirm_labelled(settings, half)
+            conn = connect(settings.database_path)
+            try:
+                ContextWriter(settings, scrub=redact).regenerate(conn)
+            finally:
+                conn.close()
+            now = clock.now().astimezone()
+            texts = {(p, a): received(settings, home, p, a, now) for p in labels["projects"] for a in AGENTS}
         mode = "ideal review" if args.ideal else "product candidates, reviewed"
         print(f"\n{half.name} ({path.name}; {mode})")
         print(f"  {'project':<20} {'agent':<7} {'answered':>9} {'leaked':>7} {'tokens':>7}")
         for project in labels["projects"]:
             for agent in AGENTS:
-                j = judge(labels, project, agent, received(settings, home, project, agent, now))
+                j = judge(labels, project, agent, texts[project, agent])
                 questions = len(labels["projects"][project]["questions"])
                 must_not = len(labels["projects"][project]["must_not"])
                 print(

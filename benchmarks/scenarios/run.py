@@ -34,8 +34,9 @@ import shutil  # noqa: E402
 import subprocess  # noqa: E402
 import sys  # noqa: E402
 import time  # noqa: E402
-from collections.abc import Callable  # noqa: E402
+from collections.abc import Callable, Iterator  # noqa: E402
 from dataclasses import dataclass, field  # noqa: E402
+from datetime import datetime, timedelta  # noqa: E402
 from pathlib import Path  # noqa: E402
 from typing import Any  # noqa: E402
 
@@ -81,7 +82,7 @@ from incremind_daemon.pipeline.work import IngestFile, Outcome, TailSession  # n
 from incremind_daemon.sources.extract import extract_bytes  # noqa: E402
 from incremind_daemon.sources.inbox import project_for  # noqa: E402
 from incremind_daemon.sources.sessions.reader import ReadRules, TranscriptReader  # noqa: E402
-from incremind_daemon.store import items  # noqa: E402
+from incremind_daemon.store import clock, items  # noqa: E402
 from incremind_daemon.store.db import connect  # noqa: E402
 from incremind_daemon.store.records import row_number  # noqa: E402
 
@@ -124,14 +125,18 @@ class HalfRun:
 
     def play(self) -> None:
         for source in self.half.sources:
-            outcome = self.take_in(source)
-            if outcome.source_id is None or outcome.status not in ("added", "unchanged"):
-                self.notes.append(f"{source.id}: {outcome.status} {outcome.message}")
-            if outcome.project != source.project:
-                self.notes.append(f"{source.id}: stored in project {outcome.project!r}, not {source.project!r}")
-            self.review(source, outcome.source_id)
+            with half_clock(source_end(source)):
+                self.play_one(source)
         final = cli_json(review.cmd_insights, self.settings, **ALL_BUT_REJECTED)
         self.statuses = {str(d["id"]): str(d["status"]) for d in final}
+
+    def play_one(self, source: Source) -> None:
+        outcome = self.take_in(source)
+        if outcome.source_id is None or outcome.status not in ("added", "unchanged"):
+            self.notes.append(f"{source.id}: {outcome.status} {outcome.message}")
+        if outcome.project != source.project:
+            self.notes.append(f"{source.id}: stored in project {outcome.project!r}, not {source.project!r}")
+        self.review(source, outcome.source_id)
 
     def take_in(self, source: Source) -> Outcome:
         """Write one source where the product finds it and run it through the writer to the end."""
@@ -258,6 +263,31 @@ class HalfRun:
             print("  " + render_insight(data).replace("\n", "\n  ") + f"\n    → {verb}: {judged.role}{about}")
         if not raw:
             print("  nothing pending")
+
+
+@contextlib.contextmanager
+def half_clock(moment: datetime) -> Iterator[None]:
+    """Run the product on the half's clock: a note is dropped, a session's last line written and reviewed at the
+    source's own time, and the next session starts just after the last. Halves are dated from 2026 into 2027: on
+    the machine's clock a note dropped "today" would be older than sessions stamped next year, and a half of last
+    spring would start its next session eight months on."""
+    real = clock.now
+    clock.now = lambda: moment
+    try:
+        yield
+    finally:
+        clock.now = real
+
+
+def source_end(source: Source) -> datetime:
+    """When a source is done: a note when dropped, a session at its last line (render.py steps 7 s a line)."""
+    lines = sum(1 + 2 * len(turn.tools) for turn in source.turns) + 2  # a bound for any agent's log
+    return source.at + timedelta(seconds=7 * lines)
+
+
+def next_session(half: Half) -> datetime:
+    """When the half's next session starts: an hour after its last source."""
+    return max(source_end(source) for source in half.sources) + timedelta(hours=1)
 
 
 def _took_as_evidence(
