@@ -334,7 +334,8 @@ def says_where_from(line: str) -> bool:
 # "due: 3/24 23:59" under "## HW3": a label that names no thing of its own, and headings that name none
 _BARE_LABEL = re.compile(r"^([^\W\d_][^:：=,，。\d]{0,15})[:：=]\s*\S")
 _SECTION_HEADING = re.compile(
-    r"(?i)^(?:notes?|decisions?|action items?|actions?|todos?|next steps?|summary|misc|questions?|discussion|open questions"
+    r"(?i)^(?:notes?|decisions?|action items?|actions?|todos?|next steps?|summary|misc|questions?|discussion"
+    r"|open questions"
     r"|links?|context|background|agenda|takeaways?|thoughts|beschl(?:ü|ue)sse|stand|aufgaben|offen|sonstiges|讨论|决定|决策|结论|待办|总结|备注|其他|问题|背景|议程"
     r"|链接|笔记|收获|心得|感想)\W*$"
     # the writer's own section ("What I'll take from it", "my take", "我的看法") names no thing either
