@@ -135,7 +135,8 @@ def record_increments(
     """Compare each candidate with what is known and store what it adds (call inside a write transaction).
 
     ``ordered``: the candidates are the person's own newer words (a session turn, a save), so
-    one that changes a known insight of its scope supersedes it rather than differs from it.
+    one that changes a known insight of its scope supersedes it rather than differs from it; a note's
+    decision (``Candidate.decided``: an item under its "Decisions") is read so too.
     """
     private = private_projects(settings)
     # what one sentence is about is often named only by its neighbours ("But fixed intervals are
@@ -152,15 +153,17 @@ def record_increments(
     out: list[Increment] = []
     proposed: set[int] = set()  # what this source proposed so far
     for candidate, own in zip(candidates, cosines, strict=True):
+        # …and a note's decision is its meeting's word, newer than what the meetings before it decided
+        in_order = ordered or (candidate.decided and not candidate.reported)
         known = [(insight, own.get(insight.id)) for insight in pool.values()]
-        relation = _related(candidate, known, settings, ordered=ordered, reading=reading)
+        relation = _related(candidate, known, settings, ordered=in_order, reading=reading)
         rejected = {insight.id for insight, _ in known if insight.status == "rejected"}
         if relation.known_id in rejected and relation.kind in ("supplement", "supersedes", "different"):
             # a rejected idea is no anchor for a change; the change may still be of a live insight: "切读推迟到
             # 1 月 8 日，gh-ost 太慢" beside a rejected "韩雪说用 gh-ost 在线改" that shares more words, and a
             # confirmed "切读日期定在 12 月 20 日"
             live = [(insight, similarity) for insight, similarity in known if insight.id not in rejected]
-            again = _related(candidate, live, settings, ordered=ordered, reading=reading)
+            again = _related(candidate, live, settings, ordered=in_order, reading=reading)
             relation = again if again.kind in ("supplement", "supersedes", "different") else relation
         # what one source says is one account: a candidate it proposed minutes ago is no decision the next
         # sentence changes ("预测 horizon 从 28 天改成 42 天" beside the meeting's own "28 天的预测不够用"), so the
@@ -169,12 +172,12 @@ def record_increments(
         if changes_here and _proposed_here(conn, pool, relation.known_id, source_id):
             here = {i for i in pool if _proposed_here(conn, pool, i, source_id)}
             older = [(insight, similarity) for insight, similarity in known if insight.id not in here]
-            relation = _related(candidate, older, settings, ordered=ordered, reading=reading)
+            relation = _related(candidate, older, settings, ordered=in_order, reading=reading)
         if relation.kind == "supplement" and relation.known_id in proposed:
             # one message's rules stand side by side ("Anyhow everywhere, no thiserror" after "Rexif is a different
             # crate"): a sentence adds to what was said before, if to anything, not to the one next to it
             older = [(insight, similarity) for insight, similarity in known if insight.id not in proposed]
-            relation = _related(candidate, older, settings, ordered=ordered, reading=reading)
+            relation = _related(candidate, older, settings, ordered=in_order, reading=reading)
         if relation.kind in _LINKED and relation.known_id in pool:
             said, known_scope = candidate.quote or candidate.statement, pool[relation.known_id].scope
             changes = relation.kind == "supersedes"
@@ -183,7 +186,7 @@ def record_increments(
             out.append(Increment(candidate, "ignored", None, relation.known_id))
             continue  # someone else's view that agrees or adds is not the person's to remember
         if (
-            ordered
+            in_order
             and relation.kind == "supersedes"
             and relation.known_id is not None
             and _newer_said(conn, candidate, relation.known_id, source_id=source_id, now=now)

@@ -179,6 +179,7 @@ class Candidate:
     scope: str = "project"  # one of SCOPES
     reported: bool = False  # someone else's view (a colleague, an article): kept only where it differs
     about: str = ""  # the sentence before, where this one points back at it ("Scrap that — …", "算了，…")
+    decided: bool = False  # an item under a note's "Decisions" or a line labelled "Decision:": settled when written
 
 
 @dataclass(frozen=True, slots=True)

@@ -92,6 +92,30 @@ def test_a_second_note_yields_only_its_increments(
     assert len(insights.evidence_of(connect(settings.database_path), known.id)) == 2
 
 
+MINUTES_0414 = """# Team meeting 14.04.2026
+
+## Decisions
+1. Raw carrier events are kept for 90 days, then deleted by a nightly job.
+"""
+MINUTES_0428 = """# Team meeting 28.04.2026
+
+## Decisions
+1. Retention: raw carrier events contain recipient addresses, so we keep them for 30 days only.
+"""
+
+
+def test_a_later_meetings_decision_replaces_an_earlier_ones(
+    settings: Settings, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """tune49: a meeting's decision is settled when its minutes are written, so a later meeting's changes an
+    earlier one's; a note's view with no such standing still only differs (above)."""
+    _ingest(settings, tmp_path, "team-meeting-2026-04-14.md", MINUTES_0414)
+    assert cli.main(["confirm", "--all", "--project", "study"]) == 0
+    _ingest(settings, tmp_path, "team-meeting-2026-04-28.md", MINUTES_0428)
+    changed = [p for p in _pending(capsys) if "30 days" in str(p["statement"])]
+    assert changed and changed[0]["kind"] == "supersedes", changed
+
+
 def test_repeating_a_file_creates_nothing_and_adds_a_source(
     settings: Settings, tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
