@@ -157,3 +157,4 @@ def test_what_a_meeting_settled_said_again_is_said_again(said: str) -> None:
     """tune50: "SN 按会上定的 MB加年月加5位流水" beside the minutes' "SN：MB + 年月 yyMM + 5 位流水" adds nothing."""
     assert RESTATED.search(said) is not None
     assert RESTATED.search("产测固件 工厂那几项 按键 电机出粮3份") is None
+    assert RESTATED.search("application.yaml 里 retention 还是 90d，会上定的是 30 天，改成 30d") is None
