@@ -36,7 +36,7 @@ from datetime import datetime
 from pathlib import Path
 from typing import Any
 
-from benchmarks.scenarios.run import ROOT, half_clock, next_session, play_half  # first: isolates HOME
+from benchmarks.scenarios.run import ROOT, clock_at, next_session, play_half  # first: isolates HOME
 from benchmarks.scenarios.scenario import Half, load_half
 from incremind_daemon.config import Settings
 from incremind_daemon.pipeline.redact import redact
@@ -139,7 +139,7 @@ def report(args: argparse.Namespace) -> int:
         settings = run.settings
         for agent in AGENTS:  # every agent is installed: each has its global file
             (home / GLOBAL_FILES[agent]).parent.mkdir(parents=True, exist_ok=True)
-        with half_clock(next_session(half)):  # the next session starts an hour after the half's last source
+        with clock_at(next_session(half)):  # the next session starts an hour after the half's last source
             if args.ideal:
                 confirm_labelled(settings, half)
             conn = connect(settings.database_path)

@@ -34,7 +34,7 @@ import shutil  # noqa: E402
 import subprocess  # noqa: E402
 import sys  # noqa: E402
 import time  # noqa: E402
-from collections.abc import Callable, Iterator  # noqa: E402
+from collections.abc import Callable  # noqa: E402
 from dataclasses import dataclass, field  # noqa: E402
 from datetime import datetime, timedelta  # noqa: E402
 from pathlib import Path  # noqa: E402
@@ -42,6 +42,7 @@ from typing import Any  # noqa: E402
 
 import apsw  # noqa: E402
 
+from benchmarks.retrieval.clock_at import clock_at as clock_at  # noqa: E402  (context.py takes it from here)
 from benchmarks.scenarios.render import write_note, write_session  # noqa: E402
 from benchmarks.scenarios.scenario import Half, ScenarioError, Source, Statement, load_half  # noqa: E402
 from benchmarks.scenarios.score import (  # noqa: E402
@@ -82,7 +83,7 @@ from incremind_daemon.pipeline.work import IngestFile, Outcome, TailSession  # n
 from incremind_daemon.sources.extract import extract_bytes  # noqa: E402
 from incremind_daemon.sources.inbox import project_for  # noqa: E402
 from incremind_daemon.sources.sessions.reader import ReadRules, TranscriptReader  # noqa: E402
-from incremind_daemon.store import clock, items  # noqa: E402
+from incremind_daemon.store import items  # noqa: E402
 from incremind_daemon.store.db import connect  # noqa: E402
 from incremind_daemon.store.records import row_number  # noqa: E402
 
@@ -125,7 +126,7 @@ class HalfRun:
 
     def play(self) -> None:
         for source in self.half.sources:
-            with half_clock(source_end(source)):
+            with clock_at(source_end(source)):  # the half's clock: a note dropped then, not today
                 self.play_one(source)
         final = cli_json(review.cmd_insights, self.settings, **ALL_BUT_REJECTED)
         self.statuses = {str(d["id"]): str(d["status"]) for d in final}
@@ -265,22 +266,13 @@ class HalfRun:
             print("  nothing pending")
 
 
-@contextlib.contextmanager
-def half_clock(moment: datetime) -> Iterator[None]:
-    """Run the product on the half's clock: a note is dropped, a session's last line written and reviewed at the
-    source's own time, and the next session starts just after the last. Halves are dated from 2026 into 2027: on
-    the machine's clock a note dropped "today" would be older than sessions stamped next year, and a half of last
-    spring would start its next session eight months on."""
-    real = clock.now
-    clock.now = lambda: moment
-    try:
-        yield
-    finally:
-        clock.now = real
-
-
 def source_end(source: Source) -> datetime:
-    """When a source is done: a note when dropped, a session at its last line (render.py steps 7 s a line)."""
+    """When a source is done: a note when dropped, a session at its last line (render.py steps 7 s a line).
+
+    The product runs on the half's clock (``clock_at``) while it takes a source in and the person reviews it, and
+    the next session starts just after the last. Halves are dated from 2026 into 2027: on the machine's clock a note
+    dropped "today" would be older than sessions stamped next year, and a half of last spring would start its next
+    session eight months on."""
     lines = sum(1 + 2 * len(turn.tools) for turn in source.turns) + 2  # a bound for any agent's log
     return source.at + timedelta(seconds=7 * lines)
 
