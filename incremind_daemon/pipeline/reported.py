@@ -52,11 +52,12 @@ def reported_view(whole: str, *, clipped: bool) -> bool:
     """
     if clipped:
         return True
-    if REPORTED.search(whole) is None:
+    said = REPORTED.search(whole)
+    if said is None:
         return False
     if own := _OWN_CHANGE.match(whole):
         return REPORTED.search(whole[: own.end()]) is not None
-    if (said := REPORTED.search(whole)) and _SO_WE.search(whole, said.end()):
+    if _SO_WE.search(whole, said.end()):
         return False  # what was said is the reason for what is done about it: "…, so we keep them for 30 days only"
     relayed = CHANGE_OF_PLAN.search(whole) or VALUE_CHANGE.search(whole)
     return not relayed or _VIEW.search(whole) is not None or _HEARSAY.search(whole) is not None

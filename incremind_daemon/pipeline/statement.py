@@ -194,6 +194,12 @@ def clean_statement(quote: str) -> str:
     return capitalized(text)
 
 
+def _colon_after(subject: str) -> str:
+    """The colon a subject kept before its rule is written with: "部署步骤：先跑 …", "Prod: moving it to 31 Mar",
+    "Dana: pin it" (once "please" is gone)."""
+    return "：" if CJK_CHAR.match(subject[-1:]) else ": "
+
+
 def _unbolded(match: re.Match[str]) -> str:
     """A "__bold__" pair's words; a code span or a dunder ("__init__") as written."""
     inside = match.group(1)
@@ -224,16 +230,14 @@ def strip_lead_in(text: str) -> str:
             rest = text[topic.end() :]
             subject = next(group for group in topic.groups() if group is not None).strip()
             # "About commits: squash them" keeps its subject unless the rest names it again
-            mark = "：" if CJK_CHAR.match(subject[-1:]) else ": "  # "部署步骤：先跑 …", "Prod: moving it to 31 Mar"
             named = fold(subject) in fold(rest) or _names_again(subject, rest)
-            text = rest if named else f"{subject[0].upper()}{subject[1:]}{mark}{rest}"
+            text = rest if named else f"{subject[0].upper()}{subject[1:]}{_colon_after(subject)}{rest}"
         elif subject := _SUBJECT.match(text):
             rest = text[subject.end() :]
             for pattern in (_EN_LEAD, _ZH_LEAD):
                 match = pattern.match(fold(rest))
                 if match and match.end() < len(rest):
-                    mark = "：" if CJK_CHAR.match(subject.group(1)[-1]) else ": "  # "Dana: please pin it"
-                    text = f"{subject.group(1)}{mark}{rest[match.end() :]}"
+                    text = f"{subject.group(1)}{_colon_after(subject.group(1))}{rest[match.end() :]}"
                     break
     return text
 
