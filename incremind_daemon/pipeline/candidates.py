@@ -71,11 +71,11 @@ from incremind_daemon.pipeline.sections import (
     decision_items,
     discussion_items,
     recurs_weekly,
-    relays_team_message,
     rule_items,
     says_clipped,
     says_where_from,
     spoken_lines,
+    taken_quotes,
     task_items,
     under_heading,
     work_points,
@@ -186,8 +186,10 @@ def _joined(text: str, scored: list[_Scored]) -> list[_Scored]:
         if because and not text[out[-1].candidate.end : found.candidate.start].strip():
             continue  # "不加的话, 一个 pod 可以把整个 node 的 CPU 吃光": why the rule before it holds, no rule itself
         if out and found.candidate.start < out[-1].candidate.end:
-            # a fact read again past the ask that holds it: the surer of the two stands ("commit it — message '…'")
-            if found.score > out[-1].score:
+            # a fact read again past the ask that holds it: the surer of the two stands ("commit it — message '…'"),
+            # or the fact when the ask is a bare verb ("然后 commit，message 写中文")
+            ask = strip_lead_in(text[out[-1].candidate.start : found.candidate.start].strip(" ,，:：—–"))
+            if found.score > out[-1].score or (REQUEST.match(fold(ask)) and weight(ask) <= 3):
                 out[-1] = found
             continue
         if out and _continues(text, out[-1].candidate, found.candidate):
@@ -288,7 +290,8 @@ def read_pieces(text: str, *, conversational: bool) -> list[Piece]:
     article = None if conversational else clipped_article(text)
     points = [] if conversational else work_points(text)  # a note on a book or article lists its points
     spoken = [] if conversational else spoken_lines(text)
-    for span_start, span_end in prose_spans(text, quoted=not conversational or relays_team_message(text)):
+    taken = taken_quotes(text) if conversational else []
+    for span_start, span_end in prose_spans(text, quoted=not conversational, taken=taken):
         for sentence_start, sentence_end in whole_code_spans(text, span_start, span_end):
             for start, end in sentence_pieces(text, sentence_start, sentence_end, conversational):
                 in_decisions = any(a <= start < b for a, b in decided)

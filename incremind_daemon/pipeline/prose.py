@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import logging
 import re
+from collections.abc import Sequence
 
 from incremind_daemon.store.charsets import CJK_CHAR
 
@@ -76,7 +77,7 @@ _BANNER = re.compile(r"^\s*(?:@{8,}|@\s.*\s@)\s*$")
 _TABLE_LINE = re.compile(r"^\s*\|.*\|\s*$")
 
 
-def prose_spans(text: str, *, quoted: bool = False) -> list[tuple[int, int]]:
+def prose_spans(text: str, *, quoted: bool = False, taken: Sequence[tuple[int, int]] = ()) -> list[tuple[int, int]]:
     """Return the (start, end) spans of text that are the writer's own prose, in order.
 
     Fenced blocks, quoted lines (``>``), table rows and lines shaped like code,
@@ -84,7 +85,8 @@ def prose_spans(text: str, *, quoted: bool = False) -> list[tuple[int, int]]:
     indented or blank-free lines that follow such a line in one block. With
     ``quoted``, a quoted line is read past its ``>`` like any other: a note that
     keeps a message someone sent ("pasted from #infra-announce — Dana: > …") is
-    that message's prose.
+    that message's prose. A quoted line inside one of the ``taken`` spans is read
+    so too: a chat turn's team message the person takes as theirs.
     """
     fenced = [(m.start(), m.end()) for m in _FENCE.finditer(text)] if ("```" in text or "~~~" in text) else []
     spans: list[tuple[int, int]] = []
@@ -96,7 +98,7 @@ def prose_spans(text: str, *, quoted: bool = False) -> list[tuple[int, int]]:
         start, end = position, position + len(line)
         position = end
         body = line.rstrip("\r\n")
-        if quoted and (mark := _QUOTE_MARK.match(body)) is not None:
+        if (quoted or any(a <= start < b for a, b in taken)) and (mark := _QUOTE_MARK.match(body)) is not None:
             start, body = start + mark.end(), body[mark.end() :]
         if any(a <= start < b for a, b in fenced):
             in_paste = banner = False

@@ -111,7 +111,31 @@ def decision_items(text: str) -> list[tuple[int, int]]:
     # cancellation closes 48 hours before the appointment.", "- **Decision:** half-life of 7 days for the decay",
     # "- 决定：支付回调的超时时间设为 30 秒" (what follows it on the line says why, or who objected)
     labelled = [(m.start(), m.end()) for m in _DECISION_LABEL.finditer(text)]
-    return _items_under(text, _headed(DECISION_SECTION)) + labelled
+    return _items_under(text, _headed(DECISION_SECTION)) + labelled + _settling_actions(text)
+
+
+# an action item that sets how the system runs, under no one's name: a postmortem's "payments-gateway PDB back to
+# maxUnavailable: 1. (owner ZP, due 3 Apr)", "node group max surge 3 instead of 2", "max_client_conn 2000 → 4000"
+_SETS_VALUE = re.compile(
+    r"(?<![\w-])[a-z][\w.-]*:\s*\d|\d[\w.%]*\s*(?:→|->)\s*\S|(?<![a-z])(?:back|up|down) to (?:\w+:\s*)?\d"
+    r"|(?<![a-z])\d[\w.%]* instead of \d|(?<![a-z])from \S*\d\S* to \S*\d"
+    r"|(?:改成|改为|调到|调成|调整为|降到|提到|升到)\s*\d"
+)
+# "- [ ] 孟凡：…", "- @我 9/11 前…", "- [Ken] …", "- me — KL-212 PR", "- Farah: alert rules draft": one person's work
+_OWNED = re.compile(
+    r"^\s*(?:[-*+•]|\d{1,2}[.)、])?\s*(?:\[[ xX]\]\s*)?"
+    r"(?:@|\[|(?:me|我)\s*[:：—–-]|[A-Z][\w'-]*(?: [A-Z][\w'-]*)?\s*(?:[:：—–]|\+)\s|[\u4e00-\u9fff]{2,3}\s*[:：])"
+)
+
+
+def _settling_actions(text: str) -> list[tuple[int, int]]:
+    """Return the spans of the action items that change a setting and name no one over it: a postmortem's
+    corrective change is how the system runs from then on, where "Farah: alert rules draft" is work for once."""
+    return [
+        (start, end)
+        for start, end in _items_under(text, _headed(TASK_SECTION))
+        if _SETS_VALUE.search(text[start:end]) and not _OWNED.match(text[start:end])
+    ]
 
 
 _DECISION_LABEL = re.compile(
@@ -143,7 +167,8 @@ def task_items(text: str) -> list[tuple[int, int]]:
     So does a retro's or a weekly note's report of how things went ("## 进度", "## What went well",
     "## 待改进": "ROWNUM 方言问题一次性清掉了（7 处）").
     """
-    spans = _items_under(text, _headed(TASK_SECTION))
+    settled = _settling_actions(text)
+    spans = [span for span in _items_under(text, _headed(TASK_SECTION)) if span not in settled]
     # …and one that moves something from a week on ("weekly sync 从下周开始改到周三 14:00") is decided there
     tasks = [(a, b) for a, b in spans if not (GENERAL.search(said := fold(text[a:b])) or _STARTING.search(said))]
     # a report may say "every time" of what went wrong ("每次都要问"): only a rule from now on still holds
@@ -285,7 +310,11 @@ _WHERE_FROM = re.compile(
     r"^(?:source|link|url|found via|via|author|speaker|further reading|references"
     r"|来源|來源|链接|鏈接|原文|出处|出處|作者|讲师|講師|讲者|講者|读的|讀的)\s*[:：]"
     # …and a pasted mail's header: "Date: Wed, 25 Nov 2026 08:47 +0000", "发件人：…"
-    r"|^(?:from|to|cc|bcc|date|sent|subject|reply-to|发件人|收件人|抄送|主题)\s*[:：]",
+    r"|^(?:from|to|cc|bcc|date|sent|subject|reply-to|发件人|收件人|抄送|主题)\s*[:：]"
+    # …and the minutes' own header: "参会：宋佳、李婧…", "Present: Priya (chair), Tom", "时间：… 地点：5 楼小会议室"
+    r"|^(?:\*\*)?(?:attendees|present|participants|chair|note-?taker|参会(?:人员?|者)?|出席(?:人员)?|与会(?:人员)?"
+    r"|主持人?|记录人?)(?:\*\*)?\s*[:：]"
+    r"|^(?:\*\*)?(?:time|date|时间|日期)(?:\*\*)?\s*[:：].*(?:location|where|room|地点|会议室)",
     re.I,
 )
 
@@ -335,13 +364,24 @@ def says_where_from(line: str) -> bool:
 _BARE_LABEL = re.compile(r"^([^\W\d_][^:：=,，。\d]{0,15})[:：=]\s*\S")
 _SECTION_HEADING = re.compile(
     r"(?i)^(?:notes?|decisions?|action items?|actions?|todos?|next steps?|summary|misc|questions?|discussion"
-    r"|open questions"
+    r"|open(?: questions)?|(?:this|last|next) week|[本上下这]周\w{0,4}"
     r"|links?|context|background|agenda|takeaways?|thoughts|beschl(?:ü|ue)sse|stand|aufgaben|offen|sonstiges|讨论|决定|决策|结论|待办|总结|备注|其他|问题|背景|议程"
     r"|链接|笔记|收获|心得|感想)\W*$"
     # the writer's own section ("What I'll take from it", "my take", "我的看法") names no thing either
-    r"|(?<![a-z])(?:i|i'll|i'm|my|me|we|our)(?![a-z])|我|咱"
+    r"|(?<![a-z])(?:i|i'll|i'm|my|myself|me|we|our)(?![a-z])|我|咱"
 )
+_LIST_KINDS = (DECISION_SECTION, DISCUSSION_SECTION, TASK_SECTION, RULE_CAPTION)
 _DAY_HEADING = re.compile(r"[\d/.\-\s年月日号]+")
+# a heading that dates the note names the occasion, not a subject: "# 1:1 with Priya, 19 Mar", "# 站会 12.02",
+# "# platform sync — Wed 11/11", "# 中文 — week 10"
+_DATED_HEADING = re.compile(
+    r"\d\s*[/.\-]\s*\d|\d\s*月\s*\d|第?\d{1,2}\s*周|(?<![a-z])(?:\d{1,2} (?:jan|feb|mar|apr|may|jun|jul|aug|sep|oct"
+    r"|nov|dec)|(?:jan|feb|mar|apr|may|jun|jul|aug|sep|oct|nov|dec)[a-z]* \d{1,2}|(?:week|wk) \d)(?![a-z])"
+)
+# a label that names who said it: "小何：…", "刘工意见：…", "讲师建议：…", "Declan 说: …"
+_SPEAKER_LABEL = re.compile(
+    r"^(?:[小老][\u4e00-\u9fff]|[\u4e00-\u9fff]{1,3}(?:工|总|老师))$|(?:说|意见|建议|反馈|提到|觉得|认为)$"
+)
 _SECTION_NUMBER = re.compile(r"^(?:\d{1,2}(?:\.\d{1,2})*[.、)）]?|[一二三四五六七八九十]+[、.])\s*")
 
 
@@ -351,6 +391,8 @@ def under_heading(text: str, start: int, statement: str) -> str:
     name = label.group(1).strip() if label else ""
     # a camel-cased or capitalised name ("PlanService:") is a thing; an acronym ("URL:", "SSH:") a label
     if label is None or len(name.split()) > 2 or (any(c.isupper() for c in name[1:]) and not name.isupper()):
+        return statement
+    if _SPEAKER_LABEL.search(name):
         return statement
     line_start = text.rfind("\n", 0, start) + 1
     if not LIST_ITEM.match(text[line_start:start] + "x") and text[line_start:start].strip():
@@ -365,6 +407,9 @@ def under_heading(text: str, start: int, statement: str) -> str:
         subject = _SECTION_NUMBER.sub("", subject)  # "## 3. 其他" is the section 其他
         if not subject or len(subject) > 30 or _SECTION_HEADING.search(subject) or fold(subject) in fold(statement):
             return statement
+        said = fold(subject).casefold()
+        if _DATED_HEADING.search(said) or any(kind.search(said) for kind in _LIST_KINDS):
+            return statement  # "## Rules for myself", "## Open", "## 本周完成" name what the list is, not a thing
         first = statement[:1].lower() if statement[1:2].islower() else statement[:1]
         return f"{subject} {first}{statement[1:]}"
     return statement
@@ -440,19 +485,38 @@ _TAKEN_BELOW = re.compile(
 )
 
 
-def relays_team_message(text: str) -> bool:
-    """Tell whether a chat turn passes on a team message as the person's own word on the work.
+def taken_quotes(text: str) -> list[tuple[int, int]]:
+    """Return the (start, end) spans of the quoted blocks of a chat turn the person passes on as their own word.
 
-    A line says where it was posted, or that it was decided, then a quoted line; or the line after the
-    quote takes it. The quote is the team's word on the work ("> code freeze 延到 12/9（三）"), read as the
-    person's news of it; any other quote in a turn is pasted material and says nothing of the person's."""
-    lines = text.splitlines()
-    # a line is folded only beside a quote: most chat turns quote nothing
-    for line, following in itertools.pairwise(lines):
-        above = following.lstrip().startswith(">") and not line.lstrip().startswith(">")
-        if above and (_RELAYED.search(said := fold(line).casefold()) or _DECIDED_ABOVE.search(said.strip())):
-            return True
-        below = line.lstrip().startswith(">") and not following.lstrip().startswith(">")
-        if below and _TAKEN_BELOW.search(fold(following).casefold().strip()):
-            return True
-    return False
+    A block is quoted lines, blank lines between them allowed. The line above it says where it was posted or
+    that it was decided, or the first line below it takes it. That block is the team's word on the
+    work ("> code freeze 延到 12/9（三）"), read as the person's news of it; any other quote in the turn is
+    pasted material and says nothing of the person's: "> Proposal: page on p99 latency" under "and the second
+    one:" and over "this one I don't agree" stays pasted beside a first message taken with "ok go with that"."""
+    if ">" not in text:
+        return []
+    lines = text.splitlines(keepends=True)
+    offsets = list(itertools.accumulate((len(line) for line in lines), initial=0))
+    quoted = [line.lstrip().startswith(">") for line in lines]
+    blank = [not line.strip() for line in lines]
+    taken: list[tuple[int, int]] = []
+    index = 0
+    while index < len(lines):
+        if not quoted[index]:
+            index += 1
+            continue
+        last = index
+        while last + 1 < len(lines) and (quoted[last + 1] or blank[last + 1]):
+            last += 1
+        while not quoted[last]:
+            last -= 1
+        # the line just above says where it is from; the first line below, past blank ones, takes it, unless it
+        # captions a list of the person's own ("按这个来：" over "1. 截单 20:00 …")
+        above = lines[index - 1] if index else ""
+        below = next((lines[i] for i in range(last + 1, len(lines)) if not blank[i]), "").strip()
+        said = fold(above).casefold().strip()
+        takes = _TAKEN_BELOW.search(fold(below).casefold()) and not below.endswith((":", "："))
+        if _RELAYED.search(said) or _DECIDED_ABOVE.search(said) or takes:
+            taken.append((offsets[index], offsets[last + 1]))
+        index = last + 1
+    return taken

@@ -10,7 +10,7 @@ from incremind_daemon.pipeline.lasting import STATUS
 from incremind_daemon.pipeline.lasting_model import reader_for
 from incremind_daemon.pipeline.reported import reported_view
 from incremind_daemon.pipeline.scope import names_this_project
-from incremind_daemon.pipeline.sections import decision_items, relays_team_message, task_items
+from incremind_daemon.pipeline.sections import decision_items, taken_quotes, task_items
 from incremind_daemon.pipeline.stance import RESTATED
 from incremind_daemon.pipeline.statement import clean_statement
 from incremind_daemon.store.embedder import Embedder
@@ -35,7 +35,7 @@ def statements(text: str, embedder: Embedder, *, conversational: bool = True) ->
 )
 def test_a_teammates_message_the_person_takes_is_read_as_theirs(turn: str, use_m3: Embedder) -> None:
     """tune50: the co-founder's decisions reach the firmware only as pasted chat lines, each taken with a word."""
-    assert relays_team_message(turn)
+    assert taken_quotes(turn)
     found = statements(turn, use_m3)
     # the addressee is chat noise; who wrote it stays, for "我改了" is hers
     assert any(statement.startswith("林蔚：D-01 我改了") for statement in found), found
@@ -47,10 +47,36 @@ def test_a_teammates_message_the_person_takes_is_read_as_theirs(turn: str, use_m
         f"隔壁王老师给我发了他那边的做法，你参考一下：\n{PASTED}",  # to look at, not to follow
         f"先贴林蔚今天的消息\n{PASTED}\n这个我不同意",
         f"{PASTED}\n> 林蔚：按这个来",  # her own word inside the quote takes nothing
+        f"她发给我的语音转文字，原样贴：\n{PASTED}\n\n按这个来：\n1. 截单 20:00",  # it captions the person's own list
+        f"运营小王刚在群里说：\n\n{PASTED}\n\n帮我看下导出那块",  # where from is said of the line just above it
     ],
 )
 def test_a_pasted_message_nobody_takes_stays_pasted(turn: str) -> None:
-    assert not relays_team_message(turn)
+    assert not taken_quotes(turn)
+
+
+TWO_POSTS = """Noor posted in #platform-decisions, pasting:
+
+> **Noor Aziz** 10:42 AM
+> For the upgrades this month: let's set checkout PDB to maxUnavailable: 50% so drains finish sooner.
+
+ok go with that. pls update the values files.
+
+and the other one:
+
+> **Noor Aziz** 10:51 AM
+> Proposal: page on p99 latency > 500ms for 5m, replacing the burn-rate alerts.
+
+this one I don't agree, paging stays on burn rate."""
+
+
+def test_each_quoted_message_is_taken_or_left_on_its_own(use_m3: Embedder) -> None:
+    """tune51: a lead's two Slack posts, each set off by blank lines; the person takes the first with "ok go with
+    that" and turns the second down. Only the first is theirs."""
+    assert taken_quotes(TWO_POSTS) == [(TWO_POSTS.index("> **Noor"), TWO_POSTS.index("\nok go"))]
+    found = statements(TWO_POSTS, use_m3)
+    assert any("maxUnavailable: 50%" in statement for statement in found), found
+    assert not any("p99 latency" in statement for statement in found), found
 
 
 def test_who_a_chat_line_is_addressed_to_is_dropped_but_a_swift_attribute_is_not() -> None:

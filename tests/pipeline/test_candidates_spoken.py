@@ -7,7 +7,7 @@ import pytest
 from incremind_daemon.pipeline.candidates import extract_candidates, read_pieces
 from incremind_daemon.pipeline.lasting_model import reader_for
 from incremind_daemon.pipeline.prose import prose_spans
-from incremind_daemon.pipeline.sections import relays_team_message, spoken_lines
+from incremind_daemon.pipeline.sections import spoken_lines, taken_quotes
 from incremind_daemon.pipeline.statement import strip_lead_in
 from incremind_daemon.store.embedder import Embedder
 
@@ -214,7 +214,7 @@ def test_a_meeting_transcript_is_read_as_talk(use_m3: Embedder) -> None:
 def test_a_team_message_passed_on_in_a_chat_is_read(use_m3: Embedder) -> None:
     """tune41: the PM's new dates, quoted under "Tina 剛在 Slack 更新時程："; other quotes in a turn stay pasted."""
     relayed = "另外 Tina 剛在 Slack 更新時程：\n> 更新一下 v2.3 時程：code freeze 延到 12/9（三），送審改 12/11（五）"
-    assert relays_team_message(relayed)
+    assert taken_quotes(relayed)
     assert any("12/9" in statement for statement in statements(relayed, embedder=use_m3))
     pasted = "他們文章這樣寫：\n> code freeze 延到 12/9（三），送審改 12/11（五）"
-    assert not relays_team_message(pasted) and statements(pasted, embedder=use_m3) == []
+    assert not taken_quotes(pasted) and statements(pasted, embedder=use_m3) == []
