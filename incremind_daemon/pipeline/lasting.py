@@ -158,7 +158,7 @@ PREFERENCE = re.compile(
     )
     + r"|我(?:很|更|比较|最|一直|还是)?(?:喜欢|偏好|爱用|讨厌|不喜欢|倾向于?)|习惯(?:用|于|先|在)|偏好|不想(?:用|上)"
     r"|不要用|别用|一律用|统一用|我(?:一般|通常|总是|从不|从来不)|我们(?:都)?用|这个\s*(?:项目|仓库|repo)\s*(?:用|是)"
-    r"|[^，。,]{1,12}(?:而不是|不要用|别用)|我的习惯"
+    r"|[^，。,]{1,12}(?:而不是|不要用|别用)|我的习惯|(?:message|msg|提交信息)\s*(?:都|一律|统一|还是)?\s*[用写]?(?:中文|英文)"
     r"|(?<=[名语题段案档签])用(?:繁体|简体)?(?:中文|英文)"  # the language of what the work shows: "分类名用中文"
 )
 CORRECTION = re.compile(
@@ -383,8 +383,8 @@ REQUEST = re.compile(
         r"|deploy|revert|undo|change|bump|test|list|print|find|search|generate|set up|go ahead|continue|help|start"
         r"|finish|clean up|review|investigate|figure out|give me|send|copy|paste|merge|rebase|squash|retry|wrap|put"
         r"|include|mention|note down|write down|kill)"
-        # "commit messages use …", "test names say …": the verb's word is a noun's first word, no ask
-        r"(?! (?:(?:message|msg|hook|notification|log|title|name|rule|convention)s?|history|style|format)\b)"
+        # "commit messages use …", "test names say …", "read-only kubectl …": the verb's word is a noun's, no ask
+        r"(?!-[a-z])(?! (?:(?:message|msg|hook|notification|log|title|name|rule|convention)s?|history|style|format)\b)"
         # …nor when a Chinese comment on it follows: "push 我自己来", "commit 可以", "commit 都要加 Signed-off-by"
         r"(?!\s*(?:我|你|咱|都|要|必须|一律|只|永远|不|别|可以|就|还是|统一|默认|用|走))",
         r"^let's (?:fix|look|check|try|see|add|run|debug|write|make|start|continue|do|wrap|first|now|cut|ship"
@@ -399,7 +399,7 @@ REQUEST = re.compile(
         r"^weekend project",
         r"^(?:just )?(?:swap|replace|switch|turn|point|convert) (?:it|this|that|them)",  # "Swap it for next/font/local"
     )
-    + r"|^(?:请|麻烦|pls |please )?(?:你)?(?:先\s*|再\s*)?(?:(?:read|run|fix|check|look)(?![a-z])"
+    + r"|^(?:请|麻烦|pls |please )?(?:你)?(?:先\s*|再\s*)?(?:(?:read|run|fix|check|look)(?![a-z]|-[a-z])"
     r"|帮我|帮忙|看下|看看|看一下|试试|试一下|(?:要|我要|想)?(?:写|做|搞)(?:个|一个)"
     r"|跑一下|跑下|修一下|修下|改一下|改下|加一下|查一下|查下|想一?下"
     r"|再跑|重新|继续|先看|先跑|先把|把|给我|存到|保存到|放到|写到|输出到|加(?:一个|个|一条|上))"

@@ -41,8 +41,10 @@ _RULE_AFTER_ASK = re.compile(
     r"|[^;:]{1,80}?, not [a-z]|(?:any|every|each) [^;:]{1,60}? (?:blocks?|needs?|must|gets?|has to|goes)(?![a-z])"
     r"|(?:一律|统一|永远|不要|别|都用|只用)"
     # how its messages are written, not what this one says: "commit 吧，commit message 用英文，祈使句"
-    r"|^(?:commit )?(?:message|msg)\s*(?:麻烦|请)?\s*(?:都|一律|统一)?\s*(?:用|按)(?!你)"
+    r"|^(?:commit )?(?:message|msg)\s*(?:麻烦|请)?\s*(?:都|一律|统一|还是)?\s*(?:用|按|写|中文|英文)(?!你)"
 )
+# an ask to change how things are written, over how they are to be: "改一下风格：SQL 关键字都小写，缩进 4 空格"
+_STYLE_ASKED = re.compile(r"风格|格式|规范|写法|命名|(?<![a-z])(?:style|format(?:ting)?|conventions?|naming)(?![a-z])")
 _CHAT_BREAK = re.compile(r"(?<=[.!?？！])(?<!\s[?!])[.!?？！]*\s+(?=[^\s—–])")  # "用 ? 加 .context()": a symbol
 # a space typed for a stop before what holds from now on: "表结构这次先手写 sql 建就行 以后 schema 有变化都用 …"
 # (not "改完 以后 …", after it is done), when what comes before is for this time
@@ -152,8 +154,10 @@ def _facts_after_an_ask(text: str, start: int, end: int) -> list[tuple[int, int]
     colon, after = _first_mark(text, start, end, (": ", "：", " — ", " – ", "——"))
     asked = colon > start and _ASKS_OUTRIGHT.match(fold(text[start:colon].lstrip())) is not None
     head = fold(strip_lead_in(text[start:colon].strip())) if colon > start else ""
-    asked = asked or bool(head and REQUEST.match(head) and weight(head) <= 5)  # "revert the config: …"
-    if asked and (rule := text[after:end].strip()) and _RULE_AFTER_ASK.match(fold(rule)):
+    bare = bool(head and REQUEST.match(head) and weight(head) <= 5)
+    asked = asked or bare  # "revert the config: …"
+    styled = bare and _STYLE_ASKED.search(head) is not None  # "改一下风格：…", not "帮我 commit 一下，…按格式："
+    if asked and (rule := text[after:end].strip()) and (styled or _RULE_AFTER_ASK.match(fold(rule))):
         return [] if REQUEST.search(fold(rule)) else [(end - len(text[after:end].lstrip()), end)]
     # …or after the comma of a bare ask: "commit 啦，message 用英文 ok，但係唔好加 Co-Authored-By 嗰啲 trailer"
     comma, after = _first_mark(text, start, end, ("，", ", "))

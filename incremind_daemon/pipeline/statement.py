@@ -20,7 +20,8 @@ log = logging.getLogger(__name__)
 _TRAILING = " \t.。!！;；:：,，、~～"
 # Lead-ins end at punctuation or a dash; a bare word that can start a rule ("no more", "stop using")
 # is a lead-in only when punctuation follows it.
-_LEAD_PUNCT = r"(?:\s*[,，.。:：;；!！—–~]+\s*|\s+-+\s+)"
+# (a dot before a name is the name's: "fyi .terraform-version is 1.10.5 now")
+_LEAD_PUNCT = r"(?:\s*(?:[,，。:：;；!！—–~]|\.(?![\w/]))[,，.。:：;；!！—–~]*\s*|\s+-+\s+)"
 _EN_LEAD = re.compile(
     r"^(?:(?:(?:no|nope|yes|yeah|yep|yup|ok(?:ay)?|right|alright|stop|wait|hold on|hmm+|hm+|ah|oh|look|listen"
     r"|important|note|heads up|reminder|fyi|ps|p\.s\.|actually|correction|update|also|btw|anyway|anyways|well"
@@ -108,8 +109,8 @@ _ZH_LEAD = re.compile(
     r"|[(（](?:\d{1,2}|[a-z])[)）]\s*|\d{1,2}[)）]\s*)+"
 )
 _TOPIC = re.compile(
-    r"^(?:about|regarding|re|as for|as to|on the topic of|change of plans? (?:on|for|about|re))\s+([^:,，：]{1,40})"
-    r"[:,，：]\s*(?=\S)",
+    r"^(?:about|regarding|re|as for|as to|on the topic of|change of plans? (?:on|for|about|re))"
+    r"\s+([^\d:,，：][^:,，：]{0,39})(?:[:，：]|,(?!\d))\s*(?=\S)",  # not "About 2,300 failed authorisations"
     re.I,
 )
 _ZH_TOPIC = re.compile(

@@ -1,0 +1,54 @@
+"""Asks and their words: a fact after a bare ask, a style asked for, and what cleaning keeps at the front (tune51,
+tune52 on first reading)."""
+
+from __future__ import annotations
+
+import pytest
+
+from incremind_daemon.pipeline.candidates import extract_candidates
+from incremind_daemon.pipeline.lasting import REQUEST
+from incremind_daemon.pipeline.lasting_model import reader_for
+from incremind_daemon.pipeline.statement import clean_statement
+from incremind_daemon.store.embedder import Embedder
+
+
+def statements(text: str, embedder: Embedder) -> list[str]:
+    return [c.statement for c in extract_candidates(text, conversational=True, reader=reader_for(embedder))]
+
+
+@pytest.mark.parametrize(
+    ("said", "statement"),
+    [
+        (
+            "About 2,300 failed authorisations; merchants retried.",
+            "About 2,300 failed authorisations; merchants retried",
+        ),
+        ("fyi .terraform-version is 1.10.5 now", ".terraform-version is 1.10.5 now"),
+        ("fyi. the gateway port is 8443", "The gateway port is 8443"),
+        ("About commits: squash them", "Commits: squash them"),
+    ],
+)
+def test_cleaning_keeps_a_number_and_a_dotfile_at_the_front(said: str, statement: str) -> None:
+    assert clean_statement(said) == statement
+
+
+def test_a_verb_that_opens_a_compound_asks_for_nothing() -> None:
+    assert REQUEST.search("read-only kubectl on prod is ok (get, describe, logs)") is None
+    assert REQUEST.search("run-time config lives in env vars") is None
+    assert REQUEST.search("read the runbook first") is not None
+
+
+def test_a_style_asked_for_is_the_rule_after_its_colon(use_m3: Embedder) -> None:
+    """tune52: "改一下风格：SQL 关键字都小写，缩进 4 空格…" was dropped as a request."""
+    found = statements("改一下风格：SQL 关键字都小写，缩进 4 空格，import CTE 放最前面。", use_m3)
+    assert any(statement.startswith("SQL 关键字都小写") for statement in found), found
+    # …but a commit asked for before a format keeps the format's subject
+    found = statements("麻烦帮我 commit 一下，commit message 麻烦按我们的格式：[BX-编号] 中文简述", use_m3)
+    assert any(statement.startswith("commit message") for statement in found), found
+
+
+def test_how_commit_messages_are_written_after_a_bare_commit(use_m3: Embedder) -> None:
+    """tune52: "然后 commit，message 写中文，一句话说清楚改了啥就行" holds for every commit; "commit" is for now."""
+    assert statements("然后 commit，message 写中文，一句话说清楚改了啥就行。", use_m3) == [
+        "message 写中文，一句话说清楚改了啥就行"
+    ]
