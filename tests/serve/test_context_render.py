@@ -320,3 +320,26 @@ def test_a_session_whose_goal_says_its_title_is_headed_without_it_and_keeps_its_
     text = render_context_block(replace(data, sessions=(session,)), 1500).text
     assert text.count("把 Vite 升到 6") == 1  # the heading does not say the goal again
     assert "- Progress: Vite 6 升级完成，build 通过; lint 修好了; 已提交 `3f2a9c1`" in text
+
+
+def test_many_decisions_leave_room_for_where_the_work_stands() -> None:
+    """tune52: two dozen confirmed decisions of one data warehouse filled the block, and the last session's next step
+    ("wait for 周哥's review") was cut. They fill their share; the next step and the goal come in after them."""
+    data = english()
+    decisions = tuple(
+        RecalledInsight(
+            insight(
+                100 + n, "decision", f"Model fct_{n} rebuilds incrementally on updated_at and keeps order_id unique"
+            ),
+            1.0,
+        )
+        for n in range(80)
+    )
+    block = render_context_block(replace(data, insights=decisions), 1500)
+    assert "- Next: port the Stripe webhook handler" in block.text
+    assert "- Goal: Move the billing service" in block.text
+    shown = sum(f"[ins-{100 + n}]" in block.text for n in range(80))
+    assert 15 <= shown < 80 and block.tokens <= 1500
+    # with room for all of them, nothing is cut
+    few = render_context_block(replace(data, insights=decisions[:5]), 1500)
+    assert all(f"[ins-{100 + n}]" in few.text for n in range(5))

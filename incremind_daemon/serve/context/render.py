@@ -12,7 +12,10 @@ tells a real change from a new minute.
 Over budget, the lowest-priority lines go first. Highest first: the
 project's corrections and decisions, the latest session's state (its next
 step first), global rules, the project's other rules (hottest first), an
-older session's state, recent sessions. A heading goes when nothing under it
+older session's state, recent sessions. The corrections and decisions fill
+at most ``DECISIONS_SHARE`` of the budget ahead of the latest session's
+state; past it, the rest come after that state, so that a project with many
+decisions still starts its session knowing where the work stands. A heading goes when nothing under it
 is left; the header and the time anchor always stay. Every stored text is
 rendered through ``defuse``: one line, inert.
 """
@@ -38,6 +41,7 @@ STATEMENT_CHARS = 300
 CONDITION_CHARS = 120
 SNAPSHOT_ITEMS = 3  # the newest items of each list of a session's state
 COVERED_SHARE = 0.6  # of a state item's character pairs found in a confirmed insight: the same thing said
+DECISIONS_SHARE = 0.8  # of the budget the project's corrections and decisions take ahead of its latest state
 CATEGORY_TITLES = {
     "identity": "Identity",
     "preference": "Preferences",
@@ -51,6 +55,7 @@ _KEEP = 1 << 30  # rank of lines that are never cut
 # priority tiers, highest kept longest; a tier's lines are ordered within its million
 _PROJECT_FIRST = 6_000_000  # the project's corrections and decisions
 _LATEST_STATE = 5_000_000  # where the project's latest session stands
+_MORE_DECISIONS = 4_500_000  # the project's corrections and decisions past their share of the budget
 _GLOBAL_RULES = 4_000_000
 _PROJECT_RULES = 3_000_000
 _OLDER_STATE = 2_000_000
@@ -177,10 +182,22 @@ def render_context_block(data: ContextData, budget: int) -> RenderedBlock:
     shown_sessions = _add_sessions(lines, data)
     _add_insights(lines, data)
     _add_activity(lines, data, shown_sessions)
+    if shown_sessions:
+        _leave_room_for_state(lines, budget)
     kept, dropped = _fit(lines, budget)
     text = "\n".join(line.text for line, keep in zip(lines, kept, strict=True) if keep)
     shown = tuple(line.insight for line, keep in zip(lines, kept, strict=True) if keep and line.insight)
     return RenderedBlock(text, estimate_tokens(text), budget, dropped, shown)
+
+
+def _leave_room_for_state(lines: list[_Line], budget: int) -> None:
+    """Rank the project's corrections and decisions past their share of the budget below its latest state."""
+    first = sorted((line for line in lines if _PROJECT_FIRST <= line.rank < _KEEP), key=lambda line: -line.rank)
+    room = DECISIONS_SHARE * budget
+    for line in first:
+        room -= _weight(line)
+        if room < 0:
+            line.rank += _MORE_DECISIONS - _PROJECT_FIRST  # its order among them stays
 
 
 def _heading(lines: list[_Line], text: str, parents: tuple[int, ...] = ()) -> int:
