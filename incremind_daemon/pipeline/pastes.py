@@ -45,6 +45,7 @@ _LOG_PREFIX = re.compile(
     r"|(?:INFO|DEBUG|WARN(?:ING)?)\b\s*[-:]?\s*|\d\d:\d\d:\d\d\s+)+"
 )
 _TAIL_CHARS = 8
+_CHINESE_WORDS = re.compile(r"[\u4e00-\u9fff]{4}")
 
 
 def pasted_error(raw: str, prose: str) -> tuple[int, str]:
@@ -62,7 +63,10 @@ def pasted_error(raw: str, prose: str) -> tuple[int, str]:
             break  # the person's own words again: the paste ended
         telling = stripped and stripped not in own and not stripped.startswith("{")  # a JSON log line is all fields
         head = stripped[:400]
-        if telling and (_ERROR_WORD.search(head) or _RAISED.search(head) or _ERROR_CODE.search(head)):
+        raised = _RAISED.search(head) or _ERROR_CODE.search(head)
+        # a quoted chat message says "失败" in passing ("> 还有 dw_hourly 失败了直接打我电话"); a log line is no message
+        chat = stripped.startswith(">") and _CHINESE_WORDS.search(head) is not None
+        if telling and (raised or (_ERROR_WORD.search(head) and not chat)):
             found.append(_LOCATION.sub("", _TIMESTAMP.sub("", stripped)))
             first = position if first < 0 else first
         position += len(line)

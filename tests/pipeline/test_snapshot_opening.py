@@ -101,3 +101,19 @@ def test_a_step_that_points_back_at_a_labelled_one_carries_no_second_label() -> 
     )
     assert any("notebooks/demo.ipynb" in step for step in snapshot.next_steps), snapshot.next_steps
     assert not any(step.startswith("Next step") for step in snapshot.next_steps), snapshot.next_steps
+
+
+def test_a_quoted_message_that_says_failed_is_no_pasted_error() -> None:
+    """tune52: the lead's WeChat ask ("> 还有 dw_hourly 失败了直接打我电话"), which the person turned down, was put
+    into the goal in brackets as the error of a paste."""
+    snapshot = snapshot_session(
+        [
+            user(
+                "做 618 的小时级刷新，按周报里写的来。6/12 封版前要合进去。\n\n周哥早上微信：\n"
+                "> 618 小时级的看板能不能 6/10 就开始刷？\n> 还有 dw_hourly 失败了直接打我电话，别只发群里\n\n"
+                "第一条可以，小时级刷新改成 6/10–6/19。第二条做不了，失败通知发企业微信“数据告警”群。"
+            ),
+            assistant("好的，dw_hourly 已建好，6/10–6/19 每小时跑。"),
+        ]
+    )
+    assert "618" in snapshot.goal and "打我电话" not in snapshot.goal, snapshot.goal
