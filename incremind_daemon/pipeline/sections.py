@@ -93,7 +93,8 @@ REPORT_SECTION = re.compile(
     r"|(?:to|could be) improved?|pain points|problems"
     # a weekly review's "## didn't" and "## numbers", a fortnight's "## 顺的" and "## 不顺的"
     r"|didn'?t|did not|numbers|stats"
-    r")(?![a-z0-9_])|进度|进展|完成情况|已完成|做得好的?|亮点|不足|待改进|需要改进|改进点|问题|踩坑|心情|感受"
+    r"|incidents?|outages?"  # an on-call handover's "## Incidents": what happened that week
+    r")(?![a-z0-9_])|进度|进展|完成情况|已完成|做得好的?|亮点|不足|待改进|需要改进|改进点|问题|踩坑|心情|感受|事故|故障"
     r"|顺的|不顺的?|顺利的|不顺利的|数字)(?:\*\*)?\s*[:：]?$"
 )
 # a Markdown heading, a bold caption, or a short line ending in a colon

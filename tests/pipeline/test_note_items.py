@@ -70,3 +70,19 @@ def test_the_header_of_minutes_says_nothing_that_lasts(line: str) -> None:
 
 def test_a_trips_date_line_is_no_header() -> None:
     assert not says_where_from("日期: 12/19 (六) – 12/20 (日)，跟小蕾一起")
+
+
+HANDOVER = """# On-call handover: Wen → Dana (Fri 6 Mar)
+
+## Incidents
+- INC-0302 fraud-scoring p99 latency: Redis CPU 90% during their stg load test, not prod. Closed.
+
+## Standing rules
+- ledger-worker lag: never rollout restart, scale replicas up instead, max 12.
+"""
+
+
+def test_a_handovers_incidents_are_what_happened() -> None:
+    """tune51: both handovers' "## Incidents" items were proposed, one as a supplement of a rule."""
+    reported = " ".join(HANDOVER[a:b] for a, b in task_items(HANDOVER))
+    assert "INC-0302" in reported and "rollout restart" not in reported
