@@ -73,9 +73,9 @@ COMMUNICATION = re.compile(
 )
 # a step of the work taken again and again: what is done before it is done each time
 _EACH_STEP = r"(?:commit|push|merg|deploy|releas|ship)(?:e|es|ed|ing)?"
-# …so a step before it is a standing one: "run spotlessApply before you commit anything", "push 到 main 之前必须先问我"
+# …so a step before it is a standing one: "run spotlessApply before you commit", "lint before you say it's done"
 BEFORE_EACH_STEP = re.compile(
-    words(rf"before (?:you |we |i )?{_EACH_STEP}")
+    words(rf"before (?:you |we |i )?{_EACH_STEP}", r"before (?:you )?(?:tell(?:ing)? me|say(?:ing)?) [^.,;]{0,24}?done")
     + r"|(?:提交|push|commit|合并|merge|发版|上线)(?:[^，。,;；]{0,12}?之前|\s*前(?!端))"
     + f"|{BEFORE_CHANGE}"  # …and before any change is made
 )

@@ -52,3 +52,11 @@ def test_how_commit_messages_are_written_after_a_bare_commit(use_m3: Embedder) -
     assert statements("然后 commit，message 写中文，一句话说清楚改了啥就行。", use_m3) == [
         "message 写中文，一句话说清楚改了啥就行"
     ]
+
+
+def test_what_must_pass_before_the_agent_says_done_holds(use_m3: Embedder) -> None:
+    """tune51: "`golangci-lint run` must be clean before you tell me something's done" read weakly to the model; a step
+    before each report of done work holds like one before each commit (twelve such rules in the halves)."""
+    found = statements("And `golangci-lint run` must be clean before you tell me something's done.", use_m3)
+    assert found == ["`golangci-lint run` must be clean before you tell me something's done"]
+    assert statements("fix the flaky test before you tell me this one is done", use_m3) == []
