@@ -81,6 +81,8 @@ NEW = (
     "tune50",
     "tune51",
     "tune52",
+    "tune53",
+    "tune54",
 )
 HALVES = {
     "tuning": TUNING,
