@@ -357,7 +357,7 @@ RESTATED = re.compile(
         r"as (?:usual|always)|same as (?:always|usual)|same as (?:every|all (?:the )?other|the other) \w+",
         # "like everything else", "same rule as the warehouse", "you know the drill", "as we agreed"
         r"like (?:everything|everywhere|all the rest) else|same rule as|you know the drill",
-        r"as (?:we )?(?:agreed|discussed|decided)(?: (?:before|earlier|last time))?",
+        r"(?:as|like) (?:we )?(?:agreed|discussed|decided)(?: (?:before|earlier|last time))?",
         r"we (?:settled|agreed on) (?:that|this)",
         # "Remember: dev target only", "No prefixes, remember": a reminder, not "remember to" (a step)
         r"remember(?! (?:to|when|the time|that time|how)\b)(?=\s*(?:[:,—–]|$|i\b|only\b|we\b))",
@@ -366,8 +366,8 @@ RESTATED = re.compile(
     # "说过了，用 pnpm", "3000 是 BFF，说过了", "讲过喇", "不是说过…吗", "都说了别用 npm"
     r"|(?<![他她没未不还])(?:说|讲)过(?:了|啦|喇)|不是(?:说|讲)过|都(?:说|讲)了"
     r"|(?<![他她没未不还听])(?:说|讲)过(?=不|别|要|只用)|(?<![他她])[跟和]你(?:说|讲|提)过"  # "plotly 说过不引"
-    # "讲过好多次", "讲咗几次" (Cantonese)
-    r"|(?<![他她])(?:说|讲)(?:过|咗|了)(?:好|很)?(?:多|几|\d+)(?:次|遍)"
+    # "讲过好多次", "讲咗几次", "我講咗喇" (Cantonese)
+    r"|(?<![他她])(?:说|讲)(?:过|咗|了)(?:好|很)?(?:多|几|\d+)(?:次|遍)|我(?:讲|说)了(?:喇|啦)"
     r"|再(?:说|强调|重复)一(?:遍|次)|重申一下|老规矩|[跟和同](?:之前|以前|其他[^，。]{1,8})一样|(?:跟你)?说(?:了|过)多少(?:次|遍)"
     # what a meeting settled, said again: "SN 按会上定的 MB加年月加5位流水", "卡粮重试改3次 复盘会定的"
     # (not "会上定的是 30 天", which says what was settled, and is the ask's reason)

@@ -6,8 +6,10 @@ from __future__ import annotations
 import pytest
 
 from incremind_daemon.pipeline.candidates import extract_candidates
+from incremind_daemon.pipeline.cues import fold
 from incremind_daemon.pipeline.lasting import REQUEST
 from incremind_daemon.pipeline.lasting_model import reader_for
+from incremind_daemon.pipeline.stance import RESTATED
 from incremind_daemon.pipeline.statement import clean_statement
 from incremind_daemon.store.embedder import Embedder
 
@@ -60,3 +62,10 @@ def test_what_must_pass_before_the_agent_says_done_holds(use_m3: Embedder) -> No
     found = statements("And `golangci-lint run` must be clean before you tell me something's done.", use_m3)
     assert found == ["`golangci-lint run` must be clean before you tell me something's done"]
     assert statements("fix the flaky test before you tell me this one is done", use_m3) == []
+
+
+@pytest.mark.parametrize("said", ["region ohio like we decided.", "我講咗喇 iPhone 16 sim, OS=latest."])
+def test_what_was_decided_or_told_before_said_again_is_said_again(said: str, use_m3: Embedder) -> None:
+    """tune54: "region ohio like we decided" and the Cantonese "我講咗喇" (I told you already) were dropped."""
+    assert RESTATED.search(fold(said)) is not None
+    assert statements(said, use_m3), said
