@@ -24,6 +24,10 @@ DECISION_SECTION = re.compile(
     r"^(?!.*(?:(?<![a-z])not|(?<![a-z])yet to be|未|没|待)).*?(?:"
     + bounded(r"decisions?|decided|agreed|agreements?|outcomes?|resolutions?|conclusions?|we settled|settled")
     + r"|决定|决议|结论|(?<![搞稳])定了|共识|决策|拍板"
+    # …and the writer's record of what was changed: "## What we changed", "## changes this week", "## 改动"
+    + "|"
+    + bounded(r"what we changed|changes(?: this week| made)?|change of plans?")
+    + r"|改动|变更"
     # the headings of minutes kept in German, over English items, in a Berlin team ("## Beschlüsse")
     + "|"
     + bounded("beschl(?:ü|ue)sse|beschluss|entscheidungen")

@@ -86,3 +86,23 @@ def test_a_handovers_incidents_are_what_happened() -> None:
     """tune51: both handovers' "## Incidents" items were proposed, one as a supplement of a rule."""
     reported = " ".join(HANDOVER[a:b] for a, b in task_items(HANDOVER))
     assert "INC-0302" in reported and "rollout restart" not in reported
+
+
+REVIEW = """# Incident review — 7 Apr
+
+## What we changed
+- CT-553: sensor offline now fires after 10 minutes without readings instead of 5, gateways buffer.
+
+## 改动
+- 卡粮重试次数 刘工建议加到 3 次 我同意
+
+## Changelog
+- v1.4.2 released
+"""
+
+
+def test_what_the_writer_says_was_changed_is_decided() -> None:
+    """tune53: an incident review's "## What we changed" item raised an alert threshold set earlier (5 → 10 minutes)
+    and was read as a difference; tune50's "## 改动" lists its changes of plan."""
+    decided = " ".join(REVIEW[a:b] for a, b in decision_items(REVIEW))
+    assert "10 minutes" in decided and "3 次" in decided and "v1.4.2" not in decided
