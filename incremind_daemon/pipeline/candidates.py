@@ -539,8 +539,10 @@ def _score_sentence(text: str, piece: Piece, *, conversational: bool, chance: Ch
     score += 0.25 if _DIGIT.search(folded) else 0.0
     score -= 0.5 if len(quote) > 200 else 0.0
     key = re.sub(r"[\W_]+", "", fold(statement).casefold())
-    candidate = Candidate(statement, category, condition, quote, piece.start, piece.end, scope, reported=reported)
-    return _Scored(replace(candidate, decided=decided) if decided else candidate, score, key)
+    candidate = Candidate(
+        statement, category, condition, quote, piece.start, piece.end, scope, reported=reported, decided=decided
+    )
+    return _Scored(candidate, score, key)
 
 
 def _lasts_in_conversation(folded: str, matched: frozenset[str], *, setting_said: bool) -> bool:

@@ -134,13 +134,14 @@ _OWNED = re.compile(
 
 
 def _settling_actions(text: str) -> list[tuple[int, int]]:
-    """Return the spans of the action items that change a setting and name no one over it: a postmortem's
-    corrective change is how the system runs from then on, where "Farah: alert rules draft" is work for once."""
-    return [
-        (start, end)
-        for start, end in _items_under(text, _headed(TASK_SECTION))
-        if _SETS_VALUE.search(text[start:end]) and not _OWNED.match(text[start:end])
-    ]
+    """Return the spans of the action items that change a setting and name no one over it (``_settles``)."""
+    return [(start, end) for start, end in _items_under(text, _headed(TASK_SECTION)) if _settles(text[start:end])]
+
+
+def _settles(item: str) -> bool:
+    """Tell whether an action item changes a setting and names no one over it: a postmortem's corrective change is
+    how the system runs from then on, where "Farah: alert rules draft" is work for once."""
+    return _SETS_VALUE.search(item) is not None and not _OWNED.match(item)
 
 
 _DECISION_LABEL = re.compile(
@@ -172,8 +173,7 @@ def task_items(text: str) -> list[tuple[int, int]]:
     So does a retro's or a weekly note's report of how things went ("## 进度", "## What went well",
     "## 待改进": "ROWNUM 方言问题一次性清掉了（7 处）").
     """
-    settled = _settling_actions(text)
-    spans = [span for span in _items_under(text, _headed(TASK_SECTION)) if span not in settled]
+    spans = [(a, b) for a, b in _items_under(text, _headed(TASK_SECTION)) if not _settles(text[a:b])]
     # …and one that moves something from a week on ("weekly sync 从下周开始改到周三 14:00") is decided there
     tasks = [(a, b) for a, b in spans if not (GENERAL.search(said := fold(text[a:b])) or _STARTING.search(said))]
     # a report may say "every time" of what went wrong ("每次都要问"): only a rule from now on still holds
