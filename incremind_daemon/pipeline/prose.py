@@ -199,7 +199,8 @@ def _is_sentence_like(line: str, *, strict: bool = False) -> bool:
 
 _CODE = re.compile(r"[{}\[\]();=<>$\\|]")
 # a name qualified by its package or type, with or without its call: "renv::install()", "Vec::new", "std::fs"
-_QUALIFIED = re.compile(r"(?<![\w:])[A-Za-z_][\w.]*(?:::[A-Za-z_]\w*)+(?:\(\))?(?![\w:(])")
+# …and a label's colon may follow it ("Stripe::WebhookJob: no automatic retries")
+_QUALIFIED = re.compile(r"(?<![\w:])[A-Za-z_][\w.]*(?:::[A-Za-z_]\w*)+(?:\(\))?(?![\w(]|:[\w:])")
 # words only speech has, never a shell line: a command joined by && among three of them is named, not run
 _SPEECH = re.compile(r"(?<![\w./-])(?:always|never|before|after|you|me|we|please|pls|when|should|must)(?![\w-])")
 _CODE_WORDS = re.compile(
