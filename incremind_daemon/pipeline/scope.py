@@ -43,8 +43,8 @@ _PROJECT_ANCHOR = re.compile(
 )
 # the project at hand named outright: a rule said of it stays with it, however it addresses the person
 _THIS_PROJECT = re.compile(
-    # not "all my Python code, not just this repo"
-    words(r"(?<!just )(?<!only )this (?:repo|repository|project|codebase)|in here")
+    # not "all my Python code, not just this repo"; "it's my own repo" is the one at hand (not "my own repos")
+    words(r"(?<!just )(?<!only )this (?:repo|repository|project|codebase)|in here|my own (?:repo|project|codebase)")
     + r"|(?<![只光仅])(?<!只是)(?<!不止)这个\s*(?:项目|专案|仓库|repo)|本项目|本专案|本仓库|这个库"
 )
 # a command of the repository's own toolchain, or its config: "run pnpm typecheck && pnpm test before you tell

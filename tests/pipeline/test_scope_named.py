@@ -90,6 +90,8 @@ def test_a_saved_rule_naming_its_project_is_that_projects(settings: Settings, te
         # person's other project
         ("分类的关键词规则放到一个单独的 categories.toml 里，我自己可以改，不用动代码。", "project", False),
         ("Keep the grading limits in spec.yaml, never hard-code them.", "project", True),
+        # found in tune53: the person's own repo is the one at hand, and another project keeps its ticket numbers
+        ("My own repo, so just conventional commits (feat: / fix: / chore:), no ticket numbers.", "project", False),
         # a file of the person's own machine is no repository's
         ("Never touch ~/.zshrc for me.", "global", False),
         # found in fresh halves: names and texts the work shows in Chinese are the project's, not how to answer;
