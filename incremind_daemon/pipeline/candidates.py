@@ -15,29 +15,20 @@ import re
 from dataclasses import dataclass, replace
 
 from incremind_daemon.pipeline.answers import picked_decision, picks_option
+from incremind_daemon.pipeline.conversing import FORBIDS, WHEN_SAID, lasts_in_conversation
 from incremind_daemon.pipeline.cues import ACK, QUOTED_WORDS, fold
 from incremind_daemon.pipeline.features import features_of, keys_of, names_a_day, numbers_of
 from incremind_daemon.pipeline.holding import says_it_holds
 from incremind_daemon.pipeline.lasting import (
     BOILERPLATE,
     COMMUNICATION,
-    COMPLAINT,
-    CONVERSATION_CUES,
-    CORRECTION,
     CUES,
-    DECISION,
-    ENTITY,
-    EVENT,
-    EXPLANATION,
     GENERAL,
     HAPPENED,
     HEDGE,
-    IDENTITY,
-    METHOD,
     PUT_OFF,
     QUESTION,
     REQUEST,
-    STANDING,
     STATUS,
     SYMPTOM,
     TODAY_PLAN,
@@ -48,7 +39,6 @@ from incremind_daemon.pipeline.lasting import (
 from incremind_daemon.pipeline.lasting_model import Chance, LastingReader
 from incremind_daemon.pipeline.openers import CONTEXT_OPENER
 from incremind_daemon.pipeline.pieces import (
-    ASKED_CHANGE,
     MIN_WEIGHT,
     OTHER_EN,
     OTHER_ZH,
@@ -93,36 +83,15 @@ _MAX_CHARS = 320
 _MAX_SECRET_SHARE = 0.3
 _DIGIT = re.compile(r"\d")
 _DATED_WEIGHT = 8.0  # "约了 10/9 周五晚上 8 点视频聊", not a day's heading ("3/5 周四", "Next sync: 4/17, same time.")
-# an instruction that forbids, which holds beyond the task however plainly put: "Don't roll back migrations by hand"
-# what a piece of work is for, up to its clause's end: "… so that every card gets a level", "so I start associating …"
-_PURPOSE = re.compile(r"(?<![a-z])so (?:that )?(?:i|we|you|it|every|each|all|the)(?![a-z])[^,;]*")
-_FORBIDS = re.compile(r"不许|不准|禁止")  # what a failure named beside it does not undo
-_EVERY_REPLY = re.compile(r"(?<![a-z])(?:your|all|every|any) (?:replies|answers|responses|messages)|code comments")
-# a change the sentence tells what followed: "升到 0.13 之后", "after we bumped it to 0.13"
-_AFTER_A_CHANGE = re.compile(
-    r"(?:升|降|改|换|切|装|更新|upgrade|bump)[^，。,;；]{0,20}?(?:之后|以后|后)(?!再)"
-    r"|(?<![a-z])(?:since|after) (?:we |i |you )?(?:bump|upgrad|switch|mov|chang|updat)"
-)
-# a value that configures something: a number with a unit or a name=value pair
-_IMPERATIVE_START = re.compile(
-    r"(?:use|set|keep|run|make|give|train|cap|limit|clip|pin|default to|stick to|flush|poll|retry|subscribe)\b"
-)
-_SETTING = re.compile(r"\d+(?:\.\d+)?\s*(?:ms|s|sec|seconds?|min|minutes?|h|hours?|days?|%|mb|gb|px|k)?\b|\w+=\S")
 _NARRATED = re.compile(r"(?<![a-z])(?:was|were|got|had|did|used to)(?![a-z])")
 # a note's "label: value" line, but not its metadata ("Author:", "Next sync:", "参会：") nor an action item
 _KEY_VALUE = re.compile(
     r"^(?!\[[ x]\]|我[:：]|i:|(?:author|date|time|attendees|participants|next (?:sync|meeting)|location|owner of the"
     r" action|reviewed|参会|时间|地点|记录人?|下次|日期)\b)[^:：,，。]{1,16}[:：=]\s*(?![a-z]+ (?:whether|if)\b)\S"
 )
-# an ask that closes on what to do with it now: show it, plan it, run it
-_NOW_TAIL = re.compile(
-    r"(?:,|;|(?<![a-z])and|(?<![a-z])then)\s*(?:then\s+)?(?:show me|plan (?:it|staging|prod|that)|run (?:it|them)"
-    r"|apply it|push it|commit it|open a pr)(?![a-z])|然后[^，。]{0,20}给我看|给我看一下|先不要执行|跑一下看看"
-)
 _SCOPED_PREFIX = re.compile(r"[a-z]\([\w./-]+\):$")  # a conventional commit's "fix(exif):" is an example, no caption
 # the person speaking in their own voice in a note on someone else's work: "我们现在 staging 上看的其实都是前后对比"
 _OWN_VOICE = re.compile(r"(?<![\w'])(?:i|i'm|i'll|i've|i'd|my|me|mine|we|we're|we've|our|ours)(?![\w'])|我|咱")
-_MINE_TO_DO = re.compile(r"(?:i'll|i will|i'm going to|let me|我来|我自己|我去)\b")
 
 
 @dataclass(frozen=True, slots=True)
@@ -202,11 +171,8 @@ def _joined(text: str, scored: list[_Scored]) -> list[_Scored]:
     return out
 
 
-# a sentence that says when what it reports happens: "the deploy job is failing whenever …", "导入一直是 0 条的话，…"
-_IF = re.compile(r"(?<![a-z])(?:if|when|whenever|unless|otherwise)(?![a-z])|如果|要是|否则|不然|的话")
 # a sentence about what the agent did: "your kubectl had no --context", "you used npm again"
 _TOLD = re.compile(r"^\W*(?:(?:no|nope|hey|ugh|wait|again)[,!.\s]+)?(?:you|your)\b.*\b(?:was|were|got|had|did|used)\b")
-_FORBIDS = re.compile(r"(?<![a-z])(?:don't|do not|never)(?![a-z])|不要|别|不许|禁止")
 _INSTEAD = re.compile(r"^\W*(?:(?:just |only )?(?:use|go with|go through|keep them in)\b|(?:改)?用|走|放到|放在)")
 # a sentence that says why the one before it holds: "Otherwise …", "否则…", "不加的话，…"
 _BECAUSE = re.compile(
@@ -234,7 +200,7 @@ def _continues(text: str, first: Candidate, second: Candidate) -> bool:
         return False
     # one rule in two kinds of sentence: what not to do, then what to do instead ("secrets 不要放在 values 里。用
     # external-secrets, 从 AWS Secrets Manager 拿。")
-    instead = _FORBIDS.search(fold(first.quote)) and _INSTEAD.match(fold(second.quote))
+    instead = FORBIDS.search(fold(first.quote)) and _INSTEAD.match(fold(second.quote))
     if (first.category != second.category and not instead) or _ANOTHER.match(second.quote):
         return False
     mine, theirs = features_of(first.statement), features_of(second.statement)
@@ -450,10 +416,7 @@ def _score_sentence(text: str, piece: Piece, *, conversational: bool, chance: Ch
         strengths = {c: s for c, s in strengths.items() if c not in ("identity", "event", "entity")}
         strengths = strengths or {"preference": 1.0}
     elif conversational and not (
-        moved
-        or decided
-        or piece.ruled
-        or _lasts_in_conversation(folded, frozenset(matched), setting_said=setting_alone)
+        moved or decided or piece.ruled or lasts_in_conversation(folded, frozenset(matched), setting_said=setting_alone)
     ):
         lasts = False
     elif conversational and (STATUS.search(folded) or _NEWS.search(folded) or waits_then_acts(folded)) and not decided:
@@ -501,7 +464,7 @@ def _score_sentence(text: str, piece: Piece, *, conversational: bool, chance: Ch
             )
             # …and, said to an agent, what is seen going wrong ("it flakes about 1 run in 5", "重连很慢"), unless it
             # says when it would ("the hook fails the commit if …")
-            for_now = for_now or (conversational and bool(SYMPTOM.search(folded)) and not _IF.search(folded))
+            for_now = for_now or (conversational and bool(SYMPTOM.search(folded)) and not WHEN_SAID.search(folded))
             if chance.likelihood < chance.accept or for_now or piece.discussed or CONTEXT_OPENER.match(folded):
                 return None
             strengths = {chance.category: 2.0 * chance.likelihood, **strengths}
@@ -543,54 +506,3 @@ def _score_sentence(text: str, piece: Piece, *, conversational: bool, chance: Ch
         statement, category, condition, quote, piece.start, piece.end, scope, reported=reported, decided=decided
     )
     return _Scored(candidate, score, key)
-
-
-def _lasts_in_conversation(folded: str, matched: frozenset[str], *, setting_said: bool) -> bool:
-    """Tell whether a person's sentence to an agent states something beyond the task at hand; ``setting_said``: it says
-    what a setting is set to, and no other cue reads it (``states_setting``)."""
-    if CONTEXT_OPENER.match(folded):
-        return False  # "First time running you in this repo so some quick context." says context follows
-    if setting_said:  # what a setting is set to, unless it asks to set it now ("bump 版本到 3.8.0")
-        return not (REQUEST.search(folded) or one_off(folded) or COMPLAINT.search(folded))
-    strong = matched & CONVERSATION_CUES
-    setting = _IMPERATIVE_START.match(folded) and _SETTING.search(folded)
-    if not strong and METHOD.pattern in matched and setting and not REQUEST.search(folded):
-        return True  # "Use max_batch 64 and a 5 ms batch window" sets how things are done
-    if not strong or EXPLANATION.match(folded):
-        return False
-    standing = strong - {ENTITY.pattern}
-    # what the work is for says no rule: "import the HSK lists so that every card gets a level"
-    # …but how to talk in every reply is no task: "Please write in British English … in your replies, in code comments"
-    spoken_to = COMMUNICATION.pattern in standing and _EVERY_REPLY.search(folded) is not None
-    if REQUEST.search(folded) and not (
-        standing - {COMMUNICATION.pattern, STANDING.pattern, EVENT.pattern}
-        or GENERAL.search(_PURPOSE.sub("", folded))
-        or spoken_to
-    ):
-        return (
-            False  # an ask for the task at hand; "用 X 跑一下" names a tool, "Swap it for … (got them last night)" too
-        )
-    if ASKED_CHANGE.match(folded) and standing <= {DECISION.pattern} and not GENERAL.search(folded):
-        return False  # "帮我把 fetchPlans 改成 async/await", "can you switch the test to vitest": this change, once
-    if _NOW_TAIL.search(folded) and not GENERAL.search(folded):
-        return False  # "pin both to v2.3.1 and plan staging", "…然后生成一个修复 SQL 给我看": the work of the hour
-    if TODAY_PLAN.search(folded) and IDENTITY.pattern not in strong:
-        return False  # "今天要把通知切到 DingTalk", "reuse run_helm() for this": the day's work
-    if COMPLAINT.search(folded) and _AFTER_A_CHANGE.search(folded):
-        return False  # "vllm 升到 0.13 之后 eval 起不来了": what went wrong after a change, which decides nothing
-    if strong == {EVENT.pattern}:
-        return HAPPENED.search(folded) is not None and VALUE.search(folded) is not None
-    if strong <= {ENTITY.pattern, EVENT.pattern}:
-        # a fact needs its value (a number, a path, a host); a plan for today is none, nor is a report of what
-        # is going wrong ("POST /invoices is throwing 500s since yesterday's deploy")
-        return VALUE.search(folded) is not None and not one_off(folded) and not COMPLAINT.search(folded)
-    if strong == {CORRECTION.pattern}:
-        # "no, I'll push it" turns down a step; a correction that lasts says what is right, not what went wrong
-        if COMPLAINT.search(folded):
-            return False
-        return VALUE.search(folded) is not None or (weight(folded) >= 4 and not _MINE_TO_DO.match(folded))
-    # "it always fails on CI" reports a problem, "记得明天…" is for one day: no rule; what fails whenever
-    # something is done says when it will ("the deploy job is failing whenever a file under db/ is edited by hand")
-    # …and a forbidding stands beside a failure it names ("dbt test 挂了就是挂了 不许改 severity 成 warn")
-    complaint = COMPLAINT.search(folded) and not _IF.search(folded) and not _FORBIDS.search(folded)
-    return not (standing == {STANDING.pattern} and (complaint or one_off(folded)))
