@@ -203,7 +203,7 @@ DECISION = re.compile(
         r"(?:we're|we are|we've|we have) chang(?:ing|ed) (?:the |our )?[\w -]{1,30}? to",  # "… half-life to 72h"
         r"(?:the )?(?:plan|call|verdict) is",
         r"agreed:|we agreed",
-        r"(?:we|i)(?:'ve| have)? (?:dropped|ditched|retired|got rid of)(?! the (?:ball|call)\b)",
+        r"(?:we|i)(?:'ve| have)? (?:(?:dropped|ditched|retired|got rid of)(?! the (?:ball|call)\b)|stopped \w+ing)",
         # a setting or a schedule moved: "AC threshold goes to 27°C now", "TestFlight goes back to Xcode Cloud",
         # "Move the nightly run to 3:30"
         r"(?:goes|go|going|went) back to|(?:goes|went|is going) (?:up |down )?to [^,.;:!?]{1,30}? now",
@@ -213,9 +213,9 @@ DECISION = re.compile(
         r"(?= (?!and\b|there\b|here\b))",
     )
     + r"|决定|(?<![搞稳])定了|定下来|拍板|结论[是:：]|就用|就定|先定|定[成为]|选定|选了"
-    r"|采用|改用|换成|改成|改为|迁到|搬到|升到|升级到|降到|不用[^，。！？,.!?]{0,15}了|先不|放弃"
-    r"|改回(?![来去])|换回(?![来去])|切回(?![来去])"  # "front matter 算了 还是改回 YAML 吧"
-    + r"|换\s*[a-z][\w.-]+\s*吧"  # "kafka-go 这个 rebalance 问题搞了两天了，换 franz-go 吧"
+    r"|采用|改用|换成|改成|改为|迁到|搬到|升到|升级到|降到|不用[^，。！？,.!?]{0,15}了|先不|放弃|不[^，。]{1,10}了[，,]\s*改"
+    r"|[改换切]回(?![来去])|[改换切]返\s*(?:\d|[a-z][\w.-]*(?=\s*(?:[，。,.;；!！吧]|$)))"  # "改回 YAML", "改返 15"
+    + r"|换\s*[a-z][\w.-]+(?:=[\w.-]+)?\s*[吧，,]"  # "…，换 franz-go 吧", "換 parse_mode=HTML，…"
     + f"|{MOVED_TO}|延到"
     + f"|{FROM_THEN_ON}"
     r"|(?:我们|组里|团队)[^，。]{0,30}(?:去掉|砍掉|弃用|停用|下掉)了"  # what we gave up: "我们上周把 GE 去掉了"

@@ -74,7 +74,8 @@ _SHORT_DATE = re.compile(r"(?<![\d./:-])(?:1[0-2]|0?[1-9])/(?:3[01]|[12]\d|0?[1-
 # a day moved or a thing dropped, which a dated sentence may say without a change word
 # (stance.CHANGE has "retired", 不用…了, 推迟, 提前 and 延期)
 _DROPS = re.compile(
-    r"(?<![a-z])(?:dropp(?:ed|ing)|scrapp(?:ed|ing)|ditch(?:ed|ing)|got rid of|ripped out|phased out)(?![a-z])"
+    r"(?<![a-z])(?:dropp(?:ed|ing)|scrapp(?:ed|ing)|ditch(?:ed|ing)|got rid of|ripped out|phased out"
+    r"|stopped \w+ing)(?![a-z])"
     r"|弃用|砍掉|干掉|去掉|拿掉|下线|顺延"
 )
 _LEADING_NAME = re.compile(r"[a-z0-9][\w.-]*")  # "hdb-price", as an introduction opens on it

@@ -71,7 +71,7 @@ def _given_up(folded: str, *, bare_drop: bool) -> frozenset[str]:
     out = {key for match in _DROPPED.finditer(folded) for key in keys_of(features_of(match.group(1)))}
     for match in _DROPPING.finditer(folded):
         if bare_drop or not _BARE_DROP.match(match.group(0)):
-            out.update(keys_of(features_of(match.group("thing") or match.group("zh"))))
+            out.update(keys_of(features_of(match.group("thing") or match.group("zh") or match.group("via"))))
     return frozenset(out)
 
 
@@ -186,7 +186,7 @@ CHANGE = re.compile(
     )
     + r"|其实|实际上|改用|换成|改为|改成|替换|纠正|更正|不再|换用|迁移(?:到|至)|迁到|搬到|升到|升级到|现在用"
     r"|以后不|" + _NOT_BUT + r"|改到|推迟|提前|延期|延后|以后(?:都|就|一律|统一|全|只)|今后|从现在起|从今天起"
-    r"|不用[^，。]{0,15}了|现在是|升级到|换到|换人了?|被回收|下线了|退役|作废|取消了|改回(?![来去])|换回(?![来去])|切回(?![来去])"
+    r"|不用[^，。]{0,15}了|现在是|升级到|换到|换人了?|被回收|下线了|退役|作废|取消了|[改换切][回返](?![来去])"
     + f"|{_ALLOWED_NOW}|{FROM_DAY_ON}|{_FROM_VERSION}"
 )
 # what a document says to replace an older rule; a person's own newer words replace it anyway
@@ -203,7 +203,7 @@ CHANGE_OF_PLAN = re.compile(
         rf"|moved:|(?:is|are) now|any ?more|{_BACK_TO}"
     )
     + f"|改用|换成|改为|改成|以后不|不再|{_NOT_BUT}|现在改|换用|以后(?:都|就|一律|统一)|今后"
-    + r"|改回(?![来去])|换回(?![来去])|切回(?![来去])|换\s*[a-z][\w.-]+\s*吧|调课|调班"
+    + r"|[改换切][回返](?![来去])|换\s*[a-z][\w.-]+\s*吧|调课|调班"
     r"|现在是(?=每|周|星期|礼拜|\s*\d)"  # "樱花日语调课了：日语课现在是每周四晚上 20:00–21:30"
     + r"|从现在起|(?:从\s*)?\d{1,2}\s*[/月]\s*(?:\d{1,2}\s*[日号]?\s*)?(?:起|开始)|新(?:的|时间|日期)是"  # "2月开始"
     + f"|{_ALLOWED_NOW}|{MOVED_TO}|{FROM_DAY_ON}|{_FROM_VERSION}"
@@ -399,7 +399,7 @@ _TURNED_DOWN = re.compile(
 _USED = re.compile(
     r"(?:(?<![a-z])(?:use|using|uses|go with|switch(?:ed)? to|move to|stick with|prefer|pick|install|run|runs on"
     r"|(?:go|goes|going|went) (?:back to|through|(?:straight |directly )?to)|on|with)\s+(?:the\s+|a\s+)?"
-    r"|(?:就用|改用|换成|换到|都用|一律用|统一用|改回(?![来去])|换回(?![来去])|切回(?![来去])|用|走|上|采用|选)\s*)(?P<thing>[a-z0-9][\w.+#-]*)"
+    r"|(?:就用|改用|换成|换到|都用|一律用|统一用|[改换切][回返](?![来去])|用|走|上|采用|选)\s*)(?P<thing>[a-z0-9][\w.+#-]*)"
 )
 # a value said to be wrong, after it: "5432 不对，order-db 是 5433", "8080 is wrong"
 _SAID_WRONG = re.compile(r"(?<![\w.+#-])(?P<thing>[a-z0-9][\w.+#-]*)\s*(?:不对|错了|是错的|(?:is|was) wrong\b)")
@@ -453,6 +453,8 @@ _DROPPING = re.compile(
     r"(?:\s+(?!(?:last|this|yesterday|today|now|in|from|for|and|because|since|so|as|at|on|the|with|it|them)\b)"
     r"(?!\d)[\w.+#-]+){0,2})(?![\w.+#-])(?!\s+\d)"
     r"|(?:弃用|废弃|停用|砍掉|干掉|去掉|拿掉)\s*(?P<zh>[a-z0-9][\w.+#-]*|[\u4e00-\u9fff]{1,4})"
+    # …and where a stopped habit went: "we stopped mirroring alerts to slack" gives up Slack
+    r"|(?<![a-z])stopped \w+ing (?:[\w-]+ ){0,2}?(?:to|on|in|into|via) (?P<via>[\w.+#-]+)"
 )
 _BARE_DROP = re.compile(r"drop(?:ping)?\s")  # "drop X", "dropping X": also a filter, unlike "dropped X"
 # what a switch leaves: "switch the backtest scoring from MAPE to WAPE", "评估指标从 MAPE 换成 WAPE"

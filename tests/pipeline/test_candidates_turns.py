@@ -519,6 +519,20 @@ def test_a_failure_said_with_its_condition_stays_in_the_rule(text: str, kept: st
             "kafka-go 这个 rebalance 问题搞了两天了，换 franz-go 吧，它支持 cooperative-sticky。",
             "kafka-go 这个 rebalance 问题搞了两天了，换 franz-go 吧，它支持 cooperative-sticky",
         ),
+        # found in tune53: a switch to a setting's other value, a plan given up for another, a habit stopped
+        (
+            "算了，那個 escape 太痛苦，換 parse_mode=HTML，商家名稱過 html.escape 就好。",
+            "那個 escape 太痛苦，換 parse_mode=HTML，商家名稱過 html.escape 就好",
+        ),
+        ("kayak threshold 改返 15 km/h。", "kayak threshold 改返 15 km/h"),  # found in tune54: Cantonese 改回
+        (
+            "不搭高鐵了，改開車下台南：要載爸媽和 6 箱喜餅，高鐵不好搬。",
+            "不搭高鐵了，改開車下台南：要載爸媽和 6 箱喜餅，高鐵不好搬",
+        ),
+        (
+            "we stopped mirroring alerts to slack last week, they only go to pagerduty now — that was noise.",
+            "We stopped mirroring alerts to slack last week, they only go to pagerduty now — that was noise",
+        ),
     ],
 )
 def test_a_rule_for_commits_a_must_and_a_switch_said_to_an_agent_last(text: str, kept: str, use_m3: Embedder) -> None:

@@ -11,7 +11,7 @@ import pytest
 
 from incremind_daemon.pipeline.candidates import extract_candidates
 from incremind_daemon.pipeline.cues import fold
-from incremind_daemon.pipeline.lasting import one_off
+from incremind_daemon.pipeline.lasting import DECISION, one_off
 from incremind_daemon.pipeline.lasting_model import load_weights, reader_for
 from incremind_daemon.pipeline.sections import rule_items
 from incremind_daemon.store.embedder import Embedder
@@ -101,3 +101,18 @@ def test_a_list_under_conventions_or_guidelines_is_a_list_of_rules() -> None:
 )
 def test_a_dates_weekday_and_a_day_kept_fixed_are_no_one_off(text: str, once: bool) -> None:
     assert one_off(fold(text)) is once
+
+
+@pytest.mark.parametrize(
+    ("text", "decides"),
+    [
+        # found in tune54: Cantonese 改返 sets a value back, as 改回 does
+        ("kayak threshold 改返 15 km/h。", True),
+        ("front matter 算了 还是改返 YAML 吧", True),
+        # …and alone asks to put right what the agent just did (tune19, tune43)
+        ("啊 copy 漏咗個 minus 😅 你幫我改返", False),
+        ("你头先喺 serializer 写咗句中文 comment，改返", False),
+    ],
+)
+def test_a_value_set_back_in_cantonese_is_a_decision(text: str, decides: bool) -> None:
+    assert (DECISION.search(fold(text)) is not None) is decides
