@@ -472,9 +472,9 @@ PUT_OFF = re.compile(  # …and "not yet, later": "先不要 commit，我晚點�
 )
 _WEEKLY = re.compile(r"[每逢](?:周|星期|礼拜)[一二三四五六日天]|固定")  # …or a day kept fixed: "这学期固定我去接"
 _ONWARD = re.compile(  # from when on (not "下班以后", its hour), or a value as it is now ("retention is 14 days now")
-    # "From today the reminder goes out at 2.30pm on weekdays only"
+    # "From today the reminder goes out at 2.30pm on weekdays only", "今晚同以後都係咁" (tonight and on)
     words(r"from now on|going forward|from here on|from (?:today|tomorrow)(?: on)?|(?:is|are) (?:[\w/*-]+ ){1,3}now")
-    + r"|今后|从现在起|从现在开始|(?:^|[，,；;。\s])以后(?!再)|现在(?:是|改成|改为|定为|统一)|"
+    + r"|今后|从现在起|从现在开始|(?:^|[，,；;。\s同和跟])以后(?!再)|现在(?:是|改成|改为|定为|统一)|"
     + FROM_THEN_ON
 )
 _BARE_DAY = re.compile(r"周[一二三四五六日天]")

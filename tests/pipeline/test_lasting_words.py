@@ -97,6 +97,9 @@ def test_a_list_under_conventions_or_guidelines_is_a_list_of_rules() -> None:
         ("周三下午 4 点半的围棋课，这学期固定我去接，周三下午不要排会", False),
         ("周日别忘了交作业", True),
         ("这周四固定去一趟", True),
+        # found in tune54: tonight and from now on is no one night
+        ("今晚同以後都係咁：anything that touches production，你俾 command 我，我自己行，你唔好行。", False),
+        ("今晚先唔好 deploy", True),
     ],
 )
 def test_a_dates_weekday_and_a_day_kept_fixed_are_no_one_off(text: str, once: bool) -> None:
