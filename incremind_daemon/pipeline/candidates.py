@@ -151,9 +151,13 @@ def _joined(text: str, scored: list[_Scored]) -> list[_Scored]:
     """
     out: list[_Scored] = []
     for found in sorted(scored, key=lambda s: s.candidate.start):
-        because = out and _BECAUSE.match(found.candidate.quote)
-        if because and not text[out[-1].candidate.end : found.candidate.start].strip():
+        after = bool(out) and not text[out[-1].candidate.end : found.candidate.start].strip()
+        if after and _BECAUSE.match(found.candidate.quote):
             continue  # "不加的话, 一个 pod 可以把整个 node 的 CPU 吃光": why the rule before it holds, no rule itself
+        # "not you, not me" names nothing: it stresses the sentence right before it, and alone says nothing
+        if not keys_of(features_of(found.candidate.statement)) and not CJK_CHAR.search(found.candidate.statement):
+            out[-1:] = [_join(text, out[-1], found)] if after else out[-1:]
+            continue
         if out and found.candidate.start < out[-1].candidate.end:
             # a fact read again past the ask that holds it: the surer of the two stands ("commit it — message '…'"),
             # or the fact when the ask is a bare verb ("然后 commit，message 写中文")

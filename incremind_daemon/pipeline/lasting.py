@@ -88,7 +88,7 @@ STANDING = re.compile(
         # a rule recalled ("No prefixes, remember.") and one that turns a kind of thing down ("No emojis.")
         r"(?:^|[,;] )remember[.!]*$|^remember[,:]",
         r"^no (?!worries|problems|thanks|ideas|changes|errors|issues|tests? (?:fail|pass))[a-z-]+s(?=[,.!;]|$)",
-        r"(?:don'?t|do not) ever|at all times",
+        r"(?:don'?t|do not) ever|at all times|(?:^|(?<=: ))(?:nobody|no one) (?:runs|touches|pushes|deploys|merges)",
         r"in (?:this|our|the) (?:repo|project|codebase)",
         r"(?:every|each) (?:single |new )?[a-z]+",
         r"before (?:any|every|each) [a-z]+",  # "Before any migration goes near a database, show me its SQL first"
@@ -103,7 +103,7 @@ STANDING = re.compile(
         r"first\b.{1,60}\bthen",
         r"only(?= —| -|[,.;]|$)",
         r"only (?:in|for|on|from|via|through|after|when|if|once)\b",
-        r"everywhere|at most \d|no more than \d|at least \d|max(?:imum)? (?:of )?\d",
+        r"everywhere|at most \d|no more than \d|at least \d|max(?:imum)? (?:of )?\d|without asking (?:me|us)",
         r"except\b",
         r"^(?:on|for|in) [\w-]+ (?:machines?|boxes|hosts?|servers?|branches|repos?|builds?)\b",
         r"^no [a-z][\w.-]* (?:pls|please)",
@@ -385,8 +385,8 @@ REQUEST = re.compile(
         r"|include|mention|note down|write down|kill)"
         # "commit messages use …", "test names say …", "read-only kubectl …": the verb's word is a noun's, no ask
         r"(?!-[a-z])(?! (?:(?:message|msg|hook|notification|log|title|name|rule|convention)s?|history|style|format)\b)"
-        # …nor when a Chinese comment on it follows: "push 我自己来", "commit 可以", "commit 都要加 Signed-off-by"
-        r"(?!\s*(?:我|你|咱|都|要|必须|一律|只|永远|不|别|可以|就|还是|统一|默认|用|走))",
+        # …nor when a Chinese comment on it follows ("push 我自己来", "commit 可以"), or it is defined ("deploy … is:")
+        r"(?!\s*(?:我|你|咱|都|要|必须|一律|只|永远|不|别|可以|就|还是|统一|默认|用|走))(?![^,.;:!?]{0,40} is:)",
         r"^let's (?:fix|look|check|try|see|add|run|debug|write|make|start|continue|do|wrap|first|now|cut|ship"
         r"|release|tag|bump|merge|push|deploy)",
         r"^i (?:need|want) you to",

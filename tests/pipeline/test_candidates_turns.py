@@ -809,3 +809,32 @@ def test_a_step_the_person_keeps_for_themselves_holds_everywhere(text: str, kept
 def test_an_ask_not_to_keep_a_paste_is_no_rule(text: str, kept: list[str], use_m3: Embedder) -> None:
     # found in two fresh halves: "刚才那一行不要记" was a global preference
     assert statements(text, embedder=use_m3) == kept
+
+
+def test_words_that_name_nothing_stress_the_rule_before_them(use_m3: Embedder) -> None:
+    # found in tune54: "not you, not me" was proposed alone, and the rule it stresses was not read at all
+    found = statements(
+        "and for the record: nobody runs migrations against production from a laptop. not you, not me. "
+        "it goes through the deploy or it doesn't happen",
+        embedder=use_m3,
+    )
+    assert found == ["Nobody runs migrations against production from a laptop; not you, not me"]
+    assert statements("sounds good. not you, not me.", embedder=use_m3) == []
+
+
+def test_a_verb_that_names_what_is_defined_asks_for_nothing(use_m3: Embedder) -> None:
+    # found in tune31: past "for the record," the definition's first word read as an ask to deploy
+    found = statements(
+        "and for the record, deploy on the pi is: git pull, pip-sync requirements.txt, sudo systemctl restart "
+        "hdb-price — in that order.",
+        embedder=use_m3,
+    )
+    assert found == [
+        "Deploy on the pi is: git pull, pip-sync requirements.txt, sudo systemctl restart hdb-price — in that order"
+    ]
+
+
+def test_a_thing_not_done_without_asking_is_a_standing_rule(use_m3: Embedder) -> None:
+    # found in tune54: with no "don't" before it, the rule read as nothing that lasts
+    found = statements("and no rubocop:disable comments without asking me. split #call instead.", embedder=use_m3)
+    assert found[:1] == ["No rubocop:disable comments without asking me"]
