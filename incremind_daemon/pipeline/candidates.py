@@ -12,10 +12,11 @@ from __future__ import annotations
 
 import logging
 import re
+from collections.abc import Collection
 from dataclasses import dataclass, replace
 
 from incremind_daemon.pipeline.answers import picked_decision, picks_option
-from incremind_daemon.pipeline.conversing import FORBIDS, WHEN_SAID, lasts_in_conversation
+from incremind_daemon.pipeline.conversing import FORBIDS, MINE_TO_DO, WHEN_SAID, lasts_in_conversation
 from incremind_daemon.pipeline.cues import ACK, QUOTED_WORDS, fold
 from incremind_daemon.pipeline.features import features_of, keys_of, names_a_day, numbers_of
 from incremind_daemon.pipeline.holding import says_it_holds
@@ -133,10 +134,52 @@ def extract_candidates(
         if found is not None and found.key not in seen:
             seen.add(found.key)
             scored.append(found)
-    best = sorted(_joined(text, scored), key=lambda s: (-s.score, s.candidate.start))[:limit]
+    joined = _with_reasons(text, _joined(text, scored), pieces, picked.keys())
+    best = sorted(joined, key=lambda s: (-s.score, s.candidate.start))[:limit]
     reached = with_reach(text, [s.candidate for s in sorted(best, key=lambda s: s.candidate.start)])
     reached = [replace(c, about=pointed_at(text, c.start)) if POINTS_BACK.match(c.quote) else c for c in reached]
     return [picked_decision(c, picked[c.start, c.end]) if (c.start, c.end) in picked else c for c in reached]
+
+
+_SHORT_RULE = 4.0  # the weight of a rule too short to say why it holds ("don't set PORT", "No third-party packages")
+_REASON_WEIGHT = 25.0
+_TO_THE_AGENT = re.compile(r"(?<![a-z])(?:you|your|you're|you've)(?![a-z])|你")
+
+
+def _with_reasons(
+    text: str, scored: list[_Scored], pieces: list[Piece], picked: Collection[tuple[int, int]]
+) -> list[_Scored]:
+    """Give a short rule the plain sentence right after it on its line, which says why or how it holds.
+
+    "don't set PORT. render gives us 10000 and puma.rb already reads it from the env": apart, the rule lacks
+    what an agent needs (10000), and the reason is no rule of its own. A sentence that is a candidate itself,
+    opens another item ("and …", "还有…"), says when it holds (a rule of its own), asks for the task at hand,
+    reports how things stand, what the agent did or what the person will do next, or is someone else's view
+    stays apart; and a sentence that ``picked`` an option the agent offered ("按方案二") is that option.
+    """
+    taken = {found.candidate.start for found in scored}
+    out: list[_Scored] = []
+    for found in scored:
+        rule = found.candidate
+        after = next((p for p in pieces if p.start >= rule.end), None)
+        if after is None or after.start in taken or rule.reported or (rule.start, rule.end) in picked:
+            out.append(found)
+            continue
+        between, quote = text[rule.end : after.start], text[after.start : after.end]
+        why = not between.strip() and "\n" not in between and weight(rule.quote) <= _SHORT_RULE
+        why = why and weight(quote) <= _REASON_WEIGHT and not (_ANOTHER.match(quote) or _TOLD.search(after.folded))
+        # "I'll check the logs later" is the person's next step; "你看的是 staging 的 aws-node" what the agent did
+        why = why and not (MINE_TO_DO.match(after.folded) or _TO_THE_AGENT.search(after.folded))
+        why = why and not WHEN_SAID.search(after.folded)  # "if it's still on an unmerged branch, just edit it": a rule
+        kinds = (REQUEST, TODAY_PLAN, STATUS, _NEWS, PUT_OFF, CONTEXT_OPENER)
+        for_now = one_off(after.folded) or any(kind.search(after.folded) for kind in kinds)
+        if not why or for_now or reported_view(after.whole, clipped=after.clipped):
+            out.append(found)
+            continue
+        said = redact(clean_statement(quote))
+        reason = Candidate(said, rule.category, "", quote, after.start, after.end, rule.scope)
+        out.append(_join(text, found, _Scored(reason, found.score, "")))
+    return out
 
 
 def _joined(text: str, scored: list[_Scored]) -> list[_Scored]:

@@ -86,6 +86,12 @@ def test_a_pick_keeps_a_value_the_person_adds() -> None:
     assert found.statement.startswith("直接用 `@supabase/supabase-js`") and "src/types/db.ts" in found.statement
 
 
+def test_a_pick_is_no_short_rule_to_give_the_next_sentence() -> None:
+    # found in tune46: "按方案二" took the sentence after it as its reason, and lost the option it picked
+    found = extract_candidates("可以，按方案二。交易所接口太慢了", conversational=True, asked=HOLIDAYS)
+    assert [c.statement for c in found][:1] == ["用 `chinese_calendar` 包判断工作日"]
+
+
 @pytest.fixture
 def repository(repository_named: Callable[[str], Path]) -> Path:
     return repository_named("payments-infra")

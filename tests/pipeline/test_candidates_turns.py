@@ -822,6 +822,24 @@ def test_words_that_name_nothing_stress_the_rule_before_them(use_m3: Embedder) -
     assert statements("sounds good. not you, not me.", embedder=use_m3) == []
 
 
+@pytest.mark.parametrize(
+    ("text", "statement"),
+    [
+        # found in tune54: the rule was proposed without what an agent needs of it (10000)
+        (
+            "don't set PORT. render gives us 10000 and puma.rb already reads it from the env",
+            "Don't set PORT; render gives us 10000 and puma.rb already reads it from the env",
+        ),
+        # another item, an ask for now, or a rule of its own after it stays apart
+        ("don't set PORT. and push the branch when you're done", "Don't set PORT"),
+        ("don't set PORT. fix the failing spec first", "Don't set PORT"),
+        ("don't set PORT. I'll check the render logs later", "Don't set PORT"),
+    ],
+)
+def test_a_short_rule_keeps_the_plain_sentence_after_it_that_says_why(text: str, statement: str) -> None:
+    assert statements(text)[:1] == [statement]
+
+
 def test_a_verb_that_names_what_is_defined_asks_for_nothing(use_m3: Embedder) -> None:
     # found in tune31: past "for the record," the definition's first word read as an ask to deploy
     found = statements(
