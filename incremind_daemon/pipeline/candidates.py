@@ -171,8 +171,7 @@ def _with_reasons(
         # "I'll check the logs later" is the person's next step; "你看的是 staging 的 aws-node" what the agent did
         why = why and not (MINE_TO_DO.match(after.folded) or _TO_THE_AGENT.search(after.folded))
         why = why and not WHEN_SAID.search(after.folded)  # "if it's still on an unmerged branch, just edit it": a rule
-        kinds = (REQUEST, TODAY_PLAN, STATUS, _NEWS, PUT_OFF, CONTEXT_OPENER)
-        for_now = one_off(after.folded) or any(kind.search(after.folded) for kind in kinds)
+        for_now = _for_now(after.folded) or CONTEXT_OPENER.match(after.folded) is not None
         if not why or for_now or reported_view(after.whole, clipped=after.clipped):
             out.append(found)
             continue
@@ -199,7 +198,8 @@ def _joined(text: str, scored: list[_Scored]) -> list[_Scored]:
             continue  # "不加的话, 一个 pod 可以把整个 node 的 CPU 吃光": why the rule before it holds, no rule itself
         # "not you, not me" names nothing: it stresses the sentence right before it, and alone says nothing
         if not keys_of(features_of(found.candidate.statement)) and not CJK_CHAR.search(found.candidate.statement):
-            out[-1:] = [_join(text, out[-1], found)] if after else out[-1:]
+            if after:
+                out[-1] = _join(text, out[-1], found)
             continue
         if out and found.candidate.start < out[-1].candidate.end:
             # a fact read again past the ask that holds it: the surer of the two stands ("commit it — message '…'"),
@@ -420,6 +420,19 @@ _NEWS = re.compile(
 )
 
 
+def _for_now(folded: str) -> bool:
+    """Tell whether a sentence (folded) is the task at hand: an ask, a plan for today or for once, how things stand
+    today, news, or work put off until later."""
+    return bool(
+        REQUEST.search(folded)
+        or TODAY_PLAN.search(folded)
+        or one_off(folded)
+        or STATUS.search(folded)
+        or _NEWS.search(folded)
+        or PUT_OFF.search(folded)
+    )
+
+
 def _score_sentence(text: str, piece: Piece, *, conversational: bool, chance: Chance | None = None) -> _Scored | None:
     """Judge a readable piece (``read_pieces``) by its cues and, when given, its ``chance`` of lasting."""
     quote, whole, folded, decided = text[piece.start : piece.end], piece.whole, piece.folded, piece.decided
@@ -501,14 +514,7 @@ def _score_sentence(text: str, piece: Piece, *, conversational: bool, chance: Ch
             return None
         if not lasts:
             # an ask, a plan for today or for once is the task at hand, however lasting its words sound
-            for_now = bool(
-                REQUEST.search(folded)
-                or TODAY_PLAN.search(folded)
-                or one_off(folded)
-                or STATUS.search(folded)
-                or _NEWS.search(folded)
-                or PUT_OFF.search(folded)
-            )
+            for_now = _for_now(folded)
             # …and, said to an agent, what is seen going wrong ("it flakes about 1 run in 5", "重连很慢"), unless it
             # says when it would ("the hook fails the commit if …")
             for_now = for_now or (conversational and bool(SYMPTOM.search(folded)) and not WHEN_SAID.search(folded))
