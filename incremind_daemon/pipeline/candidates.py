@@ -15,6 +15,7 @@ import re
 from collections.abc import Collection
 from dataclasses import dataclass, replace
 
+from incremind_daemon.pipeline.amounts import sets_value
 from incremind_daemon.pipeline.answers import picked_decision, picks_option
 from incremind_daemon.pipeline.conversing import FORBIDS, MINE_TO_DO, WHEN_SAID, lasts_in_conversation
 from incremind_daemon.pipeline.cues import ACK, QUOTED_WORDS, fold
@@ -72,7 +73,7 @@ from incremind_daemon.pipeline.sections import (
     work_points,
 )
 from incremind_daemon.pipeline.setting_words import states_setting
-from incremind_daemon.pipeline.stance import RESTATED, sets_value
+from incremind_daemon.pipeline.stance import RESTATED
 from incremind_daemon.pipeline.statement import clean_statement, split_condition, strip_lead_in
 from incremind_daemon.pipeline.step_words import waits_then_acts
 from incremind_daemon.store.charsets import CJK_CHAR

@@ -4,9 +4,10 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from incremind_daemon.pipeline.amounts import different_numbers
 from incremind_daemon.pipeline.cues import fold
 from incremind_daemon.pipeline.features import Features, dice, features_of, keys_of, new_numbers, sharing
-from incremind_daemon.pipeline.stance import CHANGE, CHANGE_OF_PLAN, RESTATED, different_numbers, flipped, negated
+from incremind_daemon.pipeline.stance import CHANGE, CHANGE_OF_PLAN, RESTATED, flipped, negated
 from incremind_daemon.store.records import Candidate
 
 

@@ -13,6 +13,7 @@ import logging
 import re
 from collections.abc import Sequence
 
+from incremind_daemon.pipeline.amounts import different_numbers, measured_apart, moved_value
 from incremind_daemon.pipeline.cues import fold
 from incremind_daemon.pipeline.features import (
     CONCEPT_NAMES,
@@ -47,10 +48,7 @@ from incremind_daemon.pipeline.stance import (
     EXCEPTION_SAID,
     RESTATED,
     contradicts,
-    different_numbers,
     flipped,
-    measured_apart,
-    moved_value,
     negated,
     switched_from,
     used,

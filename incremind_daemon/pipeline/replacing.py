@@ -11,9 +11,10 @@ from __future__ import annotations
 
 import re
 
+from incremind_daemon.pipeline.amounts import set_texts
 from incremind_daemon.pipeline.cues import fold
 from incremind_daemon.pipeline.features import CONCEPT_NAMES, features_of, keys_of, names_in, numbers_of
-from incremind_daemon.pipeline.stance import CHANGE_OF_PLAN, negated, set_texts, used
+from incremind_daemon.pipeline.stance import CHANGE_OF_PLAN, negated, used
 
 
 def changed_subject(statement: str, about: str = "") -> frozenset[str]:

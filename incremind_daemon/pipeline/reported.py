@@ -12,9 +12,10 @@ from __future__ import annotations
 
 import re
 
+from incremind_daemon.pipeline.amounts import VALUE_CHANGE
 from incremind_daemon.pipeline.cues import bounded
 from incremind_daemon.pipeline.lasting import REPORTED
-from incremind_daemon.pipeline.stance import CHANGE_OF_PLAN, VALUE_CHANGE
+from incremind_daemon.pipeline.stance import CHANGE_OF_PLAN
 
 # a first clause in which the person changes something themselves (after a caption), up to its end
 _OWN_CHANGE = re.compile(
