@@ -13,6 +13,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import replace
 from typing import Concatenate, ParamSpec
 
+from incremind_daemon.pipeline.conflicts import conflict, may_conflict
 from incremind_daemon.pipeline.cues import fold
 from incremind_daemon.pipeline.features import CONCEPT_NAMES, dice, features_of, keys_of, names_in
 from incremind_daemon.pipeline.lasting import REPORTED
@@ -21,9 +22,7 @@ from incremind_daemon.pipeline.pairs import Known, Relation, pair_features, said
 from incremind_daemon.pipeline.relate_rules import (
     CHANGES,
     answers_otherwise,
-    conflict,
     introduced,
-    may_conflict,
     own_words,
     relate_by_rules,
     says_again,

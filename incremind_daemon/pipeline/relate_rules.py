@@ -14,6 +14,7 @@ import re
 from collections.abc import Sequence
 
 from incremind_daemon.pipeline.amounts import different_numbers, measured_apart, moved_value
+from incremind_daemon.pipeline.conflicts import conflict, may_conflict, says_change
 from incremind_daemon.pipeline.cues import fold
 from incremind_daemon.pipeline.features import (
     CONCEPT_NAMES,
@@ -22,13 +23,12 @@ from incremind_daemon.pipeline.features import (
     dice,
     features_of,
     keys_of,
-    names_a_day,
     names_in,
     new_numbers,
     numbers_of,
     sharing,
 )
-from incremind_daemon.pipeline.lasting import EVENT, REPORTED
+from incremind_daemon.pipeline.lasting import REPORTED
 from incremind_daemon.pipeline.openers import INTRODUCTION
 from incremind_daemon.pipeline.pairs import Known, Relation, has_chinese, said_in, said_of, text_of
 from incremind_daemon.pipeline.pieces import weight
@@ -38,8 +38,6 @@ from incremind_daemon.pipeline.replacing import (
     replaces,
 )
 from incremind_daemon.pipeline.replies import answer_slots, held_alike, reply_slots, set_otherwise
-from incremind_daemon.pipeline.scope import scope_beside
-from incremind_daemon.pipeline.sections import labels_a_decision
 from incremind_daemon.pipeline.stance import (
     CASE_SAID,
     CHANGE,
@@ -68,16 +66,7 @@ _SHORTER = 0.8
 _GIST_COSINE = 0.4
 _GIST_UNNAMED_COSINE = 0.5  # …where the two share no named thing ("回答短一点" beside "keep answers short")
 CHANGES = ("supersedes", "different")
-_SHORT_DATE = re.compile(r"(?<![\d./:-])(?:1[0-2]|0?[1-9])/(?:3[01]|[12]\d|0?[1-9])(?![\d/:-])")  # "3/24", not 1/2/3
-# a day moved or a thing dropped, which a dated sentence may say without a change word
-# (stance.CHANGE has "retired", 不用…了, 推迟, 提前 and 延期)
-_DROPS = re.compile(
-    r"(?<![a-z])(?:dropp(?:ed|ing)|scrapp(?:ed|ing)|ditch(?:ed|ing)|got rid of|ripped out|phased out"
-    r"|stopped \w+ing)(?![a-z])"
-    r"|弃用|砍掉|干掉|去掉|拿掉|下线|顺延"
-)
 _LEADING_NAME = re.compile(r"[a-z0-9][\w.-]*")  # "hdb-price", as an introduction opens on it
-_SPACED_DATE = re.compile(r"(?<=\d)\s*([月日号])\s*(?=\d|(?<=[日号]))")
 
 
 # an example of the thing, whose words say nothing of the rule: "like [OMS-2315] Switch FX source to Wise"
@@ -211,7 +200,7 @@ def _gist_of(candidate: Candidate, known: Sequence[Known]) -> Known | None:
     own = own_words(candidate)
     if weight(said) >= _SHORTER * weight(their_text) or not _adds_nothing_across(candidate, mine, theirs, own):
         return None
-    if CHANGE.search(own) or CHANGE_OF_PLAN.search(own) or _DROPS.search(own):
+    if says_change(own):
         return None
     shared = keys_of(mine) & keys_of(theirs)
     if not shared and cosine < _GIST_UNNAMED_COSINE:
@@ -517,65 +506,6 @@ def _bounded(
     if candidate.condition or cases.search(fold(candidate.statement)):
         return Relation("supplement", item.id, round(score, 4))
     return conflict(candidate, item, score, ordered, moved=moved)
-
-
-def may_conflict(candidate: Candidate, item: Known) -> bool:
-    """Tell whether the two can disagree: what happened, or who the person is, is not refuted by a rule.
-
-    What happened on a day, said without a word of change ("v0.9.0 went out to prod yesterday at 09:40",
-    "11 月 7 日（周六）21:40–22:25 … 反复 rebalance"), is news beside an undated rule whatever category it was
-    filed under; two dated sentences may disagree ("launch moved to March 27" beside "Launch is on March 20").
-    """
-    kinds = {candidate.category, item.category}
-    mine, theirs = candidate.quote or candidate.statement, item.statement
-    if answer_slots(theirs) and not reply_slots(mine):
-        return False  # how to answer the person is changed only by words on answering, not "换成…有中文的声音"
-    # …though someone else's view is theirs to hold against a rule, whatever day its reason names
-    if not candidate.reported and _dated(mine) != _dated(theirs) and not (_changes(mine) or _changes(theirs)):
-        return False
-    if len(kinds) == 1 or not kinds & {"event", "identity"}:
-        return True
-    # …and who the person is, or a habit filed so, changes when they say it does, in its own scope
-    # ("羽毛球由今个礼拜开始改咗礼拜三晚" beside "逢礼拜四晚七点后去打羽毛球"), as does a plan for a calendar day
-    # ("搬家不是 24 号而是 25 号了" beside "10 月 24 日（周六）搬"), whichever of the two was filed as the event
-    # ("Switched my SCSM registration to the half marathon — same day, 6 Dec" beside "race: SCSM, Sun 6 Dec — full")
-    # …or a slot that recurs ("周会固定周二下午 3 点" beside "从下周起周会挪到周四上午 10 点")
-    planned = (names_a_day(theirs) or _RECURS.search(fold(theirs)) is not None) and "identity" not in kinds
-    return ("event" not in kinds or planned) and candidate.scope == item.scope and _changes(mine)
-
-
-_RECURS = re.compile(
-    r"每(?:周|星期|礼拜|天|月)|固定|逢(?:周|星期|礼拜)|(?<![a-z])(?:every|each) (?:week|day|month|[a-z]+day)|weekly"
-)
-
-
-def _dated(text: str) -> bool:
-    """Tell whether a text names a day: a date ("11 月 7 日", "3/24") or a past one ("yesterday", "上周")."""
-    folded = _SPACED_DATE.sub(r"\1", fold(text))  # "11 月 7 日" as "11月7日"
-    return EVENT.search(folded) is not None or _SHORT_DATE.search(folded) is not None
-
-
-def _changes(text: str) -> bool:
-    """Tell whether a text says it changes something: a change word, or a thing dropped ("We dropped X")."""
-    folded = fold(text)
-    return bool(CHANGE.search(folded) or CHANGE_OF_PLAN.search(folded) or _DROPS.search(folded))
-
-
-def conflict(candidate: Candidate, item: Known, score: float, ordered: bool, *, moved: bool = False) -> Relation:
-    """A disagreement supersedes when it says it changes things, or is the person's newer word in that scope.
-
-    ``moved``: a change word sets the new value ("改到周四", "cut it to 10 min"), which says so.
-    """
-    said = fold(f"{candidate.quote} {candidate.statement}")
-    # …and so does a line the writer labels a decision ("- DECIDED: online cancellation closes 48 hours before …")
-    says_so = moved or CHANGE_OF_PLAN.search(said) or labels_a_decision(candidate.quote)
-    mine = (says_so or ordered) and not candidate.reported
-    # a change of one project's rule is that project's (insights.record_increments gives it the scope), unless
-    # it says it holds in every project: then both stand, side by side; a change of plan said of a rule that holds
-    # everywhere, naming no project, is as wide as the rule
-    wide = scope_beside(candidate.scope, said, item.scope, changes=True)
-    kind = "supersedes" if mine and wide == item.scope else "different"
-    return Relation(kind, item.id, round(score, 4))
 
 
 def _adds_nothing(mine: Features, theirs: Features, condition: str, similar: bool) -> bool:
