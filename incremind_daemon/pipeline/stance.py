@@ -71,7 +71,8 @@ def _given_up(folded: str, *, bare_drop: bool) -> frozenset[str]:
     out = {key for match in _DROPPED.finditer(folded) for key in keys_of(features_of(match.group(1)))}
     for match in _DROPPING.finditer(folded):
         if bare_drop or not _BARE_DROP.match(match.group(0)):
-            out.update(keys_of(features_of(match.group("thing") or match.group("zh") or match.group("via"))))
+            named = match.group("thing") or match.group("zh") or match.group("via") or match.group("ripped")
+            out.update(keys_of(features_of(named)))
     return frozenset(out)
 
 
@@ -274,7 +275,7 @@ _DENIED = re.compile(
 )
 _FIRST_WORD = re.compile(r"^[\"'“「(\s]*([a-z][\w.+#-]*)\b")
 _DASHED = re.compile(r"\s[—–]\s|;\s")
-_NOT = frozenset(("don", "dont", "never", "not", "no", "stop", "avoid"))
+_NOT = frozenset(("don", "dont", "never", "not", "no", "stop", "avoid", "forget"))
 _SAID_OF = re.compile(r"\s*\S+\s+(?:is|are|was|were|isn't|aren't|ha[sd]|have|will|would|should|must|can|may)(?![a-z])")
 # what a text holds to be better: "a learnable temperature is always better than …", "org-mode 更好用"
 _PRAISED = re.compile(
@@ -305,19 +306,22 @@ EXCEPTION = re.compile(CASE_SAID.pattern + r"|(?<![a-z])(?:when(?:ever)? |if )|�
 _DROPPED = re.compile(
     r"([\w.+/:-]{2,30})(?:\s*(?:branch|分支))?\s*(?:以后|今后|现在|之后)?(?:就|也|都)?\s*"  # "poetry 以后不用了"
     r"(?:不用了|不要了|去掉|弃用|废掉|废了|废弃|停用|砍掉|干掉|拿掉|被回收|下线了|退役|作废|取消了?"
-    r"|is out|is gone|is dead|is off|no more"
+    r"|(?:is|'s) (?:out|gone|dead|off)|no more"  # "PagerDuty is out", "Algolia's out"
     r"|(?:is|was|got|has been) (?:dropped|scrapped|ditched|retired))"
 )
 # what a verb of dropping names after it: "We dropped Great Expectations last week", "So scrap Formspree", "弃用 Detox"
 _DROPPING = re.compile(
     r"(?<![a-z])(?:drop(?:ped|ping)?|scrap(?:ped)?|ditch(?:ed)?|got rid of|get(?:ting)? rid of|retired?"
-    r"|rip(?:ped)? out|phased? out)\s+(?:the\s+|our\s+)?(?!(?:last|this|support)\b)(?P<thing>[\w.+#-]+"
+    # …and "Forget Stormglass: …" opening a clause, not "don't forget the …"
+    r"|rip(?:ped)? out|phased? out|(?<![\w'] )forget(?: about)?)"
+    r"\s+(?:the\s+|our\s+)?(?!(?:last|this|support)\b)(?P<thing>[\w.+#-]+"
     # …not a time after it, and not a version of it: "dropping android 8.x" drops a version, not Android
     r"(?:\s+(?!(?:last|this|yesterday|today|now|in|from|for|and|because|since|so|as|at|on|the|with|it|them)\b)"
     r"(?!\d)[\w.+#-]+){0,2})(?![\w.+#-])(?!\s+\d)"
     r"|(?:弃用|废弃|停用|砍掉|干掉|去掉|拿掉)\s*(?P<zh>[a-z0-9][\w.+#-]*|[\u4e00-\u9fff]{1,4})"
     # …and where a stopped habit went: "we stopped mirroring alerts to slack" gives up Slack
     r"|(?<![a-z])stopped \w+ing (?:[\w-]+ ){0,2}?(?:to|on|in|into|via) (?P<via>[\w.+#-]+)"
+    r"|(?<![a-z])rip(?:ped|ping)? (?:the )?(?P<ripped>[\w.+#-]+) out(?![a-z])"  # "rip Contex out"
 )
 _BARE_DROP = re.compile(r"drop(?:ping)?\s")  # "drop X", "dropping X": also a filter, unlike "dropped X"
 # what a switch leaves: "switch the backtest scoring from MAPE to WAPE", "评估指标从 MAPE 换成 WAPE"

@@ -1079,6 +1079,17 @@ def test_a_number_with_thousands_separators_is_one_number(text: str, numbers: se
             "alert：PagerDuty 叫 on-call，同時貼一份到 Slack #coldtrack-alerts",
             ("supersedes",),
         ),
+        # found in tune56: a thing waved off at a clause's start, or ripped out with its name in between
+        (
+            "Forget Stormglass: Open-Meteo's marine API is free, no key, and it has the swell partitions",
+            "Forecasts come from Stormglass for now",
+            ("supersedes",),
+        ),
+        (
+            "Do both charts with Chart.js through a LiveView hook and rip Contex out",
+            "Charts are server-rendered SVG with Contex",
+            ("supersedes",),
+        ),
     ],
 )
 def test_a_thing_scrapped_is_given_up_where_the_known_one_relies_on_it(
@@ -1096,6 +1107,10 @@ def test_a_thing_scrapped_is_given_up_where_the_known_one_relies_on_it(
         ("弃用 Detox，端到端测试改用 Maestro", {"detox"}),
         ("PagerDuty is out", {"pagerduty"}),
         ("we stopped mirroring alerts to slack", {"slack"}),
+        ("Algolia's out, we're on the Storefront predictiveSearch query now", {"algolia"}),
+        ("Forget Stormglass: Open-Meteo's marine API is free", {"stormglass"}),
+        ("rip Contex out", {"contex"}),
+        ("don't forget the changelog", set()),  # a reminder keeps what it names
         # a bare "drop" also filters: "drop genes seen in fewer than 3 cells" gives no genes up
         ("drop genes seen in fewer than 3 cells", set()),
         ("drop the null rows before the join", set()),
