@@ -23,6 +23,9 @@ from incremind_daemon.store.records import Candidate
 
 log = logging.getLogger(__name__)
 
+# a note's word that its line takes another's place ("instead of the Thursday", "New date Tuesday 3 November"), not
+# how a thing is done ("… so team leads can edit their own quota instead of filing a ticket")
+_REPLACES = re.compile(r"(?<![a-z])(?:instead of (?!\w+ing\b)|new (?:date|time|day|deadline):? (?=\d|\w+day\b))")
 _SHORT_DATE = re.compile(r"(?<![\d./:-])(?:1[0-2]|0?[1-9])/(?:3[01]|[12]\d|0?[1-9])(?![\d/:-])")  # "3/24", not 1/2/3
 # a day moved or a thing dropped, which a dated sentence may say without a change word
 # (stance.CHANGE has "retired", 不用…了, 推迟, 提前 and 延期)
@@ -83,7 +86,7 @@ def conflict(candidate: Candidate, item: Known, score: float, ordered: bool, *, 
     """
     said = fold(f"{candidate.quote} {candidate.statement}")
     # …and so does a line the writer labels a decision ("- DECIDED: online cancellation closes 48 hours before …")
-    says_so = moved or CHANGE_OF_PLAN.search(said) or labels_a_decision(candidate.quote)
+    says_so = moved or CHANGE_OF_PLAN.search(said) or _REPLACES.search(said) or labels_a_decision(candidate.quote)
     mine = (says_so or ordered) and not candidate.reported
     # a change of one project's rule is that project's (insights.record_increments gives it the scope), unless
     # it says it holds in every project: then both stand, side by side; a change of plan said of a rule that holds

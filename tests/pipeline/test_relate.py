@@ -1241,6 +1241,30 @@ def test_a_note_that_names_when_the_new_value_starts_replaces_the_old(statement:
     assert said_after(statement, [known], ordered=False) == ("supersedes", 1)
 
 
+@pytest.mark.parametrize(
+    ("statement", "known"),
+    [
+        (
+            "Now landing Friday 23rd at 21:40 on the Ryanair from Dublin instead of the Thursday",
+            "Cian is coming over for a week in October: lands Thursday 22 Oct, 18:10, Aer Lingus from Dublin",
+        ),
+        ("New date Tuesday 3 November, 10:00, soft launch", "Launch of the new site: Tuesday 13 October"),
+    ],
+    ids=["instead-of", "new-date"],
+)
+def test_a_note_that_says_what_it_replaces_replaces_it(statement: str, known: str) -> None:
+    """tune56: "… instead of the Thursday" and "New date …" in a person's own notes stood beside the old plan as a
+    disagreement between two notes; their words say the new line takes the old one's place."""
+    assert said_after(statement, [known], ordered=False) == ("supersedes", 1)
+
+
+def test_instead_of_doing_something_says_how_not_what_is_replaced() -> None:
+    """tune38: "… instead of filing a ticket" says how a thing is done; a note saying it replaces nothing."""
+    statement = "TeamQuota should be namespaced, so team leads can edit their own quota instead of filing a ticket"
+    known = "TeamQuota is one cluster-scoped object per team, filed by ticket"
+    assert said_after(statement, [known], ordered=False)[0] != "supersedes"
+
+
 def test_going_back_to_an_earlier_choice_replaces_the_choice_made_in_between() -> None:
     """Found in a fresh half: "Back to the PreSync hook for migrations — turn … on for prod again" after "No PreSync
     hook for now. migrations run by hand …" was a supplement of it: a sentence that opens on "back to" said no
