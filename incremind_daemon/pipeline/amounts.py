@@ -85,6 +85,7 @@ def measured_apart(one: str, other: str) -> bool:
 # a count with no unit: "batch size 改做 200" beside "BATCH_SIZE 暂时用 50 先" (not a version, a date or an hour)
 _COUNT = re.compile(r"(?<![\w.:/-])\d{1,6}(?![\w.:/%°℃-]|\s*(?:[/月日号点時时]|个?小时|分钟|秒|天|度|%))")
 _NUMBERED = re.compile(r"(?<![\w.-])([a-z]{3,})(\d{1,3})(?![\w.-])")  # a thing numbered in its name: "gpu3"
+_MONTH = re.compile(r"(?<![\w.:/-])20\d\d-[01]\d(?![\w.:/%-])")  # a month, an API's dated version: "2026-04"
 
 
 def _values(features: Features, folded: str) -> dict[str, frozenset[str]]:
@@ -96,7 +97,8 @@ def _values(features: Features, folded: str) -> dict[str, frozenset[str]]:
     counts = frozenset(_COUNT.findall(folded))
     for stem, number in _NUMBERED.findall(folded):  # "gpu5" is the gpu numbered 5: moved to gpu5, not gpu3
         out["@" + stem] = out.get("@" + stem, frozenset()) | {number}
-    return out | ({"@count": counts} if counts else {}) | _measures(folded)
+    months = frozenset(_MONTH.findall(folded))
+    return out | ({"@count": counts} if counts else {}) | ({"@month": months} if months else {}) | _measures(folded)
 
 
 def moved_value(quote: str, mine: Features, their_text: str, theirs: Features) -> bool:

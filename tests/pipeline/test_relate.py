@@ -1265,6 +1265,13 @@ def test_instead_of_doing_something_says_how_not_what_is_replaced() -> None:
     assert said_after(statement, [known], ordered=False)[0] != "supersedes"
 
 
+def test_a_new_version_of_an_api_replaces_the_old_one() -> None:
+    """tune56: "Bump the Storefront API to 2026-07" beside "We're on Storefront API 2026-04, not 2024-10" was read
+    as adding to it: an API's dated version is a value a change word sets, as a tool's "3.3.6" is."""
+    said = "Bump the Storefront API to 2026-07 while we're touching all of it, 2026-04 drops out of support in April"
+    assert said_after(said, ["We're on Storefront API 2026-04, not 2024-10"], ordered=True) == ("supersedes", 1)
+
+
 def test_going_back_to_an_earlier_choice_replaces_the_choice_made_in_between() -> None:
     """Found in a fresh half: "Back to the PreSync hook for migrations — turn … on for prod again" after "No PreSync
     hook for now. migrations run by hand …" was a supplement of it: a sentence that opens on "back to" said no
