@@ -186,6 +186,9 @@ def different_numbers(mine: Features, theirs: Features) -> bool:
             return True
         if _about(unit, my_named, their_named):
             return True
+        # …and where the same names lead up to both ("Sidekiq concurrency 5" beside "Sidekiq concurrency 10, …")
+        if len(led := mine.leading & my_named) >= 2 and unit in led and led == theirs.leading & their_named:
+            return True
         # …and where one names nothing, what the unit is: the thing given the number where it stands
         # before it in either ("每页 24 个" beside "每页显示 20 条", "年化统一按 252 天" beside "年化因子用 242"),
         # or what is counted where it stands after both, the same thing only where the words beside the

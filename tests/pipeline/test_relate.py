@@ -1037,6 +1037,8 @@ def test_two_numbers_of_different_things_change_nothing(said: str, known: str) -
         # …and another person in the same role: found in a tuning half, "换人了" said the contact changed, and a
         # Chinese name is no key, so it was read as a repeat
         ("仓储那边以后找小刘，对接人换人了", "仓储那边对接人是李工 (李明)，出库的问题找他"),
+        # tune54: the same names before both numbers, whatever else each names beside them
+        ("sidekiq concurrency 5, staging and prod, until we're off starter", "sidekiq concurrency 10, like the dyno"),
     ],
 )
 def test_another_number_for_the_same_thing_still_changes_it(said: str, known: str) -> None:
