@@ -92,5 +92,9 @@ def conflict(candidate: Candidate, item: Known, score: float, ordered: bool, *, 
     # it says it holds in every project: then both stand, side by side; a change of plan said of a rule that holds
     # everywhere, naming no project, is as wide as the rule
     wide = scope_beside(candidate.scope, said, item.scope, changes=True)
+    if mine and wide == "project" and item.scope == "global":
+        # said of this project, it is the project's exception to the rule, which holds everywhere else: "for
+        # swellwatch you can run fly deploy yourself" beside "don't push or deploy anything, ever"
+        return Relation("supplement", item.id, round(score, 4))
     kind = "supersedes" if mine and wide == item.scope else "different"
     return Relation(kind, item.id, round(score, 4))

@@ -1018,7 +1018,7 @@ def test_a_change_of_a_projects_rule_supersedes_it_whatever_scope_its_words_read
     [
         ("From now on you can push feature branches yourself, just never main", "supersedes", "global"),
         # said of this repository, it is its exception, and the rule stands everywhere else
-        ("In this repo you can push feature branches yourself from now on, just never main", "different", "project"),
+        ("In this repo you can push feature branches yourself from now on, just never main", "supplement", "project"),
     ],
 )  # fmt: skip
 def test_a_change_of_plan_of_a_rule_kept_everywhere_changes_it_everywhere(

@@ -975,14 +975,24 @@ def test_a_reply_language_for_a_case_of_its_own_keeps_the_rule_it_is_the_case_of
         # found in a tuning half: said in one project, it changes the rule the person keeps everywhere
         ("From now on you can push feature branches yourself, just never main", "supersedes"),
         ("Going forward you may push feature branches on your own, never main though", "supersedes"),
-        # …while said of this repository it is its exception, and both stand
-        ("In this repo you can push feature branches yourself from now on, just never main", "different"),
+        # …while said of this repository it is its exception, which adds to the rule: both stand
+        ("In this repo you can push feature branches yourself from now on, just never main", "supplement"),
     ],
 )
 def test_a_change_of_plan_of_a_rule_that_holds_everywhere_is_as_wide_as_the_rule(said: str, kind: str) -> None:
     candidate = Candidate(said, "preference", "", said, 0, len(said), "project")
     relation = related(candidate, [Known(8, "Never push — pushing is my job", "", "preference", None, "global")])
     assert (relation.kind, relation.known_id) == (kind, 8)
+
+
+def test_a_projects_leave_to_do_what_a_rule_of_every_project_forbids_adds_to_the_rule() -> None:
+    """tune56: "for swellwatch you can run fly deploy yourself" beside the global "don't push or deploy anything,
+    ever" was a disagreement shown side by side; it is this project's exception, and the rule holds elsewhere."""
+    said = "for swellwatch you can run fly deploy yourself, it's only me using it"
+    candidate = Candidate(said, "preference", "", said, 0, len(said), "project")
+    known = Known(8, "don't push or deploy anything, ever, I do that myself", "", "preference", None, "global")
+    relation = related(candidate, [known], ordered=True)
+    assert (relation.kind, relation.known_id) == ("supplement", 8)
 
 
 @pytest.mark.parametrize(
