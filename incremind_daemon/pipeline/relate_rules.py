@@ -267,6 +267,7 @@ def _by_rules(
         ids = {v.known_id for v in linked}
         if named := [(score, item) for score, item, theirs in scored if item.id in ids and pointed & keys_of(theirs)]:
             return conflict(candidate, named[0][1], named[0][0], ordered)
+        subject_named = False
         if not candidate.reported and len(linked) > 1:
             # the person's change replaces their own rule before a colleague's view of it ("阿杰觉得 retries
             # 应该开到 3" beside "retries are 2 on CI"): a view is settled by it, not the thing it changes
@@ -293,7 +294,15 @@ def _by_rules(
                     v.kind in CHANGES and bool(valued) and v.known_id not in valued,
                 )
             )
+            # …and the one that names what is changed stands before one that names only the doing it turns down:
+            # "main no longer deploys to production automatically" changes "Merges to main go straight to production
+            # on Vercel", not "don't push or deploy anything, ever" (a name turned down still decides: "no longer
+            # going to Nature Communications first")
+            subject_named = linked[0].kind in CHANGES and linked[0].known_id in about
+            subject_named = subject_named and not negated(candidate.statement) & names_in(candidate.statement)
         if linked or found:
+            if subject_named:
+                return linked[0]
             return _turned_down(candidate, linked, scored) or (linked or found)[0]  # "new" only where none relates
     scored.sort(key=lambda entry: -entry[0])
     # a value moved on a subject both name, however few words they share ("组会改到周四" beside "组会每周二")

@@ -640,6 +640,17 @@ def test_the_change_is_of_the_known_insight_that_names_what_it_turns_down() -> N
     assert said_after(statement, known) == ("supersedes", 2)
 
 
+def test_the_change_is_of_the_known_insight_that_names_what_changes_before_one_naming_what_it_turns_down() -> None:
+    """tune56: "main no longer deploys …" retired the global "don't push or deploy anything, ever", which names
+    only the deploying it turns down, and "merges to main go straight to production" stood beside the change."""
+    statement = (
+        "main no longer deploys to production automatically: Vercel builds a preview from main and I promote it"
+        " to production by hand after the checkout e2e has passed against that preview"
+    )
+    known = ["Don't push or deploy anything, ever, I do that myself", "Merges to main go straight to production"]
+    assert said_after(statement, known) == ("supersedes", 2)
+
+
 @pytest.mark.parametrize(
     "statement",
     [
