@@ -23,8 +23,8 @@ EVERY_PROJECT = re.compile(
         r"whatever the (?:project|repo)",
         # "that goes for every project, not just this one", "same in all our repos"
         r"(?:every|each|any) (?:single )?(?:project|repo|repository)|all (?:of )?(?:our |the )?(?:projects|repos)",
-        # "for every client I write": all the person makes, wherever they make it
-        r"(?:every|each|any|all) (?:[\w.+#-]+ ){1,2}i (?:write|build|make|ship|maintain)",
+        # "for every client I write", "same as every JS thing I touch": all the person makes or works on
+        r"(?:every|each|any|all) (?:[\w.+#-]+ ){1,2}i (?:write|build|make|ship|maintain|touch|work on)",
         # "I use pnpm for everything": a habit, not this repo's tool
         r"i (?:always |only )?use [\w.+#-]+ for everything",
         r"for (?:any|every|each|all) (?:of my )?clients?",

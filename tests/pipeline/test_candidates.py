@@ -285,6 +285,7 @@ def test_chinese_clause_without_comma_is_a_condition_kept_in_the_statement() -> 
         # all the person makes, wherever they make it
         ("Always retry with exponential backoff and full jitter, in every client I write.", "global"),
         ("所有我写的 client，重试一律用指数退避加 full jitter。", "global"),
+        ("Pnpm, not npm, same as every JS thing I touch.", "global"),  # tune56: a habit of all the person works on
         # a liking for the team's way, kept by the repo's own config, is the repo's
         ("我們的 SQL 關鍵字一律小寫, that's what .sqlfluff enforces and I like it that way.", "project"),
         ("SQL keywords lowercase everywhere, that's what .sqlfluff enforces and I like it that way.", "project"),
