@@ -73,7 +73,7 @@ from incremind_daemon.pipeline.sections import (
     work_points,
 )
 from incremind_daemon.pipeline.setting_words import states_setting
-from incremind_daemon.pipeline.stance import RESTATED
+from incremind_daemon.pipeline.stance import RESTATED, RESTATED_TAIL
 from incremind_daemon.pipeline.statement import clean_statement, split_condition, strip_lead_in
 from incremind_daemon.pipeline.step_words import waits_then_acts
 from incremind_daemon.store.charsets import CJK_CHAR
@@ -487,7 +487,8 @@ def _score_sentence(text: str, piece: Piece, *, conversational: bool, chance: Ch
     if (
         not reported
         and not piece.ruled  # under "提醒自己" or "house rules", "周五下午不写新功能" is every Friday
-        and (one_off(folded) or _NARRATED.search(folded))
+        # (not in a tail that says it was said before: "Stored in UTC, shown in Lisbon, that was the whole point")
+        and (one_off(folded) or _NARRATED.search(RESTATED_TAIL.sub("", folded.rstrip(" .!。！"))))
         and not strengths.keys() & _SAID_TO_HOLD
     ):
         lasts = False  # "周六去外婆家，记得带药" is for one day; "they got lost on every page change" is a story

@@ -218,11 +218,12 @@ RESTATED = re.compile(
         # "versions go in libs.versions.toml only, said that on day one"
         r"said (?:this|that|so|it) (?:on|from) day one|(?:said|told you) (?:this|that|it) (?:\w+ )?times",
         r"i(?:'ve| have)? told you (?:before|already|this before|many times|last time|the other day)",
-        r"as (?:usual|always)|same as (?:always|usual)|same as (?:every|all (?:the )?other|the other) \w+",
+        r"as (?:usual|always|ever)|same as (?:always|usual)|same as (?:every|all (?:the )?other|the other) \w+",
         # "like everything else", "same rule as the warehouse", "you know the drill", "as we agreed"
         r"like (?:everything|everywhere|all the rest) else|same rule as|you know the drill",
         r"(?:as|like) (?:we )?(?:agreed|discussed|decided)(?: (?:before|earlier|last time))?",
         r"we (?:settled|agreed on) (?:that|this)",
+        r"that was the (?:whole )?point",  # "Stored in UTC, shown in Europe/Lisbon, that was the whole point"
         # "Remember: dev target only", "No prefixes, remember": a reminder, not "remember to" (a step)
         r"remember(?! (?:to|when|the time|that time|how)\b)(?=\s*(?:[:,—–]|$|i\b|only\b|we\b))",
     )

@@ -743,10 +743,18 @@ def test_a_name_in_quotes_that_opens_a_sentence_is_no_quotation(text: str, repor
         ("btw the API port is 8443, not 8080 — I told you last time.", "The API port is 8443, not 8080"),
         ("端口是 8443 不是 8080，上次跟你说过了", "端口是 8443 不是 8080"),
         ("Never force-push, as always.", "Never force-push"),
+        ("Stored in UTC, shown in Europe/Lisbon, that was the whole point.", "Stored in UTC, shown in Europe/Lisbon"),
     ],
 )
 def test_a_tail_that_only_says_it_was_said_before_leaves_the_statement(text: str, statement: str) -> None:
     assert [c.statement for c in extract_candidates(text, conversational=True)] == [statement]
+
+
+def test_a_rule_said_as_ever_is_said_again() -> None:
+    """tune56: "Commit, after format + credo as ever." repeats the person's rule inside an ask."""
+    said = [c.statement for c in extract_candidates("Commit, after format + credo as ever.", conversational=True)]
+    assert said == ["Commit, after format + credo as ever"]
+    assert not extract_candidates("Commit, after format + credo.", conversational=True)  # the ask alone
 
 
 @pytest.mark.parametrize(
