@@ -750,6 +750,22 @@ def test_a_tail_that_only_says_it_was_said_before_leaves_the_statement(text: str
     assert [c.statement for c in extract_candidates(text, conversational=True)] == [statement]
 
 
+@pytest.mark.parametrize(
+    ("text", "statement"),
+    [
+        (
+            "Also don't tell me it's done until ./gradlew :app:testProdDebugUnitTest is green.",
+            "Don't tell me it's done until ./gradlew :app:testProdDebugUnitTest is green",
+        ),
+        ("don't open the MR until Wang confirms the schema.", None),  # held until someone answers: the task at hand
+    ],
+)
+def test_what_the_agent_may_report_only_once_something_passes_is_a_rule(text: str, statement: str | None) -> None:
+    """tune55: "don't tell me it's done until … is green" was read as work held until something happens."""
+    said = [c.statement for c in extract_candidates(text, conversational=True)]
+    assert said == ([statement] if statement else [])
+
+
 def test_a_rule_said_as_ever_is_said_again() -> None:
     """tune56: "Commit, after format + credo as ever." repeats the person's rule inside an ask."""
     said = [c.statement for c in extract_candidates("Commit, after format + credo as ever.", conversational=True)]
