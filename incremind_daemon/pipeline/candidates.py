@@ -367,7 +367,8 @@ def _readable(text: str, start: int, end: int, *, decided: bool) -> Piece | None
     if heft < MIN_WEIGHT and (heft < MIN_WEIGHT - 1 or not (decided or states_setting(quote, folded))):
         return None
     bare = folded.rstrip(" .。!！\"”」'’)）")
-    caption = whole.endswith((":", "：")) and not _SCOPED_PREFIX.search(whole)  # not "…like feat(dedup): or fix(exif):"
+    # (bold or not: "**From now on:**" over a numbered list)
+    caption = whole.rstrip("*_ ").endswith((":", "：")) and not _SCOPED_PREFIX.search(whole)  # not "…like fix(exif):"
     if caption or whole.startswith(("—", "--")) or ACTION_ITEM.match(quote.strip()):
         return None  # a caption over a list, an aside under one, an action item for one person
     if STANDUP_SLOT.match(whole) and not GENERAL.search(whole) and not _NEW_VERSION.search(whole):

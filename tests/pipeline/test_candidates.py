@@ -105,6 +105,14 @@ def test_non_statements_yield_no_candidate(text: str) -> None:
     assert extract_candidates(text) == []
 
 
+def test_a_bold_caption_over_a_list_is_no_sentence_of_its_own() -> None:
+    """tune56: "**From now on:**" over an incident note's numbered rules was read as a sentence, and joined the line
+    before it ("Fix: reverted at 19:31 …; from now on")."""
+    text = "**Fix:** reverted at 19:31.\n\n**From now on:**\n1. Anything that reads the cart is never cached.\n"
+    pieces = [(text[p.start : p.end], p.ruled) for p in read_pieces(text, conversational=False)]
+    assert pieces == [("**Fix:** reverted at 19:31.", False), ("Anything that reads the cart is never cached.", True)]
+
+
 def test_heading_is_not_a_candidate_but_the_sentence_under_it_is() -> None:
     found = extract_candidates("## Always use uv\n\nAlways use uv to install dependencies.\n")
     assert [c.statement for c in found] == ["Always use uv to install dependencies"]
