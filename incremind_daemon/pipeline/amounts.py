@@ -42,6 +42,8 @@ VALUE_CHANGE = re.compile(
     r"|改了去?(?=\s*(?:礼拜|周|星期|\d))"  # Cantonese's "改咗礼拜三晚"
     r"|(?<=[\d\s天个])(?:变成|变为)"  # "从 28 天变成 42 天"
     r"|现在(?:是|为|定为|统一为?)(?=\s*\d)"  # a value as it is now: "采样间隔现在是 900 秒"
+    # a bare 改 before the new amount, and 设 after a setting's name: "改 15 分钟一轮", "busy_timeout 设 5 秒"
+    r"|(?:^|(?<=[，,。；;]))\s*改\s*(?=\d)|(?:(?<=[a-z0-9_] )|(?<=[a-z0-9_]))设\s*(?=\d)"
 )
 _VALUE_END = re.compile(r"[，。；;,!?！？\n]|\.(?!\d)|(?<![a-z])(?:not|instead|but|and)(?![a-z])|不是|而|但")
 _MEASURE_UNITS = (

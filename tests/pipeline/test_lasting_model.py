@@ -258,6 +258,9 @@ def test_a_rule_said_to_put_the_agent_right_is_a_correction(use_m3: Embedder, te
         ("Move tidewatch_daily_forecast to 04:00 SGT.", "Move tidewatch_daily_forecast to 04:00 SGT"),
         # found on tune28: a path the setting moves to is its new value as an amount is
         ("配额又爆了，烦死。results 目录改成 /scratch/zlin/results。", "results 目录改成 /scratch/zlin/results"),
+        # found on tune55: a bare 改 before the new amount, and 设 after the setting's name
+        ("30 分钟一轮太慢了。改 15 分钟一轮。", "改 15 分钟一轮"),
+        ("SQLite 开 WAL，busy_timeout 设 5 秒。", "SQLite 开 WAL，busy_timeout 设 5 秒"),
     ],
 )
 def test_a_setting_fixed_or_moved_to_an_amount_is_a_decision(use_m3: Embedder, text: str, statement: str) -> None:
