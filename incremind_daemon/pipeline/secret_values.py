@@ -191,8 +191,9 @@ def is_secret_shaped(value: str, *, kind: str, strict: bool) -> bool:
     """
     if not value.isascii() or is_placeholder(value) or WORDISH.fullmatch(value):
         return False
-    if kind == "password" and not strict and value.isdigit():
-        return len(value) >= 6  # "the password is 20240501"; a token of digits is a count
+    if not strict and value.isdigit():
+        # "the password is 20240501", "api_key is 12345678"; a shorter run of digits is a count ("token count is 4096")
+        return len(value) >= (6 if kind == "password" else 8)
     if _NOT_SECRET.fullmatch(value) or _ALGORITHM.fullmatch(value) or _CALL.fullmatch(value):
         return False
     has_letter = any(char.isalpha() for char in value)

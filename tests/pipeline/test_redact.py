@@ -225,6 +225,18 @@ def test_assigned_values_with_digits_are_redacted(key: str, value: str, separato
     assert value not in redact(f"config {key}{separator}{value} done")
 
 
+@pytest.mark.parametrize(
+    ("text", "kept"),
+    [
+        ("config api_key is 00000000 done", False),  # found by hypothesis: a key of digits alone was kept
+        ("the secret is 12345678", False),
+        ("The token count is 4096 and the limit is 8192.", True),  # a short run of digits is a count
+    ],
+)
+def test_a_credential_of_digits_alone_is_redacted_when_long_enough(text: str, kept: bool) -> None:
+    assert (redact(text) == text) is kept
+
+
 # --- complete redaction: every format, both languages, nothing of the secret left -------------
 
 INVISIBLES = ("\u200b", "\u200c", "\u200d", "\u2060", "\ufeff", "\u00ad", "\u202e", "\U000e0041")
