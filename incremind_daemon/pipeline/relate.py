@@ -16,7 +16,6 @@ from typing import Concatenate, ParamSpec
 from incremind_daemon.pipeline.conflicts import conflict, may_conflict
 from incremind_daemon.pipeline.cues import fold
 from incremind_daemon.pipeline.features import CONCEPT_NAMES, dice, features_of, keys_of, names_in
-from incremind_daemon.pipeline.lasting import REPORTED
 from incremind_daemon.pipeline.lasting_model import RelationReader
 from incremind_daemon.pipeline.pairs import Known, Relation, pair_features, said_of, text_of
 from incremind_daemon.pipeline.relate_rules import (
@@ -39,6 +38,7 @@ from incremind_daemon.pipeline.replacing import (
     value_replaced,
 )
 from incremind_daemon.pipeline.replies import answer_slots
+from incremind_daemon.pipeline.reported import REPORTED
 from incremind_daemon.pipeline.scope import scope_beside
 from incremind_daemon.pipeline.stance import CHANGE, EXCEPTION_SAID, RESTATED, negated, used
 from incremind_daemon.store.records import Candidate

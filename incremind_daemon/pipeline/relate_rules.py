@@ -28,7 +28,6 @@ from incremind_daemon.pipeline.features import (
     numbers_of,
     sharing,
 )
-from incremind_daemon.pipeline.lasting import REPORTED
 from incremind_daemon.pipeline.openers import INTRODUCTION
 from incremind_daemon.pipeline.pairs import Known, Relation, has_chinese, said_in, said_of, text_of
 from incremind_daemon.pipeline.pieces import weight
@@ -38,6 +37,7 @@ from incremind_daemon.pipeline.replacing import (
     replaces,
 )
 from incremind_daemon.pipeline.replies import answer_slots, held_alike, reply_slots, set_otherwise
+from incremind_daemon.pipeline.reported import REPORTED
 from incremind_daemon.pipeline.stance import (
     CASE_SAID,
     CHANGE,
