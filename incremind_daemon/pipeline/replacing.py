@@ -16,6 +16,9 @@ from incremind_daemon.pipeline.cues import fold
 from incremind_daemon.pipeline.features import CONCEPT_NAMES, features_of, keys_of, names_in, numbers_of
 from incremind_daemon.pipeline.stance import CHANGE_OF_PLAN, negated, used
 
+# the word that ends a reason: what it gives as the reason names nothing the change after it is of
+_SO = re.compile(r"(?<![a-z])(?:so|therefore)(?![a-z])|所以|因此")
+
 
 def changed_subject(statement: str, about: str = "") -> frozenset[str]:
     """Return what a change is of: the named things said before its change word ("TestFlight" in "TestFlight
@@ -23,7 +26,11 @@ def changed_subject(statement: str, about: str = "") -> frozenset[str]:
     the sentence before ("Remember the insert_overwrite thing? Scrap that — …"), what that sentence names."""
     folded = fold(statement)
     found = CHANGE_OF_PLAN.search(folded)
-    named = keys_of(features_of(folded[: found.start()])) if found is not None else frozenset()
+    # …past the reason given for it: "Ravi's 0042 went through fine last week, so back to the PreSync hook" says why
+    # it changes, and the change is of nothing the reason names
+    before = _SO.split(folded[: found.start()])[-1] if found is not None else ""
+    before = "" if found is not None and _SO.match(found.group().lstrip(",;: ")) else before  # "…, so back to X"
+    named = keys_of(features_of(before))
     return named | (keys_of(features_of(fold(about))) - CONCEPT_NAMES if about else frozenset())
 
 

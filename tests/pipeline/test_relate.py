@@ -1295,6 +1295,20 @@ def test_a_new_version_of_an_api_replaces_the_old_one() -> None:
     assert said_after(said, ["We're on Storefront API 2026-04, not 2024-10"], ordered=True) == ("supersedes", 1)
 
 
+def test_what_the_reason_before_a_change_names_is_not_what_changes() -> None:
+    """tune36: "Ravi's 0042 went through fine last week, so back to the PreSync hook for migrations …" was taken as a
+    change of the change freeze, which "fine" also names, instead of the rule that migrations run by hand."""
+    statement = (
+        "Ravi's concurrent 0042 went through fine last week, so back to the PreSync hook for migrations — turn"
+        " migrations.hook.enabled on for prod again and drop the manual make migrate step from the runbook"
+    )
+    known = [
+        "Prod change freeze from Thu 26 Nov until Tue 1 Dec. no prod deploys, no infra changes. staging is fine",
+        "No PreSync hook for now. migrations run by hand with `make migrate ENV=prod` from the bastion",
+    ]
+    assert said_after(statement, known) == ("supersedes", 2)
+
+
 def test_going_back_to_an_earlier_choice_replaces_the_choice_made_in_between() -> None:
     """Found in a fresh half: "Back to the PreSync hook for migrations — turn … on for prod again" after "No PreSync
     hook for now. migrations run by hand …" was a supplement of it: a sentence that opens on "back to" said no
