@@ -120,6 +120,8 @@ STANDING = re.compile(
         r"one (?:concern|thing|change|feature|fix|topic|model) per (?:pr|mr|commit|branch|review)",
         r"(?:are|get) (?:named|called|prefixed|suffixed)\b",  # a convention for a kind: "DLQ topics are named …"
         r"make [^.;,]{1,40} the default",
+        # a window of hours kept clear every day: "no watering at all between 11:00 and 17:00"
+        r"(?:no|never|don'?t|do not) [^.;]{0,40}?between \d{1,2}(?::\d{2})?\s*(?:am|pm)? and \d{1,2}",
     )
     + r"|(?:^|[,;—–] |[，；—])\s*(?:don'?t|do not|never|no need to|stop) (?!worry|know|care|think|mind|bother)[a-z]+"
     r"(?! (?:anything|it|this|that|these|those|them)\b)"
@@ -129,6 +131,9 @@ STANDING = re.compile(
     r"|(?:不可以|不能|不准|不许)有|千万(?:别|不要)|记得|别忘了|[，,]\s*记住[。！!]*$|^记住[，,：:]|所有(?:的)?(?:代码|文件|组件|接口|测试|提交|项目)"
     # when a rule holds, as "when writing …," says in English: "写博客文章的时候，中英文之间加空格"
     r"|^(?![^，。]*(?:了|发现|突然|结果))[^，。]{2,16}(?:的时候|之前|以前|之后)[，,]"
+    # …and a window of hours kept clear: "夜里 23 点到早上 8 点不推送", "盘中 9:15–15:00 禁止重启 gateway"
+    r"|(?:\d{1,2}\s*点|\d{1,2}:\d{2})\s*(?:到|至|-|–|~)\s*(?:第二天|次日|早上|凌晨|上午|晚上)?\s*\d{1,2}\s*(?:点|:\d{2})"
+    r"[^，。；]{0,8}?(?:不|别|不要|不许|禁止)"
     # what recurs, as "every Thursday" does in English: "每周四下午 3 点发版", "每天早上先看告警"
     r"|每(?:周|星期|礼拜)[一二三四五六日天]|每(?:天|日|晚|个?月|年)(?:早上|上午|中午|下午|晚上)?"
     # a rule for a kind of thing, as "payment PRs need …" says: "payment 相关的 PR 要找阿Ben review"

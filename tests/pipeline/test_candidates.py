@@ -774,6 +774,20 @@ def test_what_the_agent_may_report_only_once_something_passes_is_a_rule(text: st
     assert said == ([statement] if statement else [])
 
 
+@pytest.mark.parametrize(
+    ("text", "statement"),
+    [
+        # tune55 and tune49: a window of hours kept clear every day
+        ("夜里 23 点到早上 8 点不推送，攒着 8 点一起发。", "夜里 23 点到早上 8 点不推送，攒着 8 点一起发"),
+        ("and no watering at all between 11:00 and 17:00.", "No watering at all between 11:00 and 17:00"),
+        ("今天 14:00 到 16:00 不在，回来再看。", None),  # today's hours away: the task at hand
+    ],
+)
+def test_hours_kept_clear_every_day_are_a_rule(text: str, statement: str | None) -> None:
+    said = [c.statement for c in extract_candidates(text, conversational=True)]
+    assert said == ([statement] if statement else [])
+
+
 def test_a_rule_said_as_ever_is_said_again() -> None:
     """tune56: "Commit, after format + credo as ever." repeats the person's rule inside an ask."""
     said = [c.statement for c in extract_candidates("Commit, after format + credo as ever.", conversational=True)]
