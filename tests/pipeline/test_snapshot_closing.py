@@ -467,10 +467,13 @@ def test_next_step_loses_its_caption_behind_a_yes(said: str) -> None:
         ("Nice. Panel D tomorrow probably.", "Panel D"),  # a hedge leaves the step put off the step
         ("下週一早上再一起 deploy 到 Linode。", "Linode"),  # traditional characters meet the same cues
         ("Good. Once Dev confirms he can read them I'll point him at that folder.", "Dev"),
+        # tune58: a run the person triggers herself once the branch is merged
+        ("sawa. once it's merged I'll trigger the February backfill from Composer myself.", "February backfill"),
     ],
     ids=[
         "zh-short", "yue-tomorrow", "yue-next-week", "zh-evening", "en-tomorrowish", "en-can-wait", "en-ill-put",
         "en-after-lunch", "en-after-standup", "en-probably", "zh-hant-next-monday", "en-once-someone-confirms",
+        "en-once-merged",
     ],
 )
 def test_step_put_off_in_the_last_words_is_next(said: str, named: str) -> None:
