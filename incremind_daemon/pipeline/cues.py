@@ -244,7 +244,7 @@ LATER_CUES = re.compile(
         r"|(?:don't|do not) (?:merge|push|deploy|release|apply|ship) (?:it |this |that )?yet"
         r"|i'll (?:do|apply|push|run|open|check|look|merge|deploy|ask|commit|chase|keep an eye|put|poke|test|review"
         r"|trigger|promote|rerun|backfill)"
-        r"|once (?:it|this|that)(?:'s| is| gets| has been) merged|(?:once|after) (?:it|this|that) merges"
+        r"|once (?:it|this|that)(?:'s| gets) merged|(?:once|after) (?:it|this|that) merges"
         r"|tomorrow-?ish|(?:can|will) wait (?:till|until|for)|(?:at|on|till|until) the weekend"
         r"|after (?:lunch|dinner|standup|stand-up|the standup|the meeting|my meeting|the call|work)"
     )

@@ -28,8 +28,9 @@ def changed_subject(statement: str, about: str = "") -> frozenset[str]:
     found = CHANGE_OF_PLAN.search(folded)
     # …past the reason given for it: "Ravi's 0042 went through fine last week, so back to the PreSync hook" says why
     # it changes, and the change is of nothing the reason names
-    before = _SO.split(folded[: found.start()])[-1] if found is not None else ""
-    before = "" if found is not None and _SO.match(found.group().lstrip(",;: ")) else before  # "…, so back to X"
+    before = ""
+    if found is not None and not _SO.match(found.group().lstrip(",;: ")):  # "…, so back to X" names no subject
+        before = _SO.split(folded[: found.start()])[-1]
     named = keys_of(features_of(before))
     return named | (keys_of(features_of(fold(about))) - CONCEPT_NAMES if about else frozenset())
 
