@@ -17,6 +17,7 @@ from dataclasses import dataclass, replace
 
 from incremind_daemon.pipeline.amounts import sets_value
 from incremind_daemon.pipeline.answers import picked_decision, picks_option
+from incremind_daemon.pipeline.at_hand import STATUS, SYMPTOM, TODAY_PLAN
 from incremind_daemon.pipeline.conversing import FORBIDS, MINE_TO_DO, WHEN_SAID, lasts_in_conversation
 from incremind_daemon.pipeline.cues import ACK, QUOTED_WORDS, fold
 from incremind_daemon.pipeline.features import features_of, keys_of, names_a_day, numbers_of
@@ -31,9 +32,6 @@ from incremind_daemon.pipeline.lasting import (
     PUT_OFF,
     QUESTION,
     REQUEST,
-    STATUS,
-    SYMPTOM,
-    TODAY_PLAN,
     names_a_standing_choice,
     one_off,
     without_task_tail,

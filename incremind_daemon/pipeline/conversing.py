@@ -8,22 +8,20 @@ from __future__ import annotations
 
 import re
 
+from incremind_daemon.pipeline.at_hand import COMPLAINT, EXPLANATION, TODAY_PLAN
 from incremind_daemon.pipeline.lasting import (
     COMMUNICATION,
-    COMPLAINT,
     CONVERSATION_CUES,
     CORRECTION,
     DECISION,
     ENTITY,
     EVENT,
-    EXPLANATION,
     GENERAL,
     HAPPENED,
     IDENTITY,
     METHOD,
     REQUEST,
     STANDING,
-    TODAY_PLAN,
     one_off,
 )
 from incremind_daemon.pipeline.openers import CONTEXT_OPENER

@@ -12,6 +12,7 @@ import logging
 import re
 from itertools import pairwise
 
+from incremind_daemon.pipeline.at_hand import COMPLAINT
 from incremind_daemon.pipeline.candidates import extract_candidates
 from incremind_daemon.pipeline.cues import (
     ASK_CAPTION,
@@ -23,7 +24,7 @@ from incremind_daemon.pipeline.cues import (
     fold,
 )
 from incremind_daemon.pipeline.dictation import dictated_parts
-from incremind_daemon.pipeline.lasting import COMMUNICATION, COMPLAINT, IDENTITY, REQUEST
+from incremind_daemon.pipeline.lasting import COMMUNICATION, IDENTITY, REQUEST
 from incremind_daemon.pipeline.markdown import (
     CJK_RUN,
     as_item,

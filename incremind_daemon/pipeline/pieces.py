@@ -10,10 +10,10 @@ from __future__ import annotations
 
 import re
 
+from incremind_daemon.pipeline.at_hand import COMPLAINT
 from incremind_daemon.pipeline.cues import ACK, fold
 from incremind_daemon.pipeline.dictation import dictated_parts
 from incremind_daemon.pipeline.lasting import (
-    COMPLAINT,
     CUES,
     ENTITY,
     GENERAL,

@@ -5,8 +5,8 @@ from __future__ import annotations
 
 import pytest
 
+from incremind_daemon.pipeline.at_hand import STATUS
 from incremind_daemon.pipeline.candidates import extract_candidates
-from incremind_daemon.pipeline.lasting import STATUS
 from incremind_daemon.pipeline.lasting_model import reader_for
 from incremind_daemon.pipeline.reported import reported_view
 from incremind_daemon.pipeline.scope import names_this_project
