@@ -22,9 +22,11 @@ _words = bounded  # the same bounds as lasting.words
 # "timeout 放宽到 180 秒", "cutting it to 10 min a day", "now due April 8")
 VALUE_CHANGE = re.compile(
     _words(
-        r"(?:mov(?:e|ed|ing)|push(?:ed|ing)?|pull(?:ed|ing)?|bump(?:ed|ing)?|rais(?:e|ed|ing)|increas(?:e|ed|ing)"
-        r"|lower(?:ed|ing)?|reduc(?:e|ed|ing)|cut(?:ting)?|drop(?:ped|ping)?|extend(?:ed|ing)?|shorten(?:ed|ing)?"
-        r"|chang(?:e|es|ed|ing)|switch(?:ed|ing)?|reschedul(?:e|ed|ing)|upgrad(?:e|es|ed|ing))"
+        # (each verb in every form, as a note says it too: "dbt_daily moves to 04:00 EAT")
+        r"(?:mov(?:e|es|ed|ing)|push(?:es|ed|ing)?|pull(?:s|ed|ing)?|bump(?:s|ed|ing)?|rais(?:e|es|ed|ing)"
+        r"|increas(?:e|es|ed|ing)|lower(?:s|ed|ing)?|reduc(?:e|es|ed|ing)|cut(?:s|ting)?|drop(?:s|ped|ping)?"
+        r"|extend(?:s|ed|ing)?|shorten(?:s|ed|ing)?|chang(?:e|es|ed|ing)|switch(?:es|ed|ing)?|reschedul(?:e|es|ed|ing)"
+        r"|upgrad(?:e|es|ed|ing))"
         # "move the nightly run to 3:30", "Move tidewatch_daily_forecast to 04:00 SGT" (a job named as in code)
         # …or "raise the replica lag threshold to 120s"
         r"(?: (?:it|that|this|them|the [\w-]+(?: [\w-]+){0,2}?|[a-z][\w-]*_[\w.-]+|back|down|up"

@@ -420,6 +420,10 @@ _NEWS = re.compile(
 )
 
 
+# a value a note says went somewhere is what happened: "p99 went from 180 ms to 4.2 s", "v1.9.0 went to prod"
+_WENT = re.compile(r"(?<![a-z])went (?:from|to|up|down|back)\b")
+
+
 def _for_now(folded: str) -> bool:
     """Tell whether a sentence (folded) is the task at hand: an ask, a plan for today or for once, how things stand
     today, news, or work put off until later."""
@@ -452,8 +456,9 @@ def _score_sentence(text: str, piece: Piece, *, conversational: bool, chance: Ch
     setting_alone = setting and not strengths  # no other cue reads it
     if setting_alone:
         strengths["entity"] = 2.4
-    # a setting moved to a new amount, though said as an ask: "change to cl_waiting > 25 for 1 min" (as "改成" is)
-    moved = conversational and not strengths and sets_value(folded)
+    # a setting moved to a new amount, though said as an ask: "change to cl_waiting > 25 for 1 min" (as "改成" is),
+    # or as a note's plain line: "lookback goes to 7 days."
+    moved = not strengths and sets_value(folded) and (conversational or not _WENT.search(folded))
     moved = moved and not (one_off(folded) or TODAY_PLAN.search(folded))
     if moved:
         strengths["decision"] = 2.2

@@ -85,8 +85,8 @@ STANDING = re.compile(
         r"always|never|from now on|going forward|for good|from here on(?: out)?|in (?:the )?future|every time",
         r"whenever|by default|as a rule|no more",
         r"(?<!the )(?<!that's )(?<!for )(?<!until )next time(?!:| (?:we|i|you) (?:meet|talk|see))",
-        # a rule recalled ("No prefixes, remember.") and one that turns a kind of thing down ("No emojis.")
-        r"(?:^|[,;] )remember[.!]*$|^remember[,:]",
+        # a rule recalled ("Remember: …") and one that turns a kind of thing down ("No emojis.")
+        r"^remember[,:]",
         r"^no (?!worries|problems|thanks|ideas|changes|errors|issues|tests? (?:fail|pass))[a-z-]+s(?=[,.!;]|$)",
         r"(?:don'?t|do not) ever|at all times|(?:^|(?<=: ))(?:nobody|no one) (?:runs|touches|pushes|deploys|merges)",
         r"in (?:this|our|the) (?:repo|project|codebase)",
@@ -96,7 +96,6 @@ STANDING = re.compile(
         r"|answers?|replies|messages?|functions?|modules?|services?|deploys?|releases?|branches?)",
         r"ever(?=[.!]?$)",
         r"^no [a-z][\w.-]* (?:on|after|before|during|in|for|without|unless)\b",
-        r", no [a-z][\w.-]*(?=\s*(?:$|[,.;—]))",
         r"make sure (?:to|you)|remember to|don'?t forget to",
         r"(?:should|must) (?:always|never|be)",
         r"^(?:about|regarding|as for) [^:,]{1,40}:",
@@ -104,6 +103,11 @@ STANDING = re.compile(
         r"only(?= —| -|[,.;]|$)",
         r"only (?:in|for|on|from|via|through|after|when|if|once)\b",
         r"everywhere|at most \d|no more than \d|at least \d|max(?:imum)? (?:of )?\d|without asking (?:me|us)",
+        r"ask (?:me|us|him|her|them)(?: first)? before",  # "Kevin owns the Kobo models. ask him before changing …"
+        # where a thing is never put: "region mapping doesn't go in a case statement", "keys don't go in settings.py"
+        r"(?:doesn'?t|don'?t|does not|do not) (?:go|belong|live) (?:in|into|inside)",
+        # a setting that holds as it is: "dbt_daily DAG stays at 02:00 EAT", "PgBouncer stays in transaction pooling"
+        r"(?<!it )(?:stays?|remains?) (?:at|on|in)(?= (?!whatever\b|the (?:bucket|cart|queue)\b))",
         r"except\b",
         r"^(?:on|for|in) [\w-]+ (?:machines?|boxes|hosts?|servers?|branches|repos?|builds?)\b",
         r"^no [a-z][\w.-]* (?:pls|please)",
@@ -113,6 +117,7 @@ STANDING = re.compile(
         r"^(?:after|once|when|whenever|if|before) (?:you|we) (?:touch|change|edit|add|update|bump|modify|rename|create"
         r"|upgrade|remove|delete)\w{0,2} (?:any(?:thing)?|an?)\b",  # "after you touch any Drift table, run …"
         rf"before (?:you |we )?{_EACH_STEP}\b",  # "before you commit, …"
+        r"before (?:you )?(?:tell(?:ing)? me|say(?:ing)?) [^.,;]{0,24}?done",  # "… before you tell me it's done"
         r"only (?:ever )?(?:use|add|write|run|edit|touch|deploy|commit|merge)",
         r"otherwise",
         r"(?:has|have|needs?) to be|(?:prs|mrs|pull requests) (?:need|require|must get) (?:a |an )?(?:review|approval)",
@@ -123,6 +128,9 @@ STANDING = re.compile(
         # a window of hours kept clear every day: "no watering at all between 11:00 and 17:00"
         r"(?:no|never|don'?t|do not) [^.;]{0,40}?between \d{1,2}(?::\d{2})?\s*(?:am|pm)? and \d{1,2}",
     )
+    # (outside the word bounds, which a comma after a word never passes): "No prefixes, remember.", "no React, no DRF."
+    + r"|[,;] remember[.!]*$|, no (?!(?:worries|problems?|thanks|ideas?|changes?|errors?|issues?|pressure|rush|luck"
+    r"|hurry|doubt)\b)[a-z][\w.-]*(?=\s*(?:$|[,.;—]))"
     + r"|(?:^|[,;—–] |[，；—])\s*(?:don'?t|do not|never|no need to|stop) (?!worry|know|care|think|mind|bother)[a-z]+"
     r"(?! (?:anything|it|this|that|these|those|them)\b)"
     r"|凡是|^(?:所有|任何)[^，。]{1,16}都|^(?:关于|至于)[^：:，,]{1,20}[：:]|(?:^|[，,；;\s])\s*(?:你|也|都|就|千万|你也|但是?|可是|不过)?(?:别|不要|不能|不可以|不许|不准|不用|唔好)(?!管|急|担心|客气|动|搞|的|人)\s*[a-z\u4e00-\u9fff]"
@@ -456,6 +464,7 @@ _CHOSEN = re.compile(
     r"(?:用|走|(?<![a-z])(?:uses?|runs?))\s*[a-z][\w.+#/-]*|^[a-z][\w.+#-]* everywhere(?![a-z])"
     r"|(?<![a-z])switch(?:es|ed)? [\w -]{1,30}? from [a-z][\w.+#-]* to [a-z][\w.+#-]*"
     r"|用\s*[a-z][\w./+#-]*\s*这个(?:库|包|工具|框架|插件)"
+    r"|(?<![a-z])use [^,.;]{1,30}? instead of\b"  # "use it instead of the shared AFRICASTKNG one"
     # a step always taken before another: "PR 一律等我 review 之后再合并", "always let me review before you merge"
     r"|(?:以后|今后|一律|统一|都要|(?<![a-z])always)[^，。,;；]{0,20}?(?:之后再|以后再|再(?:合|推|发|上线)"
     r"|(?<![a-z])before (?:you |we )?(?:merge|push|commit|deploy|release))"

@@ -262,8 +262,9 @@ def _find_all(text: str, mark: str, start: int, end: int) -> list[int]:
 
 def _only_when(text: str, first: int, cut: int, last: int) -> bool:
     """Tell whether the clauses before ``cut`` only say when the rest holds ("写博客的时候，…")."""
-    head = " ".join(text[first:cut].split()).rstrip(" ,，")
-    condition = split_condition(" ".join(text[first:last].split()))[1]
+    # (after its connective: "and before you tell me something is done, run `uv run sqlfluff lint` on …")
+    head = strip_lead_in(" ".join(text[first:cut].split())).rstrip(" ,，")
+    condition = split_condition(strip_lead_in(" ".join(text[first:last].split())))[1]
     return bool(head) and fold(condition.rstrip(" ,，")) == fold(head)
 
 

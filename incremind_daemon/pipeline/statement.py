@@ -136,8 +136,12 @@ _EN_POLITE_END = re.compile(
     r"|\s*\(?please\)?|[,，]\s*(?:remember|记住了?))$",
     re.I,
 )
-# emphasis markers, not a glob's star ("preview/*", "*.py"), a dunder ("__init__.py") nor a code span
-_EMPHASIS = re.compile(r"`[^`\n]*`|\*\*|~~|(?<![\w/])\*(?=[^\s.*/])|(?<=[^\s/*])\*(?![\w/])")
+# emphasis markers, not a glob's star ("preview/*", "*.py", "stg_kobo__*", "src/**/*.ts"), a mask's ("0912***678"),
+# a dunder ("__init__.py") nor a code span
+_EMPHASIS = re.compile(
+    r"(?P<kept>`[^`\n]*`|(?<=\w)\*+(?=\w))"
+    r"|(?<!/)\*\*(?!/)|~~|(?<![\w/])\*(?=[^\s.*/])|(?<=[^\s/*_.-])\*(?![\w/])"
+)
 # "__bold__", not a dunder ("__init__", "__all__")
 _UNDERSCORED = re.compile(r"`[^`\n]*`|(?<!\w)__(?=\S)([^_\n]+?)(?<=\S)__(?!\w)")
 _DUNDER = re.compile(r"[a-z][a-z0-9]*")
@@ -185,7 +189,7 @@ def clean_statement(quote: str) -> str:
     if "*" in text or "_" in text or "~" in text:
         text = _UNDERSCORED.sub(_unbolded, text)
         # "** I prefer tabs": a stray marker leaves its space
-        text = _EMPHASIS.sub(lambda m: m.group() if m.group().startswith("`") else "", text).strip()
+        text = _EMPHASIS.sub(lambda m: m.group("kept") or "", text).strip()
     text = strip_lead_in(text)
     text = text.rstrip(_TRAILING)
     text = _EN_POLITE_END.sub("", text).rstrip(_TRAILING)

@@ -239,6 +239,12 @@ def test_a_change_lead_in_goes_and_a_name_keeps_its_case(quote: str, statement: 
          "Keep __init__.py empty and define __all__ in every module"),
         ("__Never__ push to *main*.", "Never push to main"),
         ("别动 `templates/*_partial.html` 里的 **注释**。", "别动 `templates/*_partial.html` 里的 注释"),
+        # tune58: the stars after a prefix went as emphasis ("(stg_kobo__, int_surveys__)")
+        ("Kevin owns the Kobo models (stg_kobo__*, int_surveys__*).",
+         "Kevin owns the Kobo models (stg_kobo__*, int_surveys__*)"),
+        ("Type-check src/**/*.ts and *never* skip lib-*.", "Type-check src/**/*.ts and never skip lib-*"),
+        # tune57: a masked phone number lost its stars ("mask 成 0912678")
+        ("電話要 mask 成 0912***678 這樣。", "電話要 mask 成 0912***678 這樣"),
     ],
 )  # fmt: skip
 def test_emphasis_goes_but_a_glob_a_dunder_and_code_keep_their_marks(quote: str, statement: str) -> None:
@@ -766,6 +772,11 @@ def test_a_tail_that_only_says_it_was_said_before_leaves_the_statement(text: str
             "Don't tell me it's done until ./gradlew :app:testProdDebugUnitTest is green",
         ),
         ("don't open the MR until Wang confirms the schema.", None),  # held until someone answers: the task at hand
+        # tune58: the step was cut off as an ask, the "and" before the condition hiding it
+        (
+            "and before you tell me something is done, run `uv run sqlfluff lint` on the files you touched.",
+            "Run `uv run sqlfluff lint` on the files you touched",
+        ),
     ],
 )
 def test_what_the_agent_may_report_only_once_something_passes_is_a_rule(text: str, statement: str | None) -> None:

@@ -132,3 +132,62 @@ def test_the_items_of_a_list_the_person_says_to_follow_are_rules(use_m3: Embedde
         "周一店休，取货日期选择器里周一置灰",
     ]
     assert {c.category for c in found} == {"decision"}, found
+
+
+@pytest.mark.parametrize(
+    ("text", "opening"),
+    [
+        # tune58: a choice of one thing over another, said with "use … instead of"
+        (
+            "the sender ID KWAYA got approved by Africa's Talking on Thursday. use it instead of the shared "
+            "AFRICASTKNG one.",
+            "Use it instead of the shared AFRICASTKNG one",
+        ),
+        # tune58: what a part of the app leaves out, a comma after a word ("no React, no DRF")
+        ("server-rendered templates + htmx. no React, no DRF.", "No React, no DRF"),
+        # …and where a thing never goes
+        (
+            "region mapping doesn't go in a case statement. there's seeds/branches.csv (branch_code, branch_name,"
+            " region), join to that.",
+            "Region mapping doesn't go in a case statement",
+        ),
+    ],
+)
+def test_a_choice_said_in_few_words_to_an_agent_holds(text: str, opening: str, use_m3: Embedder) -> None:
+    found = statements(text, use_m3)
+    assert any(s.startswith(opening) for s in found), found
+
+
+def note_statements(text: str, embedder: Embedder) -> list[str]:
+    return [c.statement for c in extract_candidates(text, conversational=False, reader=reader_for(embedder))]
+
+
+@pytest.mark.parametrize(
+    ("line", "opening"),
+    [
+        # tune58: a setting a note moves to a new value or keeps at one, with no word of always or decision
+        ("- lookback goes to 7 days. she's right, I checked the same 14.", "Lookback goes to 7 days"),
+        ("- dbt_daily moves to 04:00 EAT so it runs after the Kobo sync.", "dbt_daily moves to 04:00 EAT"),
+        ("- dbt_daily DAG stays at 02:00 EAT. nothing else hits BigQuery before it", "dbt_daily DAG stays at 02:00"),
+        # …and whom to ask before a change
+        (
+            "- Kevin owns the Kobo survey models (stg_kobo__*, int_surveys__*). ask him before changing anything there",
+            "Kevin owns the Kobo survey models (stg_kobo__*, int_surveys__*)",
+        ),
+    ],
+)
+def test_a_notes_setting_and_whom_to_ask_hold(line: str, opening: str, use_m3: Embedder) -> None:
+    found = note_statements(f"# data team planning\n\n{line}\n", use_m3)
+    assert any(s.startswith(opening) for s in found), found
+
+
+@pytest.mark.parametrize(
+    "line",
+    [
+        # what a value did is what happened (tune40)
+        "Card authorization p99 went from 180 ms to 4.2 s, and 3.1% of card authorizations in the window were declined"
+        " with a timeout (issuer response 91).",
+    ],
+)
+def test_a_value_a_note_says_went_somewhere_is_news(line: str, use_m3: Embedder) -> None:
+    assert note_statements(f"# incident\n\n{line}\n", use_m3) == []

@@ -40,7 +40,7 @@ from tests.transcripts import ClaudeLog
 CUELESS = [
     "Dependencies are managed with poetry, so poetry add / poetry run, not pip.",
     # a caption whose first word is a verb's ("commit"), found in a fresh half
-    "commit msg style: conventional commits, lowercase subject, no period.",
+    "commit msg style: conventional commits, lowercase subject, imperative mood.",
     "Our CI runs on GitHub Actions, self-hosted runners in Frankfurt.",
 ]
 # passing talk: asks for the task at hand, thanks, the day's mood, a plan for now
