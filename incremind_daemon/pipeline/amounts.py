@@ -46,6 +46,9 @@ VALUE_CHANGE = re.compile(
     r"|现在(?:是|为|定为|统一为?)(?=\s*\d)"  # a value as it is now: "采样间隔现在是 900 秒"
     # a bare 改 before the new amount, and 设 after a setting's name: "改 15 分钟一轮", "busy_timeout 设 5 秒"
     r"|(?:^|(?<=[，,。；;]))\s*改\s*(?=\d)|(?:(?<=[a-z0-9_] )|(?<=[a-z0-9_]))设\s*(?=\d)"
+    # …and a bare 改 (or 改约, rebooked) before a time of day or a weekday: "提醒時間改晚上 8 點半",
+    # "抽血改約 12/2（三）"
+    r"|改约|(?<![修更])改\s*(?=(?:早上|上午|中午|下午|晚上|凌晨|(?:周|星期|礼拜)[一二三四五六日天]))"
 )
 _VALUE_END = re.compile(r"[，。；;,!?！？\n]|\.(?!\d)|(?<![a-z])(?:not|instead|but|and)(?![a-z])|不是|而|但")
 _MEASURE_UNITS = (

@@ -38,6 +38,8 @@ STATUS = re.compile(
     )
     + r"|部署(?:好|完)了|上线了[，,。！!]|跑完了|基本(?:上)?是空的|还是空的|(?:我|我们)(?:刚)?开始(?:做|写|搞)一个"
     r"|又挂了|^(?:问题|现象)[:：]"  # "问题：昨天那批账单对出来 37 笔 AMOUNT_MISMATCH": the task, as "Problem: …"
+    # what the person has just set up themselves: "Xcode 專案我建好了（…）", "webhook URL 我改好了"
+    r"|我(?:已经|都)?(?:刚)?(?:建|弄|装|配|改|搞|设|开|加|删)好了"
 )
 # what is seen going wrong: "it flakes about 1 run in 5", "pnpm test broke after …", "读数一直是 0", "重连很慢"
 SYMPTOM = re.compile(
@@ -53,7 +55,10 @@ COMPLAINT = re.compile(
     + r"|报错|失败|挂了|挂掉|崩|卡住|不工作|跑不起来|不行|居然|竟然|难怪|怪不得"
     # a symptom: "偶尔报 500", "现在每次跑都 OOM", "颜色每次刷新都会变", "…导致的" (what caused it)
     r"|报\s*[45]\d\d|\boom\b|内存溢出|偶尔(?:报|会|挂|失败|出)|都会变|导致的|引起的|造成的"
-    r"|现在(?:每次|一直|老是|总是)[^，。,]{0,12}?(?:报|挂|失败|崩|超时|出错|卡|\boom\b)|" + SYMPTOM.pattern
+    r"|现在(?:每次|一直|老是|总是)[^，。,]{0,12}?(?:报|挂|失败|崩|超时|出错|卡|\boom\b)"
+    # a reproach for what the agent did again: "又用 Mockito 的 @MockBean……" (not one that says the rule again in
+    # the same breath: "又「數據庫」😑 講過了是「資料庫」")
+    r"|^又(?![^。！？!?]*(?:说过|讲过|说了|讲了))|" + SYMPTOM.pattern
 )
 # a reason given alone: "因为运营那边经常需要把误删的评价恢复回来，…" explains, it decides nothing
 EXPLANATION = re.compile(r"^(?:因为|由于|because)(?!.*(?:所以|因此|于是|就用|(?<![a-z])so(?![a-z])|therefore))")

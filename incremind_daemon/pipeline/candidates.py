@@ -422,6 +422,18 @@ _NEWS = re.compile(
 
 # a value a note says went somewhere is what happened: "p99 went from 180 ms to 4.2 s", "v1.9.0 went to prod"
 _WENT = re.compile(r"(?<![a-z])went (?:from|to|up|down|back)\b")
+# words in code that are no one's change: a commit message, a command ("commit `MQ-236: … move to 20:00`")
+_CODE_SPAN = re.compile(r"`[^`\n]+`")
+
+
+def _without_code_words(folded: str, mark: str = " ") -> str:
+    """The sentence with each code span of several words replaced by ``mark`` (one word, "`pnpm`", stays)."""
+    return _CODE_SPAN.sub(lambda span: mark if any(c.isspace() for c in span.group()) else span.group(), folded)
+
+
+def _sets_value(folded: str) -> bool:
+    """Tell whether a sentence (folded) sets a thing to a new value in its own words (``amounts.sets_value``)."""
+    return sets_value(_without_code_words(folded))
 
 
 def _for_now(folded: str) -> bool:
@@ -442,10 +454,13 @@ def _score_sentence(text: str, piece: Piece, *, conversational: bool, chance: Ch
     quote, whole, folded, decided = text[piece.start : piece.end], piece.whole, piece.folded, piece.decided
     # a cue may sit in the lead-in ("No, …", "不对，…"): both forms are read, once when they are the same
     readings = (whole,) if folded == whole else (whole, folded)
+    # …and a decision not in the words of code ("commit `MQ-236: make reminder idempotent and move to 20:00`"),
+    # which may still name a thing ("commit msgs are `ITIN-<n>: imperative summary`")
+    said = tuple(_without_code_words(reading, "`x`") for reading in readings)
     strengths: dict[str, float] = {}
     matched: set[str] = set()
     for category, strength, pattern in CUES:
-        if any(pattern.search(reading) for reading in readings):
+        if any(pattern.search(reading) for reading in (said if category == "decision" else readings)):
             matched.add(pattern.pattern)
             strengths[category] = max(strength, strengths.get(category, 0.0))
     if "event" in strengths and not HAPPENED.search(folded):
@@ -458,7 +473,7 @@ def _score_sentence(text: str, piece: Piece, *, conversational: bool, chance: Ch
         strengths["entity"] = 2.4
     # a setting moved to a new amount, though said as an ask: "change to cl_waiting > 25 for 1 min" (as "改成" is),
     # or as a note's plain line: "lookback goes to 7 days."
-    moved = not strengths and sets_value(folded) and (conversational or not _WENT.search(folded))
+    moved = not strengths and _sets_value(folded) and (conversational or not _WENT.search(folded))
     moved = moved and not (one_off(folded) or TODAY_PLAN.search(folded))
     if moved:
         strengths["decision"] = 2.2
@@ -511,7 +526,8 @@ def _score_sentence(text: str, piece: Piece, *, conversational: bool, chance: Ch
         if (
             lasts
             and chance.likelihood < chance.keep
-            and not (decided or piece.ruled or setting or sets_value(folded) or RESTATED.search(folded))
+            and not (decided or piece.ruled or setting or _sets_value(folded))
+            and not any(RESTATED.search(reading) for reading in readings)  # "我說過兩三行就好", its lead-in gone
             and not about_the_person(folded, frozenset(matched))
             and not names_a_standing_choice(folded)
             and not any(says_it_holds(reading, conversational=conversational) for reading in readings)

@@ -13,7 +13,16 @@ from __future__ import annotations
 import logging
 import re
 
-from incremind_daemon.pipeline.cues import BEFORE_CHANGE, DECISION_CUES, FROM_THEN_ON, MOVED_TO, MY_STEP, bounded, fold
+from incremind_daemon.pipeline.cues import (
+    BEFORE_CHANGE,
+    DECISION_CUES,
+    FROM_THEN_ON,
+    MOVED_TO,
+    MY_STEP,
+    QUOTED_WORDS,
+    bounded,
+    fold,
+)
 from incremind_daemon.pipeline.markdown import text_weight
 from incremind_daemon.pipeline.openers import ROLE_INTRO
 from incremind_daemon.pipeline.stance import RESTATED
@@ -65,7 +74,7 @@ COMMUNICATION = re.compile(
     )
     # (not a name or a text the work shows: "分类名用中文：餐饮、交通…", "提示语用中文，告诉学生…")
     + r"|(?<![名语题段案档签])用(?:繁体|简体)?中文|说中文|讲中文|回复中文|(?:中文|英文)回(?:[复答]|我)|用英文回"
-    r"|回答.{0,6}(?:中文|英文|简短|简洁|短一?点)|(?:回我|回复我|跟我说|和我说).{0,6}(?:中文|英文|繁体|简体|繁中|简中)"
+    r"|回答.{0,6}(?:中文|英文|简短|简洁|短一?点)|(?:回我|回复我?|回答我?)的时候|(?:回我|回复我|跟我说|和我说).{0,6}(?:中文|英文|繁体|简体|繁中|简中)"
     r"|(?:别|不要|不准)(?:瞎|乱)?猜|不确定就说|不知道就说|简短|简洁|别啰嗦|不要啰嗦|少废话|不用总结|不要(?:每次都?)?总结|别(?:每次都?)?总结|注释.{0,6}(?:英文|中文)"
     # how to give the person times: "时间都按北京时间给我", "give me times in Beijing time"
     r"|(?:时间|日期|时刻)都?(?:按|用)[^，。；]{1,8}(?:给我|告诉我|写给我)"
@@ -135,7 +144,9 @@ STANDING = re.compile(
     r"(?! (?:anything|it|this|that|these|those|them)\b)"
     r"|凡是|^(?:所有|任何)[^，。]{1,16}都|^(?:关于|至于)[^：:，,]{1,20}[：:]|(?:^|[，,；;\s])\s*(?:你|也|都|就|千万|你也|但是?|可是|不过)?(?:别|不要|不能|不可以|不许|不准|不用|唔好)(?!管|急|担心|客气|动|搞|的|人)\s*[a-z\u4e00-\u9fff]"
     rf"|先[^。；;]{{1,40}}(?:再|然后|才(?:能|可以))|(?:提交|commit|push|合并|merge|发版|上线|部署|deploy)\s*(?:之)?前\s*(?:都|要|先|一定|必须)|{BEFORE_CHANGE}|{MY_STEP}|(?<!的)默认|预设|(?:^|[\s\u4e00-\u9fff])(?<!能)用\s*[a-z][\w.-]+|只(?:跑|用|在|要|写|装|留|能)"
-    r"|(?:最多|至少|不超过|不少于)\s*[等隔开跑试重拎接带派]?\s*\d|(?:最大|最小|上限|下限|控制在)\s*\d[\d.]*\s*(?:%|[a-z]{1,3}|分钟|秒|字|条|个|次|小时)?(?![\d.%a-z]|\s*了)|只能|只用|只在|只喝|只吃|只允许|[^，。]{1,20}要[^，。]{1,30}[，,]\s*(?:不然|否则)|以后(?!再说)|今后|从现在起|从今以后|往后|每次|一律|统一|永远|绝对不(?!行|会|是)|绝不|始终|总是用|一直(?:都|用)|都要|务必|一定要|必须|禁止|不许|不准"
+    # the one case a thing is done in: "只有要顯示給病人看的時候才轉 Asia/Taipei" (not "只有推送点进去才崩", a symptom)
+    r"|只有[^，。；！？]{1,40}?才(?![^，。；！？]{0,4}(?:崩|挂|报错|出错|失败|卡|闪退))"
+    r"|从来不|从不(?!管)|向来不|(?:最多|至少|不超过|不少于)\s*[等隔开跑试重拎接带派]?\s*\d|(?:最大|最小|上限|下限|控制在)\s*\d[\d.]*\s*(?:%|[a-z]{1,3}|分钟|秒|字|条|个|次|小时)?(?![\d.%a-z]|\s*了)|只能|只用|只在|只喝|只吃|只允许|[^，。]{1,20}要[^，。]{1,30}[，,]\s*(?:不然|否则)|以后(?!再说)|今后|从现在起|从今以后|往后|每次|一律|统一|永远|绝对不(?!行|会|是)|绝不|始终|总是用|一直(?:都|用)|都要|务必|一定要|必须|禁止|不许|不准"
     r"|(?:不可以|不能|不准|不许)有|千万(?:别|不要)|记得|别忘了|[，,]\s*记住[。！!]*$|^记住[，,：:]|所有(?:的)?(?:代码|文件|组件|接口|测试|提交|项目)"
     # when a rule holds, as "when writing …," says in English: "写博客文章的时候，中英文之间加空格"
     r"|^(?![^，。]*(?:了|发现|突然|结果))[^，。]{2,16}(?:的时候|之前|以前|之后)[，,]"
@@ -399,7 +410,8 @@ REQUEST = re.compile(
         # "commit messages use …", "test names say …", "read-only kubectl …": the verb's word is a noun's, no ask
         r"(?!-[a-z])(?! (?:(?:message|msg|hook|notification|log|title|name|rule|convention)s?|history|style|format)\b)"
         # …nor when a Chinese comment on it follows ("push 我自己来", "commit 可以"), or it is defined ("deploy … is:")
-        r"(?!\s*(?:我|你|咱|都|要|必须|一律|只|永远|不|别|可以|就|还是|统一|默认|用|走))(?![^,.;:!?]{0,40} is:)",
+        r"(?!\s*(?:我|你|咱|都|要|必须|一律|只|永远|不|别|可以|就|还是|统一|默认|用|走))(?![^,.;:!?]{0,40} is:)"
+        r"(?!\s*[:：])",  # …nor a caption over its rules: "commit：這個 repo 不用 conventional commits"
         r"^let's (?:fix|look|check|try|see|add|run|debug|write|make|start|continue|do|wrap|first|now|cut|ship"
         r"|release|tag|bump|merge|push|deploy)",
         r"^i (?:need|want) you to",
@@ -448,6 +460,7 @@ PUT_OFF = re.compile(  # …and "not yet, later": "先不要 commit，我晚點�
     r"回头(?:再|我)|(?:^|[，,；;]\s*)先[^，,。；;]{1,30}?再说|先(?:不要|别)[^，,。；;]{1,20}[，,]\s*我?(?:晚点|待会|等会|稍后)"
 )
 _WEEKLY = re.compile(r"[每逢](?:周|星期|礼拜)[一二三四五六日天]|固定")  # …or a day kept fixed: "这学期固定我去接"
+_NEVER_ON = re.compile(r"从来不|从不|永远不|向来不")
 _ONWARD = re.compile(  # from when on (not "下班以后", its hour), or a value as it is now ("retention is 14 days now")
     # "From today the reminder goes out at 2.30pm on weekdays only", "今晚同以後都係咁" (tonight and on)
     words(r"from now on|going forward|from here on|from (?:today|tomorrow)(?: on)?|(?:is|are) (?:[\w/*-]+ ){1,3}now")
@@ -478,9 +491,12 @@ def names_a_standing_choice(folded: str) -> bool:
 def one_off(folded: str) -> bool:
     """Tell whether a sentence is for one day ("明天", "this afternoon", "周五"); a day said beside a
     weekly one recurs as well ("每周四下午发版，周五不发版")."""
-    days = [found.group() for found in ONE_OFF.finditer(folded)]
+    # (not a day in quotes, which names a term: "算「診所的今天」的時候")
+    days = [found.group() for found in ONE_OFF.finditer(QUOTED_WORDS.sub(" ", folded))]
     if not days or _ONWARD.search(folded):
         return False  # "Dropped Atlantis this morning; PR plans run in Actions from now on": the day is when it began
+    if _NEVER_ON.search(folded):
+        return False  # "週五從來不上 prod": never on that day is every one of them
     return not (_WEEKLY.search(folded) and all(_BARE_DAY.fullmatch(day) for day in days))
 
 
@@ -499,7 +515,7 @@ GENERAL = re.compile(
 # what says a rule holds on, not "all" or "所有" ("——所有 pod 都正常" says how the day went)
 HOLDS_ON = re.compile(
     words(r"always|never|from now on|going forward|by default|every time")
-    + r"|(?<!方便)(?<!以便)以后(?!再)|今后|一律|永远|绝对不(?!行|会|是)|绝不|始终|从现在起|每次"
+    + r"|(?<!方便)(?<!以便)以后(?!再)|今后|一律|永远|绝对不(?!行|会|是)|绝不|始终|从现在起|每次|从来不|从不(?!管)"
 )
 
 

@@ -799,6 +799,61 @@ def test_hours_kept_clear_every_day_are_a_rule(text: str, statement: str | None)
     assert said == ([statement] if statement else [])
 
 
+@pytest.mark.parametrize(
+    ("text", "statement"),
+    [
+        # tune57: a caption over the rule ("commit：") is no ask to commit; "只有…才" says the one case a thing is
+        # done in, and "今天" in quotes names a term, not today; "回我的時候" is how to answer the person
+        (
+            "commit：這個 repo 不用 conventional commits，一句英文祈使句就好，像 `Add fluid log list`。",
+            "commit：這個 repo 不用 conventional commits，一句英文祈使句就好，像 `Add fluid log list`",
+        ),
+        (
+            "只有要顯示給病人看、或算「診所的今天」的時候才轉 Asia/Taipei。",
+            "只有要顯示給病人看、或算「診所的今天」的時候才轉 Asia/Taipei",
+        ),
+        (
+            "回我的時候不用把整段 diff 貼出來，說改了哪幾個檔就好。",
+            "回我的時候不用把整段 diff 貼出來，說改了哪幾個檔就好",
+        ),
+        # …while a symptom said so is no rule, nor how a run went
+        ("从列表点进去是好的 只有推送点进去才崩 你看下", None),
+        ("Staging has been on 1.30 since Friday night, no issues.", None),
+    ],
+)
+def test_a_rule_said_with_a_caption_a_case_or_to_the_person_is_found(text: str, statement: str | None) -> None:
+    said = [c.statement for c in extract_candidates(text, conversational=True)]
+    assert said == ([statement] if statement else [])
+
+
+def test_a_change_in_the_words_of_a_commit_message_is_no_decision() -> None:
+    """tune57: "move to 20:00" inside the commit message asked for read as the person moving a time."""
+    text = "commit `MQ-236: make reminder idempotent and move to 20:00`，push 開 PR，我等等自己發 hotfix。"
+    assert extract_candidates(text, conversational=True) == []
+    # …while a decision between code spans is still read, each span apart ("`jk-staging`, region `syd`" is no code)
+    text = "we're moving staging onto Fly.io — app `jk-staging`, region `syd`, `fly deploy` instead of `deploy.sh`."
+    assert [c.category for c in extract_candidates(text, conversational=True)] == ["decision"]
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "Xcode 專案我建好了（/Users/chiajung/dev/mochilog），今天先把 model 跟輸液紀錄的 list 頁做出來。",  # tune57
+        "webhook URL 我改好了，verify 過了 ✅",  # tune41
+    ],
+)
+def test_what_the_person_has_just_set_up_is_news(text: str, use_m3: Embedder) -> None:
+    assert extract_candidates(text, conversational=True, reader=reader_for(use_m3)) == []
+
+
+def test_a_reproach_for_what_the_agent_did_again_is_no_rule_but_the_rule_after_it_is(use_m3: Embedder) -> None:
+    """tune49: "又用 Mockito 的 @MockBean……" became a candidate of its own once the rule after it was read alone,
+    and replaced "Tests use MockK, not Mockito"."""
+    text = "4. 又用 Mockito 的 @MockBean…… 说过了用 MockK。Spring 的测试里用 springmockk 的 @MockkBean。"
+    said = [c.statement for c in extract_candidates(text, conversational=True, reader=reader_for(use_m3))]
+    assert said == ["用 MockK", "Spring 的测试里用 springmockk 的 @MockkBean"]
+
+
 def test_a_rule_said_as_ever_is_said_again() -> None:
     """tune56: "Commit, after format + credo as ever." repeats the person's rule inside an ask."""
     said = [c.statement for c in extract_candidates("Commit, after format + credo as ever.", conversational=True)]

@@ -261,6 +261,8 @@ def test_a_rule_said_to_put_the_agent_right_is_a_correction(use_m3: Embedder, te
         # found on tune55: a bare 改 before the new amount, and 设 after the setting's name
         ("30 分钟一轮太慢了。改 15 分钟一轮。", "改 15 分钟一轮"),
         ("SQLite 开 WAL，busy_timeout 设 5 秒。", "SQLite 开 WAL，busy_timeout 设 5 秒"),
+        # found on tune57: a bare 改 before a time of day (the model read it at 0.05)
+        ("提醒時間改晚上 8 點半，9 點麻糬常常躲到床底下。", "提醒時間改晚上 8 點半，9 點麻糬常常躲到床底下"),
     ],
 )
 def test_a_setting_fixed_or_moved_to_an_amount_is_a_decision(use_m3: Embedder, text: str, statement: str) -> None:
@@ -286,6 +288,22 @@ def test_a_standing_choice_of_a_named_thing_is_never_the_models_to_drop(
 ) -> None:
     found = [c.statement for c in extract_candidates(text, conversational=True, reader=reader_for(use_m3))]
     assert any(statement in s for s in found), found
+
+
+@pytest.mark.parametrize(
+    ("text", "statement"),
+    [
+        # found on tune57 (the model read them at 0.08 and 0.14): "从来不" says never, and the person says the rule
+        # was said before, a word its lead-in takes with it
+        ("週五從來不上 prod。", "週五從來不上 prod"),
+        ("又一大張表……我說過兩三行就好。", "兩三行就好"),
+    ],
+)
+def test_a_rule_said_as_never_or_as_said_before_is_not_the_models_to_drop(
+    use_m3: Embedder, text: str, statement: str
+) -> None:
+    found = [c.statement for c in extract_candidates(text, conversational=True, reader=reader_for(use_m3))]
+    assert found == [statement]
 
 
 @pytest.mark.parametrize(
