@@ -24,8 +24,12 @@ from incremind_daemon.store.records import Candidate
 log = logging.getLogger(__name__)
 
 # a note's word that its line takes another's place ("instead of the Thursday", "New date Tuesday 3 November"), not
-# how a thing is done ("… so team leads can edit their own quota instead of filing a ticket")
-_REPLACES = re.compile(r"(?<![a-z])(?:instead of (?!\w+ing\b)|new (?:date|time|day|deadline):? (?=\d|\w+day\b))")
+# how a thing is done ("… so team leads can edit their own quota instead of filing a ticket"); and a day a thing goes
+# to, whatever the verb ("exam: nimeisongeza kwa Pearson VUE to Sat 28 March", Swahili for "I've moved it")
+_REPLACES = re.compile(
+    r"(?<![a-z])(?:instead of (?!\w+ing\b)|new (?:date|time|day|deadline):? (?=\d|\w+day\b)"
+    r"|to (?=(?:mon|tue|wed|thu|fri|sat|sun)[a-z]*,? \d))"
+)
 _SHORT_DATE = re.compile(r"(?<![\d./:-])(?:1[0-2]|0?[1-9])/(?:3[01]|[12]\d|0?[1-9])(?![\d/:-])")  # "3/24", not 1/2/3
 # a day moved or a thing dropped, which a dated sentence may say without a change word
 # (stance.CHANGE has "retired", 不用…了, 推迟, 提前 and 延期)

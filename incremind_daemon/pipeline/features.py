@@ -48,6 +48,8 @@ _GENERIC = wordset(
     "btw pls plz thx thanks ok okay yeah same so then already like got goes went gone told said "
     "anything everything something but let lets see show tell give "
     "don't doesn't isn't aren't not no can't dont doesnt isnt arent cant ever even "
+    # a currency's code is the unit of an amount, not what it is of ("KES 18,500" of school fees)
+    "usd eur gbp kes ugx tzs ngn zar inr cny rmb jpy krw sgd hkd twd myr thb aud nzd cad chf sek nok dkk "
     "用 使用 做 进行 一下 时候 这样 那样 还是 就是 需要 可以 应该 一些 一个 时先 再 先 之前 以前 之后 以后 每次 都是 "
     "我都 已经 现在 然后 只在 都要 要先 统一 一遍 全部 所有 通过 以内 之内"
 )

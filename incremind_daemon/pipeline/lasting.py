@@ -322,6 +322,8 @@ EVENT = re.compile(
     r"\d{4}[-/.年]\d{1,2}(?:[-/.月]\d{1,2}日?)?|\d{1,2}月\d{1,2}[日号]|"
     + words(
         r"(?:jan|feb|mar|apr|may|jun|jul|aug|sept?|oct|nov|dec)[a-z]*\.? \d{1,2}(?:st|nd|rd|th)?",
+        # …and the day first, as in Britain or Kenya: "Good Friday 3 April", "Sat 14 March"
+        r"\d{1,2}(?:st|nd|rd|th)? (?:jan|feb|march|apr|june?|july?|aug|sept?|oct|nov|dec)[a-z]*",
         r"yesterday",
         r"last (?:week|month|night|year|monday|tuesday|wednesday|thursday|friday|saturday|sunday)",
         r"on (?:monday|tuesday|wednesday|thursday|friday|saturday|sunday)",

@@ -180,8 +180,12 @@ def relate(
             # 改成 60 秒" changes no "功率模块那条 can 是 250k 不是 500k", though both say 改成
             and (about or _shares_words(candidate, changed) or chances.get("supersedes", 0.0) >= reading.overrule)
             # an exception said outright, which the rules read as one: "min 2 in prod is fine — it's the one
-            # exception to the min-3 rule" (not any "when": "from now on in English, even when I write Chinese")
-            and not (verdict.kind == "supplement" and EXCEPTION_SAID.search(fold(candidate.statement)))
+            # exception to the min-3 rule" (not any "when": "from now on in English, even when I write Chinese"),
+            # or a case of its own the rules read: "for UserInBlacklist: no retries, … Mama Grace calls them instead"
+            and not (
+                verdict.kind == "supplement"
+                and (EXCEPTION_SAID.search(fold(candidate.statement)) or candidate.condition)
+            )
             and may_conflict(candidate, changed)
             and not stands_with(
                 candidate.statement, changed.statement, negated(candidate.statement), negated(changed.statement)
@@ -225,12 +229,21 @@ def _value_changed(candidate: Candidate, known: Sequence[Known]) -> Known | None
     if moved_from(mine, theirs):
         return nearest  # it says the change it makes, whatever day it names ("… went to 16 partitions last week")
     said = [fold(text) for text in (candidate.quote, candidate.statement)]
-    changes = any(CHANGE.search(text) or NOW_SET.search(text) for text in said)
+    # (the change and the value in one sentence: "Emergency fund moves from M-Shwari to the CIC money market fund.
+    # … standing order KES 25,000 on the 28th" sets no new amount of "School fees: balance KES 18,500")
+    changes = any(
+        (CHANGE.search(sentence) or NOW_SET.search(sentence)) and value_replaced(sentence, theirs)
+        for text in (*said, fold(mine))
+        for sentence in _SENTENCE_END.split(text)
+    )
     # (a name written another way is a change said in few words: "每段改 snake_case：…")
     restyled = any(_RESTYLED.search(text) for text in said) and respelled(mine, theirs)
-    if ((changes and value_replaced(mine, theirs)) or restyled) and may_conflict(candidate, nearest):
+    if (changes or restyled) and may_conflict(candidate, nearest):
         return nearest
     return None
+
+
+_SENTENCE_END = re.compile(r"(?<=[.!?;])\s+|(?<=[。！？；])")
 
 
 _RESTYLED = re.compile(r"改|(?<![a-z])(?:renam|chang|switch)")

@@ -155,7 +155,7 @@ _ARROW = re.compile(r"^(?:[→⇒➜➔►▶]|-+>|=+>)\s*")  # a note's "→ �
 _EN_CONDITION = re.compile(
     # "for"/"in" name a case in a few words ("for Go code,"); longer, the clause is the rule itself
     r"(?P<cond>(?:if|when|whenever|while|during|before|after|once)\s[^,;:]{2,80}?|(?:for|in)(?:\s[^\s,;:]+){1,4})"
-    r"\s*,\s+(?P<rest>[^\W\d_].*)",
+    r"\s*(?:,|:(?=\s))\s+(?P<rest>[^\W\d_].*)",  # …and a caption's: "for UserInBlacklist: no retries, …"
     re.S,
 )
 _ALSO = re.compile(r"^(?:also|then|and)\s+(?=\S)", re.I)
@@ -254,11 +254,17 @@ def _names_again(subject: str, rest: str) -> bool:
     return bool(names) and names <= {word.casefold() for word in re.findall(r"[A-Za-z][\w.-]{2,}", rest)}
 
 
+def _balanced(text: str) -> bool:
+    return text.count("(") <= text.count(")") and text.count("（") <= text.count("）")
+
+
 def split_condition(statement: str) -> tuple[str, str]:
     """Return (statement, condition): a leading "when to recall" clause moves to the condition."""
     folded = fold(statement)
     match = _EN_CONDITION.fullmatch(folded)
-    if match and not _EN_NOT_CONDITION.match(folded):
+    # (not at a comma inside brackets: "if a business rule is unclear (what counts as a repayment, when a loan is in
+    # arrears) ask me")
+    if match and not _EN_NOT_CONDITION.match(folded) and _balanced(match.group("cond")):
         condition = statement[: match.end("cond")].rstrip(_TRAILING)
         rest = statement[match.start("rest") :]
         rest = _ALSO.sub("", rest, count=1) or rest  # "before you say done, also run what CI runs"

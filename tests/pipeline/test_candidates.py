@@ -564,8 +564,13 @@ def test_words_about_the_telling_go_and_the_thing_told_stays(quote: str, stateme
         ),
         ("When reviewing cards, then check the answer", "Check the answer", "When reviewing cards"),
         ("复习的时候，先回忆再翻面", "先回忆再翻面", "复习的时候"),
+        # tune58: a caption's case, and no cut at a comma inside brackets
+        ("for UserInBlacklist: no retries, set a sms_blocked flag", "No retries, set a sms_blocked flag",
+         "for UserInBlacklist"),
+        ("if a rule is unclear (what counts as a repayment, when a loan is in arrears) ask me, don't guess",
+         "if a rule is unclear (what counts as a repayment, when a loan is in arrears) ask me, don't guess", ""),
     ],
-)
+)  # fmt: skip
 def test_a_leading_when_clause_is_the_condition_and_the_rule_stands_alone(
     statement: str, rule: str, condition: str
 ) -> None:

@@ -1272,8 +1272,13 @@ def test_a_note_that_names_when_the_new_value_starts_replaces_the_old(statement:
             "Cian is coming over for a week in October: lands Thursday 22 Oct, 18:10, Aer Lingus from Dublin",
         ),
         ("New date Tuesday 3 November, 10:00, soft launch", "Launch of the new site: Tuesday 13 October"),
+        # tune58: a day the exam goes to, said with a Swahili verb ("nimeisongeza": I've moved it)
+        (
+            "exam: nimeisongeza kwa Pearson VUE to Sat 28 March, 10:00, same Westlands centre",
+            "GCP Professional Data Engineer exam booked: Sat 14 March, 10:00, Pearson VUE centre in Westlands",
+        ),
     ],
-    ids=["instead-of", "new-date"],
+    ids=["instead-of", "new-date", "to-a-day"],
 )
 def test_a_note_that_says_what_it_replaces_replaces_it(statement: str, known: str) -> None:
     """tune56: "… instead of the Thursday" and "New date …" in a person's own notes stood beside the old plan as a
@@ -1421,3 +1426,11 @@ def test_a_note_line_labelled_decided_replaces_what_it_changes() -> None:
     plain = Candidate(statement, "decision", "", f"{statement}.", 0, 58)
     assert related(labelled, [known]).kind == "supersedes"
     assert related(plain, [known]).kind == "different"  # no order between two notes, and no word of a change
+
+
+def test_a_day_written_before_its_month_is_a_date() -> None:
+    """tune58: "Good Friday 3 April, …: full choir, no rota" was read as turning the weekly reminder rule around, the
+    British order of day and month naming no date the rules knew; what happens on a day disagrees with no rule."""
+    statement = "Good Friday 3 April, 10:00 combined service: full choir, no rota"
+    known = ["Send Friday 18:00 to everyone on that Sunday's rota"]
+    assert said_after(statement, known)[0] not in ("supersedes", "different")

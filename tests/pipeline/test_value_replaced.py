@@ -63,6 +63,14 @@ def test_a_value_for_now_or_of_another_thing_replaces_nothing(use_m3: Embedder) 
         "Release 2.4.1 goes out on 3/14",
     )
     assert relation.known_id != 2
+    # tune58: a change of where a fund goes, and in another sentence an amount of the same form as the school fees'
+    relation = _relate(
+        use_m3,
+        "Emergency fund moves from M-Shwari to the CIC money market fund. target KES 300k by end of June, standing"
+        " order KES 25,000 on the 28th (salary day)",
+        "School fees: term 1 balance KES 18,500, due Fri 13 March",
+    )
+    assert relation.kind == "new"
 
 
 @pytest.mark.parametrize(
