@@ -58,7 +58,7 @@ HERE = Path(__file__).resolve().parent
 TUNING = ("tune", "tune2", "tune3", "tune4", "tune5", "tune6", "tune7", "tune8")
 # labelled after the state rules were tuned, read item by item since
 FRESH = ("tune11", "tune12", "tune13", "tune14", "tune17", "tune18", "tune19", "tune20")
-# written in the thirty-fifth to forty-sixth sessions, each first read by its session's starting code or, for the
+# written in the thirty-fifth to forty-seventh sessions, each first read by its session's starting code or, for the
 # last two of a session, by its final code
 NEW = (
     "tune33",
@@ -87,6 +87,8 @@ NEW = (
     "tune56",
     "tune57",
     "tune58",
+    "tune59",
+    "tune60",
 )
 HALVES = {
     "tuning": TUNING,
