@@ -376,6 +376,7 @@ HEDGE = re.compile(
     words(
         r"(?<!if you're )(?<!if you are )(?<!when you're )not sure|unsure|i wonder|maybe|perhaps|not certain"
         r"|haven't decided|not decided|undecided|tbd|(?<![-/.])todo(?![-/.])"  # not "docs/i18n-todo.md"
+        r"|^(?:\*\*)?(?:action items?|follow-?ups?)\s*:"  # a note's "**Action items:** PLAT-1302 …": work for once
         r"|^if we ever|what if|might|probably|we could|could we|let's see|let me think|for now|for this run"
         r"|(?:for|on|with) this (?:one|task|pr)|just this once|this time|asked (?:whether|if)|wondered"
         r"|in this (?:pr|change|branch|commit)"

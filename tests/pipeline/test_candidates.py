@@ -1717,3 +1717,13 @@ def test_who_the_person_is_after_a_dash_is_a_statement_of_its_own(text: str, sta
 def test_a_plan_for_tomorrow_typed_short_is_for_one_day(text: str) -> None:
     """Found in a fresh half: "tmr" was no day, so a plan for tomorrow was proposed as a standing order of steps."""
     assert extract_candidates(text, conversational=True) == []
+
+
+def test_a_notes_action_items_are_work_for_once(use_m3: Embedder) -> None:
+    """tune60: a postmortem's "Action items: …" line was kept as a fact about the tickets."""
+    note = (
+        "# INC-0457 postmortem\n\n"
+        "**Action items:** PLAT-1302 PDB lint (me), PLAT-1303 CoreDNS addon config (Sandeep), PLAT-1304 DLQ replay"
+        " runbook (Farah)\n"
+    )
+    assert extract_candidates(note, conversational=False, reader=reader_for(use_m3)) == []
