@@ -99,6 +99,11 @@ _CN_DIGIT = {c: i for i, c in enumerate("零一二三四五六七八九")} | {"�
 _CN_UNIT = {"十": 10, "百": 100, "千": 1000, "万": 10000}
 
 
+# how many things a list names, which is no value of the last one: "scope 就 app 和 server 两个", "town 只看
+# Tampines、Bedok、Pasir Ris 三个"
+_LISTED_COUNT = re.compile(r"([和与及、][^，。,;；]{1,40}?)\s*[两二三四五六七八九十]\s*个(?=\s*(?:都|$|[，。,;；]))")
+
+
 def _arabic(match: re.Match[str]) -> str:
     """Return a Chinese numeral such as 二十 or 两千五百 in digits, so 五公里 meets 5 公里."""
     numeral = match.group()
@@ -173,7 +178,8 @@ def _group(match: re.Match[str], *names: str) -> str:
 @functools.lru_cache(maxsize=4096)
 def features_of(text: str) -> Features:
     typed: dict[str, set[str]] = {}
-    text = _THOUSANDS.sub(lambda found: found.group().replace(",", ""), _CN_NUMBER.sub(_arabic, fold(text)))
+    text = _LISTED_COUNT.sub(r"\1", fold(text))
+    text = _THOUSANDS.sub(lambda found: found.group().replace(",", ""), _CN_NUMBER.sub(_arabic, text))
     for host, versions in _versions_in(text).items():
         typed.setdefault(host, set()).update(versions)
     text = _dated(_EN_NUMBER.sub(lambda m: f" {_EN_NUMBERS.index(m.group(1)) + 2} ", text), typed)

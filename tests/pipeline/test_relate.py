@@ -1434,3 +1434,10 @@ def test_a_day_written_before_its_month_is_a_date() -> None:
     statement = "Good Friday 3 April, 10:00 combined service: full choir, no rota"
     known = ["Send Friday 18:00 to everyone on that Sunday's rota"]
     assert said_after(statement, known)[0] not in ("supersedes", "different")
+
+
+def test_how_many_things_a_list_names_is_no_value_of_the_last() -> None:
+    """tune59: "… 和 lumen/{device_id}/cmd 两个" gave cmd the number 2, so "cmd 用 QoS 1" changed the topic rule."""
+    statement = "state 用 QoS 0 并且 retain，cmd 用 QoS 1 不 retain"
+    known = ["topic 用 lumen/{device_id}/state 和 lumen/{device_id}/cmd 两个"]
+    assert said_after(statement, known)[0] not in ("supersedes", "different")
