@@ -49,7 +49,7 @@ from incremind_daemon.pipeline.pieces import (
     weight,
     whole_code_spans,
 )
-from incremind_daemon.pipeline.prose import is_block_line, is_code, is_list_item, prose_spans
+from incremind_daemon.pipeline.prose import INLINE_CODE, is_block_line, is_code, is_list_item, prose_spans
 from incremind_daemon.pipeline.reach import REACH_BACK, widens_the_one_before, with_reach
 from incremind_daemon.pipeline.redact import find_secrets, redact
 from incremind_daemon.pipeline.reported import reported_view
@@ -422,13 +422,12 @@ _NEWS = re.compile(
 
 # a value a note says went somewhere is what happened: "p99 went from 180 ms to 4.2 s", "v1.9.0 went to prod"
 _WENT = re.compile(r"(?<![a-z])went (?:from|to|up|down|back)\b")
-# words in code that are no one's change: a commit message, a command ("commit `MQ-236: … move to 20:00`")
-_CODE_SPAN = re.compile(r"`[^`\n]+`")
 
 
 def _without_code_words(folded: str, mark: str = " ") -> str:
-    """The sentence with each code span of several words replaced by ``mark`` (one word, "`pnpm`", stays)."""
-    return _CODE_SPAN.sub(lambda span: mark if any(c.isspace() for c in span.group()) else span.group(), folded)
+    """The sentence with each code span of several words replaced by ``mark`` (one word, "`pnpm`", stays): words in
+    code are no one's change, a commit message or a command ("commit `MQ-236: … move to 20:00`")."""
+    return INLINE_CODE.sub(lambda span: mark if any(c.isspace() for c in span.group()) else span.group(), folded)
 
 
 def _sets_value(folded: str) -> bool:
